@@ -1,0 +1,21 @@
+"""Checkpointing: the protocol and the in-memory implementation."""
+
+from app.core.checkpoint.base import (
+    Checkpoint,
+    Checkpointer,
+    CheckpointInfo,
+    CheckpointSource,
+    StateChanges,
+    new_checkpoint_id,
+)
+from app.core.checkpoint.memory import InMemoryCheckpointer
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointInfo",
+    "CheckpointSource",
+    "Checkpointer",
+    "InMemoryCheckpointer",
+    "StateChanges",
+    "new_checkpoint_id",
+]

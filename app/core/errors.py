@@ -1,0 +1,74 @@
+"""Errors the engine raises, named for who is at fault.
+
+- ``UserError``: the caller used the API wrongly (bad graph, unknown field). Fix the code.
+- ``DecodeError``: stored or received data does not match the schema. Names the field.
+- ``ModelError``: a model or provider failed (connection, bad output).
+- ``BudgetExceeded``: a run hit one of its budgets.
+- ``GraphRecursionError``: a run hit its step limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ParleyError(Exception):
+    """Base class of every error Parley raises on purpose."""
+
+
+class UserError(ParleyError, ValueError):
+    """The engine was used wrongly; the message says what to change."""
+
+
+class DecodeError(ParleyError, ValueError):
+    """Data failed validation; ``errors`` lists each problem with its field path."""
+
+    def __init__(self, what: str, errors: list[dict[str, Any]]) -> None:
+        self.what = what
+        self.errors = errors
+        parts = []
+        for err in errors[:5]:
+            loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+            parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        super().__init__(f"invalid {what}: " + "; ".join(parts) + more)
+
+
+class GraphRecursionError(ParleyError, RuntimeError):
+    """A run took more steps than its limit allows."""
+
+
+class ModelError(ParleyError, RuntimeError):
+    """A model or provider failed; the message says what happened and what to do."""
+
+
+class ModelConnectionError(ModelError):
+    """The model's server could not be reached or dropped the connection."""
+
+
+class ModelAuthError(ModelError):
+    """The provider refused the credentials (HTTP 401/403): check the API key."""
+
+
+class ModelRateLimited(ModelError):
+    """The provider kept answering 429 or 5xx after every retry."""
+
+
+class ModelTimeout(ModelError):
+    """The provider did not answer in time."""
+
+
+class ModelStreamInterrupted(ModelError):
+    """A streamed reply was cut off; ``partial`` holds what had arrived."""
+
+    def __init__(self, message: str, partial: Any = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
+class UnsupportedContent(ModelError):
+    """The model cannot take a kind of content (e.g. audio to a text-only model)."""
+
+
+class BudgetExceeded(ParleyError, RuntimeError):
+    """A run would exceed one of its budgets (model calls, tool calls, tokens, cost)."""

@@ -1,0 +1,177 @@
+"""``ScriptedChatModel``: a deterministic model that replays a script, for tests and demos.
+
+A script is a list of turns; each turn is the model's next reply::
+
+    [
+      {"text": "Let me look.", "tool_calls": [{"name": "get_weather", "args": {"city": "Oslo"}}]},
+      {"text": "It is sunny in Oslo.", "usage": {"prompt_tokens": 12, "completion_tokens": 6}},
+      {"error": "the server went away"}
+    ]
+
+A turn may also hold ``reasoning``, ``id`` and ``metadata``. Replies stream in chunks of
+``chunk_size`` characters, with tool-call arguments streamed as JSON fragments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.errors import ModelError, UserError
+from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message_block import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
+
+__all__ = ["ScriptedCall", "ScriptedChatModel", "ScriptedTurn"]
+
+
+class ScriptedCall(BaseModel):
+    """One tool call in a scripted reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    args: dict[str, Any] | str = Field(default_factory=dict)
+    id: str | None = None
+
+
+class ScriptedTurn(BaseModel):
+    """One scripted reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ScriptedCall] = Field(default_factory=list)
+    usage: TokenUsages | None = None
+    error: str | None = None
+    id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScriptedChatModel:
+    """Replays scripted turns in order; raises a clear error when the script runs out.
+
+    ``script`` may also be a function of the conversation returning the next turn, which lets a
+    test answer based on what the model was sent. Every call's messages are kept in ``calls``.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[ScriptedTurn | dict[str, Any] | str]
+        | Callable[[Sequence[Message]], ScriptedTurn | dict[str, Any] | str],
+        *,
+        chunk_size: int = 4,
+        delay: float = 0.0,
+        info: ModelInfo | None = None,
+    ) -> None:
+        self._fn = script if callable(script) else None
+        self._turns = [] if callable(script) else [self._turn(t) for t in script]
+        self._next = 0
+        self.chunk_size = max(1, chunk_size)
+        self.delay = delay
+        self.calls: list[list[Message]] = []
+        self.tools_seen: list[list[ToolSpec]] = []
+        self.info = info or ModelInfo(spec="scripted", name="scripted", provider="scripted")
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedChatModel:
+        """Load a script from a JSON file (a list of turns)."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"cannot read the model script {path}: {exc}") from exc
+        if not isinstance(data, list):
+            raise UserError(f"the model script {path} must hold a JSON list of turns")
+        return cls(data, **kwargs)
+
+    @staticmethod
+    def _turn(value: ScriptedTurn | dict[str, Any] | str) -> ScriptedTurn:
+        if isinstance(value, ScriptedTurn):
+            return value
+        if isinstance(value, str):
+            return ScriptedTurn(text=value)
+        return ScriptedTurn.model_validate(value)
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted turns have not been played yet."""
+        return len(self._turns) - self._next
+
+    def _take(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> ScriptedTurn:
+        self.calls.append(list(messages))
+        self.tools_seen.append(list(tools or []))
+        if self._fn is not None:
+            return self._turn(self._fn(messages))
+        if self._next >= len(self._turns):
+            raise ModelError(
+                f"the scripted model has no reply left (it had {len(self._turns)} turns)"
+            )
+        turn = self._turns[self._next]
+        self._next += 1
+        return turn
+
+    def _chunks(self, turn: ScriptedTurn) -> list[Message]:
+        mid = turn.id or new_message_id()
+        n = self.chunk_size
+        out: list[list[ContentBlock]] = []
+        if turn.reasoning:
+            r = turn.reasoning
+            out += [[ReasoningBlock(text=r[i : i + n])] for i in range(0, len(r), n)]
+        out += [[TextBlock(text=turn.text[i : i + n])] for i in range(0, len(turn.text), n)]
+        for k, call in enumerate(turn.tool_calls):
+            raw = call.args if isinstance(call.args, str) else json.dumps(call.args)
+            cid = call.id or f"call_{mid[:8]}_{k}"
+            head = ToolCallBlock(id=cid, name=call.name, index=k, partial_args=raw[:n] or None)
+            out.append([head])
+            out += [
+                [ToolCallBlock(id=cid, name="", index=k, partial_args=raw[i : i + n])]
+                for i in range(n, len(raw), n)
+            ]
+        chunks = [Message(message_id=mid, role="assistant", content=c, delta=True) for c in out]
+        last = Message(
+            message_id=mid,
+            role="assistant",
+            content=[],
+            delta=True,
+            usages=turn.usage,
+            metadata={
+                **turn.metadata,
+                "finish_reason": "tool_calls" if turn.tool_calls else "stop",
+            },
+        )
+        return [*chunks, last]
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> AsyncIterator[Message]:
+        """Yield the next scripted reply in ``delta=True`` chunks."""
+        turn = self._take(messages, tools)
+        if turn.error:
+            raise ModelError(turn.error)
+        for chunk in self._chunks(turn):
+            await asyncio.sleep(self.delay)
+            yield chunk
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> Message:
+        """Return the next scripted reply whole."""
+        merged: Message | None = None
+        async for chunk in self.astream(messages, tools=tools, config=config):
+            merged = chunk if merged is None else merged + chunk
+        assert merged is not None
+        return merged.model_copy(update={"delta": False})

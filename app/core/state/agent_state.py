@@ -1,0 +1,173 @@
+"""``AgentState``: the state every graph runs on, and how updates are applied to it."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any, Literal, Self, TypeVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, JsonValue
+
+from app.core.constants import START
+from app.core.errors import UserError
+from app.core.state.interrupt import Interrupt, PendingTask
+from app.core.state.message import Message
+from app.core.state.reducers import Reducer, RemoveMessage, add_messages
+from app.core.state.tool_result import ToolResult
+
+__all__ = ["AgentState", "ExecMeta", "MessagesState", "apply_update", "reducers_of"]
+
+S = TypeVar("S", bound=BaseModel)
+
+RunStatus = Literal["idle", "running", "interrupted", "stopped", "completed", "error"]
+
+
+class ExecMeta(BaseModel):
+    """Runtime bookkeeping the engine keeps current: where the run is and how it stands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    current_node: str = START
+    step: int = 0
+    status: RunStatus = "idle"
+    stop_requested: bool = False
+    error: str | None = None
+    thread_id: str | None = None
+    next_tasks: list[PendingTask] = Field(default_factory=list)
+    """The nodes the run continues with (kept while paused or stopped)."""
+    interrupts: list[Interrupt] = Field(default_factory=list)
+    """Questions the run is waiting on."""
+    resume: dict[str, JsonValue] = Field(default_factory=dict)
+    """Answers already given to interrupts of the pending tasks, by interrupt id."""
+
+
+class AgentState(BaseModel):
+    """The default graph state: the conversation, its summary and execution metadata.
+
+    Subclass it to add fields; annotate a field ``Annotated[T, reducer]`` to merge updates
+    into it instead of replacing it.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_default=False)
+
+    context: Annotated[list[Message], add_messages] = Field(
+        default_factory=list, validation_alias=AliasChoices("context", "messages")
+    )
+    context_summary: str | None = None
+    execution_meta: ExecMeta = Field(default_factory=ExecMeta)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation (the second seed's name for ``context``)."""
+        return self.context
+
+    def is_running(self) -> bool:
+        """Whether a run is in progress."""
+        return self.execution_meta.status == "running"
+
+    def is_interrupted(self) -> bool:
+        """Whether the run is paused on an interrupt."""
+        return self.execution_meta.status == "interrupted"
+
+    def is_stopped_requested(self) -> bool:
+        """Whether a stop was requested mid-run."""
+        return self.execution_meta.stop_requested
+
+    def advance_step(self) -> None:
+        """Count one more execution step."""
+        self.execution_meta.step += 1
+
+    def set_current_node(self, name: str) -> None:
+        """Record the node that is running."""
+        self.execution_meta.current_node = name
+
+    def complete(self) -> None:
+        """Mark the run completed."""
+        self.execution_meta.status = "completed"
+
+    def error(self, msg: str) -> None:
+        """Mark the run failed with ``msg``."""
+        self.execution_meta.status = "error"
+        self.execution_meta.error = msg
+
+    def with_update(self, update: Any) -> Self:
+        """Return a copy of this state with ``update`` applied (see :func:`apply_update`)."""
+        return apply_update(self, update)
+
+
+class MessagesState(AgentState):
+    """The second seed's state: ``messages`` (an alias of ``context``) under ``add_messages``."""
+
+
+@cache
+def reducers_of(state_cls: type[BaseModel]) -> dict[str, Reducer]:
+    """Return the reducer of each field of ``state_cls`` declared with ``Annotated[T, fn]``."""
+    found: dict[str, Reducer] = {}
+    for name, info in state_cls.model_fields.items():
+        for meta in info.metadata:
+            if callable(meta) and not isinstance(meta, type):
+                found[name] = meta
+    return found
+
+
+def _as_dict(state: BaseModel, update: Any) -> dict[str, Any]:
+    if update is None:
+        return {}
+    if isinstance(update, dict):
+        return update
+    if isinstance(update, Message | RemoveMessage):
+        return {"context": [update]}
+    if isinstance(update, list | tuple) and all(
+        isinstance(u, Message | RemoveMessage) for u in update
+    ):
+        return {"context": list(update)}
+    if isinstance(update, ToolResult):
+        out = dict(update.state)
+        if update.message is not None:
+            text = update.message if isinstance(update.message, str) else None
+            msg = (
+                Message.text_message(text, role="assistant")
+                if text is not None
+                else Message(role="assistant", content=update.message)
+            )
+            out["context"] = [*out.get("context", []), msg]
+        return out
+    if isinstance(update, type(state)):
+        return {name: getattr(update, name) for name in type(state).model_fields}
+    raise UserError(
+        f"a node returned {type(update).__name__}; return a Message, a list of messages, "
+        f"a dict of changed fields, a ToolResult or None"
+    )
+
+
+def apply_update(state: S, update: Any) -> S:
+    """Apply one node's update to ``state`` and return the new state; ``state`` is unchanged.
+
+    Only the keys present are touched: reducer fields merge, other fields are replaced and
+    validated. A returned state object replaces every field.
+    """
+    replace_all = isinstance(update, type(state))
+    values = _as_dict(state, update)
+    if not values:
+        return state
+    cls = type(state)
+    fields = cls.model_fields
+    reducers = {} if replace_all else reducers_of(cls)
+    new = state.model_copy()
+    validator = cls.__pydantic_validator__
+    for key, value in values.items():
+        name = "context" if key == "messages" and "messages" not in fields else key
+        if name not in fields:
+            raise UserError(
+                f"update has unknown field {key!r}; {cls.__name__} has: {', '.join(fields)}"
+            )
+        reducer = reducers.get(name)
+        if reducer is None:
+            validator.validate_assignment(new, name, value)
+            continue
+        merged = reducer(getattr(new, name), value)
+        if getattr(reducer, "__parley_validates__", False):
+            new.__dict__[name] = merged
+            new.__pydantic_fields_set__.add(name)
+        else:
+            validator.validate_assignment(new, name, merged)
+    return new

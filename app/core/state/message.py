@@ -1,0 +1,210 @@
+"""``Message``: one turn of a conversation, and the conveniences built on it."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.core.state.message_block import (
+    ContentBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+
+__all__ = ["Message", "Role", "TokenUsages", "new_message_id"]
+
+Role = Literal["user", "assistant", "system", "tool"]
+
+
+def new_message_id() -> str:
+    """Return a fresh, globally unique message id."""
+    return uuid.uuid4().hex
+
+
+class TokenUsages(BaseModel):
+    """Token counts a model reported for one reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    completion_tokens: int = 0
+    prompt_tokens: int = 0
+    total_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    image_tokens: int | None = 0
+    audio_tokens: int | None = 0
+
+    def __add__(self, other: TokenUsages) -> TokenUsages:
+        """Sum two usages field by field (``None`` counts as 0)."""
+        summed = {
+            name: (getattr(self, name) or 0) + (getattr(other, name) or 0)
+            for name in TokenUsages.model_fields
+        }
+        return TokenUsages(**summed)
+
+
+class Message(BaseModel):
+    """One turn: a role, a list of content blocks, and metadata.
+
+    A ``delta=True`` message is a streamed chunk; chunks with one ``message_id`` merge into one
+    message (``chunk + chunk`` or the ``add_messages`` reducer).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    message_id: str | int = Field(default_factory=new_message_id)
+    role: Role
+    content: list[ContentBlock] = Field(default_factory=list)
+    delta: bool = False
+    tools_calls: list[dict[str, Any]] | None = None
+    reasoning: str | None = None
+    timestamp: float | None = Field(default_factory=time.time)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    usages: TokenUsages | None = None
+    raw: dict[str, Any] | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_as_block(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [TextBlock(text=value)] if value else []
+        return value
+
+    @classmethod
+    def text_message(
+        cls,
+        text: str,
+        role: Role = "user",
+        message_id: str | int | None = None,
+        **fields: Any,
+    ) -> Message:
+        """Build a message holding one ``TextBlock``."""
+        if message_id is not None:
+            fields["message_id"] = message_id
+        return cls(role=role, content=[TextBlock(text=text)], **fields)
+
+    @classmethod
+    def tool_message(
+        cls,
+        content: Sequence[ContentBlock],
+        message_id: str | int | None = None,
+        **fields: Any,
+    ) -> Message:
+        """Build a ``tool`` message, normally holding ``ToolResultBlock``s."""
+        if message_id is not None:
+            fields["message_id"] = message_id
+        return cls(role="tool", content=list(content), **fields)
+
+    def text(self) -> str:
+        """Return the text of all ``TextBlock``s, concatenated."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def tool_calls(self) -> list[ToolCallBlock]:
+        """Return the tool calls this message requests, in order."""
+        return [b for b in self.content if isinstance(b, ToolCallBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        """Return the tool results this message carries, in order."""
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    def __add__(self, other: Message) -> Message:
+        """Merge a streamed chunk into this message (see :func:`merge_chunk`)."""
+        return merge_chunk(self, other)
+
+
+def _merge_call(into: ToolCallBlock, part: ToolCallBlock) -> ToolCallBlock:
+    partial = (into.partial_args or "") + (part.partial_args or "")
+    args = {**into.args, **part.args}
+    merged = into.model_copy(
+        update={
+            "name": into.name or part.name,
+            "args": args,
+            "partial_args": partial or None,
+            "tool_type": into.tool_type or part.tool_type,
+        }
+    )
+    if merged.partial_args:
+        try:
+            parsed = json.loads(merged.partial_args)
+        except ValueError:
+            return merged
+        if isinstance(parsed, dict):
+            return merged.model_copy(update={"args": {**args, **parsed}, "partial_args": None})
+    return merged
+
+
+def _find_call(blocks: list[ContentBlock], part: ToolCallBlock) -> int | None:
+    for i in range(len(blocks) - 1, -1, -1):
+        b = blocks[i]
+        if isinstance(b, ToolCallBlock) and (
+            (part.id and b.id == part.id)
+            or (part.index is not None and b.index == part.index and not (part.id and b.id))
+        ):
+            return i
+    return None
+
+
+def merge_blocks(left: Sequence[ContentBlock], right: Sequence[ContentBlock]) -> list[ContentBlock]:
+    """Join streamed blocks: adjacent text and reasoning concatenate, tool-call args join."""
+    blocks: list[ContentBlock] = list(left)
+    for block in right:
+        last = blocks[-1] if blocks else None
+        if isinstance(block, TextBlock) and isinstance(last, TextBlock):
+            blocks[-1] = TextBlock(
+                text=last.text + block.text, annotations=[*last.annotations, *block.annotations]
+            )
+        elif isinstance(block, ReasoningBlock) and isinstance(last, ReasoningBlock):
+            blocks[-1] = ReasoningBlock(
+                text=last.text + block.text, signature=block.signature or last.signature
+            )
+        elif isinstance(block, ToolCallBlock) and (pos := _find_call(blocks, block)) is not None:
+            found = blocks[pos]
+            assert isinstance(found, ToolCallBlock)
+            blocks[pos] = _merge_call(found, block)
+        elif isinstance(block, ToolCallBlock) and block.partial_args:
+            blocks.append(_merge_call(block.model_copy(update={"partial_args": None}), block))
+        else:
+            blocks.append(block)
+    return blocks
+
+
+def merge_chunk(left: Message, right: Message) -> Message:
+    """Merge ``right`` (a streamed chunk) into ``left``, which has the same ``message_id``.
+
+    Text is concatenated, tool-call argument fragments are joined, usages are summed, metadata is
+    merged (``right`` wins), and the result's ``delta`` is ``right``'s.
+    """
+    if left.message_id != right.message_id:
+        raise ValueError(
+            f"cannot merge chunks of different messages ({left.message_id!r} and "
+            f"{right.message_id!r})"
+        )
+    usages = left.usages
+    if right.usages is not None:
+        usages = right.usages if usages is None else usages + right.usages
+    reasoning = left.reasoning
+    if right.reasoning:
+        reasoning = (reasoning or "") + right.reasoning
+    tools_calls = left.tools_calls
+    if right.tools_calls:
+        tools_calls = [*(tools_calls or []), *right.tools_calls]
+    return Message.model_construct(
+        message_id=left.message_id,
+        role=left.role,
+        content=merge_blocks(left.content, right.content),
+        delta=right.delta,
+        tools_calls=tools_calls,
+        reasoning=reasoning,
+        timestamp=left.timestamp if left.timestamp is not None else right.timestamp,
+        metadata={**left.metadata, **right.metadata},
+        usages=usages,
+        raw=right.raw if right.raw is not None else left.raw,
+    )
