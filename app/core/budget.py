@@ -1,0 +1,120 @@
+"""Budgets: limits on model calls, tool calls, tokens and cost, shared by a run's graphs.
+
+One :class:`Budget` is created per run and handed to every child graph and tool, so an agent
+used as a tool spends from its parent's budget. Checks happen *before* a call: a call that
+would exceed a limit is not made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from app.core.errors import BudgetExceeded
+from app.core.models.protocol import ModelPrice
+from app.core.state.message import TokenUsages
+
+__all__ = ["Budget", "BudgetLimits", "BudgetUsage"]
+
+
+class BudgetLimits(BaseModel):
+    """The most a run may spend; ``None`` means no limit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_model_calls: int | None = None
+    max_tool_calls: int | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> BudgetLimits:
+        """Read the limits from a run config's ``max_*`` keys."""
+        return cls(**{k: config[k] for k in cls.model_fields if config.get(k) is not None})
+
+
+class BudgetUsage(BaseModel):
+    """What a run has spent so far."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+
+def cost_of(usage: TokenUsages, price: ModelPrice) -> float:
+    """Return the price in US dollars of one reply's ``usage``."""
+    fresh_input = max(
+        0,
+        usage.prompt_tokens - usage.cache_read_input_tokens - usage.cache_creation_input_tokens,
+    )
+    return (
+        fresh_input * price.input_per_mtok
+        + usage.completion_tokens * price.output_per_mtok
+        + usage.cache_read_input_tokens * price.cache_read_per_mtok
+        + usage.cache_creation_input_tokens * price.cache_write_per_mtok
+    ) / 1_000_000
+
+
+class Budget:
+    """Tracks spending against limits; ``on_change`` callbacks see every change."""
+
+    def __init__(self, limits: BudgetLimits | None = None) -> None:
+        self.limits = limits or BudgetLimits()
+        self.usage = BudgetUsage()
+        self._listeners: list[Callable[[Budget], None]] = []
+
+    def on_change(self, listener: Callable[[Budget], None]) -> Callable[[], None]:
+        """Call ``listener`` after every change; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)
+
+    def check_model_call(self) -> None:
+        """Raise :class:`BudgetExceeded` if one more model call is not allowed."""
+        lim, use = self.limits, self.usage
+        if lim.max_model_calls is not None and use.model_calls + 1 > lim.max_model_calls:
+            raise BudgetExceeded(f"the model-call budget ({lim.max_model_calls}) is used up")
+        if lim.max_tokens is not None and use.tokens >= lim.max_tokens:
+            raise BudgetExceeded(f"the token budget ({lim.max_tokens}) is used up")
+        if lim.max_cost is not None and use.cost >= lim.max_cost:
+            raise BudgetExceeded(f"the cost budget (${lim.max_cost:.4f}) is used up")
+
+    def check_tool_calls(self, count: int = 1) -> None:
+        """Raise :class:`BudgetExceeded` if ``count`` more tool calls are not allowed."""
+        lim = self.limits.max_tool_calls
+        if lim is not None and self.usage.tool_calls + count > lim:
+            left = max(0, lim - self.usage.tool_calls)
+            raise BudgetExceeded(
+                f"the tool-call budget ({lim}) allows {left} more call(s), {count} were asked"
+            )
+
+    def remaining_tool_calls(self) -> int | None:
+        """How many tool calls are left, or ``None`` without a limit."""
+        lim = self.limits.max_tool_calls
+        return None if lim is None else max(0, lim - self.usage.tool_calls)
+
+    def record_model_call(
+        self, usage: TokenUsages | None = None, price: ModelPrice | None = None
+    ) -> None:
+        """Count one model call and what it used."""
+        self.usage.model_calls += 1
+        if usage is not None:
+            self.usage.tokens += usage.total_tokens or (
+                usage.prompt_tokens + usage.completion_tokens
+            )
+            if price is not None:
+                self.usage.cost += cost_of(usage, price)
+        self._changed()
+
+    def record_tool_calls(self, count: int = 1) -> None:
+        """Count ``count`` tool calls."""
+        self.usage.tool_calls += count
+        self._changed()
