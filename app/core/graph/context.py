@@ -1,0 +1,166 @@
+"""The run context a node sees, and :func:`interrupt`, which pauses a run for an answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import JsonValue
+
+from app.core.budget import Budget
+from app.core.errors import UserError
+from app.core.graph.events import GraphEvent, MessageDelta, ToolProgress
+from app.core.state.interrupt import Interrupt
+from app.core.state.message import Message
+
+__all__ = [
+    "GraphInterrupt",
+    "RunContext",
+    "RunControl",
+    "current_context",
+    "get_run_context",
+    "interrupt",
+]
+
+
+class RunControl:
+    """Lets another task (a Stop button) ask a run to stop after its current step."""
+
+    def __init__(self) -> None:
+        self._stop = asyncio.Event()
+
+    def request_stop(self) -> None:
+        """Ask the run to stop; streaming nodes end their message early."""
+        self._stop.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether a stop was requested."""
+        return self._stop.is_set()
+
+    async def wait(self) -> None:
+        """Wait until a stop is requested."""
+        await self._stop.wait()
+
+
+class GraphInterrupt(Exception):  # noqa: N818 - a control-flow signal, like StopIteration
+    """Raised inside a node by :func:`interrupt`; the graph pauses the run on it."""
+
+    def __init__(self, interrupt: Interrupt) -> None:
+        super().__init__(f"interrupted in {interrupt.node}: {interrupt.value!r}")
+        self.interrupt = interrupt
+
+
+@dataclass
+class RunContext:
+    """What a node may know and do besides reading state.
+
+    A node receives it when it takes a second parameter; tools get the parts they need
+    through ``Runtime``. Child graphs share their parent's ``budget``, ``control`` and event
+    sink.
+    """
+
+    run_id: str
+    thread_id: str | None
+    config: dict[str, Any]
+    budget: Budget
+    control: RunControl
+    node: str = ""
+    step: int = 0
+    step_limit: int = 25
+    task_id: str = ""
+    namespace: tuple[str, ...] = ()
+    sink: Callable[[GraphEvent], None] = field(default=lambda _e: None, repr=False)
+    resume: dict[str, JsonValue] = field(default_factory=dict)
+    _interrupts_seen: int = 0
+
+    @property
+    def remaining_steps(self) -> int:
+        """Steps left before the step limit, counting the current one."""
+        return self.step_limit - self.step
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether someone asked the run to stop."""
+        return self.control.stop_requested
+
+    def emit(self, event: GraphEvent) -> None:
+        """Send ``event`` to whoever streams the run."""
+        if not event.namespace and self.namespace:
+            event = event.model_copy(update={"namespace": self.namespace})
+        if event.thread_id is None and self.thread_id is not None:
+            event = event.model_copy(update={"thread_id": self.thread_id})
+        self.sink(event)
+
+    def stream_message(self, chunk: Message) -> None:
+        """Stream a ``delta=True`` chunk of a message this node is producing."""
+        self.emit(MessageDelta(node=self.node, chunk=chunk))
+
+    def report_progress(
+        self,
+        call_id: str,
+        tool: str,
+        message: str = "",
+        progress: float | None = None,
+        status: Literal["started", "progress", "finished", "error"] = "progress",
+    ) -> None:
+        """Report progress of a tool call."""
+        self.emit(
+            ToolProgress(
+                call_id=call_id,
+                tool=tool,
+                message=message,
+                progress=progress,
+                status=status,
+            )
+        )
+
+    def next_interrupt_id(self) -> str:
+        """Return the stable id of the next :func:`interrupt` call in this task."""
+        iid = f"{self.task_id}:{self._interrupts_seen}"
+        self._interrupts_seen += 1
+        return iid
+
+
+_CURRENT: ContextVar[RunContext | None] = ContextVar("parley_run_context", default=None)
+
+
+def current_context() -> RunContext | None:
+    """Return the context of the node running in this task, if any."""
+    return _CURRENT.get()
+
+
+def get_run_context() -> RunContext:
+    """Return the context of the running node; raises outside a graph run."""
+    ctx = _CURRENT.get()
+    if ctx is None:
+        raise UserError("get_run_context() and interrupt() work only inside a running graph node")
+    return ctx
+
+
+@contextmanager
+def bind_context(ctx: RunContext) -> Iterator[RunContext]:
+    """Make ``ctx`` the current context while a node runs."""
+    token = _CURRENT.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _CURRENT.reset(token)
+
+
+def interrupt(value: JsonValue) -> JsonValue:
+    """Pause the run and ask ``value``; returns the answer once the run is resumed.
+
+    The node runs again from its start on resume, and this call then returns the answer given
+    for it (matched by the order of ``interrupt`` calls within the node), so code before it
+    must be safe to repeat.
+    """
+    ctx = get_run_context()
+    iid = ctx.next_interrupt_id()
+    if iid in ctx.resume:
+        return ctx.resume[iid]
+    raise GraphInterrupt(Interrupt(id=iid, node=ctx.node, value=value, step=ctx.step))
