@@ -109,7 +109,8 @@ def reducers_of(state_cls: type[BaseModel]) -> dict[str, Reducer]:
     return found
 
 
-def _as_dict(state: BaseModel, update: Any) -> dict[str, Any]:
+def normalise_update(state: BaseModel, update: Any) -> dict[str, Any]:
+    """Turn any node return value into a dict of field updates."""
     if update is None:
         return {}
     if isinstance(update, dict):
@@ -146,7 +147,7 @@ def apply_update(state: S, update: Any) -> S:
     validated. A returned state object replaces every field.
     """
     replace_all = isinstance(update, type(state))
-    values = _as_dict(state, update)
+    values = normalise_update(state, update)
     if not values:
         return state
     cls = type(state)
