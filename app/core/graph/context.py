@@ -47,12 +47,13 @@ class RunControl:
         await self._stop.wait()
 
 
-class GraphInterrupt(Exception):  # noqa: N818 - a control-flow signal, like StopIteration
+class GraphInterrupt(Exception):
     """Raised inside a node by :func:`interrupt`; the graph pauses the run on it."""
 
-    def __init__(self, interrupt: Interrupt) -> None:
+    def __init__(self, interrupt: Interrupt, *more: Interrupt) -> None:
         super().__init__(f"interrupted in {interrupt.node}: {interrupt.value!r}")
         self.interrupt = interrupt
+        self.interrupts = [interrupt, *more]
 
 
 @dataclass

@@ -1,0 +1,274 @@
+"""The step loop: run ready nodes together, merge their updates, checkpoint, route, repeat."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import JsonValue
+
+from app.core.checkpoint.base import Checkpoint, Checkpointer, StateChanges, new_checkpoint_id
+from app.core.constants import END, START
+from app.core.errors import GraphRecursionError, ParleyError, UserError
+from app.core.graph._changes import ChangeTracker
+from app.core.graph.builder import Branch, NodeSpec
+from app.core.graph.context import GraphInterrupt, RunContext, bind_context
+from app.core.graph.events import (
+    CheckpointSaved,
+    Interrupted,
+    NodeFinished,
+    NodeStarted,
+    RunStopped,
+)
+from app.core.state.agent_state import AgentState, apply_update
+from app.core.state.interrupt import Interrupt, PendingTask
+from app.core.state.reducers import MessageList
+
+if TYPE_CHECKING:
+    from app.core.graph.compiled import CompiledGraph
+
+S = TypeVar("S", bound=AgentState)
+
+
+class NodeError(ParleyError, RuntimeError):
+    """A node raised; the run failed and the last good checkpoint is kept."""
+
+    def __init__(self, node: str, error: BaseException) -> None:
+        super().__init__(f"node {node!r} failed: {type(error).__name__}: {error}")
+        self.node = node
+        self.error = error
+
+
+@dataclass
+class RunOutcome(Generic[S]):
+    """How a run ended: its final state and, when paused, what it waits for."""
+
+    state: S
+    status: str
+    interrupts: list[Interrupt]
+    checkpoint_id: str | None
+
+
+def task_ids_for(parent: str, step: int, nodes: list[str]) -> list[PendingTask]:
+    """Deterministic task ids for a nested run (so child interrupts resume), else random."""
+    if parent:
+        return [PendingTask(node=n, task_id=f"{parent}/{step}:{n}") for n in nodes]
+    return [PendingTask(node=n, task_id=uuid.uuid4().hex[:16]) for n in nodes]
+
+
+class Runner(Generic[S]):
+    """Executes one run of a compiled graph from a starting state and task list."""
+
+    def __init__(
+        self,
+        graph: CompiledGraph[S],
+        ctx: RunContext,
+        checkpointer: Checkpointer | None,
+        parent_checkpoint: str | None,
+        parent_is_latest: bool,
+    ) -> None:
+        self.graph = graph
+        self.ctx = ctx
+        self.checkpointer = checkpointer if ctx.thread_id is not None else None
+        self.parent_id = parent_checkpoint
+        self.write_full = not parent_is_latest
+        self.quiet = ctx.sink is _discard
+
+    async def save(self, state: S, step: int, source: str, changes: StateChanges | None) -> None:
+        """Write a checkpoint of ``state`` (no-op without a checkpointer)."""
+        if self.checkpointer is None or self.ctx.thread_id is None:
+            return
+        cid = new_checkpoint_id()
+        cp = Checkpoint(
+            thread_id=self.ctx.thread_id,
+            checkpoint_id=cid,
+            parent_id=self.parent_id,
+            step=step,
+            state=state,
+            source=source,  # type: ignore[arg-type]
+        )
+        await self.checkpointer.aput(cp, None if self.write_full else changes)
+        self.parent_id, self.write_full = cid, False
+        if not self.quiet:
+            self.ctx.emit(CheckpointSaved(checkpoint_id=cid, step=step))
+
+    async def run(self, state: S, tasks: list[PendingTask]) -> RunOutcome[S]:
+        """Run steps until no task is left, a stop is requested, or a node interrupts."""
+        meta = state.execution_meta
+        step = meta.step
+        limit = self.ctx.step_limit
+        self.ctx.step_limit = step + limit
+        resume = dict(meta.resume)
+        while tasks:
+            if self.ctx.control.stop_requested:
+                return await self._stop(state, tasks, step)
+            if step >= self.ctx.step_limit:
+                raise GraphRecursionError(
+                    f"the run reached its step limit ({limit}) in graph "
+                    f"{self.graph.name!r}; raise 'step_limit' in the config if it needs more"
+                )
+            results = await self._run_step(state, tasks, step, resume)
+            tracker = ChangeTracker()
+            interrupts: list[Interrupt] = []
+            still: list[PendingTask] = []
+            done: list[str] = []
+            for task, result in zip(tasks, results, strict=True):
+                if isinstance(result, GraphInterrupt):
+                    interrupts.extend(result.interrupts)
+                    still.append(task)
+                    continue
+                tracker.note(state, result)
+                state = apply_update(state, result)
+                done.append(task.node)
+                resume = {k: v for k, v in resume.items() if not k.startswith(task.task_id)}
+                if not self.quiet:
+                    self.ctx.emit(NodeFinished(node=task.node, step=step, update=result))
+            step += 1
+            following = await self._route(state, done, step)
+            nxt = still + task_ids_for(
+                self.ctx.task_id if self.ctx.namespace else "", step, following
+            )
+            status = "interrupted" if interrupts else ("running" if nxt else "completed")
+            state = self._with_meta(
+                state,
+                step=step,
+                current_node=done[-1] if done else tasks[-1].node,
+                next_tasks=nxt,
+                interrupts=interrupts,
+                resume=resume,
+                status=status,
+            )
+            await self.save(state, step, "loop", tracker.changes(state))
+            if interrupts:
+                if not self.quiet:
+                    self.ctx.emit(Interrupted(interrupts=interrupts, checkpoint_id=self.parent_id))
+                return RunOutcome(state, "interrupted", interrupts, self.parent_id)
+            tasks = nxt
+        if state.execution_meta.status != "completed":
+            state = self._with_meta(state, status="completed", next_tasks=[])
+            await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
+        return RunOutcome(state, "completed", [], self.parent_id)
+
+    async def _stop(self, state: S, tasks: list[PendingTask], step: int) -> RunOutcome[S]:
+        state = self._with_meta(state, status="stopped", stop_requested=True, next_tasks=tasks)
+        await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
+        if not self.quiet:
+            self.ctx.emit(RunStopped(state=state))
+        return RunOutcome(state, "stopped", [], self.parent_id)
+
+    @staticmethod
+    def _with_meta(state: S, **values: Any) -> S:
+        meta = state.execution_meta.model_copy(update=values)
+        new = state.model_copy()
+        new.__dict__["execution_meta"] = meta
+        return new
+
+    async def _run_step(
+        self, state: S, tasks: list[PendingTask], step: int, resume: dict[str, JsonValue]
+    ) -> list[Any]:
+        view = self._with_meta(state, step=step, status="running", current_node=tasks[0].node)
+        if len(tasks) == 1:
+            return [await self._run_task(view, tasks[0], step, resume)]
+        try:
+            async with asyncio.TaskGroup() as group:
+                running = [group.create_task(self._run_task(view, t, step, resume)) for t in tasks]
+        except BaseExceptionGroup as eg:
+            errors = [e for e in eg.exceptions if not isinstance(e, asyncio.CancelledError)]
+            raise errors[0] if errors else eg from None
+        return [t.result() for t in running]
+
+    async def _run_task(
+        self, state: S, task: PendingTask, step: int, resume: dict[str, JsonValue]
+    ) -> Any:
+        spec = self.graph.nodes.get(task.node)
+        if spec is None:
+            raise UserError(f"the saved run continues at node {task.node!r}, which the graph lacks")
+        ctx = replace(
+            self.ctx,
+            node=task.node,
+            step=step,
+            task_id=task.task_id,
+            resume=resume,
+            _interrupts_seen=0,
+        )
+        if not self.quiet:
+            ctx.emit(NodeStarted(node=task.node, step=step))
+        if spec.takes_context:
+            state.set_current_node(task.node)
+        try:
+            with bind_context(ctx):
+                return await _call_node(spec, state, ctx)
+        except GraphInterrupt as gi:
+            return gi
+        except (NodeError, GraphRecursionError):
+            raise
+        except Exception as exc:
+            raise NodeError(task.node, exc) from exc
+
+    async def _route(self, state: S, done: list[str], step: int) -> list[str]:
+        out: dict[str, None] = {}
+        for node in done:
+            for target in self.graph.successors(node):
+                if target != END:
+                    out[target] = None
+            for branch in self.graph.branches_from(node):
+                for target in await _call_branch(branch, state, self.ctx):
+                    if target == END:
+                        continue
+                    if target not in self.graph.nodes:
+                        raise UserError(
+                            f"the router after {node!r} returned {target!r}, which is not a "
+                            f"node of graph {self.graph.name!r}"
+                        )
+                    out[target] = None
+        order = self.graph.order
+        return sorted(out, key=lambda n: order.get(n, 0))
+
+
+def _discard(_event: Any) -> None:
+    """The sink of a run nobody streams."""
+
+
+async def _call_node(spec: NodeSpec, state: AgentState, ctx: RunContext) -> Any:
+    args = (state, ctx) if spec.takes_context else (state,)
+    if spec.is_async:
+        return await spec.fn(*args)
+    if spec.run_in_thread:
+        return await asyncio.to_thread(spec.fn, *args)
+    result = spec.fn(*args)
+    if asyncio.iscoroutine(result):
+        return await result
+    return result
+
+
+async def _call_branch(branch: Branch, state: AgentState, ctx: RunContext) -> list[str]:
+    args = (state, ctx) if branch.takes_context else (state,)
+    chosen = branch.router(*args)
+    if asyncio.iscoroutine(chosen):
+        chosen = await chosen
+    picks = chosen if isinstance(chosen, list | tuple) else [chosen]
+    targets = []
+    for pick in picks:
+        if branch.path_map is not None:
+            if pick not in branch.path_map:
+                raise UserError(
+                    f"the router after {branch.source!r} returned {pick!r}, which is not one "
+                    f"of {list(branch.path_map)}"
+                )
+            pick = branch.path_map[pick]
+        targets.append(pick)
+    return targets
+
+
+def prepare_context(state: S) -> S:
+    """Give a loaded state's context an id index so upserts need no scan."""
+    if isinstance(state.context, MessageList):
+        return state
+    new = state.model_copy()
+    new.__dict__["context"] = MessageList(state.context)
+    return new
+
+
+__all__ = ["START", "NodeError", "RunOutcome", "Runner", "prepare_context", "task_ids_for"]
