@@ -43,12 +43,12 @@ class TokenUsages(BaseModel):
     audio_tokens: int | None = 0
 
     def __add__(self, other: TokenUsages) -> TokenUsages:
-        """Sum two usages field by field (``None`` counts as 0)."""
-        summed = {
-            name: (getattr(self, name) or 0) + (getattr(other, name) or 0)
-            for name in TokenUsages.model_fields
-        }
-        return TokenUsages(**summed)
+        """Sum two usages field by field; ``None`` (not reported) counts as 0 unless both are."""
+        summed: dict[str, int | None] = {}
+        for name in TokenUsages.model_fields:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            summed[name] = None if mine is None and theirs is None else (mine or 0) + (theirs or 0)
+        return TokenUsages.model_validate(summed)
 
 
 class Message(BaseModel):
