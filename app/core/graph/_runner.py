@@ -100,7 +100,7 @@ class Runner(Generic[S]):
         step = meta.step
         limit = self.ctx.step_limit
         self.ctx.step_limit = step + limit
-        resume = dict(meta.resume)
+        resume = {**meta.resume, **self.ctx.resume}
         while tasks:
             if self.ctx.control.stop_requested:
                 return await self._stop(state, tasks, step)

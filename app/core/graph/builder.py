@@ -103,12 +103,12 @@ class StateGraph(Generic[S]):
             raise UserError(f"{name!r} is reserved and cannot be a node name")
         if name in self.nodes:
             raise UserError(f"a node named {name!r} already exists")
-        if not callable(fn):
-            raise UserError(f"node {name!r} must be callable, got {type(fn).__name__}")
         from app.core.graph.compiled import CompiledGraph
 
         if isinstance(fn, CompiledGraph):
             fn = fn.as_node()
+        if not callable(fn):
+            raise UserError(f"node {name!r} must be callable, got {type(fn).__name__}")
         self.nodes[name] = NodeSpec(
             name=name,
             fn=fn,
