@@ -209,7 +209,7 @@ async def test_time_travel_resumes_from_an_older_checkpoint() -> None:
     history = await g.aget_history(cfg)
     assert [h.step for h in history] == [2, 1, 1, 0]
     assert [h.source for h in history] == ["loop", "input", "loop", "input"]
-    first_done = [h for h in history if h.next_nodes == () and h.step == 1][0]
+    first_done = next(h for h in history if h.next_nodes == () and h.step == 1)
     old = await g.aget_state({"thread_id": "t", "checkpoint_id": first_done.checkpoint_id})
     assert old is not None and old.state.log == ["one", "a"]
     branched = await g.ainvoke(
