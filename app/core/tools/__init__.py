@@ -1,0 +1,54 @@
+"""Tools: ``@tool``, the ``Runtime`` a tool sees, secrets, approvals and ``ToolNode``.
+
+Before a call runs: static permissions, optional ``tool_authorize``, argument validation,
+approval, secret resolution, and the timeout. Every refusal reaches the model as one sentence
+in an error result; the run goes on.
+"""
+
+from app.core.tools._pipeline import ToolAuthorize
+from app.core.tools.approvals import (
+    APPROVAL_KIND,
+    ApprovalAnswer,
+    ApprovalDecision,
+    ApprovalHandler,
+    ApprovalPayload,
+    ApprovalPolicy,
+    ApprovalRequest,
+    AuditEntry,
+    answer_approvals,
+    args_fingerprint,
+    parse_answer,
+    requests_of,
+)
+from app.core.tools.node import ToolNode, tool_message_id
+from app.core.tools.policy import InMemoryApprovalPolicy
+from app.core.tools.runtime import Runtime, idempotency_key
+from app.core.tools.secrets import SecretError, SecretResolver, SecretSource, resolve_secret
+from app.core.tools.tool import Tool, tool
+
+__all__ = [
+    "APPROVAL_KIND",
+    "ApprovalAnswer",
+    "ApprovalDecision",
+    "ApprovalHandler",
+    "ApprovalPayload",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "AuditEntry",
+    "InMemoryApprovalPolicy",
+    "Runtime",
+    "SecretError",
+    "SecretResolver",
+    "SecretSource",
+    "Tool",
+    "ToolAuthorize",
+    "ToolNode",
+    "answer_approvals",
+    "args_fingerprint",
+    "idempotency_key",
+    "parse_answer",
+    "requests_of",
+    "resolve_secret",
+    "tool",
+    "tool_message_id",
+]

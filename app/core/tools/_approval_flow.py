@@ -1,0 +1,157 @@
+"""The approval step of a tool node: one interrupt for every call that needs a person.
+
+The node re-runs from its start when the run resumes, so nothing before the ``interrupt`` has
+side effects: checks only. ``requested`` audit entries are written when the run actually pauses,
+so a resume does not write them twice.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Mapping
+from typing import Any, TypeVar
+
+from app.core.graph.context import GraphInterrupt, RunContext, interrupt
+from app.core.tools._pipeline import Failure, Outcome, Prepared, ToolAuthorize, authorize, validate
+from app.core.tools.approvals import (
+    ApprovalDecision,
+    ApprovalPayload,
+    ApprovalPolicy,
+    ApprovalRequest,
+    AuditEntry,
+    args_fingerprint,
+    parse_answer,
+)
+from app.core.tools.runtime import Runtime
+
+T = TypeVar("T")
+
+
+async def _maybe(value: T | Awaitable[T]) -> T:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _request(item: Prepared) -> ApprovalRequest:
+    return ApprovalRequest(
+        call_id=item.call.id,
+        tool=item.tool.name,
+        description=item.tool.description,
+        permissions=list(item.tool.permissions),
+        args=item.json_args,
+        fingerprint=args_fingerprint(item.json_args),
+    )
+
+
+def _audit(item: Prepared, thread_id: str | None, event: str, **fields: Any) -> AuditEntry:
+    return AuditEntry(
+        thread_id=thread_id,
+        tool=item.tool.name,
+        call_id=item.call.id,
+        fingerprint=args_fingerprint(item.json_args),
+        event=event,
+        **fields,
+    )
+
+
+async def _apply(
+    item: Prepared,
+    decision: ApprovalDecision,
+    policy: ApprovalPolicy,
+    check: ToolAuthorize | None,
+    ctx: RunContext,
+) -> Outcome:
+    tool, call = item.tool, item.call
+    if decision.decision == "deny":
+        why = f": {decision.reason}" if decision.reason else "."
+        return Failure(call, "denied", f"The user denied this call to {tool.name!r}{why}")
+    if decision.decision == "always":
+        await _maybe(policy.allow(tool.name, ctx.thread_id if decision.scope == "thread" else None))
+    if decision.decision != "edit" or decision.args is None:
+        return item
+    edited = call.model_copy(update={"args": dict(decision.args)})
+    refused = await authorize(check, tool, edited, Runtime.for_call(call.id, tool.name, ctx))
+    if refused:
+        return refused
+    outcome = validate(tool, edited, decision.args)
+    if isinstance(outcome, Failure):
+        return Failure(
+            call, outcome.code, f"The user's edited arguments were rejected. {outcome.message}"
+        )
+    assert isinstance(outcome, Prepared)
+    return Prepared(
+        outcome.call,
+        tool,
+        outcome.args,
+        outcome.json_args,
+        {"approval": "edited", "edited_args": outcome.json_args},
+    )
+
+
+async def approve(
+    outcomes: list[Outcome],
+    ctx: RunContext | None,
+    policy: ApprovalPolicy,
+    check: ToolAuthorize | None,
+) -> list[Outcome]:
+    """Ask once for every call that needs approval and apply the decisions."""
+    thread_id = ctx.thread_id if ctx else None
+    pending: dict[int, Prepared] = {}
+    for i, item in enumerate(outcomes):
+        if not isinstance(item, Prepared) or not item.tool.requires_approval:
+            continue
+        if await _maybe(policy.is_allowed(item.tool.name, thread_id)):
+            await _maybe(policy.record(_audit(item, thread_id, "allowed_by_rule")))
+        else:
+            pending[i] = item
+    if not pending:
+        return outcomes
+    result = list(outcomes)
+    if ctx is None:
+        for i, item in pending.items():
+            result[i] = Failure(
+                item.call,
+                "approval_unavailable",
+                f"Tool {item.tool.name!r} needs the user's approval, which cannot be asked "
+                "outside a graph run.",
+            )
+        return result
+    payload = ApprovalPayload(requests=[_request(p) for p in pending.values()])
+    try:
+        answer = interrupt(payload.model_dump(mode="json"))
+    except GraphInterrupt:
+        for item in pending.values():
+            await _maybe(policy.record(_audit(item, thread_id, "requested")))
+        raise
+    try:
+        decisions: Mapping[str, ApprovalDecision] = parse_answer(answer)
+        unread = ""
+    except ValueError as exc:
+        decisions, unread = {}, str(exc)
+    for i, item in pending.items():
+        decision = decisions.get(item.call.id) or ApprovalDecision(
+            call_id=item.call.id,
+            decision="deny",
+            reason=unread or "no decision was given for this call",
+        )
+        outcome = await _apply(item, decision, policy, check, ctx)
+        edited = (
+            outcome.json_args if isinstance(outcome, Prepared) and outcome is not item else None
+        )
+        scope = decision.scope if decision.decision == "always" else "call"
+        await _maybe(
+            policy.record(
+                _audit(
+                    item,
+                    thread_id,
+                    "decided",
+                    decision=decision.decision,
+                    scope=scope,
+                    reason=decision.reason,
+                    edited_fingerprint=args_fingerprint(edited) if edited is not None else None,
+                )
+            )
+        )
+        result[i] = outcome
+    return result

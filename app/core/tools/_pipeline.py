@@ -1,0 +1,199 @@
+"""The checks before a tool call and the call itself; every refusal is a :class:`Failure`.
+
+Nothing here raises for a bad call: the model gets one sentence saying what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import JsonValue, ValidationError
+
+from app.core.errors import BudgetExceeded
+from app.core.graph.context import GraphInterrupt, RunContext
+from app.core.state.message_block import ContentBlock, ToolCallBlock
+from app.core.tools._output import NotJsonError, to_content
+from app.core.tools._redact import Redactor
+from app.core.tools.runtime import Runtime
+from app.core.tools.secrets import SecretError, SecretSource, resolve_secret
+from app.core.tools.tool import Tool
+
+ToolAuthorize = Callable[[ToolCallBlock, Runtime], "bool | str | Awaitable[bool | str]"]
+"""Decides at run time whether a call may go ahead: ``True``, ``False`` or a refusal reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A call that was refused or failed; ``message`` is the sentence the model reads."""
+
+    call: ToolCallBlock
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A call that passed the checks so far, with its validated arguments."""
+
+    call: ToolCallBlock
+    tool: Tool[..., Any]
+    args: dict[str, Any]
+    json_args: dict[str, JsonValue]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A call that ran: its message content and the state update it asked for."""
+
+    call: ToolCallBlock
+    content: list[ContentBlock]
+    state: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+Outcome = Failure | Prepared | Done
+
+
+def _arguments(call: ToolCallBlock) -> dict[str, Any] | None:
+    if not call.partial_args:
+        return call.args
+    try:
+        parsed = json.loads(call.partial_args)
+    except ValueError:
+        return None
+    return {**call.args, **parsed} if isinstance(parsed, dict) else None
+
+
+def _validation_sentence(name: str, exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False)[:3]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        parts.append(f"{loc}: {err['msg']}")
+    more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+    return (
+        f"Invalid arguments for tool {name!r}: {'; '.join(parts)}{more}. Fix them and call again."
+    )
+
+
+def validate(tool: Tool[..., Any], call: ToolCallBlock, args: Mapping[str, Any]) -> Outcome:
+    """Validate ``args`` against the tool's schema."""
+    try:
+        model = tool.args_model.model_validate(dict(args))
+    except ValidationError as exc:
+        return Failure(call, "invalid_arguments", _validation_sentence(tool.name, exc))
+    values = {name: getattr(model, name) for name in tool.arg_names}
+    return Prepared(call, tool, values, model.model_dump(mode="json"))
+
+
+async def authorize(
+    check: ToolAuthorize | None, tool: Tool[..., Any], call: ToolCallBlock, runtime: Runtime
+) -> Failure | None:
+    """Ask the dynamic ``tool_authorize`` hook; a refusal or an error in it is a Failure."""
+    if check is None:
+        return None
+    try:
+        verdict = check(call, runtime)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as exc:
+        return Failure(
+            call, "not_authorized", f"Tool {tool.name!r} could not be authorized ({exc})."
+        )
+    if verdict is True:
+        return None
+    reason = verdict if isinstance(verdict, str) and verdict else "the run's policy refused it"
+    return Failure(call, "not_authorized", f"Tool {tool.name!r} was not authorized: {reason}.")
+
+
+async def prepare(
+    tools: Mapping[str, Tool[..., Any]],
+    call: ToolCallBlock,
+    granted: frozenset[str],
+    check: ToolAuthorize | None,
+    ctx: RunContext | None,
+) -> Outcome:
+    """Run the checks that come before approval: tool, JSON, permissions, authorize, schema."""
+    tool = tools.get(call.name)
+    if tool is None:
+        known = ", ".join(sorted(tools)) or "none"
+        return Failure(
+            call, "unknown_tool", f"There is no tool named {call.name!r}; the tools are: {known}."
+        )
+    args = _arguments(call)
+    if args is None:
+        return Failure(
+            call,
+            "malformed_arguments",
+            f"The arguments of this call to {tool.name!r} are not a valid JSON object; "
+            "send them as one JSON object.",
+        )
+    missing = [p for p in tool.permissions if p not in granted]
+    if missing:
+        return Failure(
+            call,
+            "permission",
+            f"Tool {tool.name!r} is not permitted in this run: it needs the permission(s) "
+            f"{', '.join(missing)}, which the user has not granted.",
+        )
+    refused = await authorize(check, tool, call, Runtime.for_call(call.id, tool.name, ctx))
+    return refused or validate(tool, call, args)
+
+
+async def execute(
+    item: Prepared, ctx: RunContext | None, secrets: SecretSource | None, redactor: Redactor
+) -> Failure | Done:
+    """Resolve secrets, count the call against the budget and run it under its timeout."""
+    tool, call = item.tool, item.call
+    runtime = Runtime.for_call(call.id, tool.name, ctx, redact=redactor.text)
+    kwargs = dict(item.args)
+    try:
+        for param, ref in tool.secret_refs.items():
+            value = await resolve_secret(secrets, ref)
+            redactor.add(ref, value)
+            kwargs[param] = value
+    except SecretError as exc:
+        return Failure(call, "secret", f"Tool {tool.name!r} could not run: {exc}.")
+    if tool.runtime_param:
+        kwargs[tool.runtime_param] = runtime
+    try:
+        if ctx is not None:
+            ctx.budget.check_tool_calls(1)
+            ctx.budget.record_tool_calls(1)
+    except BudgetExceeded as exc:
+        return Failure(call, "budget", f"Tool {tool.name!r} was not called: {exc}.")
+    try:
+        async with asyncio.timeout(tool.timeout) as scope:
+            if tool.is_async:
+                value = await tool.fn(**kwargs)
+            else:
+                value = await asyncio.to_thread(tool.fn, **kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        content, state = to_content(call.id, tool.name, value)
+    except GraphInterrupt:
+        raise
+    except TimeoutError as exc:
+        if scope.expired():
+            return Failure(
+                call,
+                "timeout",
+                f"Tool {tool.name!r} did not finish within {tool.timeout:g} s and was stopped.",
+            )
+        return Failure(call, "error", f"Tool {tool.name!r} failed: TimeoutError: {exc}")
+    except NotJsonError as exc:
+        return Failure(call, "bad_return", f"{exc}.")
+    except Exception as exc:
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Failure(call, "error", f"Tool {tool.name!r} failed: {detail}")
+    return Done(call, content, state, dict(item.metadata))
+
+
+def with_args(item: Prepared, call_args: dict[str, Any]) -> Prepared:
+    """Return ``item``'s call with ``call_args`` as its arguments (before re-validation)."""
+    return replace(item, call=item.call.model_copy(update={"args": call_args}))

@@ -1,0 +1,202 @@
+"""Approvals: the human in the loop for sensitive tool calls.
+
+A :class:`ToolNode` that meets calls needing approval pauses the run with one
+``interrupt(payload)`` for the whole batch. The payload (``ApprovalPayload`` as JSON)::
+
+    {"kind": "tool_approval",
+     "requests": [{"call_id": "c1", "tool": "update_ticket", "description": "...",
+                   "permissions": ["crm:write"], "args": {"ticket_id": "T-42"},
+                   "fingerprint": "<sha256 of the canonical JSON of args>"}]}
+
+The run resumes with an answer (``ApprovalAnswer`` as JSON)::
+
+    {"decisions": [{"call_id": "c1", "decision": "approve"},
+                   {"call_id": "c2", "decision": "deny", "reason": "wrong ticket"},
+                   {"call_id": "c3", "decision": "edit", "args": {"ticket_id": "T-43"}},
+                   {"call_id": "c4", "decision": "always", "scope": "tool"}]}
+
+A bare list of decisions, or ``{call_id: "approve" | {...}}``, is accepted too. A call without
+a decision is denied. ``always`` approves the call and remembers the rule through the
+:class:`ApprovalPolicy` (``scope="thread"``: in this thread; ``"tool"``: everywhere).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+__all__ = [
+    "APPROVAL_KIND",
+    "ApprovalAnswer",
+    "ApprovalDecision",
+    "ApprovalHandler",
+    "ApprovalPayload",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "AuditEntry",
+    "answer_approvals",
+    "args_fingerprint",
+    "parse_answer",
+    "requests_of",
+]
+
+APPROVAL_KIND: Literal["tool_approval"] = "tool_approval"
+"""The ``kind`` of an interrupt payload that asks for tool approvals."""
+
+Decision = Literal["approve", "deny", "edit", "always"]
+Scope = Literal["thread", "tool"]
+
+
+def args_fingerprint(args: Any) -> str:
+    """Return the sha256 of the canonical JSON of ``args`` (sorted keys, no spaces)."""
+    canonical = json.dumps(
+        args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ApprovalRequest(BaseModel):
+    """One tool call waiting for a person's decision; ``args`` are exactly what will run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call_id: str
+    tool: str
+    description: str = ""
+    permissions: list[str] = Field(default_factory=list)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    fingerprint: str = ""
+
+
+class ApprovalDecision(BaseModel):
+    """A person's decision on one call.
+
+    ``reason`` (for ``deny``) is shown to the model; ``args`` (for ``edit``) replace the
+    call's arguments and are validated again; ``scope`` (for ``always``) says how far the rule
+    reaches.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call_id: str
+    decision: Decision
+    reason: str | None = None
+    args: dict[str, JsonValue] | None = None
+    scope: Scope = "thread"
+
+
+class ApprovalPayload(BaseModel):
+    """What a run asks when it pauses for approvals: every pending call of one message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["tool_approval"] = APPROVAL_KIND
+    requests: list[ApprovalRequest]
+
+
+class ApprovalAnswer(BaseModel):
+    """The answer that resumes the run: one decision per call id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    decisions: list[ApprovalDecision]
+
+
+@runtime_checkable
+class ApprovalHandler(Protocol):
+    """Something that asks a person (a dialog, the terminal) and returns their decisions."""
+
+    async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """Return one decision per request (missing ones count as ``deny``)."""
+        ...
+
+
+class AuditEntry(BaseModel):
+    """One line of the approval audit log. Holds no argument values and no secrets.
+
+    ``event`` is ``requested`` (a call was put to a person), ``decided`` (their answer) or
+    ``allowed_by_rule`` (an earlier ``always`` let the call run unasked).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    time: float = Field(default_factory=time.time)
+    thread_id: str | None
+    tool: str
+    call_id: str
+    fingerprint: str
+    event: Literal["requested", "decided", "allowed_by_rule"]
+    decision: Decision | None = None
+    scope: Literal["call", "thread", "tool"] | None = None
+    reason: str | None = None
+    edited_fingerprint: str | None = None
+
+
+class ApprovalPolicy(Protocol):
+    """Remembers "always allow" rules and keeps the audit log (SQLite in the app).
+
+    Methods may return plain values or awaitables; the tool node awaits what needs awaiting.
+    ``thread_id=None`` in :meth:`allow` / :meth:`revoke` means "in every thread".
+    """
+
+    def is_allowed(self, tool: str, thread_id: str | None) -> bool | Awaitable[bool]:
+        """Whether ``tool`` may run without asking in ``thread_id``."""
+        ...
+
+    def allow(self, tool: str, thread_id: str | None) -> Awaitable[None] | None:
+        """Let ``tool`` run without asking in ``thread_id`` (``None``: everywhere)."""
+        ...
+
+    def revoke(self, tool: str, thread_id: str | None) -> Awaitable[None] | None:
+        """Remove a rule made by :meth:`allow` with the same arguments."""
+        ...
+
+    def record(self, entry: AuditEntry) -> Awaitable[None] | None:
+        """Append ``entry`` to the audit log."""
+        ...
+
+
+def requests_of(value: Any) -> list[ApprovalRequest] | None:
+    """Return the requests of an interrupt value, or ``None`` if it is not an approval."""
+    if not isinstance(value, dict) or value.get("kind") != APPROVAL_KIND:
+        return None
+    try:
+        return ApprovalPayload.model_validate(value).requests
+    except ValidationError:
+        return None
+
+
+def _decision_of(call_id: str, item: Any) -> ApprovalDecision:
+    if isinstance(item, str):
+        return ApprovalDecision.model_validate({"call_id": call_id, "decision": item})
+    return ApprovalDecision.model_validate({**item, "call_id": call_id})
+
+
+def parse_answer(value: Any) -> dict[str, ApprovalDecision]:
+    """Read a resume answer into ``{call_id: decision}``; raises ``ValueError`` if unreadable."""
+    try:
+        if isinstance(value, dict) and "decisions" in value:
+            items = ApprovalAnswer.model_validate(value).decisions
+        elif isinstance(value, list):
+            items = [ApprovalDecision.model_validate(v) for v in value]
+        elif isinstance(value, dict):
+            items = [_decision_of(str(k), v) for k, v in value.items()]
+        else:
+            raise ValueError(f"an approval answer cannot be a {type(value).__name__}")
+    except ValidationError as exc:
+        raise ValueError(f"the approval answer is malformed: {exc.errors()[0]['msg']}") from None
+    return {d.call_id: d for d in items}
+
+
+async def answer_approvals(handler: ApprovalHandler, value: Any) -> JsonValue:
+    """Ask ``handler`` about an approval interrupt's value; return the JSON to resume with."""
+    requests = requests_of(value)
+    if requests is None:
+        raise ValueError("this interrupt does not ask for tool approvals")
+    decisions = await handler.decide(requests)
+    return ApprovalAnswer(decisions=list(decisions)).model_dump(mode="json")

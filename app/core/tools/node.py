@@ -1,0 +1,182 @@
+"""``ToolNode``: the graph node that runs the tool calls of the last assistant message."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app.core.errors import UserError
+from app.core.graph.context import RunContext, current_context
+from app.core.models.protocol import ToolSpec
+from app.core.state.message import Message
+from app.core.state.message_block import ToolCallBlock, ToolResultBlock
+from app.core.tools._approval_flow import approve
+from app.core.tools._pipeline import (
+    Done,
+    Failure,
+    Outcome,
+    Prepared,
+    ToolAuthorize,
+    execute,
+    prepare,
+)
+from app.core.tools._redact import Redactor
+from app.core.tools.approvals import ApprovalPolicy
+from app.core.tools.policy import InMemoryApprovalPolicy
+from app.core.tools.secrets import SecretSource
+from app.core.tools.tool import Tool, tool
+
+__all__ = ["ToolNode", "tool_message_id"]
+
+
+def tool_message_id(assistant_id: str | int, call_id: str) -> str:
+    """The id of the ``tool`` message answering ``call_id`` of assistant message ``assistant_id``.
+
+    Stable, so a node that runs again (after a resume or a crash) replaces its messages.
+    """
+    return f"{assistant_id}:{call_id}"
+
+
+def _messages_of(state: Any) -> list[Message]:
+    if isinstance(state, dict):
+        found: list[Message] = state.get("context") or state.get("messages") or []
+        return list(found)
+    return list(state.context)
+
+
+class ToolNode:
+    """Runs every tool call of the last assistant message, concurrently, in four stages.
+
+    1. Checks, per call: known tool, arguments a JSON object, static ``permissions`` all in the
+       run config's ``tool_permissions``, ``tool_authorize(call, runtime)``, the schema, and the
+       tool-call budget. None of them has side effects.
+    2. Approval: the calls that need it and are not covered by an "always" rule are put to a
+       person in ONE ``interrupt`` (see :mod:`app.core.tools.approvals`). Because the node
+       starts over when the run resumes, no call runs before the decisions are in: calls
+       that need no approval wait for the batch too, then everything runs together.
+    3. Per call: secrets resolved, the call counted against the budget, the tool run under its
+       timeout (sync tools in a worker thread).
+    4. One ``tool`` message per call, in call order, ids from :func:`tool_message_id`; secret
+       values are redacted from everything. A failure is a ``ToolResultBlock(status="error")``
+       with one sentence for the model and ``metadata["tool_error"]`` naming the kind.
+
+    Returns ``{"context": [tool messages..., messages from ToolResult.state]}`` plus every other
+    key of the tools' ``ToolResult.state`` (when two calls set one key, the later call wins).
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool[..., Any] | Callable[..., Any]],
+        *,
+        secret_resolver: SecretSource | None = None,
+        tool_authorize: ToolAuthorize | None = None,
+        approval_policy: ApprovalPolicy | None = None,
+    ) -> None:
+        self.tools: dict[str, Tool[..., Any]] = {}
+        for item in tools:
+            wrapped = item if isinstance(item, Tool) else tool(item)
+            if wrapped.name in self.tools:
+                raise UserError(f"two tools are named {wrapped.name!r}; tool names must differ")
+            self.tools[wrapped.name] = wrapped
+        self.secret_resolver = secret_resolver
+        self.tool_authorize = tool_authorize
+        self.approval_policy: ApprovalPolicy = approval_policy or InMemoryApprovalPolicy()
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        """What the model is shown about each tool."""
+        return [t.spec for t in self.tools.values()]
+
+    async def __call__(self, state: Any) -> dict[str, Any]:
+        """Run the pending tool calls of ``state``; return the update for the graph."""
+        messages = _messages_of(state)
+        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+        calls = last.tool_calls() if last is not None else []
+        if last is None or not calls:
+            return {}
+        ctx = current_context()
+        granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
+        outcomes: list[Outcome] = list(
+            await asyncio.gather(
+                *(prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls)
+            )
+        )
+        outcomes = _within_budget(outcomes, ctx)
+        outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
+        redactor = Redactor()
+        finished = await asyncio.gather(*(self._run(o, ctx, redactor) for o in outcomes))
+        return _update(last.message_id, finished, redactor)
+
+    async def _run(
+        self, outcome: Outcome, ctx: RunContext | None, redactor: Redactor
+    ) -> Failure | Done:
+        if not isinstance(outcome, Prepared):
+            return outcome
+        name, call_id = outcome.tool.name, outcome.call.id
+        if ctx is not None:
+            ctx.report_progress(call_id, name, status="started")
+        done = await execute(outcome, ctx, self.secret_resolver, redactor)
+        if ctx is not None:
+            failed = isinstance(done, Failure)
+            ctx.report_progress(
+                call_id,
+                name,
+                redactor.text(done.message) if isinstance(done, Failure) else "",
+                status="error" if failed else "finished",
+            )
+        return done
+
+
+def _within_budget(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
+    left = ctx.budget.remaining_tool_calls() if ctx else None
+    if left is None:
+        return outcomes
+    result: list[Outcome] = []
+    for item in outcomes:
+        if isinstance(item, Prepared):
+            if left <= 0:
+                item = Failure(
+                    item.call,
+                    "budget",
+                    f"Tool {item.tool.name!r} was not called: the tool-call budget is used up.",
+                )
+            else:
+                left -= 1
+        result.append(item)
+    return result
+
+
+def _update(
+    assistant_id: str | int, finished: Sequence[Failure | Done], redactor: Redactor
+) -> dict[str, Any]:
+    replies: list[Message] = []
+    extra: list[Any] = []
+    update: dict[str, Any] = {}
+    for item in finished:
+        call: ToolCallBlock = item.call
+        if isinstance(item, Failure):
+            content: list[Any] = [
+                ToolResultBlock(
+                    call_id=call.id,
+                    output=redactor.text(item.message),
+                    status="error",
+                    name=call.name,
+                )
+            ]
+            metadata: dict[str, Any] = {"tool_error": item.code}
+        else:
+            content = redactor.value(item.content)
+            metadata = dict(item.metadata)
+            for key, value in redactor.value(item.state).items():
+                if key in ("context", "messages"):
+                    extra.extend(value if isinstance(value, list | tuple) else [value])
+                else:
+                    update[key] = value
+        replies.append(
+            Message.tool_message(
+                content, message_id=tool_message_id(assistant_id, call.id), metadata=metadata
+            )
+        )
+    update["context"] = [*replies, *extra]
+    return update

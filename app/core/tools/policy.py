@@ -1,0 +1,37 @@
+"""An in-memory :class:`ApprovalPolicy`, for tests and for runs that keep nothing."""
+
+from __future__ import annotations
+
+from app.core.tools.approvals import AuditEntry
+
+__all__ = ["InMemoryApprovalPolicy"]
+
+
+class InMemoryApprovalPolicy:
+    """Keeps "always allow" rules and the audit log in memory; forgotten on exit."""
+
+    def __init__(self) -> None:
+        self._rules: set[tuple[str, str | None]] = set()
+        self.audit: list[AuditEntry] = []
+
+    def is_allowed(self, tool: str, thread_id: str | None) -> bool:
+        """Whether a rule lets ``tool`` run unasked in ``thread_id`` (or everywhere)."""
+        return (tool, None) in self._rules or (
+            thread_id is not None and (tool, thread_id) in self._rules
+        )
+
+    def allow(self, tool: str, thread_id: str | None) -> None:
+        """Let ``tool`` run unasked in ``thread_id``; ``None`` means every thread."""
+        self._rules.add((tool, thread_id))
+
+    def revoke(self, tool: str, thread_id: str | None) -> None:
+        """Remove the rule for ``tool`` in ``thread_id`` (``None``: the everywhere rule)."""
+        self._rules.discard((tool, thread_id))
+
+    def rules(self) -> list[tuple[str, str | None]]:
+        """Every rule as ``(tool, thread_id or None)``, sorted."""
+        return sorted(self._rules, key=lambda r: (r[0], r[1] or ""))
+
+    def record(self, entry: AuditEntry) -> None:
+        """Append ``entry`` to the audit log."""
+        self.audit.append(entry)
