@@ -1,0 +1,178 @@
+"""Tool secrets kept in the OS keyring: service ``"parley"``, username = the secret ref.
+
+When there is no usable keyring (no Secret Service / KWallet running, or it is locked), every
+call fails with a :class:`SecretError` that says so and what to do. Nothing is ever written in
+plain text. A caller may opt into ``session_fallback=True``: keys set while the keyring is
+unavailable are then held in memory until the app exits, and the caller tells the user so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import keyring
+import keyring.backends.fail
+import keyring.errors
+from keyring.backend import KeyringBackend
+
+from app.core.tools.secrets import SecretError
+
+__all__ = ["SERVICE", "KeyringSecretResolver", "KeyringStatus"]
+
+SERVICE = "parley"
+"""The keyring service name every Parley secret is stored under."""
+
+_NO_KEYRING = (
+    "no system keyring is available (no Secret Service or KWallet is running); start your "
+    "desktop's keyring (e.g. gnome-keyring) and restart Parley, or keep keys for this session only"
+)
+_LOCKED = "the system keyring is locked; unlock it (e.g. log in to your desktop) and try again"
+_PLAINTEXT = (
+    "the only keyring available stores secrets in a plain-text file ({name}); Parley refuses it. "
+    "Start your desktop's keyring, or keep keys for this session only"
+)
+
+
+@dataclass(frozen=True)
+class KeyringStatus:
+    """Whether secrets can be stored, which backend holds them, and a sentence for the user."""
+
+    available: bool
+    backend: str
+    session_only: bool
+    message: str
+
+
+def _is_plaintext(backend: KeyringBackend) -> bool:
+    cls = type(backend)
+    return cls.__module__.startswith("keyrings.alt") and "Plaintext" in cls.__name__
+
+
+class KeyringSecretResolver:
+    """A :class:`~app.core.tools.SecretResolver` backed by the OS keyring.
+
+    ``backend`` defaults to whatever ``keyring.get_keyring()`` returns at call time.
+    ``session_fallback=True`` keeps keys in memory (for this session only) when the keyring
+    cannot be used; without it an unusable keyring is always an error.
+    """
+
+    def __init__(
+        self,
+        *,
+        service: str = SERVICE,
+        backend: KeyringBackend | None = None,
+        session_fallback: bool = False,
+    ) -> None:
+        self.service = service
+        self._backend = backend
+        self.session_fallback = session_fallback
+        self._session: dict[str, str] = {}
+
+    def backend(self) -> KeyringBackend:
+        """The keyring backend in use."""
+        return self._backend if self._backend is not None else keyring.get_keyring()
+
+    def _usable_backend(self, ref: str) -> KeyringBackend:
+        backend = self.backend()
+        if isinstance(backend, keyring.backends.fail.Keyring):
+            raise SecretError(ref, f"secret {ref!r} cannot be read: {_NO_KEYRING}")
+        if _is_plaintext(backend):
+            name = type(backend).__name__
+            raise SecretError(ref, f"secret {ref!r} cannot be read: {_PLAINTEXT.format(name=name)}")
+        return backend
+
+    def _failure(self, ref: str, action: str, exc: Exception) -> SecretError:
+        if isinstance(exc, SecretError):
+            return exc
+        if isinstance(exc, keyring.errors.KeyringLocked):
+            return SecretError(ref, f"secret {ref!r} cannot be {action}: {_LOCKED}")
+        if isinstance(exc, keyring.errors.NoKeyringError):
+            return SecretError(ref, f"secret {ref!r} cannot be {action}: {_NO_KEYRING}")
+        return SecretError(
+            ref,
+            f"secret {ref!r} cannot be {action}: the system keyring failed "
+            f"({type(exc).__name__}); check that it is running and unlocked",
+        )
+
+    def get(self, ref: str) -> str:
+        """Return the value of ``ref``; raises :class:`SecretError` if it is not set or unreadable.
+
+        Blocking (the keyring may talk over D-Bus): from the event loop use :meth:`resolve`.
+        """
+        if ref in self._session:
+            return self._session[ref]
+        try:
+            value = self._usable_backend(ref).get_password(self.service, ref)
+        except SecretError:
+            if self.session_fallback:
+                raise SecretError(
+                    ref,
+                    f"secret {ref!r} is not set; the system keyring is unavailable, so set it in "
+                    "Settings for this session",
+                ) from None
+            raise
+        except keyring.errors.KeyringError as exc:
+            raise self._failure(ref, "read", exc) from None
+        if not value:
+            raise SecretError(
+                ref,
+                f"secret {ref!r} is not set; add it in Settings > API keys "
+                f"(kept in the system keyring under service {self.service!r})",
+            )
+        return str(value)
+
+    async def resolve(self, ref: str) -> str:
+        """Return the value of ``ref`` without blocking the event loop."""
+        return await asyncio.to_thread(self.get, ref)
+
+    def set(self, ref: str, value: str) -> KeyringStatus:
+        """Store ``value`` as ``ref``; returns where it went (keyring, or this session only)."""
+        if not value:
+            raise SecretError(ref, f"secret {ref!r} cannot be empty; use delete() to remove it")
+        try:
+            self._usable_backend(ref).set_password(self.service, ref, value)
+        except (SecretError, keyring.errors.KeyringError) as exc:
+            if not self.session_fallback:
+                raise (
+                    exc if isinstance(exc, SecretError) else self._failure(ref, "saved", exc)
+                ) from None
+            self._session[ref] = value
+            return self.status()
+        self._session.pop(ref, None)
+        return self.status()
+
+    def delete(self, ref: str) -> None:
+        """Remove ``ref`` from the keyring and the session store; a missing secret is fine."""
+        had_session = self._session.pop(ref, None) is not None
+        try:
+            self._usable_backend(ref).delete_password(self.service, ref)
+        except keyring.errors.PasswordDeleteError:
+            return
+        except (SecretError, keyring.errors.KeyringError) as exc:
+            if had_session or self.session_fallback:
+                return
+            raise (
+                exc if isinstance(exc, SecretError) else self._failure(ref, "deleted", exc)
+            ) from None
+
+    def is_set(self, ref: str) -> bool:
+        """Whether ``ref`` has a value (errors count as "not set")."""
+        try:
+            self.get(ref)
+        except SecretError:
+            return False
+        return True
+
+    def status(self) -> KeyringStatus:
+        """Say whether secrets can be kept, for the settings page."""
+        backend = self.backend()
+        name = f"{type(backend).__module__}.{type(backend).__name__}"
+        if isinstance(backend, keyring.backends.fail.Keyring) or _is_plaintext(backend):
+            why = _NO_KEYRING if not _is_plaintext(backend) else _PLAINTEXT.format(name=name)
+            if self.session_fallback:
+                return KeyringStatus(
+                    True, name, True, f"Keys are kept for this session only: {why}."
+                )
+            return KeyringStatus(False, name, False, f"Keys cannot be stored: {why}.")
+        return KeyringStatus(True, name, False, "Keys are kept in the system keyring.")
