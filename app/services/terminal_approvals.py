@@ -1,0 +1,107 @@
+"""Asks for tool approvals on the terminal, for ``parley chat``.
+
+Each pending call is printed with its tool, what it may do and its exact arguments; the answer
+is y (approve), n (deny, with an optional reason), e (edit the arguments as JSON, then run) or
+a (always allow this tool, in this thread or everywhere).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
+
+__all__ = ["TerminalApprovalHandler"]
+
+_CHOICES = "[y]es / [n]o / [e]dit / [a]lways"
+
+
+class TerminalApprovalHandler:
+    """An :class:`~app.core.tools.ApprovalHandler` that prompts on stdin/stdout.
+
+    ``read_line`` defaults to :func:`input` and runs in a worker thread, so the event loop
+    keeps going while the user thinks. End of input denies every remaining call.
+    """
+
+    def __init__(
+        self,
+        read_line: Callable[[str], str] | None = None,
+        output: TextIO | None = None,
+    ) -> None:
+        self._read_line = read_line or input
+        self._out = output
+
+    def _print(self, text: str) -> None:
+        out = self._out or sys.stdout
+        out.write(text + "\n")
+        out.flush()
+
+    async def _ask(self, prompt: str) -> str | None:
+        try:
+            answer = await asyncio.to_thread(self._read_line, prompt)
+        except EOFError:
+            return None
+        return answer.strip()
+
+    async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """Ask about each request in turn and return the decisions, in request order."""
+        decisions = []
+        for number, request in enumerate(requests, 1):
+            self._show(request, number, len(requests))
+            decisions.append(await self._decide_one(request))
+        return decisions
+
+    def _show(self, request: ApprovalRequest, number: int, total: int) -> None:
+        self._print(f"\nTool call {number} of {total} needs your approval: {request.tool}")
+        if request.description:
+            self._print(f"  {request.description.splitlines()[0]}")
+        if request.permissions:
+            self._print(f"  Permissions: {', '.join(request.permissions)}")
+        args = json.dumps(request.args, indent=2, ensure_ascii=False, sort_keys=True)
+        self._print("  Arguments: " + args.replace("\n", "\n  "))
+
+    async def _decide_one(self, request: ApprovalRequest) -> ApprovalDecision:
+        call_id = request.call_id
+        while True:
+            answer = await self._ask(f"Allow this call? {_CHOICES}: ")
+            if answer is None:
+                return ApprovalDecision(call_id=call_id, decision="deny", reason="no answer given")
+            choice = answer[:1].lower()
+            if choice == "y":
+                return ApprovalDecision(call_id=call_id, decision="approve")
+            if choice == "n":
+                reason = await self._ask("Reason, shown to the model (optional): ")
+                return ApprovalDecision(call_id=call_id, decision="deny", reason=reason or None)
+            if choice == "e":
+                edited = await self._edit(request)
+                if edited is not None:
+                    return ApprovalDecision(call_id=call_id, decision="edit", args=edited)
+                continue
+            if choice == "a":
+                where = await self._ask("Always allow in [t]his thread or [e]verywhere? ")
+                if where is None:
+                    return ApprovalDecision(call_id=call_id, decision="deny", reason="no answer")
+                scope = "tool" if where[:1].lower() == "e" else "thread"
+                return ApprovalDecision(call_id=call_id, decision="always", scope=scope)
+            self._print(f"Please answer {_CHOICES}.")
+
+    async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
+        while True:
+            text = await self._ask(
+                "New arguments as a JSON object (keys left out keep their value; empty: back): "
+            )
+            if not text:
+                return None
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                self._print(f"That is not valid JSON ({exc.msg}); try again.")
+                continue
+            if not isinstance(value, dict):
+                self._print('The arguments must be a JSON object, like {"name": "value"}.')
+                continue
+            return {**request.args, **value}
