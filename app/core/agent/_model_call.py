@@ -1,0 +1,75 @@
+"""One model call from the agent node: stream it, record spending, keep what arrived."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import ModelError, ModelStreamInterrupted
+from app.core.graph.context import RunContext
+from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
+from app.core.state.message import Message, new_message_id
+from app.core.state.message_block import ErrorBlock, ToolCallBlock
+
+
+@dataclass
+class Reply:
+    """What a model call produced: the reply and why it ended."""
+
+    message: Message
+    stopped: bool = False
+    failed: bool = False
+
+
+async def stream_reply(
+    model: ChatModel,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None,
+    config: GenerationConfig,
+    ctx: RunContext,
+) -> Reply:
+    """Stream one reply, forwarding chunks to the run's event stream.
+
+    A stop request ends the stream at the next chunk (closing it stops generation). A model
+    error becomes an ``ErrorBlock`` in the reply, keeping every chunk that had arrived.
+    """
+    merged: Message | None = None
+    stopped = False
+    failure: str | None = None
+    stream: AsyncIterator[Message] = model.astream(messages, tools=tools, config=config)
+    try:
+        async for chunk in stream:
+            ctx.stream_message(chunk)
+            merged = chunk if merged is None else merged + chunk
+            if ctx.stop_requested:
+                stopped = True
+                break
+    except ModelStreamInterrupted as exc:
+        failure = str(exc)
+        if merged is None and isinstance(exc.partial, Message):
+            merged = exc.partial
+    except ModelError as exc:
+        failure = str(exc)
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    info = getattr(model, "info", None)
+    reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
+    ctx.budget.record_model_call(reply.usages, getattr(info, "price", None))
+    update: dict[str, Any] = {"delta": False}
+    metadata = dict(reply.metadata)
+    content = list(reply.content)
+    if stopped or failure:
+        # a call whose arguments never finished arriving cannot be run
+        content = [b for b in content if not (isinstance(b, ToolCallBlock) and b.partial_args)]
+    if stopped:
+        metadata["stopped"] = True
+    if failure:
+        metadata["interrupted"] = merged is not None
+        metadata["error"] = failure
+        content.append(ErrorBlock(error=failure, code="model_error"))
+    update["content"] = content
+    update["metadata"] = metadata
+    return Reply(reply.model_copy(update=update), stopped=stopped, failed=failure is not None)

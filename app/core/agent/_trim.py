@@ -1,0 +1,86 @@
+"""Context trimming: keep what is sent to the model within its context window."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core.state.message import Message
+from app.core.state.message_block import (
+    DocumentBlock,
+    ImageBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 800
+MESSAGE_OVERHEAD = 4
+
+
+def estimate_tokens(message: Message) -> int:
+    """A cheap, provider-neutral token estimate of one message (about 4 characters a token)."""
+    chars = 0
+    extra = MESSAGE_OVERHEAD
+    for block in message.content:
+        if isinstance(block, TextBlock | ReasoningBlock):
+            chars += len(block.text)
+        elif isinstance(block, ToolCallBlock):
+            chars += len(block.name) + len(str(block.args)) + len(block.partial_args or "")
+        elif isinstance(block, ToolResultBlock):
+            chars += len(str(block.output))
+        elif isinstance(block, DocumentBlock):
+            chars += len(block.text or block.excerpt or "")
+        elif isinstance(block, ImageBlock):
+            extra += IMAGE_TOKENS
+        else:
+            extra += 16
+    return chars // CHARS_PER_TOKEN + extra
+
+
+def _summary_line(message: Message, width: int = 160) -> str:
+    text = message.text().strip().replace("\n", " ")
+    if not text:
+        calls = [c.name for c in message.tool_calls()]
+        results = message.tool_results()
+        if calls:
+            text = f"called {', '.join(calls)}"
+        elif results:
+            text = f"tool result: {str(results[0].output)[:80]}"
+        else:
+            text = "(non-text content)"
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return f"- {message.role}: {text}"
+
+
+def summarise(previous: str | None, dropped: Sequence[Message], limit_chars: int = 4000) -> str:
+    """Fold ``dropped`` messages into a running summary (an extractive digest, no model call)."""
+    lines = [previous] if previous else []
+    lines += [_summary_line(m) for m in dropped]
+    text = "\n".join(lines)
+    if len(text) > limit_chars:
+        text = "…\n" + text[-limit_chars:]
+    return text
+
+
+def trim(messages: Sequence[Message], budget_tokens: int) -> tuple[list[Message], list[Message]]:
+    """Split ``messages`` into (dropped, kept) so that ``kept`` fits ``budget_tokens``.
+
+    Keeps the newest messages, never starts the kept part with a ``tool`` message (a tool
+    result needs its call), and always keeps the last message.
+    """
+    kept_rev: list[Message] = []
+    total = 0
+    for message in reversed(messages):
+        cost = estimate_tokens(message)
+        if kept_rev and total + cost > budget_tokens:
+            break
+        kept_rev.append(message)
+        total += cost
+    kept = list(reversed(kept_rev))
+    while len(kept) > 1 and kept[0].role == "tool":
+        kept.pop(0)
+    dropped = list(messages[: len(messages) - len(kept)])
+    return dropped, kept

@@ -1,0 +1,234 @@
+"""``create_agent``: the prebuilt agent -> tools -> agent loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.core.agent._model_call import stream_reply
+from app.core.agent._structured import parse_structured, repair_prompt
+from app.core.agent._trim import summarise, trim
+from app.core.checkpoint.base import Checkpointer
+from app.core.constants import END, START
+from app.core.errors import BudgetExceeded
+from app.core.graph.builder import StateGraph
+from app.core.graph.compiled import CompiledGraph
+from app.core.graph.context import RunContext
+from app.core.models.protocol import ChatModel, GenerationConfig
+from app.core.state.agent_state import AgentState
+from app.core.state.message import Message
+from app.core.state.message_block import ErrorBlock, TextBlock, ToolResultBlock
+from app.core.tools._pipeline import ToolAuthorize
+from app.core.tools.approvals import ApprovalPolicy
+from app.core.tools.node import ToolNode
+from app.core.tools.secrets import SecretSource
+from app.core.tools.tool import Tool
+
+__all__ = ["create_agent"]
+
+PreModelHook = Callable[[list[Message], AgentState], "list[Message] | None"]
+PostModelHook = Callable[[Message, AgentState], "Message | None"]
+
+LAST_CHANCE = (
+    "You are about to run out of steps. Answer the user now with what you know, "
+    "without calling any tool."
+)
+OUTPUT_RESERVE = 1024
+
+
+def _model_input(context: Sequence[Message]) -> list[Message]:
+    """The conversation as the model must see it: every tool call answered.
+
+    A call left unanswered (its approval abandoned when the user wrote again) gets an error
+    result right after its message, so providers that require pairs accept the history.
+    """
+    answered = {r.call_id for m in context if m.role == "tool" for r in m.tool_results()}
+    out: list[Message] = []
+    last = len(context) - 1
+    for i, message in enumerate(context):
+        out.append(message)
+        if message.role != "assistant" or i == last:
+            continue
+        missing = [c for c in message.tool_calls() if c.id not in answered]
+        if missing and not (i + 1 <= last and context[i + 1].role == "tool"):
+            out.append(
+                Message.tool_message(
+                    [
+                        ToolResultBlock(
+                            call_id=c.id,
+                            output="Not run: the conversation moved on before it was approved.",
+                            status="error",
+                            name=c.name,
+                        )
+                        for c in missing
+                    ]
+                )
+            )
+    return out
+
+
+def _final(text: str, **metadata: Any) -> Message:
+    return Message(
+        role="assistant", content=[TextBlock(text=text)], metadata={"final": True, **metadata}
+    )
+
+
+def _repairs_in_turn(context: Sequence[Message]) -> int:
+    count = 0
+    for message in reversed(context):
+        if message.role == "user":
+            if not message.metadata.get("repair"):
+                break
+            count += 1
+    return count
+
+
+def create_agent(
+    model: ChatModel,
+    tools: Sequence[Tool[..., Any] | Callable[..., Any]] = (),
+    *,
+    system_prompt: str | None = None,
+    secret_resolver: SecretSource | None = None,
+    response_format: type[BaseModel] | None = None,
+    pre_model_hook: PreModelHook | None = None,
+    post_model_hook: PostModelHook | None = None,
+    trim_context: bool = False,
+    tool_authorize: ToolAuthorize | None = None,
+    approval_policy: ApprovalPolicy | None = None,
+    checkpointer: Checkpointer | None = None,
+    state_schema: type[AgentState] = AgentState,
+    generation: GenerationConfig | None = None,
+    max_repairs: int = 2,
+    step_limit: int = 25,
+    name: str = "agent",
+) -> CompiledGraph[Any]:
+    """Build the agent loop: the model answers or asks for tools; tools run; repeat.
+
+    The run ends when the model answers without tool calls, when a budget is used up (with a
+    final message saying so), when the step limit is near (the model gets one last call
+    without tools), on a model error (kept as an ``ErrorBlock``), or on a stop request.
+    Config keys: ``tool_permissions``, ``max_model_calls``, ``max_tool_calls``, ``max_tokens``,
+    ``max_cost``, ``thread_id``, ``step_limit``.
+    """
+    tool_node = ToolNode(
+        tools,
+        secret_resolver=secret_resolver,
+        tool_authorize=tool_authorize,
+        approval_policy=approval_policy,
+    )
+    specs = tool_node.specs
+    base_config = generation or GenerationConfig()
+    if response_format is not None:
+        base_config = base_config.model_copy(
+            update={"response_schema": response_format.model_json_schema()}
+        )
+    info = getattr(model, "info", None)
+
+    async def agent(state: AgentState, ctx: RunContext) -> Any:
+        context = list(state.context)
+        if context and context[-1].role == "tool":
+            spent = [m for m in context[-len(specs) - 8 :] if m.metadata.get("tool_error")]
+            if any(m.metadata["tool_error"] == "budget" for m in spent):
+                limit = ctx.budget.limits.max_tool_calls
+                return _final(
+                    f"I stopped before finishing: the tool-call budget ({limit}) is used up.",
+                    stop_reason="budget",
+                )
+        try:
+            ctx.budget.check_model_call()
+        except BudgetExceeded as exc:
+            return _final(f"I stopped before finishing: {exc}.", stop_reason="budget")
+
+        update: dict[str, Any] = {}
+        sendable = _model_input(context)
+        system = system_prompt or ""
+        if trim_context:
+            window = getattr(info, "context_window", 8192)
+            reserve = base_config.max_tokens or OUTPUT_RESERVE
+            room = window - reserve - len(system) // 4 - 64
+            dropped, sendable = trim(sendable, max(room, 64))
+            if dropped:
+                summary = summarise(None, dropped)
+                if summary != state.context_summary:
+                    update["context_summary"] = summary
+        summary_now = update.get("context_summary", state.context_summary if trim_context else None)
+        if summary_now:
+            system += ("\n\n" if system else "") + "Summary of the earlier conversation:\n"
+            system += summary_now
+        last_chance = bool(specs) and ctx.remaining_steps < 3
+        if last_chance:
+            system += ("\n\n" if system else "") + LAST_CHANCE
+        model_input = ([Message(role="system", content=system)] if system else []) + sendable
+        if pre_model_hook is not None:
+            model_input = pre_model_hook(model_input, state) or model_input
+
+        reply = await stream_reply(
+            model, model_input, None if last_chance or not specs else specs, base_config, ctx
+        )
+        message = reply.message
+        if post_model_hook is not None:
+            message = post_model_hook(message, state) or message
+        if last_chance and message.tool_calls():
+            message = message.model_copy(
+                update={
+                    "content": [
+                        *[b for b in message.content if b.type != "tool_call"],
+                        TextBlock(text="(I ran out of steps before I could use a tool.)"),
+                    ]
+                }
+            )
+        if reply.stopped or reply.failed or last_chance:
+            message.metadata["final"] = True
+        replies: list[Message] = [message]
+        if response_format is not None and not message.tool_calls() and not reply.failed:
+            replies = _structured(message, response_format, context, max_repairs)
+        update["context"] = replies
+        return update
+
+    def route(state: AgentState) -> str:
+        last = state.context[-1] if state.context else None
+        if last is None:
+            return END
+        if last.role == "user" and last.metadata.get("repair"):
+            return "agent"
+        if last.role == "assistant" and last.tool_calls() and not last.metadata.get("final"):
+            return "tools"
+        return END
+
+    graph = (
+        StateGraph(state_schema)
+        .add_node("agent", agent)
+        .add_node("tools", tool_node)
+        .add_edge(START, "agent")
+        .add_conditional_edges("agent", route, ["agent", "tools", END])
+        .add_edge("tools", "agent")
+    )
+    return graph.compile(checkpointer=checkpointer, name=name, step_limit=step_limit)
+
+
+def _structured(
+    message: Message, schema: type[BaseModel], context: list[Message], max_repairs: int
+) -> list[Message]:
+    value, problem = parse_structured(message.text(), schema)
+    if value is not None:
+        message.metadata["structured_response"] = value.model_dump(mode="json")
+        return [message]
+    used = _repairs_in_turn(context)
+    if used < max_repairs:
+        fix = Message.text_message(repair_prompt(problem, schema), metadata={"repair": True})
+        return [message, fix]
+    failed = message.model_copy(
+        update={
+            "content": [
+                *message.content,
+                ErrorBlock(
+                    error=f"No valid structured reply after {max_repairs} repairs: {problem}",
+                    code="structured_output",
+                ),
+            ],
+            "metadata": {**message.metadata, "final": True, "structured_error": problem},
+        }
+    )
+    return [failed]
