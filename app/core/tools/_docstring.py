@@ -34,6 +34,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     section: str | None = None
     current: str | None = None
     entry_indent = -1
+    numpy_style = False
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -42,6 +43,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         numpy_rule = i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
         if header and (stripped.endswith(":") or numpy_rule):
             section, current, entry_indent = header.group(1), None, -1
+            numpy_style = numpy_rule and not stripped.endswith(":")
             i += 2 if numpy_rule and not stripped.endswith(":") else 1
             continue
         sphinx = _SPHINX_PARAM.match(stripped)
@@ -58,8 +60,8 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             indent = _indent(line)
             if entry_indent < 0 or indent <= entry_indent:
                 entry_indent = indent
-                google = _GOOGLE_ENTRY.match(stripped)
-                numpy = _NUMPY_ENTRY.match(stripped)
+                google = None if numpy_style else _GOOGLE_ENTRY.match(stripped)
+                numpy = _NUMPY_ENTRY.match(stripped) if numpy_style else None
                 if google:
                     current = google.group(1)
                     params[current] = google.group(2).strip()
