@@ -1,1 +1,43 @@
-"""Parley."""
+"""The local thread database: threads, checkpoints, messages, media, search and approvals.
+
+One SQLite file (WAL, versioned schema) in the data directory. Open it with
+:meth:`Store.open` / :meth:`Store.open_data_dir`; graphs save their steps through
+:attr:`Store.checkpointer`. Secrets never enter this file.
+"""
+
+from app.store._approvals import fingerprint_args
+from app.store._schema import SCHEMA_VERSION
+from app.store.checkpointer import SqliteCheckpointer
+from app.store.errors import (
+    StoreClosedError,
+    StoreCorruptError,
+    StoreError,
+    StoreFullError,
+    StoreLockedError,
+    StoreNotWritableError,
+    StoreSchemaTooNewError,
+)
+from app.store.models import AllowRule, ApprovalRecord, MediaBlob, SearchHit, Thread
+from app.store.paths import database_path, resolve_data_dir
+from app.store.store import Store
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AllowRule",
+    "ApprovalRecord",
+    "MediaBlob",
+    "SearchHit",
+    "SqliteCheckpointer",
+    "Store",
+    "StoreClosedError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreFullError",
+    "StoreLockedError",
+    "StoreNotWritableError",
+    "StoreSchemaTooNewError",
+    "Thread",
+    "database_path",
+    "fingerprint_args",
+    "resolve_data_dir",
+]

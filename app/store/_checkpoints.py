@@ -1,0 +1,316 @@
+"""Checkpoint reads and writes (run on the store thread; see :mod:`app.store.checkpointer`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar, cast
+
+import sqlite_utils
+
+from app.core.checkpoint.base import Checkpoint, CheckpointInfo, CheckpointSource, StateChanges
+from app.core.errors import UserError
+from app.core.state.agent_state import AgentState, ExecMeta
+from app.core.state.interrupt import Interrupt
+from app.core.state.message import Message
+from app.core.state.serde import dump_message, dump_state, load_messages, load_state
+from app.store._changes import Head, Plan, head_of, plan_changes
+from app.store._db import write_tx
+
+__all__ = ["delete_thread_rows", "get", "list_infos", "pending", "put", "put_in"]
+
+S = TypeVar("S", bound=AgentState)
+
+
+def _title_for(state: AgentState) -> str:
+    for message in state.context:
+        if message.role == "user" and (text := message.text().strip()):
+            line = text.splitlines()[0]
+            return line[:77] + "..." if len(line) > 80 else line
+    return ""
+
+
+def _media_keys(messages: Iterable[Message]) -> set[str]:
+    keys: set[str] = set()
+    for message in messages:
+        for block in message.content:
+            for name in ("media", "thumbnail"):
+                ref = getattr(block, name, None)
+                if ref is None:
+                    continue
+                if ref.sha256:
+                    keys.add(ref.sha256)
+                if ref.kind == "file_id" and ref.file_id:
+                    keys.add(ref.file_id)
+    return keys
+
+
+def _insert_versions(
+    conn: sqlite3.Connection,
+    thread_id: str,
+    segment: int,
+    seq: int,
+    rows: Iterable[tuple[Message, int]],
+) -> None:
+    before = conn.execute("SELECT ifnull(max(id), 0) FROM messages").fetchone()[0]
+    conn.executemany(
+        "INSERT INTO messages (thread_id, segment, message_id, position, valid_from, text, body) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            (thread_id, segment, m.message_id, pos, seq, m.text(), dump_message(m).decode())
+            for m, pos in rows
+        ),
+    )
+    conn.execute(
+        "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM messages "
+        "WHERE id > ? AND text != ''",
+        (before,),
+    )
+
+
+def _unindex_current(conn: sqlite3.Connection, thread_id: str, segment: int) -> None:
+    conn.execute(
+        "INSERT INTO messages_fts (messages_fts, rowid, text) SELECT 'delete', id, text "
+        "FROM messages WHERE thread_id = ? AND segment = ? AND valid_to IS NULL AND text != ''",
+        (thread_id, segment),
+    )
+
+
+def _write_plan(
+    conn: sqlite3.Connection,
+    thread_id: str,
+    head: Head,
+    seq: int,
+    context: Sequence[Message],
+    plan: Plan,
+) -> tuple[int, list[Message]]:
+    if plan.close_all:
+        _unindex_current(conn, thread_id, head.segment)
+        conn.execute(
+            "UPDATE messages SET valid_to = ? WHERE thread_id = ? AND segment = ? "
+            "AND valid_to IS NULL",
+            (seq, thread_id, head.segment),
+        )
+    for row in plan.close:
+        if row.text:
+            conn.execute(
+                "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
+                (row.rowid, row.text),
+            )
+    conn.executemany(
+        "UPDATE messages SET valid_to = ? WHERE id = ?", ((seq, r.rowid) for r in plan.close)
+    )
+    rows = [(context[i], pos) for i, pos in plan.replace]
+    rows += [(context[i], head.next_position + j) for j, i in enumerate(plan.append)]
+    _insert_versions(conn, thread_id, head.segment, seq, rows)
+    return head.next_position + len(plan.append), [m for m, _ in rows]
+
+
+def _write_full(
+    conn: sqlite3.Connection, thread_id: str, head: Head, seq: int, context: Sequence[Message]
+) -> tuple[int, list[Message]]:
+    if head.seq:
+        _unindex_current(conn, thread_id, head.segment)
+    _insert_versions(conn, thread_id, seq, seq, ((m, i) for i, m in enumerate(context)))
+    return len(context), list(context)
+
+
+def put(db: sqlite_utils.Database, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
+    """Save ``checkpoint``; with ``changes`` (and the parent being the thread's latest) only
+    the changed message rows are written, otherwise the whole state starts a new segment."""
+    with write_tx(db) as conn:
+        put_in(conn, checkpoint, changes)
+
+
+def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
+    """:func:`put` inside the caller's transaction."""
+    state, thread_id = checkpoint.state, checkpoint.thread_id
+    context = state.context
+    head = head_of(conn, thread_id)
+    if head is None:
+        conn.execute(
+            "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            (thread_id, _title_for(state), checkpoint.created_at, checkpoint.created_at),
+        )
+        head = Head(None, 0, 0, 0, 0)
+    elif conn.execute(
+        "SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
+        (thread_id, checkpoint.checkpoint_id),
+    ).fetchone():
+        raise UserError(
+            f"checkpoint {checkpoint.checkpoint_id!r} of thread {thread_id!r} already "
+            f"exists; every step needs a new id (new_checkpoint_id())"
+        )
+    seq = head.seq + 1
+    plan = None
+    if changes is not None and head.head_id is not None and checkpoint.parent_id == head.head_id:
+        plan = plan_changes(conn, thread_id, head, context, changes)
+    if plan is not None:
+        segment = head.segment
+        next_position, written = _write_plan(conn, thread_id, head, seq, context, plan)
+    else:
+        segment = seq
+        next_position, written = _write_full(conn, thread_id, head, seq, context)
+    conn.execute(
+        "INSERT INTO checkpoints (thread_id, seq, checkpoint_id, parent_id, segment, step, "
+        "source, created_at, message_count, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            thread_id,
+            seq,
+            checkpoint.checkpoint_id,
+            checkpoint.parent_id,
+            segment,
+            checkpoint.step,
+            checkpoint.source,
+            checkpoint.created_at,
+            len(context),
+            dump_state(state.model_copy(update={"context": []})).decode(),
+        ),
+    )
+    conn.execute(
+        "UPDATE threads SET head_id = ?, head_seq = ?, head_segment = ?, next_position = ?, "
+        "message_count = ?, updated_at = max(updated_at, ?) WHERE id = ?",
+        (
+            checkpoint.checkpoint_id,
+            seq,
+            segment,
+            next_position,
+            len(context),
+            checkpoint.created_at,
+            thread_id,
+        ),
+    )
+    _save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
+    keys = _media_keys(written)
+    if keys:
+        conn.executemany(
+            "INSERT OR IGNORE INTO thread_media (thread_id, sha256) "
+            "SELECT ?, sha256 FROM media WHERE sha256 = ?",
+            ((thread_id, key) for key in keys),
+        )
+
+
+def _save_interrupts(
+    conn: sqlite3.Connection,
+    thread_id: str,
+    checkpoint_id: str,
+    had_any: bool,
+    state: AgentState,
+) -> None:
+    if had_any:
+        conn.execute("DELETE FROM pending_interrupts WHERE thread_id = ?", (thread_id,))
+    conn.executemany(
+        "INSERT INTO pending_interrupts (thread_id, ordinal, interrupt_id, checkpoint_id, body) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (
+            (thread_id, i, it.id, checkpoint_id, dump_state(it).decode())
+            for i, it in enumerate(state.execution_meta.interrupts)
+        ),
+    )
+
+
+_CP_COLUMNS = (
+    "c.seq, c.checkpoint_id, c.parent_id, c.segment, c.step, c.source, c.created_at, c.state"
+)
+
+
+def get(
+    db: sqlite_utils.Database, thread_id: str, state_cls: type[S], checkpoint_id: str | None
+) -> Checkpoint | None:
+    """Return the checkpoint (the latest by default) with its exact state, or ``None``."""
+    conn = db.conn
+    if checkpoint_id is None:
+        row = conn.execute(
+            f"SELECT {_CP_COLUMNS}, 1 FROM checkpoints c JOIN threads t ON t.id = c.thread_id "
+            "AND t.head_seq = c.seq WHERE c.thread_id = ?",
+            (thread_id,),
+        ).fetchone()
+    else:
+        row = conn.execute(
+            f"SELECT {_CP_COLUMNS}, t.head_seq = c.seq FROM checkpoints c JOIN threads t "
+            "ON t.id = c.thread_id WHERE c.thread_id = ? AND c.checkpoint_id = ?",
+            (thread_id, checkpoint_id),
+        ).fetchone()
+    if row is None:
+        return None
+    seq, cid, parent_id, segment, step, source, created_at, state_json, is_head = row
+    if is_head:
+        where = "valid_to IS NULL"
+        params: tuple[Any, ...] = (thread_id, segment)
+    else:
+        where = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
+        params = (thread_id, segment, seq, seq)
+    (array,) = conn.execute(
+        "SELECT '[' || ifnull(group_concat(body, ','), '') || ']' FROM (SELECT body FROM "
+        f"messages WHERE thread_id = ? AND segment = ? AND {where} ORDER BY position)",
+        params,
+    ).fetchone()
+    state = load_state(state_json, state_cls)
+    state.__dict__["context"] = load_messages(array)
+    return Checkpoint(
+        thread_id=thread_id,
+        checkpoint_id=cid,
+        parent_id=parent_id,
+        step=step,
+        state=state,
+        source=cast(CheckpointSource, source),
+        created_at=created_at,
+    )
+
+
+def list_infos(
+    db: sqlite_utils.Database, thread_id: str, limit: int | None, before: str | None
+) -> list[CheckpointInfo]:
+    """Return the thread's checkpoints without their states, newest first."""
+    sql = (
+        "SELECT checkpoint_id, parent_id, step, created_at, source, message_count, "
+        "json_extract(state, '$.execution_meta') FROM checkpoints WHERE thread_id = ?"
+    )
+    params: list[Any] = [thread_id]
+    if before is not None:
+        sql += (
+            " AND seq < ifnull((SELECT seq FROM checkpoints WHERE thread_id = ? AND "
+            "checkpoint_id = ?), (SELECT ifnull(max(seq), 0) + 1 FROM checkpoints "
+            "WHERE thread_id = ? AND checkpoint_id < ?))"
+        )
+        params += [thread_id, before, thread_id, before]
+    sql += " ORDER BY seq DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    infos = []
+    for cid, parent_id, step, created_at, source, count, meta_json in db.conn.execute(sql, params):
+        meta = load_state(meta_json, ExecMeta) if meta_json else ExecMeta()
+        infos.append(
+            CheckpointInfo(
+                thread_id=thread_id,
+                checkpoint_id=cid,
+                parent_id=parent_id,
+                step=step,
+                created_at=created_at,
+                source=cast(CheckpointSource, source),
+                next_nodes=tuple(t.node for t in meta.next_tasks),
+                interrupts=tuple(meta.interrupts),
+                message_count=count,
+            )
+        )
+    return infos
+
+
+def pending(db: sqlite_utils.Database, thread_id: str) -> list[Interrupt]:
+    """Return the interrupts the thread's latest checkpoint waits on."""
+    rows = db.conn.execute(
+        "SELECT body FROM pending_interrupts WHERE thread_id = ? ORDER BY ordinal", (thread_id,)
+    )
+    return [load_state(body, Interrupt) for (body,) in rows]
+
+
+def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
+    """Delete a thread with its checkpoints, messages and index entries (inside a
+    transaction); media links go too, the media themselves are collected by the caller."""
+    head = head_of(conn, thread_id)
+    if head is None:
+        return
+    if head.seq:
+        _unindex_current(conn, thread_id, head.segment)
+    conn.execute("DELETE FROM threads WHERE id = ?", (thread_id,))

@@ -1,0 +1,137 @@
+"""Opening the database file safely, and running writes in one transaction."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlite_utils
+
+from app.store._schema import check_version, migrate
+from app.store.errors import (
+    StoreCorruptError,
+    StoreNotWritableError,
+    translate_sqlite_error,
+)
+
+__all__ = ["close_database", "open_database", "translated", "write_tx"]
+
+_HEADER = b"SQLite format 3\x00"
+
+
+@contextlib.contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """Turn an environment failure of SQLite (corrupt file, full disk, ...) into the
+    matching :class:`StoreError` that names ``path``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        err = translate_sqlite_error(exc, path)
+        if err is None:
+            raise
+        raise err from exc
+
+
+@contextlib.contextmanager
+def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
+    """Run the block in one ``BEGIN IMMEDIATE`` transaction: all of it is saved, or none."""
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _check_location(path: Path) -> None:
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreNotWritableError(
+            f"Parley cannot create its data directory {folder} ({exc.strerror}). Choose a "
+            f"writable data directory with --data-dir or PARLEY_DATA_DIR.",
+            path,
+        ) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreNotWritableError(
+            f"The data directory {folder} is read-only, so Parley cannot save threads in "
+            f"{path.name}. Make it writable or choose another one with --data-dir or "
+            f"PARLEY_DATA_DIR.",
+            path,
+        )
+    if path.is_dir():
+        raise StoreCorruptError(
+            f"{path} is a directory, not a thread database. Move it away or choose another "
+            f"data directory with --data-dir or PARLEY_DATA_DIR.",
+            path,
+        )
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise StoreNotWritableError(
+                f"Parley cannot read and write the thread database {path}. Fix its "
+                f"permissions or choose another data directory with --data-dir or "
+                f"PARLEY_DATA_DIR.",
+                path,
+            )
+        with path.open("rb") as fh:
+            head = fh.read(len(_HEADER))
+        if head and head != _HEADER:
+            raise StoreCorruptError(
+                f"{path} is not an SQLite database (it may be damaged or another kind of "
+                f"file). Nothing was changed in it. Move it away (Parley will start a new "
+                f"one) or choose another data directory with --data-dir or PARLEY_DATA_DIR.",
+                path,
+            )
+
+
+def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate the database at ``path``.
+
+    The connection belongs to the calling thread. WAL journal, ``synchronous=NORMAL`` (a
+    power cut may lose the last commits but never corrupts), foreign keys on. With
+    ``max_size_bytes`` the file never grows beyond that size (writes fail with
+    :class:`app.store.errors.StoreFullError`).
+    """
+    path = Path(path).absolute()
+    _check_location(path)
+    conn: sqlite3.Connection | None = None
+    try:
+        with translated(path):
+            conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+            db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+            # Validate before the first write so a foreign or newer file is left untouched.
+            check_version(db, path)
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreNotWritableError(
+                    f"Parley could not switch the thread database {path} to WAL mode (got "
+                    f"{mode!r}); the folder may be read-only or on a network drive. Choose "
+                    f"a local, writable data directory with --data-dir or PARLEY_DATA_DIR.",
+                    path,
+                )
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if max_size_bytes is not None:
+                page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+                pages = max(1, max_size_bytes // page_size)
+                conn.execute(f"PRAGMA max_page_count = {pages}")
+            migrate(db, path)
+            return db
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
+
+
+def close_database(db: sqlite_utils.Database) -> None:
+    """Close the connection, folding the WAL back into the main file when possible."""
+    with contextlib.suppress(sqlite3.Error):
+        db.conn.execute("PRAGMA optimize")
+    db.conn.close()

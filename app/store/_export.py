@@ -1,0 +1,159 @@
+"""Export a thread to JSON or Markdown, and import it back from JSON (on the store thread).
+
+The JSON document holds the thread's settings, its latest state exactly as
+:func:`app.core.state.serde.dump_state` writes it, and the media it uses (base64), so an import
+on another machine gives the same conversation.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import time
+import uuid
+from typing import Any
+
+import sqlite_utils
+
+from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
+from app.core.errors import DecodeError, UserError
+from app.core.state.agent_state import AgentState
+from app.core.state.serde import dump_state, load_state
+from app.store import _checkpoints, _media, _threads
+from app.store._db import write_tx
+from app.store._markdown import render_markdown
+from app.store.models import Thread
+
+__all__ = ["FORMAT", "export_json", "export_markdown", "import_json"]
+
+FORMAT = "parley.thread"
+VERSION = 1
+
+
+def _latest(
+    db: sqlite_utils.Database, thread_id: str, state_cls: type[AgentState]
+) -> tuple[Thread, AgentState]:
+    thread = _threads.get(db, thread_id)
+    if thread is None:
+        raise UserError(f"there is no thread {thread_id!r} to export")
+    checkpoint = _checkpoints.get(db, thread_id, state_cls, None)
+    return thread, (checkpoint.state if checkpoint else state_cls())
+
+
+def export_json(db: sqlite_utils.Database, thread_id: str, state_cls: type[AgentState]) -> bytes:
+    """Return the thread as a JSON document :func:`import_json` reads back."""
+    thread, state = _latest(db, thread_id, state_cls)
+    media = []
+    for sha in sorted(_media.thread_media(db.conn, thread_id)):
+        blob = _media.get(db, sha)
+        if blob is not None:
+            media.append(
+                {
+                    "sha256": sha,
+                    "mime_type": blob.mime_type,
+                    "data_base64": base64.b64encode(blob.data).decode(),
+                }
+            )
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": time.time(),
+        "thread": {
+            "title": thread.title,
+            "created_at": thread.created_at,
+            "updated_at": thread.updated_at,
+            "model": thread.model,
+            "system_prompt": thread.system_prompt,
+            "archived": thread.archived,
+        },
+        "state": json.loads(dump_state(state)),
+        "media": media,
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1).encode()
+
+
+def export_markdown(db: sqlite_utils.Database, thread_id: str, state_cls: type[AgentState]) -> str:
+    """Return the thread as readable Markdown (for sharing; not for importing)."""
+    thread, state = _latest(db, thread_id, state_cls)
+    return render_markdown(thread, state.context)
+
+
+def _bad(why: str) -> UserError:
+    return UserError(f"this file is not a Parley thread export: {why}")
+
+
+def _parse(data: bytes | str, state_cls: type[AgentState]) -> tuple[dict[str, Any], AgentState]:
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise _bad(f"it is not JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise _bad("the 'format' field is missing or wrong")
+    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
+        raise _bad(f"export version {doc.get('version')!r} is newer than this Parley knows")
+    try:
+        state = load_state(json.dumps(doc.get("state")), state_cls)
+    except DecodeError as exc:
+        raise _bad(str(exc)) from None
+    if not isinstance(doc.get("thread", {}), dict) or not isinstance(doc.get("media", []), list):
+        raise _bad("the 'thread' or 'media' field has the wrong shape")
+    return doc, state
+
+
+def import_json(
+    db: sqlite_utils.Database, data: bytes | str, state_cls: type[AgentState]
+) -> Thread:
+    """Create a new thread (new id) from an :func:`export_json` document."""
+    doc, state = _parse(data, state_cls)
+    meta: dict[str, Any] = doc.get("thread", {})
+    blobs = []
+    for item in doc.get("media", []):
+        try:
+            raw = base64.b64decode(item["data_base64"], validate=True)
+            sha, mime = str(item["sha256"]).lower(), str(item["mime_type"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _bad(f"a media entry is damaged ({exc})") from None
+        if hashlib.sha256(raw).hexdigest() != sha:
+            raise _bad(f"media {sha} does not match its SHA-256")
+        blobs.append((sha, mime, raw))
+    new_id = uuid.uuid4().hex
+    if state.execution_meta.thread_id is not None:
+        state.execution_meta.thread_id = new_id
+    now = time.time()
+    with write_tx(db) as conn:
+        _threads.create_in(
+            conn,
+            new_id,
+            str(meta.get("title") or ""),
+            meta.get("model"),
+            meta.get("system_prompt"),
+            now=float(meta.get("created_at") or now),
+        )
+        for sha, mime, raw in blobs:
+            conn.execute(
+                "INSERT OR IGNORE INTO media (sha256, mime_type, size, created_at, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (sha, mime, len(raw), now, raw),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO thread_media (thread_id, sha256) VALUES (?, ?)",
+                (new_id, sha),
+            )
+        checkpoint = Checkpoint(
+            thread_id=new_id,
+            checkpoint_id=new_checkpoint_id(),
+            parent_id=None,
+            step=state.execution_meta.step,
+            state=state,
+            source="input",
+            created_at=now,
+        )
+        _checkpoints.put_in(conn, checkpoint, None)
+        conn.execute(
+            "UPDATE threads SET archived = ? WHERE id = ?",
+            (int(bool(meta.get("archived"))), new_id),
+        )
+        thread = _threads.get_in(conn, new_id)
+    assert thread is not None
+    return thread

@@ -1,0 +1,166 @@
+"""The database schema and its ordered migrations (``PRAGMA user_version`` is the version)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import sqlite_utils
+
+from app.store.errors import StoreCorruptError, StoreSchemaTooNewError
+
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+
+APPLICATION_ID = 0x50524C59  # "PRLY": marks the file as Parley's
+"""Written to ``PRAGMA application_id`` so a foreign SQLite file is never taken for ours."""
+
+_V1 = """
+CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    model TEXT,
+    system_prompt TEXT,
+    archived INTEGER NOT NULL DEFAULT 0,
+    head_id TEXT,
+    head_seq INTEGER NOT NULL DEFAULT 0,
+    head_segment INTEGER NOT NULL DEFAULT 0,
+    next_position INTEGER NOT NULL DEFAULT 0,
+    message_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX threads_recent ON threads(archived, updated_at DESC, id);
+
+CREATE TABLE checkpoints (
+    thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    parent_id TEXT,
+    segment INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    message_count INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (thread_id, seq)
+);
+CREATE UNIQUE INDEX checkpoints_by_id ON checkpoints(thread_id, checkpoint_id);
+
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    segment INTEGER NOT NULL,
+    message_id BLOB NOT NULL,
+    position INTEGER NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER,
+    text TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL
+);
+CREATE INDEX messages_order ON messages(thread_id, segment, position);
+CREATE UNIQUE INDEX messages_current ON messages(thread_id, segment, message_id)
+    WHERE valid_to IS NULL;
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE pending_interrupts (
+    thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    interrupt_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (thread_id, ordinal)
+);
+
+CREATE TABLE media (
+    sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),
+    mime_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TABLE thread_media (
+    thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    sha256 TEXT NOT NULL REFERENCES media(sha256),
+    PRIMARY KEY (thread_id, sha256)
+) WITHOUT ROWID;
+CREATE INDEX thread_media_by_sha ON thread_media(sha256);
+
+CREATE TABLE approval_log (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    thread_id TEXT,
+    tool TEXT NOT NULL,
+    args_fingerprint TEXT NOT NULL CHECK (length(args_fingerprint) = 64),
+    decision TEXT NOT NULL CHECK (decision IN ('approve', 'deny', 'edit', 'always')),
+    scope TEXT NOT NULL CHECK (scope IN ('once', 'thread', 'tool')),
+    reason TEXT
+);
+CREATE INDEX approval_log_by_thread ON approval_log(thread_id, time);
+
+CREATE TABLE always_allow (
+    id INTEGER PRIMARY KEY,
+    tool TEXT NOT NULL,
+    thread_id TEXT,
+    created_at REAL NOT NULL
+);
+CREATE UNIQUE INDEX always_allow_rule ON always_allow(tool, ifnull(thread_id, ''));
+"""
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    for statement in _V1.split(";\n"):
+        if statement.strip():
+            db.conn.execute(statement)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+"""Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def check_version(db: sqlite_utils.Database, path: Path) -> int:
+    """Return the file's schema version after checking it is a Parley database this code can
+    use; raises :class:`StoreCorruptError` or :class:`StoreSchemaTooNewError` otherwise."""
+    conn = db.conn
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if app_id not in (0, APPLICATION_ID) or (
+        version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    ):
+        raise StoreCorruptError(
+            f"{path} is an SQLite database of another program, not a Parley thread database. "
+            f"Nothing was changed in it. Move it away or choose another data directory with "
+            f"--data-dir or PARLEY_DATA_DIR.",
+            path,
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreSchemaTooNewError(
+            f"{path} was written by a newer Parley (schema version {version}; this version "
+            f"knows up to {SCHEMA_VERSION}). Nothing was changed in it. Update Parley, or "
+            f"choose another data directory with --data-dir or PARLEY_DATA_DIR.",
+            path,
+        )
+    return version
+
+
+def migrate(db: sqlite_utils.Database, path: Path) -> None:
+    """Bring the schema up to :data:`SCHEMA_VERSION`, one migration per transaction."""
+    version = check_version(db, path)
+    conn = db.conn
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= target:
+                conn.execute("COMMIT")  # another process migrated meanwhile
+                continue
+            MIGRATIONS[target - 1](db)
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {target}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

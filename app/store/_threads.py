@@ -1,0 +1,256 @@
+"""Thread records: create, list, rename, archive, delete, fork, search (on the store thread)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sqlite3
+import time
+import uuid
+from typing import Any
+
+import sqlite_utils
+
+from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
+from app.core.errors import UserError
+from app.core.state.agent_state import AgentState
+from app.store import _checkpoints, _media
+from app.store._db import write_tx
+from app.store.models import SearchHit, Thread
+
+__all__ = ["create", "delete", "fork", "get", "list_threads", "search", "update"]
+
+_THREAD_COLUMNS = (
+    "t.id, t.title, t.created_at, t.updated_at, t.model, t.system_prompt, t.archived, "
+    "t.message_count, (SELECT count(*) FROM pending_interrupts p WHERE p.thread_id = t.id), "
+    "t.head_id"
+)
+
+
+def _thread(row: tuple[Any, ...]) -> Thread:
+    return Thread(
+        id=row[0],
+        title=row[1],
+        created_at=row[2],
+        updated_at=row[3],
+        model=row[4],
+        system_prompt=row[5],
+        archived=bool(row[6]),
+        message_count=row[7],
+        pending_interrupts=row[8],
+        head_checkpoint_id=row[9],
+    )
+
+
+def get_in(conn: sqlite3.Connection, thread_id: str) -> Thread | None:
+    """:func:`get` inside the caller's transaction."""
+    row = conn.execute(
+        f"SELECT {_THREAD_COLUMNS} FROM threads t WHERE t.id = ?", (thread_id,)
+    ).fetchone()
+    return _thread(row) if row else None
+
+
+def get(db: sqlite_utils.Database, thread_id: str) -> Thread | None:
+    """Return the thread, or ``None``."""
+    return get_in(db.conn, thread_id)
+
+
+def create_in(
+    conn: sqlite3.Connection,
+    thread_id: str | None,
+    title: str,
+    model: str | None,
+    system_prompt: str | None,
+    now: float | None = None,
+) -> Thread:
+    """:func:`create` inside the caller's transaction."""
+    tid = thread_id or uuid.uuid4().hex
+    at = time.time() if now is None else now
+    try:
+        conn.execute(
+            "INSERT INTO threads (id, title, created_at, updated_at, model, system_prompt) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (tid, title, at, at, model, system_prompt),
+        )
+    except sqlite3.IntegrityError:
+        raise UserError(f"a thread with id {tid!r} already exists") from None
+    found = get_in(conn, tid)
+    assert found is not None
+    return found
+
+
+def create(
+    db: sqlite_utils.Database,
+    thread_id: str | None,
+    title: str,
+    model: str | None,
+    system_prompt: str | None,
+) -> Thread:
+    """Create an empty thread (a new id unless ``thread_id`` is given)."""
+    with write_tx(db) as conn:
+        return create_in(conn, thread_id, title, model, system_prompt)
+
+
+_UNSET: Any = object()
+
+
+def update(
+    db: sqlite_utils.Database,
+    thread_id: str,
+    title: Any = _UNSET,
+    model: Any = _UNSET,
+    system_prompt: Any = _UNSET,
+    archived: Any = _UNSET,
+) -> Thread:
+    """Change the given fields of a thread (others stay); ``updated_at`` moves only when the
+    title, model or prompt change, so archiving does not reorder the list."""
+    sets: dict[str, Any] = {}
+    if title is not _UNSET:
+        sets["title"] = str(title).strip()
+    if model is not _UNSET:
+        sets["model"] = model
+    if system_prompt is not _UNSET:
+        sets["system_prompt"] = system_prompt
+    if archived is not _UNSET:
+        sets["archived"] = int(bool(archived))
+    with write_tx(db) as conn:
+        if sets:
+            assignments = ", ".join(f"{name} = ?" for name in sets)
+            if set(sets) - {"archived"}:
+                assignments += ", updated_at = max(updated_at, ?)"
+                sets["updated_at"] = time.time()
+            cur = conn.execute(
+                f"UPDATE threads SET {assignments} WHERE id = ?", (*sets.values(), thread_id)
+            )
+            if cur.rowcount == 0:
+                raise UserError(f"there is no thread {thread_id!r}")
+        found = get_in(conn, thread_id)
+    if found is None:
+        raise UserError(f"there is no thread {thread_id!r}")
+    return found
+
+
+def list_threads(
+    db: sqlite_utils.Database, limit: int, offset: int, archived: bool | None
+) -> list[Thread]:
+    """Return threads, most recently updated first; ``archived=None`` lists all."""
+    where = "" if archived is None else "WHERE t.archived = ?"
+    params: list[Any] = [] if archived is None else [int(archived)]
+    rows = db.conn.execute(
+        f"SELECT {_THREAD_COLUMNS} FROM threads t {where} "
+        "ORDER BY t.updated_at DESC, t.id LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    )
+    return [_thread(r) for r in rows]
+
+
+def delete(db: sqlite_utils.Database, thread_id: str) -> None:
+    """Delete the thread with everything it holds; its media go when no other thread uses
+    them; its "always allow" rules go; the approval audit log stays."""
+    with write_tx(db) as conn:
+        used = _media.thread_media(conn, thread_id)
+        _checkpoints.delete_thread_rows(conn, thread_id)
+        conn.execute("DELETE FROM always_allow WHERE thread_id = ?", (thread_id,))
+        _media.collect_unused(conn, used)
+
+
+def fork(
+    db: sqlite_utils.Database,
+    thread_id: str,
+    state_cls: type[AgentState],
+    checkpoint_id: str | None,
+    at_message: str | int | None,
+    title: str | None,
+) -> Thread:
+    """Start a new thread whose first checkpoint is a checkpoint of ``thread_id`` (the latest
+    by default), cut after message ``at_message`` when given."""
+    source = _checkpoints.get(db, thread_id, state_cls, checkpoint_id)
+    original = get(db, thread_id)
+    if source is None or original is None:
+        what = f"checkpoint {checkpoint_id!r} of " if checkpoint_id else ""
+        raise UserError(f"cannot fork: there is no {what}thread {thread_id!r}")
+    state = source.state
+    if at_message is not None:
+        ids = [m.message_id for m in state.context]
+        if at_message not in ids:
+            raise UserError(f"cannot fork at message {at_message!r}: it is not in the thread")
+        context = state.context[: ids.index(at_message) + 1]
+        state = state.model_copy(
+            update={"context": context, "execution_meta": type(state.execution_meta)()}
+        )
+    new_id = uuid.uuid4().hex
+    meta = state.execution_meta
+    if meta.thread_id is not None:
+        state = state.model_copy(
+            update={"execution_meta": meta.model_copy(update={"thread_id": new_id})}
+        )
+    with write_tx(db) as conn:
+        create_in(
+            conn,
+            new_id,
+            title or f"{original.title or 'Thread'} (branch)",
+            original.model,
+            original.system_prompt,
+        )
+        checkpoint = Checkpoint(
+            thread_id=new_id,
+            checkpoint_id=new_checkpoint_id(),
+            parent_id=None,
+            step=source.step,
+            state=state,
+            source="fork",
+        )
+        _checkpoints.put_in(conn, checkpoint, None)
+        conn.execute(
+            "INSERT OR IGNORE INTO thread_media (thread_id, sha256) "
+            "SELECT ?, sha256 FROM thread_media WHERE thread_id = ?",
+            (new_id, thread_id),
+        )
+        found = get_in(conn, new_id)
+    assert found is not None
+    return dataclasses.replace(found)
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> str | None:
+    """Turn what a user typed into a safe FTS5 query: every word must appear, the last one
+    may be a prefix (so results show up while typing). ``None`` when there is no word."""
+    words = _TOKEN.findall(text)
+    if not words:
+        return None
+    quoted = [f'"{w}"' for w in words]
+    quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def search(
+    db: sqlite_utils.Database,
+    text: str,
+    limit: int,
+    thread_id: str | None,
+    include_archived: bool,
+    marks: tuple[str, str],
+) -> list[SearchHit]:
+    """Full-text search over the current messages, best matches first."""
+    query = fts_query(text)
+    if query is None:
+        return []
+    where = ["messages_fts MATCH ?"]
+    params: list[Any] = [marks[0], marks[1], query]
+    if thread_id is not None:
+        where.append("m.thread_id = ?")
+        params.append(thread_id)
+    if not include_archived:
+        where.append("t.archived = 0")
+    params.append(limit)
+    rows = db.conn.execute(
+        "SELECT m.thread_id, t.title, m.message_id, m.body ->> '$.role', "
+        "snippet(messages_fts, 0, ?, ?, '…', 12), f.rank "
+        "FROM messages_fts f JOIN messages m ON m.id = f.rowid "
+        f"JOIN threads t ON t.id = m.thread_id WHERE {' AND '.join(where)} "
+        "ORDER BY f.rank LIMIT ?",
+        params,
+    )
+    return [SearchHit(*row) for row in rows]

@@ -1,0 +1,80 @@
+"""One dedicated thread owns the SQLite connection; every job runs there, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+from app.store._db import close_database, open_database, translated
+from app.store.errors import StoreClosedError
+
+__all__ = ["Worker"]
+
+T = TypeVar("T")
+
+
+class Worker:
+    """Runs jobs ``fn(db, *args)`` on the thread that opened the database.
+
+    The connection is created on that thread (sqlite3's ``check_same_thread`` stays on, so a
+    job on any other thread would fail loudly). Async callers await the job without blocking
+    their event loop; SQLite errors come back as :class:`app.store.errors.StoreError`.
+    """
+
+    def __init__(self, path: Path, *, max_size_bytes: int | None = None) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
+        self._lock = threading.Lock()
+        self._closed = False
+        self._db: sqlite_utils.Database | None = None
+        try:
+            self._db = self._executor.submit(
+                open_database, path, max_size_bytes=max_size_bytes
+            ).result()
+        except BaseException:
+            self._executor.shutdown(wait=True)
+            self._closed = True
+            raise
+
+    def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        db = self._db
+        if db is None:
+            raise StoreClosedError(f"the thread database {self.path} is closed", self.path)
+        with translated(self.path):
+            return fn(db, *args)
+
+    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
+        with self._lock:
+            if self._closed:
+                raise StoreClosedError(f"the thread database {self.path} is closed", self.path)
+            return self._executor.submit(self._run, fn, args)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(db, *args)`` on the store thread and wait for it (blocking)."""
+        return self._submit(fn, args).result()
+
+    async def acall(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(db, *args)`` on the store thread without blocking the event loop."""
+        return await asyncio.wrap_future(self._submit(fn, args))
+
+    def close(self) -> None:
+        """Finish queued jobs, close the connection and stop the thread (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._executor.submit(self._close_db).result()
+        finally:
+            self._executor.shutdown(wait=True)
+
+    def _close_db(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            close_database(db)

@@ -1,0 +1,81 @@
+"""What the store hands back: plain, immutable records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "AllowRule",
+    "ApprovalDecision",
+    "ApprovalRecord",
+    "ApprovalScope",
+    "MediaBlob",
+    "SearchHit",
+    "Thread",
+]
+
+ApprovalDecision = Literal["approve", "deny", "edit", "always"]
+ApprovalScope = Literal["once", "thread", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A conversation as the sidebar lists it."""
+
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    model: str | None = None
+    system_prompt: str | None = None
+    archived: bool = False
+    message_count: int = 0
+    pending_interrupts: int = 0
+    head_checkpoint_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One message matching a full-text search; ``snippet`` marks the matched words."""
+
+    thread_id: str
+    thread_title: str
+    message_id: str | int
+    role: str
+    snippet: str
+    rank: float
+
+
+@dataclass(frozen=True, slots=True)
+class MediaBlob:
+    """Bytes of one stored media file, addressed by their SHA-256."""
+
+    sha256: str
+    mime_type: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRecord:
+    """One decision taken on a tool call, as written in the audit log."""
+
+    id: int
+    time: float
+    thread_id: str | None
+    tool: str
+    args_fingerprint: str
+    decision: ApprovalDecision
+    scope: ApprovalScope
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AllowRule:
+    """An "always allow" rule: ``tool`` runs without asking, in ``thread_id`` or everywhere
+    (``thread_id`` is ``None``)."""
+
+    id: int
+    tool: str
+    thread_id: str | None
+    created_at: float

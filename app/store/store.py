@@ -1,0 +1,236 @@
+"""``Store``: the one door to the thread database (threads, search, media, approvals)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from app.core.state.agent_state import AgentState
+from app.store import _approvals, _export, _media, _threads
+from app.store._threads import _UNSET
+from app.store._worker import Worker
+from app.store.checkpointer import SqliteCheckpointer
+from app.store.models import AllowRule, ApprovalRecord, MediaBlob, SearchHit, Thread
+from app.store.paths import database_path, resolve_data_dir
+
+__all__ = ["Store"]
+
+
+class Store:
+    """The thread database: one SQLite file, one connection, one worker thread.
+
+    Open it with :meth:`open` (or :meth:`open_data_dir`); every method is async and runs on
+    the worker, so the event loop never waits on the disk. :attr:`checkpointer` saves graph
+    steps into the same file. Close it with :meth:`close` / ``async with``. Errors caused by
+    the file or the disk are :class:`app.store.errors.StoreError` subclasses.
+    """
+
+    def __init__(self, worker: Worker) -> None:
+        self._worker = worker
+        self.checkpointer = SqliteCheckpointer(worker)
+        """The checkpointer graphs use to save each step in this database."""
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, max_size_bytes: int | None = None) -> Store:
+        """Open (creating and migrating if needed) the database file at ``path``.
+
+        Blocks while opening; raises a :class:`app.store.errors.StoreError` that names the
+        file when it cannot be used (corrupt, newer schema, read-only folder, ...).
+        ``max_size_bytes`` caps the file size (writes beyond fail with ``StoreFullError``).
+        """
+        return cls(Worker(Path(path).absolute(), max_size_bytes=max_size_bytes))
+
+    @classmethod
+    def open_data_dir(cls, cli_value: str | os.PathLike[str] | None = None) -> Store:
+        """Open the database in the data directory chosen by ``--data-dir`` (``cli_value``),
+        ``PARLEY_DATA_DIR`` or the platform default."""
+        return cls.open(database_path(resolve_data_dir(cli_value)))
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._worker.path
+
+    def close(self) -> None:
+        """Finish pending work and close the file (idempotent)."""
+        self._worker.close()
+
+    async def aclose(self) -> None:
+        """Close without blocking the event loop."""
+        import asyncio
+
+        await asyncio.to_thread(self._worker.close)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # Threads -------------------------------------------------------------------------
+
+    async def create_thread(
+        self,
+        title: str = "",
+        *,
+        model: str | None = None,
+        system_prompt: str | None = None,
+        thread_id: str | None = None,
+    ) -> Thread:
+        """Create an empty thread and return it."""
+        return await self._worker.acall(_threads.create, thread_id, title, model, system_prompt)
+
+    async def get_thread(self, thread_id: str) -> Thread | None:
+        """Return the thread, or ``None``."""
+        return await self._worker.acall(_threads.get, thread_id)
+
+    async def list_threads(
+        self, *, limit: int = 50, offset: int = 0, archived: bool | None = False
+    ) -> list[Thread]:
+        """Return one page of threads, most recently updated first (``archived=None``: all)."""
+        return await self._worker.acall(_threads.list_threads, limit, offset, archived)
+
+    async def rename_thread(self, thread_id: str, title: str) -> Thread:
+        """Give the thread a new title."""
+        return await self._worker.acall(_threads.update, thread_id, title)
+
+    async def update_thread(
+        self,
+        thread_id: str,
+        *,
+        model: Any = _UNSET,
+        system_prompt: Any = _UNSET,
+        archived: Any = _UNSET,
+    ) -> Thread:
+        """Change the thread's model, system prompt or archived flag (only those given)."""
+        return await self._worker.acall(
+            _threads.update, thread_id, _UNSET, model, system_prompt, archived
+        )
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread and everything in it; its media go unless another thread uses
+        them."""
+        await self._worker.acall(_threads.delete, thread_id)
+
+    async def fork_thread(
+        self,
+        thread_id: str,
+        *,
+        checkpoint_id: str | None = None,
+        at_message: str | int | None = None,
+        title: str | None = None,
+        state_cls: type[AgentState] = AgentState,
+    ) -> Thread:
+        """Branch the conversation: a new thread whose first checkpoint is the given
+        checkpoint's state (the latest by default), cut after ``at_message`` if given."""
+        return await self._worker.acall(
+            _threads.fork, thread_id, state_cls, checkpoint_id, at_message, title
+        )
+
+    async def search(
+        self,
+        text: str,
+        *,
+        limit: int = 50,
+        thread_id: str | None = None,
+        include_archived: bool = False,
+        marks: tuple[str, str] = ("[", "]"),
+    ) -> list[SearchHit]:
+        """Find messages containing every word of ``text`` (the last word as a prefix), best
+        first, each with a snippet whose matches are wrapped in ``marks``."""
+        return await self._worker.acall(
+            _threads.search, text, limit, thread_id, include_archived, marks
+        )
+
+    # Export / import -----------------------------------------------------------------
+
+    async def export_json(
+        self, thread_id: str, *, state_cls: type[AgentState] = AgentState
+    ) -> bytes:
+        """Return the thread (settings, latest state, media) as JSON for :meth:`import_json`."""
+        return await self._worker.acall(_export.export_json, thread_id, state_cls)
+
+    async def export_markdown(
+        self, thread_id: str, *, state_cls: type[AgentState] = AgentState
+    ) -> str:
+        """Return the thread as a Markdown document."""
+        return await self._worker.acall(_export.export_markdown, thread_id, state_cls)
+
+    async def import_json(
+        self, data: bytes | str, *, state_cls: type[AgentState] = AgentState
+    ) -> Thread:
+        """Create a new thread from an exported JSON document."""
+        return await self._worker.acall(_export.import_json, data, state_cls)
+
+    # Media ---------------------------------------------------------------------------
+
+    async def store_media(
+        self, data: bytes, mime_type: str, *, thread_id: str | None = None
+    ) -> str:
+        """Store ``data`` once (content-addressed) and return its SHA-256 hex digest; link it
+        to ``thread_id`` when given (messages referencing it link it too)."""
+        return await self._worker.acall(_media.store, data, mime_type, thread_id)
+
+    async def link_media(self, thread_id: str, sha256: str) -> None:
+        """Record that the thread uses the stored media ``sha256``."""
+        await self._worker.acall(_media.link, thread_id, sha256)
+
+    async def get_media(self, sha256: str) -> MediaBlob | None:
+        """Return the stored media, or ``None``."""
+        return await self._worker.acall(_media.get, sha256)
+
+    # Approvals -----------------------------------------------------------------------
+
+    async def record_approval(
+        self,
+        *,
+        thread_id: str | None,
+        tool: str,
+        args_fingerprint: str,
+        decision: str,
+        scope: str = "once",
+        reason: str | None = None,
+        at: float | None = None,
+    ) -> ApprovalRecord:
+        """Append a decision to the audit log (compute the fingerprint with
+        :func:`app.store.fingerprint_args`; the arguments themselves are never stored)."""
+        return await self._worker.acall(
+            _approvals.record, thread_id, tool, args_fingerprint, decision, scope, reason, at
+        )
+
+    async def list_approvals(
+        self, *, thread_id: str | None = None, tool: str | None = None, limit: int = 200
+    ) -> list[ApprovalRecord]:
+        """Return audit log entries, newest first."""
+        return await self._worker.acall(_approvals.list_records, thread_id, tool, limit)
+
+    async def allow_always(self, tool: str, *, thread_id: str | None = None) -> AllowRule:
+        """Add an "always allow" rule for ``tool`` in ``thread_id`` (everywhere if ``None``)."""
+        return await self._worker.acall(_approvals.add_rule, tool, thread_id)
+
+    async def list_allow_rules(
+        self, *, thread_id: str | None = None, include_global: bool = True
+    ) -> list[AllowRule]:
+        """Return the "always allow" rules (all, or those that apply to ``thread_id``)."""
+        return await self._worker.acall(_approvals.list_rules, thread_id, include_global)
+
+    async def revoke_allow_rule(self, tool: str, *, thread_id: str | None = None) -> bool:
+        """Remove a rule; return whether it existed."""
+        return await self._worker.acall(_approvals.revoke, tool, thread_id)
+
+    async def is_allowed(self, tool: str, *, thread_id: str | None = None) -> bool:
+        """Whether ``tool`` runs without asking in ``thread_id``."""
+        return await self._worker.acall(_approvals.is_allowed, tool, thread_id)
