@@ -6,6 +6,7 @@ as exactly the class it was written as.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -125,7 +126,8 @@ class ToolCallBlock(_Model):
     """A request from the model to call a tool.
 
     While a reply streams, ``partial_args`` collects the raw JSON argument text; once it parses,
-    it becomes ``args`` and ``partial_args`` is cleared.
+    it becomes ``args`` and ``partial_args`` is cleared (also when a call's whole argument text
+    arrives in its first, named fragment).
     """
 
     type: Literal["tool_call"] = "tool_call"
@@ -135,6 +137,21 @@ class ToolCallBlock(_Model):
     tool_type: Literal["web_search", "file_search", "computer_use"] | None = None
     partial_args: str | None = None
     index: int | None = None
+
+    @model_validator(mode="after")
+    def _parse_complete_args(self) -> ToolCallBlock:
+        # A named block starts a call, so its argument text is a prefix of the whole: if that
+        # parses, the arguments arrived in one piece (later fragments have no name and are
+        # only parsed once joined).
+        if self.partial_args and self.name:
+            try:
+                parsed = json.loads(self.partial_args)
+            except ValueError:
+                return self
+            if isinstance(parsed, dict):
+                self.args = {**self.args, **parsed}
+                self.partial_args = None
+        return self
 
 
 class ToolResultBlock(_Model):

@@ -61,6 +61,42 @@ class MessageList(list[Message]):
             base._index = None
         return new
 
+    def _forget_index(self) -> None:
+        self._index = None
+
+    def _mutator(name: str) -> Any:  # type: ignore[misc]
+        base = getattr(list, name)
+
+        def changed(self: MessageList, *args: Any) -> Any:
+            self._index = None
+            return base(self, *args)
+
+        changed.__name__ = name
+        changed.__doc__ = base.__doc__
+        return changed
+
+    # Changes made outside the reducer may move or replace ids without changing the length, so
+    # every mutating list method drops the index; the reducer itself uses list's own methods.
+    for _name in (
+        "__setitem__",
+        "__delitem__",
+        "__iadd__",
+        "__imul__",
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "sort",
+        "reverse",
+    ):
+        locals()[_name] = _mutator(_name)
+    del _name, _mutator
+
+    def __copy__(self) -> MessageList:
+        return MessageList(self)
+
     def _ensure_index(self) -> dict[str | int, int]:
         if self._index is None or self._indexed_len != len(self):
             self._index = {m.message_id: i for i, m in enumerate(self)}
@@ -79,7 +115,7 @@ class MessageList(list[Message]):
         """Append ``message``, keeping the index current."""
         index = self._ensure_index()
         index[message.message_id] = len(self)
-        self.append(message)
+        list.append(self, message)
         self._indexed_len = len(self)
 
     def drop(self, message_id: str | int) -> None:
@@ -87,7 +123,7 @@ class MessageList(list[Message]):
         pos = self.position(message_id)
         if pos is None:
             raise UserError(f"cannot remove message {message_id!r}: it is not in the context")
-        del self[pos]
+        list.__delitem__(self, pos)
         self._index = None
 
 
@@ -118,7 +154,6 @@ def add_messages(left: list[Message] | None, right: Any) -> MessageList:
         if isinstance(item, RemoveMessage):
             if item.id == REMOVE_ALL_MESSAGES:
                 result.clear()
-                result._index = None
             else:
                 result.drop(item.id)
             continue
@@ -127,9 +162,9 @@ def add_messages(left: list[Message] | None, right: Any) -> MessageList:
         if pos is None:
             result.push(message)
         elif message.delta:
-            result[pos] = merge_chunk(result[pos], message)
+            list.__setitem__(result, pos, merge_chunk(result[pos], message))
         else:
-            result[pos] = message
+            list.__setitem__(result, pos, message)
     return result
 
 

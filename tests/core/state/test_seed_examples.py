@@ -54,7 +54,7 @@ def _my_state() -> type[Any]:
 
     class MyState(AgentState):
         user_id: str = ""
-        session_data: dict = {}  # type: ignore[type-arg]  # noqa: RUF012
+        session_data: dict = {}  # type: ignore[type-arg]
         selected_city: str = ""
 
     return MyState
