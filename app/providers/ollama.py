@@ -1,0 +1,293 @@
+"""``OllamaChatModel``: a model served by Ollama, over its native streaming ``/api/chat``.
+
+Streams text, thinking (as reasoning) and tool calls; images go in a message's ``images``.
+:func:`list_ollama_models` lists what the server has installed, for a model picker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+
+from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message_block import (
+    ContentBlock,
+    ImageBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from app.providers._content import MediaLoader, media_base64, text_of, tool_output_text, unsupported
+from app.providers._errors import Endpoint, Failure, status_failure, to_model_error
+from app.providers._retry import RetryPolicy, parse_retry_after
+from app.providers._stream import MalformedChunk, chunk, collect, guarded_stream
+
+__all__ = ["DEFAULT_OLLAMA_URL", "OllamaChatModel", "OllamaModelEntry", "list_ollama_models"]
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+
+
+class _HTTPStatus(Exception):
+    def __init__(self, status: int, detail: str, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status = status
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+def classify(exc: BaseException) -> Failure | None:
+    """Map an httpx failure (or an HTTP error status) to a :class:`Failure`."""
+    if isinstance(exc, _HTTPStatus):
+        return status_failure(exc.status, exc.detail, exc.retry_after)
+    if isinstance(exc, httpx.TimeoutException):
+        return Failure("timeout", str(exc) or type(exc).__name__)
+    if isinstance(exc, httpx.TransportError | OSError):
+        return Failure("connect", str(exc) or type(exc).__name__)
+    return None
+
+
+class OllamaChatModel:
+    """A :class:`~app.core.models.protocol.ChatModel` talking to an Ollama server."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_OLLAMA_URL,
+        info: ModelInfo | None = None,
+        timeout: float = 300.0,
+        connect_timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        media_loader: MediaLoader | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.info = info or ModelInfo(
+            spec=f"ollama:{model}@{self.base_url}", name=model, provider="ollama"
+        )
+        self.retry = retry or RetryPolicy()
+        self._timeout = httpx.Timeout(timeout, connect=connect_timeout)
+        self._loader = media_loader
+        self._where = Endpoint("Ollama", self.base_url, model)
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout)
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections this model holds."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __aenter__(self) -> OllamaChatModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, cfg: GenerationConfig
+    ) -> dict[str, Any]:
+        """The ``/api/chat`` request body for one call."""
+        options: dict[str, Any] = dict(cfg.extra.get("options", {}))
+        if cfg.temperature is not None:
+            options["temperature"] = cfg.temperature
+        if cfg.max_tokens is not None:
+            options["num_predict"] = cfg.max_tokens
+        if cfg.stop:
+            options["stop"] = cfg.stop
+        if cfg.seed is not None:
+            options["seed"] = cfg.seed
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m for msg in messages for m in self._message(msg)],
+            "stream": True,
+        }
+        if options:
+            body["options"] = options
+        if tools and cfg.tool_choice != "none":
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                    },
+                }
+                for t in tools
+            ]
+        if cfg.response_schema is not None:
+            body["format"] = cfg.response_schema
+        body.update({k: v for k, v in cfg.extra.items() if k != "options"})
+        return body
+
+    def _message(self, msg: Message) -> list[dict[str, Any]]:
+        """One Parley message as Ollama messages: text, ``images``, ``tool_calls``; each tool
+        result is its own ``tool`` message. Earlier reasoning is sent back as ``thinking``."""
+        texts: list[str] = []
+        images: list[str] = []
+        calls: list[dict[str, Any]] = []
+        thinking: list[str] = []
+        results: list[dict[str, Any]] = []
+        for block in msg.content:
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+            elif isinstance(block, ReasoningBlock):
+                (thinking if msg.role == "assistant" else texts).append(block.text)
+            elif isinstance(block, ImageBlock) and "image" in self.info.input_kinds:
+                images.append(media_base64(block.media, self._loader, self.model))
+            elif isinstance(block, ToolCallBlock):
+                calls.append({"function": {"name": block.name, "arguments": block.args}})
+            elif isinstance(block, ToolResultBlock):
+                results.append(
+                    {
+                        "role": "tool",
+                        "content": tool_output_text(block),
+                        "tool_name": block.name or "",
+                    }
+                )
+            elif (text := text_of(block)) is not None:
+                texts.append(text)
+            else:
+                raise unsupported(self.model, block)
+        out: list[dict[str, Any]] = list(results)
+        if texts or images or calls or thinking or not results:
+            role = "user" if msg.role == "tool" else msg.role
+            item: dict[str, Any] = {"role": role, "content": "\n\n".join(texts)}
+            if images:
+                item["images"] = images
+            if calls:
+                item["tool_calls"] = calls
+            if thinking:
+                item["thinking"] = "".join(thinking)
+            out.append(item)
+        return out
+
+    def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> AsyncIterator[Message]:
+        """Stream the reply as ``delta=True`` chunks."""
+        body = self.request(messages, tools, config or GenerationConfig())
+        mid = new_message_id()
+        return guarded_stream(
+            lambda: self._attempt(body, mid),
+            message_id=mid,
+            classify=classify,
+            where=self._where,
+            policy=self.retry,
+        )
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> Message:
+        """Return the whole reply, tool calls with parsed arguments."""
+        return await collect(self.astream(messages, tools=tools, config=config))
+
+    async def _attempt(self, body: dict[str, Any], mid: str) -> AsyncIterator[Message]:
+        calls = 0
+        async with self._http().stream("POST", "/api/chat", json=body) as resp:
+            if resp.status_code >= 400:
+                text = (await resp.aread()).decode("utf-8", errors="replace")
+                raise _HTTPStatus(
+                    resp.status_code, _error_text(text), parse_retry_after(resp.headers)
+                )
+            async for line in resp.aiter_lines():
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    if "error" in data:
+                        raise MalformedChunk(f"the server reported: {data['error']}")
+                    blocks, calls = _blocks(data.get("message") or {}, mid, calls)
+                except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                    raise MalformedChunk(f"a malformed line: {line[:80]!r}") from exc
+                if data.get("done"):
+                    finish = "tool_calls" if calls else data.get("done_reason") or "stop"
+                    usage = TokenUsages(
+                        prompt_tokens=data.get("prompt_eval_count") or 0,
+                        completion_tokens=data.get("eval_count") or 0,
+                        total_tokens=(data.get("prompt_eval_count") or 0)
+                        + (data.get("eval_count") or 0),
+                    )
+                    meta = {"finish_reason": finish, "model": self.model, "provider": "ollama"}
+                    yield chunk(mid, blocks, usages=usage, metadata=meta)
+                    return
+                if blocks:
+                    yield chunk(mid, blocks)
+        raise MalformedChunk("the stream ended before the server said the reply was done")
+
+
+def _blocks(message: dict[str, Any], mid: str, calls: int) -> tuple[list[ContentBlock], int]:
+    blocks: list[ContentBlock] = []
+    if message.get("thinking"):
+        blocks.append(ReasoningBlock(text=str(message["thinking"])))
+    if message.get("content"):
+        blocks.append(TextBlock(text=str(message["content"])))
+    for call in message.get("tool_calls") or ():
+        fn = call["function"]
+        args = fn.get("arguments") or {}
+        if isinstance(args, str):
+            args = json.loads(args)
+        cid = call.get("id") or f"call_{mid[:8]}_{calls}"
+        blocks.append(ToolCallBlock(id=cid, name=fn["name"], args=args, index=calls))
+        calls += 1
+    return blocks, calls
+
+
+def _error_text(body: str) -> str:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body[:300]
+    return str(data.get("error", body))[:300] if isinstance(data, dict) else body[:300]
+
+
+class OllamaModelEntry(dict[str, Any]):
+    """One installed model as ``/api/tags`` describes it (``name``, ``size``, ``details``...)."""
+
+
+async def list_ollama_models(
+    base_url: str = DEFAULT_OLLAMA_URL, *, wait_s: float = 5.0
+) -> list[OllamaModelEntry]:
+    """The models installed on an Ollama server, for a model picker (sorted by name)."""
+    where = Endpoint("Ollama", base_url.rstrip("/"), "")
+    try:
+        async with httpx.AsyncClient(base_url=where.url, timeout=wait_s) as client:
+            resp = await client.get("/api/tags")
+    except Exception as exc:
+        failure = classify(exc)
+        if failure is None:
+            raise
+        raise to_model_error(failure, where) from exc
+    if resp.status_code >= 400:
+        failure = status_failure(resp.status_code, _error_text(resp.text))
+        raise to_model_error(failure, where)
+    try:
+        models = resp.json()["models"]
+        entries = [OllamaModelEntry(m) for m in models]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise to_model_error(
+            Failure("request", f"unexpected reply: {resp.text[:120]}"), where
+        ) from exc
+    return sorted(entries, key=lambda m: str(m.get("name", "")))
