@@ -187,7 +187,9 @@ def parse_answer(value: Any) -> dict[str, ApprovalDecision]:
         elif isinstance(value, dict):
             items = [_decision_of(str(k), v) for k, v in value.items()]
         else:
-            raise ValueError(f"an approval answer cannot be a {type(value).__name__}")
+            raise ValueError(
+                f"an approval answer must be an object or a list, not {type(value).__name__}"
+            )
     except ValidationError as exc:
         raise ValueError(f"the approval answer is malformed: {exc.errors()[0]['msg']}") from None
     return {d.call_id: d for d in items}

@@ -1,0 +1,162 @@
+"""Secrets: resolved at the call boundary, redacted from everything that leaves the call."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.core.state import AgentState, Message, ToolResult, apply_update
+from app.core.state.serde import dump_state
+from app.core.tools import Runtime, SecretError, ToolNode, idempotency_key, resolve_secret, tool
+from tests.core.tools.helpers import Run, asking, call, error_code, result
+
+TOKEN = "tok-0123456789abcdef"
+
+
+class Vault:
+    """A fake SecretResolver with an async ``resolve``."""
+
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        self.values = values or {}
+
+    async def resolve(self, ref: str) -> str:
+        """Return the value or say it is not set."""
+        if ref not in self.values:
+            raise SecretError(ref, f"secret {ref!r} is not set; set it in Settings")
+        return self.values[ref]
+
+
+@tool(secret_refs={"token": "crm/api-token"})
+def whoami(user: str, token: str) -> str:
+    """Return the token, as a careless tool might."""
+    return f"{user} uses {token}"
+
+
+async def test_secret_is_injected_and_redacted_from_output() -> None:
+    update = await Run().once(
+        ToolNode([whoami], secret_resolver=Vault({"crm/api-token": TOKEN})),
+        asking(call("whoami", user="ann")),
+    )
+    assert result(update).output == "ann uses [redacted secret crm/api-token]"
+
+
+async def test_plain_sync_and_async_functions_are_resolvers() -> None:
+    async def async_lookup(ref: str) -> str:
+        return TOKEN
+
+    for resolver in (lambda ref: TOKEN, async_lookup):
+        node = ToolNode([whoami], secret_resolver=resolver)
+        update = await Run().once(node, asking(call("whoami", user="ann")))
+        assert result(update).status == "completed"
+
+
+async def test_secret_never_reaches_state_checkpoint_or_events() -> None:
+    @tool(secret_refs={"token": "crm/api-token"})
+    def leaky(token: str, runtime: Runtime) -> ToolResult:
+        """Puts the secret everywhere it can."""
+        runtime.report_progress(f"using {token}")
+        note = Message.text_message(f"token={token}", role="user", message_id="n")
+        return ToolResult(
+            message={"nested": [f"x{token}x"], token: 1},
+            state={"context_summary": f"the token is {token}", "context": [note]},
+        )
+
+    run = Run()
+    node = ToolNode([leaky], secret_resolver=Vault({"crm/api-token": TOKEN}))
+    state = asking(call("leaky"))
+    update = await run.once(node, state)
+    new = apply_update(state, update)
+    saved = dump_state(new).decode()
+    assert TOKEN not in saved
+    assert TOKEN not in repr(run.events)
+    assert new.context_summary == "the token is [redacted secret crm/api-token]"
+    assert result(update).output == {
+        "nested": ["x[redacted secret crm/api-token]x"],
+        "[redacted secret crm/api-token]": 1,
+    }
+
+
+async def test_secret_in_an_error_message_is_redacted() -> None:
+    @tool(secret_refs={"token": "crm/api-token"})
+    def failing(token: str) -> str:
+        """Fails and quotes the token."""
+        raise PermissionError(f"token {token} was refused")
+
+    update = await Run().once(
+        ToolNode([failing], secret_resolver=Vault({"crm/api-token": TOKEN})),
+        asking(call("failing")),
+    )
+    assert result(update).output == (
+        "Tool 'failing' failed: PermissionError: token [redacted secret crm/api-token] was refused"
+    )
+
+
+async def test_a_secret_of_one_call_is_redacted_from_the_others() -> None:
+    @tool
+    def guess() -> str:
+        """Happens to print the token."""
+        return f"maybe {TOKEN}"
+
+    node = ToolNode([whoami, guess], secret_resolver=Vault({"crm/api-token": TOKEN}))
+    update = await Run().once(node, asking(call("whoami", "c1", user="a"), call("guess", "c2")))
+    assert TOKEN not in json.dumps([m.model_dump(mode="json") for m in update["context"]])
+
+
+async def test_missing_secret_and_missing_resolver_are_clear_errors() -> None:
+    missing = await Run().once(
+        ToolNode([whoami], secret_resolver=Vault()), asking(call("whoami", user="a"))
+    )
+    assert error_code(missing) == "secret"
+    assert result(missing).output == (
+        "Tool 'whoami' could not run: secret 'crm/api-token' is not set; set it in Settings."
+    )
+    none = await Run().once(ToolNode([whoami]), asking(call("whoami", user="a")))
+    assert "no secret resolver is configured" in str(result(none).output)
+
+
+async def test_a_failing_resolver_names_the_ref_but_not_its_message() -> None:
+    def broken(ref: str) -> str:
+        raise OSError("dbus said no to tok-secret-ish")
+
+    with pytest.raises(SecretError, match="OSError") as caught:
+        await resolve_secret(broken, "crm/api-token")
+    assert caught.value.ref == "crm/api-token"
+    assert "dbus" not in str(caught.value)
+    empty = await Run().once(
+        ToolNode([whoami], secret_resolver=lambda r: ""), asking(call("whoami", user="a"))
+    )
+    assert "is not set" in str(result(empty).output)
+
+
+async def test_secret_is_not_resolved_when_the_call_is_refused() -> None:
+    asked: list[str] = []
+
+    def resolver(ref: str) -> str:
+        asked.append(ref)
+        return TOKEN
+
+    node = ToolNode([whoami], secret_resolver=resolver)
+    await Run().once(node, asking(call("whoami", user=3)))
+    assert asked == []
+
+
+def test_idempotency_key_depends_on_thread_call_and_tool() -> None:
+    key = idempotency_key("t1", "c1", "book")
+    assert key == idempotency_key("t1", "c1", "book")
+    assert (
+        len(
+            {
+                key,
+                idempotency_key("t2", "c1", "book"),
+                idempotency_key("t1", "c2", "book"),
+                idempotency_key("t1", "c1", "pay"),
+                idempotency_key(None, "c1", "book"),
+            }
+        )
+        == 5
+    )
+
+
+def test_state_default_dump_holds_no_runtime() -> None:
+    assert "Runtime" not in dump_state(AgentState()).decode()
