@@ -1,0 +1,112 @@
+"""The terminal approval prompt: y/n/e/a, re-asking on bad input, and end of input."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import pytest
+
+from app.core.graph.context import GraphInterrupt
+from app.core.tools import ApprovalRequest, ToolNode, answer_approvals, tool
+from app.services.terminal_approvals import TerminalApprovalHandler
+from tests.core.tools.helpers import Run, asking, call, results
+
+
+class Keyboard:
+    """Types the given lines, then ends the input like Ctrl-D."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = list(lines)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.lines:
+            raise EOFError
+        return self.lines.pop(0)
+
+
+def request(call_id: str = "c1", **args: object) -> ApprovalRequest:
+    """A pending call of ``close_ticket``."""
+    return ApprovalRequest(
+        call_id=call_id,
+        tool="close_ticket",
+        description="Close a CRM ticket.\nMore text.",
+        permissions=["crm:write"],
+        args={"ticket_id": "T-42", **args},  # type: ignore[dict-item]
+    )
+
+
+async def ask(lines: list[str], *requests: ApprovalRequest) -> tuple[list[object], str]:
+    out = io.StringIO()
+    handler = TerminalApprovalHandler(Keyboard(lines), out)
+    decisions = await handler.decide(list(requests) or [request()])
+    return [(d.decision, d.reason, d.args, d.scope) for d in decisions], out.getvalue()
+
+
+async def test_shows_the_request() -> None:
+    _, shown = await ask(["y"])
+    assert "needs your approval: close_ticket" in shown
+    assert "Close a CRM ticket." in shown and "More text" not in shown
+    assert "Permissions: crm:write" in shown
+    assert '"ticket_id": "T-42"' in shown
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["y"], ("approve", None, None, "thread")),
+        (["Yes"], ("approve", None, None, "thread")),
+        (["n", "not today"], ("deny", "not today", None, "thread")),
+        (["n", ""], ("deny", None, None, "thread")),
+        (["a", "t"], ("always", None, None, "thread")),
+        (["a", "e"], ("always", None, None, "tool")),
+        (["e", '{"ticket_id": "T-43"}'], ("edit", None, {"ticket_id": "T-43"}, "thread")),
+        (["maybe", "y"], ("approve", None, None, "thread")),
+        (["e", "{oops", "[1]", "", "y"], ("approve", None, None, "thread")),
+        ([], ("deny", "no answer given", None, "thread")),
+        (["n"], ("deny", None, None, "thread")),
+    ],
+)
+async def test_each_answer(lines: list[str], expected: tuple[object, ...]) -> None:
+    decisions, _ = await ask(lines)
+    assert decisions == [expected]
+
+
+async def test_bad_json_is_explained() -> None:
+    _, shown = await ask(["e", "{oops", "[1]", "", "y"])
+    assert "That is not valid JSON" in shown
+    assert "must be a JSON object" in shown
+
+
+async def test_edit_keeps_arguments_left_out() -> None:
+    decisions, _ = await ask(["e", '{"reason": "dup"}'], request(reason="done", force=False))
+    assert decisions == [
+        ("edit", None, {"ticket_id": "T-42", "reason": "dup", "force": False}, "thread")
+    ]
+
+
+async def test_several_requests_in_order() -> None:
+    decisions, shown = await ask(["y", "n", "no"], request("c1"), request("c2"))
+    assert [d[0] for d in decisions] == ["approve", "deny"]
+    assert "Tool call 1 of 2" in shown and "Tool call 2 of 2" in shown
+
+
+async def test_resumes_a_tool_node_run() -> None:
+    @tool(requires_approval=True)
+    def close_ticket(ticket_id: str) -> str:
+        """Close a ticket."""
+        return f"closed {ticket_id}"
+
+    node = ToolNode([close_ticket])
+    state = asking(call("close_ticket", "c1", ticket_id="T-1"))
+    run = Run()
+    with pytest.raises(GraphInterrupt) as caught:
+        await run.once(node, state)
+    handler = TerminalApprovalHandler(Keyboard(["y"]), io.StringIO())
+    run.resume[caught.value.interrupt.id] = await answer_approvals(
+        handler, caught.value.interrupt.value
+    )
+    update = await run.once(node, state)
+    assert [r.output for r in results(update)] == ["closed T-1"]
