@@ -1,19 +1,166 @@
-"""Parley's command line: argument parsing and dispatch."""
+"""Parley's command line: ``parley``, ``parley chat``, ``parley threads``, ``parley key``."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import getpass
+import sys
+from typing import Any, TextIO
+
+from app.core.errors import ParleyError
+from app.core.graph import GraphEvent, MessageDelta, ToolProgress
+from app.core.state import AgentState, ErrorBlock
+
+DEFAULT_MODEL = "local"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser for ``parley``."""
-    parser = argparse.ArgumentParser(prog="parley", description="Chat with AI agents locally.")
-    parser.add_argument("--data-dir", help="where threads are stored (or PARLEY_DATA_DIR)")
-    parser.add_argument("--model", help="model spec, e.g. local, ollama:NAME, openai:NAME")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        help="where threads are stored (default: PARLEY_DATA_DIR or your user data directory)",
+    )
+    common.add_argument(
+        "--model",
+        default=None,
+        help="model spec: local, gguf:PATH, ollama:NAME[@URL], "
+        "openai:NAME[@BASE_URL], anthropic:NAME, scripted:FILE.json",
+    )
+    parser = argparse.ArgumentParser(
+        prog="parley", parents=[common], description="Chat with AI agents on your own machine."
+    )
+    sub = parser.add_subparsers(dest="command")
+    chat = sub.add_parser("chat", parents=[common], help="run one chat turn in the terminal")
+    chat.add_argument("prompt", nargs="?", help="what to say (omit with --resume)")
+    chat.add_argument("--thread", help="continue this thread instead of starting a new one")
+    chat.add_argument(
+        "--resume",
+        action="store_true",
+        help="answer the approvals the thread is waiting on, then continue",
+    )
+    threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
+    threads.add_argument("--search", help="full-text search in messages")
+    key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
+    key.add_argument("action", choices=["set", "delete", "status"])
+    key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
     return parser
 
 
-def run(argv: list[str]) -> int:
-    """Parse ``argv`` and run the chosen command; return the exit status."""
-    build_parser().parse_args(argv)
+def _printer(out: TextIO) -> Any:
+    def on_event(event: GraphEvent) -> None:
+        if isinstance(event, MessageDelta) and not event.namespace:
+            out.write(event.chunk.text())
+            out.flush()
+        elif isinstance(event, ToolProgress) and event.status in ("started", "error"):
+            note = f" {event.message}" if event.message else ""
+            out.write(f"\n[{event.tool}: {event.status}{note}]\n")
+
+    return on_event
+
+
+def _report(state: AgentState, out: TextIO, err: TextIO, thread_id: str) -> int:
+    out.write("\n")
+    if state.is_interrupted():
+        err.write(
+            f"Waiting for your approval. Continue with: parley chat --thread {thread_id} --resume\n"
+        )
+        return 3
+    last = state.context[-1] if state.context else None
+    errors = [b for b in (last.content if last else []) if isinstance(b, ErrorBlock)]
+    for block in errors:
+        err.write(f"error: {block.error}\n")
+    return 1 if errors else 0
+
+
+async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.services.session import open_session
+
+    async with open_session(args.data_dir, args.model or DEFAULT_MODEL, interactive=True) as s:
+        if args.resume:
+            if not args.thread:
+                err.write("--resume needs --thread THREAD_ID\n")
+                return 2
+            state = await s.chat.resume(args.thread, _printer(out))
+            return _report(state, out, err, args.thread)
+        if not args.prompt:
+            return await _repl(s, args.thread, out, err)
+        thread_id = args.thread or (await s.chat.new_thread(args.prompt)).id
+        state = await s.chat.send(thread_id, args.prompt, _printer(out))
+        code = _report(state, out, err, thread_id)
+        if not args.thread:
+            err.write(f"(thread {thread_id})\n")
+        return code
+
+
+async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -> int:
+    out.write(f"Parley on {session.model_spec}. Type /quit to leave.\n")
+    while True:
+        try:
+            line = await asyncio.to_thread(input, "> ")
+        except EOFError:
+            return 0
+        text = line.strip()
+        if text in ("/quit", "/exit"):
+            return 0
+        if not text:
+            continue
+        if thread_id is None:
+            thread_id = (await session.chat.new_thread(text)).id
+        state = await session.chat.send(thread_id, text, _printer(out))
+        _report(state, out, err, thread_id)
+
+
+async def _threads(args: argparse.Namespace, out: TextIO) -> int:
+    from app.store import Store
+
+    async with Store.open_data_dir(args.data_dir) as store:
+        if args.search:
+            for hit in await store.search(args.search):
+                out.write(f"{hit.thread_id}  {hit.snippet}\n")
+            return 0
+        for thread in await store.list_threads():
+            out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")
     return 0
+
+
+def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.secrets.keyring_resolver import KeyringSecretResolver
+
+    resolver = KeyringSecretResolver()
+    if args.action == "status":
+        out.write(f"{resolver.status()}\n")
+        return 0
+    if not args.ref:
+        err.write(f"parley key {args.action} needs a name, e.g. openai/api-key\n")
+        return 2
+    if args.action == "delete":
+        resolver.delete(args.ref)
+        out.write(f"deleted {args.ref}\n")
+        return 0
+    value = getpass.getpass(f"{args.ref}: ") if sys.stdin.isatty() else sys.stdin.readline()
+    status = resolver.set(args.ref, value.strip())
+    out.write(f"stored {args.ref} ({status})\n")
+    return 0
+
+
+def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Parse ``argv`` and run the chosen command; return the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "threads":
+            return asyncio.run(_threads(args, out))
+        if args.command == "key":
+            return _key(args, out, err)
+        if args.command is None:
+            args.prompt, args.thread, args.resume = None, None, False
+        return asyncio.run(_chat(args, out, err))
+    except ParleyError as exc:
+        err.write(f"parley: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write("\ninterrupted\n")
+        return 130

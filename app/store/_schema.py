@@ -94,7 +94,8 @@ CREATE TABLE approval_log (
     thread_id TEXT,
     tool TEXT NOT NULL,
     args_fingerprint TEXT NOT NULL CHECK (length(args_fingerprint) = 64),
-    decision TEXT NOT NULL CHECK (decision IN ('approve', 'deny', 'edit', 'always')),
+    decision TEXT NOT NULL CHECK (decision IN ('requested', 'approve', 'deny', 'edit', 'always',
+                                               'allowed_by_rule')),
     scope TEXT NOT NULL CHECK (scope IN ('once', 'thread', 'tool')),
     reason TEXT
 );

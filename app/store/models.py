@@ -15,7 +15,8 @@ __all__ = [
     "Thread",
 ]
 
-ApprovalDecision = Literal["approve", "deny", "edit", "always"]
+ApprovalDecision = Literal["requested", "approve", "deny", "edit", "always", "allowed_by_rule"]
+"""An audit entry: a request put to a person, their decision, or a run allowed by a rule."""
 ApprovalScope = Literal["once", "thread", "tool"]
 
 

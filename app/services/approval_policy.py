@@ -1,0 +1,41 @@
+"""The approval policy the app uses: "always allow" rules and the audit log, in the store."""
+
+from __future__ import annotations
+
+from app.core.tools.approvals import AuditEntry
+from app.store import Store
+
+__all__ = ["StoreApprovalPolicy"]
+
+
+class StoreApprovalPolicy:
+    """An :class:`app.core.tools.ApprovalPolicy` kept in the thread database, so "always"
+    decisions survive a restart and every request and decision is audited."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def is_allowed(self, tool: str, thread_id: str | None) -> bool:
+        """Whether a rule lets ``tool`` run unasked in ``thread_id``."""
+        return await self.store.is_allowed(tool, thread_id=thread_id)
+
+    async def allow(self, tool: str, thread_id: str | None) -> None:
+        """Let ``tool`` run unasked in ``thread_id`` (``None``: everywhere)."""
+        await self.store.allow_always(tool, thread_id=thread_id)
+
+    async def revoke(self, tool: str, thread_id: str | None) -> None:
+        """Remove the rule."""
+        await self.store.revoke_allow_rule(tool, thread_id=thread_id)
+
+    async def record(self, entry: AuditEntry) -> None:
+        """Append ``entry`` to the audit log (fingerprints only, never arguments)."""
+        scope = {"call": "once", None: "once"}.get(entry.scope, entry.scope or "once")
+        await self.store.record_approval(
+            thread_id=entry.thread_id,
+            tool=entry.tool,
+            args_fingerprint=entry.fingerprint,
+            decision=entry.decision or entry.event,
+            scope=scope,
+            reason=entry.reason,
+            at=entry.time,
+        )

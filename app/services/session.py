@@ -1,0 +1,57 @@
+"""Opening everything a chat needs — store, keyring, model, approvals — and closing it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from app.core.tools.secrets import SecretError
+from app.secrets.keyring_resolver import KeyringSecretResolver
+from app.services.chat import ChatService
+from app.services.terminal_approvals import TerminalApprovalHandler
+from app.store import Store
+
+__all__ = ["Session", "open_session"]
+
+
+@dataclass
+class Session:
+    """An open chat session: the store and the chat service on one model."""
+
+    store: Store
+    chat: ChatService
+    model_spec: str
+
+
+@asynccontextmanager
+async def open_session(
+    data_dir: str | None, model_spec: str, *, interactive: bool = True
+) -> AsyncIterator[Session]:
+    """Open the store in ``data_dir``, resolve ``model_spec`` and yield a :class:`Session`.
+
+    API keys come from the keyring; approvals are asked on the terminal when ``interactive``.
+    """
+    from app.services.model_registry import resolve_model
+
+    secrets = KeyringSecretResolver()
+
+    def api_key(ref: str) -> str | None:
+        try:
+            return secrets.get(ref)
+        except SecretError:
+            return None
+
+    model = resolve_model(model_spec, api_key_lookup=api_key)
+    store = Store.open_data_dir(data_dir)
+    try:
+        chat = ChatService(
+            store,
+            model,
+            model_spec=model_spec,
+            secret_resolver=secrets,
+            approvals=TerminalApprovalHandler() if interactive else None,
+        )
+        yield Session(store=store, chat=chat, model_spec=model_spec)
+    finally:
+        await store.aclose()

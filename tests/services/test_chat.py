@@ -1,0 +1,113 @@
+"""Chat turns through the service: real SQLite file, real keyring backend, scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.core import Runtime, tool
+from app.core.models import ScriptedChatModel
+from app.core.tools import ApprovalDecision, ApprovalRequest
+from app.secrets.keyring_resolver import KeyringSecretResolver
+from app.services.chat import ChatService
+from app.store import Store
+from tests.services.memory_keyring import MemoryKeyring
+
+MARKER = "sk-MARKER-7f3a9c-do-not-leak"
+
+
+@tool(secret_refs={"token": "crm/api-token"}, requires_approval=True)
+def echo_token(note: str, token: str, runtime: Runtime) -> str:
+    """Call the CRM (and carelessly echo the token back)."""
+    return f"{note}: called with {token}"
+
+
+class Approver:
+    """Approves every call, remembering what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, requests: Any) -> list[ApprovalDecision]:
+        self.asked += list(requests)
+        return [ApprovalDecision(call_id=r.call_id, decision="approve") for r in requests]
+
+
+def _script() -> ScriptedChatModel:
+    return ScriptedChatModel(
+        [
+            {"tool_calls": [{"name": "echo_token", "args": {"note": "ping"}}]},
+            {"text": "Done."},
+        ]
+    )
+
+
+async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
+    model = _script()
+    keyring = MemoryKeyring()
+    resolver = KeyringSecretResolver(backend=keyring)
+    keyring.set_password("parley", "crm/api-token", MARKER)
+
+    store = Store.open(tmp_path / "parley.db")
+    chat = ChatService(
+        store,
+        model,
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=None,
+    )
+    thread = await chat.new_thread("use the crm")
+    paused = await chat.send(thread.id, "use the crm")
+    assert paused.is_interrupted()
+    await store.aclose()  # quit with the approval pending
+
+    store = Store.open(tmp_path / "parley.db")
+    approver = Approver()
+    chat = ChatService(
+        store,
+        model,
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=approver,
+    )
+    assert await store.checkpointer.apending_interrupts(thread.id)
+    done = await chat.resume(thread.id)
+    assert [r.tool for r in approver.asked] == ["echo_token"]
+    assert done.context[-1].text() == "Done."
+    log = await store.list_approvals(thread_id=thread.id)
+    assert {r.decision for r in log} >= {"approve"}
+    await store.aclose()
+
+
+async def test_a_secret_never_leaves_the_call(tmp_path: Path) -> None:
+    model = _script()
+    keyring = MemoryKeyring()
+    keyring.set_password("parley", "crm/api-token", MARKER)
+    store = Store.open(tmp_path / "parley.db")
+    chat = ChatService(
+        store,
+        model,
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=KeyringSecretResolver(backend=keyring),
+        approvals=Approver(),
+    )
+    thread = await chat.new_thread("leak test")
+    done = await chat.send(thread.id, "use the crm")
+    result = done.context[-2].tool_results()[0]
+    assert result.status == "completed"
+    assert "ping: called with" in str(result.output)
+    assert MARKER not in str(result.output)
+
+    sent = json.dumps([[m.model_dump(mode="json") for m in call] for call in model.calls])
+    assert MARKER not in sent
+    exported = await store.export_json(thread.id)
+    markdown = await store.export_markdown(thread.id)
+    audit = await store.list_approvals()
+    await store.aclose()
+    assert MARKER not in str(exported) and MARKER not in markdown and MARKER not in str(audit)
+    for path in tmp_path.iterdir():  # the database, its WAL and anything else written
+        assert MARKER.encode() not in path.read_bytes(), path.name
