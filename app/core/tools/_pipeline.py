@@ -141,8 +141,11 @@ async def prepare(
             f"Tool {tool.name!r} is not permitted in this run: it needs the permission(s) "
             f"{', '.join(missing)}, which the user has not granted.",
         )
-    refused = await authorize(check, tool, call, Runtime.for_call(call.id, tool.name, ctx))
-    return refused or validate(tool, call, args)
+    if check is not None:
+        refused = await authorize(check, tool, call, Runtime.for_call(call.id, tool.name, ctx))
+        if refused:
+            return refused
+    return validate(tool, call, args)
 
 
 async def execute(

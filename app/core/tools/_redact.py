@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
+
+_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 
 
 class Redactor:
@@ -45,7 +48,18 @@ class Redactor:
         if isinstance(value, list | tuple):
             return type(value)(self._walk(v) for v in value)
         if isinstance(value, BaseModel):
+            if self._json_safe and not self._in_json(value):
+                return value
             dumped = value.model_dump()
             cleaned = self._walk(dumped)
             return value if cleaned == dumped else type(value).model_validate(cleaned)
         return value
+
+    @property
+    def _json_safe(self) -> bool:
+        # a secret JSON would escape cannot be found in a model's JSON by substring search
+        return not any(_ESCAPED.search(s) for s in self._secrets)
+
+    def _in_json(self, value: BaseModel) -> bool:
+        dumped = value.__pydantic_serializer__.to_json(value, fallback=str).decode(errors="replace")
+        return any(s in dumped for s in self._secrets)

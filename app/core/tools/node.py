@@ -97,15 +97,15 @@ class ToolNode:
             return {}
         ctx = current_context()
         granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
-        outcomes: list[Outcome] = list(
-            await asyncio.gather(
-                *(prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls)
-            )
-        )
+        # the checks run one after another: they are quick, and tasks would cost more
+        outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
         outcomes = _within_budget(outcomes, ctx)
         outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
         redactor = Redactor()
-        finished = await asyncio.gather(*(self._run(o, ctx, redactor) for o in outcomes))
+        if len(outcomes) == 1:
+            finished: Sequence[Failure | Done] = [await self._run(outcomes[0], ctx, redactor)]
+        else:
+            finished = await asyncio.gather(*(self._run(o, ctx, redactor) for o in outcomes))
         return _update(last.message_id, finished, redactor)
 
     async def _run(

@@ -65,7 +65,7 @@ class Runtime:
             tool=tool,
             idempotency_key=idempotency_key(thread_id, call_id, tool),
             budget=context.budget if context else Budget(),
-            config=dict(context.config) if context else {},
+            config=context.config if context else {},
             context=context,
             _redact=redact,
             _loop=loop,

@@ -49,12 +49,11 @@ async def resolve_secret(source: SecretSource | None, ref: str) -> str:
             "pass secret_resolver= when building the agent",
         )
     try:
-        if isinstance(source, SecretResolver):
-            value: object = await source.resolve(ref)
-        else:
-            value = source(ref)
-            if inspect.isawaitable(value):
-                value = await value
+        # duck-typed: a runtime Protocol check costs more than the rest of a call's checks
+        resolve = getattr(source, "resolve", None)
+        value: object = resolve(ref) if callable(resolve) else source(ref)  # type: ignore[operator]
+        if inspect.isawaitable(value):
+            value = await value
     except SecretError:
         raise
     except Exception as exc:  # a resolver's own failure: keep its type, never its value

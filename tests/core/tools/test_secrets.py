@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.core.state import AgentState, Message, ToolResult, apply_update
+from app.core.state import AgentState, DataBlock, Message, TextBlock, ToolResult, apply_update
 from app.core.state.serde import dump_state
 from app.core.tools import Runtime, SecretError, ToolNode, idempotency_key, resolve_secret, tool
 from tests.core.tools.helpers import Run, asking, call, error_code, result
@@ -160,3 +160,18 @@ def test_idempotency_key_depends_on_thread_call_and_tool() -> None:
 
 def test_state_default_dump_holds_no_runtime() -> None:
     assert "Runtime" not in dump_state(AgentState()).decode()
+
+
+@pytest.mark.parametrize("secret", ['pa"ss\\word\n', "pässwörd-ü", "plain-secret"])
+async def test_secrets_json_would_escape_are_redacted_too(secret: str) -> None:
+    @tool(secret_refs={"token": "svc/key"})
+    def echo(token: str) -> list[object]:
+        """Return the token in blocks and data."""
+        return [TextBlock(text=f"<{token}>"), DataBlock(mime_type="x/y", data={"k": token})]
+
+    update = await Run().once(
+        ToolNode([echo], secret_resolver=lambda r: secret), asking(call("echo"))
+    )
+    content = update["context"][0].content
+    assert content[0].output == "<[redacted secret svc/key]>"
+    assert content[1].data == {"k": "[redacted secret svc/key]"}
