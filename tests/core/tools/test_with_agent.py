@@ -1,0 +1,55 @@
+"""Tools inside a real agent run: pause for approval, resume, and nothing secret is saved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.agent import create_agent
+from app.core.checkpoint import InMemoryCheckpointer
+from app.core.graph import Resume
+from app.core.models.scripted import ScriptedChatModel
+from app.core.state import HumanMessage, ToolResultBlock
+from app.core.state.serde import dump_state
+from app.core.tools import InMemoryApprovalPolicy, Runtime, requests_of, tool
+
+SECRET = "crm-token-5f1e2d"
+
+
+@tool(permissions=("crm:write",), secret_refs={"token": "crm/api-token"}, requires_approval=True)
+def update_ticket(ticket_id: str, status: str, token: str, runtime: Runtime) -> dict[str, Any]:
+    """Update a ticket."""
+    return {"id": ticket_id, "status": status, "auth": token}
+
+
+def _agent(policy: InMemoryApprovalPolicy, checkpointer: InMemoryCheckpointer) -> Any:
+    call = {"name": "update_ticket", "args": {"ticket_id": "T-42", "status": "closed"}, "id": "c1"}
+    model = ScriptedChatModel([{"text": "", "tool_calls": [call]}, {"text": "Done."}])
+    return create_agent(
+        model,
+        [update_ticket],
+        secret_resolver=lambda ref: SECRET,
+        approval_policy=policy,
+        checkpointer=checkpointer,
+    )
+
+
+async def test_approval_pauses_the_run_and_resuming_runs_the_tool() -> None:
+    policy, saver = InMemoryApprovalPolicy(), InMemoryCheckpointer()
+    agent = _agent(policy, saver)
+    config = {"thread_id": "t1", "tool_permissions": ["crm:write"]}
+    paused = await agent.ainvoke({"messages": [HumanMessage("Close T-42")]}, config)
+    assert paused.is_interrupted()
+    pending = paused.execution_meta.interrupts
+    requests = requests_of(pending[0].value)
+    assert requests is not None and [r.call_id for r in requests] == ["c1"]
+
+    done = await agent.ainvoke(Resume({"c1": "approve"}), config)
+    results = [b for m in done.context for b in m.content if isinstance(b, ToolResultBlock)]
+    assert results[0].output == {
+        "id": "T-42",
+        "status": "closed",
+        "auth": "[redacted secret crm/api-token]",
+    }
+    assert done.context[-1].text() == "Done."
+    assert SECRET not in dump_state(done).decode()
+    assert [e.event for e in policy.audit] == ["requested", "decided"]
