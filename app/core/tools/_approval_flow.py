@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from app.core.graph.context import GraphInterrupt, RunContext, interrupt
 from app.core.tools._pipeline import Failure, Outcome, Prepared, ToolAuthorize, authorize, validate
@@ -44,7 +44,12 @@ def _request(item: Prepared) -> ApprovalRequest:
     )
 
 
-def _audit(item: Prepared, thread_id: str | None, event: str, **fields: Any) -> AuditEntry:
+def _audit(
+    item: Prepared,
+    thread_id: str | None,
+    event: Literal["requested", "decided", "allowed_by_rule"],
+    **fields: Any,
+) -> AuditEntry:
     return AuditEntry(
         thread_id=thread_id,
         tool=item.tool.name,
