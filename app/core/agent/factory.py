@@ -20,7 +20,7 @@ from app.core.models.protocol import ChatModel, GenerationConfig
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
 from app.core.state.message_block import ErrorBlock, TextBlock, ToolResultBlock
-from app.core.tools._pipeline import ToolAuthorize
+from app.core.tools import ToolAuthorize
 from app.core.tools.approvals import ApprovalPolicy
 from app.core.tools.node import ToolNode
 from app.core.tools.secrets import SecretSource
