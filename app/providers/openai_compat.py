@@ -165,15 +165,15 @@ class OpenAIChatModel:
         finish: str | None = None
         usage: TokenUsages | None = None
         async with stream:
-            async for raw in stream:
-                try:
+            try:
+                async for raw in stream:
                     blocks, reason, got_usage = parse_chunk(raw, mid)
-                except (AttributeError, TypeError, KeyError, ValueError) as exc:
-                    raise MalformedChunk(f"a malformed chunk: {exc}") from exc
-                finish = reason or finish
-                usage = got_usage or usage
-                if blocks:
-                    yield chunk(mid, blocks)
+                    finish = reason or finish
+                    usage = got_usage or usage
+                    if blocks:
+                        yield chunk(mid, blocks)
+            except (AttributeError, TypeError, KeyError, ValueError) as exc:
+                raise MalformedChunk(f"a malformed chunk: {exc}") from exc
         if finish is None:
             raise MalformedChunk("the stream ended before the server said the reply was complete")
         meta = {"finish_reason": finish, "model": self.model, "provider": self.info.provider}

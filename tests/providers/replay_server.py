@@ -1,0 +1,137 @@
+"""A real HTTP server on 127.0.0.1 that replays recorded provider replies, faults included.
+
+Queue replies per path; each request takes the next one (the last one repeats). A reply can
+stream its body in chunks, stop mid-message by closing the socket, or wait before answering.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP reply."""
+
+    status: int = 200
+    chunks: list[bytes] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "text/event-stream"
+    cut_after: int | None = None
+    """Close the connection after this many chunks, without finishing the body."""
+    delay: float = 0.0
+
+
+def sse_events(name: str) -> list[bytes]:
+    """A recorded SSE fixture split into its events (one chunk per event)."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    return [(e.strip("\n") + "\n\n").encode() for e in text.split("\n\n") if e.strip()]
+
+
+def lines(name: str) -> list[bytes]:
+    """A recorded NDJSON fixture, one chunk per line."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    return [(line + "\n").encode() for line in text.splitlines() if line.strip()]
+
+
+def json_reply(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
+    """A whole JSON reply."""
+    body = json.dumps(data).encode()
+    return Reply(status, [body], headers or {}, "application/json")
+
+
+class ReplayServer:
+    """Serves queued :class:`Reply` objects; records each request's path, headers and JSON."""
+
+    def __init__(self) -> None:
+        self.replies: dict[str, list[Reply]] = {}
+        self.requests: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw.decode(errors="replace")
+                path = self.path.split("?")[0]
+                with server._lock:
+                    server.requests.append(
+                        {"path": path, "headers": dict(self.headers), "json": body}
+                    )
+                    queue = server.replies.get(path) or [Reply(404, [b'{"error":"no route"}'])]
+                    reply = queue.pop(0) if len(queue) > 1 else queue[0]
+                if reply.delay and server._stop.wait(reply.delay):
+                    return
+                self.send_response(reply.status)
+                self.send_header("content-type", reply.content_type)
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for i, piece in enumerate(reply.chunks):
+                    if reply.cut_after is not None and i >= reply.cut_after:
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        self.close_connection = True
+                        return
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+            do_GET = _serve
+            do_POST = _serve
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def add(self, path: str, *replies: Reply) -> None:
+        """Queue replies for ``path``."""
+        self.replies.setdefault(path, []).extend(replies)
+
+    def start(self) -> ReplayServer:
+        """Start serving in a background thread."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket."""
+        self._stop.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, read, released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
