@@ -47,7 +47,10 @@ class AgentState(BaseModel):
     into it instead of replacing it.
     """
 
-    model_config = ConfigDict(extra="forbid", validate_default=False)
+    # bytes fields are written as base64: the default (UTF-8) cannot write arbitrary bytes.
+    model_config = ConfigDict(
+        extra="forbid", validate_default=False, ser_json_bytes="base64", val_json_bytes="base64"
+    )
 
     context: Annotated[list[Message], add_messages] = Field(
         default_factory=list, validation_alias=AliasChoices("context", "messages")
@@ -154,6 +157,9 @@ def apply_update(state: S, update: Any) -> S:
     fields = cls.model_fields
     reducers = {} if replace_all else reducers_of(cls)
     new = state.model_copy()
+    if isinstance(new, AgentState):
+        # The convenience methods change execution_meta in place: give the new state its own.
+        new.__dict__["execution_meta"] = new.execution_meta.model_copy()
     validator = cls.__pydantic_validator__
     for key, value in values.items():
         name = "context" if key == "messages" and "messages" not in fields else key
