@@ -62,7 +62,7 @@ def _check_location(path: Path) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise StoreNotWritableError(
             f"The data directory {folder} is read-only, so Parley cannot save threads in "
-            f"{path.name}. Make it writable or choose another one with --data-dir or "
+            f"{path}. Make the folder writable or choose another one with --data-dir or "
             f"PARLEY_DATA_DIR.",
             path,
         )

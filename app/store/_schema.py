@@ -61,8 +61,13 @@ CREATE INDEX messages_order ON messages(thread_id, segment, position);
 CREATE UNIQUE INDEX messages_current ON messages(thread_id, segment, message_id)
     WHERE valid_to IS NULL;
 
+CREATE VIEW messages_indexed AS
+    SELECT m.id AS id, m.text AS text FROM messages m
+    JOIN threads t ON t.id = m.thread_id AND m.segment = t.head_segment
+    WHERE m.valid_to IS NULL AND m.text != '';
 CREATE VIRTUAL TABLE messages_fts USING fts5(
-    text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    text, content='messages_indexed', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
 );
 
 CREATE TABLE pending_interrupts (

@@ -1,0 +1,48 @@
+"""Small helpers for store tests: drive a thread, peek into the file with plain sqlite3."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.core.checkpoint import Checkpoint, Checkpointer, StateChanges, new_checkpoint_id
+from app.core.state import AgentState, Message, apply_update
+
+
+@contextlib.contextmanager
+def peek(path: Path) -> Iterator[sqlite3.Connection]:
+    """A second, read-only connection to the database file (closed afterwards)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def scalar(path: Path, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    """Run one query on a separate connection and return the first column of the first row."""
+    with peek(path) as conn:
+        return conn.execute(sql, params).fetchone()[0]
+
+
+async def append_messages(
+    cp: Checkpointer,
+    thread_id: str,
+    texts: list[str],
+    state: AgentState | None = None,
+    parent: str | None = None,
+) -> tuple[AgentState, str]:
+    """Append each text as one step (only-changes writes); return the state and last id."""
+    current = state or AgentState()
+    for i, text in enumerate(texts):
+        message = Message.text_message(text, role="user" if i % 2 == 0 else "assistant")
+        current = apply_update(current, message)
+        cid = new_checkpoint_id()
+        changes = StateChanges(upserted=(message.message_id,)) if parent else None
+        await cp.aput(Checkpoint(thread_id, cid, parent, i, current), changes)
+        parent = cid
+    assert parent is not None
+    return current, parent

@@ -1,0 +1,74 @@
+"""Only-changes writes really write only the change, and the search index stays in step."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+from app.core.checkpoint import Checkpoint, StateChanges, new_checkpoint_id
+from app.core.state import AgentState, Message, apply_update
+from app.store import Store
+from tests.core.checkpoint_contract import Saver, _random_update
+from tests.store.helpers import append_messages, scalar
+
+
+def _rows(path: Path) -> int:
+    return int(scalar(path, "SELECT count(*) FROM messages"))
+
+
+async def test_appending_to_a_long_thread_adds_one_row(store: Store) -> None:
+    cp = store.checkpointer
+    state = AgentState(context=[Message.text_message(f"m{i}") for i in range(1000)])
+    first = new_checkpoint_id()
+    await cp.aput(Checkpoint("t", first, None, 0, state), None)
+    assert _rows(store.path) == 1000
+    state, last = await append_messages(cp, "t", ["one more"], state=state, parent=first)
+    assert _rows(store.path) == 1001
+    assert scalar(store.path, "SELECT count(*) FROM messages WHERE valid_to IS NOT NULL") == 0
+    edited = state.context[500].model_copy(update={"metadata": {"starred": True}})
+    state = apply_update(state, edited)
+    await cp.aput(
+        Checkpoint("t", new_checkpoint_id(), last, 2, state),
+        StateChanges(upserted=(edited.message_id,)),
+    )
+    assert _rows(store.path) == 1002
+    assert scalar(store.path, "SELECT count(*) FROM messages WHERE valid_to IS NOT NULL") == 1
+    assert scalar(store.path, "SELECT count(DISTINCT segment) FROM messages") == 1
+    got = await cp.aget("t", AgentState)
+    assert got is not None and got.state == state
+
+
+async def test_resume_from_an_older_checkpoint_starts_a_snapshot(store: Store) -> None:
+    cp = store.checkpointer
+    await append_messages(cp, "t", ["a", "b", "c"])
+    older = (await cp.alist("t"))[1]
+    resumed = await cp.aget("t", AgentState, older.checkpoint_id)
+    assert resumed is not None
+    new_state = apply_update(resumed.state, Message.text_message("b'"))
+    await cp.aput(
+        Checkpoint("t", new_checkpoint_id(), older.checkpoint_id, 3, new_state, "resume"),
+        StateChanges(upserted=(new_state.context[-1].message_id,)),  # stale parent: ignored
+    )
+    assert scalar(store.path, "SELECT count(DISTINCT segment) FROM messages") == 2
+    got = await cp.aget("t", AgentState)
+    assert got is not None and [m.text() for m in got.state.context] == ["a", "b", "b'"]
+    assert [h.snippet for h in await store.search("c")] == []
+
+
+async def test_search_index_matches_the_messages_after_random_steps(store: Store) -> None:
+    rng = random.Random(7)
+    saver = Saver(store.checkpointer, "t", AgentState())
+    counter = [0]
+    for _ in range(60):
+        await saver.apply(_random_update(rng, saver.state, counter))
+    conn = sqlite3.connect(store.path)
+    try:
+        conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+        indexed = conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
+    finally:
+        conn.close()
+    assert indexed == sum(1 for m in saver.state.context if m.text())
+    hits = await store.search("lorem", limit=1000)
+    expected = {m.message_id for m in saver.state.context if "lorem" in m.text()}
+    assert {h.message_id for h in hits} == expected
