@@ -74,7 +74,11 @@ class ReplayServer:
                 path = self.path.split("?")[0]
                 with server._lock:
                     server.requests.append(
-                        {"path": path, "headers": dict(self.headers), "json": body}
+                        {
+                            "path": path,
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "json": body,
+                        }
                     )
                     queue = server.replies.get(path) or [Reply(404, [b'{"error":"no route"}'])]
                     reply = queue.pop(0) if len(queue) > 1 else queue[0]

@@ -1,0 +1,206 @@
+"""The in-process adapter against the bundled model itself. Its wording is not checked (it is a
+135M model); structure is: a real answer, streaming, stopping, and a tool call that parses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from app.core.errors import ModelError, UnsupportedContent
+from app.core.models.protocol import GenerationConfig, ToolSpec
+from app.core.state.message import Message
+from app.core.state.message_block import ImageBlock, MediaRef, ToolCallBlock, ToolResultBlock
+from app.providers._llama_template import ChatTemplate
+from app.providers.local import LlamaCppChatModel
+
+pytestmark = pytest.mark.slow
+
+QUESTION = [
+    Message.text_message("You are a helpful assistant.", role="system"),
+    Message.text_message("What is the capital of France?"),
+]
+WEATHER = ToolSpec(
+    name="get_weather",
+    description="Get the current weather for a city.",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"],
+    },
+)
+CLOCK = ToolSpec(
+    name="get_time",
+    description="Get the time in a time zone.",
+    parameters={"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]},
+)
+GREEDY = GenerationConfig(temperature=0, max_tokens=48, seed=1)
+
+
+async def test_a_real_answer_streams_in_chunks(local_model: LlamaCppChatModel) -> None:
+    chunks = [c async for c in local_model.astream(QUESTION, config=GREEDY)]
+    assert len(chunks) > 3, "tokens stream one by one"
+    assert all(c.delta and c.role == "assistant" for c in chunks)
+    assert len({c.message_id for c in chunks}) == 1
+    last = chunks[-1]
+    assert last.metadata["finish_reason"] in ("stop", "length")
+    assert last.usages is not None and last.usages.prompt_tokens > 10
+    assert last.usages.completion_tokens > 0
+    whole = chunks[0]
+    for piece in chunks[1:]:
+        whole = whole + piece
+    assert whole.text().strip()
+
+
+async def test_agenerate_returns_the_whole_message(local_model: LlamaCppChatModel) -> None:
+    reply = await local_model.agenerate(QUESTION, config=GREEDY)
+    assert reply.delta is False
+    assert reply.text().strip()
+    assert reply.metadata["provider"] == "llama.cpp"
+
+
+async def test_closing_the_stream_stops_decoding_within_one_token(
+    local_model: LlamaCppChatModel,
+) -> None:
+    stream = local_model.astream(QUESTION, config=GenerationConfig(max_tokens=400))
+    got = 0
+    async for _ in stream:
+        got += 1
+        if got == 3:
+            break
+    await stream.aclose()  # type: ignore[attr-defined]
+    stats = local_model.last_run
+    assert stats.finished
+    assert stats.stop_requested_at is not None
+    assert stats.tokens_after_stop <= 1
+    assert stats.tokens < 400
+    # The model is free again at once.
+    assert (await local_model.agenerate(QUESTION, config=GREEDY)).text()
+
+
+async def test_cancelling_the_task_stops_decoding(local_model: LlamaCppChatModel) -> None:
+    first = asyncio.Event()
+
+    async def consume() -> None:
+        async for _ in local_model.astream(QUESTION, config=GenerationConfig(max_tokens=400)):
+            first.set()
+
+    task = asyncio.create_task(consume())
+    await first.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert local_model.last_run.finished
+    assert local_model.last_run.tokens_after_stop <= 1
+    assert local_model.last_run.tokens < 400
+
+
+async def test_required_tool_call_is_grammar_constrained_and_parses(
+    local_model: LlamaCppChatModel,
+) -> None:
+    ask = [Message.text_message("What's the weather like in Oslo?")]
+    cfg = GenerationConfig(temperature=0.8, max_tokens=80, tool_choice="required", seed=7)
+    reply = await local_model.agenerate(ask, tools=[WEATHER, CLOCK], config=cfg)
+    calls = reply.tool_calls()
+    assert len(calls) == 1
+    call = calls[0]
+    assert call.name in ("get_weather", "get_time")
+    assert call.partial_args is None, "the arguments parsed as JSON"
+    assert isinstance(call.args, dict)
+    if call.name == "get_weather":
+        assert isinstance(call.args["city"], str)
+    assert reply.metadata["finish_reason"] == "tool_calls"
+    json.dumps(call.args)
+
+
+async def test_a_named_tool_choice_forces_that_tool(local_model: LlamaCppChatModel) -> None:
+    ask = [Message.text_message("What time is it in Paris?")]
+    cfg = GenerationConfig(temperature=0.5, max_tokens=60, tool_choice="get_time", seed=3)
+    reply = await local_model.agenerate(ask, tools=[WEATHER, CLOCK], config=cfg)
+    [call] = reply.tool_calls()
+    assert call.name == "get_time"
+    assert isinstance(call.args.get("tz"), str)
+
+
+async def test_auto_tool_choice_answers_text_or_a_valid_call(
+    local_model: LlamaCppChatModel,
+) -> None:
+    ask = [Message.text_message("Hello! How are you?")]
+    reply = await local_model.agenerate(ask, tools=[WEATHER], config=GREEDY)
+    if reply.tool_calls():
+        assert all(c.partial_args is None or reply.metadata["finish_reason"] == "length"
+                   for c in reply.tool_calls())  # fmt: skip
+    else:
+        assert reply.text().strip()
+        assert not reply.text().lstrip().startswith("<tool_call>")
+
+
+async def test_a_conversation_with_tool_results_renders(local_model: LlamaCppChatModel) -> None:
+    history = [
+        Message.text_message("Weather in Oslo?"),
+        Message(
+            role="assistant",
+            content=[ToolCallBlock(id="c1", name="get_weather", args={"city": "Oslo"})],
+        ),
+        Message.tool_message([ToolResultBlock(call_id="c1", output={"temp_c": 4})]),
+    ]
+    reply = await local_model.agenerate(history, tools=[WEATHER], config=GREEDY)
+    assert reply.text() or reply.tool_calls()
+
+
+async def test_the_system_prompt_reaches_the_prompt(local_model: LlamaCppChatModel) -> None:
+    await local_model.aload()
+    template = local_model.template
+    assert template is not None and not template.is_fallback
+    prompt = template.render([{"role": "system", "content": "SYS-MARK"},
+                              {"role": "user", "content": "hi"}], [])  # fmt: skip
+    assert "SYS-MARK" in prompt
+    with_tools = template.render([{"role": "user", "content": "hi"}], [WEATHER])
+    assert "get_weather" in with_tools
+
+
+async def test_images_are_refused_clearly(local_model: LlamaCppChatModel) -> None:
+    image = ImageBlock(
+        media=MediaRef(kind="data", data_base64="iVBORw0KGgo=", mime_type="image/png")
+    )
+    msg = Message(role="user", content=[image])
+    with pytest.raises(UnsupportedContent, match="cannot take images"):
+        await local_model.agenerate([msg])
+
+
+async def test_a_prompt_longer_than_the_context_is_a_clear_error(
+    local_model: LlamaCppChatModel,
+) -> None:
+    huge = [Message.text_message("word " * 5000)]
+    with pytest.raises(ModelError, match="does not fit"):
+        await local_model.agenerate(huge, config=GREEDY)
+
+
+def test_missing_template_falls_back_to_chatml_and_says_so() -> None:
+    tpl = ChatTemplate.from_metadata({}, eos="</s>", bos="<s>")
+    assert tpl.is_fallback and "no chat template" in tpl.note
+    prompt = tpl.render([{"role": "system", "content": "S"}, {"role": "user", "content": "U"}], [])
+    assert "<|im_start|>system\nS" in prompt
+
+
+def test_a_template_that_drops_system_prompts_gets_them_folded_in() -> None:
+    source = (
+        "{% for m in messages %}{% if m['role'] != 'system' %}<{{ m['role'] }}>{{ m['content'] }}"
+        "{% endif %}{% endfor %}<assistant>"
+    )
+    tpl = ChatTemplate.from_metadata({"tokenizer.chat_template": source}, eos="", bos="")
+    assert not tpl.keeps_system and "system" in tpl.note
+    prompt = tpl.render(
+        [{"role": "system", "content": "BE KIND"}, {"role": "user", "content": "U"}], []
+    )
+    assert "BE KIND" in prompt
+
+
+async def test_a_missing_file_is_a_model_error(tmp_path: object) -> None:
+    model = LlamaCppChatModel(f"{tmp_path}/nope.gguf")
+    try:
+        with pytest.raises(ModelError, match="does not exist"):
+            await model.agenerate(QUESTION)
+    finally:
+        model.close()

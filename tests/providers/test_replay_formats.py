@@ -1,0 +1,230 @@
+"""Each HTTP adapter against recorded streams of its provider's documented format: tool calls
+(several at once), reasoning, usage, and what the request carried."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.errors import ModelAuthError, ModelConnectionError, UnsupportedContent
+from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state.message import Message
+from app.core.state.message_block import (
+    AudioBlock,
+    DocumentBlock,
+    ImageBlock,
+    MediaRef,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    VideoBlock,
+)
+from app.providers.anthropic_api import AnthropicChatModel
+from app.providers.ollama import OllamaChatModel, list_ollama_models
+from app.providers.openai_compat import OpenAIChatModel
+from tests.providers.conftest import FAST_RETRY
+from tests.providers.replay_server import (
+    FIXTURES,
+    ReplayServer,
+    Reply,
+    free_port,
+    json_reply,
+    lines,
+    sse_events,
+)
+
+VISION = ModelInfo(spec="openai:gpt-4o", name="gpt-4o", provider="openai",
+                   input_kinds=frozenset({"text", "image"}))  # fmt: skip
+PNG = MediaRef(kind="data", data_base64="iVBORw0KGgo=", mime_type="image/png")
+PDF = MediaRef(kind="data", data_base64="JVBERi0xLjQK", mime_type="application/pdf")
+TOOLS = [
+    ToolSpec(name="get_weather", parameters={"type": "object", "properties": {"city": {}}}),
+    ToolSpec(name="get_time", parameters={"type": "object", "properties": {"tz": {}}}),
+]
+HISTORY = [
+    Message.text_message("Be brief.", role="system"),
+    Message(role="user", content=[TextBlock(text="Look:"), ImageBlock(media=PNG)]),
+    Message(
+        role="assistant",
+        content=[
+            ReasoningBlock(text="hmm", signature="sig-1"),
+            ToolCallBlock(id="c1", name="get_weather", args={"city": "Oslo"}),
+        ],
+    ),
+    Message.tool_message(
+        [ToolResultBlock(call_id="c1", output={"temp": 4}), ImageBlock(media=PNG)]
+    ),
+]
+
+
+def sse(name: str) -> Reply:
+    return Reply(chunks=sse_events(name))
+
+
+async def test_openai_parallel_tool_calls_and_usage(replay: ReplayServer) -> None:
+    replay.add("/v1/chat/completions", sse("openai_parallel_tools.sse"))
+    model = OpenAIChatModel(
+        "gpt-4o", base_url=f"{replay.url}/v1", api_key="k", retry=FAST_RETRY, info=VISION
+    )
+    try:
+        chunks = [c async for c in model.astream(HISTORY, tools=TOOLS)]
+    finally:
+        await model.aclose()
+    whole = chunks[0]
+    for piece in chunks[1:]:
+        whole = whole + piece
+    calls = whole.tool_calls()
+    assert [(c.id, c.name, c.args) for c in calls] == [
+        ("call_weather", "get_weather", {"city": "Oslo"}),
+        ("call_time", "get_time", {"tz": "CET"}),
+    ]
+    assert chunks[-1].metadata["finish_reason"] == "tool_calls"
+    assert chunks[-1].usages is not None and chunks[-1].usages.total_tokens == 80
+
+
+async def test_openai_request_maps_every_block(replay: ReplayServer) -> None:
+    replay.add("/v1/chat/completions", sse("openai_text.sse"))
+    model = OpenAIChatModel("gpt-4o", base_url=f"{replay.url}/v1", api_key="sk-1", info=VISION)
+    try:
+        reply = await model.agenerate(HISTORY, tools=TOOLS)
+    finally:
+        await model.aclose()
+    assert reply.usages is not None and reply.usages.cache_read_input_tokens == 8
+    req = replay.requests[0]
+    assert req["headers"]["authorization"] == "Bearer sk-1"
+    msgs = req["json"]["messages"]
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "user"]
+    assert msgs[1]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert msgs[2]["tool_calls"][0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"city": "Oslo"}',
+    }
+    assert msgs[3] == {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 4}'}
+    assert msgs[4]["content"][1]["type"] == "image_url", "a tool's image follows as user input"
+    assert req["json"]["stream"] is True
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        AudioBlock(media=MediaRef(kind="data", data_base64="AAAA", mime_type="audio/wav")),
+        VideoBlock(media=MediaRef(kind="data", data_base64="AAAA", mime_type="video/mp4")),
+        DocumentBlock(media=PDF),
+    ],
+    ids=["audio", "video", "pdf"],
+)
+async def test_text_only_server_refuses_media_instead_of_dropping_it(block: object) -> None:
+    model = OpenAIChatModel("local-llm", base_url=f"http://127.0.0.1:{free_port()}/v1")
+    with pytest.raises(UnsupportedContent, match="cannot take"):
+        model.astream([Message(role="user", content=[block])])  # type: ignore[list-item]
+
+
+async def test_anthropic_thinking_tool_use_and_cache_usage(replay: ReplayServer) -> None:
+    replay.add("/v1/messages", sse("anthropic_thinking_tool.sse"))
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key="sk-ant", base_url=replay.url)
+    try:
+        reply = await model.agenerate(HISTORY, tools=TOOLS)
+    finally:
+        await model.aclose()
+    reasoning = [b for b in reply.content if isinstance(b, ReasoningBlock)]
+    assert reasoning[0].text == "The user wants the weather."
+    assert reasoning[0].signature == "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"
+    assert reply.text() == "Let me check."
+    [call] = reply.tool_calls()
+    assert (call.id, call.name, call.args) == ("toolu_01", "get_weather", {"city": "Oslo"})
+    assert reply.metadata["finish_reason"] == "tool_calls"
+    usage = reply.usages
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens) == (25, 89)
+    assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (100, 2000)
+    req = replay.requests[0]
+    headers = req["headers"]
+    assert "sk-ant" in (headers.get("x-api-key", ""), headers.get("authorization", ""))[0] + (
+        headers.get("authorization", "")
+    )
+    body = req["json"]
+    assert body["system"] == "Be brief."
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    assert body["messages"][0]["content"][1]["source"]["type"] == "base64"
+    assert body["messages"][1]["content"][0] == {
+        "type": "thinking", "thinking": "hmm", "signature": "sig-1",
+    }  # fmt: skip
+    result = body["messages"][2]["content"][0]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "c1"
+    assert result["content"][1]["type"] == "image", "the tool's image rides in its result"
+
+
+async def test_anthropic_takes_pdfs_natively(replay: ReplayServer) -> None:
+    replay.add("/v1/messages", sse("anthropic_text.sse"))
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key="k", base_url=replay.url)
+    doc = DocumentBlock(media=PDF, title="Report")
+    try:
+        await model.agenerate([Message(role="user", content=[doc])])
+    finally:
+        await model.aclose()
+    part = replay.requests[0]["json"]["messages"][0]["content"][0]
+    assert part["type"] == "document" and part["source"]["media_type"] == "application/pdf"
+
+
+async def test_anthropic_without_a_key_says_so() -> None:
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key=None)
+    with pytest.raises(ModelAuthError, match="anthropic/api-key"):
+        model.astream([Message.text_message("hi")])
+
+
+async def test_ollama_tools_thinking_and_request(replay: ReplayServer) -> None:
+    replay.add("/api/chat", Reply(chunks=lines("ollama_tools.ndjson")))
+    info = ModelInfo(spec="ollama:qwen3", name="qwen3", provider="ollama",
+                     input_kinds=frozenset({"text", "image"}))  # fmt: skip
+    model = OllamaChatModel("qwen3", base_url=replay.url, retry=FAST_RETRY, info=info)
+    try:
+        reply = await model.agenerate(
+            HISTORY[2:], tools=TOOLS, config=GenerationConfig(temperature=0.1, max_tokens=9)
+        )
+    finally:
+        await model.aclose()
+    assert [b.text for b in reply.content if isinstance(b, ReasoningBlock)] == [
+        "I should call the tool."
+    ]
+    assert [(c.name, c.args) for c in reply.tool_calls()] == [
+        ("get_weather", {"city": "Oslo"}),
+        ("get_time", {"tz": "CET"}),
+    ]
+    assert len({c.id for c in reply.tool_calls()}) == 2
+    assert reply.metadata["finish_reason"] == "tool_calls"
+    body = replay.requests[0]["json"]
+    assert body["options"] == {"temperature": 0.1, "num_predict": 9}
+    assert body["messages"][0]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert body["messages"][1]["role"] == "tool"
+    assert body["messages"][2]["role"] == "user" and body["messages"][2]["images"] == [
+        "iVBORw0KGgo="
+    ]
+
+
+async def test_ollama_images_need_a_vision_model(replay: ReplayServer) -> None:
+    model = OllamaChatModel("llama3.2", base_url=replay.url)
+    with pytest.raises(UnsupportedContent, match="images"):
+        model.astream(HISTORY[1:2])
+
+
+async def test_ollama_lists_installed_models(replay: ReplayServer) -> None:
+    tags = (FIXTURES / "ollama_tags.json").read_text()
+    replay.add("/api/tags", Reply(chunks=[tags.encode()], content_type="application/json"))
+    models = await list_ollama_models(replay.url)
+    assert [m["name"] for m in models] == ["gemma3:4b", "llama3.2:latest"]
+    assert models[0]["details"]["parameter_size"] == "4.3B"
+
+
+async def test_ollama_list_when_the_server_is_down() -> None:
+    with pytest.raises(ModelConnectionError, match="Ollama"):
+        await list_ollama_models(f"http://127.0.0.1:{free_port()}")
+
+
+async def test_ollama_unknown_model(replay: ReplayServer) -> None:
+    replay.add("/api/chat", json_reply({"error": "model 'nope' not found"}, 404))
+    model = OllamaChatModel("nope", base_url=replay.url)
+    try:
+        with pytest.raises(Exception, match="does not know the model 'nope'"):
+            await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
