@@ -85,6 +85,10 @@ KNOWN_MODELS: dict[str, KnownModel] = {
     "claude-3-7-sonnet": KnownModel(200_000, 64_000, _p(3.0, 15.0, 0.30, 3.75), _VISION_DOCS),
     "claude-haiku-4-5": KnownModel(200_000, 64_000, _p(1.0, 5.0, 0.10, 1.25), _VISION_DOCS),
     "claude-3-5-haiku": KnownModel(200_000, 8_192, _p(0.80, 4.0, 0.08, 1.0), _VISION_DOCS),
+    # Family fallbacks for newer releases, so a cost budget is never silently zero.
+    "claude-opus": KnownModel(200_000, 64_000, _p(5.0, 25.0, 0.50, 6.25), _VISION_DOCS),
+    "claude-sonnet": KnownModel(200_000, 64_000, _p(3.0, 15.0, 0.30, 3.75), _VISION_DOCS),
+    "claude-haiku": KnownModel(200_000, 64_000, _p(1.0, 5.0, 0.10, 1.25), _VISION_DOCS),
 }
 
 # Ollama model families that take images.
