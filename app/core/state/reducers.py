@@ -7,6 +7,7 @@ keeping position, delete with :class:`RemoveMessage`, and merge streamed chunks.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Literal
 
@@ -37,6 +38,18 @@ class RemoveMessage(BaseModel):
         super().__init__(**data)
 
 
+def _dropping_index(name: str) -> Any:
+    """Wrap list method ``name`` so that calling it makes a :class:`MessageList` re-index."""
+    method = getattr(list, name)
+
+    @functools.wraps(method)
+    def changed(self: MessageList, *args: Any, **kwargs: Any) -> Any:
+        self._index = None
+        return method(self, *args, **kwargs)
+
+    return changed
+
+
 class MessageList(list[Message]):
     """A list of messages that remembers where each id is, so upserts need no scan.
 
@@ -61,38 +74,20 @@ class MessageList(list[Message]):
             base._index = None
         return new
 
-    def _forget_index(self) -> None:
-        self._index = None
-
-    def _mutator(name: str) -> Any:  # type: ignore[misc]
-        base = getattr(list, name)
-
-        def changed(self: MessageList, *args: Any) -> Any:
-            self._index = None
-            return base(self, *args)
-
-        changed.__name__ = name
-        changed.__doc__ = base.__doc__
-        return changed
-
-    # Changes made outside the reducer may move or replace ids without changing the length, so
-    # every mutating list method drops the index; the reducer itself uses list's own methods.
-    for _name in (
-        "__setitem__",
-        "__delitem__",
-        "__iadd__",
-        "__imul__",
-        "append",
-        "extend",
-        "insert",
-        "pop",
-        "remove",
-        "clear",
-        "sort",
-        "reverse",
-    ):
-        locals()[_name] = _mutator(_name)
-    del _name, _mutator
+    # A change made with an ordinary list method may move or replace ids without changing the
+    # length, so each of them drops the index; the reducer itself calls list's own methods.
+    __setitem__ = _dropping_index("__setitem__")
+    __delitem__ = _dropping_index("__delitem__")
+    __iadd__ = _dropping_index("__iadd__")
+    __imul__ = _dropping_index("__imul__")
+    append = _dropping_index("append")
+    extend = _dropping_index("extend")
+    insert = _dropping_index("insert")
+    pop = _dropping_index("pop")
+    remove = _dropping_index("remove")
+    clear = _dropping_index("clear")
+    sort = _dropping_index("sort")
+    reverse = _dropping_index("reverse")
 
     def __copy__(self) -> MessageList:
         return MessageList(self)

@@ -6,6 +6,7 @@ import copy
 import functools
 import itertools
 import operator
+import pickle
 from typing import Any
 
 import pytest
@@ -149,6 +150,16 @@ def test_a_shallow_copy_has_its_own_index() -> None:
     twin.append(text("3"))
     assert ids_of(add_messages(history, text("3"))) == ["1", "3"]
     assert ids_of(add_messages(twin, text("3", "x"))) == ["1", "3"]
+
+
+def test_deep_copies_and_pickles_keep_working() -> None:
+    history = add_messages([], [text("1"), text("2")])
+    for twin in (copy.deepcopy(history), pickle.loads(pickle.dumps(history))):
+        assert isinstance(twin, MessageList)
+        assert twin == history
+        assert ids_of(add_messages(twin, [text("2", "new"), text("3")])) == ["1", "2", "3"]
+    history.sort(key=lambda m: str(m.message_id), reverse=True)
+    assert ids_of(add_messages(history, text("1", "x"))) == ["2", "1"]
 
 
 # --- streamed chunks --------------------------------------------------------------------------
