@@ -29,7 +29,6 @@ CREATE TABLE threads (
     next_position INTEGER NOT NULL DEFAULT 0,
     message_count INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX threads_recent ON threads(archived, updated_at DESC, id);
 
 CREATE TABLE checkpoints (
     thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
@@ -43,7 +42,7 @@ CREATE TABLE checkpoints (
     message_count INTEGER NOT NULL,
     state TEXT NOT NULL,
     PRIMARY KEY (thread_id, seq)
-);
+) WITHOUT ROWID;
 CREATE UNIQUE INDEX checkpoints_by_id ON checkpoints(thread_id, checkpoint_id);
 
 CREATE TABLE messages (

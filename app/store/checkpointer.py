@@ -21,9 +21,13 @@ when ``valid_from <= seq < valid_to`` (``valid_to`` is NULL while the version is
 
 The non-message fields of the state (``execution_meta``, ``context_summary``, a subclass's own
 fields) are small and stored whole with each checkpoint. Messages and states are written and
-read only through :mod:`app.core.state.serde`. The full-text index (FTS5, external content)
-covers the current version of each message of a thread's latest segment; pending interrupts
-of the latest checkpoint also have their own table, so "which threads wait for me" is cheap.
+read only through :mod:`app.core.state.serde`. The full-text index (FTS5) reads its text
+from the view ``messages_indexed``: the current version of each message in a thread's latest
+segment, so search finds what the thread shows now (FTS5's integrity check proves index and
+view agree). Pending interrupts of the latest checkpoint also have their own table, so
+"which threads wait for me" is cheap. Per step the file gets about ten changed pages (the
+message row and its two indexes, the checkpoint row and its index, the thread row, the FTS
+segment), whatever the thread's length.
 
 All SQLite work runs on the store's one worker thread; these async methods never block the
 event loop.
