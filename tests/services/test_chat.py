@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from app.core import Runtime, tool
 from app.core.models import ScriptedChatModel
@@ -82,7 +85,10 @@ async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
     await store.aclose()
 
 
-async def test_a_secret_never_leaves_the_call(tmp_path: Path) -> None:
+async def test_a_secret_never_leaves_the_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     model = _script()
     keyring = MemoryKeyring()
     keyring.set_password("parley", "crm/api-token", MARKER)
@@ -111,3 +117,58 @@ async def test_a_secret_never_leaves_the_call(tmp_path: Path) -> None:
     assert MARKER not in str(exported) and MARKER not in markdown and MARKER not in str(audit)
     for path in tmp_path.iterdir():  # the database, its WAL and anything else written
         assert MARKER.encode() not in path.read_bytes(), path.name
+    assert MARKER not in caplog.text
+
+
+async def test_always_allow_persists_and_can_be_revoked(tmp_path: Path) -> None:
+    keyring = MemoryKeyring()
+    keyring.set_password("parley", "crm/api-token", "t0ken-value")
+    resolver = KeyringSecretResolver(backend=keyring)
+
+    class Always(Approver):
+        async def decide(self, requests: Any) -> list[ApprovalDecision]:
+            self.asked += list(requests)
+            return [
+                ApprovalDecision(call_id=r.call_id, decision="always", scope="tool")
+                for r in requests
+            ]
+
+    store = Store.open(tmp_path / "parley.db")
+    first = Always()
+    chat = ChatService(
+        store,
+        _script(),
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=first,
+    )
+    await chat.send((await chat.new_thread("a")).id, "go")
+    assert len(first.asked) == 1
+    await store.aclose()
+
+    store = Store.open(tmp_path / "parley.db")  # after a restart, in another thread
+    second = Approver()
+    chat = ChatService(
+        store,
+        _script(),
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=second,
+    )
+    done = await chat.send((await chat.new_thread("b")).id, "go again")
+    assert second.asked == []  # the rule let it run unasked
+    assert done.context[-1].text() == "Done."
+    assert await store.revoke_allow_rule("echo_token") is True
+    chat = ChatService(
+        store,
+        _script(),
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=second,
+    )
+    await chat.send((await chat.new_thread("c")).id, "and again")
+    assert len(second.asked) == 1  # asked again once revoked
+    await store.aclose()

@@ -1,0 +1,82 @@
+"""The command line, run as a user would: a real process, a real database in a temp dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parley(*args: str, data_dir: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PARLEY_DATA_DIR": str(data_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+
+
+def test_chat_with_a_scripted_model_streams_and_saves_the_thread(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "Hello from the script."}]))
+    done = parley("chat", "--model", f"scripted:{script}", "Hi there", data_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Hello from the script." in done.stdout
+    listed = parley("threads", data_dir=tmp_path)
+    assert "Hi there" in listed.stdout
+    found = parley("threads", "--search", "script", data_dir=tmp_path)
+    assert found.returncode == 0, found.stderr
+
+
+def test_a_model_error_is_reported_with_a_nonzero_exit(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"error": "the server went away"}]))
+    done = parley("chat", "--model", f"scripted:{script}", "Hi", data_dir=tmp_path)
+    assert done.returncode == 1
+    assert "the server went away" in done.stderr
+
+
+def test_a_bad_model_spec_is_a_clear_error(tmp_path: Path) -> None:
+    done = parley("chat", "--model", "nonsense:thing", "Hi", data_dir=tmp_path)
+    assert done.returncode == 2
+    assert "nonsense" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_corrupt_database_is_a_clear_error_and_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "parley.db"
+    db.write_bytes(b"this is not a database" * 100)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "x"}]))
+    done = parley("chat", "--model", f"scripted:{script}", "Hi", data_dir=tmp_path)
+    assert done.returncode == 2
+    assert str(db) in done.stderr
+    assert "Traceback" not in done.stderr
+    assert db.read_bytes() == b"this is not a database" * 100
+
+
+@pytest.mark.slow
+def test_chat_offline_with_the_bundled_model(tmp_path: Path) -> None:
+    done = parley("chat", "What is the capital of France?", data_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+def test_interactive_session_reads_until_quit(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["first answer", "second answer"]))
+    done = parley("--model", f"scripted:{script}", data_dir=tmp_path, stdin="one\ntwo\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "first answer" in done.stdout and "second answer" in done.stdout
+    assert parley("threads", data_dir=tmp_path).stdout.count("\n") == 1
