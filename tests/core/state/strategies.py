@@ -9,6 +9,7 @@ import itertools
 import json
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from app.core.state import (
@@ -32,6 +33,12 @@ from app.core.state import (
     ToolResultBlock,
     VideoBlock,
 )
+
+
+def examples(n: int) -> settings:
+    """Settings for a property test: ``n`` examples, no deadline (the machine may be busy)."""
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
 
 floats = st.floats(allow_nan=False, allow_infinity=False)
 small_text = st.text(max_size=20)

@@ -6,7 +6,7 @@ import operator
 from typing import Annotated, Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field, ValidationError
 
@@ -22,6 +22,7 @@ from app.core.state import (
 )
 from app.core.state.agent_state import reducers_of
 from app.core.state.reducers import add_messages
+from tests.core.state.strategies import examples
 
 
 def union(old: set[str], new: set[str]) -> set[str]:
@@ -59,7 +60,7 @@ def test_a_dict_update_touches_only_its_keys() -> None:
     assert apply_update(after, {"tags": {"y"}, "spent": 1.5}).tags == {"x", "y"}
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(
     st.lists(
         st.fixed_dictionaries(

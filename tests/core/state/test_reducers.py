@@ -10,7 +10,7 @@ import pickle
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.errors import UserError
@@ -26,6 +26,7 @@ from app.core.state import (
 )
 from app.core.state.reducers import MessageList
 from tests.core.state.strategies import (
+    examples,
     floats,
     json_objects,
     opt_text,
@@ -36,7 +37,7 @@ from tests.core.state.strategies import (
     usages,
 )
 
-LAWS = settings(max_examples=150, deadline=None)
+LAWS = examples(150)
 
 
 def text(message_id: str | int, body: str = "") -> Message:

@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Annotated, Any, Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
@@ -30,6 +30,7 @@ from app.core.state.serde import (
 from tests.core.state.strategies import (
     agent_states,
     blocks,
+    examples,
     exec_metas,
     floats,
     json_objects,
@@ -38,7 +39,7 @@ from tests.core.state.strategies import (
     small_text,
 )
 
-ROUND_TRIPS = settings(max_examples=100, deadline=None)
+ROUND_TRIPS = examples(100)
 
 
 @ROUND_TRIPS
@@ -146,7 +147,7 @@ def test_custom_state_round_trip(state: Deeper) -> None:
 
 
 @given(st.lists(messages, max_size=3))
-@settings(max_examples=50, deadline=None)
+@examples(50)
 def test_messages_state_round_trip(items: list[Message]) -> None:
     state = MessagesState(messages=items)
     assert load_state(dump_state(state), MessagesState) == state
@@ -236,7 +237,7 @@ junk = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(junk)
 def test_only_decode_errors_escape(data: str | bytes) -> None:
     for load in (load_message, load_messages, load_block):
