@@ -102,7 +102,6 @@ class ChatService:
             if snapshot is None:
                 raise LookupError(f"thread {thread_id} has no saved state")
             state: AgentState = snapshot.state
-            await self.store.update_thread(thread_id)
             interrupts = state.execution_meta.interrupts
             if not interrupts or self.approvals is None:
                 return state

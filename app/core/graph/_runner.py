@@ -9,8 +9,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
-from app.core.checkpoint.base import Checkpoint, Checkpointer, StateChanges, new_checkpoint_id
-from app.core.constants import END, START
+from app.core.checkpoint.base import (
+    Checkpoint,
+    Checkpointer,
+    CheckpointSource,
+    StateChanges,
+    new_checkpoint_id,
+)
+from app.core.constants import END
 from app.core.errors import GraphRecursionError, ParleyError, UserError
 from app.core.graph._changes import ChangeTracker
 from app.core.graph.builder import Branch, NodeSpec
@@ -76,7 +82,9 @@ class Runner(Generic[S]):
         self.write_full = not parent_is_latest
         self.quiet = ctx.sink is _discard
 
-    async def save(self, state: S, step: int, source: str, changes: StateChanges | None) -> None:
+    async def save(
+        self, state: S, step: int, source: CheckpointSource, changes: StateChanges | None
+    ) -> None:
         """Write a checkpoint of ``state`` (no-op without a checkpointer)."""
         if self.checkpointer is None or self.ctx.thread_id is None:
             return
@@ -87,7 +95,7 @@ class Runner(Generic[S]):
             parent_id=self.parent_id,
             step=step,
             state=state,
-            source=source,  # type: ignore[arg-type]
+            source=source,
         )
         await self.checkpointer.aput(cp, None if self.write_full else changes)
         self.parent_id, self.write_full = cid, False
@@ -126,12 +134,12 @@ class Runner(Generic[S]):
                 if not self.quiet:
                     self.ctx.emit(NodeFinished(node=task.node, step=step, update=result))
             step += 1
-            following = await self._route(state, done, step)
+            following = await self.route(state, done, step)
             nxt = still + task_ids_for(
                 self.ctx.task_id if self.ctx.namespace else "", step, following
             )
             status = "interrupted" if interrupts else ("running" if nxt else "completed")
-            state = self._with_meta(
+            state = with_meta(
                 state,
                 step=step,
                 current_node=done[-1] if done else tasks[-1].node,
@@ -147,28 +155,21 @@ class Runner(Generic[S]):
                 return RunOutcome(state, "interrupted", interrupts, self.parent_id)
             tasks = nxt
         if state.execution_meta.status != "completed":
-            state = self._with_meta(state, status="completed", next_tasks=[])
+            state = with_meta(state, status="completed", next_tasks=[])
             await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         return RunOutcome(state, "completed", [], self.parent_id)
 
     async def _stop(self, state: S, tasks: list[PendingTask], step: int) -> RunOutcome[S]:
-        state = self._with_meta(state, status="stopped", stop_requested=True, next_tasks=tasks)
+        state = with_meta(state, status="stopped", stop_requested=True, next_tasks=tasks)
         await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         if not self.quiet:
             self.ctx.emit(RunStopped(state=state))
         return RunOutcome(state, "stopped", [], self.parent_id)
 
-    @staticmethod
-    def _with_meta(state: S, **values: Any) -> S:
-        meta = state.execution_meta.model_copy(update=values)
-        new = state.model_copy()
-        new.__dict__["execution_meta"] = meta
-        return new
-
     async def _run_step(
         self, state: S, tasks: list[PendingTask], step: int, resume: dict[str, JsonValue]
     ) -> list[Any]:
-        view = self._with_meta(state, step=step, status="running", current_node=tasks[0].node)
+        view = with_meta(state, step=step, status="running", current_node=tasks[0].node)
         if len(tasks) == 1:
             return [await self._run_task(view, tasks[0], step, resume)]
         try:
@@ -207,7 +208,7 @@ class Runner(Generic[S]):
         except Exception as exc:
             raise NodeError(task.node, exc) from exc
 
-    async def _route(self, state: S, done: list[str], step: int) -> list[str]:
+    async def route(self, state: S, done: list[str], step: int) -> list[str]:
         out: dict[str, None] = {}
         for node in done:
             for target in self.graph.successors(node):
@@ -225,6 +226,14 @@ class Runner(Generic[S]):
                     out[target] = None
         order = self.graph.order
         return sorted(out, key=lambda n: order.get(n, 0))
+
+
+def with_meta(state: S, **values: Any) -> S:
+    """Return a copy of ``state`` with ``execution_meta`` fields replaced."""
+    meta = state.execution_meta.model_copy(update=values)
+    new = state.model_copy()
+    new.__dict__["execution_meta"] = meta
+    return new
 
 
 def _discard(_event: Any) -> None:
@@ -271,4 +280,11 @@ def prepare_context(state: S) -> S:
     return new
 
 
-__all__ = ["START", "NodeError", "RunOutcome", "Runner", "prepare_context", "task_ids_for"]
+__all__ = [
+    "NodeError",
+    "RunOutcome",
+    "Runner",
+    "prepare_context",
+    "task_ids_for",
+    "with_meta",
+]

@@ -13,7 +13,7 @@ from pydantic import JsonValue
 from app.core.budget import Budget, BudgetLimits
 from app.core.checkpoint.base import Checkpointer, CheckpointInfo
 from app.core.constants import START
-from app.core.errors import GraphRecursionError, UserError
+from app.core.errors import UserError
 from app.core.graph._changes import ChangeTracker
 from app.core.graph._runner import (
     NodeError,
@@ -22,6 +22,7 @@ from app.core.graph._runner import (
     _discard,
     prepare_context,
     task_ids_for,
+    with_meta,
 )
 from app.core.graph.builder import Branch, NodeSpec
 from app.core.graph.context import GraphInterrupt, RunContext, RunControl, current_context
@@ -196,7 +197,7 @@ class CompiledGraph(Generic[S]):
         unsubscribe = budget.on_change(_budget_reporter(ctx)) if sink is not _discard else None
         try:
             return await self._run(input, ctx)
-        except (NodeError, GraphRecursionError, UserError) as exc:
+        except Exception as exc:
             if sink is not _discard:
                 node = exc.node if isinstance(exc, NodeError) else None
                 ctx.emit(RunFailed(node=node, error=str(exc), error_type=type(exc).__name__))
@@ -244,14 +245,14 @@ class CompiledGraph(Generic[S]):
             if not meta.interrupts:
                 raise UserError(f"thread {ctx.thread_id!r} is not waiting on any interrupt")
             answers = input.resolve(meta.interrupts)
-            state = Runner._with_meta(
+            state = with_meta(
                 state, resume={**meta.resume, **answers}, interrupts=[], status="running"
             )
             tasks = list(meta.next_tasks)
             ctx.emit(RunStarted(run_id=ctx.run_id, resumed=True))
         elif input is None:
             tasks = list(meta.next_tasks)
-            state = Runner._with_meta(state, stop_requested=False, status="running")
+            state = with_meta(state, stop_requested=False, status="running")
             ctx.emit(RunStarted(run_id=ctx.run_id, resumed=True))
         else:
             ctx.emit(RunStarted(run_id=ctx.run_id))
@@ -264,7 +265,7 @@ class CompiledGraph(Generic[S]):
             tracker.note(state, update)
             state = apply_update(state, update)
             tasks = task_ids_for("", meta.step, await self._entry(state, ctx))
-            state = Runner._with_meta(
+            state = with_meta(
                 state,
                 status="running",
                 next_tasks=tasks,
@@ -282,7 +283,7 @@ class CompiledGraph(Generic[S]):
 
     async def _entry(self, state: S, ctx: RunContext) -> list[str]:
         runner = Runner(self, ctx, None, None, True)
-        return await runner._route(state, [START], 0)
+        return await runner.route(state, [START], 0)
 
     # ------------------------------------------------------------ inspection
 
@@ -344,7 +345,7 @@ class CompiledGraph(Generic[S]):
                 resume=ctx.resume,
             )
             runner: Runner[S] = Runner(child, sub, None, None, True)
-            entry = await runner._route(start, [START], 0)
+            entry = await runner.route(start, [START], 0)
             outcome = await runner.run(start, task_ids_for(ctx.task_id, 0, entry))
             if outcome.status == "interrupted":
                 raise GraphInterrupt(*outcome.interrupts)
