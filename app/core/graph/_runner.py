@@ -209,6 +209,7 @@ class Runner(Generic[S]):
             raise NodeError(task.node, exc) from exc
 
     async def route(self, state: S, done: list[str], step: int) -> list[str]:
+        """Return the nodes to run after ``done`` finished, in node order (``END`` dropped)."""
         out: dict[str, None] = {}
         for node in done:
             for target in self.graph.successors(node):
