@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,7 +76,9 @@ def load_llama(
     **kwargs: Any,
 ) -> llama_cpp.Llama:
     """Load ``path`` quietly, with the crash-safe parameters of :func:`model_params`."""
+    # llama-cpp-python defaults to half the CPUs; on small machines all of them decode ~40% faster.
+    threads = n_threads or max(1, min(8, os.cpu_count() or 1))
     with model_params(extra_buffers):
         return llama_cpp.Llama(
-            model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False, **kwargs
+            model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False, **kwargs
         )

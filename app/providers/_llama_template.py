@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -47,6 +47,7 @@ class ChatTemplate:
     takes_tools: bool = False
     takes_tool_role: bool = False
     note: str = ""
+    _compiled: Jinja2ChatFormatter | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str], eos: str, bos: str) -> ChatTemplate:
@@ -73,7 +74,10 @@ class ChatTemplate:
         return tpl
 
     def _formatter(self) -> Jinja2ChatFormatter:
-        return Jinja2ChatFormatter(self.source, self.eos_token, self.bos_token)
+        # Compiling the template takes milliseconds: do it once per template.
+        if self._compiled is None:
+            self._compiled = Jinja2ChatFormatter(self.source, self.eos_token, self.bos_token)
+        return self._compiled
 
     def _probe_system(self) -> bool:
         try:

@@ -19,10 +19,8 @@ class MalformedChunk(Exception):
 
 
 def chunk(message_id: str, content: list[ContentBlock], **fields: Any) -> Message:
-    """Build one ``delta=True`` assistant chunk without re-validating its blocks (hot path)."""
-    return Message.model_construct(
-        message_id=message_id, role="assistant", content=content, delta=True, **fields
-    )
+    """Build one ``delta=True`` assistant chunk (hot path: a few microseconds)."""
+    return Message(message_id=message_id, role="assistant", content=content, delta=True, **fields)
 
 
 def merged(chunks: Sequence[Message]) -> Message:
