@@ -5,7 +5,8 @@
 - :class:`OllamaChatModel`: Ollama's native API, and :func:`list_ollama_models`;
 - :class:`AnthropicChatModel`: Claude.
 
-Adapters import provider SDKs lazily through these modules; import the one you need.
+Each lives in its own module (``local``, ``openai_compat``, ``ollama``, ``anthropic_api``) so
+importing one does not import every provider SDK; ``app.services.model_registry`` picks by spec.
 """
 
 from app.providers._retry import RetryPolicy
