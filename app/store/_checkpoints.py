@@ -16,6 +16,7 @@ from app.core.state.agent_state import AgentState, ExecMeta
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 from app.core.state.serde import dump_message, dump_state, load_messages, load_state
+from app.store import _search_index
 from app.store._changes import Head, Plan, head_of, plan_changes
 from app.store._db import write_tx
 
@@ -63,19 +64,7 @@ def _insert_versions(
             for m, pos in rows
         ),
     )
-    conn.execute(
-        "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM messages "
-        "WHERE id > ? AND text != ''",
-        (before,),
-    )
-
-
-def _unindex_current(conn: sqlite3.Connection, thread_id: str, segment: int) -> None:
-    conn.execute(
-        "INSERT INTO messages_fts (messages_fts, rowid, text) SELECT 'delete', id, text "
-        "FROM messages WHERE thread_id = ? AND segment = ? AND valid_to IS NULL AND text != ''",
-        (thread_id, segment),
-    )
+    _search_index.enqueue_new(conn, before)
 
 
 def _write_plan(
@@ -87,18 +76,13 @@ def _write_plan(
     plan: Plan,
 ) -> tuple[int, list[Message]]:
     if plan.close_all:
-        _unindex_current(conn, thread_id, head.segment)
+        _search_index.enqueue_segment_removed(conn, thread_id, head.segment)
         conn.execute(
             "UPDATE messages SET valid_to = ? WHERE thread_id = ? AND segment = ? "
             "AND valid_to IS NULL",
             (seq, thread_id, head.segment),
         )
-    for row in plan.close:
-        if row.text:
-            conn.execute(
-                "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
-                (row.rowid, row.text),
-            )
+    _search_index.enqueue_removed(conn, [r.rowid for r in plan.close if r.text])
     conn.executemany(
         "UPDATE messages SET valid_to = ? WHERE id = ?", ((seq, r.rowid) for r in plan.close)
     )
@@ -112,7 +96,7 @@ def _write_full(
     conn: sqlite3.Connection, thread_id: str, head: Head, seq: int, context: Sequence[Message]
 ) -> tuple[int, list[Message]]:
     if head.seq:
-        _unindex_current(conn, thread_id, head.segment)
+        _search_index.enqueue_segment_removed(conn, thread_id, head.segment)
     _insert_versions(conn, thread_id, seq, seq, ((m, i) for i, m in enumerate(context)))
     return len(context), list(context)
 
@@ -183,6 +167,7 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
         ),
     )
     _save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
+    _search_index.maybe_flush(conn)
     keys = _media_keys(written)
     if keys:
         conn.executemany(
@@ -328,5 +313,5 @@ def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
     if head is None:
         return
     if head.seq:
-        _unindex_current(conn, thread_id, head.segment)
+        _search_index.unindex_now(conn, thread_id, head.segment)
     conn.execute("DELETE FROM threads WHERE id = ?", (thread_id,))

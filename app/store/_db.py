@@ -10,6 +10,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from app.store import _search_index
 from app.store._schema import check_version, migrate
 from app.store.errors import (
     StoreCorruptError,
@@ -125,6 +126,7 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
                 pages = max(1, max_size_bytes // page_size)
                 conn.execute(f"PRAGMA max_page_count = {pages}")
             migrate(db, path)
+            _flush_index(db)
             return db
     except BaseException:
         if conn is not None:
@@ -132,8 +134,15 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
         raise
 
 
+def _flush_index(db: sqlite_utils.Database) -> None:
+    if _search_index.pending(db.conn):
+        with write_tx(db) as conn:
+            _search_index.flush(conn)
+
+
 def close_database(db: sqlite_utils.Database) -> None:
-    """Close the connection, folding the WAL back into the main file when possible."""
+    """Bring the search index up to date and close the connection."""
     with contextlib.suppress(sqlite3.Error):
+        _flush_index(db)
         db.conn.execute("PRAGMA optimize")
     db.conn.close()

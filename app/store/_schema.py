@@ -69,6 +69,12 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     tokenize='unicode61 remove_diacritics 2'
 );
 
+CREATE TABLE fts_queue (
+    qid INTEGER PRIMARY KEY,
+    row_id INTEGER NOT NULL,
+    op INTEGER NOT NULL
+);
+
 CREATE TABLE pending_interrupts (
     thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
     ordinal INTEGER NOT NULL,

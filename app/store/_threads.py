@@ -14,7 +14,7 @@ import sqlite_utils
 from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
-from app.store import _checkpoints, _media
+from app.store import _checkpoints, _media, _search_index
 from app.store._db import write_tx
 from app.store.models import SearchHit, Thread
 
@@ -237,6 +237,9 @@ def search(
     query = fts_query(text)
     if query is None:
         return []
+    if _search_index.pending(db.conn):
+        with write_tx(db) as conn:
+            _search_index.flush(conn)
     where = ["messages_fts MATCH ?"]
     params: list[Any] = [marks[0], marks[1], query]
     if thread_id is not None:

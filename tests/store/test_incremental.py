@@ -62,6 +62,7 @@ async def test_search_index_matches_the_messages_after_random_steps(store: Store
     counter = [0]
     for _ in range(60):
         await saver.apply(_random_update(rng, saver.state, counter))
+    hits = await store.search("lorem", limit=1000)  # brings the index up to date first
     conn = sqlite3.connect(store.path)
     try:
         conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
@@ -69,6 +70,26 @@ async def test_search_index_matches_the_messages_after_random_steps(store: Store
     finally:
         conn.close()
     assert indexed == sum(1 for m in saver.state.context if m.text())
-    hits = await store.search("lorem", limit=1000)
     expected = {m.message_id for m in saver.state.context if "lorem" in m.text()}
     assert {h.message_id for h in hits} == expected
+
+
+async def test_search_index_is_updated_in_batches(store: Store) -> None:
+    from app.store._search_index import BATCH
+
+    cp = store.checkpointer
+    state, parent = await append_messages(cp, "t", ["start"])
+    reply = Message.text_message("draft 0", role="assistant")
+    for i in range(BATCH + 50):  # a reply replaced step after step, as when streaming
+        reply = reply.model_copy(update={"content": Message.text_message(f"draft {i}").content})
+        state = apply_update(state, reply)
+        cid = new_checkpoint_id()
+        await cp.aput(
+            Checkpoint("t", cid, parent, i + 1, state), StateChanges(upserted=(reply.message_id,))
+        )
+        parent = cid
+    assert scalar(store.path, "SELECT count(*) FROM fts_queue") < BATCH
+    hits = await store.search("draft")
+    assert [h.snippet for h in hits] == [f"[draft] {BATCH + 49}"]
+    assert scalar(store.path, "SELECT count(*) FROM fts_queue") == 0
+    assert scalar(store.path, "SELECT count(*) FROM messages_fts") == 2
