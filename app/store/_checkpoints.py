@@ -119,6 +119,11 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
             (thread_id, _title_for(state), checkpoint.created_at, checkpoint.created_at),
         )
         head = Head(None, 0, 0, 0, 0)
+    elif head.seq == 0:  # created empty: its first checkpoint names it if it has no title
+        conn.execute(
+            "UPDATE threads SET title = ? WHERE id = ? AND title = ''",
+            (_title_for(state), thread_id),
+        )
     elif conn.execute(
         "SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
         (thread_id, checkpoint.checkpoint_id),

@@ -57,7 +57,7 @@ CREATE TABLE messages (
     body TEXT NOT NULL
 );
 CREATE INDEX messages_order ON messages(thread_id, segment, position);
-CREATE UNIQUE INDEX messages_current ON messages(thread_id, segment, message_id)
+CREATE INDEX messages_current ON messages(thread_id, segment, message_id)
     WHERE valid_to IS NULL;
 
 CREATE VIEW messages_indexed AS

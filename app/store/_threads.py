@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sqlite3
 import time
@@ -208,7 +207,7 @@ def fork(
         )
         found = get_in(conn, new_id)
     assert found is not None
-    return dataclasses.replace(found)
+    return found
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from types import TracebackType
@@ -59,8 +60,6 @@ class Store:
 
     async def aclose(self) -> None:
         """Close without blocking the event loop."""
-        import asyncio
-
         await asyncio.to_thread(self._worker.close)
 
     def __enter__(self) -> Self:

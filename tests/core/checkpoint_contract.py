@@ -340,6 +340,13 @@ class CheckpointerContract:
         assert got.state.context[0].message_id == 7
         assert got.state.context[1].message_id == "7"
 
+    async def test_a_state_given_whole_is_kept_as_it_is(self, checkpointer: Checkpointer) -> None:
+        twice = Message.text_message("same id twice", message_id="dup")
+        state = AgentState(context=[twice, Message.text_message("x"), twice])
+        await checkpointer.aput(Checkpoint("t", new_checkpoint_id(), None, 0, state), None)
+        got = await checkpointer.aget("t", AgentState)
+        assert got is not None and got.state == state
+
     async def test_time_travel_sees_old_versions_after_edits_and_removals(
         self, checkpointer: Checkpointer
     ) -> None:

@@ -207,3 +207,14 @@ async def test_markdown_export_shows_every_block(store: Store) -> None:
         "Source: [https://e.x/b]",
     ):
         assert expected in md, expected
+
+
+async def test_an_empty_thread_takes_its_title_from_the_first_question(store: Store) -> None:
+    thread = await store.create_thread(model="local")
+    await append_messages(store.checkpointer, thread.id, ["Plan a trip to Lyon", "Sure."])
+    named = await store.get_thread(thread.id)
+    assert named is not None and named.title == "Plan a trip to Lyon" and named.model == "local"
+    kept = await store.create_thread("My title")
+    await append_messages(store.checkpointer, kept.id, ["Something else"])
+    again = await store.get_thread(kept.id)
+    assert again is not None and again.title == "My title"
