@@ -18,7 +18,7 @@ from app.store.errors import (
     translate_sqlite_error,
 )
 
-__all__ = ["close_database", "open_database", "translated", "write_tx"]
+__all__ = ["close_database", "flush_index", "open_database", "translated", "write_tx"]
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -126,7 +126,7 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
                 pages = max(1, max_size_bytes // page_size)
                 conn.execute(f"PRAGMA max_page_count = {pages}")
             migrate(db, path)
-            _flush_index(db)
+            flush_index(db)
             return db
     except BaseException:
         if conn is not None:
@@ -134,15 +134,17 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
         raise
 
 
-def _flush_index(db: sqlite_utils.Database) -> None:
+def flush_index(db: sqlite_utils.Database) -> None:
+    """Bring the search index up to date if steps are queued; best effort: when the disk
+    is full or the file read-only the queue stays for later and reading goes on."""
     if _search_index.pending(db.conn):
-        with write_tx(db) as conn:
+        with contextlib.suppress(sqlite3.OperationalError), write_tx(db) as conn:
             _search_index.flush(conn)
 
 
 def close_database(db: sqlite_utils.Database) -> None:
     """Bring the search index up to date and close the connection."""
     with contextlib.suppress(sqlite3.Error):
-        _flush_index(db)
+        flush_index(db)
         db.conn.execute("PRAGMA optimize")
     db.conn.close()

@@ -13,8 +13,8 @@ import sqlite_utils
 from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
-from app.store import _checkpoints, _media, _search_index
-from app.store._db import write_tx
+from app.store import _checkpoints, _media
+from app.store._db import flush_index, write_tx
 from app.store.models import SearchHit, Thread
 
 __all__ = ["create", "delete", "fork", "get", "list_threads", "search", "update"]
@@ -236,9 +236,7 @@ def search(
     query = fts_query(text)
     if query is None:
         return []
-    if _search_index.pending(db.conn):
-        with write_tx(db) as conn:
-            _search_index.flush(conn)
+    flush_index(db)
     where = ["messages_fts MATCH ?"]
     params: list[Any] = [marks[0], marks[1], query]
     if thread_id is not None:

@@ -200,6 +200,9 @@ async def test_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> None:
         latest = await cp.aget("t", AgentState)
         assert latest is not None and latest.checkpoint_id == saved[-1]
         assert len(latest.state.context) == len(saved)
+        await store.search("xxx")  # reading goes on
+    with Store.open(path, max_size_bytes=400_000):  # still opens while full
+        pass
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
