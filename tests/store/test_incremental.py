@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from app.core.checkpoint import Checkpoint, StateChanges, new_checkpoint_id
-from app.core.state import AgentState, Message, apply_update
+from app.core.state import AgentState, Message, RemoveMessage, apply_update
 from app.store import Store
 from tests.core.checkpoint_contract import Saver, _random_update
 from tests.store.helpers import append_messages, scalar
@@ -93,3 +93,24 @@ async def test_search_index_is_updated_in_batches(store: Store) -> None:
     assert [h.snippet for h in hits] == [f"[draft] {BATCH + 49}"]
     assert scalar(store.path, "SELECT count(*) FROM fts_queue") == 0
     assert scalar(store.path, "SELECT count(*) FROM messages_fts") == 2
+
+
+async def test_a_moved_message_is_written_as_a_change(store: Store) -> None:
+    cp = store.checkpointer
+    state = AgentState(context=[Message.text_message(x, message_id=x) for x in "abc"])
+    first = new_checkpoint_id()
+    await cp.aput(Checkpoint("t", first, None, 0, state), None)
+    state = apply_update(state, [RemoveMessage(id="a"), Message.text_message("a'", message_id="a")])
+    moved = StateChanges(upserted=("a",), removed=("a",))  # removed, then added again
+    second = new_checkpoint_id()
+    await cp.aput(Checkpoint("t", second, first, 1, state), moved)
+    got = await cp.aget("t", AgentState)
+    assert got is not None and [m.text() for m in got.state.context] == ["b", "c", "a'"]
+    assert scalar(store.path, "SELECT count(DISTINCT segment) FROM messages") == 1
+    # reported as the graph's tracker reports it (upserted only), the move is still right
+    state = apply_update(state, [RemoveMessage(id="b"), Message.text_message("b'", message_id="b")])
+    await cp.aput(
+        Checkpoint("t", new_checkpoint_id(), second, 2, state), StateChanges(upserted=("b",))
+    )
+    got = await cp.aget("t", AgentState)
+    assert got is not None and [m.text() for m in got.state.context] == ["c", "a'", "b'"]
