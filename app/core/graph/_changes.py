@@ -54,7 +54,8 @@ class ChangeTracker:
         if not isinstance(context, MessageList):
             context = MessageList(context)
         present = [m for m in self.upserted if context.position(m) is not None]
-        gone = [m for m in self.removed if context.position(m) is None]
+        # an id removed and then added again is in both lists: it moved to the end
+        gone = list(self.removed)
         return StateChanges(
             fields=frozenset(self.fields),
             upserted=tuple(present),
