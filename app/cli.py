@@ -34,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     chat = sub.add_parser("chat", parents=[common], help="run one chat turn in the terminal")
     chat.add_argument("prompt", nargs="?", help="what to say (omit with --resume)")
+    chat.add_argument(
+        "--tools",
+        action="store_true",
+        help="offer the model the built-in tools (time, read/write text files; file calls "
+        "ask for your approval)",
+    )
     chat.add_argument("--thread", help="continue this thread instead of starting a new one")
     chat.add_argument(
         "--resume",
@@ -77,7 +83,8 @@ def _report(state: AgentState, out: TextIO, err: TextIO, thread_id: str) -> int:
 async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.session import open_session
 
-    async with open_session(args.data_dir, args.model or DEFAULT_MODEL, interactive=True) as s:
+    model = args.model or DEFAULT_MODEL
+    async with open_session(args.data_dir, model, interactive=True, tools=args.tools) as s:
         if args.resume:
             if not args.thread:
                 err.write("--resume needs --thread THREAD_ID\n")
@@ -156,7 +163,7 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         if args.command == "key":
             return _key(args, out, err)
         if args.command is None:
-            args.prompt, args.thread, args.resume = None, None, False
+            args.prompt, args.thread, args.resume, args.tools = None, None, False, False
         return asyncio.run(_chat(args, out, err))
     except ParleyError as exc:
         err.write(f"parley: {exc}\n")

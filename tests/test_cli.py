@@ -80,3 +80,66 @@ def test_interactive_session_reads_until_quit(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "first answer" in done.stdout and "second answer" in done.stdout
     assert parley("threads", data_dir=tmp_path).stdout.count("\n") == 1
+
+
+def test_tool_call_asks_on_the_terminal_then_runs(tmp_path: Path) -> None:
+    target = tmp_path / "note.txt"
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "write_text_file",
+                            "args": {"path": str(target), "content": "hello"},
+                        }
+                    ]
+                },
+                {"text": "I wrote the note."},
+            ]
+        )
+    )
+    done = parley(
+        "chat",
+        "--tools",
+        "--model",
+        f"scripted:{script}",
+        "write a note",
+        data_dir=tmp_path,
+        stdin="y\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "needs your approval: write_text_file" in done.stdout
+    assert str(target) in done.stdout  # the exact arguments were shown
+    assert target.read_text() == "hello"
+    assert "I wrote the note." in done.stdout
+
+
+def test_a_denied_tool_call_does_not_run(tmp_path: Path) -> None:
+    target = tmp_path / "note.txt"
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "tool_calls": [
+                        {"name": "write_text_file", "args": {"path": str(target), "content": "x"}}
+                    ]
+                },
+                {"text": "Understood."},
+            ]
+        )
+    )
+    done = parley(
+        "chat",
+        "--tools",
+        "--model",
+        f"scripted:{script}",
+        "write",
+        data_dir=tmp_path,
+        stdin="n\nnot now\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert not target.exists()
+    assert "Understood." in done.stdout

@@ -11,6 +11,7 @@ from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.chat import ChatService
 from app.services.terminal_approvals import TerminalApprovalHandler
 from app.store import Store
+from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
 __all__ = ["Session", "open_session"]
 
@@ -26,11 +27,12 @@ class Session:
 
 @asynccontextmanager
 async def open_session(
-    data_dir: str | None, model_spec: str, *, interactive: bool = True
+    data_dir: str | None, model_spec: str, *, interactive: bool = True, tools: bool = False
 ) -> AsyncIterator[Session]:
     """Open the store in ``data_dir``, resolve ``model_spec`` and yield a :class:`Session`.
 
-    API keys come from the keyring; approvals are asked on the terminal when ``interactive``.
+    API keys come from the keyring; approvals are asked on the terminal when ``interactive``;
+    with ``tools`` the model is offered the built-in tools (file tools ask for approval).
     """
     from app.services.model_registry import resolve_model
 
@@ -51,6 +53,8 @@ async def open_session(
             model_spec=model_spec,
             secret_resolver=secrets,
             approvals=TerminalApprovalHandler() if interactive else None,
+            tools=BUILTIN_TOOLS if tools else (),
+            run_config={"tool_permissions": list(BUILTIN_PERMISSIONS)} if tools else None,
         )
         yield Session(store=store, chat=chat, model_spec=model_spec)
     finally:
