@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-export QT_QPA_PLATFORM ?= offscreen
 
 .PHONY: setup run test lint typecheck contracts pytest bench clean
 
@@ -16,7 +15,6 @@ $(STAMP): pyproject.toml packaging/linux/install-system-deps.sh
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: QT_QPA_PLATFORM =
 run: setup
 	$(BIN)/parley $(ARGS)
 
