@@ -16,6 +16,7 @@ from typing import Any
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.models.protocol import ToolSpec
+from app.providers._openai_messages import function_tools
 
 log = logging.getLogger(__name__)
 
@@ -94,17 +95,7 @@ class ChatTemplate:
     def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[ToolSpec]) -> str:
         """The prompt text for ``messages`` (role/content dicts), ending with the reply's start."""
         msgs = [dict(m) for m in messages]
-        tool_defs = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                },
-            }
-            for t in tools
-        ]
+        tool_defs = function_tools(tools)
         if tools and not self.takes_tools:
             listing = "\n".join(json.dumps(d["function"], ensure_ascii=False) for d in tool_defs)
             msgs = _with_system(msgs, TOOL_INSTRUCTIONS + listing)

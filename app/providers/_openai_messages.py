@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core.errors import UnsupportedContent
+from app.core.models.protocol import ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import (
     AudioBlock,
@@ -42,6 +43,17 @@ from app.providers._content import (
 )
 
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def function_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools as Chat Completions ``function`` definitions (Ollama and chat templates take them)."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in tools
+    ]
 
 
 class OpenAIMapper:

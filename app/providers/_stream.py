@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from app.core.errors import ModelError, ModelStreamInterrupted
+from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.core.state.message import Message, merge_chunk
 from app.core.state.message_block import ContentBlock
 from app.providers._errors import Endpoint, Failure, to_model_error
@@ -101,3 +102,27 @@ async def collect(stream: AsyncIterator[Message]) -> Message:
     if not chunks:
         raise ModelError("The model sent no reply at all. Try again.")
     return merged(chunks)
+
+
+class CollectingChatModel:
+    """Base of adapters whose whole reply is their stream collected: gives ``agenerate``."""
+
+    def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> AsyncIterator[Message]:
+        """Stream the reply as ``delta=True`` chunks (each adapter provides this)."""
+        raise NotImplementedError
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> Message:
+        """Return the whole reply, tool calls with parsed arguments."""
+        return await collect(self.astream(messages, tools=tools, config=config))

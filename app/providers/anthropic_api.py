@@ -6,7 +6,6 @@ and PDFs; reports usage including prompt-cache reads and writes.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ import anthropic
 
 from app.core.errors import ModelAuthError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
-from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
     AnnotationRef,
     ContentBlock,
@@ -25,8 +24,9 @@ from app.core.state.message_block import (
 from app.providers._anthropic_messages import REDACTED, AnthropicMapper
 from app.providers._content import MediaLoader
 from app.providers._errors import Endpoint, Failure, status_failure
+from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
-from app.providers._stream import MalformedChunk, chunk, collect, guarded_stream
+from app.providers._stream import MalformedChunk, chunk
 
 __all__ = ["AnthropicChatModel"]
 
@@ -56,8 +56,10 @@ def classify(exc: BaseException) -> Failure | None:
     return None
 
 
-class AnthropicChatModel:
+class AnthropicChatModel(RemoteChatModel[anthropic.AsyncAnthropic]):
     """A :class:`~app.core.models.protocol.ChatModel` over the Anthropic Messages API."""
+
+    _classify = staticmethod(classify)
 
     def __init__(
         self,
@@ -73,43 +75,32 @@ class AnthropicChatModel:
         media_loader: MediaLoader | None = None,
         default_max_tokens: int = 4096,
     ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
+        super().__init__(model, base_url, retry)
         self.info = info or ModelInfo(
             spec=f"anthropic:{model}",
             name=model,
             provider="anthropic",
             input_kinds=frozenset({"text", "image", "document"}),
         )
-        self.retry = retry or RetryPolicy()
         self.default_max_tokens = default_max_tokens
         self._api_key = api_key
         self._timeout = anthropic.Timeout(timeout, connect=connect_timeout)
         self._mapper = AnthropicMapper(model, media_loader)
         self._where = Endpoint("Anthropic", self.base_url, model, key_name)
-        self._client: anthropic.AsyncAnthropic | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
-    def _sdk(self) -> anthropic.AsyncAnthropic:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout, max_retries=0
+    def _new_client(self) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout, max_retries=0
+        )
+
+    async def _close_client(self, client: anthropic.AsyncAnthropic) -> None:
+        await client.close()
+
+    def _check_ready(self) -> None:
+        if not self._api_key:
+            raise ModelAuthError(
+                "No Anthropic API key is set. Add it in Settings (anthropic/api-key) and try again."
             )
-            self._client_loop = loop
-        return self._client
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections this model holds."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    async def __aenter__(self) -> AnthropicChatModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, cfg: GenerationConfig
@@ -144,43 +135,12 @@ class AnthropicChatModel:
             )
         return body
 
-    def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> AsyncIterator[Message]:
-        """Stream the reply as ``delta=True`` chunks."""
-        if not self._api_key:
-            raise ModelAuthError(
-                "No Anthropic API key is set. Add it in Settings (anthropic/api-key) and try again."
-            )
-        cfg = config or GenerationConfig()
-        body = self.request(messages, tools, cfg)
-        mid = new_message_id()
-        return guarded_stream(
-            lambda: self._attempt(body, cfg.extra, mid),
-            message_id=mid,
-            classify=classify,
-            where=self._where,
-            policy=self.retry,
-        )
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the whole reply, tool calls with parsed arguments."""
-        return await collect(self.astream(messages, tools=tools, config=config))
-
     async def _attempt(
-        self, body: dict[str, Any], extra: dict[str, Any], mid: str
+        self, body: dict[str, Any], config: GenerationConfig, mid: str
     ) -> AsyncIterator[Message]:
-        stream = await self._sdk().messages.create(**body, stream=True, extra_body=extra or None)
+        stream = await self._connection().messages.create(
+            **body, stream=True, extra_body=config.extra or None
+        )
         state = _EventState(mid)
         async with stream:
             try:

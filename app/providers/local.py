@@ -28,7 +28,7 @@ from app.providers._llama_grammar import schema_grammar, tools_grammar
 from app.providers._llama_load import bundled_model_path, load_llama
 from app.providers._llama_reply import ReplyRouter, plain_messages
 from app.providers._llama_template import ChatTemplate
-from app.providers._stream import chunk, collect
+from app.providers._stream import CollectingChatModel, chunk
 
 __all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path"]
 
@@ -53,7 +53,7 @@ class RunStats:
         return 0 if self.stop_requested_at is None else self.tokens - self.stop_requested_at
 
 
-class LlamaCppChatModel:
+class LlamaCppChatModel(CollectingChatModel):
     """A :class:`~app.core.models.protocol.ChatModel` running a GGUF file in process."""
 
     def __init__(
@@ -267,13 +267,3 @@ class LlamaCppChatModel:
         if self._template is not None and self._template.note:
             meta["template_note"] = self._template.note
         yield chunk(mid, blocks, usages=usage, metadata=meta)
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the whole reply, tool calls with parsed arguments."""
-        return await collect(self.astream(messages, tools=tools, config=config))

@@ -6,7 +6,6 @@ Streams text, thinking (as reasoning) and tool calls; images go in a message's `
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import httpx
 
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
-from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
     ContentBlock,
     ImageBlock,
@@ -25,8 +24,10 @@ from app.core.state.message_block import (
 )
 from app.providers._content import MediaLoader, media_base64, text_of, tool_output_text, unsupported
 from app.providers._errors import Endpoint, Failure, status_failure, to_model_error
+from app.providers._openai_messages import function_tools
+from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
-from app.providers._stream import MalformedChunk, chunk, collect, guarded_stream
+from app.providers._stream import MalformedChunk, chunk
 
 __all__ = ["DEFAULT_OLLAMA_URL", "OllamaChatModel", "OllamaModelEntry", "list_ollama_models"]
 
@@ -52,8 +53,10 @@ def classify(exc: BaseException) -> Failure | None:
     return None
 
 
-class OllamaChatModel:
+class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
     """A :class:`~app.core.models.protocol.ChatModel` talking to an Ollama server."""
+
+    _classify = staticmethod(classify)
 
     def __init__(
         self,
@@ -66,36 +69,19 @@ class OllamaChatModel:
         retry: RetryPolicy | None = None,
         media_loader: MediaLoader | None = None,
     ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
+        super().__init__(model, base_url, retry)
         self.info = info or ModelInfo(
             spec=f"ollama:{model}@{self.base_url}", name=model, provider="ollama"
         )
-        self.retry = retry or RetryPolicy()
         self._timeout = httpx.Timeout(timeout, connect=connect_timeout)
         self._loader = media_loader
         self._where = Endpoint("Ollama", self.base_url, model)
-        self._client: httpx.AsyncClient | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
-    def _http(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout)
-            self._client_loop = loop
-        return self._client
+    def _new_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout)
 
-    async def aclose(self) -> None:
-        """Close the HTTP connections this model holds."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    async def __aenter__(self) -> OllamaChatModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    async def _close_client(self, client: httpx.AsyncClient) -> None:
+        await client.aclose()
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, cfg: GenerationConfig
@@ -118,17 +104,7 @@ class OllamaChatModel:
         if options:
             body["options"] = options
         if tools and cfg.tool_choice != "none":
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.parameters,
-                    },
-                }
-                for t in tools
-            ]
+            body["tools"] = function_tools(tools)
         if cfg.response_schema is not None:
             body["format"] = cfg.response_schema
         body.update({k: v for k, v in cfg.extra.items() if k != "options"})
@@ -176,37 +152,11 @@ class OllamaChatModel:
             out.append(item)
         return out
 
-    def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
+    async def _attempt(
+        self, body: dict[str, Any], config: GenerationConfig, mid: str
     ) -> AsyncIterator[Message]:
-        """Stream the reply as ``delta=True`` chunks."""
-        body = self.request(messages, tools, config or GenerationConfig())
-        mid = new_message_id()
-        return guarded_stream(
-            lambda: self._attempt(body, mid),
-            message_id=mid,
-            classify=classify,
-            where=self._where,
-            policy=self.retry,
-        )
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the whole reply, tool calls with parsed arguments."""
-        return await collect(self.astream(messages, tools=tools, config=config))
-
-    async def _attempt(self, body: dict[str, Any], mid: str) -> AsyncIterator[Message]:
         calls = 0
-        async with self._http().stream("POST", "/api/chat", json=body) as resp:
+        async with self._connection().stream("POST", "/api/chat", json=body) as resp:
             if resp.status_code >= 400:
                 text = (await resp.aread()).decode("utf-8", errors="replace")
                 raise _HTTPStatus(

@@ -7,7 +7,6 @@ several at once; reports usage when the server sends it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -15,21 +14,43 @@ import openai
 
 from app.core.errors import ModelError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
-from app.core.state.message import Message, TokenUsages, new_message_id
+from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 from app.providers._content import MediaLoader
 from app.providers._errors import Endpoint, Failure, status_failure
-from app.providers._openai_messages import OpenAIMapper
+from app.providers._openai_messages import OpenAIMapper, function_tools
+from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
-from app.providers._stream import MalformedChunk, chunk, collect, guarded_stream
+from app.providers._stream import MalformedChunk, chunk
 
 __all__ = ["OpenAIChatModel"]
 
 OPENAI_URL = "https://api.openai.com/v1"
 
 
-class OpenAIChatModel:
+def classify(exc: BaseException) -> Failure | None:
+    """Map an openai SDK exception to a :class:`Failure`, or None if it is not a transport one."""
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure("timeout", str(exc))
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        return Failure("connect", f"{cause}" if cause else str(exc))
+    if isinstance(exc, openai.APIStatusError):
+        retry_after = parse_retry_after(exc.response.headers)
+        return status_failure(exc.status_code, exc.message, retry_after)
+    if isinstance(exc, TimeoutError):
+        return Failure("timeout", str(exc))
+    if isinstance(exc, OSError):
+        return Failure("connect", str(exc))
+    if isinstance(exc, ModelError):
+        return None
+    return None
+
+
+class OpenAIChatModel(RemoteChatModel[openai.AsyncOpenAI]):
     """A :class:`~app.core.models.protocol.ChatModel` over an OpenAI-compatible server."""
+
+    _classify = staticmethod(classify)
 
     def __init__(
         self,
@@ -45,42 +66,22 @@ class OpenAIChatModel:
         media_loader: MediaLoader | None = None,
         provider_label: str = "the OpenAI-compatible server",
     ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
+        super().__init__(model, base_url, retry)
         self.info = info or ModelInfo(
             spec=f"openai:{model}@{self.base_url}", name=model, provider="openai"
         )
         self._api_key = api_key or "no-key-required"
         self._timeout = openai.Timeout(timeout, connect=connect_timeout)
-        self.retry = retry or RetryPolicy()
         self._mapper = OpenAIMapper(model, self.info.input_kinds, media_loader)
         self._where = Endpoint(provider_label, self.base_url, model, key_name)
-        self._client: openai.AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
-    def _sdk(self) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self._timeout,
-                max_retries=0,
-            )
-            self._client_loop = loop
-        return self._client
+    def _new_client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout, max_retries=0
+        )
 
-    async def aclose(self) -> None:
-        """Close the HTTP connections this model holds."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    async def __aenter__(self) -> OpenAIChatModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
+        await client.close()
 
     def request(
         self,
@@ -103,17 +104,7 @@ class OpenAIChatModel:
         if config.seed is not None:
             body["seed"] = config.seed
         if tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.parameters,
-                    },
-                }
-                for t in tools
-            ]
+            body["tools"] = function_tools(tools)
             choice = config.tool_choice
             body["tool_choice"] = (
                 choice
@@ -127,40 +118,11 @@ class OpenAIChatModel:
             }
         return body
 
-    def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> AsyncIterator[Message]:
-        """Stream the reply as ``delta=True`` chunks; see the module docstring."""
-        cfg = config or GenerationConfig()
-        body = self.request(messages, tools, cfg)
-        mid = new_message_id()
-        return guarded_stream(
-            lambda: self._attempt(body, cfg.extra, mid),
-            message_id=mid,
-            classify=classify,
-            where=self._where,
-            policy=self.retry,
-        )
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the whole reply, tool calls with parsed arguments."""
-        return await collect(self.astream(messages, tools=tools, config=config))
-
     async def _attempt(
-        self, body: dict[str, Any], extra: dict[str, Any], mid: str
+        self, body: dict[str, Any], config: GenerationConfig, mid: str
     ) -> AsyncIterator[Message]:
-        stream = await self._sdk().chat.completions.create(
-            **body, stream=True, extra_body=extra or None
+        stream = await self._connection().chat.completions.create(
+            **body, stream=True, extra_body=config.extra or None
         )
         finish: str | None = None
         usage: TokenUsages | None = None
@@ -219,22 +181,3 @@ def _usage(raw: Any) -> TokenUsages | None:
         cache_read_input_tokens=getattr(prompt_details, "cached_tokens", None) or 0,
         reasoning_tokens=getattr(done_details, "reasoning_tokens", None) or 0,
     )
-
-
-def classify(exc: BaseException) -> Failure | None:
-    """Map an openai SDK exception to a :class:`Failure`, or None if it is not a transport one."""
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure("timeout", str(exc))
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        return Failure("connect", f"{cause}" if cause else str(exc))
-    if isinstance(exc, openai.APIStatusError):
-        retry_after = parse_retry_after(exc.response.headers)
-        return status_failure(exc.status_code, exc.message, retry_after)
-    if isinstance(exc, TimeoutError):
-        return Failure("timeout", str(exc))
-    if isinstance(exc, OSError):
-        return Failure("connect", str(exc))
-    if isinstance(exc, ModelError):
-        return None
-    return None
