@@ -90,7 +90,7 @@ async def _local_rows() -> list[Row]:
     o_tps = statistics.median(x[1] for x in ours)
     return [
         Row(GROUP, "local decode throughput", o_tps, "tok/s", d_tps, "llama-cpp-python",
-            ">= 95% of peer", o_tps >= 0.95 * d_tps),
+            ">= 95% of peer", o_tps >= 0.95 * d_tps, higher_is_better=True),
         Row(GROUP, "local time to first token", o_ttft, "ms", d_ttft, "llama-cpp-python",
             "<= peer + 50 ms", o_ttft <= d_ttft + 50),
     ]  # fmt: skip

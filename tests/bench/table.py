@@ -17,15 +17,19 @@ class Row:
     peer_name: str = ""
     target: str = ""
     ok: bool | None = None
+    higher_is_better: bool = False
 
 
 def render(rows: list[Row]) -> str:
     """Format rows as a fixed-width table."""
-    head = ("benchmark", "Parley", "peer", "ratio", "target", "met")
+    head = ("benchmark", "Parley", "peer", "Parley better by", "target", "met")
     lines = []
     for r in rows:
         peer = f"{r.peer:.4g} {r.unit} ({r.peer_name})" if r.peer is not None else ""
-        ratio = f"{r.peer / r.value:.1f}x" if r.peer and r.value else ""
+        ratio = ""
+        if r.peer and r.value:
+            better = r.value / r.peer if r.higher_is_better else r.peer / r.value
+            ratio = f"{better:.2g}x"
         met = "" if r.ok is None else ("yes" if r.ok else "NO")
         lines.append(
             (f"{r.group}: {r.name}", f"{r.value:.4g} {r.unit}", peer, ratio, r.target, met)
