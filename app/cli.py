@@ -137,8 +137,12 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     resolver = KeyringSecretResolver()
     if args.action == "status":
-        out.write(f"{resolver.status()}\n")
-        return 0
+        status = resolver.status()
+        state = "available" if status.available else "not available"
+        out.write(f"keyring: {status.backend} ({state})\n")
+        if status.message:
+            out.write(f"{status.message}\n")
+        return 0 if status.available else 1
     if not args.ref:
         err.write(f"parley key {args.action} needs a name, e.g. openai/api-key\n")
         return 2

@@ -61,10 +61,9 @@ def to_model_error(failure: Failure, where: Endpoint, attempts: int = 1) -> Mode
             "is slow to start."
         )
     if failure.kind == "auth":
-        key = f" '{where.key_name}'" if where.key_name else ""
+        fix = f" (store it with: parley key set {where.key_name})" if where.key_name else ""
         return ModelAuthError(
-            f"{who} refused the request (HTTP {failure.status}){detail}. Check the API key{key} "
-            "in Settings."
+            f"{who} refused the request (HTTP {failure.status}){detail}. Check the API key{fix}."
         )
     if failure.kind in ("rate", "server"):
         what = "is rate-limiting requests" if failure.kind == "rate" else "kept failing"

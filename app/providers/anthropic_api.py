@@ -99,7 +99,7 @@ class AnthropicChatModel(RemoteChatModel[anthropic.AsyncAnthropic]):
     def _check_ready(self) -> None:
         if not self._api_key:
             raise ModelAuthError(
-                "No Anthropic API key is set. Add it in Settings (anthropic/api-key) and try again."
+                "No Anthropic API key is set. Store it with: parley key set anthropic/api-key"
             )
 
     def request(

@@ -12,7 +12,7 @@ from typing import Any
 
 import openai
 
-from app.core.errors import ModelError
+from app.core.errors import ModelAuthError, ModelError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
@@ -70,10 +70,17 @@ class OpenAIChatModel(RemoteChatModel[openai.AsyncOpenAI]):
         self.info = info or ModelInfo(
             spec=f"openai:{model}@{self.base_url}", name=model, provider="openai"
         )
+        self._key_missing = api_key is None and self.base_url == OPENAI_URL
         self._api_key = api_key or "no-key-required"
         self._timeout = openai.Timeout(timeout, connect=connect_timeout)
         self._mapper = OpenAIMapper(model, self.info.input_kinds, media_loader)
         self._where = Endpoint(provider_label, self.base_url, model, key_name)
+
+    def _check_ready(self) -> None:
+        if self._key_missing:
+            raise ModelAuthError(
+                "No OpenAI API key is set. Store it with: parley key set openai/api-key"
+            )
 
     def _new_client(self) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(

@@ -117,7 +117,7 @@ class KeyringSecretResolver:
         if not value:
             raise SecretError(
                 ref,
-                f"secret {ref!r} is not set; add it in Settings > API keys "
+                f"secret {ref!r} is not set; store it with: parley key set {ref} "
                 f"(kept in the system keyring under service {self.service!r})",
             )
         return str(value)

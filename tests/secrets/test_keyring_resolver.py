@@ -32,7 +32,7 @@ async def test_missing_secret_names_the_ref_and_how_to_set_it(
         await KeyringSecretResolver().resolve("crm/api-token")
     assert caught.value.ref == "crm/api-token"
     assert str(caught.value) == (
-        "secret 'crm/api-token' is not set; add it in Settings > API keys "
+        "secret 'crm/api-token' is not set; store it with: parley key set crm/api-token "
         "(kept in the system keyring under service 'parley')"
     )
 

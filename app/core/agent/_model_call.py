@@ -37,8 +37,9 @@ async def stream_reply(
     merged: Message | None = None
     stopped = False
     failure: str | None = None
-    stream: AsyncIterator[Message] = model.astream(messages, tools=tools, config=config)
+    stream: AsyncIterator[Message] | None = None
     try:
+        stream = model.astream(messages, tools=tools, config=config)
         async for chunk in stream:
             ctx.stream_message(chunk)
             merged = chunk if merged is None else merged + chunk
@@ -52,7 +53,7 @@ async def stream_reply(
     except ModelError as exc:
         failure = str(exc)
     finally:
-        aclose = getattr(stream, "aclose", None)
+        aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
             await aclose()
     info = getattr(model, "info", None)

@@ -58,8 +58,10 @@ async def resolve_secret(source: SecretSource | None, ref: str) -> str:
         raise
     except Exception as exc:  # a resolver's own failure: keep its type, never its value
         raise SecretError(
-            ref, f"secret {ref!r} could not be read ({type(exc).__name__}); set it in Settings"
+            ref,
+            f"secret {ref!r} could not be read ({type(exc).__name__}); set it with: "
+            f"parley key set {ref}",
         ) from None
     if not isinstance(value, str) or not value:
-        raise SecretError(ref, f"secret {ref!r} is not set; set it in Settings")
+        raise SecretError(ref, f"secret {ref!r} is not set; set it with: parley key set {ref}")
     return value
