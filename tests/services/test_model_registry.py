@@ -105,3 +105,12 @@ async def test_scripted_models_play_their_file(tmp_path: Path) -> None:
     assert isinstance(model, ScriptedChatModel)
     reply = await model.agenerate([Message.text_message("hi")])
     assert reply.text() == "Hello from the script."
+
+
+def test_openai_without_a_key_fails_before_any_connection() -> None:
+    from app.core.errors import ModelAuthError
+    from app.services.model_registry import resolve_model
+
+    model = resolve_model("openai:gpt-4o-mini", api_key_lookup=lambda ref: None)
+    with pytest.raises(ModelAuthError, match="parley key set openai/api-key"):
+        model.astream([])

@@ -279,3 +279,15 @@ async def test_idempotency_key_is_the_same_when_a_call_runs_again() -> None:
     k1 = results(first)[0].output["key"]  # type: ignore[index, call-overload]
     k2 = results(second)[0].output["key"]  # type: ignore[index, call-overload]
     assert k1 == k2
+
+
+async def test_a_model_that_fails_before_streaming_is_kept_as_an_error() -> None:
+    from app.core.errors import ModelAuthError
+
+    class Keyless(ScriptedChatModel):
+        def astream(self, *args: Any, **kwargs: Any) -> Any:
+            raise ModelAuthError("No API key is set.")
+
+    done = await create_agent(Keyless([])).ainvoke({"messages": [HumanMessage("hi")]})
+    errors = [b for b in done.context[-1].content if isinstance(b, ErrorBlock)]
+    assert errors[0].error == "No API key is set."
