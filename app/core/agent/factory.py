@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import takewhile
 from typing import Any
 
 from pydantic import BaseModel
@@ -128,14 +129,14 @@ def create_agent(
 
     async def agent(state: AgentState, ctx: RunContext) -> Any:
         context = list(state.context)
-        if context and context[-1].role == "tool":
-            spent = [m for m in context[-len(specs) - 8 :] if m.metadata.get("tool_error")]
-            if any(m.metadata["tool_error"] == "budget" for m in spent):
-                limit = ctx.budget.limits.max_tool_calls
-                return _final(
-                    f"I stopped before finishing: the tool-call budget ({limit}) is used up.",
-                    stop_reason="budget",
-                )
+        # only the results of the calls just made count: an earlier turn's budget stop is over
+        latest = takewhile(lambda m: m.role == "tool", reversed(context))
+        if any(m.metadata.get("tool_error") == "budget" for m in latest):
+            limit = ctx.budget.limits.max_tool_calls
+            return _final(
+                f"I stopped before finishing: the tool-call budget ({limit}) is used up.",
+                stop_reason="budget",
+            )
         try:
             ctx.budget.check_model_call()
         except BudgetExceeded as exc:

@@ -148,6 +148,24 @@ async def test_tool_call_budget_is_checked_before_calls() -> None:
     assert "tool-call budget (1)" in done.context[-1].text()
 
 
+async def test_a_budget_stop_in_an_earlier_turn_does_not_end_the_next_one() -> None:
+    model = ScriptedChatModel(
+        [
+            {"tool_calls": [call("add", a=1, b=1), call("add", a=2, b=2)]},
+            {"tool_calls": [call("add", a=3, b=3)]},
+            {"text": "six"},
+        ]
+    )
+    agent = create_agent(model, [add], checkpointer=InMemoryCheckpointer())
+    first = await agent.ainvoke({"messages": [HumanMessage("add")]}, {**CFG, "max_tool_calls": 1})
+    assert first.context[-1].metadata["stop_reason"] == "budget"
+    # the next turn has no tool-call limit: the old budget error must not end it
+    done = await agent.ainvoke({"messages": [HumanMessage("and 3+3?")]}, CFG)
+    assert results(done)[-1].output == 6
+    assert done.context[-1].text() == "six"
+    assert model.remaining == 0
+
+
 async def test_budgets_are_shared_with_child_agents() -> None:
     m1 = ScriptedChatModel([{"text": "first"}])
     m2 = ScriptedChatModel([{"text": "second"}])
