@@ -309,3 +309,29 @@ async def test_a_model_that_fails_before_streaming_is_kept_as_an_error() -> None
     done = await create_agent(Keyless([])).ainvoke({"messages": [HumanMessage("hi")]})
     errors = [b for b in done.context[-1].content if isinstance(b, ErrorBlock)]
     assert errors[0].error == "No API key is set."
+
+
+async def test_cost_budget_uses_the_model_prices_and_is_streamed_as_events() -> None:
+    from app.core.graph import BudgetChanged
+    from app.core.models import ModelPrice
+
+    info = ModelInfo(
+        spec="s", name="s", provider="s",
+        price=ModelPrice(input_per_mtok=1_000_000.0, output_per_mtok=1_000_000.0),
+    )  # fmt: skip
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    model = ScriptedChatModel(
+        [{"tool_calls": [call("add", a=1, b=2)], "usage": usage}, {"text": "3", "usage": usage}],
+        info=info,
+    )
+    events = [
+        ev
+        async for ev in create_agent(model, [add]).astream(
+            {"messages": [HumanMessage("add")]}, {"max_cost": 4.0}
+        )
+    ]
+    spent = [ev.usage.cost for ev in events if isinstance(ev, BudgetChanged)]
+    assert spent[0] == 5.0  # 3 + 2 tokens at $1 each
+    assert model.remaining == 1  # $5 spent of $4: the second call was not made
+    final = events[-1].state  # type: ignore[union-attr]
+    assert "cost budget ($4.0000)" in final.context[-1].text()
