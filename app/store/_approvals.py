@@ -6,8 +6,6 @@ are kept: never the arguments themselves, so a secret passed to a tool cannot la
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 import time
 from typing import Any, cast, get_args
@@ -15,6 +13,7 @@ from typing import Any, cast, get_args
 import sqlite_utils
 
 from app.core.errors import UserError
+from app.core.tools.approvals import args_fingerprint as fingerprint_args
 from app.store._db import write_tx
 from app.store.models import (
     AllowRule,
@@ -32,15 +31,6 @@ __all__ = [
     "record",
     "revoke",
 ]
-
-
-def fingerprint_args(args: Any) -> str:
-    """Return the SHA-256 hex digest of ``args`` as canonical JSON (sorted keys, compact), so
-    the same call always has the same fingerprint and the arguments are not kept."""
-    canonical = json.dumps(
-        args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _check(value: str, allowed: tuple[str, ...], what: str) -> None:
