@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.checkpoint.base import StateChanges
-from app.core.state.agent_state import AgentState, normalise_update
+from app.core.state.agent_state import AgentState, UpdateSequence, normalise_update
 from app.core.state.reducers import REMOVE_ALL_MESSAGES, MessageList, RemoveMessage
 
 
@@ -20,6 +20,10 @@ class ChangeTracker:
 
     def note(self, state: AgentState, update: Any) -> None:
         """Record what ``update`` (as a node returned it) touches."""
+        if isinstance(update, UpdateSequence):
+            for item in update:
+                self.note(state, item)
+            return
         values = normalise_update(state, update)
         for key, value in values.items():
             name = "context" if key == "messages" else key

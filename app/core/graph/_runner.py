@@ -28,7 +28,12 @@ from app.core.graph.events import (
     NodeStarted,
     RunStopped,
 )
-from app.core.state.agent_state import AgentState, apply_update
+from app.core.state.agent_state import (
+    AgentState,
+    UpdateSequence,
+    apply_update,
+    normalise_update,
+)
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.reducers import MessageList
 
@@ -81,6 +86,8 @@ class Runner(Generic[S]):
         self.parent_id = parent_checkpoint
         self.write_full = not parent_is_latest
         self.quiet = ctx.sink is _discard
+        self.applied: list[dict[str, Any]] | None = None
+        """When a list, every update the run applies is added to it (a child graph's steps)."""
 
     async def save(
         self, state: S, step: int, source: CheckpointSource, changes: StateChanges | None
@@ -127,6 +134,8 @@ class Runner(Generic[S]):
                     interrupts.extend(result.interrupts)
                     still.append(task)
                     continue
+                if self.applied is not None:
+                    result = self._record(state, result, self.applied)
                 tracker.note(state, result)
                 state = apply_update(state, result)
                 done.append(task.node)
@@ -158,6 +167,15 @@ class Runner(Generic[S]):
             state = with_meta(state, status="completed", next_tasks=[])
             await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         return RunOutcome(state, "completed", [], self.parent_id)
+
+    def _record(self, state: S, result: Any, applied: list[dict[str, Any]]) -> Any:
+        """Add ``result``'s updates to ``applied``; return it as it is to be applied (as the
+        recorded values, so messages made from a ``ToolResult`` keep one id)."""
+        if isinstance(result, UpdateSequence):
+            return UpdateSequence(self._record(state, r, applied) for r in result)
+        values = normalise_update(state, result)
+        applied.append(values)
+        return result if isinstance(result, AgentState) else values
 
     async def _stop(self, state: S, tasks: list[PendingTask], step: int) -> RunOutcome[S]:
         state = with_meta(state, status="stopped", stop_requested=True, next_tasks=tasks)

@@ -27,7 +27,7 @@ from app.core.graph._runner import (
 from app.core.graph.builder import Branch, NodeSpec
 from app.core.graph.context import GraphInterrupt, RunContext, RunControl, current_context
 from app.core.graph.events import GraphEvent, RunFailed, RunFinished, RunStarted
-from app.core.state.agent_state import AgentState, apply_update
+from app.core.state.agent_state import AgentState, UpdateSequence, apply_update
 from app.core.state.interrupt import Interrupt
 
 if TYPE_CHECKING:
@@ -319,11 +319,12 @@ class CompiledGraph(Generic[S]):
 
     def as_node(self) -> Callable[[AgentState, RunContext], Any]:
         """Wrap this graph as a node of another graph: it reads the parent's fields it shares,
-        runs with the parent's budget, stop control and event stream, and returns its
-        shared fields as the update. Its interrupts pause the parent."""
+        runs with the parent's budget, stop control and event stream, and returns the updates
+        its nodes made to the shared fields, which the parent applies in the same order through
+        its reducers. Its interrupts pause the parent."""
         child = self
 
-        async def run_child(state: AgentState, ctx: RunContext) -> dict[str, Any]:
+        async def run_child(state: AgentState, ctx: RunContext) -> UpdateSequence:
             shared = [
                 k
                 for k in type(state).model_fields
@@ -345,11 +346,22 @@ class CompiledGraph(Generic[S]):
                 resume=ctx.resume,
             )
             runner: Runner[S] = Runner(child, sub, None, None, True)
+            runner.applied = []
             entry = await runner.route(start, [START], 0)
             outcome = await runner.run(start, task_ids_for(ctx.task_id, 0, entry))
             if outcome.status == "interrupted":
                 raise GraphInterrupt(*outcome.interrupts)
-            return {k: getattr(outcome.state, k) for k in shared}
+            # replay the child's own updates, not its final values: a reducer would otherwise
+            # add what the parent already had again, and removals would be lost
+            own = child.state_cls.model_fields
+            steps = []
+            for values in runner.applied:
+                named = {
+                    ("context" if k == "messages" and "messages" not in own else k): v
+                    for k, v in values.items()
+                }
+                steps.append({k: v for k, v in named.items() if k in shared})
+            return UpdateSequence(s for s in steps if s)
 
         run_child.__name__ = self.name
         return run_child

@@ -14,7 +14,14 @@ from app.core.state.message import Message
 from app.core.state.reducers import Reducer, RemoveMessage, add_messages
 from app.core.state.tool_result import ToolResult
 
-__all__ = ["AgentState", "ExecMeta", "MessagesState", "apply_update", "reducers_of"]
+__all__ = [
+    "AgentState",
+    "ExecMeta",
+    "MessagesState",
+    "UpdateSequence",
+    "apply_update",
+    "reducers_of",
+]
 
 S = TypeVar("S", bound=BaseModel)
 
@@ -101,6 +108,11 @@ class MessagesState(AgentState):
     """The second seed's state: ``messages`` (an alias of ``context``) under ``add_messages``."""
 
 
+class UpdateSequence(tuple[Any, ...]):
+    """Updates applied one after another as one node's result (the steps of a child graph),
+    so each goes through the reducers as if the parent's own nodes had returned it."""
+
+
 @cache
 def reducers_of(state_cls: type[BaseModel]) -> dict[str, Reducer]:
     """Return the reducer of each field of ``state_cls`` declared with ``Annotated[T, fn]``."""
@@ -149,6 +161,10 @@ def apply_update(state: S, update: Any) -> S:
     Only the keys present are touched: reducer fields merge, other fields are replaced and
     validated. A returned state object replaces every field.
     """
+    if isinstance(update, UpdateSequence):
+        for item in update:
+            state = apply_update(state, item)
+        return state
     replace_all = isinstance(update, type(state))
     values = normalise_update(state, update)
     if not values:

@@ -22,7 +22,7 @@ from app.core.graph import (
     interrupt,
 )
 from app.core.graph.compiled import Resume
-from app.core.state import AgentState, Message
+from app.core.state import AgentState, Message, RemoveMessage
 
 
 class Log(AgentState):
@@ -245,6 +245,43 @@ async def test_child_graph_shares_fields_budget_and_stop() -> None:
     out = await parent.ainvoke({"messages": [Message.text_message("hi")]}, {"budget": budget})
     assert [m.text() for m in out.context] == ["hi", "from child"]
     assert seen == [budget]
+
+
+async def test_child_graph_updates_reach_the_parent_through_its_reducers() -> None:
+    def child_step(s: Log) -> dict[str, Any]:
+        return {"log": ["child"], "context": [RemoveMessage(id="old")]}
+
+    child = StateGraph(Log).add_node("c", child_step).add_edge(START, "c").compile(name="child")
+    parent = (
+        StateGraph(Log)
+        .add_node("p", lambda s: {"log": ["parent"]})
+        .add_node("child", child)
+        .add_edge(START, "p")
+        .add_edge("p", "child")
+        .compile()
+    )
+    out = await parent.ainvoke(
+        {"messages": [Message.text_message("old", message_id="old"), Message.text_message("hi")]}
+    )
+    assert out.log == ["parent", "child"]  # the child's entry is added once, nothing repeated
+    assert [m.text() for m in out.context] == ["hi"]  # the child's removal is kept
+
+
+async def test_a_grandchild_graph_updates_the_top_graph_once() -> None:
+    grandchild = (
+        StateGraph(Log).add_node("g", lambda s: {"log": ["grand"]}).add_edge(START, "g").compile()
+    )
+    child = (
+        StateGraph(Log)
+        .add_node("c", lambda s: {"log": ["child"]})
+        .add_node("grandchild", grandchild)
+        .add_edge(START, "c")
+        .add_edge("c", "grandchild")
+        .compile()
+    )
+    parent = StateGraph(Log).add_node("child", child).add_edge(START, "child").compile()
+    out = await parent.ainvoke({"log": ["input"]})
+    assert out.log == ["input", "child", "grand"]
 
 
 async def test_child_graph_interrupt_pauses_the_parent_and_resumes() -> None:
