@@ -183,8 +183,12 @@ def create_agent(
         if reply.stopped or reply.failed or last_chance:
             message.metadata["final"] = True
         replies: list[Message] = [message]
-        if response_format is not None and not message.tool_calls() and not reply.failed:
-            replies = _structured(message, response_format, context, max_repairs)
+        if response_format is not None and not (
+            message.tool_calls() or reply.failed or reply.stopped
+        ):
+            # on the last chance there are no steps left for a repair round
+            repairs = 0 if last_chance else max_repairs
+            replies = _structured(message, response_format, context, repairs)
         update["context"] = replies
         return update
 
@@ -225,7 +229,7 @@ def _structured(
             "content": [
                 *message.content,
                 ErrorBlock(
-                    error=f"No valid structured reply after {max_repairs} repairs: {problem}",
+                    error=f"No valid structured reply after {used} repairs: {problem}",
                     code="structured_output",
                 ),
             ],

@@ -229,6 +229,35 @@ async def test_structured_output_gives_up_clearly() -> None:
     assert model.remaining == 0
 
 
+async def test_a_stopped_structured_reply_is_not_sent_back_for_repair() -> None:
+    model = ScriptedChatModel(['{"name": "Oslo", "population": 709000}'], chunk_size=2, delay=0.001)
+    agent = create_agent(model, response_format=City, checkpointer=InMemoryCheckpointer())
+    seen = 0
+    async for ev in agent.astream({"messages": [HumanMessage("city?")]}, {"thread_id": "t"}):
+        if ev.kind == "message_delta":
+            seen += 1
+            if seen == 3:
+                agent.request_stop("t")
+    snap = await agent.aget_state({"thread_id": "t"})
+    assert snap is not None
+    assert [m.role for m in snap.state.context] == ["user", "assistant"]
+    assert snap.state.context[-1].metadata.get("stopped") is True
+    assert snap.next == ()
+
+
+async def test_structured_output_near_the_step_limit_answers_instead_of_failing() -> None:
+    model = ScriptedChatModel(
+        [{"tool_calls": [call("add", a=1, b=2)]}, "Oslo, I think", "never reached"]
+    )
+    done = await create_agent(model, [add], response_format=City).ainvoke(
+        {"messages": [HumanMessage("city?")]}, {"step_limit": 4}
+    )
+    last = done.context[-1]
+    assert last.metadata["final"] is True and "structured_error" in last.metadata
+    assert any(isinstance(b, ErrorBlock) for b in last.content)
+    assert done.execution_meta.status == "completed" and model.remaining == 1
+
+
 async def test_trimming_keeps_the_window_and_summarises_the_rest() -> None:
     model = ScriptedChatModel(
         ["ok"], info=ModelInfo(spec="s", name="s", provider="s", context_window=1300)
