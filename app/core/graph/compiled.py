@@ -335,7 +335,7 @@ class CompiledGraph(Generic[S]):
             start = prepare_context(start)
             sub = RunContext(
                 run_id=ctx.run_id,
-                thread_id=None,
+                thread_id=ctx.thread_id,  # tools and approval rules belong to the parent's thread
                 config=ctx.config,
                 budget=ctx.budget,
                 control=ctx.control,

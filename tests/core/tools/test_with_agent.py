@@ -6,11 +6,11 @@ from typing import Any
 
 from app.core.agent import create_agent
 from app.core.checkpoint import InMemoryCheckpointer
-from app.core.graph import Resume
+from app.core.graph import START, Resume, StateGraph
 from app.core.models.scripted import ScriptedChatModel
-from app.core.state import HumanMessage, ToolResultBlock
+from app.core.state import AgentState, HumanMessage, Message, ToolCallBlock, ToolResultBlock
 from app.core.state.serde import dump_state
-from app.core.tools import InMemoryApprovalPolicy, Runtime, requests_of, tool
+from app.core.tools import InMemoryApprovalPolicy, Runtime, ToolNode, requests_of, tool
 
 SECRET = "crm-token-5f1e2d"
 
@@ -53,3 +53,28 @@ async def test_approval_pauses_the_run_and_resuming_runs_the_tool() -> None:
     assert done.context[-1].text() == "Done."
     assert SECRET not in dump_state(done).decode()
     assert [e.event for e in policy.audit] == ["requested", "decided"]
+
+
+async def test_always_for_this_thread_in_a_child_graph_stays_in_that_thread() -> None:
+    policy = InMemoryApprovalPolicy()
+    tools = ToolNode([update_ticket], secret_resolver=lambda ref: SECRET, approval_policy=policy)
+    child = StateGraph(AgentState).add_node("tools", tools).add_edge(START, "tools").compile()
+    parent = (
+        StateGraph(AgentState)
+        .add_node("helper", child)
+        .add_edge(START, "helper")
+        .compile(checkpointer=InMemoryCheckpointer())
+    )
+    asks = Message(
+        role="assistant",
+        content=[
+            ToolCallBlock(id="c1", name="update_ticket", args={"ticket_id": "T-42", "status": "x"})
+        ],
+    )
+    config = {"thread_id": "t1", "tool_permissions": ["crm:write"]}
+    paused = await parent.ainvoke({"messages": [HumanMessage("Close T-42"), asks]}, config)
+    assert paused.is_interrupted()
+    await parent.ainvoke(Resume({"c1": {"decision": "always", "scope": "thread"}}), config)
+    assert policy.rules() == [("update_ticket", "t1")]
+    assert not policy.is_allowed("update_ticket", "another thread")
+    assert {e.thread_id for e in policy.audit} == {"t1"}
