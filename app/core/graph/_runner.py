@@ -133,6 +133,13 @@ class Runner(Generic[S]):
                 if isinstance(result, GraphInterrupt):
                     interrupts.extend(result.interrupts)
                     still.append(task)
+                    resume.update(result.saved)
+                    if result.update is not None:  # a paused child graph's progress
+                        update = result.update
+                        if self.applied is not None:
+                            update = self._record(state, update, self.applied)
+                        tracker.note(state, update)
+                        state = apply_update(state, update)
                     continue
                 if self.applied is not None:
                     result = self._record(state, result, self.applied)

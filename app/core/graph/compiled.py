@@ -29,6 +29,7 @@ from app.core.graph.context import GraphInterrupt, RunContext, RunControl, curre
 from app.core.graph.events import GraphEvent, RunFailed, RunFinished, RunStarted
 from app.core.state.agent_state import AgentState, UpdateSequence, apply_update
 from app.core.state.interrupt import Interrupt
+from app.core.state.serde import dump_state, load_state
 
 if TYPE_CHECKING:
     from app.core.graph.builder import StateGraph
@@ -321,7 +322,8 @@ class CompiledGraph(Generic[S]):
         """Wrap this graph as a node of another graph: it reads the parent's fields it shares,
         runs with the parent's budget, stop control and event stream, and returns the updates
         its nodes made to the shared fields, which the parent applies in the same order through
-        its reducers. Its interrupts pause the parent."""
+        its reducers. Its interrupts pause the parent, which keeps the child's progress so far and
+        its saved state; on resume the child continues from where it paused."""
         child = self
 
         async def run_child(state: AgentState, ctx: RunContext) -> UpdateSequence:
@@ -330,8 +332,13 @@ class CompiledGraph(Generic[S]):
                 for k in type(state).model_fields
                 if k in child.state_cls.model_fields and k != "execution_meta"
             ]
-            base = child.initial_state or child.state_cls()
-            start = base.model_copy(update={k: getattr(state, k) for k in shared})
+            key = f"{ctx.task_id}/saved"
+            saved = ctx.resume.get(key)
+            if isinstance(saved, str):  # paused before: go on from there
+                start = load_state(saved, child.state_cls)
+            else:
+                base = child.initial_state or child.state_cls()
+                start = base.model_copy(update={k: getattr(state, k) for k in shared})
             start = prepare_context(start)
             sub = RunContext(
                 run_id=ctx.run_id,
@@ -347,10 +354,11 @@ class CompiledGraph(Generic[S]):
             )
             runner: Runner[S] = Runner(child, sub, None, None, True)
             runner.applied = []
-            entry = await runner.route(start, [START], 0)
-            outcome = await runner.run(start, task_ids_for(ctx.task_id, 0, entry))
-            if outcome.status == "interrupted":
-                raise GraphInterrupt(*outcome.interrupts)
+            if isinstance(saved, str):
+                tasks = list(start.execution_meta.next_tasks)
+            else:
+                tasks = task_ids_for(ctx.task_id, 0, await runner.route(start, [START], 0))
+            outcome = await runner.run(start, tasks)
             # replay the child's own updates, not its final values: a reducer would otherwise
             # add what the parent already had again, and removals would be lost
             own = child.state_cls.model_fields
@@ -361,7 +369,12 @@ class CompiledGraph(Generic[S]):
                     for k, v in values.items()
                 }
                 steps.append({k: v for k, v in named.items() if k in shared})
-            return UpdateSequence(s for s in steps if s)
+            update = UpdateSequence(s for s in steps if s)
+            if outcome.status == "interrupted":
+                # the parent keeps what the child did so far, and the child's state to go on
+                paused = dump_state(outcome.state).decode()
+                raise GraphInterrupt(*outcome.interrupts, update=update, saved={key: paused})
+            return update
 
         run_child.__name__ = self.name
         return run_child

@@ -48,12 +48,25 @@ class RunControl:
 
 
 class GraphInterrupt(Exception):
-    """Raised inside a node by :func:`interrupt`; the graph pauses the run on it."""
+    """Raised inside a node by :func:`interrupt`; the graph pauses the run on it.
 
-    def __init__(self, interrupt: Interrupt, *more: Interrupt) -> None:
+    A child graph that pauses also passes ``update`` (what its nodes changed so far, applied to
+    the parent before it pauses) and ``saved`` (resume entries that let it continue where it
+    stopped instead of starting over).
+    """
+
+    def __init__(
+        self,
+        interrupt: Interrupt,
+        *more: Interrupt,
+        update: Any = None,
+        saved: dict[str, JsonValue] | None = None,
+    ) -> None:
         super().__init__(f"interrupted in {interrupt.node}: {interrupt.value!r}")
         self.interrupt = interrupt
         self.interrupts = [interrupt, *more]
+        self.update = update
+        self.saved = saved or {}
 
 
 @dataclass

@@ -78,3 +78,29 @@ async def test_always_for_this_thread_in_a_child_graph_stays_in_that_thread() ->
     assert policy.rules() == [("update_ticket", "t1")]
     assert not policy.is_allowed("update_ticket", "another thread")
     assert {e.thread_id for e in policy.audit} == {"t1"}
+
+
+async def test_a_child_agent_paused_for_approval_resumes_where_it_stopped() -> None:
+    policy = InMemoryApprovalPolicy()
+    call = {"name": "update_ticket", "args": {"ticket_id": "T-42", "status": "closed"}, "id": "c1"}
+    model = ScriptedChatModel([{"text": "", "tool_calls": [call]}, {"text": "Done."}])
+    child = create_agent(
+        model, [update_ticket], secret_resolver=lambda ref: SECRET, approval_policy=policy
+    )
+    parent = (
+        StateGraph(AgentState)
+        .add_node("helper", child)
+        .add_edge(START, "helper")
+        .compile(checkpointer=InMemoryCheckpointer())
+    )
+    config = {"thread_id": "t1", "tool_permissions": ["crm:write"]}
+    paused = await parent.ainvoke({"messages": [HumanMessage("Close T-42")]}, config)
+    assert paused.is_interrupted()
+    # the call waiting for approval is already part of the conversation
+    assert [c.id for c in paused.context[-1].tool_calls()] == ["c1"]
+    done = await parent.ainvoke(Resume({"c1": "approve"}), config)
+    results = [b for m in done.context for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [r.output["status"] for r in results] == ["closed"]  # type: ignore[index, call-overload]
+    assert [m.role for m in done.context] == ["user", "assistant", "tool", "assistant"]
+    assert done.context[-1].text() == "Done."
+    assert len(model.calls) == 2  # the model was not asked again for the call it had made
