@@ -36,6 +36,7 @@ from app.core.state.agent_state import (
 )
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.reducers import MessageList
+from app.core.state.tool_result import ToolResult
 
 if TYPE_CHECKING:
     from app.core.graph.compiled import CompiledGraph
@@ -141,6 +142,8 @@ class Runner(Generic[S]):
                         tracker.note(state, update)
                         state = apply_update(state, update)
                     continue
+                if isinstance(result, ToolResult):  # its message gets one id, seen by both
+                    result = normalise_update(state, result)
                 if self.applied is not None:
                     result = self._record(state, result, self.applied)
                 tracker.note(state, result)
@@ -163,17 +166,21 @@ class Runner(Generic[S]):
                 interrupts=interrupts,
                 resume=resume,
                 status=status,
+                spent=self._spent(),
             )
             await self.save(state, step, "loop", tracker.changes(state))
             if interrupts:
-                if not self.quiet:
+                if not self.quiet and not self.ctx.namespace:  # the parent reports a child's
                     self.ctx.emit(Interrupted(interrupts=interrupts, checkpoint_id=self.parent_id))
                 return RunOutcome(state, "interrupted", interrupts, self.parent_id)
             tasks = nxt
         if state.execution_meta.status != "completed":
-            state = with_meta(state, status="completed", next_tasks=[])
+            state = with_meta(state, status="completed", next_tasks=[], spent=self._spent())
             await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         return RunOutcome(state, "completed", [], self.parent_id)
+
+    def _spent(self) -> dict[str, float]:
+        return {k: float(v) for k, v in self.ctx.budget.usage.model_dump().items()}
 
     def _record(self, state: S, result: Any, applied: list[dict[str, Any]]) -> Any:
         """Add ``result``'s updates to ``applied``; return it as it is to be applied (as the
@@ -185,7 +192,9 @@ class Runner(Generic[S]):
         return result if isinstance(result, AgentState) else values
 
     async def _stop(self, state: S, tasks: list[PendingTask], step: int) -> RunOutcome[S]:
-        state = with_meta(state, status="stopped", stop_requested=True, next_tasks=tasks)
+        state = with_meta(
+            state, status="stopped", stop_requested=True, next_tasks=tasks, spent=self._spent()
+        )
         await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         if not self.quiet:
             self.ctx.emit(RunStopped(state=state))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
-from app.core.budget import Budget, BudgetLimits
+from app.core.budget import Budget, BudgetLimits, BudgetUsage
 from app.core.checkpoint.base import Checkpointer, CheckpointInfo
 from app.core.constants import START
 from app.core.errors import UserError
@@ -176,6 +176,7 @@ class CompiledGraph(Generic[S]):
             thread_id = str(thread_id)
         parent = current_context()
         control = config.get("control") or RunControl()
+        own_budget = config.get("budget") is None and parent is None
         budget = config.get("budget") or (
             parent.budget if parent else Budget(BudgetLimits.from_config(config))
         )
@@ -197,7 +198,7 @@ class CompiledGraph(Generic[S]):
             self._active[thread_id] = control
         unsubscribe = budget.on_change(_budget_reporter(ctx)) if sink is not _discard else None
         try:
-            return await self._run(input, ctx)
+            return await self._run(input, ctx, restore_budget=own_budget)
         except Exception as exc:
             if sink is not _discard:
                 node = exc.node if isinstance(exc, NodeError) else None
@@ -209,7 +210,9 @@ class CompiledGraph(Generic[S]):
             if thread_id is not None:
                 self._active.pop(thread_id, None)
 
-    async def _run(self, input: Any, ctx: RunContext) -> RunOutcome[S]:
+    async def _run(
+        self, input: Any, ctx: RunContext, *, restore_budget: bool = False
+    ) -> RunOutcome[S]:
         cp_id = ctx.config.get("checkpoint_id")
         checkpoint = None
         parent_is_latest = True
@@ -242,6 +245,11 @@ class CompiledGraph(Generic[S]):
         if checkpoint is None:
             runner.write_full = True
         meta = state.execution_meta
+        if restore_budget and (input is None or isinstance(input, Resume)) and meta.spent:
+            # the same turn goes on: keep counting against its budgets
+            ctx.budget.usage = BudgetUsage.model_validate(
+                {k: int(v) if k != "cost" else v for k, v in meta.spent.items()}
+            )
         if isinstance(input, Resume):
             if not meta.interrupts:
                 raise UserError(f"thread {ctx.thread_id!r} is not waiting on any interrupt")

@@ -45,6 +45,9 @@ class ExecMeta(BaseModel):
     """Questions the run is waiting on."""
     resume: dict[str, JsonValue] = Field(default_factory=dict)
     """Answers already given to interrupts of the pending tasks, by interrupt id."""
+    spent: dict[str, float] = Field(default_factory=dict)
+    """What the current turn has spent (model calls, tool calls, tokens, cost), so a turn
+    resumed after a pause keeps counting against the same budgets."""
 
 
 class AgentState(BaseModel):

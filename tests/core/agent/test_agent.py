@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.core import HumanMessage, Resume, Runtime, create_agent, tool
+from app.core import HumanMessage, Resume, Runtime, ToolResult, create_agent, tool
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import START, StateGraph
 from app.core.models import ModelInfo, ScriptedChatModel
@@ -35,6 +35,12 @@ def update_ticket(ticket_id: str, status: str, runtime: Runtime) -> dict[str, An
 def add(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
+
+
+@tool
+def pick(city: str) -> ToolResult:
+    """Pick a city and remember it."""
+    return ToolResult(message=f"picked {city}", state={"context_summary": city})
 
 
 def call(name: str, **args: Any) -> dict[str, Any]:
@@ -364,3 +370,49 @@ async def test_cost_budget_uses_the_model_prices_and_is_streamed_as_events() -> 
     assert model.remaining == 1  # $5 spent of $4: the second call was not made
     final = events[-1].state  # type: ignore[union-attr]
     assert "cost budget ($4.0000)" in final.context[-1].text()
+
+
+async def test_budgets_keep_counting_across_an_approval_pause() -> None:
+    model = ScriptedChatModel(
+        [
+            {"tool_calls": [call("update_ticket", ticket_id="T-9", status="closed")]},
+            {"text": "Closed."},
+        ]
+    )
+    agent = create_agent(model, [update_ticket], checkpointer=InMemoryCheckpointer())
+    cfg = {**CFG, "max_model_calls": 1}
+    paused = await agent.ainvoke({"messages": [HumanMessage("close T-9")]}, cfg)
+    assert paused.execution_meta.spent["model_calls"] == 1
+    cid = paused.execution_meta.interrupts[0].value["requests"][0]["call_id"]  # type: ignore[index, call-overload]
+    done = await agent.ainvoke(Resume({cid: "approve"}), cfg)
+    # the approved call ran, but the one model call this turn allows was already spent
+    assert results(done)[0].status == "completed"
+    assert "model-call budget (1)" in done.context[-1].text()
+    assert model.remaining == 1
+    # a new turn starts with a fresh budget
+    again = await agent.ainvoke({"messages": [HumanMessage("thanks")]}, cfg)
+    assert again.context[-1].text() == "Closed."
+
+
+async def test_a_tool_result_message_is_written_as_a_small_change() -> None:
+    class Recording(InMemoryCheckpointer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.changes: list[Any] = []
+
+        async def aput(self, checkpoint: Any, changes: Any) -> None:
+            self.changes.append(changes)
+            await super().aput(checkpoint, changes)
+
+    model = ScriptedChatModel([{"tool_calls": [call("pick", city="Oslo")]}, {"text": "ok"}])
+    saver = Recording()
+    done = await create_agent(model, [pick], checkpointer=saver).ainvoke(
+        {"messages": [HumanMessage("pick")]}, {"thread_id": "t"}
+    )
+    assert done.context_summary == "Oslo"
+    assert results(done)[0].output == "picked Oslo"
+    # only the very first save writes everything; each step after names what it changed
+    assert saver.changes[0] is None
+    assert all(c is not None for c in saver.changes[1:])
+    tool_step = next(c for c in saver.changes[1:] if "context_summary" in c.fields)
+    assert tool_step.upserted == (done.context[-2].message_id,)  # the tool's answer

@@ -262,3 +262,29 @@ def test_invoke_refuses_to_nest_event_loops() -> None:
             g.invoke({})
 
     asyncio.run(inner())
+
+
+async def test_a_node_returning_a_tool_result_is_saved_as_a_small_change() -> None:
+    from app.core.state import ToolResult
+
+    class Recording(InMemoryCheckpointer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.changes: list[Any] = []
+
+        async def aput(self, checkpoint: Any, changes: Any) -> None:
+            self.changes.append(changes)
+            await super().aput(checkpoint, changes)
+
+    saver = Recording()
+    g = (
+        StateGraph(Counter)
+        .add_node("pick", lambda s: ToolResult(message="picked", state={"n": 3}))
+        .add_edge(START, "pick")
+        .compile(checkpointer=saver)
+    )
+    out = await g.ainvoke({}, {"thread_id": "t"})
+    step = saver.changes[1]
+    assert step is not None
+    assert step.upserted == (out.context[-1].message_id,)
+    assert "n" in step.fields
