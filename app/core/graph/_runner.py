@@ -20,7 +20,7 @@ from app.core.constants import END
 from app.core.errors import GraphRecursionError, ParleyError, UserError
 from app.core.graph._changes import ChangeTracker
 from app.core.graph.builder import Branch, NodeSpec
-from app.core.graph.context import GraphInterrupt, RunContext, bind_context
+from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext, bind_context
 from app.core.graph.events import (
     CheckpointSaved,
     Interrupted,
@@ -131,8 +131,9 @@ class Runner(Generic[S]):
             still: list[PendingTask] = []
             done: list[str] = []
             for task, result in zip(tasks, results, strict=True):
-                if isinstance(result, GraphInterrupt):
-                    interrupts.extend(result.interrupts)
+                if isinstance(result, GraphInterrupt | ChildStopped):
+                    if isinstance(result, GraphInterrupt):
+                        interrupts.extend(result.interrupts)
                     still.append(task)
                     resume.update(result.saved)
                     if result.update is not None:  # a paused child graph's progress
@@ -235,8 +236,8 @@ class Runner(Generic[S]):
         try:
             with bind_context(ctx):
                 return await _call_node(spec, state, ctx)
-        except GraphInterrupt as gi:
-            return gi
+        except (GraphInterrupt, ChildStopped) as paused:
+            return paused
         except (NodeError, GraphRecursionError):
             raise
         except Exception as exc:

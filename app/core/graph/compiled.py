@@ -25,7 +25,13 @@ from app.core.graph._runner import (
     with_meta,
 )
 from app.core.graph.builder import Branch, NodeSpec
-from app.core.graph.context import GraphInterrupt, RunContext, RunControl, current_context
+from app.core.graph.context import (
+    ChildStopped,
+    GraphInterrupt,
+    RunContext,
+    RunControl,
+    current_context,
+)
 from app.core.graph.events import GraphEvent, RunFailed, RunFinished, RunStarted
 from app.core.state.agent_state import AgentState, UpdateSequence, apply_update
 from app.core.state.interrupt import Interrupt
@@ -382,6 +388,9 @@ class CompiledGraph(Generic[S]):
                 # the parent keeps what the child did so far, and the child's state to go on
                 paused = dump_state(outcome.state).decode()
                 raise GraphInterrupt(*outcome.interrupts, update=update, saved={key: paused})
+            if outcome.status == "stopped":
+                # stopped on request: keep the child's progress and go on from there later
+                raise ChildStopped(update, {key: dump_state(outcome.state).decode()})
             return update
 
         run_child.__name__ = self.name

@@ -18,6 +18,7 @@ from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 
 __all__ = [
+    "ChildStopped",
     "GraphInterrupt",
     "RunContext",
     "RunControl",
@@ -67,6 +68,16 @@ class GraphInterrupt(Exception):
         self.interrupts = [interrupt, *more]
         self.update = update
         self.saved = saved or {}
+
+
+class ChildStopped(Exception):
+    """Raised by a child graph node that stopped on request before finishing: the parent keeps
+    ``update`` (what the child did so far) and ``saved`` (its state, to go on later)."""
+
+    def __init__(self, update: Any, saved: dict[str, JsonValue]) -> None:
+        super().__init__("the child graph stopped before finishing")
+        self.update = update
+        self.saved = saved
 
 
 @dataclass

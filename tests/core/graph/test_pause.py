@@ -314,3 +314,48 @@ async def test_shared_run_control_can_be_passed_in() -> None:
     )
     out = await g.ainvoke({}, {"thread_id": "t", "control": control})
     assert out.log == [] and out.execution_meta.status == "stopped"
+
+
+async def test_a_child_graph_stopped_midway_continues_where_it_stopped() -> None:
+    entered = asyncio.Event()
+    release = asyncio.Event()
+    runs: list[str] = []
+
+    async def first(s: Log) -> dict[str, Any]:
+        runs.append("first")
+        entered.set()
+        await release.wait()
+        return {"log": ["first"]}
+
+    def second(s: Log) -> dict[str, Any]:
+        runs.append("second")
+        return {"log": ["second"]}
+
+    child = (
+        StateGraph(Log)
+        .add_node("first", first)
+        .add_node("second", second)
+        .add_edge(START, "first")
+        .add_edge("first", "second")
+        .compile(name="child")
+    )
+    parent = (
+        StateGraph(Log)
+        .add_node("child", child)
+        .add_node("after", lambda s: {"log": ["after"]})
+        .add_edge(START, "child")
+        .add_edge("child", "after")
+        .compile(checkpointer=InMemoryCheckpointer())
+    )
+    cfg = {"thread_id": "t"}
+    run = asyncio.create_task(parent.ainvoke({}, cfg))
+    await asyncio.wait_for(entered.wait(), 5)
+    parent.request_stop("t")
+    release.set()
+    stopped = await asyncio.wait_for(run, 5)
+    assert stopped.execution_meta.status == "stopped"
+    assert stopped.log == ["first"]  # the child's progress is kept
+    assert [t.node for t in stopped.execution_meta.next_tasks] == ["child"]
+    done = await parent.ainvoke(None, cfg)
+    assert done.log == ["first", "second", "after"]
+    assert runs == ["first", "second"]  # nothing ran twice
