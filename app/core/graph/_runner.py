@@ -150,7 +150,8 @@ class Runner(Generic[S]):
                 tracker.note(state, result)
                 state = apply_update(state, result)
                 done.append(task.node)
-                resume = {k: v for k, v in resume.items() if not k.startswith(task.task_id)}
+                mine = (task.task_id + ":", task.task_id + "/")  # its answers and its children's
+                resume = {k: v for k, v in resume.items() if not k.startswith(mine)}
                 if not self.quiet:
                     self.ctx.emit(NodeFinished(node=task.node, step=step, update=result))
             step += 1

@@ -359,3 +359,34 @@ async def test_a_child_graph_stopped_midway_continues_where_it_stopped() -> None
     done = await parent.ainvoke(None, cfg)
     assert done.log == ["first", "second", "after"]
     assert runs == ["first", "second"]  # nothing ran twice
+
+
+async def test_sibling_child_nodes_with_prefix_names_keep_their_own_answers() -> None:
+    def two_questions(s: Log) -> dict[str, Any]:
+        first = interrupt("ab first?")
+        second = interrupt("ab second?")
+        return {"log": [f"ab={first},{second}"]}
+
+    child = (
+        StateGraph(Log)
+        .add_node("a", ask("a"))
+        .add_node("ab", two_questions)
+        .add_edge(START, "a")
+        .add_edge(START, "ab")
+        .compile()
+    )
+    parent = (
+        StateGraph(Log)
+        .add_node("child", child)
+        .add_edge(START, "child")
+        .compile(checkpointer=InMemoryCheckpointer())
+    )
+    cfg = {"thread_id": "t"}
+    paused = await parent.ainvoke({}, cfg)
+    ids = {i.node: i.id for i in paused.execution_meta.interrupts}
+    # "a" finishes; its answers are cleared, but not those of "ab", whose id starts the same
+    half = await parent.ainvoke(Resume(answers={ids["a"]: 1, ids["ab"]: 2}), cfg)
+    [pending] = half.execution_meta.interrupts
+    assert pending.value == "ab second?"
+    done = await parent.ainvoke(Resume(3), cfg)
+    assert sorted(done.log) == ["a=1", "ab=2,3"]
