@@ -186,8 +186,8 @@ def create_agent(
         if response_format is not None and not (
             message.tool_calls() or reply.failed or reply.stopped
         ):
-            # on the last chance there are no steps left for a repair round
-            repairs = 0 if last_chance else max_repairs
+            # with no step left for another model call there is no repair round
+            repairs = 0 if last_chance or ctx.remaining_steps < 2 else max_repairs
             replies = _structured(message, response_format, context, repairs)
         update["context"] = replies
         return update

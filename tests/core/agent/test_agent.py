@@ -416,3 +416,13 @@ async def test_a_tool_result_message_is_written_as_a_small_change() -> None:
     assert all(c is not None for c in saver.changes[1:])
     tool_step = next(c for c in saver.changes[1:] if "context_summary" in c.fields)
     assert tool_step.upserted == (done.context[-2].message_id,)  # the tool's answer
+
+
+async def test_structured_repair_never_runs_past_the_step_limit() -> None:
+    model = ScriptedChatModel(["not json", "still not json", "nope"])
+    done = await create_agent(model, response_format=City).ainvoke(
+        {"messages": [HumanMessage("city?")]}, {"step_limit": 2}
+    )
+    errors = [b for b in done.context[-1].content if isinstance(b, ErrorBlock)]
+    assert errors and "structured" in (errors[0].code or "")
+    assert done.execution_meta.status == "completed"
