@@ -47,6 +47,7 @@ class ChatService:
         run_config: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
+        self.model = model
         self.model_spec = model_spec
         self.approvals = approvals
         self.run_config = dict(run_config or {})

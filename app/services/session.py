@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -13,7 +14,10 @@ from app.services.terminal_approvals import TerminalApprovalHandler
 from app.store import Store
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
-__all__ = ["Session", "open_session"]
+__all__ = ["ENV_KEYS", "Session", "open_session"]
+
+ENV_KEYS = {"openai/api-key": "OPENAI_API_KEY", "anthropic/api-key": "ANTHROPIC_API_KEY"}
+"""Environment variables read for an API key the keyring does not have."""
 
 
 @dataclass
@@ -42,7 +46,9 @@ async def open_session(
         try:
             return secrets.get(ref)
         except SecretError:
-            return None
+            # no keyring, or no key in it: the provider's usual variable, never stored
+            name = ENV_KEYS.get(ref)
+            return os.environ.get(name) or None if name else None
 
     model = resolve_model(model_spec, api_key_lookup=api_key)
     store = Store.open_data_dir(data_dir)
