@@ -143,3 +143,41 @@ def test_a_denied_tool_call_does_not_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not target.exists()
     assert "Understood." in done.stdout
+
+
+def test_continuing_an_unknown_thread_is_a_clear_error_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "An answer."}]))
+    done = parley(
+        "chat", "--model", f"scripted:{script}", "--thread", "no-such-id", "Hi", data_dir=tmp_path
+    )
+    assert done.returncode == 2
+    assert "no-such-id" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "An answer." not in done.stdout
+    assert parley("threads", data_dir=tmp_path).stdout == ""
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_resume_with_nothing_to_resume_is_a_clear_error(tmp_path: Path, known: bool) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "An answer."}]))
+    thread_id = "no-such-id"
+    if known:
+        first = parley("chat", "--model", f"scripted:{script}", "Hi", data_dir=tmp_path)
+        assert first.returncode == 0, first.stderr
+        thread_id = parley("threads", data_dir=tmp_path).stdout.split()[0]
+    done = parley(
+        "chat",
+        "--model",
+        f"scripted:{script}",
+        "--thread",
+        thread_id,
+        "--resume",
+        data_dir=tmp_path,
+    )
+    assert done.returncode == 2
+    assert thread_id in done.stderr
+    assert "Traceback" not in done.stderr

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.core.agent import create_agent
+from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, Resume
 from app.core.models.protocol import ChatModel
 from app.core.state import AgentState, Message
@@ -15,11 +16,15 @@ from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.store import Store, Thread
 
-__all__ = ["ChatService"]
+__all__ = ["ChatService", "ThreadUnavailable"]
 
 EventSink = Callable[[GraphEvent], None]
 
 DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
+
+
+class ThreadUnavailable(ParleyError, LookupError):
+    """The thread cannot take this turn: there is no such thread, or nothing to resume."""
 
 
 def _title_of(text: str, width: int = 60) -> str:
@@ -69,15 +74,29 @@ class ChatService:
         self, thread_id: str, text: str, on_event: EventSink | None = None
     ) -> AgentState:
         """Add the user's message to the thread and run the agent until it answers (asking
-        for approvals on the way), stops, or pauses with nobody to ask."""
+        for approvals on the way), stops, or pauses with nobody to ask.
+
+        Raises :class:`ThreadUnavailable` when there is no thread ``thread_id``: a mistyped
+        id must not silently start a new conversation under that id."""
+        await self._require_thread(thread_id)
         return await self._drive(thread_id, {"messages": [Message.text_message(text)]}, on_event)
 
     async def resume(self, thread_id: str, on_event: EventSink | None = None) -> AgentState:
-        """Ask again for the approvals a thread is waiting on, then continue it."""
+        """Ask again for the approvals a thread is waiting on, then continue it.
+
+        Raises :class:`ThreadUnavailable` when the thread does not exist or waits for
+        nothing."""
+        await self._require_thread(thread_id)
         pending = await self.store.checkpointer.apending_interrupts(thread_id)
         if not pending:
-            raise LookupError(f"thread {thread_id} is not waiting for an approval")
+            raise ThreadUnavailable(
+                f"thread {thread_id} is not waiting for an approval; there is nothing to resume"
+            )
         return await self._drive(thread_id, None, on_event, pending_first=True)
+
+    async def _require_thread(self, thread_id: str) -> None:
+        if await self.store.get_thread(thread_id) is None:
+            raise ThreadUnavailable(f"there is no thread {thread_id}")
 
     def stop(self, thread_id: str) -> bool:
         """Stop the thread's running turn after its current step."""
@@ -101,7 +120,7 @@ class ChatService:
             pending_first = False
             snapshot = await self.agent.aget_state(config)
             if snapshot is None:
-                raise LookupError(f"thread {thread_id} has no saved state")
+                raise ThreadUnavailable(f"thread {thread_id} has no saved state")
             state: AgentState = snapshot.state
             interrupts = state.execution_meta.interrupts
             if not interrupts or self.approvals is None:
