@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import io
 import sys
 from typing import Any, TextIO
 
@@ -156,11 +157,27 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _as_text(value: str) -> str:
+    """``value`` with bytes that were not UTF-8 (kept by Python as lone surrogates) turned
+    into U+FFFD, so it can be stored and shown."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _tolerant_stdin() -> None:
+    """Read bytes on stdin that are not valid text as U+FFFD instead of failing on them."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
+
+
 def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Parse ``argv`` and run the chosen command; return the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
+    for name in ("prompt", "thread", "search"):
+        if isinstance(getattr(args, name, None), str):
+            setattr(args, name, _as_text(getattr(args, name)))
+    _tolerant_stdin()
     try:
         if args.command == "threads":
             return asyncio.run(_threads(args, out))

@@ -181,3 +181,46 @@ def test_resume_with_nothing_to_resume_is_a_clear_error(tmp_path: Path, known: b
     assert done.returncode == 2
     assert thread_id in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def parley_raw(
+    *args: str | bytes, data_dir: Path, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run parley with raw bytes for arguments and stdin, as a terminal may send them."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "PARLEY_DATA_DIR": str(data_dir), **(env or {})},
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("errors", ["surrogateescape", "strict"])
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(
+    tmp_path: Path, errors: str
+) -> None:
+    target = tmp_path / "note.txt"
+    script = tmp_path / "script.json"
+    call = {"name": "write_text_file", "args": {"path": str(target), "content": "x"}}
+    script.write_text(json.dumps([{"tool_calls": [call]}, "Understood.", "Noted."]))
+    env = {"PYTHONIOENCODING": f"utf-8:{errors}"}
+    model = f"scripted:{script}"
+    done = parley_raw(
+        "chat", "--tools", "--model", model, b"caf\xe9 note", data_dir=tmp_path,
+        stdin=b"\xff\nn\nnot \xe9 now\n", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Understood." in done.stdout
+    assert not target.exists()
+    listed = parley("threads", data_dir=tmp_path).stdout
+    assert "caf\ufffd note" in listed
+    thread_id = listed.split()[0]
+    again = parley_raw(
+        "chat", "--model", model, "--thread", thread_id, data_dir=tmp_path,
+        stdin=b"more \xff\n/quit\n", env=env,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr.decode()
+    assert b"Traceback" not in again.stderr
