@@ -103,10 +103,12 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -> int:
+    from app.services.terminal_input import read_line
+
     out.write(f"Parley on {session.model_spec}. Type /quit to leave.\n")
     while True:
         try:
-            line = await asyncio.to_thread(input, "> ")
+            line = await read_line("> ")
         except EOFError:
             return 0
         text = line.strip()

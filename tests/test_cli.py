@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,47 @@ def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(
     )  # fmt: skip
     assert again.returncode == 0, again.stderr.decode()
     assert b"Traceback" not in again.stderr
+
+
+def _start(*args: str, data_dir: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PARLEY_DATA_DIR": str(data_dir)},
+    )
+
+
+def _read_until(proc: subprocess.Popen[bytes], marker: bytes) -> bytes:
+    assert proc.stdout is not None
+    seen = b""
+    while marker not in seen:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize("where", ["approval", "prompt"])
+def test_ctrl_c_while_waiting_for_the_user_ends_the_program(tmp_path: Path, where: str) -> None:
+    script = tmp_path / "script.json"
+    call = {"name": "write_text_file", "args": {"path": str(tmp_path / "n.txt"), "content": "x"}}
+    script.write_text(json.dumps([{"tool_calls": [call]}, "Understood."]))
+    if where == "approval":
+        proc = _start("chat", "--tools", "--model", f"scripted:{script}", "go", data_dir=tmp_path)
+        marker = b"Allow this call?"
+    else:
+        proc = _start("chat", "--model", f"scripted:{script}", data_dir=tmp_path)
+        marker = b"> "
+    try:
+        assert marker in _read_until(proc, marker)
+        proc.send_signal(signal.SIGINT)
+        # stdin stays open, as on a terminal: the program must not wait for one more line
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert code == 130

@@ -7,13 +7,13 @@ a (always allow this tool, in this thread or everywhere).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
+from app.services.terminal_input import read_line, stdin_lines
 
 __all__ = ["TerminalApprovalHandler"]
 
@@ -23,8 +23,10 @@ _CHOICES = "[y]es / [n]o / [e]dit / [a]lways"
 class TerminalApprovalHandler:
     """An :class:`~app.core.tools.ApprovalHandler` that prompts on stdin/stdout.
 
-    ``read_line`` defaults to :func:`input` and runs in a worker thread, so the event loop
-    keeps going while the user thinks. End of input denies every remaining call.
+    ``read_line`` defaults to reading stdin like :func:`input`; it runs on a daemon thread
+    (:func:`app.services.terminal_input.read_line`), so the event loop keeps going while the
+    user thinks and Ctrl-C ends the program at once. End of input denies every remaining
+    call.
     """
 
     def __init__(
@@ -32,7 +34,7 @@ class TerminalApprovalHandler:
         read_line: Callable[[str], str] | None = None,
         output: TextIO | None = None,
     ) -> None:
-        self._read_line = read_line or input
+        self._read_line = read_line or stdin_lines
         self._out = output
 
     def _print(self, text: str) -> None:
@@ -42,7 +44,7 @@ class TerminalApprovalHandler:
 
     async def _ask(self, prompt: str) -> str | None:
         try:
-            answer = await asyncio.to_thread(self._read_line, prompt)
+            answer = await read_line(prompt, self._read_line)
         except EOFError:
             return None
         return answer.strip()
