@@ -34,6 +34,7 @@ def _title_for(state: AgentState) -> str:
 
 
 def _media_keys(messages: Iterable[Message]) -> set[str]:
+    """The stored-media hashes the messages name, lower case as the media table keeps them."""
     keys: set[str] = set()
     for message in messages:
         for block in message.content:
@@ -42,9 +43,9 @@ def _media_keys(messages: Iterable[Message]) -> set[str]:
                 if ref is None:
                     continue
                 if ref.sha256:
-                    keys.add(ref.sha256)
+                    keys.add(ref.sha256.lower())
                 if ref.kind == "file_id" and ref.file_id:
-                    keys.add(ref.file_id)
+                    keys.add(ref.file_id.lower())
     return keys
 
 

@@ -6,7 +6,9 @@ import hashlib
 
 import pytest
 
+from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
+from app.core.state import AgentState, ImageBlock, MediaRef, Message
 from app.store import Store, fingerprint_args
 from tests.store.helpers import peek, scalar
 
@@ -97,3 +99,18 @@ async def test_media_is_stored_once_by_content(store: Store) -> None:
     with peek(store.path) as conn:
         links = conn.execute("SELECT thread_id, sha256 FROM thread_media").fetchall()
     assert links == [(thread.id, sha)]
+
+
+async def test_media_a_message_names_in_capitals_stays_while_the_message_needs_it(
+    store: Store,
+) -> None:
+    sha = await store.store_media(b"\x89PNG...", "image/png")
+    ref = MediaRef(kind="file_id", file_id=sha.upper(), sha256=sha.upper(), mime_type="image/png")
+    state = AgentState(context=[Message(role="user", content=[ImageBlock(media=ref)])])
+    user = await store.create_thread("uses it")
+    await store.checkpointer.aput(Checkpoint(user.id, new_checkpoint_id(), None, 0, state), None)
+    other = await store.create_thread("used it first")
+    await store.link_media(other.id, sha)
+    await store.delete_thread(other.id)
+    blob = await store.get_media(sha)
+    assert blob is not None and blob.data == b"\x89PNG..."
