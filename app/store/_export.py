@@ -98,6 +98,13 @@ def _parse(data: bytes | str, state_cls: type[AgentState]) -> tuple[dict[str, An
         raise _bad(str(exc)) from None
     if not isinstance(doc.get("thread", {}), dict) or not isinstance(doc.get("media", []), list):
         raise _bad("the 'thread' or 'media' field has the wrong shape")
+    meta = doc.get("thread", {})
+    for name in ("title", "model", "system_prompt"):
+        if not isinstance(meta.get(name), str | None):
+            raise _bad(f"the thread's {name!r} is not text")
+    created = meta.get("created_at")
+    if isinstance(created, bool) or not isinstance(created, int | float | None):
+        raise _bad("the thread's 'created_at' is not a time")
     return doc, state
 
 

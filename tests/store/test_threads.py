@@ -176,6 +176,17 @@ async def test_export_json_then_import_gives_the_same_thread(store: Store) -> No
         json.dumps({"format": "other"}).encode(),
         json.dumps({"format": "parley.thread", "version": 99, "state": {}}).encode(),
         json.dumps({"format": "parley.thread", "version": 1, "state": {"context": 5}}).encode(),
+        *(
+            json.dumps(
+                {"format": "parley.thread", "version": 1, "state": {}, "thread": bad}
+            ).encode()
+            for bad in (
+                {"created_at": "yesterday"},
+                {"model": {"name": "x"}},
+                {"system_prompt": ["be kind"]},
+                {"title": 3},
+            )
+        ),
     ],
 )
 async def test_import_rejects_what_is_not_an_export(store: Store, data: bytes) -> None:
