@@ -5,6 +5,7 @@
 - ``ModelError``: a model or provider failed (connection, bad output).
 - ``BudgetExceeded``: a run hit one of its budgets.
 - ``GraphRecursionError``: a run hit its step limit.
+- ``CheckpointConflict``: two runs wrote the same thread at once; the later step was refused.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ class DecodeError(ParleyError, ValueError):
             parts.append(f"{loc}: {err.get('msg', 'invalid')}")
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid {what}: " + "; ".join(parts) + more)
+
+
+class CheckpointConflict(ParleyError, RuntimeError):
+    """A step was saved as following a checkpoint that is no longer the thread's latest:
+    another run (another window or process) changed the thread meanwhile."""
 
 
 class GraphRecursionError(ParleyError, RuntimeError):

@@ -10,8 +10,14 @@ from typing import Any, TypeVar, cast
 
 import sqlite_utils
 
-from app.core.checkpoint.base import Checkpoint, CheckpointInfo, CheckpointSource, StateChanges
-from app.core.errors import UserError
+from app.core.checkpoint.base import (
+    Checkpoint,
+    CheckpointInfo,
+    CheckpointSource,
+    StateChanges,
+    conflict_message,
+)
+from app.core.errors import CheckpointConflict, UserError
 from app.core.state.agent_state import AgentState, ExecMeta
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
@@ -133,6 +139,8 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
             f"checkpoint {checkpoint.checkpoint_id!r} of thread {thread_id!r} already "
             f"exists; every step needs a new id (new_checkpoint_id())"
         )
+    if changes is not None and head.head_id is not None and checkpoint.parent_id != head.head_id:
+        raise CheckpointConflict(conflict_message(thread_id))
     seq = head.seq + 1
     plan = None
     if changes is not None and head.head_id is not None and checkpoint.parent_id == head.head_id:

@@ -15,6 +15,7 @@ import pytest
 from pydantic import Field
 
 from app.core.checkpoint import Checkpoint, Checkpointer, StateChanges, new_checkpoint_id
+from app.core.errors import CheckpointConflict
 from app.core.state import (
     REMOVE_ALL_MESSAGES,
     AgentState,
@@ -400,17 +401,30 @@ class CheckpointerContract:
         assert len(infos) == 7
         assert next(i for i in infos if i.checkpoint_id == resumed).parent_id == fork_point
 
-    async def test_changes_against_a_stale_parent_still_save_the_state(
+    async def test_changes_against_a_stale_parent_are_a_conflict(
         self, checkpointer: Checkpointer
     ) -> None:
+        # two runs loaded the same checkpoint; the second one to save must not overwrite the
+        # first one's step: it is refused and nothing of it is saved
         saver = Saver(checkpointer, "t", AgentState())
         await saver.apply(Message.text_message("one", message_id="1"))
-        older = await saver.apply(Message.text_message("two", message_id="2"))
-        await saver.apply(Message.text_message("three", message_id="3"))
-        saver.parent = older  # a caller that wrongly passes changes when resuming
-        saver.state = apply_update(saver.state, {"context": RemoveMessage(id="3")})
-        await saver.apply(Message.text_message("four", message_id="4"))
-        await _assert_exact(checkpointer, saver, AgentState)
+        base = await saver.apply(Message.text_message("two", message_id="2"))
+        await saver.apply(Message.text_message("three (run A)", message_id="3"))
+        kept = await checkpointer.aget("t", AgentState)
+        assert kept is not None
+        other = Saver(checkpointer, "t", apply_update(AgentState(), {"context": []}))
+        other.parent, other.step = base, 2
+        other.state = apply_update(kept.state, {"context": RemoveMessage(id="3")})
+        with pytest.raises(CheckpointConflict, match="another Parley window or process"):
+            await other.apply(Message.text_message("three (run B)", message_id="4"))
+        latest = await checkpointer.aget("t", AgentState)
+        assert latest is not None
+        assert latest.checkpoint_id == kept.checkpoint_id
+        assert [m.text() for m in latest.state.context] == ["one", "two", "three (run A)"]
+        # a deliberate branch from an older checkpoint (a full write) is still allowed
+        other.full = True
+        await other.apply(Message.text_message("branch", message_id="5"))
+        await _assert_exact(checkpointer, other, AgentState)
 
     async def test_wrong_changes_do_not_corrupt_the_state(self, checkpointer: Checkpointer) -> None:
         saver = Saver(checkpointer, "t", AgentState())

@@ -17,12 +17,21 @@ __all__ = [
     "CheckpointSource",
     "Checkpointer",
     "StateChanges",
+    "conflict_message",
     "new_checkpoint_id",
 ]
 
 S = TypeVar("S", bound=AgentState)
 
 CheckpointSource = Literal["input", "loop", "resume", "fork", "update"]
+
+
+def conflict_message(thread_id: str) -> str:
+    """The sentence a user sees when two runs wrote one thread at once."""
+    return (
+        f"thread {thread_id} was changed by another Parley window or process while this run "
+        "was going; this step was not saved. Open the thread again and repeat the last message."
+    )
 
 
 def new_checkpoint_id() -> str:
@@ -105,7 +114,11 @@ class Checkpointer(Protocol):
 
     async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
         """Save ``checkpoint``. With ``changes``, only what changed since its parent needs
-        writing (the parent is the latest checkpoint of the thread); ``None`` writes it all."""
+        writing; ``None`` writes it all (a first save, a fork, resuming an older checkpoint).
+
+        With ``changes`` the parent must be the thread's latest checkpoint; if another run
+        saved in between, raise :class:`app.core.errors.CheckpointConflict` and save nothing.
+        """
         ...
 
     async def aget(

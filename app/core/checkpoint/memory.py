@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from app.core.checkpoint.base import Checkpoint, CheckpointInfo, StateChanges
+from app.core.checkpoint.base import (
+    Checkpoint,
+    CheckpointInfo,
+    StateChanges,
+    conflict_message,
+)
+from app.core.errors import CheckpointConflict
 from app.core.state.agent_state import AgentState
 from app.core.state.interrupt import Interrupt
 from app.core.state.serde import dump_state, load_state
@@ -23,6 +29,9 @@ class InMemoryCheckpointer:
 
     async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
         """Save ``checkpoint`` (this implementation always stores the whole state)."""
+        latest = self._latest.get(checkpoint.thread_id)
+        if changes is not None and latest is not None and checkpoint.parent_id != latest:
+            raise CheckpointConflict(conflict_message(checkpoint.thread_id))
         thread = self._threads.setdefault(checkpoint.thread_id, {})
         thread[checkpoint.checkpoint_id] = (checkpoint.info, dump_state(checkpoint.state))
         self._latest[checkpoint.thread_id] = checkpoint.checkpoint_id
