@@ -90,10 +90,16 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not args.thread:
                 err.write("--resume needs --thread THREAD_ID\n")
                 return 2
+            if args.prompt is not None:
+                err.write("--resume answers the pending approvals; send the prompt after it\n")
+                return 2
             state = await s.chat.resume(args.thread, _printer(out))
             return _report(state, out, err, args.thread)
-        if not args.prompt:
+        if args.prompt is None:
             return await _repl(s, args.thread, out, err)
+        if not args.prompt.strip():
+            err.write("nothing to say: the prompt is empty\n")
+            return 2
         thread_id = args.thread or (await s.chat.new_thread(args.prompt)).id
         state = await s.chat.send(thread_id, args.prompt, _printer(out))
         code = _report(state, out, err, thread_id)
@@ -118,6 +124,7 @@ async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -
             continue
         if thread_id is None:
             thread_id = (await session.chat.new_thread(text)).id
+            err.write(f"(thread {thread_id})\n")
         state = await session.chat.send(thread_id, text, _printer(out))
         _report(state, out, err, thread_id)
 
@@ -154,8 +161,11 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"deleted {args.ref}\n")
         return 0
     value = getpass.getpass(f"{args.ref}: ") if sys.stdin.isatty() else sys.stdin.readline()
+    if "\ufffd" in value:
+        err.write(f"{args.ref}: the key holds bytes that are not text; nothing was stored\n")
+        return 2
     status = resolver.set(args.ref, value.strip())
-    out.write(f"stored {args.ref} ({status})\n")
+    out.write(f"stored {args.ref} in the keyring ({status.backend})\n")
     return 0
 
 

@@ -269,3 +269,17 @@ def test_ctrl_c_while_waiting_for_the_user_ends_the_program(tmp_path: Path, wher
         proc.kill()
         proc.communicate()
     assert code == 130
+
+
+def test_an_empty_prompt_and_a_prompt_with_resume_are_refused(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["x"]))
+    empty = parley("chat", "--model", f"scripted:{script}", "  ", data_dir=tmp_path)
+    assert empty.returncode == 2
+    assert "empty" in empty.stderr
+    both = parley(
+        "chat", "--model", f"scripted:{script}", "--thread", "t", "--resume", "hi",
+        data_dir=tmp_path,
+    )  # fmt: skip
+    assert both.returncode == 2
+    assert "--resume" in both.stderr
