@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml packaging/linux/install-system-deps.sh
-	bash packaging/linux/install-system-deps.sh
+	PYTHON=$(PYTHON) bash packaging/linux/install-system-deps.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

@@ -16,6 +16,11 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 
+# the venv module: Debian's own Python needs python3-venv (other builds bring it along)
+if ! "${PYTHON:-python3}" -c "import ensurepip, venv" >/dev/null 2>&1; then
+  packages+=(python3-venv python3-dev)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
