@@ -37,6 +37,17 @@ class Approver:
         return [ApprovalDecision(call_id=r.call_id, decision="approve") for r in requests]
 
 
+def _service(store: Store, model: ScriptedChatModel, resolver: Any, approvals: Any) -> ChatService:
+    return ChatService(
+        store,
+        model,
+        model_spec="scripted",
+        tools=[echo_token],
+        secret_resolver=resolver,
+        approvals=approvals,
+    )
+
+
 def _script() -> ScriptedChatModel:
     return ScriptedChatModel(
         [
@@ -53,14 +64,7 @@ async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
     keyring.set_password("parley", "crm/api-token", MARKER)
 
     store = Store.open(tmp_path / "parley.db")
-    chat = ChatService(
-        store,
-        model,
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=None,
-    )
+    chat = _service(store, model, resolver, None)
     thread = await chat.new_thread("use the crm")
     paused = await chat.send(thread.id, "use the crm")
     assert paused.is_interrupted()
@@ -68,14 +72,7 @@ async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
 
     store = Store.open(tmp_path / "parley.db")
     approver = Approver()
-    chat = ChatService(
-        store,
-        model,
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=approver,
-    )
+    chat = _service(store, model, resolver, approver)
     assert await store.checkpointer.apending_interrupts(thread.id)
     done = await chat.resume(thread.id)
     assert [r.tool for r in approver.asked] == ["echo_token"]
@@ -93,14 +90,7 @@ async def test_a_secret_never_leaves_the_call(
     keyring = MemoryKeyring()
     keyring.set_password("parley", "crm/api-token", MARKER)
     store = Store.open(tmp_path / "parley.db")
-    chat = ChatService(
-        store,
-        model,
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=KeyringSecretResolver(backend=keyring),
-        approvals=Approver(),
-    )
+    chat = _service(store, model, KeyringSecretResolver(backend=keyring), Approver())
     thread = await chat.new_thread("leak test")
     done = await chat.send(thread.id, "use the crm")
     result = done.context[-2].tool_results()[0]
@@ -135,40 +125,19 @@ async def test_always_allow_persists_and_can_be_revoked(tmp_path: Path) -> None:
 
     store = Store.open(tmp_path / "parley.db")
     first = Always()
-    chat = ChatService(
-        store,
-        _script(),
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=first,
-    )
+    chat = _service(store, _script(), resolver, first)
     await chat.send((await chat.new_thread("a")).id, "go")
     assert len(first.asked) == 1
     await store.aclose()
 
     store = Store.open(tmp_path / "parley.db")  # after a restart, in another thread
     second = Approver()
-    chat = ChatService(
-        store,
-        _script(),
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=second,
-    )
+    chat = _service(store, _script(), resolver, second)
     done = await chat.send((await chat.new_thread("b")).id, "go again")
     assert second.asked == []  # the rule let it run unasked
     assert done.context[-1].text() == "Done."
     assert await store.revoke_allow_rule("echo_token") is True
-    chat = ChatService(
-        store,
-        _script(),
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=second,
-    )
+    chat = _service(store, _script(), resolver, second)
     await chat.send((await chat.new_thread("c")).id, "and again")
     assert len(second.asked) == 1  # asked again once revoked
     await store.aclose()
