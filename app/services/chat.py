@@ -11,7 +11,14 @@ from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, Resume
 from app.core.models.protocol import ChatModel
 from app.core.state import AgentState, Message
-from app.core.tools import ApprovalHandler, Tool, answer_approvals, requests_of
+from app.core.tools import (
+    ApprovalHandler,
+    AuditEntry,
+    Tool,
+    answer_approvals,
+    args_fingerprint,
+    requests_of,
+)
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.store import Store, Thread
@@ -56,12 +63,13 @@ class ChatService:
         self.model_spec = model_spec
         self.approvals = approvals
         self.run_config = dict(run_config or {})
+        self.policy = StoreApprovalPolicy(store)
         self.agent = create_agent(
             model,
             tools,
             system_prompt=system_prompt,
             secret_resolver=secret_resolver,
-            approval_policy=StoreApprovalPolicy(store),
+            approval_policy=self.policy,
             checkpointer=store.checkpointer,
             trim_context=True,
         )
@@ -79,7 +87,25 @@ class ChatService:
         Raises :class:`ThreadUnavailable` when there is no thread ``thread_id``: a mistyped
         id must not silently start a new conversation under that id."""
         await self._require_thread(thread_id)
+        await self._abandon_pending(thread_id)
         return await self._drive(thread_id, {"messages": [Message.text_message(text)]}, on_event)
+
+    async def _abandon_pending(self, thread_id: str) -> None:
+        """A new message leaves the approvals the thread waited on unanswered: the calls will
+        not run, and the audit log says so."""
+        for pending in await self.store.checkpointer.apending_interrupts(thread_id):
+            for request in requests_of(pending.value) or []:
+                await self.policy.record(
+                    AuditEntry(
+                        thread_id=thread_id,
+                        tool=request.tool,
+                        call_id=request.call_id,
+                        fingerprint=request.fingerprint or args_fingerprint(request.args),
+                        event="decided",
+                        decision="deny",
+                        reason="not answered: the user wrote a new message instead",
+                    )
+                )
 
     async def resume(self, thread_id: str, on_event: EventSink | None = None) -> AgentState:
         """Ask again for the approvals a thread is waiting on, then continue it.

@@ -141,3 +141,29 @@ async def test_always_allow_persists_and_can_be_revoked(tmp_path: Path) -> None:
     await chat.send((await chat.new_thread("c")).id, "and again")
     assert len(second.asked) == 1  # asked again once revoked
     await store.aclose()
+
+
+async def test_writing_instead_of_answering_an_approval_is_audited(tmp_path: Path) -> None:
+    keyring = MemoryKeyring()
+    keyring.set_password("parley", "crm/api-token", "t0ken-value")
+    resolver = KeyringSecretResolver(backend=keyring)
+    async with Store.open(tmp_path / "parley.db") as store:
+        model = ScriptedChatModel(
+            [
+                {"tool_calls": [{"name": "echo_token", "args": {"note": "ping"}}]},
+                {"text": "Fine, I will not call it."},
+            ]
+        )
+        chat = _service(store, model, resolver, None)
+        thread = await chat.new_thread("x")
+        await chat.send(thread.id, "use the crm")  # pauses: nobody to ask
+        done = await chat.send(thread.id, "never mind")
+        assert done.context[-1].text() == "Fine, I will not call it."
+        log = await store.list_approvals(thread_id=thread.id)
+        abandoned = [r for r in log if r.decision == "deny"]
+        assert len(abandoned) == 1
+        assert "new message" in (abandoned[0].reason or "")
+        # the model was told the call did not run
+        sent = model.calls[-1]
+        results = [r for m in sent if m.role == "tool" for r in m.tool_results()]
+        assert results and results[0].status == "error"
