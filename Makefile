@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+TEST_STAMP := $(VENV)/.test-deps-stamp
 
 .PHONY: setup run test lint typecheck contracts pytest bench clean
 
@@ -14,6 +15,10 @@ $(STAMP): pyproject.toml packaging/linux/install-system-deps.sh
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP) packaging/linux/install-system-deps.sh
+	PYTHON=$(PYTHON) bash packaging/linux/install-system-deps.sh --test
+	touch $(TEST_STAMP)
 
 run: setup
 	$(BIN)/parley $(ARGS)
@@ -28,7 +33,7 @@ typecheck: setup
 contracts: setup
 	$(BIN)/lint-imports
 
-pytest: setup
+pytest: setup $(TEST_STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 test: lint typecheck contracts pytest

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Parley needs (Qt's system libraries, a compiler toolchain for
-# llama.cpp) where they are missing. Safe to run again: it installs only what is absent.
+# llama.cpp) where they are missing; with --test, also what the tests need. Safe to run again:
+# it installs only what is absent.
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,11 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-system-deps: not a Debian-based system; install Qt's libraries and a C/C++" \
        "toolchain (gcc, cmake) with your package manager." >&2
   exit 0
+fi
+
+# --test: also what the test suite needs (a real Secret Service for the keyring tests)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(gnome-keyring dbus)
 fi
 
 # the venv module: Debian's own Python needs python3-venv (other builds bring it along)
