@@ -189,6 +189,12 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
             "SELECT ?, sha256 FROM media WHERE sha256 = ?",
             ((thread_id, key) for key in keys),
         )
+        # named before it is stored: link it when it arrives (see _media.store)
+        conn.executemany(
+            "INSERT OR IGNORE INTO media_wanted (thread_id, sha256) "
+            "SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM media WHERE sha256 = ?)",
+            ((thread_id, key, key) for key in keys),
+        )
 
 
 def _save_interrupts(

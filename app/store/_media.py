@@ -33,6 +33,13 @@ def store(db: sqlite_utils.Database, data: bytes, mime_type: str, thread_id: str
         )
         if thread_id is not None:
             _link(conn, thread_id, sha)
+        # threads whose messages named this blob before it was stored now hold it too
+        conn.execute(
+            "INSERT OR IGNORE INTO thread_media (thread_id, sha256) "
+            "SELECT thread_id, sha256 FROM media_wanted WHERE sha256 = ?",
+            (sha,),
+        )
+        conn.execute("DELETE FROM media_wanted WHERE sha256 = ?", (sha,))
     return sha
 
 

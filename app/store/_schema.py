@@ -127,7 +127,18 @@ def _v1(db: sqlite_utils.Database) -> None:
             db.conn.execute(statement)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _v2(db: sqlite_utils.Database) -> None:
+    # media a message names before the blob is stored: linked to the thread when it arrives
+    db.conn.execute(
+        "CREATE TABLE media_wanted ("
+        " thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
+        " sha256 TEXT NOT NULL,"
+        " PRIMARY KEY (sha256, thread_id)"
+        ") WITHOUT ROWID"
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

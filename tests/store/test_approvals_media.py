@@ -114,3 +114,19 @@ async def test_media_a_message_names_in_capitals_stays_while_the_message_needs_i
     await store.delete_thread(other.id)
     blob = await store.get_media(sha)
     assert blob is not None and blob.data == b"\x89PNG..."
+
+
+async def test_media_named_before_it_is_stored_is_kept_for_that_thread(store: Store) -> None:
+    data = b"GIF89a..."
+    sha = hashlib.sha256(data).hexdigest()
+    ref = MediaRef(kind="file_id", file_id=sha, sha256=sha, mime_type="image/gif")
+    state = AgentState(context=[Message(role="user", content=[ImageBlock(media=ref)])])
+    early = await store.create_thread("named it first")
+    await store.checkpointer.aput(Checkpoint(early.id, new_checkpoint_id(), None, 0, state), None)
+    other = await store.create_thread("stored it")
+    assert await store.store_media(data, "image/gif", thread_id=other.id) == sha
+    await store.delete_thread(other.id)
+    blob = await store.get_media(sha)
+    assert blob is not None and blob.data == data
+    await store.delete_thread(early.id)  # now nobody needs it
+    assert await store.get_media(sha) is None
