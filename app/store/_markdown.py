@@ -30,7 +30,9 @@ __all__ = ["render_markdown"]
 _ROLE = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 
 
-def _fence(value: Any, lang: str = "json") -> str:
+def _fence(value: Any) -> str:
+    """Fence ``value``: text as it is, anything else as JSON (labelled so)."""
+    lang = "" if isinstance(value, str) else "json"
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     fence = "```"
     while fence in text:

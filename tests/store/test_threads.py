@@ -229,3 +229,11 @@ async def test_an_empty_thread_takes_its_title_from_the_first_question(store: St
     await append_messages(store.checkpointer, kept.id, ["Something else"])
     again = await store.get_thread(kept.id)
     assert again is not None and again.title == "My title"
+
+
+def test_markdown_labels_only_json_as_json() -> None:
+    from app.store._markdown import _fence
+
+    assert _fence("Sunny, 22 °C").startswith("```\n")
+    assert _fence({"temp": 22}).startswith("```json\n")
+    assert _fence("has ``` inside").startswith("````\n")
