@@ -127,7 +127,9 @@ class OpenAIMapper:
                     f"An earlier assistant reply holds a {block.type} block, which {self.model} "
                     "cannot take back as its own output. Remove it from the conversation."
                 )
-        out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+        # Always a string: llama-cpp-python's server rejects ``null`` and chat templates read
+        # ``message['content']``, so a reply with only tool calls (or nothing) has ``""``.
+        out: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
         if calls:
             out["tool_calls"] = calls
         return out

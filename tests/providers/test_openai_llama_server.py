@@ -9,6 +9,7 @@ import pytest
 
 from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.core.state.message import Message
+from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.providers.openai_compat import OpenAIChatModel
 from tests.providers.conftest import FAST_RETRY
 
@@ -65,3 +66,21 @@ async def test_a_forced_tool_call_comes_back_as_a_tool_call(model: OpenAIChatMod
     # This server streams arguments without a grammar; they parse, or stay as raw text.
     assert call.args or call.partial_args
     assert reply.metadata["finish_reason"] == "tool_calls"
+
+
+async def test_a_history_with_a_text_less_tool_call_is_accepted(model: OpenAIChatModel) -> None:
+    # The second model call of every tool-using turn: the assistant's earlier reply holds only a
+    # tool call, with no text beside it.
+    history = [
+        Message.text_message("What's the weather in Oslo?"),
+        Message(
+            role="assistant",
+            content=[ToolCallBlock(id="call_1", name="get_weather", args={"city": "Oslo"})],
+        ),
+        Message.tool_message([ToolResultBlock(call_id="call_1", output="Sunny, 21 C")]),
+        Message(role="assistant", content=[]),
+        Message.text_message("So, is it sunny?"),
+    ]
+    cfg = GenerationConfig(temperature=0, max_tokens=16)
+    reply = await model.agenerate(history, tools=[WEATHER], config=cfg)
+    assert reply.metadata["finish_reason"] in ("stop", "length", "tool_calls")
