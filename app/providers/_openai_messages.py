@@ -67,14 +67,20 @@ class OpenAIMapper:
     def messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         """Map a conversation to Chat Completions ``messages``."""
         out: list[dict[str, Any]] = []
+        # Media that tools returned waits until the run of tool messages ends: a user message
+        # between the results of parallel calls is rejected.
+        attachments: list[dict[str, Any]] = []
         for msg in messages:
+            if msg.role == "tool":
+                out.extend(self._tool(msg, attachments))
+                continue
+            _flush(out, attachments)
             if msg.role == "assistant":
                 out.append(self._assistant(msg))
-            elif msg.role == "tool":
-                out.extend(self._tool(msg))
             else:
                 parts = [self.part(b) for b in msg.content]
                 out.append({"role": msg.role, "content": _compact(parts)})
+        _flush(out, attachments)
         return out
 
     def part(self, block: ContentBlock) -> dict[str, Any]:
@@ -134,9 +140,9 @@ class OpenAIMapper:
             out["tool_calls"] = calls
         return out
 
-    def _tool(self, msg: Message) -> list[dict[str, Any]]:
+    def _tool(self, msg: Message, extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The ``tool`` messages of ``msg``; its other blocks are added to ``extra``."""
         out: list[dict[str, Any]] = []
-        extra: list[dict[str, Any]] = []
         for block in msg.content:
             if isinstance(block, ToolResultBlock):
                 out.append(
@@ -148,10 +154,15 @@ class OpenAIMapper:
                 )
             else:
                 extra.append(self.part(block))
-        if extra:
-            intro = {"type": "text", "text": "Attachments returned by the tool calls above:"}
-            out.append({"role": "user", "content": [intro, *extra]})
         return out
+
+
+def _flush(out: list[dict[str, Any]], attachments: list[dict[str, Any]]) -> None:
+    """Send the media tools returned as one user message after their results."""
+    if attachments:
+        intro = {"type": "text", "text": "Attachments returned by the tool calls above:"}
+        out.append({"role": "user", "content": [intro, *attachments]})
+        attachments.clear()
 
 
 def _compact(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:

@@ -228,3 +228,32 @@ async def test_ollama_unknown_model(replay: ReplayServer) -> None:
             await model.agenerate([Message.text_message("hi")])
     finally:
         await model.aclose()
+
+
+async def test_openai_tool_images_wait_until_every_parallel_result_is_sent(
+    replay: ReplayServer,
+) -> None:
+    # Parallel calls give one tool message each; a user message may only follow the last one.
+    history = [
+        Message.text_message("Shoot both screens."),
+        Message(
+            role="assistant",
+            content=[
+                ToolCallBlock(id="c1", name="get_weather", args={}),
+                ToolCallBlock(id="c2", name="get_time", args={}),
+            ],
+        ),
+        Message.tool_message([ToolResultBlock(call_id="c1", output="one"), ImageBlock(media=PNG)]),
+        Message.tool_message([ToolResultBlock(call_id="c2", output="two"), ImageBlock(media=PNG)]),
+        Message.text_message("Compare them."),
+    ]
+    replay.add("/v1/chat/completions", sse("openai_text.sse"))
+    model = OpenAIChatModel("gpt-4o", base_url=f"{replay.url}/v1", api_key="k", info=VISION)
+    try:
+        await model.agenerate(history, tools=TOOLS)
+    finally:
+        await model.aclose()
+    msgs = replay.requests[0]["json"]["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool", "user", "user"]
+    images = [p for p in msgs[4]["content"] if p["type"] == "image_url"]
+    assert len(images) == 2
