@@ -139,6 +139,8 @@ def parse_spec(spec: str) -> ModelSpec:
         name, at, url = rest.partition("@")
         if not name or (at and not url):
             raise UserError(f"model spec {spec!r} needs a model name (and a URL after '@')")
+        if url and "://" not in url:
+            url = f"http://{url}"  # "localhost:11434", as people write a server's address
         return ModelSpec(provider, name, url.rstrip("/") or None)
     raise UserError(f"unknown model provider {provider!r} in {spec!r}; use one of: {SPEC_FORMS}")
 

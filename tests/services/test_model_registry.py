@@ -114,3 +114,14 @@ def test_openai_without_a_key_fails_before_any_connection() -> None:
     model = resolve_model("openai:gpt-4o-mini", api_key_lookup=lambda ref: None)
     with pytest.raises(ModelAuthError, match="parley key set openai/api-key"):
         model.astream([])
+
+
+def test_a_server_address_without_a_scheme_is_plain_http() -> None:
+    # "ollama:llama3.2@localhost:11434" is how people write an address; it must reach the server.
+    assert parse_spec("ollama:llama3.2:1b@box:11434") == ModelSpec(
+        "ollama", "llama3.2:1b", "http://box:11434"
+    )
+    model = ModelRegistry(lookup).resolve("openai:qwen@h:1/v1")
+    assert isinstance(model, OpenAIChatModel)
+    assert model.base_url == "http://h:1/v1"
+    assert model._api_key == "k2", "the server's own key, looked up by its host"
