@@ -116,7 +116,9 @@ class OpenAIMapper:
             if isinstance(block, TextBlock):
                 texts.append(block.text)
             elif isinstance(block, ToolCallBlock):
-                args = block.partial_args or json.dumps(block.args, ensure_ascii=False)
+                # ``partial_args`` is text that never parsed: servers that read the history
+                # (vLLM, llama.cpp) reject it, so only what did parse goes back.
+                args = json.dumps(block.args, ensure_ascii=False)
                 calls.append(
                     {
                         "id": block.id,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.core.errors import ModelAuthError, ModelConnectionError, UnsupportedContent
@@ -257,3 +259,25 @@ async def test_openai_tool_images_wait_until_every_parallel_result_is_sent(
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool", "user", "user"]
     images = [p for p in msgs[4]["content"] if p["type"] == "image_url"]
     assert len(images) == 2
+
+
+async def test_openai_arguments_that_never_parsed_are_sent_back_as_valid_json(
+    replay: ReplayServer,
+) -> None:
+    # A model wrote broken argument JSON; the call failed and the conversation goes on.
+    broken = ToolCallBlock(id="c1", name="get_weather", partial_args='{"city": "Os')
+    history = [
+        Message.text_message("Weather in Oslo?"),
+        Message(role="assistant", content=[broken]),
+        Message.tool_message(
+            [ToolResultBlock(call_id="c1", output="arguments are not JSON", status="error")]
+        ),
+    ]
+    replay.add("/v1/chat/completions", sse("openai_text.sse"))
+    model = OpenAIChatModel("gpt-4o", base_url=f"{replay.url}/v1", api_key="k", info=VISION)
+    try:
+        await model.agenerate(history, tools=TOOLS)
+    finally:
+        await model.aclose()
+    [call] = replay.requests[0]["json"]["messages"][1]["tool_calls"]
+    assert isinstance(json.loads(call["function"]["arguments"]), dict)
