@@ -281,3 +281,46 @@ async def test_openai_arguments_that_never_parsed_are_sent_back_as_valid_json(
         await model.aclose()
     [call] = replay.requests[0]["json"]["messages"][1]["tool_calls"]
     assert isinstance(json.loads(call["function"]["arguments"]), dict)
+
+
+def _sse(kind: str, data: dict[str, object]) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+
+
+async def test_anthropic_thinking_then_redacted_thinking_go_back_unchanged(
+    replay: ReplayServer,
+) -> None:
+    # Claude may send a thinking block and a redacted one in a row; both must be sent back
+    # exactly, each with its own signature or data.
+    usage = {"input_tokens": 5, "output_tokens": 1}
+    message = {"id": "m", "type": "message", "role": "assistant", "content": [],
+               "model": "claude-sonnet-4-6", "usage": usage}  # fmt: skip
+    events = [
+        _sse("message_start", {"message": message}),
+        _sse("content_block_start",
+             {"index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        _sse("content_block_delta",
+             {"index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me see."}}),
+        _sse("content_block_delta",
+             {"index": 0, "delta": {"type": "signature_delta", "signature": "sig-A"}}),
+        _sse("content_block_stop", {"index": 0}),
+        _sse("content_block_start",
+             {"index": 1, "content_block": {"type": "redacted_thinking", "data": "opaque"}}),
+        _sse("content_block_stop", {"index": 1}),
+        _sse("content_block_start", {"index": 2, "content_block": {"type": "text", "text": "Hi"}}),
+        _sse("content_block_stop", {"index": 2}),
+        _sse("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": usage}),
+        _sse("message_stop", {}),
+    ]  # fmt: skip
+    replay.add("/v1/messages", Reply(chunks=events))
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key="k", base_url=replay.url)
+    try:
+        reply = await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
+    again = model.request([Message.text_message("hi"), reply], None, GenerationConfig())
+    assert again["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "Let me see.", "signature": "sig-A"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "text", "text": "Hi"},
+    ]

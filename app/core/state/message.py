@@ -161,7 +161,11 @@ def merge_blocks(left: Sequence[ContentBlock], right: Sequence[ContentBlock]) ->
             blocks[-1] = TextBlock(
                 text=last.text + block.text, annotations=[*last.annotations, *block.annotations]
             )
-        elif isinstance(block, ReasoningBlock) and isinstance(last, ReasoningBlock):
+        elif (
+            isinstance(block, ReasoningBlock)
+            and isinstance(last, ReasoningBlock)
+            and not last.signature  # a signature ends its block; what follows is a new one
+        ):
             blocks[-1] = ReasoningBlock(
                 text=last.text + block.text, signature=block.signature or last.signature
             )
