@@ -96,7 +96,11 @@ class OpenAIMapper:
             url = data_url(block.media, self.loader, self.model, "image/png")
             return {"type": "image_url", "image_url": {"url": url}}
         if isinstance(block, DocumentBlock) and "document" in self.kinds:
-            url = data_url(block.media, self.loader, self.model, "application/pdf")
+            # A file part holds base64 data (never a link) and is read as a PDF.
+            if mime_of(block.media, "application/pdf") != "application/pdf":
+                raise unsupported(self.model, block, "Only PDFs are read natively.")
+            data = media_base64(block.media, self.loader, self.model)
+            url = f"data:application/pdf;base64,{data}"
             name = block.media.filename or block.title or "document.pdf"
             return {"type": "file", "file": {"file_data": url, "filename": name}}
         if isinstance(block, AudioBlock) and "audio" in self.kinds:

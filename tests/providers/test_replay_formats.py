@@ -324,3 +324,22 @@ async def test_anthropic_thinking_then_redacted_thinking_go_back_unchanged(
         {"type": "redacted_thinking", "data": "opaque"},
         {"type": "text", "text": "Hi"},
     ]
+
+
+@pytest.mark.parametrize(
+    "media",
+    [
+        MediaRef(kind="data", data_base64="UEsDBA==", mime_type="application/msword"),
+        MediaRef(kind="url", url="https://example.com/paper.pdf", mime_type="application/pdf"),
+    ],
+    ids=["not-a-pdf", "pdf-link"],
+)
+async def test_openai_file_parts_take_only_pdf_bytes(media: MediaRef) -> None:
+    # Chat Completions' file part reads base64 PDF data only; anything else is refused up
+    # front instead of failing at the server.
+    docs = ModelInfo(spec="openai:gpt-4o", name="gpt-4o", provider="openai",
+                     input_kinds=frozenset({"text", "image", "document"}))  # fmt: skip
+    model = OpenAIChatModel("gpt-4o", base_url=f"http://127.0.0.1:{free_port()}/v1", info=docs)
+    ask = [Message(role="user", content=[DocumentBlock(media=media)])]
+    with pytest.raises(UnsupportedContent):
+        model.astream(ask)
