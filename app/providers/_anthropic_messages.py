@@ -107,17 +107,20 @@ class AnthropicMapper:
                 last_result = {
                     "type": "tool_result",
                     "tool_use_id": block.call_id,
-                    "content": [{"type": "text", "text": text}] if text else [],
+                    "content": [{"type": "text", "text": text}] if text.strip() else [],
                     "is_error": block.status == "error",
                 }
                 out.append(last_result)
             elif isinstance(block, ReasoningBlock):
                 out.append({"type": "text", "text": block.text})
+            elif isinstance(block, TextBlock) and not block.text.strip():
+                continue
             elif msg.role == "tool" and last_result is not None:
                 last_result["content"].append(self.media(block))
             else:
                 out.append(self.media(block))
-        return [b for b in out if b.get("type") != "text" or b["text"]]
+        # The API rejects the request for a text block without visible text.
+        return [b for b in out if b.get("type") != "text" or b["text"].strip()]
 
     def _assistant(self, msg: Message) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -133,7 +136,7 @@ class AnthropicMapper:
                     {"type": "tool_use", "id": block.id, "name": block.name, "input": block.args}
                 )
             elif isinstance(block, TextBlock):
-                if block.text:
+                if block.text.strip():  # the API rejects text blocks without visible text
                     out.append({"type": "text", "text": block.text})
             else:
                 out.append(self.media(block))

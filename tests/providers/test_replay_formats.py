@@ -343,3 +343,23 @@ async def test_openai_file_parts_take_only_pdf_bytes(media: MediaRef) -> None:
     ask = [Message(role="user", content=[DocumentBlock(media=media)])]
     with pytest.raises(UnsupportedContent):
         model.astream(ask)
+
+
+async def test_anthropic_never_sends_whitespace_only_text() -> None:
+    # The API rejects the whole request for a text block with no visible text
+    # ("text content blocks must contain non-whitespace text").
+    history = [
+        Message(role="user", content=[TextBlock(text="\n"), ImageBlock(media=PNG)]),
+        Message(
+            role="assistant",
+            content=[TextBlock(text="\n\n"), ToolCallBlock(id="t1", name="get_time", args={})],
+        ),
+        Message.tool_message([ToolResultBlock(call_id="t1", output="noon")]),
+        Message(role="assistant", content=[TextBlock(text=" ")]),
+        Message.text_message("Thanks"),
+    ]
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key="k", base_url="http://127.0.0.1:9")
+    turns = model.request(history, TOOLS, GenerationConfig())["messages"]
+    texts = [b["text"] for t in turns for b in t["content"] if b["type"] == "text"]
+    assert texts == ["Thanks"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
