@@ -237,14 +237,15 @@ class _EventState:
 
     def usage(self) -> TokenUsages:
         c = self.counts
-        prompt = c.get("input_tokens", 0)
+        # ``input_tokens`` leaves out the cached part; ``prompt_tokens`` is the whole prompt.
         write = c.get("cache_creation_input_tokens", 0)
         read = c.get("cache_read_input_tokens", 0)
+        prompt = c.get("input_tokens", 0) + write + read
         out = c.get("output_tokens", 0)
         return TokenUsages(
             prompt_tokens=prompt,
             completion_tokens=out,
-            total_tokens=prompt + write + read + out,
+            total_tokens=prompt + out,
             cache_creation_input_tokens=write,
             cache_read_input_tokens=read,
         )

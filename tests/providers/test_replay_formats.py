@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from app.core.budget import cost_of
 from app.core.errors import ModelAuthError, ModelConnectionError, UnsupportedContent
-from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.models.protocol import GenerationConfig, ModelInfo, ModelPrice, ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import (
     AudioBlock,
@@ -137,7 +138,7 @@ async def test_anthropic_thinking_tool_use_and_cache_usage(replay: ReplayServer)
     assert reply.metadata["finish_reason"] == "tool_calls"
     usage = reply.usages
     assert usage is not None
-    assert (usage.prompt_tokens, usage.completion_tokens) == (25, 89)
+    assert (usage.prompt_tokens, usage.completion_tokens) == (25 + 100 + 2000, 89)
     assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (100, 2000)
     req = replay.requests[0]
     headers = req["headers"]
@@ -363,3 +364,22 @@ async def test_anthropic_never_sends_whitespace_only_text() -> None:
     texts = [b["text"] for t in turns for b in t["content"] if b["type"] == "text"]
     assert texts == ["Thanks"]
     assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+
+
+async def test_anthropic_usage_prices_every_input_token(replay: ReplayServer) -> None:
+    # Anthropic counts cached input apart from input_tokens; a reply's prompt_tokens is the
+    # whole prompt (as OpenAI reports it), so the cost of the fresh part is not lost.
+    replay.add("/v1/messages", sse("anthropic_text.sse"))
+    model = AnthropicChatModel("claude-sonnet-4-6", api_key="k", base_url=replay.url)
+    try:
+        reply = await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
+    usage = reply.usages
+    assert usage is not None
+    assert usage.prompt_tokens == 25 + 100 + 2000
+    price = ModelPrice(
+        input_per_mtok=3.0, output_per_mtok=15.0, cache_read_per_mtok=0.3, cache_write_per_mtok=3.75
+    )
+    expected = (25 * 3.0 + 5 * 15.0 + 2000 * 0.3 + 100 * 3.75) / 1_000_000
+    assert cost_of(usage, price) == pytest.approx(expected)
