@@ -46,6 +46,10 @@ def _detail(failure: Failure) -> str:
     return f" ({text[:300]})" if text else ""
 
 
+def _http(failure: Failure) -> str:
+    return f" (HTTP {failure.status})" if failure.status else ""
+
+
 def to_model_error(failure: Failure, where: Endpoint, attempts: int = 1) -> ModelError:
     """Build the :class:`ModelError` subclass for ``failure``, saying what to do next."""
     who = f"{where.provider} at {where.url}"
@@ -63,22 +67,22 @@ def to_model_error(failure: Failure, where: Endpoint, attempts: int = 1) -> Mode
     if failure.kind == "auth":
         fix = f" (store it with: parley key set {where.key_name})" if where.key_name else ""
         return ModelAuthError(
-            f"{who} refused the request (HTTP {failure.status}){detail}. Check the API key{fix}."
+            f"{who} refused the request{_http(failure)}{detail}. Check the API key{fix}."
         )
     if failure.kind in ("rate", "server"):
         what = "is rate-limiting requests" if failure.kind == "rate" else "kept failing"
         tries = f"after {attempts} attempts" if attempts > 1 else "and asked for a long wait"
         return ModelRateLimited(
-            f"{who} {what} (HTTP {failure.status}) {tries}{detail}. Wait a minute and try "
+            f"{who} {what}{_http(failure)} {tries}{detail}. Wait a minute and try "
             "again, or check your plan's limits."
         )
     if failure.kind == "not_found":
         return ModelError(
-            f"{who} does not know the model '{where.model}' (HTTP {failure.status}){detail}. "
+            f"{who} does not know the model '{where.model}'{_http(failure)}{detail}. "
             "Check the model name."
         )
     return ModelError(
-        f"{who} rejected the request (HTTP {failure.status}){detail}. This is likely a setting "
+        f"{who} rejected the request{_http(failure)}{detail}. This is likely a setting "
         "or content the model does not accept."
     )
 

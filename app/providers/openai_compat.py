@@ -12,7 +12,7 @@ from typing import Any
 
 import openai
 
-from app.core.errors import ModelAuthError, ModelError
+from app.core.errors import ModelAuthError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
@@ -38,12 +38,18 @@ def classify(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APIStatusError):
         retry_after = parse_retry_after(exc.response.headers)
         return status_failure(exc.status_code, exc.message, retry_after)
+    if isinstance(exc, openai.APIError):
+        # An error event inside a 200 stream (llama.cpp's server, OpenAI): its code is the
+        # status the request would have had.
+        body = exc.body if isinstance(exc.body, dict) else {}
+        code = body.get("code")
+        if isinstance(code, int) or (isinstance(code, str) and code.isdigit()):
+            return status_failure(int(code), exc.message)
+        return Failure("server", exc.message)
     if isinstance(exc, TimeoutError):
         return Failure("timeout", str(exc))
     if isinstance(exc, OSError):
         return Failure("connect", str(exc))
-    if isinstance(exc, ModelError):
-        return None
     return None
 
 

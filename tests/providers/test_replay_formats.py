@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.core.budget import cost_of
-from app.core.errors import ModelAuthError, ModelConnectionError, UnsupportedContent
+from app.core.errors import ModelAuthError, ModelConnectionError, ModelError, UnsupportedContent
 from app.core.models.protocol import GenerationConfig, ModelInfo, ModelPrice, ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import (
@@ -383,3 +383,18 @@ async def test_anthropic_usage_prices_every_input_token(replay: ReplayServer) ->
     )
     expected = (25 * 3.0 + 5 * 15.0 + 2000 * 0.3 + 100 * 3.75) / 1_000_000
     assert cost_of(usage, price) == pytest.approx(expected)
+
+
+async def test_openai_an_error_event_is_a_model_error_with_the_servers_words(
+    replay: ReplayServer,
+) -> None:
+    # llama.cpp's server (and OpenAI) report a failure inside a 200 stream as an error event.
+    event = {"error": {"message": "the request exceeds the context size", "code": 400}}
+    replay.add("/v1/chat/completions", Reply(chunks=[f"data: {json.dumps(event)}\n\n".encode()]))
+    model = OpenAIChatModel("m", base_url=f"{replay.url}/v1", retry=FAST_RETRY)
+    try:
+        with pytest.raises(ModelError, match="exceeds the context size") as err:
+            await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
+    assert "HTTP 400" in str(err.value)
