@@ -48,12 +48,35 @@ def classify(exc: BaseException) -> Failure | None:
     if isinstance(exc, anthropic.APIStatusError):
         retry_after = parse_retry_after(exc.response.headers)
         status = 503 if exc.status_code == 529 else exc.status_code
+        if status < 400:
+            return _event_failure(exc.body, retry_after)
         return status_failure(status, exc.message, retry_after)
     if isinstance(exc, TimeoutError):
         return Failure("timeout", str(exc))
     if isinstance(exc, OSError):
         return Failure("connect", str(exc))
     return None
+
+
+# The status each error type has when it is an HTTP error instead of a stream event.
+_EVENT_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 503,
+}
+
+
+def _event_failure(body: object, retry_after: float | None) -> Failure:
+    """An ``error`` event inside a 200 stream (overload, most often), by its error type."""
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    status = _EVENT_STATUS.get(str(error.get("type")), 500)
+    return status_failure(status, str(error.get("message") or body), retry_after)
 
 
 class AnthropicChatModel(RemoteChatModel[anthropic.AsyncAnthropic]):

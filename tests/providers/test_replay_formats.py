@@ -398,3 +398,19 @@ async def test_openai_an_error_event_is_a_model_error_with_the_servers_words(
     finally:
         await model.aclose()
     assert "HTTP 400" in str(err.value)
+
+
+async def test_anthropic_an_overloaded_event_is_retried(replay: ReplayServer) -> None:
+    # Claude reports overload inside a 200 stream, as an error event before any content.
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    event = f"event: error\ndata: {json.dumps(overloaded)}\n\n".encode()
+    replay.add("/v1/messages", Reply(chunks=[event]), sse("anthropic_text.sse"))
+    model = AnthropicChatModel(
+        "claude-sonnet-4-6", api_key="k", base_url=replay.url, retry=FAST_RETRY
+    )
+    try:
+        reply = await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
+    assert reply.text() == "Hello there!"
+    assert len(replay.requests) == 2
