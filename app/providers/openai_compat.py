@@ -111,7 +111,9 @@ class OpenAIChatModel(RemoteChatModel[openai.AsyncOpenAI]):
         if config.temperature is not None:
             body["temperature"] = config.temperature
         if config.max_tokens is not None:
-            body["max_tokens"] = config.max_tokens
+            # OpenAI's reasoning models refuse max_tokens; other servers may not know the new name.
+            key = "max_completion_tokens" if self.base_url == OPENAI_URL else "max_tokens"
+            body[key] = config.max_tokens
         if config.stop:
             body["stop"] = config.stop
         if config.seed is not None:

@@ -414,3 +414,13 @@ async def test_anthropic_an_overloaded_event_is_retried(replay: ReplayServer) ->
         await model.aclose()
     assert reply.text() == "Hello there!"
     assert len(replay.requests) == 2
+
+
+def test_openai_itself_gets_max_completion_tokens() -> None:
+    # OpenAI's reasoning models (o-series, gpt-5) refuse max_tokens; every OpenAI model takes
+    # max_completion_tokens. Other servers keep the max_tokens they understand.
+    cfg = GenerationConfig(max_tokens=300)
+    hosted = OpenAIChatModel("gpt-5-mini", api_key="sk-1").request([], None, cfg)
+    assert hosted["max_completion_tokens"] == 300 and "max_tokens" not in hosted
+    local = OpenAIChatModel("qwen", base_url="http://127.0.0.1:9/v1").request([], None, cfg)
+    assert local["max_tokens"] == 300 and "max_completion_tokens" not in local
