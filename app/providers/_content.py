@@ -101,8 +101,11 @@ def json_text(value: object) -> str:
 
 
 def tool_output_text(block: ToolResultBlock) -> str:
-    """A tool result's output as text, flagged when the tool failed."""
-    text = json_text(block.output)
+    """A tool result's output as text, flagged when the tool failed.
+
+    ``None`` is no text at all (a tool that returned only media), not the word ``null``.
+    """
+    text = "" if block.output is None else json_text(block.output)
     return f"Error: {text}" if block.status == "error" else text
 
 

@@ -424,3 +424,19 @@ def test_openai_itself_gets_max_completion_tokens() -> None:
     assert hosted["max_completion_tokens"] == 300 and "max_tokens" not in hosted
     local = OpenAIChatModel("qwen", base_url="http://127.0.0.1:9/v1").request([], None, cfg)
     assert local["max_tokens"] == 300 and "max_completion_tokens" not in local
+
+
+async def test_a_tool_that_returned_only_an_image_is_not_reported_as_null() -> None:
+    # A screenshot tool's result has no text (output None); "null" would tell the model the
+    # tool returned nothing.
+    history = [
+        Message.text_message("Take a screenshot."),
+        Message(role="assistant", content=[ToolCallBlock(id="s1", name="get_time", args={})]),
+        Message.tool_message([ToolResultBlock(call_id="s1", output=None), ImageBlock(media=PNG)]),
+    ]
+    openai = OpenAIChatModel("gpt-4o", api_key="k", info=VISION)
+    msgs = openai.request(history, TOOLS, GenerationConfig())["messages"]
+    assert msgs[2] == {"role": "tool", "tool_call_id": "s1", "content": ""}
+    claude = AnthropicChatModel("claude-sonnet-4-6", api_key="k")
+    turns = claude.request(history, TOOLS, GenerationConfig())["messages"]
+    assert [b["type"] for b in turns[2]["content"][0]["content"]] == ["image"]
