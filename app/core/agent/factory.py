@@ -37,6 +37,9 @@ LAST_CHANCE = (
     "without calling any tool."
 )
 OUTPUT_RESERVE = 1024
+"""Tokens kept free for the reply when the model's reply limit is unknown."""
+MAX_REPLY_TOKENS = 16384
+"""The longest reply asked of a model whose own limit is higher."""
 
 
 def _model_input(context: Sequence[Message]) -> list[Message]:
@@ -126,6 +129,12 @@ def create_agent(
             update={"response_schema": response_format.model_json_schema()}
         )
     info = getattr(model, "info", None)
+    # one reply budget shared by trimming and the request, so the prompt plus the longest
+    # allowed reply always fit the model's window
+    known_cap = getattr(info, "max_output_tokens", None)
+    reply_cap = base_config.max_tokens or (min(known_cap, MAX_REPLY_TOKENS) if known_cap else None)
+    if reply_cap is not None and base_config.max_tokens is None:
+        base_config = base_config.model_copy(update={"max_tokens": reply_cap})
 
     async def agent(state: AgentState, ctx: RunContext) -> Any:
         context = list(state.context)
@@ -147,7 +156,7 @@ def create_agent(
         system = system_prompt or ""
         if trim_context:
             window = getattr(info, "context_window", 8192)
-            reserve = base_config.max_tokens or OUTPUT_RESERVE
+            reserve = reply_cap or OUTPUT_RESERVE
             room = window - reserve - len(system) // 4 - 64
             dropped, sendable = trim(sendable, max(room, 64))
             if dropped:

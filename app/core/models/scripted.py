@@ -58,7 +58,8 @@ class ScriptedChatModel:
     """Replays scripted turns in order; raises a clear error when the script runs out.
 
     ``script`` may also be a function of the conversation returning the next turn, which lets a
-    test answer based on what the model was sent. Every call's messages are kept in ``calls``.
+    test answer based on what the model was sent. Every call's messages, tools and settings are
+    kept in ``calls``, ``tools_seen`` and ``configs_seen``.
     """
 
     def __init__(
@@ -77,6 +78,7 @@ class ScriptedChatModel:
         self.delay = delay
         self.calls: list[list[Message]] = []
         self.tools_seen: list[list[ToolSpec]] = []
+        self.configs_seen: list[GenerationConfig | None] = []
         self.info = info or ModelInfo(spec="scripted", name="scripted", provider="scripted")
 
     @classmethod
@@ -103,9 +105,15 @@ class ScriptedChatModel:
         """How many scripted turns have not been played yet."""
         return len(self._turns) - self._next
 
-    def _take(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> ScriptedTurn:
+    def _take(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        config: GenerationConfig | None,
+    ) -> ScriptedTurn:
         self.calls.append(list(messages))
         self.tools_seen.append(list(tools or []))
+        self.configs_seen.append(config)
         if self._fn is not None:
             return self._turn(self._fn(messages))
         if self._next >= len(self._turns):
@@ -155,7 +163,7 @@ class ScriptedChatModel:
         config: GenerationConfig | None = None,
     ) -> AsyncIterator[Message]:
         """Yield the next scripted reply in ``delta=True`` chunks."""
-        turn = self._take(messages, tools)
+        turn = self._take(messages, tools, config)
         if turn.error:
             raise ModelError(turn.error)
         for chunk in self._chunks(turn):

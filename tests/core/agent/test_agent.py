@@ -426,3 +426,20 @@ async def test_structured_repair_never_runs_past_the_step_limit() -> None:
     errors = [b for b in done.context[-1].content if isinstance(b, ErrorBlock)]
     assert errors and "structured" in (errors[0].code or "")
     assert done.execution_meta.status == "completed"
+
+
+async def test_the_reply_limit_and_trimming_agree() -> None:
+    info = ModelInfo(
+        spec="s", name="s", provider="s", context_window=40_000, max_output_tokens=64_000
+    )
+    model = ScriptedChatModel(["ok"], info=info)
+    history = [
+        Message.text_message("word " * 4000, role="user" if i % 2 else "assistant")
+        for i in range(30)
+    ]  # about 150,000 characters: far more than fits
+    await create_agent(model, trim_context=True).ainvoke({"messages": history})
+    [config] = model.configs_seen
+    assert config is not None
+    assert config.max_tokens == 16_384  # asked for, capped below the model's own limit
+    sent = sum(len(m.text()) for m in model.calls[0]) // 4
+    assert sent + config.max_tokens <= info.context_window
