@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from app.core.errors import ModelError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
@@ -156,6 +157,7 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
         self, body: dict[str, Any], config: GenerationConfig, mid: str
     ) -> AsyncIterator[Message]:
         calls = 0
+        sent = 0
         async with self._connection().stream("POST", "/api/chat", json=body) as resp:
             if resp.status_code >= 400:
                 text = (await resp.aread()).decode("utf-8", errors="replace")
@@ -168,6 +170,10 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
                 try:
                     data = json.loads(line)
                     if "error" in data:
+                        if not sent:  # it could not start: say what it said, no "cut off"
+                            raise ModelError(
+                                f"Ollama could not answer with {self.model}: {data['error']}."
+                            )
                         raise MalformedChunk(f"the server reported: {data['error']}")
                     blocks, calls = _blocks(data.get("message") or {}, mid, calls)
                 except (ValueError, TypeError, AttributeError, KeyError) as exc:
@@ -184,6 +190,7 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
                     yield chunk(mid, blocks, usages=usage, metadata=meta)
                     return
                 if blocks:
+                    sent += 1
                     yield chunk(mid, blocks)
         raise MalformedChunk("the stream ended before the server said the reply was done")
 

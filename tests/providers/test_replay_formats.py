@@ -440,3 +440,17 @@ async def test_a_tool_that_returned_only_an_image_is_not_reported_as_null() -> N
     claude = AnthropicChatModel("claude-sonnet-4-6", api_key="k")
     turns = claude.request(history, TOOLS, GenerationConfig())["messages"]
     assert [b["type"] for b in turns[2]["content"][0]["content"]] == ["image"]
+
+
+async def test_ollama_error_before_any_content_is_said_plainly(replay: ReplayServer) -> None:
+    replay.add(
+        "/api/chat",
+        Reply(chunks=[b'{"error": "model requires more system memory (5.2 GiB)"}\n'],
+              content_type="application/x-ndjson"),
+    )  # fmt: skip
+    model = OllamaChatModel("big", base_url=replay.url)
+    try:
+        with pytest.raises(ModelError, match="could not answer with big: model requires more"):
+            await model.agenerate([Message.text_message("hi")])
+    finally:
+        await model.aclose()
