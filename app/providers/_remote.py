@@ -12,10 +12,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Generic, Self, TypeVar
 
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.models.streaming import CollectingChatModel
 from app.core.state.message import Message, new_message_id
 from app.providers._errors import Endpoint, Failure
 from app.providers._retry import RetryPolicy
-from app.providers._stream import CollectingChatModel, guarded_stream
+from app.providers._stream import guarded_stream
 
 ClientT = TypeVar("ClientT")
 

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from app.core.errors import ModelError, ModelStreamInterrupted
-from app.core.models.protocol import GenerationConfig, ToolSpec
-from app.core.state.message import Message, merge_chunk
+from app.core.models.streaming import merged
+from app.core.state.message import Message
 from app.core.state.message_block import ContentBlock
 from app.providers._errors import Endpoint, Failure, to_model_error
 from app.providers._retry import RetryPolicy
+
+__all__ = [
+    "MalformedChunk",
+    "chunk",
+    "guarded_stream",
+    "interrupted_partial",
+]
 
 
 class MalformedChunk(Exception):
@@ -22,12 +28,6 @@ class MalformedChunk(Exception):
 def chunk(message_id: str, content: list[ContentBlock], **fields: Any) -> Message:
     """Build one ``delta=True`` assistant chunk (hot path: a few microseconds)."""
     return Message(message_id=message_id, role="assistant", content=content, delta=True, **fields)
-
-
-def merged(chunks: Sequence[Message]) -> Message:
-    """Merge streamed chunks into one whole (``delta=False``) message."""
-    whole = functools.reduce(merge_chunk, chunks)
-    return whole.model_copy(update={"delta": False})
 
 
 def interrupted_partial(message_id: str, chunks: Sequence[Message]) -> Message:
@@ -94,35 +94,3 @@ def _reason(failure: Failure | None, exc: BaseException) -> str:
     if failure is not None and failure.detail:
         return failure.detail[:300]
     return f"{type(exc).__name__}: {exc}"[:300]
-
-
-async def collect(stream: AsyncIterator[Message]) -> Message:
-    """Consume a chunk stream and return the whole reply (``delta=False``)."""
-    chunks = [c async for c in stream]
-    if not chunks:
-        raise ModelError("The model sent no reply at all. Try again.")
-    return merged(chunks)
-
-
-class CollectingChatModel:
-    """Base of adapters whose whole reply is their stream collected: gives ``agenerate``."""
-
-    def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> AsyncIterator[Message]:
-        """Stream the reply as ``delta=True`` chunks (each adapter provides this)."""
-        raise NotImplementedError
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the whole reply, tool calls with parsed arguments."""
-        return await collect(self.astream(messages, tools=tools, config=config))

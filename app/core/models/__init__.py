@@ -2,9 +2,11 @@
 
 from app.core.models.protocol import ChatModel, GenerationConfig, ModelInfo, ModelPrice, ToolSpec
 from app.core.models.scripted import ScriptedCall, ScriptedChatModel, ScriptedTurn
+from app.core.models.streaming import CollectingChatModel, collect, merged
 
 __all__ = [
     "ChatModel",
+    "CollectingChatModel",
     "GenerationConfig",
     "ModelInfo",
     "ModelPrice",
@@ -12,4 +14,6 @@ __all__ = [
     "ScriptedChatModel",
     "ScriptedTurn",
     "ToolSpec",
+    "collect",
+    "merged",
 ]

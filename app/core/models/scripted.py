@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.errors import ModelError, UserError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.models.streaming import CollectingChatModel
 from app.core.state.message import Message, TokenUsages, new_message_id
 from app.core.state.message_block import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 
@@ -54,7 +55,7 @@ class ScriptedTurn(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class ScriptedChatModel:
+class ScriptedChatModel(CollectingChatModel):
     """Replays scripted turns in order; raises a clear error when the script runs out.
 
     ``script`` may also be a function of the conversation returning the next turn, which lets a
@@ -169,17 +170,3 @@ class ScriptedChatModel:
         for chunk in self._chunks(turn):
             await asyncio.sleep(self.delay)
             yield chunk
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        config: GenerationConfig | None = None,
-    ) -> Message:
-        """Return the next scripted reply whole."""
-        merged: Message | None = None
-        async for chunk in self.astream(messages, tools=tools, config=config):
-            merged = chunk if merged is None else merged + chunk
-        assert merged is not None
-        return merged.model_copy(update={"delta": False})
