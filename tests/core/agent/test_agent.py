@@ -12,6 +12,7 @@ from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import START, StateGraph
 from app.core.models import ModelInfo, ScriptedChatModel
 from app.core.state import AgentState, ErrorBlock, Message, ToolResultBlock
+from tests.core.recording import RecordingCheckpointer
 
 CFG: dict[str, Any] = {"thread_id": "t", "tool_permissions": ["crm:write"]}
 
@@ -395,17 +396,8 @@ async def test_budgets_keep_counting_across_an_approval_pause() -> None:
 
 
 async def test_a_tool_result_message_is_written_as_a_small_change() -> None:
-    class Recording(InMemoryCheckpointer):
-        def __init__(self) -> None:
-            super().__init__()
-            self.changes: list[Any] = []
-
-        async def aput(self, checkpoint: Any, changes: Any) -> None:
-            self.changes.append(changes)
-            await super().aput(checkpoint, changes)
-
     model = ScriptedChatModel([{"tool_calls": [call("pick", city="Oslo")]}, {"text": "ok"}])
-    saver = Recording()
+    saver = RecordingCheckpointer()
     done = await create_agent(model, [pick], checkpointer=saver).ainvoke(
         {"messages": [HumanMessage("pick")]}, {"thread_id": "t"}
     )

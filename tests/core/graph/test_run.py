@@ -23,6 +23,7 @@ from app.core.graph import (
     StateGraph,
 )
 from app.core.state import AgentState, Message
+from tests.core.recording import RecordingCheckpointer
 
 
 class Counter(AgentState):
@@ -267,16 +268,7 @@ def test_invoke_refuses_to_nest_event_loops() -> None:
 async def test_a_node_returning_a_tool_result_is_saved_as_a_small_change() -> None:
     from app.core.state import ToolResult
 
-    class Recording(InMemoryCheckpointer):
-        def __init__(self) -> None:
-            super().__init__()
-            self.changes: list[Any] = []
-
-        async def aput(self, checkpoint: Any, changes: Any) -> None:
-            self.changes.append(changes)
-            await super().aput(checkpoint, changes)
-
-    saver = Recording()
+    saver = RecordingCheckpointer()
     g = (
         StateGraph(Counter)
         .add_node("pick", lambda s: ToolResult(message="picked", state={"n": 3}))
