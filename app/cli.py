@@ -32,6 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parley", parents=[common], description="Chat with AI agents on your own machine."
     )
+    parser.add_argument("--thread", help="open this thread in the window")
+    parser.add_argument(
+        "--screenshot", metavar="PNG", help="render the window offscreen to PNG and exit"
+    )
+    parser.add_argument("--theme", choices=["system", "light", "dark"], help="the window's colours")
     sub = parser.add_subparsers(dest="command")
     chat = sub.add_parser("chat", parents=[common], help="run one chat turn in the terminal")
     chat.add_argument("prompt", nargs="?", help="what to say (omit with --resume)")
@@ -78,6 +83,9 @@ def _report(state: AgentState, out: TextIO, err: TextIO, thread_id: str) -> int:
     errors = [b for b in (last.content if last else []) if isinstance(b, ErrorBlock)]
     for block in errors:
         err.write(f"error: {block.error}\n")
+        kind, _, key = (block.code or "").partition(":")
+        if kind == "auth" and key:
+            err.write(f"(store the key with: parley key set {key})\n")
     return 1 if errors else 0
 
 
@@ -169,6 +177,24 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Open the window; with no display, say so and chat in the terminal instead."""
+    from app.ui.app import has_display, run_window
+
+    if args.screenshot is None and not has_display():
+        err.write("parley: no display found (DISPLAY is not set); starting the terminal chat\n")
+        args.prompt, args.thread, args.resume, args.tools = None, None, False, False
+        return asyncio.run(_chat(args, out, err))
+    return run_window(
+        args.data_dir,
+        model=args.model,
+        thread_id=args.thread,
+        screenshot=args.screenshot,
+        theme=args.theme,
+        err=err,
+    )
+
+
 def _as_text(value: str) -> str:
     """``value`` with bytes that were not UTF-8 (kept by Python as lone surrogates) turned
     into U+FFFD, so it can be stored and shown."""
@@ -196,7 +222,7 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         if args.command == "key":
             return _key(args, out, err)
         if args.command is None:
-            args.prompt, args.thread, args.resume, args.tools = None, None, False, False
+            return _window(args, out, err)
         return asyncio.run(_chat(args, out, err))
     except ParleyError as exc:
         err.write(f"parley: {exc}\n")

@@ -45,27 +45,52 @@ class GraphRecursionError(ParleyError, RuntimeError):
 
 
 class ModelError(ParleyError, RuntimeError):
-    """A model or provider failed; the message says what happened and what to do."""
+    """A model or provider failed; the message says what happened and what to do.
+
+    ``kind`` names the failure for programs (a view picks its remedy by it); ``key_name`` is
+    the keyring entry of the API key involved, when there is one.
+    """
+
+    kind: str = "model"
+
+    def __init__(self, message: str = "", *, key_name: str | None = None) -> None:
+        super().__init__(message)
+        self.key_name = key_name
+
+    @property
+    def code(self) -> str:
+        """``kind``, followed by ``:key_name`` when a key is involved (an ``ErrorBlock`` code)."""
+        return f"{self.kind}:{self.key_name}" if self.key_name else self.kind
 
 
 class ModelConnectionError(ModelError):
     """The model's server could not be reached or dropped the connection."""
 
+    kind = "connection"
+
 
 class ModelAuthError(ModelError):
     """The provider refused the credentials (HTTP 401/403): check the API key."""
+
+    kind = "auth"
 
 
 class ModelRateLimited(ModelError):
     """The provider kept answering 429 or 5xx after every retry."""
 
+    kind = "rate_limited"
+
 
 class ModelTimeout(ModelError):
     """The provider did not answer in time."""
 
+    kind = "timeout"
+
 
 class ModelStreamInterrupted(ModelError):
     """A streamed reply was cut off; ``partial`` holds what had arrived."""
+
+    kind = "interrupted"
 
     def __init__(self, message: str, partial: Any = None) -> None:
         super().__init__(message)
@@ -74,6 +99,8 @@ class ModelStreamInterrupted(ModelError):
 
 class UnsupportedContent(ModelError):
     """The model cannot take a kind of content (e.g. audio to a text-only model)."""
+
+    kind = "unsupported"
 
 
 class BudgetExceeded(ParleyError, RuntimeError):

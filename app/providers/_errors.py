@@ -65,9 +65,10 @@ def to_model_error(failure: Failure, where: Endpoint, attempts: int = 1) -> Mode
             "is slow to start."
         )
     if failure.kind == "auth":
-        fix = f" (store it with: parley key set {where.key_name})" if where.key_name else ""
+        which = f" ({where.key_name})" if where.key_name else ""
         return ModelAuthError(
-            f"{who} refused the request{_http(failure)}{detail}. Check the API key{fix}."
+            f"{who} refused the request{_http(failure)}{detail}. Check the API key{which}.",
+            key_name=where.key_name,
         )
     if failure.kind in ("rate", "server"):
         what = "is rate-limiting requests" if failure.kind == "rate" else "kept failing"

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from app.core.errors import ModelError, ModelStreamInterrupted
+from app.core.models.retries import RetryNotice, notify_retry
 from app.core.models.streaming import merged
 from app.core.state.message import Message
 from app.core.state.message_block import ContentBlock
@@ -81,6 +82,9 @@ async def guarded_stream(
             if wait is None:
                 raise to_model_error(failure, where, attempt + 1) from exc
             attempt += 1
+            notify_retry(
+                RetryNotice(where.provider, attempt, wait, _reason(failure, exc).split(":")[0])
+            )
             await asyncio.sleep(wait)
         finally:
             aclose = getattr(stream, "aclose", None)

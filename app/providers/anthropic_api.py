@@ -122,7 +122,7 @@ class AnthropicChatModel(RemoteChatModel[anthropic.AsyncAnthropic]):
     def _check_ready(self) -> None:
         if not self._api_key:
             raise ModelAuthError(
-                "No Anthropic API key is set. Store it with: parley key set anthropic/api-key"
+                "No Anthropic API key is set (anthropic/api-key).", key_name="anthropic/api-key"
             )
 
     def request(

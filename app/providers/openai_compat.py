@@ -84,9 +84,8 @@ class OpenAIChatModel(RemoteChatModel[openai.AsyncOpenAI]):
 
     def _check_ready(self) -> None:
         if self._key_missing:
-            raise ModelAuthError(
-                "No OpenAI API key is set. Store it with: parley key set openai/api-key"
-            )
+            key = self._where.key_name or "openai/api-key"
+            raise ModelAuthError(f"No OpenAI API key is set ({key}).", key_name=key)
 
     def _new_client(self) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(

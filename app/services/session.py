@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -14,10 +14,25 @@ from app.services.terminal_approvals import TerminalApprovalHandler
 from app.store import Store
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
-__all__ = ["ENV_KEYS", "Session", "open_session"]
+__all__ = ["ENV_KEYS", "Session", "api_key_lookup", "open_session"]
 
 ENV_KEYS = {"openai/api-key": "OPENAI_API_KEY", "anthropic/api-key": "ANTHROPIC_API_KEY"}
 """Environment variables read for an API key the keyring does not have."""
+
+
+def api_key_lookup(secrets: KeyringSecretResolver) -> Callable[[str], str | None]:
+    """Look an API key up in the keyring, then in the provider's usual environment variable
+    (never stored)."""
+
+    def api_key(ref: str) -> str | None:
+        try:
+            return secrets.get(ref)
+        except SecretError:
+            pass
+        name = ENV_KEYS.get(ref)
+        return os.environ.get(name) or None if name else None
+
+    return api_key
 
 
 @dataclass
@@ -41,16 +56,7 @@ async def open_session(
     from app.services.model_registry import resolve_model
 
     secrets = KeyringSecretResolver()
-
-    def api_key(ref: str) -> str | None:
-        try:
-            return secrets.get(ref)
-        except SecretError:
-            # no keyring, or no key in it: the provider's usual variable, never stored
-            name = ENV_KEYS.get(ref)
-            return os.environ.get(name) or None if name else None
-
-    model = resolve_model(model_spec, api_key_lookup=api_key)
+    model = resolve_model(model_spec, api_key_lookup=api_key_lookup(secrets))
     store = Store.open_data_dir(data_dir)
     try:
         chat = ChatService(

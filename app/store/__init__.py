@@ -17,7 +17,15 @@ from app.store.errors import (
     StoreNotWritableError,
     StoreSchemaTooNewError,
 )
-from app.store.models import AllowRule, ApprovalRecord, MediaBlob, SearchHit, Thread
+from app.store.models import (
+    AllowRule,
+    ApprovalRecord,
+    MediaBlob,
+    MessagePage,
+    SearchHit,
+    Thread,
+    ThreadOverview,
+)
 from app.store.paths import database_path, resolve_data_dir
 from app.store.store import Store
 
@@ -26,6 +34,7 @@ __all__ = [
     "AllowRule",
     "ApprovalRecord",
     "MediaBlob",
+    "MessagePage",
     "SearchHit",
     "SqliteCheckpointer",
     "Store",
@@ -37,6 +46,7 @@ __all__ = [
     "StoreNotWritableError",
     "StoreSchemaTooNewError",
     "Thread",
+    "ThreadOverview",
     "database_path",
     "fingerprint_args",
     "resolve_data_dir",

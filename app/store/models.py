@@ -5,14 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from app.core.state.message import Message
+
 __all__ = [
     "AllowRule",
     "ApprovalDecision",
     "ApprovalRecord",
     "ApprovalScope",
     "MediaBlob",
+    "MessagePage",
     "SearchHit",
     "Thread",
+    "ThreadOverview",
 ]
 
 ApprovalDecision = Literal["requested", "approve", "deny", "edit", "always", "allowed_by_rule"]
@@ -80,3 +84,22 @@ class AllowRule:
     tool: str
     thread_id: str | None
     created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class MessagePage:
+    """A run of a thread's messages, oldest first; ``first_position`` is where the next older
+    page ends (pass it as ``before``), ``has_more`` whether older messages exist."""
+
+    messages: list[Message]
+    first_position: int | None
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadOverview:
+    """What the sidebar shows besides the title: the last message's line and how the last
+    run stands (``idle``, ``running`` when it was cut off, ``interrupted`` when paused)."""
+
+    last_line: str
+    run_status: str

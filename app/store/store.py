@@ -9,11 +9,19 @@ from types import TracebackType
 from typing import Any, Self
 
 from app.core.state.agent_state import AgentState
-from app.store import _approvals, _export, _media, _threads
+from app.store import _approvals, _export, _media, _pages, _threads
 from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
-from app.store.models import AllowRule, ApprovalRecord, MediaBlob, SearchHit, Thread
+from app.store.models import (
+    AllowRule,
+    ApprovalRecord,
+    MediaBlob,
+    MessagePage,
+    SearchHit,
+    Thread,
+    ThreadOverview,
+)
 from app.store.paths import database_path, resolve_data_dir
 
 __all__ = ["Store"]
@@ -118,6 +126,17 @@ class Store:
         return await self._worker.acall(
             _threads.update, thread_id, _UNSET, model, system_prompt, archived
         )
+
+    async def read_messages(
+        self, thread_id: str, *, before: int | None = None, limit: int = 100
+    ) -> MessagePage:
+        """Return one page of the thread's current messages: the newest ``limit`` before
+        position ``before`` (the very newest when ``None``), oldest first."""
+        return await self._worker.acall(_pages.read_page, thread_id, before, limit)
+
+    async def thread_overviews(self, thread_ids: list[str]) -> dict[str, ThreadOverview]:
+        """The last message's line and the saved run status of each thread."""
+        return await self._worker.acall(_pages.overviews, list(thread_ids))
 
     async def delete_thread(self, thread_id: str) -> None:
         """Delete the thread and everything in it; its media go unless another thread uses

@@ -112,7 +112,7 @@ def test_openai_without_a_key_fails_before_any_connection() -> None:
     from app.services.model_registry import resolve_model
 
     model = resolve_model("openai:gpt-4o-mini", api_key_lookup=lambda ref: None)
-    with pytest.raises(ModelAuthError, match="parley key set openai/api-key"):
+    with pytest.raises(ModelAuthError, match="openai/api-key"):
         model.astream([])
 
 

@@ -27,7 +27,7 @@ async def test_a_key_missing_from_the_keyring_is_read_from_the_environment(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     async with open_session(str(tmp_path), "openai:gpt-4o-mini", interactive=False) as s:
-        with pytest.raises(ModelAuthError, match="parley key set openai/api-key"):
+        with pytest.raises(ModelAuthError, match="openai/api-key"):
             s.chat.model.astream([])
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")

@@ -37,6 +37,7 @@ async def stream_reply(
     merged: Message | None = None
     stopped = False
     failure: str | None = None
+    code = "model"
     stream: AsyncIterator[Message] | None = None
     try:
         stream = model.astream(messages, tools=tools, config=config)
@@ -47,11 +48,11 @@ async def stream_reply(
                 stopped = True
                 break
     except ModelStreamInterrupted as exc:
-        failure = str(exc)
+        failure, code = str(exc), exc.code
         if merged is None and isinstance(exc.partial, Message):
             merged = exc.partial
     except ModelError as exc:
-        failure = str(exc)
+        failure, code = str(exc), exc.code
     finally:
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
@@ -70,7 +71,7 @@ async def stream_reply(
     if failure:
         metadata["interrupted"] = merged is not None
         metadata["error"] = failure
-        content.append(ErrorBlock(error=failure, code="model_error"))
+        content.append(ErrorBlock(error=failure, code=code))
     update["content"] = content
     update["metadata"] = metadata
     return Reply(reply.model_copy(update=update), stopped=stopped, failed=failure is not None)

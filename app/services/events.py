@@ -1,0 +1,178 @@
+"""What the workspace tells its views: typed events, each about one thread (or none).
+
+Views subscribe with :meth:`app.services.workspace.Workspace.subscribe` and receive these on
+the event loop, in order. Messages arrive already reduced: a streamed reply comes as the
+whole message so far, under the id it will keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.core.budget import BudgetLimits, BudgetUsage
+from app.core.state import Message
+from app.core.tools import ApprovalRequest
+
+__all__ = [
+    "ApprovalNeeded",
+    "BudgetUpdated",
+    "MessageAdded",
+    "MessageRemoved",
+    "MessageStreamed",
+    "ModelStatus",
+    "Problem",
+    "ProblemKind",
+    "Remedy",
+    "Retrying",
+    "RunStatus",
+    "RunStatusChanged",
+    "ThreadsChanged",
+    "ToolActivity",
+    "WorkspaceEvent",
+]
+
+RunStatus = Literal["running", "idle", "waiting", "stopped", "failed"]
+"""How a thread's run stands: ``waiting`` for an approval, ``stopped`` by the user."""
+
+ProblemKind = Literal[
+    "connection",
+    "auth",
+    "rate_limited",
+    "timeout",
+    "interrupted",
+    "unsupported",
+    "model",
+    "busy",
+    "storage",
+    "conflict",
+    "invalid",
+    "internal",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Remedy:
+    """What the user can do about a problem, for a view to offer as an action.
+
+    ``action`` is one of ``retry``, ``set_key`` (``target`` is the key's name), ``pick_model``,
+    ``open_settings``; ``label`` is the action's text.
+    """
+
+    action: Literal["retry", "set_key", "pick_model", "open_settings"]
+    label: str
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadsChanged:
+    """The list of threads changed (created, renamed, deleted, new activity)."""
+
+    thread_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAdded:
+    """A message was added to the thread (or replaced one with the same id)."""
+
+    thread_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class MessageStreamed:
+    """A reply grew: ``message`` is everything that has arrived so far."""
+
+    thread_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRemoved:
+    """A message left the thread."""
+
+    thread_id: str
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunStatusChanged:
+    """A thread's run started, ended, paused or was stopped."""
+
+    thread_id: str
+    status: RunStatus
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalNeeded:
+    """The run paused until a person decides on these tool calls."""
+
+    thread_id: str
+    interrupt_id: str
+    requests: list[ApprovalRequest]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetUpdated:
+    """What the current run has spent against its limits."""
+
+    thread_id: str
+    usage: BudgetUsage
+    limits: BudgetLimits
+
+
+@dataclass(frozen=True, slots=True)
+class ToolActivity:
+    """A tool call started, progressed, finished or failed."""
+
+    thread_id: str
+    call_id: str
+    tool: str
+    status: Literal["started", "progress", "finished", "error"]
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """The provider failed for now and will be asked again after ``delay`` seconds."""
+
+    thread_id: str
+    provider: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStatus:
+    """A model is loading, ready or failed to load (``progress`` from 0 to 1 when known)."""
+
+    spec: str
+    state: Literal["loading", "ready", "failed"]
+    progress: float | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something went wrong: ``text`` says what, ``remedies`` what the user can do."""
+
+    kind: ProblemKind
+    text: str
+    thread_id: str | None = None
+    remedies: tuple[Remedy, ...] = field(default_factory=tuple)
+
+
+WorkspaceEvent = (
+    ThreadsChanged
+    | MessageAdded
+    | MessageStreamed
+    | MessageRemoved
+    | RunStatusChanged
+    | ApprovalNeeded
+    | BudgetUpdated
+    | ToolActivity
+    | Retrying
+    | ModelStatus
+    | Problem
+)

@@ -1,0 +1,69 @@
+"""The user's settings: a small JSON file beside the database, written atomically.
+
+Secrets never go here: API keys live in the keyring. A damaged file is set aside (renamed, not
+deleted) and the defaults are used, so a bad edit never stops Parley from starting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["AppSettings", "load_settings", "save_settings"]
+
+FILE_NAME = "settings.json"
+
+
+class AppSettings(BaseModel):
+    """What the user chose: default model, added model files and endpoints, theme."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    default_model: str = "local"
+    gguf_files: list[str] = Field(default_factory=list)
+    """Paths of GGUF files the user added to the model picker."""
+    endpoints: list[str] = Field(default_factory=list)
+    """Model specs of configured remote models (``openai:NAME@URL``, ``anthropic:NAME``)."""
+    ollama_url: str = "http://127.0.0.1:11434"
+    theme: str = "system"
+
+
+def load_settings(data_dir: Path) -> AppSettings:
+    """Read the settings in ``data_dir``; defaults when there are none or they are damaged."""
+    path = data_dir / FILE_NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return AppSettings()
+    except OSError:
+        return AppSettings()
+    try:
+        return AppSettings.model_validate(json.loads(raw))
+    except (ValueError, ValidationError):
+        # keep the damaged file for the user to look at; start from the defaults
+        aside = path.with_name(f"{FILE_NAME}.damaged-{int(time.time())}")
+        with contextlib.suppress(OSError):
+            path.rename(aside)
+        return AppSettings()
+
+
+def save_settings(data_dir: Path, settings: AppSettings) -> None:
+    """Write the settings atomically (a crash leaves the old file or the new one)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    data = settings.model_dump_json(indent=2).encode()
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=data_dir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, data_dir / FILE_NAME)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,582 @@
+"""``Workspace``: the one service the window talks to — threads, pages of messages, turns on
+each thread's own model, approvals answered by decision, stop — with typed events.
+
+Every method is async and never blocks the event loop: the store, the keyring and model
+construction run on worker threads. Runs are saved pauses, not blocked calls: a turn that needs
+an approval ends paused (``ApprovalNeeded``) and :meth:`Workspace.answer` continues it, in
+this process or after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from app.core.agent import create_agent
+from app.core.errors import CheckpointConflict, ParleyError, UserError
+from app.core.graph import (
+    BudgetChanged,
+    CompiledGraph,
+    GraphEvent,
+    Interrupted,
+    MessageDelta,
+    NodeFinished,
+    Resume,
+    ToolProgress,
+)
+from app.core.models.protocol import ChatModel
+from app.core.models.retries import RetryNotice, listening_for_retries
+from app.core.state import AgentState, ContentBlock, Message, RemoveMessage, TextBlock
+from app.core.state.agent_state import normalise_update
+from app.core.tools import AuditEntry, Tool, args_fingerprint, requests_of
+from app.core.tools.secrets import SecretSource
+from app.services.approval_policy import StoreApprovalPolicy
+from app.services.events import (
+    ApprovalNeeded,
+    BudgetUpdated,
+    MessageAdded,
+    MessageRemoved,
+    MessageStreamed,
+    ModelStatus,
+    RunStatus,
+    RunStatusChanged,
+    ThreadsChanged,
+    ToolActivity,
+    WorkspaceEvent,
+)
+from app.services.model_choices import ModelChoice, list_model_choices
+from app.services.problems import problem_of
+from app.services.settings import AppSettings, load_settings, save_settings
+from app.store import MessagePage, SearchHit, Store, Thread
+from app.store.paths import database_path, resolve_data_dir
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "MessagePage",
+    "SearchHit",
+    "ThreadBusy",
+    "ThreadSummary",
+    "Workspace",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
+
+Listener = Callable[[WorkspaceEvent], None]
+ModelResolver = Callable[[str], ChatModel]
+
+
+class ThreadBusy(ParleyError, RuntimeError):
+    """The thread is already running a turn; wait for it or stop it first."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummary:
+    """A thread as the sidebar shows it."""
+
+    thread: Thread
+    last_line: str
+    status: Literal["idle", "running", "waiting", "cut_off"]
+
+
+def title_of(text: str, width: int = 60) -> str:
+    """A thread title made from the first message."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@dataclass
+class _Run:
+    agent: CompiledGraph[AgentState]
+    task: asyncio.Task[AgentState | None]
+
+
+class Workspace:
+    """Threads in one store, each run on its own model; see the module docstring."""
+
+    def __init__(
+        self,
+        store: Store,
+        resolve_model: ModelResolver,
+        *,
+        data_dir: Path,
+        settings: AppSettings | None = None,
+        secret_resolver: SecretSource | None = None,
+        tools: Sequence[Tool[..., Any]] = (),
+        run_config: dict[str, Any] | None = None,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        list_ollama: Callable[[str], Any] | None = None,
+    ) -> None:
+        self._store = store
+        self._resolve = resolve_model
+        self.data_dir = data_dir
+        self.settings = settings or AppSettings()
+        self._secrets = secret_resolver
+        self._tools = list(tools)
+        self._run_config = dict(run_config or {})
+        self._system_prompt = system_prompt
+        self._list_ollama = list_ollama
+        self._policy = StoreApprovalPolicy(store)
+        self._listeners: list[Listener] = []
+        self._runs: dict[str, _Run] = {}
+        self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
+        self._models: dict[str, ChatModel] = {}
+
+    # Opening and closing -------------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        resolve_model: ModelResolver | None = None,
+        secret_resolver: SecretSource | None = None,
+        **options: Any,
+    ) -> Workspace:
+        """Open the store in ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user
+        data directory) and the keyring, off the event loop."""
+        directory = resolve_data_dir(data_dir)
+        store = await asyncio.to_thread(Store.open, database_path(directory))
+        settings = await asyncio.to_thread(load_settings, directory)
+        list_ollama = None
+        if resolve_model is None or secret_resolver is None:
+            from app.secrets.keyring_resolver import KeyringSecretResolver
+            from app.services.model_registry import ModelRegistry
+            from app.services.session import api_key_lookup
+
+            keyring = (
+                secret_resolver
+                if isinstance(secret_resolver, KeyringSecretResolver)
+                else await asyncio.to_thread(KeyringSecretResolver)
+            )
+            if secret_resolver is None:
+                secret_resolver = keyring
+            if resolve_model is None:
+                registry = ModelRegistry(api_key_lookup(keyring))
+                resolve_model = registry.resolve
+
+                async def list_ollama(url: str) -> list[dict[str, Any]]:
+                    return await registry.ollama_models(url)
+
+        return cls(
+            store,
+            resolve_model,
+            data_dir=directory,
+            settings=settings,
+            secret_resolver=secret_resolver,
+            list_ollama=list_ollama,
+            **options,
+        )
+
+    async def aclose(self) -> None:
+        """Stop every run (each keeps what it saved) and close the store."""
+        for thread_id in list(self._runs):
+            self.stop(thread_id)
+        tasks = [r.task for r in self._runs.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        await self._store.aclose()
+
+    # Events --------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every event from now on; returns the unsubscribe call."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: WorkspaceEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken view must not break the run
+                log.exception("a workspace listener failed on %s", type(event).__name__)
+
+    # Threads -------------------------------------------------------------------------
+
+    async def list_threads(self, *, limit: int = 500) -> list[ThreadSummary]:
+        """Threads, most recently active first, with their last line and run status."""
+        threads = await self._store.list_threads(limit=limit)
+        overviews = await self._store.thread_overviews([t.id for t in threads])
+        out = []
+        for t in threads:
+            ov = overviews.get(t.id)
+            status: Literal["idle", "running", "waiting", "cut_off"] = "idle"
+            if t.id in self._runs:
+                status = "running"
+            elif t.pending_interrupts:
+                status = "waiting"
+            elif ov is not None and ov.run_status == "running":
+                status = "cut_off"
+            out.append(ThreadSummary(t, ov.last_line if ov else "", status))
+        return out
+
+    async def get_thread(self, thread_id: str) -> Thread:
+        """The thread; :class:`UserError` when there is none."""
+        found = await self._store.get_thread(thread_id)
+        if found is None:
+            raise UserError(f"there is no thread {thread_id}")
+        return found
+
+    async def create_thread(
+        self, *, title: str = "", model: str | None = None, system_prompt: str | None = None
+    ) -> Thread:
+        """A new, empty thread on ``model`` (the default model when not given)."""
+        thread = await self._store.create_thread(
+            title, model=model or self.settings.default_model, system_prompt=system_prompt
+        )
+        self._emit(ThreadsChanged(thread.id))
+        return thread
+
+    async def rename_thread(self, thread_id: str, title: str) -> Thread:
+        """Give the thread a new title (blank titles are refused)."""
+        title = " ".join(title.split())
+        if not title:
+            raise UserError("a thread needs a title")
+        thread = await self._store.rename_thread(thread_id, title)
+        self._emit(ThreadsChanged(thread_id))
+        return thread
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread for good (stopping its run first)."""
+        if thread_id in self._runs:
+            self.stop(thread_id)
+            await asyncio.wait([self._runs[thread_id].task], timeout=5)
+        await self._store.delete_thread(thread_id)
+        self._emit(ThreadsChanged(thread_id))
+
+    async def set_thread_model(self, thread_id: str, spec: str) -> Thread:
+        """Run the thread's next turns on ``spec``."""
+        from app.services.model_registry import parse_spec
+
+        parse_spec(spec)  # refuse a malformed spec before saving it
+        thread = await self._store.update_thread(thread_id, model=spec)
+        self._emit(ThreadsChanged(thread_id))
+        return thread
+
+    async def set_system_prompt(self, thread_id: str, prompt: str | None) -> Thread:
+        """The thread's own system prompt (``None`` or blank: the default)."""
+        value = prompt if prompt and prompt.strip() else None
+        return await self._store.update_thread(thread_id, system_prompt=value)
+
+    async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        """Messages containing every word of ``text``; matches wrapped in ``\\x02``/``\\x03``."""
+        if not text.strip():
+            return []
+        return await self._store.search(text, limit=limit, marks=("\x02", "\x03"))
+
+    async def export_thread(self, thread_id: str, fmt: Literal["markdown", "json"]) -> bytes:
+        """The thread as a Markdown document or as JSON that :meth:`import_thread` reads."""
+        if fmt == "markdown":
+            return (await self._store.export_markdown(thread_id)).encode()
+        return await self._store.export_json(thread_id)
+
+    async def import_thread(self, data: bytes) -> Thread:
+        """A new thread from an exported JSON document."""
+        thread = await self._store.import_json(data)
+        self._emit(ThreadsChanged(thread.id))
+        return thread
+
+    async def read_messages(
+        self, thread_id: str, *, before: int | None = None, limit: int = 100
+    ) -> MessagePage:
+        """A page of the thread's messages: the newest first, older pages with ``before``."""
+        return await self._store.read_messages(thread_id, before=before, limit=limit)
+
+    # Settings and models -------------------------------------------------------------
+
+    async def save_settings(self, settings: AppSettings) -> None:
+        """Keep ``settings`` and write them to disk."""
+        self.settings = settings
+        await asyncio.to_thread(save_settings, self.data_dir, settings)
+
+    async def model_choices(self) -> list[ModelChoice]:
+        """Every model the picker can offer, each saying whether it can be reached."""
+        return await list_model_choices(self.settings, self._list_ollama)
+
+    async def preload(self, spec: str) -> None:
+        """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
+        self._emit(ModelStatus(spec, "loading", None, "Loading the model…"))
+        try:
+            model = await self._model(spec)
+            load = getattr(model, "aload", None)
+            if load is not None:
+                await load()
+        except ParleyError as exc:
+            self._emit(ModelStatus(spec, "failed", None, str(exc)))
+            return
+        self._emit(ModelStatus(spec, "ready", 1.0, "Ready"))
+
+    async def _model(self, spec: str) -> ChatModel:
+        if spec not in self._models:
+            self._models[spec] = await asyncio.to_thread(self._resolve, spec)
+        return self._models[spec]
+
+    async def _agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
+        spec = thread.model or self.settings.default_model
+        prompt = thread.system_prompt or self._system_prompt
+        key = (spec, prompt)
+        if key not in self._agents:
+            self._agents[key] = create_agent(
+                await self._model(spec),
+                self._tools,
+                system_prompt=prompt,
+                secret_resolver=self._secrets,
+                approval_policy=self._policy,
+                checkpointer=self._store.checkpointer,
+                trim_context=True,
+            )
+        return self._agents[key]
+
+    async def set_api_key(self, ref: str, value: str) -> str:
+        """Keep an API key in the keyring; return where it went. Models that read it are
+        built again on their next turn."""
+        from app.secrets.keyring_resolver import KeyringSecretResolver
+
+        resolver = self._secrets
+        if not isinstance(resolver, KeyringSecretResolver):
+            resolver = await asyncio.to_thread(KeyringSecretResolver)
+        status = await asyncio.to_thread(resolver.set, ref, value)
+        remote = [s for s in self._models if not s.startswith(("local", "gguf:", "scripted:"))]
+        for spec in remote:
+            del self._models[spec]
+        self._agents = {k: v for k, v in self._agents.items() if k[0] not in remote}
+        return str(status.backend)
+
+    # Runs ----------------------------------------------------------------------------
+
+    def is_running(self, thread_id: str) -> bool:
+        """Whether a turn is running on the thread now."""
+        return thread_id in self._runs
+
+    async def send(
+        self, thread_id: str, text: str, blocks: Sequence[ContentBlock] = ()
+    ) -> asyncio.Task[AgentState | None]:
+        """Add the user's message and start a turn; returns the running turn.
+
+        Raises at once, sending nothing, when the thread is busy or missing, the message is
+        empty or the model cannot be built; problems during the turn arrive as events."""
+        if not text.strip() and not blocks:
+            raise UserError("there is nothing to send: the message is empty")
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        self._refuse_if_running(thread_id)
+        content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
+        message = Message(role="user", content=[*content, *blocks])
+        await self._abandon_pending(thread_id)
+        if not thread.title:
+            await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
+        self._emit(MessageAdded(thread_id, message))
+        return self._start(thread_id, agent, {"messages": [message]})
+
+    async def regenerate(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Drop the replies after the last user message and ask the model again."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        snapshot = await agent.aget_state({"thread_id": thread_id})
+        context = snapshot.state.context if snapshot else []
+        users = [i for i, m in enumerate(context) if m.role == "user"]
+        if not users:
+            raise UserError("there is no message to answer again")
+        await self._abandon_pending(thread_id)
+        removed = [m.message_id for m in context[users[-1] + 1 :]]
+        for message_id in removed:
+            self._emit(MessageRemoved(thread_id, str(message_id)))
+        update = [RemoveMessage(id=m) for m in removed]
+        return self._start(thread_id, agent, {"messages": update})
+
+    async def edit_and_resend(
+        self, thread_id: str, message_id: str, text: str
+    ) -> tuple[Thread, asyncio.Task[AgentState | None]]:
+        """Fork the thread just before ``message_id`` and send ``text`` there instead; the
+        original thread stays as it was."""
+        if not text.strip():
+            raise UserError("there is nothing to send: the message is empty")
+        original = await self.get_thread(thread_id)
+        fork = await self._store.fork_thread(
+            thread_id, at_message=message_id, title=f"{original.title} (edited)"
+        )
+        agent = await self._agent_for(fork)
+        message = Message.text_message(text)
+        self._emit(ThreadsChanged(fork.id))
+        task = self._start(fork.id, agent, {"messages": [RemoveMessage(id=message_id), message]})
+        return fork, task
+
+    async def delete_message(self, thread_id: str, message_id: str) -> None:
+        """Remove one message from the thread (saved as a new step; runs nothing)."""
+        from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
+
+        self._refuse_if_running(thread_id)
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        if latest is None:
+            raise UserError("this thread has nothing saved yet")
+        context = [m for m in latest.state.context if str(m.message_id) != str(message_id)]
+        if len(context) == len(latest.state.context):
+            raise UserError("that message is no longer in the thread")
+        state = latest.state.model_copy(update={"context": context})
+        await self._store.checkpointer.aput(
+            Checkpoint(
+                thread_id=thread_id,
+                checkpoint_id=new_checkpoint_id(),
+                parent_id=latest.checkpoint_id,
+                step=latest.step,
+                state=state,
+                source="update",
+            ),
+            None,
+        )
+        self._emit(MessageRemoved(thread_id, message_id))
+        self._emit(ThreadsChanged(thread_id))
+
+    async def answer(
+        self, thread_id: str, answers: dict[str, Any]
+    ) -> asyncio.Task[AgentState | None]:
+        """Continue a paused thread with decisions, by interrupt id (see
+        :mod:`app.core.tools.approvals` for the answer's form)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        return self._start(thread_id, agent, Resume(answers=answers))
+
+    async def pending_approvals(self, thread_id: str) -> list[ApprovalNeeded]:
+        """The approvals the thread waits on (also after a restart)."""
+        pending = await self._store.checkpointer.apending_interrupts(thread_id)
+        out = []
+        for item in pending:
+            requests = requests_of(item.value)
+            if requests is not None:
+                out.append(ApprovalNeeded(thread_id, item.id, requests))
+        return out
+
+    def stop(self, thread_id: str) -> bool:
+        """Stop the thread's turn at the next chunk; what arrived is kept."""
+        run = self._runs.get(thread_id)
+        return run.agent.request_stop(thread_id) if run else False
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn is running (for shutdown and tests)."""
+        while self._runs:
+            await asyncio.wait([r.task for r in self._runs.values()])
+
+    def _refuse_if_running(self, thread_id: str) -> None:
+        if thread_id in self._runs:
+            raise ThreadBusy("this thread is still answering; wait for it or stop it first")
+
+    async def _abandon_pending(self, thread_id: str) -> None:
+        """A new message leaves the approvals the thread waited on unanswered: the calls
+        will not run, and the audit log says so."""
+        for pending in await self._store.checkpointer.apending_interrupts(thread_id):
+            for request in requests_of(pending.value) or []:
+                await self._policy.record(
+                    AuditEntry(
+                        thread_id=thread_id,
+                        tool=request.tool,
+                        call_id=request.call_id,
+                        fingerprint=request.fingerprint or args_fingerprint(request.args),
+                        event="decided",
+                        decision="deny",
+                        reason="not answered: the user wrote a new message instead",
+                    )
+                )
+
+    def _start(
+        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+    ) -> asyncio.Task[AgentState | None]:
+        task = asyncio.create_task(self._run(thread_id, agent, graph_input))
+        self._runs[thread_id] = _Run(agent, task)
+        self._emit(RunStatusChanged(thread_id, "running"))
+        self._emit(ThreadsChanged(thread_id))
+        return task
+
+    async def _run(
+        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+    ) -> AgentState | None:
+        config = {**self._run_config, "thread_id": thread_id}
+        status: RunStatus = "failed"
+        state: AgentState | None = None
+        streams: dict[str, Message] = {}
+
+        def on_retry(notice: RetryNotice) -> None:
+            from app.services.events import Retrying
+
+            self._emit(
+                Retrying(thread_id, notice.provider, notice.attempt, notice.delay, notice.reason)
+            )
+
+        try:
+            with listening_for_retries(on_retry):
+                async for event in agent.astream(graph_input, config):
+                    self._forward(thread_id, event, streams)
+            snapshot = await agent.aget_state(config)
+            state = snapshot.state if snapshot else None
+            status = "idle"
+            if state is not None:
+                for approval in await self.pending_approvals(thread_id):
+                    status = "waiting"
+                    self._emit(approval)
+                last = state.context[-1] if state.context else None
+                if status == "idle" and last is not None and last.metadata.get("stopped"):
+                    status = "stopped"
+        except CheckpointConflict:
+            self._emit(
+                problem_of(
+                    "conflict",
+                    "Another window or process changed this thread while it was answering; "
+                    "the reply was not saved. Open the thread again to see its latest state.",
+                    thread_id,
+                )
+            )
+        except ParleyError as exc:
+            self._emit(problem_of(getattr(exc, "kind", "model"), str(exc), thread_id))
+        except Exception as exc:
+            log.exception("a turn failed unexpectedly on thread %s", thread_id)
+            self._emit(
+                problem_of(
+                    "internal",
+                    f"Something went wrong inside Parley ({type(exc).__name__}). What was saved "
+                    "is kept; try again.",
+                    thread_id,
+                )
+            )
+        finally:
+            self._runs.pop(thread_id, None)
+            self._emit(RunStatusChanged(thread_id, status))
+            self._emit(ThreadsChanged(thread_id))
+        return state
+
+    def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, Message]) -> None:
+        if event.namespace:
+            return
+        if isinstance(event, MessageDelta):
+            chunk = event.chunk
+            key = str(chunk.message_id)
+            so_far = streams.get(key)
+            merged = chunk if so_far is None else so_far + chunk
+            streams[key] = merged
+            self._emit(MessageStreamed(thread_id, merged))
+        elif isinstance(event, NodeFinished):
+            try:
+                update = normalise_update(AgentState(), event.update)
+            except ParleyError:
+                return
+            for item in update.get("context", update.get("messages", [])) or []:
+                if isinstance(item, RemoveMessage):
+                    self._emit(MessageRemoved(thread_id, str(item.id)))
+                elif isinstance(item, Message):
+                    streams.pop(str(item.message_id), None)
+                    self._emit(MessageAdded(thread_id, item))
+        elif isinstance(event, ToolProgress):
+            self._emit(
+                ToolActivity(thread_id, event.call_id, event.tool, event.status, event.message)
+            )
+        elif isinstance(event, BudgetChanged):
+            self._emit(BudgetUpdated(thread_id, event.usage, event.limits))
+        elif isinstance(event, Interrupted):
+            pass  # reported once the pause is saved, from the store (see _run)

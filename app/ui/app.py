@@ -1,0 +1,119 @@
+"""Starting the window: a QApplication on a qasync event loop, the workspace opened off the
+loop, the main window shown at once (models load behind it), and a clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from app.services.workspace import Workspace
+from app.ui.tasks import drain
+from app.ui.theme import apply_theme
+from app.ui.window import MainWindow
+
+__all__ = ["has_display", "run_window"]
+
+
+def has_display(env: dict[str, str] | None = None) -> bool:
+    """Whether a window can be shown (a display server, or a Qt platform chosen by hand)."""
+    environ = os.environ if env is None else env
+    if sys.platform != "linux":
+        return True
+    return bool(
+        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY") or environ.get("QT_QPA_PLATFORM")
+    )
+
+
+def _application(theme: str) -> QApplication:
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(["parley"])
+    app.setApplicationName("Parley")
+    app.setOrganizationName("Parley")
+    app.setDesktopFileName("parley")
+    app.setQuitOnLastWindowClosed(False)
+    apply_theme(app, theme)
+    return app
+
+
+async def open_window(
+    data_dir: str | None,
+    *,
+    model: str | None = None,
+    thread_id: str | None = None,
+    **workspace_options: object,
+) -> MainWindow:
+    """Open the workspace and show a started main window."""
+    workspace = await Workspace.open(data_dir, **workspace_options)  # type: ignore[arg-type]
+    if model:
+        workspace.settings = workspace.settings.model_copy(update={"default_model": model})
+    window = MainWindow(workspace)
+    window.show()
+    await window.start(thread_id)
+    return window
+
+
+async def close_window(window: MainWindow) -> None:
+    """Finish what the window left (a pending delete), stop runs and close the store."""
+    if window.isVisible():
+        window.close()
+    await window.threads_vm.commit_delete()
+    await drain()
+    await window.workspace.aclose()
+
+
+async def _main(
+    data_dir: str | None,
+    model: str | None,
+    thread_id: str | None,
+    screenshot: Path | None,
+) -> int:
+    window = await open_window(data_dir, model=model, thread_id=thread_id)
+    if screenshot is not None:
+        window.resize(1280, 800)
+        await window.refresh_models()
+        await asyncio.sleep(0.3)  # let layouts settle and the first page paint
+        ok = window.grab().save(str(screenshot))
+        await close_window(window)
+        return 0 if ok else 1
+    closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_closed() -> None:
+        if not closed.done():
+            closed.set_result(None)
+
+    window.closed.connect(on_closed)
+    await closed
+    await close_window(window)
+    return 0
+
+
+def run_window(
+    data_dir: str | None,
+    *,
+    model: str | None = None,
+    thread_id: str | None = None,
+    screenshot: str | None = None,
+    theme: str | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run the window until it is closed; with ``screenshot``, render it to that PNG and exit
+    (offscreen unless a platform was chosen)."""
+    if screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = _application(theme or "system")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    shot = Path(screenshot) if screenshot else None
+    try:
+        with loop:
+            task = loop.create_task(_main(data_dir, model, thread_id, shot))
+            return int(loop.run_until_complete(task))
+    except Exception as exc:  # the window could not start: say so plainly
+        (err or sys.stderr).write(f"parley: the window could not start: {exc}\n")
+        return 1

@@ -1,0 +1,249 @@
+"""``MessageDelegate``: paints one message row from a cached, laid-out ``QTextDocument``.
+
+Only visible rows are painted, and each message's document is laid out once per revision,
+width and theme (an LRU cache), so long threads scroll smoothly and a streaming reply costs
+one layout per update of its own row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt
+from PySide6.QtCore import Signal as QtSignal
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QTextDocument,
+    QTextOption,
+)
+from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from app.core.state import Message
+from app.ui.chat.message_html import message_html
+from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
+
+__all__ = ["MessageDelegate", "is_dark"]
+
+MAX_COLUMN = 860
+SIDE = 24
+PAD = 12
+HEADER = 22
+FOOTER = 26
+GAP = 10
+ACTIONS = ("copy", "edit", "regenerate", "delete")
+LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def is_dark(palette: QPalette) -> bool:
+    """Whether the palette is a dark theme."""
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+@dataclass
+class _Laid:
+    doc: QTextDocument
+    codes: list[str]
+
+
+class MessageDelegate(QStyledItemDelegate):
+    """Paints messages; emits what the user clicked (a link or a row action)."""
+
+    linkActivated = QtSignal(str, int)
+    """``href`` clicked in row ``row``."""
+    actionTriggered = QtSignal(str, int)
+    """A row action (``copy``, ``edit``, ``regenerate``, ``delete``) on row ``row``."""
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._cache: OrderedDict[tuple[object, ...], _Laid] = OrderedDict()
+        self.expanded: set[str] = set()
+        """Keys of unfolded cards (``message_id:block``)."""
+
+    # Layout --------------------------------------------------------------------------
+
+    def column(self, rect: QRect) -> QRect:
+        """The centred column a row's content sits in."""
+        width = min(MAX_COLUMN, max(200, rect.width() - 2 * SIDE))
+        left = rect.x() + max(SIDE, (rect.width() - width) // 2)
+        return QRect(left, rect.y(), width, rect.height())
+
+    def _laid(self, index: Index, width: int) -> _Laid:
+        message: Message = index.data(MessageRole)
+        model = index.model()
+        dark = is_dark(self._view.palette())
+        mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
+        key = (str(message.message_id), index.data(RevisionRole), width, dark, mine)
+        laid = self._cache.get(key)
+        if laid is not None:
+            self._cache.move_to_end(key)
+            return laid
+        results = model.results if isinstance(model, MessageListModel) else None
+        rendered = message_html(message, dark=dark, expanded=mine, results=results)
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self._view.font())
+        link = self._view.palette().color(QPalette.ColorRole.Link).name()
+        doc.setDefaultStyleSheet(f"a {{ color: {link}; }} p {{ margin-top: 0; }}")
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
+        doc.setHtml(rendered.html)
+        doc.setTextWidth(width)
+        laid = _Laid(doc, rendered.code_blocks)
+        self._cache[key] = laid
+        if len(self._cache) > 600:
+            self._cache.popitem(last=False)
+        return laid
+
+    def code_block(self, index: Index, n: int) -> str | None:
+        """The text of code block ``n`` of the row (for ``copy:N`` links)."""
+        laid = self._laid(index, self._text_width())
+        return laid.codes[n] if 0 <= n < len(laid.codes) else None
+
+    def _text_width(self) -> int:
+        return self.column(self._view.viewport().rect()).width() - 2 * PAD
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        laid = self._laid(index, self._text_width())
+        height = GAP + HEADER + int(laid.doc.size().height()) + FOOTER + GAP
+        return QSize(self._view.viewport().width(), height)
+
+    def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
+        """Where each row action is drawn (and clicked)."""
+        col = self.column(rect)
+        metrics = self._view.fontMetrics()
+        x = col.right() - PAD
+        y = rect.bottom() - GAP - FOOTER + 4
+        rects: dict[str, QRect] = {}
+        for action in reversed(self.actions_for(message)):
+            w = metrics.horizontalAdvance(LABELS[action]) + 16
+            x -= w
+            rects[action] = QRect(x, y, w, FOOTER - 6)
+            x -= 4
+        return rects
+
+    def actions_for(self, message: Message) -> tuple[str, ...]:
+        """The row actions a message offers."""
+        if message.role == "user":
+            return ("copy", "edit", "delete")
+        if message.role == "assistant":
+            return ("copy", "regenerate", "delete")
+        return ("copy",)
+
+    # Painting ------------------------------------------------------------------------
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        message: Message = index.data(MessageRole)
+        if message is None:
+            return
+        rect = option.rect
+        palette: QPalette = option.palette
+        state = option.state
+        col = self.column(rect)
+        laid = self._laid(index, col.width() - 2 * PAD)
+        dark = is_dark(palette)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        box = QRect(col.x(), rect.y() + GAP // 2, col.width(), rect.height() - GAP)
+        if message.role == "user":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor("#2b313a") if dark else QColor("#eef2f8"))
+            painter.drawRoundedRect(box, 10, 10)
+        if state & QStyle.StateFlag.State_HasFocus:
+            pen = painter.pen()
+            pen.setColor(palette.color(QPalette.ColorRole.Highlight))
+            pen.setWidth(2)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(box.adjusted(1, 1, -1, -1), 10, 10)
+        # header: who and when
+        header_font = QFont(self._view.font())
+        header_font.setBold(True)
+        painter.setFont(header_font)
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        who = {"user": "You", "assistant": "Parley", "tool": "Tool result"}.get(
+            message.role, message.role.title()
+        )
+        top = rect.y() + GAP
+        painter.drawText(
+            QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            who,
+        )
+        small = QFont(self._view.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
+        painter.setFont(small)
+        muted = palette.color(QPalette.ColorRole.PlaceholderText)
+        painter.setPen(muted)
+        when = ""
+        if message.timestamp:
+            when = dt.datetime.fromtimestamp(message.timestamp).strftime("%H:%M")
+        painter.drawText(
+            QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
+            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            when,
+        )
+        # body
+        painter.translate(QPointF(col.x() + PAD, top + HEADER))
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
+        laid.doc.documentLayout().draw(painter, ctx)
+        painter.translate(QPointF(-(col.x() + PAD), -(top + HEADER)))
+        # footer: usage, and the row's actions when hovered or focused
+        foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)
+        usage = message.usages
+        if usage and usage.total_tokens:
+            painter.setPen(muted)
+            painter.drawText(
+                foot,
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                f"{usage.total_tokens:,} tokens",
+            )
+        if state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus):
+            painter.setPen(palette.color(QPalette.ColorRole.Link))
+            for action, r in self.action_rects(rect, message).items():
+                painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), LABELS[action])
+        painter.restore()
+
+    # Clicks --------------------------------------------------------------------------
+
+    def editorEvent(self, event: QEvent, model: object, option: object, index: Index) -> bool:
+        if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):
+            return False
+        message: Message = index.data(MessageRole)
+        rect = self._view.visualRect(index)
+        pos = event.position().toPoint()
+        for action, r in self.action_rects(rect, message).items():
+            if r.contains(pos):
+                self.actionTriggered.emit(action, index.row())
+                return True
+        col = self.column(rect)
+        laid = self._laid(index, col.width() - 2 * PAD)
+        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
+        href = laid.doc.documentLayout().anchorAt(local)
+        if href:
+            self.linkActivated.emit(href, index.row())
+            return True
+        return False
+
+    def href_at(self, index: Index, pos: QPointF) -> str:
+        """The link under ``pos`` (viewport coordinates) in the row, or ``""``."""
+        rect = self._view.visualRect(index)
+        col = self.column(rect)
+        laid = self._laid(index, col.width() - 2 * PAD)
+        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
+        return str(laid.doc.documentLayout().anchorAt(local))
+
+    def forget(self) -> None:
+        """Drop every cached layout (the theme or font changed)."""
+        self._cache.clear()

@@ -1,0 +1,82 @@
+"""Markdown to the HTML subset ``QTextDocument`` draws, with highlighted code blocks.
+
+markdown-it-py parses (CommonMark plus tables and strikethrough; raw HTML is shown as text,
+never interpreted); Pygments colours code with inline styles. Each code block gets a
+``copy:N`` link whose N indexes the list of code texts returned beside the HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+__all__ = ["CodeBlocks", "render_markdown"]
+
+CodeBlocks = list[str]
+
+_LIGHT = {"code_bg": "#f4f5f7", "code_border": "#dfe1e5", "muted": "#6b7280", "style": "friendly"}
+_DARK = {"code_bg": "#1f2329", "code_border": "#343a42", "muted": "#9aa3ad", "style": "monokai"}
+
+
+@lru_cache(maxsize=4)
+def _formatter(style: str) -> HtmlFormatter[str]:
+    return HtmlFormatter(style=style, noclasses=True, nowrap=True)
+
+
+def _code_html(code: str, lang: str, dark: bool) -> str:
+    colours = _DARK if dark else _LIGHT
+    try:
+        lexer = get_lexer_by_name(lang) if lang else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        body = html.escape(code)
+    else:
+        body = highlight(code, lexer, _formatter(colours["style"]))
+    return body.rstrip("\n")
+
+
+@lru_cache(maxsize=2)
+def _md(dark: bool) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
+    md.enable(["table", "strikethrough"])
+    colours = _DARK if dark else _LIGHT
+
+    def fence(tokens: list[Any], idx: int, _options: Any, env: Any) -> str:
+        token = tokens[idx]
+        blocks: CodeBlocks = env["blocks"]
+        lang = (token.info or "").strip().split(" ")[0]
+        code = token.content
+        blocks.append(code)
+        n = len(blocks) - 1
+        label = html.escape(lang or "text")
+        return (
+            f'<table width="100%" cellspacing="0" cellpadding="8" '
+            f'bgcolor="{colours["code_bg"]}" style="border: 1px solid {colours["code_border"]};'
+            f' margin-top: 6px; margin-bottom: 6px;">'
+            f'<tr><td><span style="color:{colours["muted"]}; font-size: small;">{label}</span>'
+            f'</td><td align="right"><a href="copy:{n}" style="font-size: small;">Copy</a>'
+            f"</td></tr>"
+            f'<tr><td colspan="2"><pre style="margin: 0;">{_code_html(code, lang, dark)}</pre>'
+            f"</td></tr></table>"
+        )
+
+    md.add_render_rule("fence", fence)
+    md.add_render_rule("code_block", fence)
+    return md
+
+
+def render_markdown(text: str, *, dark: bool = False) -> tuple[str, CodeBlocks]:
+    """Return ``text`` as HTML for ``QTextDocument`` and the texts of its code blocks."""
+    blocks: CodeBlocks = []
+    rendered = _md(dark).render(text, {"blocks": blocks})
+    colours = _DARK if dark else _LIGHT
+    rendered = rendered.replace("<code>", f'<code style="background-color:{colours["code_bg"]};">')
+    return rendered, blocks

@@ -1,0 +1,174 @@
+"""One message as rich text for the chat delegate: Markdown, tool cards, errors, media chips.
+
+Links carry intents the view handles: ``copy:N`` (code block N), ``toggle:KEY`` (fold or
+unfold a tool card or a thinking section), ``remedy:ACTION[:TARGET]`` (an error's fix).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.state import (
+    AnnotationBlock,
+    AudioBlock,
+    DataBlock,
+    DocumentBlock,
+    ErrorBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    VideoBlock,
+)
+from app.services.problems import remedies_for
+from app.ui.chat.markdown import render_markdown
+
+__all__ = ["RenderedMessage", "message_html"]
+
+
+@dataclass
+class RenderedMessage:
+    """A message's HTML and the texts its ``copy:N`` links copy."""
+
+    html: str
+    code_blocks: list[str] = field(default_factory=list)
+
+
+def _one_line(args: dict[str, Any], width: int = 80) -> str:
+    text = "  ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return str(value)
+    return str(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _card(
+    key: str, title: str, summary: str, body: str, expanded: bool, colour: str, dark: bool
+) -> tuple[str, str]:
+    bg = "#23272e" if dark else "#f7f7f9"
+    arrow = "▾" if expanded else "▸"
+    head = (
+        f'<a href="toggle:{html.escape(key)}" style="text-decoration:none;">{arrow} '
+        f"<b>{html.escape(title)}</b></a>"
+        f'&nbsp;&nbsp;<span style="color:{colour};">{html.escape(summary)}</span>'
+    )
+    inner = f'<pre style="margin:0;">{html.escape(body)}</pre>' if expanded else ""
+    table = (
+        f'<table width="100%" cellspacing="0" cellpadding="6" bgcolor="{bg}" '
+        f'style="margin-top:4px; margin-bottom:4px;"><tr><td>{head}{inner}</td></tr></table>'
+    )
+    return table, body
+
+
+def _media_chip(label: str, detail: str, dark: bool) -> str:
+    bg = "#2a3038" if dark else "#eef1f5"
+    return (
+        f'<table cellspacing="0" cellpadding="6" bgcolor="{bg}" style="margin-top:4px;">'
+        f"<tr><td>{html.escape(label)} <span style='color:gray;'>{html.escape(detail)}</span>"
+        f"</td></tr></table>"
+    )
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return ""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n = n / 1024  # type: ignore[assignment]
+    return ""
+
+
+def message_html(
+    message: Message,
+    *,
+    dark: bool,
+    expanded: frozenset[str] = frozenset(),
+    results: dict[str, ToolResultBlock] | None = None,
+) -> RenderedMessage:
+    """Render ``message``; ``expanded`` holds the keys of unfolded cards."""
+    parts: list[str] = []
+    codes: list[str] = []
+    ok, bad = ("#2e7d32", "#c62828") if not dark else ("#81c784", "#ef9a9a")
+    for i, block in enumerate(message.content):
+        key = f"{message.message_id}:{i}"
+        if isinstance(block, TextBlock):
+            if not block.text:
+                continue
+            body, found = render_markdown(block.text, dark=dark)
+            # renumber this block's copy links after the ones already collected
+            for n in range(len(found) - 1, -1, -1):
+                body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(codes)}"')
+            codes += found
+            parts.append(body)
+            for ann in block.annotations:
+                title = ann.title or ann.url or "source"
+                link = html.escape(ann.url or "")
+                parts.append(f'<p style="font-size:small;">↗ <a href="{link}">{title}</a></p>')
+        elif isinstance(block, ToolCallBlock):
+            result = (results or {}).get(block.id)
+            status = "waiting" if result is None else result.status
+            colour = bad if status == "error" else ok if status == "completed" else "gray"
+            summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
+            card, text = _card(
+                key, block.name, summary, _pretty(block.args), key in expanded, colour, dark
+            )
+            parts.append(card)
+            codes.append(text)
+        elif isinstance(block, ToolResultBlock):
+            colour = bad if block.status == "error" else ok
+            text = _pretty(block.output)
+            first = " ".join(text.split())[:80]
+            card, _ = _card(
+                key, f"result of {block.name or 'tool'}", first, text, key in expanded, colour, dark
+            )
+            parts.append(card)
+        elif isinstance(block, ReasoningBlock):
+            card, _ = _card(key, "Thinking", "", block.text, key in expanded, "gray", dark)
+            parts.append(card)
+        elif isinstance(block, ErrorBlock):
+            bg = "#3b1f22" if dark else "#fdecea"
+            links = " &nbsp; ".join(
+                f'<a href="remedy:{r.action}:{html.escape(r.target or "")}">'
+                f"{html.escape(r.label)}</a>"
+                for r in remedies_for(block.code)
+            )
+            parts.append(
+                f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bg}" '
+                f'style="margin-top:4px;"><tr><td><span style="color:{bad};">⚠</span> '
+                f"{html.escape(block.error)}<br/>{links}</td></tr></table>"
+            )
+        elif isinstance(block, ImageBlock):
+            name = block.media.filename or "image"
+            parts.append(_media_chip(f"🖼 {name}", block.alt_text or "", dark))
+        elif isinstance(block, DocumentBlock):
+            name = block.title or block.media.filename or "document"
+            pages = f"{len(block.pages)} pages" if block.pages else ""
+            parts.append(_media_chip(f"📄 {name}", pages, dark))
+        elif isinstance(block, AudioBlock):
+            secs = f"{block.duration_s:.0f} s" if block.duration_s else ""
+            parts.append(_media_chip(f"🔊 {block.media.filename or 'audio'}", secs, dark))
+        elif isinstance(block, VideoBlock):
+            secs = f"{block.duration_s:.0f} s" if block.duration_s else ""
+            parts.append(_media_chip(f"🎞 {block.media.filename or 'video'}", secs, dark))
+        elif isinstance(block, DataBlock):
+            size = _size(block.media.size_bytes if block.media else None)
+            parts.append(_media_chip(f"📦 {block.mime_type}", size, dark))
+        elif isinstance(block, AnnotationBlock):
+            ann = block.annotation
+            link = html.escape(ann.url or "")
+            parts.append(f'<p>↗ <a href="{link}">{html.escape(ann.title or link)}</a></p>')
+    if message.metadata.get("stopped"):
+        parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
+    return RenderedMessage("".join(parts), codes)

@@ -1,0 +1,157 @@
+"""``MessageListModel``: the open thread's loaded messages as rows, indexed by id.
+
+Only the loaded pages are rows (newest page first, older ones prepended on demand), so a
+thread of any length opens at once. Upserting a streamed message touches one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from app.core.state import Message, ToolCallBlock, ToolResultBlock
+
+__all__ = ["MessageListModel", "MessageRole", "RevisionRole"]
+
+MessageRole = Qt.ItemDataRole.UserRole + 1
+"""The row's :class:`Message`."""
+RevisionRole = Qt.ItemDataRole.UserRole + 2
+"""A number that grows each time the row's message changes (for layout caches)."""
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class MessageListModel(QAbstractListModel):
+    """Rows of messages; see the module docstring."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Message] = []
+        self._revisions: list[int] = []
+        self._index: dict[str, int] = {}
+        self._counter = 0
+        self.results: dict[str, ToolResultBlock] = {}
+        """Tool results by call id, so a call's card can show how it ended."""
+        self._callers: dict[str, str] = {}
+
+    # Qt API --------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        message = self._rows[index.row()]
+        if role == MessageRole:
+            return message
+        if role == RevisionRole:
+            return self._revisions[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            who = {"user": "You", "assistant": "Parley", "tool": "Tool"}.get(message.role, "")
+            return f"{who}: {message.text()}"
+        return None
+
+    # Changes -------------------------------------------------------------------------
+
+    def _next_revision(self) -> int:
+        self._counter += 1
+        return self._counter
+
+    def _reindex(self, start: int = 0) -> None:
+        for i in range(start, len(self._rows)):
+            self._index[str(self._rows[i].message_id)] = i
+
+    def _note_results(self, messages: list[Message]) -> list[str]:
+        """Remember calls and results; return the ids of messages whose call got a result."""
+        callers = []
+        for m in messages:
+            for block in m.content:
+                if isinstance(block, ToolCallBlock):
+                    self._callers[block.id] = str(m.message_id)
+                elif isinstance(block, ToolResultBlock):
+                    self.results[block.call_id] = block
+                    if block.call_id in self._callers:
+                        callers.append(self._callers[block.call_id])
+        return callers
+
+    def reset(self, messages: list[Message]) -> None:
+        """Show exactly ``messages``."""
+        self.beginResetModel()
+        self._rows = list(messages)
+        self._revisions = [self._next_revision() for _ in self._rows]
+        self._index = {}
+        self.results = {}
+        self._callers = {}
+        self._reindex()
+        self._note_results(self._rows)
+        self.endResetModel()
+
+    def prepend(self, messages: list[Message]) -> None:
+        """Add an older page above the loaded rows (skipping ids already shown)."""
+        fresh = [m for m in messages if str(m.message_id) not in self._index]
+        if not fresh:
+            return
+        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+        self._rows[0:0] = fresh
+        self._revisions[0:0] = [self._next_revision() for _ in fresh]
+        self._reindex()
+        self._note_results(fresh)
+        self.endInsertRows()
+
+    def upsert(self, message: Message) -> int:
+        """Replace the row with ``message``'s id, or append it; return its row."""
+        key = str(message.message_id)
+        for caller in self._note_results([message]):
+            crow = self._index.get(caller)
+            if crow is not None:
+                self._revisions[crow] = self._next_revision()
+                self.dataChanged.emit(self.index(crow), self.index(crow))
+        row = self._index.get(key)
+        if row is None:
+            row = len(self._rows)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._rows.append(message)
+            self._revisions.append(self._next_revision())
+            self._index[key] = row
+            self.endInsertRows()
+            return row
+        self._rows[row] = message
+        self._revisions[row] = self._next_revision()
+        idx = self.index(row)
+        self.dataChanged.emit(idx, idx, [MessageRole, RevisionRole])
+        return row
+
+    def remove(self, message_id: str) -> None:
+        """Remove the row with this id, if shown."""
+        row = self._index.get(str(message_id))
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._rows[row]
+        del self._revisions[row]
+        del self._index[str(message_id)]
+        self._reindex(row)
+        self.endRemoveRows()
+
+    def touch_all(self) -> None:
+        """Mark every row changed (e.g. a tool result arrived that an earlier card shows)."""
+        if self._rows:
+            for i in range(len(self._rows)):
+                self._revisions[i] = self._next_revision()
+            self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1))
+
+    # Reading -------------------------------------------------------------------------
+
+    def message_at(self, row: int) -> Message | None:
+        """The message in ``row``."""
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, message_id: str) -> int | None:
+        """The row showing ``message_id``."""
+        return self._index.get(str(message_id))
+
+    def messages(self) -> list[Message]:
+        """The loaded messages, oldest first."""
+        return list(self._rows)

@@ -1,0 +1,217 @@
+"""``ChatView``: the virtualised message list with auto-follow, "jump to latest", older pages
+loaded as the user scrolls up, and every row action reachable by mouse, menu and keyboard."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QToolButton, QWidget
+
+from app.core.state import Message
+from app.ui.chat.delegate import LABELS, MessageDelegate
+from app.ui.chat.viewmodel import ChatViewModel
+from app.ui.tasks import spawn
+
+__all__ = ["ChatView"]
+
+
+class ChatView(QListView):
+    """Shows the open thread's messages (object name ``chatView``)."""
+
+    editRequested = Signal(str, str)
+    """The user wants to edit message ``id`` whose text is given."""
+    remedyRequested = Signal(str, str)
+    """An error's remedy was chosen: action and target (e.g. ``set_key``, ``openai/api-key``)."""
+
+    def __init__(self, vm: ChatViewModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.vm = vm
+        self.setObjectName("chatView")
+        self.setAccessibleName("Messages")
+        self.setAccessibleDescription(
+            "The conversation. Up and Down move between messages; the menu key opens a "
+            "message's actions."
+        )
+        self.setModel(vm.model)
+        self.delegate = MessageDelegate(self)
+        self.setItemDelegate(self.delegate)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setUniformItemSizes(False)
+        self.setMouseTracking(True)
+        self.setFrameShape(QListView.Shape.NoFrame)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.verticalScrollBar().setSingleStep(24)
+        self.follow = True
+        """Whether the view keeps the newest message in sight."""
+
+        self.jump = QToolButton(self.viewport())
+        self.jump.setObjectName("jumpToLatestButton")
+        self.jump.setText("↓ Jump to latest")
+        self.jump.setAccessibleName("Jump to latest message")
+        self.jump.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump.clicked.connect(self.jump_to_latest)
+        self.jump.hide()
+
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+        bar.rangeChanged.connect(self._on_range)
+        self._user_scrolling = False
+        vm.model.rowsInserted.connect(self._on_rows)
+        vm.model.modelReset.connect(self._on_reset)
+        vm.model.dataChanged.connect(self._on_changed)
+        self.delegate.linkActivated.connect(self._on_link)
+        self.delegate.actionTriggered.connect(self._on_action)
+
+    # Following the newest message ----------------------------------------------------
+
+    def _on_reset(self) -> None:
+        self.delegate.forget()
+        self.follow = True
+        self.jump.hide()
+        QTimer.singleShot(0, self.scrollToBottom)
+
+    def _on_rows(self, _parent: QModelIndex, first: int, _last: int) -> None:
+        if first == 0 and self.model().rowCount() > _last + 1:
+            return  # an older page came in above: _load_older keeps the position
+        if self.follow:
+            QTimer.singleShot(0, self.scrollToBottom)
+
+    def _on_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: object = None) -> None:
+        # a row's height may have changed (a streaming reply grew): lay out again
+        self.scheduleDelayedItemsLayout()
+        if self.follow:
+            QTimer.singleShot(0, self.scrollToBottom)
+
+    def _on_range(self, _low: int, high: int) -> None:
+        if self.follow:
+            self.verticalScrollBar().setValue(high)
+
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        at_bottom = value >= bar.maximum() - 8
+        if at_bottom != self.follow and not (self.follow and bar.maximum() == 0):
+            self.follow = at_bottom
+        self.jump.setVisible(not self.follow)
+        self._place_jump()
+        if value <= 40 and self.vm.can_load_older():
+            spawn(self._load_older())
+
+    async def _load_older(self) -> None:
+        bar = self.verticalScrollBar()
+        before_max, before_value = bar.maximum(), bar.value()
+        added = await self.vm.load_older()
+        if added:
+            self.doItemsLayout()
+            bar.setValue(before_value + bar.maximum() - before_max)
+
+    def jump_to_latest(self) -> None:
+        """Scroll to the newest message and follow new ones again."""
+        self.follow = True
+        self.jump.hide()
+        self.scrollToBottom()
+
+    def wheelEvent(self, event: object) -> None:
+        super().wheelEvent(event)  # type: ignore[arg-type]
+
+    def resizeEvent(self, event: object) -> None:
+        self.delegate.forget()
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self._place_jump()
+        if self.follow:
+            QTimer.singleShot(0, self.scrollToBottom)
+
+    def _place_jump(self) -> None:
+        size = self.jump.sizeHint()
+        vp = self.viewport().rect()
+        self.jump.setGeometry(
+            vp.right() - size.width() - 16, vp.bottom() - size.height() - 12, *size.toTuple()
+        )
+
+    # Links and actions ---------------------------------------------------------------
+
+    def _on_link(self, href: str, row: int) -> None:
+        kind, _, rest = href.partition(":")
+        if kind == "copy":
+            text = self.delegate.code_block(self.model().index(row, 0), int(rest or 0))
+            if text is not None:
+                QGuiApplication.clipboard().setText(text)
+                self.vm.notice.emit("Copied the code.")
+        elif kind == "toggle":
+            self.delegate.expanded ^= {rest}
+            self.scheduleDelayedItemsLayout()
+            self.viewport().update()
+        elif kind == "remedy":
+            action, _, target = rest.partition(":")
+            if action == "retry":
+                spawn(self.vm.regenerate())
+            else:
+                self.remedyRequested.emit(action, target)
+        elif kind in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(QUrl(href))
+
+    def message_at_row(self, row: int) -> Message | None:
+        """The message shown in ``row``."""
+        return self.vm.model.message_at(row)
+
+    def _on_action(self, action: str, row: int) -> None:
+        message = self.message_at_row(row)
+        if message is None:
+            return
+        if action == "copy":
+            QGuiApplication.clipboard().setText(message.text())
+            self.vm.notice.emit("Copied the message.")
+        elif action == "edit":
+            self.editRequested.emit(str(message.message_id), message.text())
+        elif action == "regenerate":
+            spawn(self.vm.regenerate())
+        elif action == "delete":
+            spawn(self.vm.delete_message(str(message.message_id)))
+
+    def _menu_for(self, row: int) -> QMenu | None:
+        message = self.message_at_row(row)
+        if message is None:
+            return None
+        menu = QMenu(self)
+        for action in self.delegate.actions_for(message):
+            menu.addAction(LABELS[action], partial(self._on_action, action, row))
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        if not index.isValid():
+            index = self.currentIndex()
+        menu = self._menu_for(index.row()) if index.isValid() else None
+        if menu is not None:
+            menu.popup(event.globalPos())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        index = self.currentIndex()
+        if event.matches(QKeySequence.StandardKey.Copy) and index.isValid():
+            self._on_action("copy", index.row())
+            return
+        if event.key() == Qt.Key.Key_Menu and index.isValid():
+            menu = self._menu_for(index.row())
+            if menu is not None:
+                menu.popup(self.viewport().mapToGlobal(self.visualRect(index).center()))
+            return
+        super().keyPressEvent(event)
+
+    def mouseMoveEvent(self, event: object) -> None:
+        super().mouseMoveEvent(event)  # type: ignore[arg-type]
+        pos = event.position()  # type: ignore[attr-defined]
+        index = self.indexAt(QPoint(int(pos.x()), int(pos.y())))
+        over_link = index.isValid() and bool(self.delegate.href_at(index, pos))
+        self.viewport().setCursor(
+            Qt.CursorShape.PointingHandCursor if over_link else Qt.CursorShape.ArrowCursor
+        )

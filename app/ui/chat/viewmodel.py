@@ -1,0 +1,219 @@
+"""``ChatViewModel``: what the chat view shows for the open thread, fed by workspace events.
+
+It holds the :class:`MessageListModel`, pages older messages in on request, coalesces a
+streaming reply's updates to one repaint per frame, and turns the user's intents (send, stop,
+regenerate, edit, answer) into workspace calls. Widgets never call the workspace themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.core.errors import ParleyError
+from app.core.state import Message
+from app.services.events import (
+    ApprovalNeeded,
+    BudgetUpdated,
+    MessageAdded,
+    MessageRemoved,
+    MessageStreamed,
+    Problem,
+    Retrying,
+    RunStatusChanged,
+    WorkspaceEvent,
+)
+from app.services.problems import problem_of
+from app.services.workspace import Workspace
+from app.ui.chat.message_model import MessageListModel
+
+__all__ = ["ChatViewModel"]
+
+PAGE = 100
+FRAME_MS = 33
+
+
+class ChatViewModel(QObject):
+    """The open thread; see the module docstring."""
+
+    threadOpened = Signal(str)
+    """The thread now shown (its id)."""
+    statusChanged = Signal(str)
+    """The open thread's run status: running, idle, waiting, stopped, failed."""
+    problem = Signal(object)
+    """A :class:`Problem` to show."""
+    approvalNeeded = Signal(object)
+    """An :class:`ApprovalNeeded` for the open thread."""
+    budgetChanged = Signal(object)
+    """A :class:`BudgetUpdated` for the open thread."""
+    notice = Signal(str)
+    """A passing note for the status line (e.g. a provider retry)."""
+    replyFinished = Signal(str)
+    """A reply in the open thread finished; the text is its first words (for announcing)."""
+
+    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.model = MessageListModel(self)
+        self.thread_id: str | None = None
+        self._oldest: int | None = None
+        self._has_more = False
+        self._loading_older = False
+        self._pending: dict[str, Message] = {}
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FRAME_MS)
+        self._flush_timer.timeout.connect(self._flush)
+        self._statuses: dict[str, str] = {}
+        self._unsubscribe = workspace.subscribe(self._on_event)
+
+    def close(self) -> None:
+        """Stop listening to the workspace."""
+        self._unsubscribe()
+
+    # Opening and paging --------------------------------------------------------------
+
+    async def open_thread(self, thread_id: str) -> None:
+        """Show the newest page of ``thread_id``."""
+        self.thread_id = thread_id
+        self._pending.clear()
+        page = await self.workspace.read_messages(thread_id, limit=PAGE)
+        if self.thread_id != thread_id:
+            return  # the user moved on while it loaded
+        self.model.reset(page.messages)
+        self._oldest, self._has_more = page.first_position, page.has_more
+        self.threadOpened.emit(thread_id)
+        self.statusChanged.emit(self.status())
+        for approval in await self.workspace.pending_approvals(thread_id):
+            if self.thread_id == thread_id and not self.workspace.is_running(thread_id):
+                self.approvalNeeded.emit(approval)
+
+    def clear(self) -> None:
+        """Show no thread."""
+        self.thread_id = None
+        self.model.reset([])
+
+    def can_load_older(self) -> bool:
+        """Whether older messages wait in the store."""
+        return self._has_more and not self._loading_older
+
+    async def load_older(self) -> int:
+        """Prepend the next older page; return how many rows came in."""
+        if not self.can_load_older() or self.thread_id is None:
+            return 0
+        thread_id = self.thread_id
+        self._loading_older = True
+        try:
+            page = await self.workspace.read_messages(thread_id, before=self._oldest, limit=PAGE)
+        finally:
+            self._loading_older = False
+        if self.thread_id != thread_id:
+            return 0
+        before = self.model.rowCount()
+        self.model.prepend(page.messages)
+        self._oldest, self._has_more = page.first_position, page.has_more
+        return self.model.rowCount() - before
+
+    def status(self) -> str:
+        """The open thread's run status."""
+        if self.thread_id is None:
+            return "idle"
+        if self.workspace.is_running(self.thread_id):
+            return "running"
+        return self._statuses.get(self.thread_id, "idle")
+
+    # Intents -------------------------------------------------------------------------
+
+    async def send(self, text: str) -> bool:
+        """Send ``text`` to the open thread; False (and a problem shown) when refused."""
+        if self.thread_id is None:
+            thread = await self.workspace.create_thread()
+            await self.open_thread(thread.id)
+        assert self.thread_id is not None
+        return await self._attempt(self.workspace.send(self.thread_id, text))
+
+    async def regenerate(self) -> bool:
+        """Answer the last user message again."""
+        if self.thread_id is None:
+            return False
+        return await self._attempt(self.workspace.regenerate(self.thread_id))
+
+    async def edit_and_resend(self, message_id: str, text: str) -> str | None:
+        """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
+        if self.thread_id is None:
+            return None
+        try:
+            fork, _task = await self.workspace.edit_and_resend(self.thread_id, message_id, text)
+        except ParleyError as exc:
+            self.problem.emit(problem_of(getattr(exc, "kind", "invalid"), str(exc)))
+            return None
+        await self.open_thread(fork.id)
+        return fork.id
+
+    async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
+        """Continue ``thread_id`` with approval decisions."""
+        return await self._attempt(self.workspace.answer(thread_id, answers))
+
+    async def delete_message(self, message_id: str) -> bool:
+        """Remove a message from the open thread."""
+        if self.thread_id is None:
+            return False
+        return await self._attempt(self.workspace.delete_message(self.thread_id, message_id))
+
+    def stop(self) -> bool:
+        """Stop the open thread's reply."""
+        return self.thread_id is not None and self.workspace.stop(self.thread_id)
+
+    async def _attempt(self, starting: Any) -> bool:
+        try:
+            await starting
+        except ParleyError as exc:
+            kind = "busy" if type(exc).__name__ == "ThreadBusy" else getattr(exc, "kind", "invalid")
+            self.problem.emit(problem_of(kind, str(exc), self.thread_id))
+            return False
+        return True
+
+    # Events --------------------------------------------------------------------------
+
+    def _on_event(self, event: WorkspaceEvent) -> None:
+        thread_id = getattr(event, "thread_id", None)
+        if isinstance(event, RunStatusChanged):
+            self._statuses[event.thread_id] = event.status
+            if event.thread_id == self.thread_id:
+                if event.status != "running":
+                    self._flush()
+                    last = self.model.message_at(self.model.rowCount() - 1)
+                    if last is not None and last.role == "assistant":
+                        self.replyFinished.emit(last.text()[:200])
+                self.statusChanged.emit(event.status)
+            return
+        if isinstance(event, Problem) and (thread_id in (None, self.thread_id)):
+            self.problem.emit(event)
+            return
+        if thread_id != self.thread_id or thread_id is None:
+            return
+        if isinstance(event, MessageStreamed):
+            self._pending[str(event.message.message_id)] = event.message
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
+        elif isinstance(event, MessageAdded):
+            self._pending.pop(str(event.message.message_id), None)
+            self.model.upsert(event.message)
+        elif isinstance(event, MessageRemoved):
+            self._pending.pop(str(event.message_id), None)
+            self.model.remove(event.message_id)
+        elif isinstance(event, ApprovalNeeded):
+            self.approvalNeeded.emit(event)
+        elif isinstance(event, BudgetUpdated):
+            self.budgetChanged.emit(event)
+        elif isinstance(event, Retrying):
+            self.notice.emit(
+                f"{event.provider} is busy; trying again in {event.delay:.0f} s "
+                f"(attempt {event.attempt + 1})"
+            )
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        for message in pending.values():
+            self.model.upsert(message)

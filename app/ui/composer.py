@@ -1,0 +1,189 @@
+"""The composer: where a message is written, with send/stop, attach and an edit mode.
+
+Enter sends, Shift+Enter starts a new line, Esc stops a running reply (or leaves edit mode),
+Up in an empty composer edits the last message. The text is cleared only once the message
+was accepted, so nothing typed is lost when a send fails.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["ComposerEdit", "ComposerPanel"]
+
+
+class ComposerEdit(QPlainTextEdit):
+    """The text box (object name ``composer``)."""
+
+    submitted = Signal()
+    escapePressed = Signal()
+    upInEmpty = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.setAccessibleName("Message")
+        self.setAccessibleDescription("Enter sends, Shift+Enter starts a new line")
+        self.setPlaceholderText("Message Parley…   (Enter sends, Shift+Enter new line)")
+        self.setTabChangesFocus(True)
+        self.document().contentsChanged.connect(self.updateGeometry)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+
+    def sizeHint(self) -> QSize:
+        lines = max(1, min(8, int(self.document().size().height())))
+        height = self.fontMetrics().lineSpacing() * lines + 18
+        return QSize(400, height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(100, self.fontMetrics().lineSpacing() + 18)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        mods = event.modifiers()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if mods & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self.submitted.emit()
+            return
+        if key == Qt.Key.Key_Escape:
+            self.escapePressed.emit()
+            return
+        if key == Qt.Key.Key_Up and not self.toPlainText():
+            self.upInEmpty.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class ComposerPanel(QFrame):
+    """The composer with its buttons; emits intents, holds no conversation state."""
+
+    sendRequested = Signal(str)
+    """Send this text (or, in edit mode, send it as an edit of :attr:`editing`)."""
+    stopRequested = Signal()
+    editLastRequested = Signal()
+    attachRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composerPanel")
+        self.editing: str | None = None
+        """The id of the message being edited, in edit mode."""
+        self.running = False
+
+        self.edit_banner = QLabel("", self)
+        self.edit_banner.setObjectName("editBanner")
+        self.edit_banner.hide()
+
+        self.attachment_bar = QWidget(self)
+        self.attachment_bar.setObjectName("attachmentBar")
+        self.attachment_bar.setAccessibleName("Attachments")
+        QHBoxLayout(self.attachment_bar).setContentsMargins(0, 0, 0, 0)
+        self.attachment_bar.hide()
+
+        self.edit = ComposerEdit(self)
+        self.edit.submitted.connect(self._submit)
+        self.edit.escapePressed.connect(self._escape)
+        self.edit.upInEmpty.connect(self.editLastRequested)
+
+        self.attach_button = QPushButton("Attach…", self)
+        self.attach_button.setObjectName("attachButton")
+        self.attach_button.setAccessibleName("Attach files")
+        self.attach_button.setToolTip("Attach files (Ctrl+O)")
+        self.attach_button.clicked.connect(self.attachRequested)
+
+        self.hint = QLabel("", self)
+        self.hint.setObjectName("composerHint")
+
+        self.send_button = QPushButton("Send", self)
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setAccessibleName("Send message")
+        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.setDefault(False)
+        self.send_button.clicked.connect(self._submit)
+
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.setToolTip("Stop (Esc)")
+        self.stop_button.clicked.connect(self.stopRequested)
+        self.stop_button.hide()
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(8)
+        row.addWidget(self.attach_button)
+        row.addWidget(self.hint, 1)
+        row.addWidget(self.stop_button)
+        row.addWidget(self.send_button)
+
+        box = QFrame(self)
+        box.setObjectName("composerBox")
+        inner = QVBoxLayout(box)
+        inner.setContentsMargins(10, 6, 10, 6)
+        inner.addWidget(self.edit)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 8, 16, 12)
+        layout.setSpacing(8)
+        layout.addWidget(self.edit_banner)
+        layout.addWidget(self.attachment_bar)
+        layout.addWidget(box)
+        layout.addLayout(row)
+        self.setTabOrder(self.edit, self.attach_button)
+        self.setTabOrder(self.attach_button, self.send_button)
+
+    def text(self) -> str:
+        """What is written."""
+        return self.edit.toPlainText()
+
+    def accept_sent(self) -> None:
+        """The message went out: clear the box and leave edit mode."""
+        self.edit.clear()
+        self.leave_edit_mode()
+
+    def set_running(self, running: bool) -> None:
+        """Show Stop while a reply streams, Send otherwise."""
+        self.running = running
+        self.stop_button.setVisible(running)
+        self.send_button.setVisible(not running)
+
+    def enter_edit_mode(self, message_id: str, text: str) -> None:
+        """Edit an earlier message: sending forks the thread there."""
+        self.editing = message_id
+        self.edit.setPlainText(text)
+        self.edit_banner.setText(
+            "Editing a message: Enter sends it as a new branch of this thread, Esc cancels."
+        )
+        self.edit_banner.show()
+        self.edit.setFocus()
+        self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+
+    def leave_edit_mode(self) -> None:
+        """Back to writing a new message."""
+        if self.editing is not None:
+            self.editing = None
+            self.edit_banner.hide()
+
+    def _submit(self) -> None:
+        text = self.text()
+        if not text.strip() or (self.running and self.editing is None):
+            return
+        self.sendRequested.emit(text)
+
+    def _escape(self) -> None:
+        if self.editing is not None:
+            self.leave_edit_mode()
+            self.edit.clear()
+        elif self.running:
+            self.stopRequested.emit()

@@ -1,0 +1,127 @@
+"""Awaited dialogs: opened with ``open()``, their result awaited through a future, never
+``exec()`` inside a coroutine. Also the small dialogs the window needs."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["SHORTCUTS", "ask", "shortcuts_dialog", "system_prompt_dialog", "text_dialog"]
+
+SHORTCUTS: list[tuple[str, str]] = [
+    ("Ctrl+N", "New thread"),
+    ("Ctrl+F", "Search threads"),
+    ("Ctrl+L", "Focus the message box"),
+    ("Enter", "Send"),
+    ("Shift+Enter", "New line in the message"),
+    ("Esc", "Stop the reply / leave edit mode"),
+    ("Up (empty message box)", "Edit your last message"),
+    ("Ctrl+Shift+C", "Copy the last answer"),
+    ("Ctrl+R", "Regenerate the last answer"),
+    ("F2", "Rename the thread"),
+    ("Delete (in the thread list)", "Delete the thread (with Undo)"),
+    ("Ctrl+B", "Show or hide the sidebar"),
+    ("Ctrl+M", "Choose the model"),
+    ("Ctrl+E", "Export the thread"),
+    ("Ctrl+I", "Import a thread"),
+    ("Ctrl+Page Up / Page Down", "Previous / next thread"),
+    ("Menu key (in the conversation)", "Actions for the focused message"),
+    ("Ctrl+W", "Close the window"),
+    ("Ctrl+Q", "Quit"),
+    ("F1", "This list"),
+]
+
+
+async def ask(dialog: QDialog) -> int:
+    """Open ``dialog`` window-modally and wait for its result without nesting a loop."""
+    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def done(result: int) -> None:
+        if not future.done():
+            future.set_result(result)
+
+    dialog.finished.connect(done)
+    dialog.open()
+    return await future
+
+
+def shortcuts_dialog(parent: QWidget) -> QDialog:
+    """Help > Keyboard shortcuts."""
+    dialog = QDialog(parent)
+    dialog.setObjectName("shortcutsDialog")
+    dialog.setWindowTitle("Keyboard shortcuts")
+    table = QTableWidget(len(SHORTCUTS), 2, dialog)
+    table.setHorizontalHeaderLabels(["Keys", "Does"])
+    table.verticalHeader().hide()
+    for row, (keys, what) in enumerate(SHORTCUTS):
+        table.setItem(row, 0, QTableWidgetItem(keys))
+        table.setItem(row, 1, QTableWidgetItem(what))
+    table.resizeColumnsToContents()
+    table.horizontalHeader().setStretchLastSection(True)
+    table.setAccessibleName("Keyboard shortcuts")
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(table)
+    layout.addWidget(buttons)
+    dialog.resize(520, 560)
+    return dialog
+
+
+def system_prompt_dialog(parent: QWidget, current: str) -> tuple[QDialog, QPlainTextEdit]:
+    """Edit the thread's system prompt (blank means the default)."""
+    dialog = QDialog(parent)
+    dialog.setObjectName("systemPromptDialog")
+    dialog.setWindowTitle("System prompt for this thread")
+    label = QLabel("Instructions the model follows in this thread. Leave blank for the default.")
+    label.setWordWrap(True)
+    edit = QPlainTextEdit(current, dialog)
+    edit.setObjectName("systemPromptEdit")
+    edit.setAccessibleName("System prompt")
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, dialog
+    )
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(label)
+    layout.addWidget(edit)
+    layout.addWidget(buttons)
+    dialog.resize(520, 300)
+    return dialog, edit
+
+
+def text_dialog(
+    parent: QWidget, title: str, prompt: str, *, secret: bool = False
+) -> tuple[QDialog, QLineEdit]:
+    """A one-line question (an API key is typed masked)."""
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(title)
+    label = QLabel(prompt)
+    label.setWordWrap(True)
+    edit = QLineEdit(dialog)
+    edit.setAccessibleName(title)
+    if secret:
+        edit.setEchoMode(QLineEdit.EchoMode.Password)
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+    )
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(label)
+    layout.addWidget(edit)
+    layout.addWidget(buttons)
+    dialog.resize(440, 140)
+    return dialog, edit

@@ -1,0 +1,116 @@
+"""The sidebar's rows: threads (title, last line, badge) or search hits (title, snippet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from app.services.workspace import SearchHit, ThreadSummary
+
+__all__ = ["RowRole", "SidebarRow", "ThreadIdRole", "ThreadListModel"]
+
+ThreadIdRole = Qt.ItemDataRole.UserRole + 1
+RowRole = Qt.ItemDataRole.UserRole + 2
+
+Index = QModelIndex | QPersistentModelIndex
+
+BADGES = {"running": "streaming", "waiting": "waiting for approval", "cut_off": "run cut off"}
+
+
+@dataclass(frozen=True, slots=True)
+class SidebarRow:
+    """One row: a thread, or a search hit in a thread (``snippet`` marks matches with
+    ``\\x02``/``\\x03``)."""
+
+    thread_id: str
+    title: str
+    line: str
+    status: str = "idle"
+    snippet: bool = False
+
+
+def row_of_summary(summary: ThreadSummary) -> SidebarRow:
+    """The row for a thread."""
+    t = summary.thread
+    return SidebarRow(t.id, t.title or "New thread", summary.last_line, summary.status)
+
+
+def row_of_hit(hit: SearchHit) -> SidebarRow:
+    """The row for a search hit."""
+    return SidebarRow(
+        hit.thread_id, hit.thread_title or "New thread", " ".join(hit.snippet.split()), snippet=True
+    )
+
+
+class ThreadListModel(QAbstractListModel):
+    """Rows of :class:`SidebarRow`; editable titles (F2)."""
+
+    renameRequested = Signal(str, str)
+    """The user typed a new title for thread ``id``."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[SidebarRow] = []
+        self.hidden: set[str] = set()
+        """Threads deleted but still undoable: not shown."""
+        self._all: list[SidebarRow] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return row.title
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            badge = BADGES.get(row.status)
+            line = row.line.replace("\x02", "").replace("\x03", "")
+            return f"{row.title}{f', {badge}' if badge else ''}. {line}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.title
+        if role == ThreadIdRole:
+            return row.thread_id
+        if role == RowRole:
+            return row
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        if index.isValid() and not self.rows[index.row()].snippet:
+            base |= Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        title = " ".join(str(value).split())
+        row = self.rows[index.row()]
+        if not title or title == row.title:
+            return False
+        self.rows[index.row()] = SidebarRow(row.thread_id, title, row.line, row.status)
+        self.dataChanged.emit(index, index)
+        self.renameRequested.emit(row.thread_id, title)
+        return True
+
+    def set_rows(self, rows: list[SidebarRow]) -> None:
+        """Show ``rows`` (minus hidden threads), keeping the model small and current."""
+        self._all = rows
+        self.beginResetModel()
+        self.rows = [r for r in rows if r.thread_id not in self.hidden]
+        self.endResetModel()
+
+    def set_hidden(self, hidden: set[str]) -> None:
+        """Hide (or show again) threads whose deletion can still be undone."""
+        self.hidden = set(hidden)
+        self.set_rows(self._all)
+
+    def row_of(self, thread_id: str) -> int | None:
+        """The row showing ``thread_id``, if any."""
+        for i, r in enumerate(self.rows):
+            if r.thread_id == thread_id:
+                return i
+        return None

@@ -1,0 +1,101 @@
+"""Light and dark: the system palette by default, or Fusion with a light or dark palette, one
+accent colour, and a small style sheet on the 8 px grid."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+__all__ = ["ACCENT", "apply_theme"]
+
+ACCENT = "#3b6fd8"
+
+_SHEET = """
+#sidebar { background: palette(alternate-base); border-right: 1px solid palette(mid); }
+#sidebar QListView { background: transparent; }
+#header { border-bottom: 1px solid palette(mid); }
+#threadTitle { font-size: 15px; font-weight: 600; }
+#budgetMeter, #composerHint, #modelStatus { color: palette(placeholder-text); }
+#composerBox { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
+#composerBox:focus-within { border-color: %(accent)s; }
+#composer { background: transparent; }
+#sendButton { background: %(accent)s; color: white; border-radius: 6px; padding: 6px 16px;
+              font-weight: 600; }
+#sendButton:disabled { background: palette(mid); }
+#sendButton:focus, #stopButton:focus { outline: 2px solid palette(highlight); }
+#stopButton { border-radius: 6px; padding: 6px 16px; }
+#noticeBar { background: palette(alternate-base); border-bottom: 1px solid palette(mid); }
+#noticeBar[level="error"] { background: %(error_bg)s; }
+#noticeBar[level="warning"] { background: %(warn_bg)s; }
+#undoBar { background: palette(alternate-base); border: 1px solid palette(mid);
+           border-radius: 8px; }
+#editBanner { color: %(accent)s; }
+#emptyState QPushButton { text-align: left; padding: 10px 14px; border: 1px solid palette(mid);
+                          border-radius: 8px; background: palette(base); }
+#emptyState QPushButton:hover, #emptyState QPushButton:focus { border-color: %(accent)s; }
+#emptyTitle { font-size: 22px; font-weight: 600; }
+#jumpToLatestButton { background: palette(base); border: 1px solid palette(mid);
+                      border-radius: 14px; padding: 4px 12px; }
+"""
+
+
+def _palette(dark: bool) -> QPalette:
+    p = QPalette()
+    if dark:
+        colours = {
+            QPalette.ColorRole.Window: "#1e2127",
+            QPalette.ColorRole.WindowText: "#e6e8eb",
+            QPalette.ColorRole.Base: "#17191d",
+            QPalette.ColorRole.AlternateBase: "#21252b",
+            QPalette.ColorRole.Text: "#e6e8eb",
+            QPalette.ColorRole.Button: "#2a2e35",
+            QPalette.ColorRole.ButtonText: "#e6e8eb",
+            QPalette.ColorRole.Mid: "#3a3f47",
+            QPalette.ColorRole.PlaceholderText: "#9aa3ad",
+            QPalette.ColorRole.Highlight: "#5b8def",
+            QPalette.ColorRole.HighlightedText: "#ffffff",
+            QPalette.ColorRole.Link: "#8ab4ff",
+            QPalette.ColorRole.ToolTipBase: "#2a2e35",
+            QPalette.ColorRole.ToolTipText: "#e6e8eb",
+        }
+    else:
+        colours = {
+            QPalette.ColorRole.Window: "#ffffff",
+            QPalette.ColorRole.WindowText: "#1f2328",
+            QPalette.ColorRole.Base: "#ffffff",
+            QPalette.ColorRole.AlternateBase: "#f6f7f9",
+            QPalette.ColorRole.Text: "#1f2328",
+            QPalette.ColorRole.Button: "#f3f4f6",
+            QPalette.ColorRole.ButtonText: "#1f2328",
+            QPalette.ColorRole.Mid: "#d9dce1",
+            QPalette.ColorRole.PlaceholderText: "#6b7280",
+            QPalette.ColorRole.Highlight: ACCENT,
+            QPalette.ColorRole.HighlightedText: "#ffffff",
+            QPalette.ColorRole.Link: "#2f5fc4",
+            QPalette.ColorRole.ToolTipBase: "#ffffff",
+            QPalette.ColorRole.ToolTipText: "#1f2328",
+        }
+    for role, value in colours.items():
+        p.setColor(role, QColor(value))
+    p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#8b929a"))
+    p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#8b929a"))
+    return p
+
+
+def apply_theme(app: QApplication, theme: str = "system") -> bool:
+    """Apply ``theme`` (``system``, ``light`` or ``dark``); return whether it is dark."""
+    if theme in ("light", "dark"):
+        style = QStyleFactory.create("Fusion")
+        if style is not None:
+            app.setStyle(style)
+        app.setPalette(_palette(theme == "dark"))
+    dark = app.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    app.setStyleSheet(
+        _SHEET
+        % {
+            "accent": ACCENT,
+            "error_bg": "#4a2326" if dark else "#fdecea",
+            "warn_bg": "#4a3b1e" if dark else "#fff4e0",
+        }
+    )
+    return dark
