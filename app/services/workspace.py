@@ -355,9 +355,15 @@ class Workspace:
         return thread_id in self._runs
 
     async def send(
-        self, thread_id: str, text: str, blocks: Sequence[ContentBlock] = ()
+        self,
+        thread_id: str,
+        text: str,
+        blocks: Sequence[ContentBlock] = (),
+        *,
+        replace: str | None = None,
     ) -> asyncio.Task[AgentState | None]:
-        """Add the user's message and start a turn; returns the running turn.
+        """Add the user's message (in place of message ``replace``, when given) and start a
+        turn; returns the running turn.
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -372,8 +378,12 @@ class Workspace:
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
+        update: list[Message | RemoveMessage] = [message]
+        if replace is not None:
+            update.insert(0, RemoveMessage(id=replace))
+            self._emit(MessageRemoved(thread_id, replace))
         self._emit(MessageAdded(thread_id, message))
-        return self._start(thread_id, agent, {"messages": [message]})
+        return self._start(thread_id, agent, {"messages": update})
 
     async def regenerate(self, thread_id: str) -> asyncio.Task[AgentState | None]:
         """Drop the replies after the last user message and ask the model again."""
@@ -392,22 +402,24 @@ class Workspace:
         update = [RemoveMessage(id=m) for m in removed]
         return self._start(thread_id, agent, {"messages": update})
 
-    async def edit_and_resend(
-        self, thread_id: str, message_id: str, text: str
-    ) -> tuple[Thread, asyncio.Task[AgentState | None]]:
-        """Fork the thread just before ``message_id`` and send ``text`` there instead; the
-        original thread stays as it was."""
-        if not text.strip():
-            raise UserError("there is nothing to send: the message is empty")
+    async def fork_for_edit(self, thread_id: str, message_id: str) -> Thread:
+        """A copy of the thread that ends with ``message_id``, for sending an edited version
+        of that message with ``send(..., replace=message_id)``; the original stays as it was."""
         original = await self.get_thread(thread_id)
         fork = await self._store.fork_thread(
             thread_id, at_message=message_id, title=f"{original.title} (edited)"
         )
-        agent = await self._agent_for(fork)
-        message = Message.text_message(text)
         self._emit(ThreadsChanged(fork.id))
-        task = self._start(fork.id, agent, {"messages": [RemoveMessage(id=message_id), message]})
-        return fork, task
+        return fork
+
+    async def edit_and_resend(
+        self, thread_id: str, message_id: str, text: str
+    ) -> tuple[Thread, asyncio.Task[AgentState | None]]:
+        """Fork the thread at ``message_id`` and send ``text`` there instead of it."""
+        if not text.strip():
+            raise UserError("there is nothing to send: the message is empty")
+        fork = await self.fork_for_edit(thread_id, message_id)
+        return fork, await self.send(fork.id, text, replace=message_id)
 
     async def delete_message(self, thread_id: str, message_id: str) -> None:
         """Remove one message from the thread (saved as a new step; runs nothing)."""

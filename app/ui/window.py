@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
         vm.approvalNeeded.connect(self._on_approval)
         vm.budgetChanged.connect(self._on_budget)
         vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
-        vm.threadOpened.connect(lambda tid: spawn(self._after_open(tid)))
+        vm.threadOpened.connect(self._on_thread_opened)
         self.threads_vm.problem.connect(self._on_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
@@ -238,6 +238,11 @@ class MainWindow(QMainWindow):
         """Show ``thread_id``."""
         self.composer.leave_edit_mode()
         await self.chat_vm.open_thread(thread_id)
+        await self._after_open(thread_id)
+
+    def _on_thread_opened(self, thread_id: str) -> None:
+        if self.sidebar.current_thread() is None or self.sidebar.current_thread()[0] != thread_id:
+            spawn(self._after_open(thread_id))  # opened by the view model (e.g. an edit's fork)
 
     async def _after_open(self, thread_id: str) -> None:
         self.sidebar.select(thread_id)

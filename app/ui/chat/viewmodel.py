@@ -27,6 +27,7 @@ from app.services.events import (
 from app.services.problems import problem_of
 from app.services.workspace import Workspace
 from app.ui.chat.message_model import MessageListModel
+from app.ui.tasks import spawn
 
 __all__ = ["ChatViewModel"]
 
@@ -71,6 +72,7 @@ class ChatViewModel(QObject):
     def close(self) -> None:
         """Stop listening to the workspace."""
         self._unsubscribe()
+        self._flush_timer.stop()
 
     # Opening and paging --------------------------------------------------------------
 
@@ -143,12 +145,15 @@ class ChatViewModel(QObject):
         """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
         if self.thread_id is None:
             return None
+        if not text.strip():
+            return None
         try:
-            fork, _task = await self.workspace.edit_and_resend(self.thread_id, message_id, text)
+            fork = await self.workspace.fork_for_edit(self.thread_id, message_id)
         except ParleyError as exc:
             self.problem.emit(problem_of(getattr(exc, "kind", "invalid"), str(exc)))
             return None
         await self.open_thread(fork.id)
+        await self._attempt(self.workspace.send(fork.id, text, replace=message_id))
         return fork.id
 
     async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
@@ -183,6 +188,7 @@ class ChatViewModel(QObject):
             if event.thread_id == self.thread_id:
                 if event.status != "running":
                     self._flush()
+                    spawn(self._reconcile(event.thread_id))
                     last = self.model.message_at(self.model.rowCount() - 1)
                     if last is not None and last.role == "assistant":
                         self.replyFinished.emit(last.text()[:200])
@@ -212,6 +218,22 @@ class ChatViewModel(QObject):
                 f"{event.provider} is busy; trying again in {event.delay:.0f} s "
                 f"(attempt {event.attempt + 1})"
             )
+
+    async def _reconcile(self, thread_id: str) -> None:
+        """After a run, make the newest rows exactly what the store holds."""
+        page = await self.workspace.read_messages(thread_id, limit=PAGE)
+        if self.thread_id != thread_id or self.workspace.is_running(thread_id):
+            return
+        shown = self.model.messages()[-len(page.messages) :] if page.messages else []
+        if [m.message_id for m in shown] != [m.message_id for m in page.messages] or (
+            len(page.messages) == 0 and self.model.rowCount()
+        ):
+            self.model.reset(page.messages)
+            self._oldest, self._has_more = page.first_position, page.has_more
+        else:
+            for old, new in zip(shown, page.messages, strict=True):
+                if old != new:
+                    self.model.upsert(new)
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}

@@ -45,8 +45,10 @@ class ThreadsViewModel(QObject):
         self._unsubscribe = workspace.subscribe(self._on_event)
 
     def close(self) -> None:
-        """Stop listening to the workspace."""
+        """Stop listening to the workspace (a pending delete still waits for
+        :meth:`commit_delete`)."""
         self._unsubscribe()
+        self._refresh_timer.stop()
 
     def _on_event(self, event: WorkspaceEvent) -> None:
         if isinstance(event, ThreadsChanged) and not self._refresh_timer.isActive():
