@@ -223,7 +223,7 @@ async def test_quit_and_reopen_finds_everything(tmp_path: Path) -> None:
     await send(window, "Remember this")
     await wait_until(lambda: len(rows(window)) == 2)
     await idle(window)
-    window.resize(900, 640)
+    window.resize(760, 560)
     await asyncio.sleep(0.05)
     await close_test_window(window)
 
@@ -231,6 +231,6 @@ async def test_quit_and_reopen_finds_everything(tmp_path: Path) -> None:
     try:
         assert [m.text() for m in rows(again)] == ["Remember this", "Saved answer."]
         assert find(again, QWidget, "threadTitle").text() == "Remember this"
-        assert (again.width(), again.height()) == (900, 640)
+        assert (again.width(), again.height()) == (760, 560)
     finally:
         await close_test_window(again)
