@@ -84,6 +84,8 @@ class TerminalApprovalHandler:
 
     def _show(self, request: ApprovalRequest, number: int, total: int) -> None:
         self._print(f"\nTool call {number} of {total} needs your approval: {request.tool}")
+        if request.note:
+            self._print(f"  {request.note}")
         if request.description:
             self._print(f"  {request.description.splitlines()[0]}")
         if request.permissions:
