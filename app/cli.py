@@ -60,10 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _printable(text: str) -> str:
+    """``text`` with lone surrogates (which no terminal encoding can write) as ``?``."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _printer(out: TextIO) -> Any:
     def on_event(event: GraphEvent) -> None:
         if isinstance(event, MessageDelta) and not event.namespace:
-            out.write(event.chunk.text())
+            out.write(_printable(event.chunk.text()))
             out.flush()
         elif isinstance(event, ToolProgress) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""

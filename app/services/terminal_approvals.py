@@ -1,8 +1,10 @@
 """Asks for tool approvals on the terminal, for ``parley chat``.
 
-Each pending call is printed with its tool, what it may do and its exact arguments; the answer
-is y (approve), n (deny, with an optional reason), e (edit the arguments as JSON, then run) or
-a (always allow this tool, in this thread or everywhere).
+Each pending call is printed with its tool, what it may do and its exact arguments. Only a
+whole, explicit answer counts (any letter case): ``y``/``yes``/``approve``, ``n``/``no``/``deny``
+(with an optional reason), ``e``/``edit`` (edit the arguments as JSON, then run) or ``always``
+(allow this tool from now on, in ``thread`` or ``everywhere``, which must be answered too).
+Anything else, an empty answer included, asks again; end of input denies.
 """
 
 from __future__ import annotations
@@ -10,14 +12,37 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
 from app.services.terminal_input import read_line, stdin_lines
 
 __all__ = ["TerminalApprovalHandler"]
 
-_CHOICES = "[y]es / [n]o / [e]dit / [a]lways"
+_CHOICES = "y/yes/approve, n/no/deny, e/edit, always"
+_SCOPES = "t/thread, everywhere"
+
+_ANSWERS: dict[str, Literal["approve", "deny", "edit", "always"]] = {
+    "y": "approve",
+    "yes": "approve",
+    "approve": "approve",
+    "n": "deny",
+    "no": "deny",
+    "deny": "deny",
+    "e": "edit",
+    "edit": "edit",
+    "always": "always",
+}
+_SCOPE_ANSWERS: dict[str, Literal["thread", "tool"]] = {
+    "t": "thread",
+    "thread": "thread",
+    "everywhere": "tool",
+}
+
+
+def _choice(answer: str) -> str:
+    """The answer as a key of the tables above: trimmed, lower case, inner spaces collapsed."""
+    return " ".join(answer.split()).lower()
 
 
 class TerminalApprovalHandler:
@@ -59,6 +84,8 @@ class TerminalApprovalHandler:
 
     def _show(self, request: ApprovalRequest, number: int, total: int) -> None:
         self._print(f"\nTool call {number} of {total} needs your approval: {request.tool}")
+        if request.note:
+            self._print(f"  {request.note}")
         if request.description:
             self._print(f"  {request.description.splitlines()[0]}")
         if request.permissions:
@@ -69,27 +96,37 @@ class TerminalApprovalHandler:
     async def _decide_one(self, request: ApprovalRequest) -> ApprovalDecision:
         call_id = request.call_id
         while True:
-            answer = await self._ask(f"Allow this call? {_CHOICES}: ")
+            answer = await self._ask(f"Allow this call? [{_CHOICES}]: ")
             if answer is None:
                 return ApprovalDecision(call_id=call_id, decision="deny", reason="no answer given")
-            choice = answer[:1].lower()
-            if choice == "y":
+            choice = _ANSWERS.get(_choice(answer))
+            if choice == "approve":
                 return ApprovalDecision(call_id=call_id, decision="approve")
-            if choice == "n":
+            if choice == "deny":
                 reason = await self._ask("Reason, shown to the model (optional): ")
                 return ApprovalDecision(call_id=call_id, decision="deny", reason=reason or None)
-            if choice == "e":
+            if choice == "edit":
                 edited = await self._edit(request)
                 if edited is not None:
                     return ApprovalDecision(call_id=call_id, decision="edit", args=edited)
                 continue
-            if choice == "a":
-                where = await self._ask("Always allow in [t]his thread or [e]verywhere? ")
-                if where is None:
+            if choice == "always":
+                scope = await self._scope()
+                if scope is None:
                     return ApprovalDecision(call_id=call_id, decision="deny", reason="no answer")
-                scope = "tool" if where[:1].lower() == "e" else "thread"
                 return ApprovalDecision(call_id=call_id, decision="always", scope=scope)
-            self._print(f"Please answer {_CHOICES}.")
+            self._print(f"Please answer with one of: {_CHOICES}.")
+
+    async def _scope(self) -> Literal["thread", "tool"] | None:
+        """Ask how far an "always" rule reaches; only an explicit answer counts."""
+        while True:
+            where = await self._ask(f"Always allow in this thread or everywhere? [{_SCOPES}]: ")
+            if where is None:
+                return None
+            scope = _SCOPE_ANSWERS.get(_choice(where))
+            if scope is not None:
+                return scope
+            self._print(f"Please answer with one of: {_SCOPES}.")
 
     async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
         while True:

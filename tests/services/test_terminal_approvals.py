@@ -1,4 +1,5 @@
-"""The terminal approval prompt: y/n/e/a, re-asking on bad input, and end of input."""
+"""The terminal approval prompt: whole explicit answers only, re-asking on anything else, and
+end of input."""
 
 from __future__ import annotations
 
@@ -60,8 +61,11 @@ async def test_shows_the_request() -> None:
         (["Yes"], ("approve", None, None, "thread")),
         (["n", "not today"], ("deny", "not today", None, "thread")),
         (["n", ""], ("deny", None, None, "thread")),
-        (["a", "t"], ("always", None, None, "thread")),
-        (["a", "e"], ("always", None, None, "tool")),
+        (["always", "t"], ("always", None, None, "thread")),
+        (["ALWAYS", " thread "], ("always", None, None, "thread")),
+        (["always", "everywhere"], ("always", None, None, "tool")),
+        (["approve"], ("approve", None, None, "thread")),
+        (["deny", "no"], ("deny", "no", None, "thread")),
         (["e", '{"ticket_id": "T-43"}'], ("edit", None, {"ticket_id": "T-43"}, "thread")),
         (["maybe", "y"], ("approve", None, None, "thread")),
         (["e", "{oops", "[1]", "", "y"], ("approve", None, None, "thread")),
@@ -72,6 +76,40 @@ async def test_shows_the_request() -> None:
 async def test_each_answer(lines: list[str], expected: tuple[object, ...]) -> None:
     decisions, _ = await ask(lines)
     assert decisions == [expected]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["absolutely not", ""],
+        ["abort", ""],
+        ["yolo"],
+        ["yes please"],
+        ["a", "t"],
+        ["", "", ""],
+        ["always", "", ""],
+        ["always", "e"],
+        ["always", "yes"],
+        ["always", "this"],
+    ],
+)
+async def test_an_unclear_or_empty_answer_grants_nothing(lines: list[str]) -> None:
+    keyboard = Keyboard(lines)
+    out = io.StringIO()
+    decisions = await TerminalApprovalHandler(keyboard, out).decide([request()])
+    assert [d.decision for d in decisions] == ["deny"]
+    # every typed line was asked about again, and the input then ran out
+    assert len(keyboard.prompts) == len(lines) + 1
+    assert out.getvalue().count("Please answer with one of:") == len(lines) - lines.count("always")
+
+
+async def test_the_prompts_name_every_accepted_answer() -> None:
+    keyboard = Keyboard(["always", "thread"])
+    await TerminalApprovalHandler(keyboard, io.StringIO()).decide([request()])
+    assert keyboard.prompts == [
+        "Allow this call? [y/yes/approve, n/no/deny, e/edit, always]: ",
+        "Always allow in this thread or everywhere? [t/thread, everywhere]: ",
+    ]
 
 
 async def test_bad_json_is_explained() -> None:

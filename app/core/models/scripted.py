@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.core.errors import ModelError, UserError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
@@ -55,6 +55,71 @@ class ScriptedTurn(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+_MAX_DEPTH = 100
+"""How deeply a turn's values may nest (metadata, tool arguments)."""
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "true or false", int: "a number", float: "a number", str: "a string"}
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return names.get(type(value), type(value).__name__)
+
+
+def _problem(value: Any, depth: int = 0) -> str | None:
+    """Why ``value`` cannot be part of a reply (too deep, or text that is not text), if so."""
+    if depth > _MAX_DEPTH:
+        return f"it nests more than {_MAX_DEPTH} levels deep"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "it holds a lone surrogate escape (like \\ud800), which is not text"
+        return None
+    items: list[Any] = []
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    for item in items:
+        found = _problem(item, depth + 1)
+        if found:
+            return found
+    return None
+
+
+def _read_turn(value: Any, number: int | None, where: str) -> ScriptedTurn:
+    """Validate one scripted turn; raises :class:`UserError` with one sentence if it is bad."""
+    what = f"turn {number} of {where}" if number is not None else where
+    if isinstance(value, str):
+        value = {"text": value}
+    if not isinstance(value, dict):
+        raise UserError(
+            f'{what} must be an object like {{"text": "Hello"}} or a string, not {_kind(value)}'
+        )
+    problem = _problem(value)
+    if problem:
+        raise UserError(f"{what} cannot be used: {problem}")
+    try:
+        return ScriptedTurn.model_validate(value)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            fields = ", ".join(ScriptedTurn.model_fields)
+            reason = f"{loc!r} is not a field of a turn (the fields are: {fields})"
+            if len(err["loc"]) > 1:
+                parent = ".".join(str(p) for p in err["loc"][:-1])
+                reason = f"{parent}: {err['loc'][-1]!r} is not a known field"
+        else:
+            reason = f"{loc}: {err['msg'][:1].lower()}{err['msg'][1:]}"
+        raise UserError(f"{what} is not a valid reply: {reason}") from None
+
+
 class ScriptedChatModel(CollectingChatModel):
     """Replays scripted turns in order; raises a clear error when the script runs out.
 
@@ -84,22 +149,30 @@ class ScriptedChatModel(CollectingChatModel):
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedChatModel:
-        """Load a script from a JSON file (a list of turns)."""
+        """Load a script from a JSON file (a list of turns); a file that is not one is a
+        :class:`UserError` saying what is wrong with it and where."""
+        where = f"the model script {path}"
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UserError(f"cannot read the model script {path}: {exc}") from exc
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UserError(f"{where} is not UTF-8 text") from None
+        except OSError as exc:
+            raise UserError(f"cannot read {where}: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise UserError(f"{where} is nested too deeply to read") from None
+        except ValueError as exc:
+            raise UserError(f"{where} is not valid JSON: {exc}") from None
         if not isinstance(data, list):
-            raise UserError(f"the model script {path} must hold a JSON list of turns")
-        return cls(data, **kwargs)
+            raise UserError(f"{where} must hold a JSON list of turns, not {_kind(data)}")
+        return cls([_read_turn(turn, n, where) for n, turn in enumerate(data, 1)], **kwargs)
 
     @staticmethod
     def _turn(value: ScriptedTurn | dict[str, Any] | str) -> ScriptedTurn:
         if isinstance(value, ScriptedTurn):
             return value
-        if isinstance(value, str):
-            return ScriptedTurn(text=value)
-        return ScriptedTurn.model_validate(value)
+        return _read_turn(value, None, "the scripted model's reply")
 
     @property
     def remaining(self) -> int:

@@ -3,6 +3,11 @@
 The node re-runs from its start when the run resumes, so nothing before the ``interrupt`` has
 side effects: checks only. ``requested`` audit entries are written when the run actually pauses,
 so a resume does not write them twice.
+
+A decision bound to the request a person saw (tool, thread, argument fingerprint) is compared
+with the call that would run. A call that differs is not run: it is put to the person again in
+a further ``interrupt`` (the node's next one, so earlier answers still resume in order), and
+the audit log records the refusal.
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ async def _maybe(value: T | Awaitable[T]) -> T:
     return value
 
 
-def _request(item: Prepared) -> ApprovalRequest:
+ASKED_AGAIN = (
+    "Asked again: the call that would run is not the one you were shown ({why}). "
+    "These are its real arguments."
+)
+
+
+def _request(item: Prepared, thread_id: str | None, note: str = "") -> ApprovalRequest:
     return ApprovalRequest(
         call_id=item.call.id,
         tool=item.tool.name,
@@ -41,7 +52,27 @@ def _request(item: Prepared) -> ApprovalRequest:
         permissions=list(item.tool.permissions),
         args=item.json_args,
         fingerprint=args_fingerprint(item.json_args),
+        thread_id=thread_id,
+        note=note,
     )
+
+
+def _mismatch(decision: ApprovalDecision, item: Prepared, thread_id: str | None) -> str | None:
+    """Why ``decision`` does not hold for the call ``item`` would run, or ``None`` if it does.
+
+    A denial always holds, and so does a decision bound to no request (a program's answer)."""
+    if decision.decision == "deny" or decision.fingerprint is None:
+        return None
+    why = []
+    if decision.tool != item.tool.name:
+        why.append(
+            f"it was shown as a call to {decision.tool!r}, but the call is to {item.tool.name!r}"
+        )
+    if decision.fingerprint != args_fingerprint(item.json_args):
+        why.append("its arguments differ from the ones shown")
+    if decision.thread_id != thread_id:
+        why.append("it was shown for another thread")
+    return "; ".join(why) or None
 
 
 def _audit(
@@ -122,41 +153,69 @@ async def approve(
                 "outside a graph run.",
             )
         return result
-    payload = ApprovalPayload(requests=[_request(p) for p in pending.values()])
-    try:
-        answer = interrupt(payload.model_dump(mode="json"))
-    except GraphInterrupt:
-        for item in pending.values():
-            await _maybe(policy.record(_audit(item, thread_id, "requested")))
-        raise
-    try:
-        decisions: Mapping[str, ApprovalDecision] = parse_answer(answer)
-        unread = ""
-    except ValueError as exc:
-        decisions, unread = {}, str(exc)
-    for i, item in pending.items():
-        decision = decisions.get(item.call.id) or ApprovalDecision(
-            call_id=item.call.id,
-            decision="deny",
-            reason=unread or "no decision was given for this call",
-        )
-        outcome = await _apply(item, decision, policy, check, ctx)
-        edited = (
-            outcome.json_args if isinstance(outcome, Prepared) and outcome is not item else None
-        )
-        scope = decision.scope if decision.decision == "always" else "call"
-        await _maybe(
-            policy.record(
-                _audit(
-                    item,
-                    thread_id,
-                    "decided",
-                    decision=decision.decision,
-                    scope=scope,
-                    reason=decision.reason,
-                    edited_fingerprint=args_fingerprint(edited) if edited is not None else None,
-                )
+    asked, note = pending, ""
+    unrecorded: list[AuditEntry] = []
+    while True:
+        payload = ApprovalPayload(requests=[_request(p, thread_id, note) for p in asked.values()])
+        try:
+            answer = interrupt(payload.model_dump(mode="json"))
+        except GraphInterrupt:
+            # the run pauses here for the first time: what led to this question is new too
+            for entry in unrecorded:
+                await _maybe(policy.record(entry))
+            for item in asked.values():
+                await _maybe(policy.record(_audit(item, thread_id, "requested")))
+            raise
+        # an answered question: the entries before it were recorded when the run paused on it
+        unrecorded = []
+        try:
+            decisions: Mapping[str, ApprovalDecision] = parse_answer(answer)
+            unread = ""
+        except ValueError as exc:
+            decisions, unread = {}, str(exc)
+        again: dict[int, Prepared] = {}
+        reasons: list[str] = []
+        for i, item in asked.items():
+            decision = decisions.get(item.call.id) or ApprovalDecision(
+                call_id=item.call.id,
+                decision="deny",
+                reason=unread or "no decision was given for this call",
             )
-        )
-        result[i] = outcome
-    return result
+            why = _mismatch(decision, item, thread_id)
+            if why is not None:
+                again[i] = item
+                reasons.append(why)
+                unrecorded.append(
+                    _audit(
+                        item,
+                        thread_id,
+                        "decided",
+                        decision="deny",
+                        scope="call",
+                        reason=f"not run and asked again: {why}",
+                    )
+                )
+                continue
+            outcome = await _apply(item, decision, policy, check, ctx)
+            result[i] = outcome
+            unrecorded.append(_decided(item, decision, outcome, thread_id))
+        if not again:
+            for entry in unrecorded:
+                await _maybe(policy.record(entry))
+            return result
+        asked, note = again, ASKED_AGAIN.format(why="; ".join(dict.fromkeys(reasons)))
+
+
+def _decided(
+    item: Prepared, decision: ApprovalDecision, outcome: Outcome, thread_id: str | None
+) -> AuditEntry:
+    edited = outcome.json_args if isinstance(outcome, Prepared) and outcome is not item else None
+    return _audit(
+        item,
+        thread_id,
+        "decided",
+        decision=decision.decision,
+        scope=decision.scope if decision.decision == "always" else "call",
+        reason=decision.reason,
+        edited_fingerprint=args_fingerprint(edited) if edited is not None else None,
+    )

@@ -6,7 +6,8 @@ A :class:`ToolNode` that meets calls needing approval pauses the run with one
     {"kind": "tool_approval",
      "requests": [{"call_id": "c1", "tool": "update_ticket", "description": "...",
                    "permissions": ["crm:write"], "args": {"ticket_id": "T-42"},
-                   "fingerprint": "<sha256 of the canonical JSON of args>"}]}
+                   "fingerprint": "<sha256 of the canonical JSON of args>",
+                   "thread_id": "t1", "note": ""}]}
 
 The run resumes with an answer (``ApprovalAnswer`` as JSON)::
 
@@ -18,6 +19,14 @@ The run resumes with an answer (``ApprovalAnswer`` as JSON)::
 A bare list of decisions, or ``{call_id: "approve" | {...}}``, is accepted too. A call without
 a decision is denied. ``always`` approves the call and remembers the rule through the
 :class:`ApprovalPolicy` (``scope="thread"``: in this thread; ``"tool"``: everywhere).
+
+What a person approves is what runs. :func:`answer_approvals` binds each decision to the
+request that was shown (its ``tool``, ``thread_id`` and the fingerprint of the ``args`` shown,
+computed again rather than trusted). Just before the calls run, the tool node compares a bound
+decision with the call it would run; when the tool, the thread or the arguments differ (a
+hand-edited, imported or forked state), the call does not run and is put to the person again
+with its real arguments and a ``note`` saying why. A decision without a ``fingerprint`` (a
+program resuming with ``{"c1": "approve"}``) is taken as given for ``call_id``.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ __all__ = [
     "AuditEntry",
     "answer_approvals",
     "args_fingerprint",
+    "bind_decision",
     "parse_answer",
     "requests_of",
 ]
@@ -71,6 +81,8 @@ class ApprovalRequest(BaseModel):
     permissions: list[str] = Field(default_factory=list)
     args: dict[str, JsonValue] = Field(default_factory=dict)
     fingerprint: str = ""
+    thread_id: str | None = None
+    note: str = ""
 
 
 class ApprovalDecision(BaseModel):
@@ -78,7 +90,8 @@ class ApprovalDecision(BaseModel):
 
     ``reason`` (for ``deny``) is shown to the model; ``args`` (for ``edit``) replace the
     call's arguments and are validated again; ``scope`` (for ``always``) says how far the rule
-    reaches.
+    reaches. ``tool``, ``thread_id`` and ``fingerprint`` say which request the person saw
+    (set by :func:`answer_approvals`); a decision that carries them holds only for that call.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -88,6 +101,9 @@ class ApprovalDecision(BaseModel):
     reason: str | None = None
     args: dict[str, JsonValue] | None = None
     scope: Scope = "thread"
+    tool: str | None = None
+    thread_id: str | None = None
+    fingerprint: str | None = None
 
 
 class ApprovalPayload(BaseModel):
@@ -195,10 +211,27 @@ def parse_answer(value: Any) -> dict[str, ApprovalDecision]:
     return {d.call_id: d for d in items}
 
 
+def bind_decision(decision: ApprovalDecision, request: ApprovalRequest) -> ApprovalDecision:
+    """Tie ``decision`` to what ``request`` showed: its tool, its thread and the fingerprint of
+    its ``args`` (computed from them, not copied from the request)."""
+    return decision.model_copy(
+        update={
+            "tool": request.tool,
+            "thread_id": request.thread_id,
+            "fingerprint": args_fingerprint(request.args),
+        }
+    )
+
+
 async def answer_approvals(handler: ApprovalHandler, value: Any) -> JsonValue:
-    """Ask ``handler`` about an approval interrupt's value; return the JSON to resume with."""
+    """Ask ``handler`` about an approval interrupt's value; return the JSON to resume with.
+
+    Each decision is bound to the request it answers (see :func:`bind_decision`); a decision
+    for a call that was not asked about is dropped, so that call is denied."""
     requests = requests_of(value)
     if requests is None:
         raise ValueError("this interrupt does not ask for tool approvals")
+    shown = {r.call_id: r for r in requests}
     decisions = await handler.decide(requests)
-    return ApprovalAnswer(decisions=list(decisions)).model_dump(mode="json")
+    bound = [bind_decision(d, shown[d.call_id]) for d in decisions if d.call_id in shown]
+    return ApprovalAnswer(decisions=bound).model_dump(mode="json")

@@ -96,6 +96,7 @@ async def test_one_interrupt_carries_the_whole_batch_and_nothing_ran_before() ->
         permissions=["crm:write"],
         args={"ticket_id": "T-42", "reason": "done"},
         fingerprint=args_fingerprint({"ticket_id": "T-42", "reason": "done"}),
+        thread_id="t1",
     )
     assert payload.requests[1].args == {"amount": 10}
     assert TOKEN not in str(value)
