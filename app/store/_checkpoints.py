@@ -17,13 +17,14 @@ from app.core.checkpoint.base import (
     CheckpointSource,
     StateChanges,
 )
-from app.core.errors import CheckpointConflict, UserError
+from app.core.errors import CheckpointConflict, DecodeError, UserError
 from app.core.state.agent_state import AgentState, ExecMeta
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 from app.core.state.serde import dump_message, dump_state, load_messages, load_state
 from app.store import _lease, _search_index
 from app.store._changes import Head, Plan, head_of, plan_changes
+from app.store._damage import load_row, read_stored
 from app.store._db import write_tx
 
 __all__ = ["delete_thread_rows", "get", "list_infos", "pending", "put", "put_in"]
@@ -89,7 +90,7 @@ def _write_plan(
             "AND valid_to IS NULL",
             (seq, thread_id, head.segment),
         )
-    _search_index.enqueue_removed(conn, [r.rowid for r in plan.close if r.text])
+    _search_index.enqueue_removed(conn, [r.rowid for r in plan.close if r.has_text])
     conn.executemany(
         "UPDATE messages SET valid_to = ? WHERE id = ?", ((seq, r.rowid) for r in plan.close)
     )
@@ -330,9 +331,15 @@ def get(
         f"messages WHERE thread_id = ? AND segment = ? AND {where} ORDER BY position)",
         params,
     ).fetchone()
-    state = load_state(state_json, state_cls)
+    state = read_stored(load_state, state_json, state_cls, what=f"the state of thread {thread_id}")
     with _gc_paused():
-        state.__dict__["context"] = load_messages(array)
+        try:
+            if "\ufffd" in array:  # bytes that were not UTF-8 read as U+FFFD: look closer
+                raise DecodeError("messages", [])
+            messages = load_messages(array)
+        except DecodeError:
+            messages = _load_rows(conn, f"{where} ORDER BY position", params)
+    state.__dict__["context"] = messages
     return Checkpoint(
         thread_id=thread_id,
         checkpoint_id=cid,
@@ -342,6 +349,16 @@ def get(
         source=cast(CheckpointSource, source),
         created_at=created_at,
     )
+
+
+def _load_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Message]:
+    """Read the messages one row at a time, a damaged row as a damaged message."""
+    rows = conn.execute(
+        "SELECT id, message_id, CAST(body AS BLOB) FROM messages "
+        f"WHERE thread_id = ? AND segment = ? AND {where}",
+        params,
+    )
+    return [load_row(rowid, mid, body) for rowid, mid, body in rows]
 
 
 def list_infos(
@@ -366,7 +383,11 @@ def list_infos(
         params.append(limit)
     infos = []
     for cid, parent_id, step, created_at, source, count, meta_json in db.conn.execute(sql, params):
-        meta = load_state(meta_json, ExecMeta) if meta_json else ExecMeta()
+        meta = (
+            read_stored(load_state, meta_json, ExecMeta, what=f"a checkpoint of thread {thread_id}")
+            if meta_json
+            else ExecMeta()
+        )
         infos.append(
             CheckpointInfo(
                 thread_id=thread_id,
@@ -388,7 +409,8 @@ def pending(db: sqlite_utils.Database, thread_id: str) -> list[Interrupt]:
     rows = db.conn.execute(
         "SELECT body FROM pending_interrupts WHERE thread_id = ? ORDER BY ordinal", (thread_id,)
     )
-    return [load_state(body, Interrupt) for (body,) in rows]
+    what = f"a pending question of thread {thread_id}"
+    return [read_stored(load_state, body, Interrupt, what=what) for (body,) in rows]
 
 
 def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
