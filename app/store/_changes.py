@@ -37,7 +37,7 @@ class Live(NamedTuple):
 
     rowid: int
     position: int
-    text: str
+    has_text: bool
 
 
 @dataclass
@@ -79,14 +79,14 @@ def _live_rows(
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
-        for rowid, mid, position, text in conn.execute(
-            "SELECT id, message_id, position, text FROM messages WHERE thread_id = ? AND "
+        for rowid, mid, position, has_text in conn.execute(
+            "SELECT id, message_id, position, text != '' FROM messages WHERE thread_id = ? AND "
             f"segment = ? AND valid_to IS NULL AND message_id IN ({marks})",
             (thread_id, segment, *chunk),
         ):
             if mid in live:
                 return None  # duplicate ids: let a full write sort it out
-            live[mid] = Live(rowid, position, text)
+            live[mid] = Live(rowid, position, bool(has_text))
     return live
 
 

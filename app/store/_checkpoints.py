@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
@@ -15,15 +16,15 @@ from app.core.checkpoint.base import (
     CheckpointInfo,
     CheckpointSource,
     StateChanges,
-    conflict_message,
 )
-from app.core.errors import CheckpointConflict, UserError
+from app.core.errors import CheckpointConflict, DecodeError, UserError
 from app.core.state.agent_state import AgentState, ExecMeta
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 from app.core.state.serde import dump_message, dump_state, load_messages, load_state
-from app.store import _search_index
+from app.store import _lease, _search_index
 from app.store._changes import Head, Plan, head_of, plan_changes
+from app.store._damage import load_row, read_stored
 from app.store._db import write_tx
 
 __all__ = ["delete_thread_rows", "get", "list_infos", "pending", "put", "put_in"]
@@ -89,7 +90,7 @@ def _write_plan(
             "AND valid_to IS NULL",
             (seq, thread_id, head.segment),
         )
-    _search_index.enqueue_removed(conn, [r.rowid for r in plan.close if r.text])
+    _search_index.enqueue_removed(conn, [r.rowid for r in plan.close if r.has_text])
     conn.executemany(
         "UPDATE messages SET valid_to = ? WHERE id = ?", ((seq, r.rowid) for r in plan.close)
     )
@@ -108,14 +109,75 @@ def _write_full(
     return len(context), list(context)
 
 
-def put(db: sqlite_utils.Database, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
+def put(
+    db: sqlite_utils.Database,
+    checkpoint: Checkpoint,
+    changes: StateChanges | None,
+    owner: str | None = None,
+) -> None:
     """Save ``checkpoint``; with ``changes`` (and the parent being the thread's latest) only
-    the changed message rows are written, otherwise the whole state starts a new segment."""
+    the changed message rows are written, otherwise the whole state starts a new segment.
+    ``owner`` is the saving store's token (see :mod:`app.store._lease`)."""
     with write_tx(db) as conn:
-        put_in(conn, checkpoint, changes)
+        put_in(conn, checkpoint, changes, owner)
 
 
-def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
+def _refuse(thread_id: str, checkpoint: Checkpoint, why: str) -> CheckpointConflict:
+    """The conflict error, saying what was kept and what was not."""
+    if checkpoint.source == "input":
+        lost = "your message was not saved"
+        then = "then send your message again"
+    else:
+        lost = "this run's latest step was not saved (what it saved before stays in the thread)"
+        then = "then repeat the last message if its reply is missing"
+    return CheckpointConflict(f"thread {thread_id} {why}; {lost}. Open the thread again, {then}.")
+
+
+def _check_turn(
+    conn: sqlite3.Connection,
+    checkpoint: Checkpoint,
+    changes: StateChanges | None,
+    head: Head,
+    owner: str | None,
+) -> None:
+    """Refuse a save that would silently replace or interleave with another run's turn."""
+    thread_id = checkpoint.thread_id
+    run_owner, run_seen = conn.execute(
+        "SELECT run_owner, run_seen FROM threads WHERE id = ?", (thread_id,)
+    ).fetchone()
+    if (
+        owner is not None
+        and run_owner is not None
+        and run_owner != owner
+        and time.time() - (run_seen or 0.0) < _lease.LEASE_SECONDS
+        and _lease.alive(run_owner)
+    ):
+        raise _refuse(
+            thread_id,
+            checkpoint,
+            "is answering a message sent from another Parley window or process right now",
+        )
+    if head.seq == 0 or checkpoint.parent_id == head.head_id:
+        return
+    if checkpoint.parent_id is None:
+        # a first save, but the thread got its first turn meanwhile: never replace it
+        raise _refuse(
+            thread_id, checkpoint, "got its first turn from another Parley window or process"
+        )
+    if changes is not None:
+        raise _refuse(
+            thread_id,
+            checkpoint,
+            "was changed by another Parley window or process while this run was going",
+        )
+
+
+def put_in(
+    conn: sqlite3.Connection,
+    checkpoint: Checkpoint,
+    changes: StateChanges | None,
+    owner: str | None = None,
+) -> None:
     """:func:`put` inside the caller's transaction."""
     state, thread_id = checkpoint.state, checkpoint.thread_id
     context = state.context
@@ -139,8 +201,7 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
             f"checkpoint {checkpoint.checkpoint_id!r} of thread {thread_id!r} already "
             f"exists; every step needs a new id (new_checkpoint_id())"
         )
-    if changes is not None and head.head_id is not None and checkpoint.parent_id != head.head_id:
-        raise CheckpointConflict(conflict_message(thread_id))
+    _check_turn(conn, checkpoint, changes, head, owner)
     seq = head.seq + 1
     plan = None
     if changes is not None and head.head_id is not None and checkpoint.parent_id == head.head_id:
@@ -179,6 +240,11 @@ def put_in(conn: sqlite3.Connection, checkpoint: Checkpoint, changes: StateChang
             checkpoint.created_at,
             thread_id,
         ),
+    )
+    running = state.execution_meta.status == "running" and owner is not None
+    conn.execute(
+        "UPDATE threads SET run_owner = ?, run_seen = ? WHERE id = ?",
+        (owner if running else None, time.time() if running else None, thread_id),
     )
     _save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
     _search_index.maybe_flush(conn)
@@ -265,9 +331,15 @@ def get(
         f"messages WHERE thread_id = ? AND segment = ? AND {where} ORDER BY position)",
         params,
     ).fetchone()
-    state = load_state(state_json, state_cls)
+    state = read_stored(load_state, state_json, state_cls, what=f"the state of thread {thread_id}")
     with _gc_paused():
-        state.__dict__["context"] = load_messages(array)
+        try:
+            if "\ufffd" in array:  # bytes that were not UTF-8 read as U+FFFD: look closer
+                raise DecodeError("messages", [])
+            messages = load_messages(array)
+        except DecodeError:
+            messages = _load_rows(conn, f"{where} ORDER BY position", params)
+    state.__dict__["context"] = messages
     return Checkpoint(
         thread_id=thread_id,
         checkpoint_id=cid,
@@ -277,6 +349,16 @@ def get(
         source=cast(CheckpointSource, source),
         created_at=created_at,
     )
+
+
+def _load_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Message]:
+    """Read the messages one row at a time, a damaged row as a damaged message."""
+    rows = conn.execute(
+        "SELECT id, message_id, CAST(body AS BLOB) FROM messages "
+        f"WHERE thread_id = ? AND segment = ? AND {where}",
+        params,
+    )
+    return [load_row(rowid, mid, body) for rowid, mid, body in rows]
 
 
 def list_infos(
@@ -301,7 +383,11 @@ def list_infos(
         params.append(limit)
     infos = []
     for cid, parent_id, step, created_at, source, count, meta_json in db.conn.execute(sql, params):
-        meta = load_state(meta_json, ExecMeta) if meta_json else ExecMeta()
+        meta = (
+            read_stored(load_state, meta_json, ExecMeta, what=f"a checkpoint of thread {thread_id}")
+            if meta_json
+            else ExecMeta()
+        )
         infos.append(
             CheckpointInfo(
                 thread_id=thread_id,
@@ -323,7 +409,8 @@ def pending(db: sqlite_utils.Database, thread_id: str) -> list[Interrupt]:
     rows = db.conn.execute(
         "SELECT body FROM pending_interrupts WHERE thread_id = ? ORDER BY ordinal", (thread_id,)
     )
-    return [load_state(body, Interrupt) for (body,) in rows]
+    what = f"a pending question of thread {thread_id}"
+    return [read_stored(load_state, body, Interrupt, what=what) for (body,) in rows]
 
 
 def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from app.store import _search_index
 from app.store._schema import check_version, migrate
 from app.store.errors import (
     StoreCorruptError,
+    StoreError,
     StoreNotWritableError,
     translate_sqlite_error,
 )
@@ -29,6 +31,10 @@ def translated(path: Path) -> Iterator[None]:
     matching :class:`StoreError` that names ``path``."""
     try:
         yield
+    except StoreError as exc:
+        if exc.path is None:
+            exc.path = path
+        raise
     except sqlite3.Error as exc:
         err = translate_sqlite_error(exc, path)
         if err is None:
@@ -106,6 +112,9 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
     try:
         with translated(path):
             conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+            # Bytes that are not UTF-8 (disk damage, a hand edit) read as U+FFFD instead of
+            # failing the whole query; the rows holding them are found and shown as damaged.
+            conn.text_factory = functools.partial(str, encoding="utf-8", errors="replace")
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
             # Validate before the first write so a foreign or newer file is left untouched.
             check_version(db, path)

@@ -138,7 +138,13 @@ def _v2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    # the store answering the thread right now (see _lease), and when it last saved
+    db.conn.execute("ALTER TABLE threads ADD COLUMN run_owner TEXT")
+    db.conn.execute("ALTER TABLE threads ADD COLUMN run_seen REAL")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

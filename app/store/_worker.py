@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 
+from app.store import _lease
 from app.store._db import close_database, open_database, translated
 from app.store.errors import StoreClosedError
 
@@ -29,6 +30,8 @@ class Worker:
 
     def __init__(self, path: Path, *, max_size_bytes: int | None = None) -> None:
         self.path = path
+        self.owner = _lease.new_owner()
+        """This store's token on the threads it is answering (see :mod:`app.store._lease`)."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
         self._lock = threading.Lock()
         self._closed = False
@@ -40,6 +43,7 @@ class Worker:
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
+            _lease.release_owner(self.owner)
             raise
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -73,6 +77,7 @@ class Worker:
             self._executor.submit(self._close_db).result()
         finally:
             self._executor.shutdown(wait=True)
+            _lease.release_owner(self.owner)
 
     def _close_db(self) -> None:
         db, self._db = self._db, None

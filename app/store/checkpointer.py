@@ -62,7 +62,7 @@ class SqliteCheckpointer:
 
     async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
         """Save ``checkpoint``; with ``changes`` only the changed messages are written."""
-        await self._worker.acall(_checkpoints.put, checkpoint, changes)
+        await self._worker.acall(_checkpoints.put, checkpoint, changes, self._worker.owner)
 
     async def aget(
         self, thread_id: str, state_cls: type[S], checkpoint_id: str | None = None

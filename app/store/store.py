@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from app.core.state.agent_state import AgentState
-from app.store import _approvals, _export, _media, _pages, _threads
+from app.store import _approvals, _check, _export, _media, _pages, _threads
 from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
@@ -86,6 +86,11 @@ class Store:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    async def check(self) -> list[str]:
+        """Look for damage: SQLite's own check, the search index, and every stored message,
+        checkpoint and pending question read back. One sentence per problem; empty if sound."""
+        return await self._worker.acall(_check.check)
 
     # Threads -------------------------------------------------------------------------
 

@@ -8,8 +8,43 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.core.checkpoint import Checkpoint, Checkpointer, StateChanges, new_checkpoint_id
-from app.core.state import AgentState, Message, apply_update
+from app.core.checkpoint import (
+    Checkpoint,
+    Checkpointer,
+    CheckpointInfo,
+    StateChanges,
+    new_checkpoint_id,
+)
+from app.core.state import AgentState, Interrupt, Message, apply_update
+
+
+class PassThrough:
+    """A checkpointer that hands everything to a real one; subclasses step in on saves."""
+
+    def __init__(self, inner: Checkpointer) -> None:
+        self.inner = inner
+
+    async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
+        """Save through."""
+        await self.inner.aput(checkpoint, changes)
+
+    async def aget(self, thread_id: str, state_cls: Any, checkpoint_id: str | None = None) -> Any:
+        """Read through."""
+        return await self.inner.aget(thread_id, state_cls, checkpoint_id)
+
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> list[CheckpointInfo]:
+        """Read through."""
+        return await self.inner.alist(thread_id, limit=limit, before=before)
+
+    async def apending_interrupts(self, thread_id: str) -> list[Interrupt]:
+        """Read through."""
+        return await self.inner.apending_interrupts(thread_id)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete through."""
+        await self.inner.adelete_thread(thread_id)
 
 
 @contextlib.contextmanager

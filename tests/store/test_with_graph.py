@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from app.core.checkpoint import (
     Checkpoint,
     Checkpointer,
-    CheckpointInfo,
     InMemoryCheckpointer,
     StateChanges,
     new_checkpoint_id,
@@ -19,16 +18,16 @@ from app.core.checkpoint import (
 from app.core.graph import END, START, StateGraph, interrupt
 from app.core.graph.compiled import Resume
 from app.core.state import AgentState, Message, RemoveMessage
-from app.core.state.interrupt import Interrupt
 from app.core.state.serde import dump_state
 from app.store import Store
+from tests.store.helpers import PassThrough
 
 
-class Recording:
+class Recording(PassThrough):
     """A checkpointer that keeps what the engine handed it, then passes it on."""
 
     def __init__(self, inner: Checkpointer) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.saved: dict[str, bytes] = {}
         self.with_changes = 0
 
@@ -36,20 +35,6 @@ class Recording:
         self.saved[checkpoint.checkpoint_id] = dump_state(checkpoint.state)
         self.with_changes += changes is not None
         await self.inner.aput(checkpoint, changes)
-
-    async def aget(self, thread_id: str, state_cls: Any, checkpoint_id: str | None = None) -> Any:
-        return await self.inner.aget(thread_id, state_cls, checkpoint_id)
-
-    async def alist(
-        self, thread_id: str, *, limit: int | None = None, before: str | None = None
-    ) -> list[CheckpointInfo]:
-        return await self.inner.alist(thread_id, limit=limit, before=before)
-
-    async def apending_interrupts(self, thread_id: str) -> list[Interrupt]:
-        return await self.inner.apending_interrupts(thread_id)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        await self.inner.adelete_thread(thread_id)
 
 
 class Chat(AgentState):
