@@ -4,6 +4,7 @@ the body read only up to a cap, all within a time limit."""
 from __future__ import annotations
 
 import asyncio
+import ssl
 from dataclasses import dataclass
 
 import httpx
@@ -64,6 +65,32 @@ async def _read_capped(response: httpx.Response, limit: int) -> tuple[bytes, boo
     return bytes(body), False
 
 
+async def _send(
+    client: httpx.AsyncClient,
+    method: str,
+    url: httpx.URL,
+    addresses: list[str],
+    headers: dict[str, str],
+    content: bytes | None,
+) -> httpx.Response:
+    """Send to each checked address in turn until one accepts the connection."""
+    for i, address in enumerate(addresses):
+        target, host_header, extensions = _pinned(url, address)
+        request = client.build_request(
+            method,
+            target,
+            headers={**headers, **host_header},
+            content=content,
+            extensions=extensions,
+        )
+        try:
+            return await client.send(request, stream=True)
+        except httpx.ConnectError:
+            if i == len(addresses) - 1:
+                raise
+    raise AssertionError("resolve() returns at least one address")
+
+
 async def _exchange(
     client: httpx.AsyncClient,
     method: str,
@@ -76,16 +103,8 @@ async def _exchange(
 ) -> Fetched:
     origin = (url.scheme, url.host, url.port)
     for _ in range(MAX_REDIRECTS + 1):
-        address = await policy.resolve(url.host, url.port or _DEFAULT_PORTS[url.scheme])
-        target, host_header, extensions = _pinned(url, address)
-        request = client.build_request(
-            method,
-            target,
-            headers={**headers, **host_header},
-            content=content,
-            extensions=extensions,
-        )
-        response = await client.send(request, stream=True)
+        addresses = await policy.resolve(url.host, url.port or _DEFAULT_PORTS[url.scheme])
+        response = await _send(client, method, url, addresses, headers, content)
         try:
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
@@ -124,17 +143,21 @@ async def exchange(
     seconds: float,
     headers: dict[str, str] | None = None,
     content: bytes | None = None,
+    verify: ssl.SSLContext | bool = True,
 ) -> Fetched:
     """Send one request (following up to five redirects, each to a checked address) and read at
     most ``limit`` bytes of the answer, all within ``seconds``. Failures raise
-    :class:`ToolError` with one sentence (never the request's headers)."""
+    :class:`ToolError` with one sentence (never the request's headers). ``verify`` is the TLS
+    trust to use (the system's by default)."""
     checked = _checked_url(url)
     sent = {"User-Agent": USER_AGENT, **(headers or {})}
     timeout = httpx.Timeout(seconds)
     try:
         async with (
             asyncio.timeout(seconds),
-            httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False) as client,
+            httpx.AsyncClient(
+                timeout=timeout, trust_env=False, follow_redirects=False, verify=verify
+            ) as client,
         ):
             return await _exchange(
                 client,
@@ -149,7 +172,9 @@ async def exchange(
         raise ToolError(f"{url} did not answer within {seconds:g} s") from None
     except httpx.TimeoutException:
         raise ToolError(f"{url} did not answer within {seconds:g} s") from None
-    except httpx.ConnectError:
+    except httpx.ConnectError as exc:
+        if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+            raise ToolError(f"the certificate of {url} could not be verified") from None
         raise ToolError(f"could not connect to {url} (refused or unreachable)") from None
     except httpx.HTTPError as exc:
         raise ToolError(f"the request to {url} failed ({type(exc).__name__})") from None

@@ -56,9 +56,9 @@ class NetworkPolicy:
             return None
         return _private_kind(ip)
 
-    async def resolve(self, host: str, port: int) -> str:
-        """Resolve ``host`` and return an address to connect to; raise :class:`ToolError` if it
-        cannot be resolved or any of its addresses may not be reached."""
+    async def resolve(self, host: str, port: int) -> list[str]:
+        """Resolve ``host`` and return its addresses, in the order to try them; raise
+        :class:`ToolError` if it cannot be resolved or any of its addresses may not be reached."""
         try:
             literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -84,4 +84,4 @@ class NetworkPolicy:
                     f"{ip}{named} is {why}; web tools reach only public internet addresses "
                     "unless the user allows the local network in the settings"
                 )
-        return str(addresses[0])
+        return [str(ip) for ip in addresses]

@@ -18,11 +18,15 @@ MAX_SCANNED_FILES = 5_000
 MAX_CONTENT_BYTES = 1_000_000
 """Only this much of each file is searched for the text."""
 
+MAX_TOTAL_BYTES = 50_000_000
+"""A search reads no more than this much content in all."""
+
 _TOO_MANY = f"[stopped after {MAX_MATCHES} matches; search a smaller folder or a longer text]"
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 
 
-def _line_matches(real: Path, needle: str) -> list[tuple[int, str]]:
+def _line_matches(real: Path, needle: str, budget: list[int]) -> list[tuple[int, str]]:
+    """The lines of ``real`` holding ``needle``; ``budget[0]`` (bytes left) is spent."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(real, flags)
@@ -31,9 +35,10 @@ def _line_matches(real: Path, needle: str) -> list[tuple[int, str]]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return []
-        data = os.pread(fd, MAX_CONTENT_BYTES, 0)
+        data = os.pread(fd, min(MAX_CONTENT_BYTES, budget[0]), 0)
     finally:
         os.close(fd)
+    budget[0] -= len(data)
     if b"\x00" in data[:8192]:
         return []
     found = []
@@ -50,6 +55,7 @@ def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Pat
     matches: list[str] = []
     scanned = 0
     stopped = ""
+    budget = [MAX_TOTAL_BYTES]
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
         base = Path(folder)
@@ -72,8 +78,11 @@ def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Pat
             scanned += 1
             if needle in name.lower():
                 matches.append(f"{shown(real)} (name matches)")
+            if in_content and budget[0] <= 0:
+                stopped = "[stopped after reading 50 MB; search a smaller folder]"
+                break
             if in_content:
-                for number, line in _line_matches(real, needle):
+                for number, line in _line_matches(real, needle, budget):
                     matches.append(f"{shown(real)}:{number}: {line}")
         if stopped:
             break

@@ -99,7 +99,7 @@ def _read(folders: GrantedFolders, path: str, offset: int) -> str | tuple[Path, 
         raise ToolError(f"{path!r} is a binary file ({_size(chunk.size)}), not text")
     if offset >= chunk.size and chunk.size:
         raise ToolError(f"offset {offset} is past the end of {path!r} ({chunk.size} bytes)")
-    text = chunk.text
+    text = chunk.text if chunk.size else "(the file is empty)"
     if chunk.cut:
         text += (
             f"\n[... cut at byte {chunk.end} of {chunk.size}; call read_file with "
@@ -116,8 +116,10 @@ def _media_note(path: str, real: Path, mime: str) -> str:
     )
 
 
-def _write(folders: GrantedFolders, path: str, content: str) -> str:
-    data = content.encode("utf-8")
+def _write_target(
+    folders: GrantedFolders, path: str, data: bytes
+) -> tuple[Path, os.stat_result | None]:
+    """The real path to write and its current status (``None``: a new file), or a refusal."""
     if len(data) > MAX_WRITE_BYTES:
         raise ToolError(
             f"the content is {_size(len(data))}; at most {_size(MAX_WRITE_BYTES)} may be written"
@@ -134,6 +136,12 @@ def _write(folders: GrantedFolders, path: str, content: str) -> str:
             f"the folder {str(Path(path).parent)!r} does not exist; create files in an "
             "existing folder"
         )
+    return real, st
+
+
+def _write(folders: GrantedFolders, path: str, content: str) -> str:
+    data = content.encode("utf-8")
+    real, st = _write_target(folders, path, data)
     temp = real.with_name(f".{real.name}.parley-{os.getpid()}.tmp")
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -223,8 +231,9 @@ def file_tools(
         return search_tree(real, text, in_content=in_content, shown=folders.shown)
 
     def preview_write(args: Mapping[str, Any]) -> ApprovalPreview:
-        real = folders.resolve(str(args["path"]))
-        return write_preview(real, folders.shown(real), str(args["content"]))
+        content = str(args["content"])
+        real, _ = _write_target(folders, str(args["path"]), content.encode("utf-8"))
+        return write_preview(real, folders.shown(real), content)
 
     @tool(
         permissions=("files:write",),

@@ -56,7 +56,9 @@ def _clip(text: str, fetched: Fetched) -> str:
     return "\n".join([text.rstrip(), *notes])
 
 
-def _is_text(media_type: str) -> bool:
+def _is_text(media_type: str, body: bytes) -> bool:
+    if b"\x00" in body[:1024]:
+        return False
     return (
         media_type.startswith("text/")
         or media_type.endswith(("+json", "+xml"))
@@ -83,7 +85,7 @@ def fetch_tool(
         head = f"URL: {fetched.url}\nStatus: {fetched.status} {fetched.reason}".rstrip()
         if fetched.status >= 400:
             raise ToolError(f"{fetched.url} answered {fetched.status} {fetched.reason}".rstrip())
-        if not _is_text(fetched.media_type):
+        if not _is_text(fetched.media_type, fetched.body):
             return (
                 f"{head}\nType: {fetched.media_type}\n\nThis is not a text page "
                 f"({len(fetched.body)} bytes read), so its content is not shown."
@@ -163,7 +165,7 @@ def http_request_tool(
             raise ToolError(_scrubbed(f"the request failed ({exc})", token)) from None
         text = (
             _decoded(fetched)
-            if _is_text(fetched.media_type)
+            if _is_text(fetched.media_type, fetched.body)
             else (f"({len(fetched.body)} bytes of {fetched.media_type}, not shown)")
         )
         head = f"Status: {fetched.status} {fetched.reason}".rstrip()

@@ -63,6 +63,17 @@ async def test_read_file_returns_the_text(shared: Path) -> None:
     assert absolute == "# Project\n"
 
 
+async def test_an_empty_file_and_bad_reads_say_so(shared: Path) -> None:
+    (shared / "empty.txt").touch()
+    assert await ok(tools(shared)["read_file"], path="empty.txt") == "(the file is empty)"
+    said = await refused(tools(shared)["read_file"], path="readme.md", offset=50)
+    assert said == "Tool 'read_file' failed: offset 50 is past the end of 'readme.md' (10 bytes)"
+    said = await refused(tools(shared)["read_file"], path="notes")
+    assert said == "Tool 'read_file' failed: 'notes' is a folder, not a file that can be read"
+    said = await refused(tools(shared)["read_file"], path="nope.txt")
+    assert said == "Tool 'read_file' failed: 'nope.txt' does not exist"
+
+
 async def test_an_oversized_read_is_cut_with_a_note_and_can_be_continued(shared: Path) -> None:
     # 'é' is two bytes, so the cap falls in the middle of a character
     original = "é" * (MAX_READ_CHARS // 2) + "x" + "é" * 1000

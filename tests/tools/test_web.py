@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import ssl
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +17,8 @@ from app.core.graph import Resume
 from app.core.models.scripted import ScriptedChatModel
 from app.core.state import HumanMessage, ToolResultBlock
 from app.core.state.serde import dump_state
-from app.core.tools import requests_of
+from app.core.tools import ToolError, requests_of
+from app.tools._http import exchange
 from app.tools._netguard import NetworkPolicy
 from app.tools.web import HTTP_TOKEN_REF, MAX_FETCH_BYTES, fetch_tool, http_request_tool
 from tests.tools.helpers import ok, refused
@@ -208,3 +213,44 @@ async def test_a_missing_token_says_how_to_set_it(server: Served) -> None:
     said = await refused(http_request_tool(True), resolver, url=f"{server.url}/echo")
     assert "parley key set http_request/token" in said
     assert server.seen == []
+
+
+async def test_a_name_is_sent_as_the_host_though_the_checked_address_is_dialled(
+    server: Served,
+) -> None:
+    text = await ok(fetch_tool(True), url=f"http://localhost:{server.port}/page")
+    assert "14:32" in text
+    assert server.seen[0][2]["Host"] == f"localhost:{server.port}"
+
+
+@pytest.fixture
+def tls(tmp_path: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server context with a certificate for ``localhost`` and a client context trusting it."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    return server_side, ssl.create_default_context(cafile=str(cert))
+
+
+async def test_https_verifies_the_name_while_dialling_the_checked_address(
+    tls: tuple[ssl.SSLContext, ssl.SSLContext],
+) -> None:
+    server_side, trust = tls
+    with serve("127.0.0.1", tls=server_side) as served:
+        url = f"https://localhost:{served.port}/page"
+        fetched = await exchange(
+            "GET", url, policy=LOOPBACK_ONLY, limit=1000, seconds=5, verify=trust
+        )
+        assert fetched.status == 200 and b"14:32" in fetched.body
+        assert served.seen[0][2]["Host"] == f"localhost:{served.port}"
+        wrong = f"https://127.0.0.1:{served.port}/page"  # the certificate names localhost only
+        with pytest.raises(ToolError, match=f"the certificate of {wrong} could not be verified"):
+            await exchange("GET", wrong, policy=LOOPBACK_ONLY, limit=1000, seconds=5, verify=trust)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -87,11 +88,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(host: str = "127.0.0.1") -> Iterator[Served]:
-    """Serve on ``host`` (a free port) until the block ends."""
+def serve(host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> Iterator[Served]:
+    """Serve on ``host`` (a free port) until the block ends; over TLS given a context."""
     served = Served(host, 0)
     handler = type("Handler", (_Handler,), {"served": served})
     server = ThreadingHTTPServer((host, 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     served.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
