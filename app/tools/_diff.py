@@ -17,15 +17,20 @@ MAX_DIFF_INPUT = 1_000_000
 
 def _current(real: Path) -> str | None:
     """The file's text now; ``None`` if it does not exist. Raises ``ValueError`` if not text."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        st = os.stat(real, follow_symlinks=False)
+        fd = os.open(real, flags)
     except FileNotFoundError:
         return None
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError("it is not a regular file")
-    if st.st_size > MAX_DIFF_INPUT:
-        raise ValueError(f"it is {st.st_size} bytes, too large to compare")
-    data = real.read_bytes()
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("it is not a regular file")
+        if st.st_size > MAX_DIFF_INPUT:
+            raise ValueError(f"it is {st.st_size} bytes, too large to compare")
+        data = os.pread(fd, MAX_DIFF_INPUT, 0)
+    finally:
+        os.close(fd)
     if b"\x00" in data[:8192]:
         raise ValueError("it is a binary file")
     return data.decode("utf-8", errors="replace")

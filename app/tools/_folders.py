@@ -103,7 +103,7 @@ class GrantedFolders:
         try:
             fd = os.open(real, flags)
         except OSError as exc:
-            raise ToolError(f"{label!r} could not be opened ({exc.strerror})") from None
+            raise ToolError(f"{label!r} could not be opened ({exc.strerror or exc})") from None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise ToolError(f"{label!r} changed while being opened and is no longer a file")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -142,16 +143,19 @@ def _write_target(
 def _write(folders: GrantedFolders, path: str, content: str) -> str:
     data = content.encode("utf-8")
     real, st = _write_target(folders, path, data)
-    temp = real.with_name(f".{real.name}.parley-{os.getpid()}.tmp")
+    # a whole new file, renamed over the old one: a failed write never leaves half a file
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(temp, flags, stat.S_IMODE(st.st_mode) if st else 0o644)
+        fd, temp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
+    try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
+        os.chmod(temp, stat.S_IMODE(st.st_mode) if st else 0o644)
         os.replace(temp, real)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
-        raise ToolError(f"{path!r} could not be written ({exc.strerror})") from None
+        Path(temp).unlink(missing_ok=True)
+        raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
     verb = "replaced" if st is not None else "created"
     return f"{verb} {folders.shown(real)} ({_size(len(data))})"
 

@@ -15,6 +15,7 @@ from app.core.graph import Resume
 from app.core.models.scripted import ScriptedChatModel
 from app.core.state import AgentState, HumanMessage, ToolResultBlock
 from app.core.tools import requests_of
+from app.tools._diff import MAX_DIFF_INPUT
 from app.tools.files import MAX_WRITE_BYTES, file_tools
 from tests.tools.helpers import ok, refused
 
@@ -121,3 +122,28 @@ async def test_write_refuses_what_it_should_not_replace(tmp_path: Path) -> None:
     assert await ok(write_file, path="a.txt", content="ünïcode") == "created a.txt (9 bytes)"
     assert (tmp_path / "a.txt").read_text() == "ünïcode"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "pipe"]  # no temp file left
+
+
+async def test_replacing_keeps_the_files_mode(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("echo old\n")
+    script.chmod(0o750)
+    write_file = {t.name: t for t in file_tools([tmp_path])}["write_file"]
+    assert await ok(write_file, path="run.sh", content="echo new\n") == (
+        "replaced run.sh (9 bytes)"
+    )
+    assert script.read_text() == "echo new\n"
+    assert script.stat().st_mode & 0o777 == 0o750
+
+
+async def test_a_file_too_large_to_compare_is_named_instead_of_diffed(tmp_path: Path) -> None:
+    (tmp_path / "big.log").write_bytes(b"x" * (MAX_DIFF_INPUT + 1))
+    agent = _agent(tmp_path, "big.log", "short")
+    paused = await agent.ainvoke({"messages": [HumanMessage("shrink it")]}, CONFIG)
+    requests = requests_of(paused.execution_meta.interrupts[0].value)
+    assert requests is not None and requests[0].preview is not None
+    assert requests[0].preview.format == "text"
+    assert requests[0].preview.text == (
+        f"big.log will be replaced; it is {MAX_DIFF_INPUT + 1} bytes, too large to compare, "
+        "so no diff is shown."
+    )

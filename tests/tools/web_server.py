@@ -97,7 +97,7 @@ def serve(host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> Iterato
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     served.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield served
