@@ -4,9 +4,11 @@ the body read only up to a cap, all within a time limit."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from dataclasses import dataclass
 
+import certifi
 import httpx
 
 from app.core.tools import ToolError
@@ -18,6 +20,12 @@ MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 USER_AGENT = "Parley/0.1 (desktop chat app)"
+
+
+@functools.cache
+def _system_trust() -> ssl.SSLContext:
+    """The default TLS context, made once: building it costs about 100 ms each time."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +151,7 @@ async def exchange(
     seconds: float,
     headers: dict[str, str] | None = None,
     content: bytes | None = None,
-    verify: ssl.SSLContext | bool = True,
+    verify: ssl.SSLContext | None = None,
 ) -> Fetched:
     """Send one request (following up to five redirects, each to a checked address) and read at
     most ``limit`` bytes of the answer, all within ``seconds``. Failures raise
@@ -156,7 +164,10 @@ async def exchange(
         async with (
             asyncio.timeout(seconds),
             httpx.AsyncClient(
-                timeout=timeout, trust_env=False, follow_redirects=False, verify=verify
+                timeout=timeout,
+                trust_env=False,
+                follow_redirects=False,
+                verify=verify or _system_trust(),
             ) as client,
         ):
             return await _exchange(

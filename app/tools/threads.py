@@ -50,8 +50,7 @@ def search_threads_tool(search: ThreadSearch) -> Tool[..., Any]:
 
     @tool(permissions=("threads:read",), timeout=15)
     async def search_threads(text: str, limit: int = 10) -> str:
-        """Search the user's earlier conversations in Parley for words; returns matching
-        messages with their thread's title.
+        """Search the user's earlier conversations for words; shows each matching message.
 
         Args:
             text: The words to look for; every word must occur.
