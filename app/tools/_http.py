@@ -54,13 +54,19 @@ def _checked_url(text: str) -> httpx.URL:
     return url
 
 
+def _ascii_host(url: httpx.URL) -> str:
+    """The host as sent on the wire: an international name in its ASCII (IDNA) form."""
+    return url.raw_host.decode("ascii")
+
+
 def _pinned(url: httpx.URL, address: str) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
     """The URL with its host replaced by the checked address, the Host header, and the TLS
     name to verify the certificate against."""
     port = url.port or _DEFAULT_PORTS[url.scheme]
     default = port == _DEFAULT_PORTS[url.scheme]
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
+    name = _ascii_host(url)
+    host = f"[{name}]" if ":" in name else name
+    extensions = {"sni_hostname": name} if url.scheme == "https" else {}
     return url.copy_with(host=address), {"Host": host if default else f"{host}:{port}"}, extensions
 
 
@@ -111,7 +117,8 @@ async def _exchange(
 ) -> Fetched:
     origin = (url.scheme, url.host, url.port)
     for _ in range(MAX_REDIRECTS + 1):
-        addresses = await policy.resolve(url.host, url.port or _DEFAULT_PORTS[url.scheme])
+        port = url.port or _DEFAULT_PORTS[url.scheme]
+        addresses = await policy.resolve(_ascii_host(url), port)
         response = await _send(client, method, url, addresses, headers, content)
         try:
             location = response.headers.get("location")

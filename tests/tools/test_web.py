@@ -254,3 +254,10 @@ async def test_https_verifies_the_name_while_dialling_the_checked_address(
         wrong = f"https://127.0.0.1:{served.port}/page"  # the certificate names localhost only
         with pytest.raises(ToolError, match=f"the certificate of {wrong} could not be verified"):
             await exchange("GET", wrong, policy=LOOPBACK_ONLY, limit=1000, seconds=5, verify=trust)
+
+
+async def test_an_international_name_is_resolved_in_its_ascii_form() -> None:
+    said = await refused(fetch_tool(), url="http://bücher.invalid/")
+    assert said.startswith(
+        "Tool 'fetch_url' failed: the host name 'xn--bcher-kva.invalid' could not"
+    )
