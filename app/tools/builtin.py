@@ -1,19 +1,31 @@
-"""Built-in tools Parley can offer a model: the time, and reading and writing text files.
+"""Built-in tools Parley can offer a model.
 
-File tools touch the user's disk, so each call waits for approval.
+:func:`builtin_tools` builds the full set from the user's settings: file tools confined to the
+granted folders, the web tools, the calculator, the time and (given the store's search) the
+user's own history. :data:`BUILTIN_TOOLS` is the older set the terminal offers: the time and
+two text-file tools that reach any path, each call waiting for approval.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from app.core.tools import Tool, tool
+from app.tools._netguard import NetworkPolicy
+from app.tools.calculator import calculator
+from app.tools.files import MediaIngest, file_tools
+from app.tools.threads import ThreadSearch, search_threads_tool
+from app.tools.web import fetch_tool, http_request_tool
 
 __all__ = [
     "BUILTIN_PERMISSIONS",
     "BUILTIN_TOOLS",
+    "builtin_tools",
     "current_time",
+    "permissions_of",
     "read_text_file",
     "write_text_file",
 ]
@@ -34,8 +46,8 @@ def read_text_file(path: str) -> str:
     Args:
         path: The file's path; ``~`` means the user's home folder.
     """
-    target = Path(path).expanduser()
-    data = target.read_bytes()[: MAX_READ_BYTES + 1]
+    with Path(path).expanduser().open("rb") as handle:
+        data = handle.read(MAX_READ_BYTES + 1)
     text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
     if len(data) > MAX_READ_BYTES:
         text += f"\n[... cut at {MAX_READ_BYTES} bytes]"
@@ -59,7 +71,41 @@ def write_text_file(path: str, content: str, overwrite: bool = False) -> str:
 
 
 BUILTIN_TOOLS: tuple[Tool[..., str], ...] = (current_time, read_text_file, write_text_file)
-"""Every built-in tool."""
+"""The terminal's tools: the time and two unscoped text-file tools that ask before each call."""
 
 BUILTIN_PERMISSIONS: tuple[str, ...] = ("files:read", "files:write")
-"""The permissions the built-in tools need."""
+"""The permissions :data:`BUILTIN_TOOLS` need."""
+
+
+def builtin_tools(
+    granted_folders: Sequence[Path | str] = (),
+    allow_private_network: bool = False,
+    search: ThreadSearch | None = None,
+    *,
+    allowed_networks: Iterable[str] = (),
+    ingest: MediaIngest | None = None,
+) -> list[Tool[..., Any]]:
+    """Every built-in tool, set up from the user's settings.
+
+    ``granted_folders``: where the file tools may look and write (none: every path refused).
+    ``allow_private_network``: let ``fetch_url`` and ``http_request`` reach this computer and
+    the local network; ``allowed_networks`` (e.g. ``"192.168.1.0/24"``) allows only those.
+    ``search``: the store's full-text search, for ``search_threads`` (left out without it).
+    ``ingest``: turns images and PDFs read by ``read_file`` into content blocks.
+    """
+    network = NetworkPolicy.of(allow_private_network, allowed_networks)
+    tools: list[Tool[..., Any]] = [
+        current_time,
+        calculator,
+        *file_tools(granted_folders, ingest=ingest),
+        fetch_tool(network),
+        http_request_tool(network),
+    ]
+    if search is not None:
+        tools.append(search_threads_tool(search))
+    return tools
+
+
+def permissions_of(tools: Iterable[Tool[..., Any]]) -> tuple[str, ...]:
+    """Every permission ``tools`` need, once each, in order: what a run must grant to use them."""
+    return tuple(dict.fromkeys(p for t in tools for p in t.permissions))

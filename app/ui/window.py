@@ -241,7 +241,8 @@ class MainWindow(QMainWindow):
         await self._after_open(thread_id)
 
     def _on_thread_opened(self, thread_id: str) -> None:
-        if self.sidebar.current_thread() is None or self.sidebar.current_thread()[0] != thread_id:
+        current = self.sidebar.current_thread()
+        if current is None or current[0] != thread_id:
             spawn(self._after_open(thread_id))  # opened by the view model (e.g. an edit's fork)
 
     async def _after_open(self, thread_id: str) -> None:

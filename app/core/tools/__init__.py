@@ -13,6 +13,7 @@ from app.core.tools.approvals import (
     ApprovalHandler,
     ApprovalPayload,
     ApprovalPolicy,
+    ApprovalPreview,
     ApprovalRequest,
     AuditEntry,
     answer_approvals,
@@ -24,7 +25,7 @@ from app.core.tools.node import ToolNode, tool_message_id
 from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.runtime import Runtime, idempotency_key
 from app.core.tools.secrets import SecretError, SecretResolver, SecretSource, resolve_secret
-from app.core.tools.tool import Tool, tool
+from app.core.tools.tool import ApprovalPreviewFn, Tool, ToolError, tool
 
 __all__ = [
     "APPROVAL_KIND",
@@ -33,6 +34,8 @@ __all__ = [
     "ApprovalHandler",
     "ApprovalPayload",
     "ApprovalPolicy",
+    "ApprovalPreview",
+    "ApprovalPreviewFn",
     "ApprovalRequest",
     "AuditEntry",
     "InMemoryApprovalPolicy",
@@ -42,6 +45,7 @@ __all__ = [
     "SecretSource",
     "Tool",
     "ToolAuthorize",
+    "ToolError",
     "ToolNode",
     "answer_approvals",
     "args_fingerprint",

@@ -12,6 +12,7 @@ the audit log records the refusal.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any, Literal, TypeVar
@@ -22,12 +23,14 @@ from app.core.tools.approvals import (
     ApprovalDecision,
     ApprovalPayload,
     ApprovalPolicy,
+    ApprovalPreview,
     ApprovalRequest,
     AuditEntry,
     args_fingerprint,
     parse_answer,
 )
 from app.core.tools.runtime import Runtime
+from app.core.tools.tool import ToolError
 
 T = TypeVar("T")
 
@@ -44,7 +47,39 @@ ASKED_AGAIN = (
 )
 
 
-def _request(item: Prepared, thread_id: str | None, note: str = "") -> ApprovalRequest:
+MAX_PREVIEW_CHARS = 100_000
+"""A preview longer than this is cut (and marked ``truncated``) before it enters the payload."""
+
+
+async def _preview(item: Prepared) -> ApprovalPreview | Failure | None:
+    """The call's preview; a :class:`ToolError` from it refuses the call before asking."""
+    make = item.tool.approval_preview
+    if make is None:
+        return None
+    try:
+        if inspect.iscoroutinefunction(make):
+            made = await make(item.args)
+        else:
+            made = await asyncio.to_thread(make, item.args)
+            if inspect.isawaitable(made):
+                made = await made
+    except ToolError as exc:
+        return Failure(item.call, "error", f"Tool {item.tool.name!r} failed: {exc}")
+    except Exception as exc:  # a preview is a courtesy: its failure never blocks the request
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return ApprovalPreview(text=f"No preview could be made ({detail}).")
+    if made is None:
+        return None
+    preview = made if isinstance(made, ApprovalPreview) else ApprovalPreview(text=str(made))
+    if len(preview.text) > MAX_PREVIEW_CHARS:
+        cut = preview.text[:MAX_PREVIEW_CHARS]
+        preview = preview.model_copy(update={"text": cut, "truncated": True})
+    return preview
+
+
+def _request(
+    item: Prepared, thread_id: str | None, note: str, preview: ApprovalPreview | None
+) -> ApprovalRequest:
     return ApprovalRequest(
         call_id=item.call.id,
         tool=item.tool.name,
@@ -54,6 +89,7 @@ def _request(item: Prepared, thread_id: str | None, note: str = "") -> ApprovalR
         fingerprint=args_fingerprint(item.json_args),
         thread_id=thread_id,
         note=note,
+        preview=preview,
     )
 
 
@@ -144,6 +180,16 @@ async def approve(
     if not pending:
         return outcomes
     result = list(outcomes)
+    previews: dict[int, ApprovalPreview | None] = {}
+    for i, item in list(pending.items()):
+        preview = await _preview(item)
+        if isinstance(preview, Failure):
+            result[i] = preview
+            del pending[i]
+        else:
+            previews[i] = preview
+    if not pending:
+        return result
     if ctx is None:
         for i, item in pending.items():
             result[i] = Failure(
@@ -156,9 +202,12 @@ async def approve(
     asked, note = pending, ""
     unrecorded: list[AuditEntry] = []
     while True:
-        payload = ApprovalPayload(requests=[_request(p, thread_id, note) for p in asked.values()])
+        payload = ApprovalPayload(
+            requests=[_request(p, thread_id, note, previews.get(i)) for i, p in asked.items()]
+        )
         try:
-            answer = interrupt(payload.model_dump(mode="json"))
+            # a request without a preview has no "preview" key, as before previews existed
+            answer = interrupt(payload.model_dump(mode="json", exclude_none=True))
         except GraphInterrupt:
             # the run pauses here for the first time: what led to this question is new too
             for entry in unrecorded:

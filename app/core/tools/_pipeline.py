@@ -21,7 +21,7 @@ from app.core.tools._output import NotJsonError, to_content
 from app.core.tools._redact import Redactor
 from app.core.tools.runtime import Runtime
 from app.core.tools.secrets import SecretError, SecretSource, resolve_secret
-from app.core.tools.tool import Tool
+from app.core.tools.tool import Tool, ToolError
 
 ToolAuthorize = Callable[[ToolCallBlock, Runtime], "bool | str | Awaitable[bool | str]"]
 """Decides at run time whether a call may go ahead: ``True``, ``False`` or a refusal reason."""
@@ -191,6 +191,8 @@ async def execute(
         return Failure(call, "error", f"Tool {tool.name!r} failed: TimeoutError: {exc}")
     except NotJsonError as exc:
         return Failure(call, "bad_return", f"{exc}.")
+    except ToolError as exc:
+        return Failure(call, "error", f"Tool {tool.name!r} failed: {exc}")
     except Exception as exc:
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return Failure(call, "error", f"Tool {tool.name!r} failed: {detail}")

@@ -9,6 +9,10 @@ A :class:`ToolNode` that meets calls needing approval pauses the run with one
                    "fingerprint": "<sha256 of the canonical JSON of args>",
                    "thread_id": "t1", "note": ""}]}
 
+A tool built with ``approval_preview=`` adds what the call would do to its request, for the
+dialog to show beside the arguments, e.g. ``"preview": {"format": "diff", "title": "notes.txt",
+"text": "--- a/notes.txt\n+++ b/notes.txt\n..."}``. Requests without one have no such key.
+
 The run resumes with an answer (``ApprovalAnswer`` as JSON)::
 
     {"decisions": [{"call_id": "c1", "decision": "approve"},
@@ -46,6 +50,7 @@ __all__ = [
     "ApprovalHandler",
     "ApprovalPayload",
     "ApprovalPolicy",
+    "ApprovalPreview",
     "ApprovalRequest",
     "AuditEntry",
     "answer_approvals",
@@ -70,8 +75,25 @@ def args_fingerprint(args: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+class ApprovalPreview(BaseModel):
+    """What a call would do, shown with its approval request: plain text or a unified diff.
+
+    ``title`` names the thing affected (a file, a URL); ``truncated`` says ``text`` was cut.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: Literal["text", "diff"] = "text"
+    title: str = ""
+    text: str
+    truncated: bool = False
+
+
 class ApprovalRequest(BaseModel):
-    """One tool call waiting for a person's decision; ``args`` are exactly what will run."""
+    """One tool call waiting for a person's decision; ``args`` are exactly what will run.
+
+    ``preview`` is present only for tools that describe their effect before running.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -83,6 +105,7 @@ class ApprovalRequest(BaseModel):
     fingerprint: str = ""
     thread_id: str | None = None
     note: str = ""
+    preview: ApprovalPreview | None = None
 
 
 class ApprovalDecision(BaseModel):

@@ -4,19 +4,37 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from typing import Generic, ParamSpec, TypeVar, overload
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Generic, ParamSpec, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
-from app.core.errors import UserError
+from app.core.errors import ParleyError, UserError
 from app.core.models.protocol import ToolSpec
 from app.core.tools._schema import Signature
+from app.core.tools.approvals import ApprovalPreview
 
-__all__ = ["Tool", "tool"]
+__all__ = ["ApprovalPreviewFn", "Tool", "ToolError", "tool"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+PreviewResult: TypeAlias = ApprovalPreview | str | None
+ApprovalPreviewFn: TypeAlias = Callable[
+    [Mapping[str, Any]], PreviewResult | Awaitable[PreviewResult]
+]
+"""Given a call's validated arguments, describe what it would do (read-only, no side effects).
+
+Returns an :class:`ApprovalPreview`, plain text, or ``None`` for no preview; may be async.
+"""
+
+
+class ToolError(ParleyError):
+    """Raise from a tool to fail the call with this sentence; the model reads it as is.
+
+    For failures the tool foresees (a path outside the granted folders, a page too large):
+    the model sees ``Tool 'name' failed: <message>`` without an exception type or traceback.
+    """
 
 
 class Tool(Generic[P, R]):
@@ -36,6 +54,7 @@ class Tool(Generic[P, R]):
         secret_refs: Mapping[str, str] | None = None,
         timeout: float | None = None,
         requires_approval: bool = False,
+        approval_preview: ApprovalPreviewFn | None = None,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
@@ -47,6 +66,7 @@ class Tool(Generic[P, R]):
         self.secret_refs: dict[str, str] = dict(secret_refs or {})
         self.timeout = timeout
         self.requires_approval = requires_approval
+        self.approval_preview = approval_preview
         self.is_async = inspect.iscoroutinefunction(fn)
         self._signature = Signature(fn, self.name, self.secret_refs)
         self.description = (description or self._signature.summary or self.name).strip()
@@ -95,6 +115,7 @@ def tool(
     secret_refs: Mapping[str, str] | None = None,
     timeout: float | None = None,
     requires_approval: bool = False,
+    approval_preview: ApprovalPreviewFn | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -108,11 +129,14 @@ def tool(
     secret_refs: Mapping[str, str] | None = None,
     timeout: float | None = None,
     requires_approval: bool = False,
+    approval_preview: ApprovalPreviewFn | None = None,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Make ``fn`` a tool; use bare (``@tool``) or with options (``@tool(timeout=10)``).
 
     The JSON Schema comes from the annotations; parameter descriptions come from the
     docstring's ``Args:`` section and the tool description from its first paragraph(s).
+    ``approval_preview`` (see :data:`ApprovalPreviewFn`) adds a preview of the call's effect
+    to its approval request.
     """
 
     def wrap(f: Callable[P, R]) -> Tool[P, R]:
@@ -124,6 +148,7 @@ def tool(
             secret_refs=secret_refs,
             timeout=timeout,
             requires_approval=requires_approval,
+            approval_preview=approval_preview,
         )
 
     return wrap(fn) if fn is not None else wrap

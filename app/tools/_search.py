@@ -1,0 +1,94 @@
+"""A bounded walk of a folder for ``search_files``: names and text content, no symlinks."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["MAX_MATCHES", "MAX_SCANNED_FILES", "search_tree"]
+
+MAX_MATCHES = 100
+"""A search stops after this many matches."""
+
+MAX_SCANNED_FILES = 5_000
+"""A search looks at no more than this many files."""
+
+MAX_CONTENT_BYTES = 1_000_000
+"""Only this much of each file is searched for the text."""
+
+MAX_TOTAL_BYTES = 50_000_000
+"""A search reads no more than this much content in all."""
+
+_TOO_MANY = f"[stopped after {MAX_MATCHES} matches; search a smaller folder or a longer text]"
+_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
+
+
+def _line_matches(real: Path, needle: str, budget: list[int]) -> list[tuple[int, str]]:
+    """The lines of ``real`` holding ``needle``; ``budget[0]`` (bytes left) is spent."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        data = os.pread(fd, min(MAX_CONTENT_BYTES, budget[0]), 0)
+    finally:
+        os.close(fd)
+    budget[0] -= len(data)
+    if b"\x00" in data[:8192]:
+        return []
+    found = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        if needle in line.lower():
+            found.append((number, line.strip()[:200]))
+    return found
+
+
+def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Path], str]) -> str:
+    """Return one line per match under ``root``: ``path`` for a name, ``path:line: text`` for
+    content. Symlinks are not followed, special files are skipped, and the walk is bounded."""
+    needle = text.lower()
+    matches: list[str] = []
+    scanned = 0
+    stopped = ""
+    budget = [MAX_TOTAL_BYTES]
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+        base = Path(folder)
+        for name in sorted(files):
+            if len(matches) >= MAX_MATCHES:
+                stopped = _TOO_MANY
+                break
+            if scanned >= MAX_SCANNED_FILES:
+                stopped = (
+                    f"[stopped after looking at {MAX_SCANNED_FILES} files; search a smaller folder]"
+                )
+                break
+            real = base / name
+            try:
+                mode = os.lstat(real).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode):
+                continue
+            scanned += 1
+            if needle in name.lower():
+                matches.append(f"{shown(real)} (name matches)")
+            if in_content and budget[0] <= 0:
+                stopped = "[stopped after reading 50 MB; search a smaller folder]"
+                break
+            if in_content:
+                for number, line in _line_matches(real, needle, budget):
+                    matches.append(f"{shown(real)}:{number}: {line}")
+        if stopped:
+            break
+    if len(matches) > MAX_MATCHES and not stopped:
+        stopped = _TOO_MANY
+    header = f"Searched {scanned} files under {root} for {text!r}:"
+    if not matches:
+        return f"{header}\nno matches."
+    return "\n".join([header, *matches[:MAX_MATCHES], *([stopped] if stopped else [])])
