@@ -76,6 +76,9 @@ def describe_failure(
         return f"server {name!r} {verb}: nothing answers at {url} ({cause or 'refused'})"
     if isinstance(cause, httpx2.TimeoutException):
         return f"server {name!r} {verb}: {url} did not answer in time"
+    if isinstance(cause, httpx2.TransportError):
+        said = str(cause).rstrip(".") or type(cause).__name__
+        return f"server {name!r} at {url} dropped the connection ({said})"
     if isinstance(cause, httpx2.HTTPError):
         return f"server {name!r} {verb}: {type(cause).__name__}: {cause}"
     if isinstance(cause, MCPError) and cause.code == CONNECTION_CLOSED:
