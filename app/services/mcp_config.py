@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from app.core.errors import ParleyError
 from app.core.tools.secrets import SecretSource
 from app.store.paths import resolve_data_dir
-from app.tools.mcp import McpManager, ServerConfig, ToolPolicy, mcp_tools
+from app.tools.mcp import McpManager, ServerConfig, ToolPolicy, mcp_tools, valid_server_name
 
 __all__ = [
     "CONFIG_NAME",
@@ -31,6 +31,7 @@ __all__ = [
     "McpConfigError",
     "configured_mcp_tools",
     "mcp_log_dir",
+    "parse_server",
 ]
 
 CONFIG_NAME = "mcp.json"
@@ -60,6 +61,9 @@ def _reason(exc: ValidationError) -> str:
 
 def parse_server(name: str, entry: Any) -> ServerConfig:
     """Read one ``mcpServers`` entry; raises :class:`McpConfigError` saying what is wrong."""
+    problem = valid_server_name(name)
+    if problem:
+        raise McpConfigError(problem)
     if not isinstance(entry, Mapping):
         raise McpConfigError(f"server {name!r}: its entry is not a JSON object")
     kind = str(entry.get("type") or entry.get("transport") or "").lower()

@@ -96,7 +96,7 @@ class WatchedTransport:
 
 
 async def resolve_values(values: Mapping[str, str], secrets: SecretSource | None) -> dict[str, str]:
-    """Replace every ``${keyring:REF}`` in ``values`` by the secret; raises ``SecretError``."""
+    """Replace every ``{keyring:REF}`` in ``values`` by the secret; raises ``SecretError``."""
     resolved: dict[str, str] = {}
     for key, value in values.items():
         parts: list[str] = []

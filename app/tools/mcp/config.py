@@ -6,8 +6,8 @@ a subprocess (stdio) and ``{"url": ..., "headers": {...}}`` for a streamable-HTT
 Parley adds ``policy`` (for every tool of the server), ``tools`` (per tool), ``timeout`` (per
 call, seconds) and ``disabled``.
 
-An ``env`` or ``headers`` value may name a secret kept in the keyring with ``${keyring:REF}``,
-e.g. ``"Authorization": "Bearer ${keyring:github/token}"``; it is resolved just before the
+An ``env`` or ``headers`` value may name a secret kept in the keyring with ``{keyring:REF}``,
+e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved just before the
 server is started and never written anywhere.
 """
 
@@ -29,8 +29,8 @@ __all__ = [
 ToolPolicy = Literal["allowed", "approval", "off"]
 """What a tool may do: run at once, run after the user approves the call, or not be offered."""
 
-SECRET_PATTERN = re.compile(r"\$\{keyring:([^}]+)\}")
-"""``${keyring:REF}`` inside an env or header value: the secret ``REF`` from the keyring."""
+SECRET_PATTERN = re.compile(r"\{keyring:([^}]+)\}")
+"""``{keyring:REF}`` inside an env or header value: the secret ``REF`` from the keyring."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

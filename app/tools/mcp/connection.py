@@ -71,7 +71,7 @@ class Backoff:
 class McpConnection:
     """A connection to one configured MCP server, through the official SDK's ``Client``.
 
-    ``secret_resolver`` turns the ``${keyring:REF}`` parts of the env and headers into values
+    ``secret_resolver`` turns the ``{keyring:REF}`` parts of the env and headers into values
     just before each start; the values are handed to the transport and kept nowhere else.
     """
 
@@ -107,6 +107,7 @@ class McpConnection:
         self._restart: asyncio.Task[None] | None = None
         self._log_start = 0
         self._http_status: int | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------------- log
 
@@ -158,10 +159,10 @@ class McpConnection:
                 client = await asyncio.shield(ready)
                 tools = await self._list_tools(client)
         except asyncio.CancelledError:
-            await self._stop_runner()
+            self._abandon_start()
             raise
         except TimeoutError:
-            await self._stop_runner()
+            self._abandon_start()
             self._failed(
                 f"server {self.name!r} did not answer within {self.start_timeout:g} s of starting"
             )
@@ -354,8 +355,9 @@ class McpConnection:
     # ------------------------------------------------------------------ stopping
 
     async def _stop_runner(self) -> None:
+        """Let the runner close the client (the SDK stops the process); bounded."""
         runner, wake = self._runner, self._wake
-        self._stopping = True
+        self._runner, self._stopping = None, True
         if wake is not None:
             wake.set()
         if runner is None:
@@ -363,12 +365,17 @@ class McpConnection:
         try:
             await asyncio.wait_for(asyncio.shield(runner), STOP_TIMEOUT)
         except TimeoutError:
-            runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await runner
+            await _cancelled(runner)
         except Exception:
             pass
-        self._runner = None
+
+    def _abandon_start(self) -> None:
+        """Cancel a start that is stuck; the SDK's shutdown then runs in the background."""
+        runner, self._runner, self._stopping = self._runner, None, True
+        if runner is not None:
+            runner.cancel()
+            self._reaping.add(runner)
+            runner.add_done_callback(self._reaping.discard)
 
     async def stop(self) -> None:
         """Stop the server (its process too) and any restart that was due."""
@@ -380,6 +387,15 @@ class McpConnection:
         async with self._lock:
             was_running = self._runner is not None
             await self._stop_runner()
+            for task in list(self._reaping):
+                await _cancelled(task)
             self.state = "stopped"
             if was_running:
                 self._log("stopped")
+
+
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` and wait for it to finish, whatever it raises."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -67,7 +67,7 @@ def _keyring() -> KeyringSecretResolver:
     return KeyringSecretResolver(backend=backend)
 
 
-def _web(url: str, token: str = "${keyring:web/token}") -> ServerConfig:
+def _web(url: str, token: str = "{keyring:web/token}") -> ServerConfig:
     return ServerConfig(name="web", url=url, headers={"Authorization": f"Bearer {token}"})
 
 
@@ -98,7 +98,7 @@ async def test_a_wrong_token_is_reported_as_the_server_refusing_it(
 
 
 async def test_a_missing_secret_is_named(tmp_path: Path) -> None:
-    servers = [_web("http://127.0.0.1:9/mcp", "${keyring:web/absent}")]
+    servers = [_web("http://127.0.0.1:9/mcp", "{keyring:web/absent}")]
     resolver = KeyringSecretResolver(backend=MemoryKeyring())
     async with McpManager(servers, log_dir=tmp_path, secret_resolver=resolver) as manager:
         failures = await manager.start()

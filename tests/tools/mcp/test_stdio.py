@@ -202,3 +202,28 @@ async def test_stderr_goes_to_the_log_and_stopping_ends_the_process(tmp_path: Pa
         pass
     else:
         raise AssertionError(f"the server process {pid} is still running")
+
+
+async def test_a_server_that_never_answers_does_not_hold_up_the_event_loop(
+    tmp_path: Path,
+) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    mute = ServerConfig(name="mute", command="sleep", args=["60"])
+    beat = asyncio.create_task(ticker())
+    loop = asyncio.get_running_loop()
+    async with McpManager([mute], log_dir=tmp_path, start_timeout=1) as manager:
+        started = loop.time()
+        failures = await manager.start()
+        waited = loop.time() - started
+    beat.cancel()
+    assert failures["mute"].startswith("server 'mute' did not answer within 1 s of starting")
+    assert waited < 2
+    assert ticks >= 50  # the loop kept running other work all along
+    assert manager.connection("mute").state == "stopped"
