@@ -1,4 +1,5 @@
-"""Parley's command line: ``parley``, ``parley chat``, ``parley threads``, ``parley key``."""
+"""Parley's command line: ``parley``, ``parley chat``, ``parley threads``, ``parley key``,
+``parley mcp``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import io
 import sys
 from typing import Any, TextIO
 
+from app import cli_mcp
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
 from app.core.state import AgentState, ErrorBlock
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
+    cli_mcp.register(sub)
     return parser
 
 
@@ -226,6 +229,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
             return asyncio.run(_threads(args, out))
         if args.command == "key":
             return _key(args, out, err)
+        if args.command == "mcp":
+            return cli_mcp.run(args, out, err)
         if args.command is None:
             return _window(args, out, err)
         return asyncio.run(_chat(args, out, err))

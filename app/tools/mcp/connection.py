@@ -1,0 +1,401 @@
+"""One MCP server's life: started when first needed, restarted after a crash, stopped on quit.
+
+Everything is async and bounded by a timeout, so a server that hangs never holds up the event
+loop: starting gives up after ``start_timeout``, a call after its ``timeout``, and stopping
+kills what does not exit. A stdio server's stderr, and every start, stop and crash, go to a
+log file the user can open (:attr:`McpConnection.log_path`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NoReturn, TypeVar
+
+import mcp.types as mcp_types
+from mcp import Client, MCPError
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+from app.core.errors import ParleyError
+from app.core.tools.secrets import SecretError, SecretSource
+from app.tools.mcp._reasons import describe_failure, log_tail
+from app.tools.mcp._transport import (
+    WatchedTransport,
+    http_transport,
+    redact_url,
+    resolve_values,
+    stdio_transport,
+)
+from app.tools.mcp.config import ServerConfig
+
+__all__ = ["Backoff", "McpConnection", "McpServerError", "ServerState"]
+
+ServerState = Literal["stopped", "starting", "running", "crashed", "failed"]
+"""Where a server is: not started, starting, answering, gone (a restart is due), given up."""
+
+T = TypeVar("T")
+
+CLIENT_INFO = mcp_types.Implementation(name="parley", version="0.1.0")
+STOP_TIMEOUT = 10.0
+MAX_PAGES = 100
+
+
+class McpServerError(ParleyError, RuntimeError):
+    """A server could not start, went away, or did not answer in time; the message says which."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How long to wait before restarting a server that crashed, and when to give up.
+
+    The n-th restart in a row waits ``first * factor**(n-1)`` seconds (at most ``longest``);
+    after ``attempts`` failures in a row the server is left stopped until it is needed again.
+    A server that ran for ``stable_after`` seconds before crashing starts the count afresh.
+    """
+
+    first: float = 0.5
+    factor: float = 2.0
+    longest: float = 30.0
+    attempts: int = 5
+    stable_after: float = 30.0
+
+    def delay(self, failures: int) -> float:
+        """Seconds to wait before the next attempt after ``failures`` failures in a row."""
+        return float(min(self.longest, self.first * self.factor ** max(0, failures - 1)))
+
+
+class McpConnection:
+    """A connection to one configured MCP server, through the official SDK's ``Client``.
+
+    ``secret_resolver`` turns the ``{keyring:REF}`` parts of the env and headers into values
+    just before each start; the values are handed to the transport and kept nowhere else.
+    """
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        log_dir: str | Path,
+        secret_resolver: SecretSource | None = None,
+        start_timeout: float = 30.0,
+        call_timeout: float = 120.0,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.log_path = Path(log_dir) / f"{config.name}.log"
+        self.secret_resolver = secret_resolver
+        self.start_timeout = start_timeout
+        self.call_timeout = config.timeout or call_timeout
+        self.backoff = backoff or Backoff()
+        self.state: ServerState = "stopped"
+        self.reason: str | None = None
+        self.tools: list[mcp_types.Tool] = []
+        self.starts = 0
+        self._client: Client | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._wake: asyncio.Event | None = None
+        self._stopping = False
+        self._lock = asyncio.Lock()
+        self._failures = 0
+        self._not_before = 0.0
+        self._started_at = 0.0
+        self._restart: asyncio.Task[None] | None = None
+        self._log_start = 0
+        self._http_status: int | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
+
+    # ----------------------------------------------------------------------- log
+
+    def _log(self, line: str) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        with self.log_path.open("a", encoding="utf-8") as log:
+            log.write(f"[parley {stamp}] {line}\n")
+
+    def _refused(self, status: int) -> None:
+        self._http_status = status
+
+    def _hint(self) -> str:
+        return f"; its log is {self.log_path}"
+
+    # ----------------------------------------------------------------- starting
+
+    async def ensure_started(self) -> Client:
+        """Return a running client, starting (or restarting) the server if needed."""
+        client = self._client
+        if client is not None and self.state == "running":
+            return client
+        async with self._lock:
+            client = self._client
+            if client is not None and self.state == "running":
+                return client
+            wait = self._not_before - asyncio.get_running_loop().time()
+            if wait > self.start_timeout:
+                raise McpServerError(
+                    f"server {self.name!r} failed {self._failures} times in a row "
+                    f"({self.reason}); it will be tried again in {wait:.0f} s{self._hint()}"
+                )
+            if wait > 0:
+                await asyncio.sleep(wait)
+            return await self._start()
+
+    async def _start(self) -> Client:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Client] = loop.create_future()
+        wake = asyncio.Event()
+        self._wake, self._stopping = wake, False
+        self.state, self.reason = "starting", None
+        self._log(f"starting: {self._described()}")
+        self._log_start = self.log_path.stat().st_size
+        self._http_status = None
+        self._runner = asyncio.create_task(self._serve(ready, wake), name=f"mcp:{self.name}")
+        try:
+            async with asyncio.timeout(self.start_timeout):
+                client = await asyncio.shield(ready)
+                tools = await self._list_tools(client)
+        except asyncio.CancelledError:
+            self._abandon_start()
+            raise
+        except TimeoutError:
+            self._abandon_start()
+            self._failed(
+                f"server {self.name!r} did not answer within {self.start_timeout:g} s of starting"
+            )
+        except (SecretError, McpServerError) as exc:
+            await self._stop_runner()
+            self._failed(f"server {self.name!r} could not start: {exc}")
+        except Exception as exc:
+            await self._stop_runner()
+            tail = log_tail(self.log_path, self._log_start)
+            self._failed(describe_failure(self.config, exc, tail, self._http_status, starting=True))
+        self.tools = tools
+        self.state, self.reason = "running", None
+        self.starts += 1
+        self._started_at = loop.time()
+        self._log(f"running, {len(tools)} tools")
+        return client
+
+    def _failed(self, reason: str) -> NoReturn:
+        self.state, self.reason = "failed", reason
+        self._failures += 1
+        delay = self.backoff.delay(self._failures)
+        self._not_before = asyncio.get_running_loop().time() + delay
+        self._log(f"failed: {reason}")
+        if self.starts and self._failures <= self.backoff.attempts:
+            self._schedule_restart(delay)
+        raise McpServerError(reason + self._hint())
+
+    def _described(self) -> str:
+        if self.config.command is not None:
+            return self.config.describe()
+        return redact_url(self.config.url or "")
+
+    async def _list_tools(self, client: Client) -> list[mcp_types.Tool]:
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _serve(self, ready: asyncio.Future[Client], wake: asyncio.Event) -> None:
+        """Hold the SDK client open in one task (its task groups live here) until woken."""
+        error: BaseException | None = None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                if self.config.command is not None:
+                    env = await resolve_values(self.config.env, self.secret_resolver)
+                    log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
+                    inner = stdio_transport(self.config, env, log)
+                else:
+                    headers = await resolve_values(self.config.headers, self.secret_resolver)
+                    inner, http = http_transport(self.config, headers, self._refused)
+                    await stack.enter_async_context(http)
+                client = Client(
+                    WatchedTransport(inner, wake.set), client_info=CLIENT_INFO, cache=None
+                )
+                await stack.enter_async_context(client)
+                self._client = client
+                if not ready.done():
+                    ready.set_result(client)
+                await wake.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            error = exc
+        finally:
+            self._client = None
+            if not ready.done():
+                ready.set_exception(error or McpServerError("the connection closed"))
+            elif not self._stopping:
+                self._crashed(error)
+
+    # ------------------------------------------------------------------ crashes
+
+    def _crashed(self, error: BaseException | None) -> None:
+        loop = asyncio.get_running_loop()
+        if loop.time() - self._started_at >= self.backoff.stable_after:
+            self._failures = 0
+        self._failures += 1
+        tail = log_tail(self.log_path, self._log_start)
+        if error is not None:
+            reason = describe_failure(self.config, error, tail, self._http_status, starting=False)
+        else:
+            last = f" (last words: {tail})" if tail else ""
+            reason = f"server {self.name!r} stopped unexpectedly{last}"
+        self.state, self.reason = "crashed", reason
+        self._log(f"crashed: {reason}")
+        if self._failures > self.backoff.attempts:
+            self.state = "failed"
+            self.reason = f"{reason}; gave up restarting it after {self._failures - 1} attempts"
+            return
+        delay = self.backoff.delay(self._failures)
+        self._not_before = loop.time() + delay
+        self._schedule_restart(delay)
+
+    def _schedule_restart(self, delay: float) -> None:
+        if self._restart is not None and not self._restart.done():
+            return
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            with contextlib.suppress(McpServerError):
+                await self.ensure_started()
+
+        self._restart = asyncio.create_task(later(), name=f"mcp:{self.name}:restart")
+
+    # ------------------------------------------------------------------- calls
+
+    async def _request(self, what: str, limit: float, send: Callable[[Client], Awaitable[T]]) -> T:
+        client = await self.ensure_started()
+        try:
+            async with asyncio.timeout(limit + 1):
+                return await send(client)
+        except TimeoutError:
+            raise self._timed_out(what, limit) from None
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                raise self._timed_out(what, limit) from None
+            if exc.code == CONNECTION_CLOSED:
+                await self._settle()
+                gone = self.reason or f"server {self.name!r} went away"
+                raise McpServerError(
+                    f"{gone}, during {what}; it will be restarted{self._hint()}"
+                ) from None
+            raise McpServerError(f"server {self.name!r} refused {what}: {exc.message}") from None
+
+    def _timed_out(self, what: str, timeout: float) -> McpServerError:
+        self._log(f"{what} timed out after {timeout:g} s")
+        return McpServerError(
+            f"server {self.name!r} did not answer {what} within {timeout:g} s; the call was "
+            f"given up{self._hint()}"
+        )
+
+    async def _settle(self) -> None:
+        """Give the runner a moment to record why the connection ended."""
+        runner = self._runner
+        if runner is not None and not runner.done():
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(runner), 1.0)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], seconds: float | None = None
+    ) -> mcp_types.CallToolResult:
+        """Call the server's tool ``name`` (``seconds`` overrides the call timeout); raises
+        :class:`McpServerError` with the reason."""
+        limit = seconds or self.call_timeout
+        return await self._request(
+            f"the call to {name!r}",
+            limit,
+            lambda c: c.call_tool(name, arguments, read_timeout_seconds=limit),
+        )
+
+    async def list_resources(self) -> list[mcp_types.Resource]:
+        """The resources the server offers (empty when it offers none)."""
+        client = await self.ensure_started()
+        if client.server_capabilities.resources is None:
+            return []
+        result = await self._request(
+            "the list of resources", self.call_timeout, lambda c: c.list_resources()
+        )
+        return list(result.resources)
+
+    async def read_resource(self, uri: str) -> mcp_types.ReadResourceResult:
+        """Read the resource at ``uri``."""
+        return await self._request(
+            f"reading {uri!r}", self.call_timeout, lambda c: c.read_resource(uri)
+        )
+
+    async def list_prompts(self) -> list[mcp_types.Prompt]:
+        """The prompts the server offers (empty when it offers none)."""
+        client = await self.ensure_started()
+        if client.server_capabilities.prompts is None:
+            return []
+        result = await self._request(
+            "the list of prompts", self.call_timeout, lambda c: c.list_prompts()
+        )
+        return list(result.prompts)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None = None
+    ) -> mcp_types.GetPromptResult:
+        """Fill in the prompt ``name`` with ``arguments``."""
+        return await self._request(
+            f"the prompt {name!r}", self.call_timeout, lambda c: c.get_prompt(name, arguments)
+        )
+
+    # ------------------------------------------------------------------ stopping
+
+    async def _stop_runner(self) -> None:
+        """Let the runner close the client (the SDK stops the process); bounded."""
+        runner, wake = self._runner, self._wake
+        self._runner, self._stopping = None, True
+        if wake is not None:
+            wake.set()
+        if runner is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(runner), STOP_TIMEOUT)
+        except TimeoutError:
+            await _cancelled(runner)
+        except Exception:
+            pass
+
+    def _abandon_start(self) -> None:
+        """Cancel a start that is stuck; the SDK's shutdown then runs in the background."""
+        runner, self._runner, self._stopping = self._runner, None, True
+        if runner is not None:
+            runner.cancel()
+            self._reaping.add(runner)
+            runner.add_done_callback(self._reaping.discard)
+
+    async def stop(self) -> None:
+        """Stop the server (its process too) and any restart that was due."""
+        restart, self._restart = self._restart, None
+        if restart is not None and restart is not asyncio.current_task():
+            restart.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await restart
+        async with self._lock:
+            was_running = self._runner is not None
+            await self._stop_runner()
+            for task in list(self._reaping):
+                await _cancelled(task)
+            self.state = "stopped"
+            if was_running:
+                self._log("stopped")
+
+
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` and wait for it to finish, whatever it raises."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

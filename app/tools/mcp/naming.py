@@ -1,0 +1,70 @@
+"""Tool names a model provider accepts, and the policy a server's tool gets by default.
+
+Providers accept function names of at most 64 characters from ``[A-Za-z0-9_-]``. An MCP tool
+is offered as ``SERVER__TOOL``; a name that would break those rules has the other characters
+replaced by ``_`` and, when it is too long or collides, a short hash of the original added, so
+the same tool always gets the same name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+
+import mcp.types as mcp_types
+
+from app.tools.mcp.config import ToolPolicy
+
+__all__ = ["MAX_TOOL_NAME", "SEPARATOR", "default_policy", "effective_policy", "tool_names"]
+
+MAX_TOOL_NAME = 64
+"""The longest function name every supported provider accepts."""
+
+SEPARATOR = "__"
+"""Between the server's name and the tool's name."""
+
+_BAD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _name(server: str, tool: str) -> str:
+    raw = f"{server}{SEPARATOR}{tool}"
+    clean = _BAD.sub("_", raw)
+    if clean == raw and len(clean) <= MAX_TOOL_NAME:
+        return clean
+    suffix = "_" + _short_hash(raw)
+    return clean[: MAX_TOOL_NAME - len(suffix)] + suffix
+
+
+def tool_names(server: str, tools: Iterable[str]) -> dict[str, str]:
+    """Map each of a server's tool names to the name the model is shown; all distinct."""
+    result: dict[str, str] = {}
+    taken: set[str] = set()
+    for tool in tools:
+        name = _name(server, tool)
+        if name in taken:
+            suffix = "_" + _short_hash(f"{server}/{tool}/{len(taken)}")
+            name = name[: MAX_TOOL_NAME - len(suffix)] + suffix
+        taken.add(name)
+        result[tool] = name
+    return result
+
+
+def default_policy(tool: mcp_types.Tool) -> ToolPolicy:
+    """A read-only tool may run at once; anything else (or unannotated) needs approval."""
+    hints = tool.annotations
+    if hints is not None and hints.read_only_hint is True:
+        return "allowed"
+    return "approval"
+
+
+def effective_policy(
+    tool: mcp_types.Tool, server_policy: ToolPolicy | None, per_tool: Mapping[str, ToolPolicy]
+) -> ToolPolicy:
+    """The user's choice for this tool, else for its server, else the annotations' default."""
+    chosen = per_tool.get(tool.name) or server_policy
+    return chosen or default_policy(tool)
