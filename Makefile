@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.test-deps-stamp
 
-.PHONY: setup run test lint typecheck contracts pytest bench clean
+.PHONY: setup run test lint typecheck contracts pytest bench clean install-desktop \
+	uninstall-desktop package
 
 setup: $(STAMP)
 
@@ -41,5 +42,19 @@ test: lint typecheck contracts pytest
 bench: setup
 	$(BIN)/python -m tests.bench
 
+# Add Parley (icon, menu entry, AppStream data) to this user's desktop; XDG_DATA_HOME is honoured.
+install-desktop: setup
+	bash packaging/linux/desktop-integration.sh install --exec "$(CURDIR)/$(BIN)/parley"
+
+uninstall-desktop:
+	bash packaging/linux/desktop-integration.sh uninstall
+
+# A one-folder bundle in dist/parley/ that runs without Python (see packaging/README.md).
+package: setup
+	$(BIN)/python -m pip install --quiet -e '.[package]'
+	$(BIN)/python -m PyInstaller --noconfirm --clean --distpath dist --workpath build/pyinstaller \
+		packaging/parley.spec
+	bash packaging/smoke-test.sh dist/parley
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build dist
