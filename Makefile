@@ -49,11 +49,29 @@ install-desktop: setup
 uninstall-desktop:
 	bash packaging/linux/desktop-integration.sh uninstall
 
-# A one-folder bundle in dist/parley/ that runs without Python (see packaging/README.md).
-package: setup
-	$(BIN)/python -m pip install --quiet -e '.[package]'
-	$(BIN)/python -m PyInstaller --noconfirm --clean --distpath dist --workpath build/pyinstaller \
-		packaging/parley.spec
+# A one-folder bundle in dist/parley/ that runs without Python (see packaging/README.md). It is
+# built in its own virtualenv with llama.cpp compiled portably (no -march=native): the first
+# build compiles llama.cpp once (~10 minutes on 2 cores) into build/wheels/.
+PKG_VENV := build/package-venv
+PORTABLE_WHEELS := build/wheels
+
+$(PORTABLE_WHEELS)/.stamp:
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip wheel --quiet --no-deps --no-cache-dir \
+		--wheel-dir $(PORTABLE_WHEELS) "llama-cpp-python>=0.3"
+	touch $@
+
+$(PKG_VENV)/.stamp: pyproject.toml $(PORTABLE_WHEELS)/.stamp
+	test -x $(PKG_VENV)/bin/python || $(PYTHON) -m venv $(PKG_VENV)
+	$(PKG_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PKG_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps \
+		$(PORTABLE_WHEELS)/llama_cpp_python-*.whl
+	$(PKG_VENV)/bin/python -m pip install --quiet '.[package]'
+	touch $@
+
+package: $(PKG_VENV)/.stamp
+	$(PKG_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	$(PKG_VENV)/bin/python -m PyInstaller --noconfirm --clean --log-level WARN \
+		--distpath dist --workpath build/pyinstaller packaging/parley.spec
 	bash packaging/smoke-test.sh dist/parley
 
 clean:

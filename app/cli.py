@@ -9,6 +9,7 @@ import io
 import sys
 from typing import Any, TextIO
 
+from app import cli_diagnostics
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
 from app.core.state import AgentState, ErrorBlock
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
+    cli_diagnostics.add_parsers(sub, common)
     return parser
 
 
@@ -169,6 +171,12 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _start_logging(data_dir: str | None) -> str | None:
+    from app.services.logs import start_logging
+
+    return start_logging(data_dir)
+
+
 def _as_text(value: str) -> str:
     """``value`` with bytes that were not UTF-8 (kept by Python as lone surrogates) turned
     into U+FFFD, so it can be stored and shown."""
@@ -181,11 +189,16 @@ def _tolerant_stdin() -> None:
         sys.stdin.reconfigure(errors="replace")
 
 
-def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Parse ``argv`` and run the chosen command; return the exit status."""
+def run(
+    argv: list[str], out: TextIO | None = None, err: TextIO | None = None, *, log: bool = False
+) -> int:
+    """Parse ``argv`` and run the chosen command; return the exit status. With ``log`` the
+    run writes log files (the ``parley`` command does; tests calling this need not)."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
+    if log and (problem := _start_logging(args.data_dir)):
+        err.write(f"parley: {problem}\n")
     for name in ("prompt", "thread", "search"):
         if isinstance(getattr(args, name, None), str):
             setattr(args, name, _as_text(getattr(args, name)))
@@ -195,6 +208,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
             return asyncio.run(_threads(args, out))
         if args.command == "key":
             return _key(args, out, err)
+        if (code := cli_diagnostics.run_command(args, out, err)) is not None:
+            return code
         if args.command is None:
             args.prompt, args.thread, args.resume, args.tools = None, None, False, False
         return asyncio.run(_chat(args, out, err))

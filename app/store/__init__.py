@@ -17,6 +17,7 @@ from app.store.errors import (
     StoreNotWritableError,
     StoreSchemaTooNewError,
 )
+from app.store.health import DatabaseHealth, check_database, database_files
 from app.store.models import AllowRule, ApprovalRecord, MediaBlob, SearchHit, Thread
 from app.store.paths import database_path, resolve_data_dir
 from app.store.store import Store
@@ -25,6 +26,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AllowRule",
     "ApprovalRecord",
+    "DatabaseHealth",
     "MediaBlob",
     "SearchHit",
     "SqliteCheckpointer",
@@ -37,6 +39,8 @@ __all__ = [
     "StoreNotWritableError",
     "StoreSchemaTooNewError",
     "Thread",
+    "check_database",
+    "database_files",
     "database_path",
     "fingerprint_args",
     "resolve_data_dir",
