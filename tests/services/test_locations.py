@@ -44,3 +44,15 @@ def test_the_environment_variable_chooses_the_data_dir(tmp_path: Path) -> None:
     assert Locations.resolve(tmp_path / "cli", env={"PARLEY_DATA_DIR": str(tmp_path)}).data == (
         tmp_path / "cli"
     )
+
+
+def test_the_readme_lists_the_linux_defaults(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for name, path in Locations.resolve(env={}).named():
+        shown = "~/" + str(path.relative_to(tmp_path))
+        assert f"| {name} | `{shown}` |" in readme
