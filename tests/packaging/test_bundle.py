@@ -22,9 +22,19 @@ pytestmark = [
 ]
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
+def _bundle(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run the bundle's ``parley`` in ``tmp_path`` with nothing of our Python around it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    return {**env, "PARLEY_DATA_DIR": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
+    env |= {"PARLEY_DATA_DIR": str(tmp_path / "data"), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [str(EXE), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
 
 
 def test_the_smoke_script_passes(tmp_path: Path) -> None:
@@ -40,36 +50,18 @@ def test_the_smoke_script_passes(tmp_path: Path) -> None:
 
 
 def test_the_bundle_answers_on_the_bundled_model(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [str(EXE), "chat", "What is the capital of France?"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        check=False,
-    )
+    done = _bundle("chat", "What is the capital of France?", tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "paris" in done.stdout.lower()
     assert "Traceback" not in done.stderr
 
 
 def test_the_bundle_renders_its_window_offscreen(tmp_path: Path) -> None:
-    helped = subprocess.run(
-        [str(EXE), "--help"], capture_output=True, text=True, timeout=120, check=False
-    )
+    helped = _bundle("--help", tmp_path=tmp_path)
     if "--screenshot" not in helped.stdout:
         pytest.skip("this bundle has no window yet (`parley --help` lists no --screenshot)")
     shot = tmp_path / "shot.png"
-    done = subprocess.run(
-        [str(EXE), "--screenshot", str(shot)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        check=False,
-    )
+    done = _bundle("--screenshot", str(shot), tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     head = shot.read_bytes()[:24]
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
