@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.test-deps-stamp
 
-.PHONY: setup run test lint typecheck contracts pytest bench clean
+.PHONY: setup run test lint typecheck contracts pytest bench clean install-desktop \
+	uninstall-desktop package
 
 setup: $(STAMP)
 
@@ -41,5 +42,37 @@ test: lint typecheck contracts pytest
 bench: setup
 	$(BIN)/python -m tests.bench
 
+# Add Parley (icon, menu entry, AppStream data) to this user's desktop; XDG_DATA_HOME is honoured.
+install-desktop: setup
+	bash packaging/linux/desktop-integration.sh install --exec "$(CURDIR)/$(BIN)/parley"
+
+uninstall-desktop:
+	bash packaging/linux/desktop-integration.sh uninstall
+
+# A one-folder bundle in dist/parley/ that runs without Python (see packaging/README.md). It is
+# built in its own virtualenv with llama.cpp compiled portably (no -march=native): the first
+# build compiles llama.cpp once (~10 minutes on 2 cores) into build/wheels/.
+PKG_VENV := build/package-venv
+PORTABLE_WHEELS := build/wheels
+
+$(PORTABLE_WHEELS)/.stamp:
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip wheel --quiet --no-deps --no-cache-dir \
+		--wheel-dir $(PORTABLE_WHEELS) "llama-cpp-python>=0.3"
+	touch $@
+
+$(PKG_VENV)/.stamp: pyproject.toml $(PORTABLE_WHEELS)/.stamp
+	test -x $(PKG_VENV)/bin/python || $(PYTHON) -m venv $(PKG_VENV)
+	$(PKG_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PKG_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps \
+		$(PORTABLE_WHEELS)/llama_cpp_python-*.whl
+	$(PKG_VENV)/bin/python -m pip install --quiet '.[package]'
+	touch $@
+
+package: $(PKG_VENV)/.stamp
+	$(PKG_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	$(PKG_VENV)/bin/python -m PyInstaller --noconfirm --clean --log-level WARN \
+		--distpath dist --workpath build/pyinstaller packaging/parley.spec
+	bash packaging/smoke-test.sh dist/parley
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build dist

@@ -9,7 +9,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run Parley's command line."""
     from app.cli import run
 
-    return run(sys.argv[1:] if argv is None else argv)
+    return run(sys.argv[1:] if argv is None else argv, log=True)
 
 
 if __name__ == "__main__":

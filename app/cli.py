@@ -11,6 +11,7 @@ import sys
 from typing import Any, TextIO
 
 from app import cli_mcp
+from app import cli_diagnostics
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
 from app.core.state import AgentState, ErrorBlock
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
     cli_mcp.register(sub)
+    cli_diagnostics.add_parsers(sub, common)
     return parser
 
 
@@ -201,6 +203,10 @@ def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         theme=args.theme,
         err=err,
     )
+def _start_logging(data_dir: str | None) -> str | None:
+    from app.services.logs import start_logging
+
+    return start_logging(data_dir)
 
 
 def _as_text(value: str) -> str:
@@ -215,11 +221,16 @@ def _tolerant_stdin() -> None:
         sys.stdin.reconfigure(errors="replace")
 
 
-def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Parse ``argv`` and run the chosen command; return the exit status."""
+def run(
+    argv: list[str], out: TextIO | None = None, err: TextIO | None = None, *, log: bool = False
+) -> int:
+    """Parse ``argv`` and run the chosen command; return the exit status. With ``log`` the
+    run writes log files (the ``parley`` command does; tests calling this need not)."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
+    if log and (problem := _start_logging(args.data_dir)):
+        err.write(f"parley: {problem}\n")
     for name in ("prompt", "thread", "search"):
         if isinstance(getattr(args, name, None), str):
             setattr(args, name, _as_text(getattr(args, name)))
@@ -231,6 +242,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
             return _key(args, out, err)
         if args.command == "mcp":
             return cli_mcp.run(args, out, err)
+        if (code := cli_diagnostics.run_command(args, out, err)) is not None:
+            return code
         if args.command is None:
             return _window(args, out, err)
         return asyncio.run(_chat(args, out, err))

@@ -9,6 +9,7 @@ unavailable are then held in memory until the app exits, and the caller tells th
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 
 import keyring
@@ -17,11 +18,14 @@ import keyring.errors
 from keyring.backend import KeyringBackend
 
 from app.core.tools.secrets import SecretError
+from app.secrets.known import remember_secret
 
 __all__ = ["SERVICE", "KeyringSecretResolver", "KeyringStatus"]
 
 SERVICE = "parley"
 """The keyring service name every Parley secret is stored under."""
+
+log = logging.getLogger(__name__)
 
 _NO_KEYRING = (
     "no system keyring is available (no Secret Service or KWallet is running); start your "
@@ -120,6 +124,8 @@ class KeyringSecretResolver:
                 f"secret {ref!r} is not set; store it with: parley key set {ref} "
                 f"(kept in the system keyring under service {self.service!r})",
             )
+        remember_secret(str(value))
+        log.debug("read secret %s from the keyring", ref)
         return str(value)
 
     async def resolve(self, ref: str) -> str:
@@ -130,6 +136,7 @@ class KeyringSecretResolver:
         """Store ``value`` as ``ref``; returns where it went (keyring, or this session only)."""
         if not value:
             raise SecretError(ref, f"secret {ref!r} cannot be empty; use delete() to remove it")
+        remember_secret(value)
         try:
             self._usable_backend(ref).set_password(self.service, ref, value)
         except (SecretError, keyring.errors.KeyringError) as exc:
@@ -138,8 +145,10 @@ class KeyringSecretResolver:
                     exc if isinstance(exc, SecretError) else self._failure(ref, "saved", exc)
                 ) from None
             self._session[ref] = value
+            log.info("kept secret %s for this session only (no usable keyring)", ref)
             return self.status()
         self._session.pop(ref, None)
+        log.info("stored secret %s in the keyring", ref)
         return self.status()
 
     def delete(self, ref: str) -> None:

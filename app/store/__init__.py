@@ -17,6 +17,7 @@ from app.store.errors import (
     StoreNotWritableError,
     StoreSchemaTooNewError,
 )
+from app.store.health import DatabaseHealth, check_database, database_files
 from app.store.models import (
     AllowRule,
     ApprovalRecord,
@@ -33,6 +34,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AllowRule",
     "ApprovalRecord",
+    "DatabaseHealth",
     "MediaBlob",
     "MessagePage",
     "SearchHit",
@@ -47,6 +49,8 @@ __all__ = [
     "StoreSchemaTooNewError",
     "Thread",
     "ThreadOverview",
+    "check_database",
+    "database_files",
     "database_path",
     "fingerprint_args",
     "resolve_data_dir",

@@ -19,8 +19,16 @@ from app.store.errors import (
     StoreNotWritableError,
     translate_sqlite_error,
 )
+from app.store.health import connect_read_only
 
-__all__ = ["close_database", "flush_index", "open_database", "translated", "write_tx"]
+__all__ = [
+    "close_database",
+    "flush_index",
+    "open_database",
+    "open_read_only_database",
+    "translated",
+    "write_tx",
+]
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -136,6 +144,27 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
                 conn.execute(f"PRAGMA max_page_count = {pages}")
             migrate(db, path)
             flush_index(db)
+            return db
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
+
+
+def open_read_only_database(path: Path) -> sqlite_utils.Database:
+    """Open the database at ``path`` for reading only: no migration, no pragma that writes.
+
+    For looking into a copy of a damaged file; every write through it fails.
+    """
+    path = Path(path).absolute()
+    if not path.is_file():
+        raise StoreCorruptError(f"There is no thread database at {path} to open.", path)
+    conn: sqlite3.Connection | None = None
+    try:
+        with translated(path):
+            conn = connect_read_only(path)
+            db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+            check_version(db, path)
             return db
     except BaseException:
         if conn is not None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from app.store import _lease
-from app.store._db import close_database, open_database, translated
+from app.store._db import close_database, open_database, open_read_only_database, translated
 from app.store.errors import StoreClosedError
 
 __all__ = ["Worker"]
@@ -28,18 +28,23 @@ class Worker:
     their event loop; SQLite errors come back as :class:`app.store.errors.StoreError`.
     """
 
-    def __init__(self, path: Path, *, max_size_bytes: int | None = None) -> None:
+    def __init__(
+        self, path: Path, *, max_size_bytes: int | None = None, read_only: bool = False
+    ) -> None:
         self.path = path
         self.owner = _lease.new_owner()
         """This store's token on the threads it is answering (see :mod:`app.store._lease`)."""
+        self.read_only = read_only
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
         self._lock = threading.Lock()
         self._closed = False
         self._db: sqlite_utils.Database | None = None
         try:
-            self._db = self._executor.submit(
-                open_database, path, max_size_bytes=max_size_bytes
-            ).result()
+            if read_only:
+                opening = self._executor.submit(open_read_only_database, path)
+            else:
+                opening = self._executor.submit(open_database, path, max_size_bytes=max_size_bytes)
+            self._db = opening.result()
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
@@ -81,5 +86,7 @@ class Worker:
 
     def _close_db(self) -> None:
         db, self._db = self._db, None
-        if db is not None:
+        if db is not None and self.read_only:
+            db.conn.close()
+        elif db is not None:
             close_database(db)

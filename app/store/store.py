@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +26,8 @@ from app.store.models import (
 from app.store.paths import database_path, resolve_data_dir
 
 __all__ = ["Store"]
+
+log = logging.getLogger(__name__)
 
 
 class Store:
@@ -50,6 +53,12 @@ class Store:
         ``max_size_bytes`` caps the file size (writes beyond fail with ``StoreFullError``).
         """
         return cls(Worker(Path(path).absolute(), max_size_bytes=max_size_bytes))
+
+    @classmethod
+    def open_read_only(cls, path: str | os.PathLike[str]) -> Store:
+        """Open the database file at ``path`` for reading only (no migration, no writes):
+        for exporting what can still be read from a copy of a damaged database."""
+        return cls(Worker(Path(path).absolute(), read_only=True))
 
     @classmethod
     def open_data_dir(cls, cli_value: str | os.PathLike[str] | None = None) -> Store:
@@ -103,7 +112,9 @@ class Store:
         thread_id: str | None = None,
     ) -> Thread:
         """Create an empty thread and return it."""
-        return await self._worker.acall(_threads.create, thread_id, title, model, system_prompt)
+        thread = await self._worker.acall(_threads.create, thread_id, title, model, system_prompt)
+        log.info("created thread %s", thread.id)
+        return thread
 
     async def get_thread(self, thread_id: str) -> Thread | None:
         """Return the thread, or ``None``."""
@@ -147,6 +158,7 @@ class Store:
         """Delete the thread and everything in it; its media go unless another thread uses
         them."""
         await self._worker.acall(_threads.delete, thread_id)
+        log.info("deleted thread %s", thread_id)
 
     async def fork_thread(
         self,

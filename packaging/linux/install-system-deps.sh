@@ -17,9 +17,10 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 
-# --test: also what the test suite needs (a real Secret Service for the keyring tests)
+# --test: also what the test suite needs (a real Secret Service for the keyring tests, the
+# validators for the .desktop file and the AppStream metainfo)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(gnome-keyring dbus)
+  packages+=(gnome-keyring dbus desktop-file-utils appstream)
 fi
 
 # the venv module: Debian's own Python needs python3-venv (other builds bring it along)

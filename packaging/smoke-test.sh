@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs a built bundle as a user would, with no Python of ours on the way:
+#   smoke-test.sh [dist/parley]
+# 1. `parley chat` answers a question on the bundled model;
+# 2. `parley diagnostics` reports the bundle;
+# 3. once the bundle has a window: `parley --screenshot` renders it offscreen to a PNG.
+# Prints how long each took; exits non-zero on the first failure.
+set -euo pipefail
+
+bundle=${1:-dist/parley}
+exe="$bundle/parley"
+if [ ! -x "$exe" ]; then
+  echo "smoke-test: no bundle at $bundle (build it with: make package)" >&2
+  exit 2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Nothing from a development checkout may leak in.
+export PARLEY_DATA_DIR="$work/data" PYTHONPATH= PYTHONHOME= QT_QPA_PLATFORM=offscreen
+cd "$work"
+
+seconds() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+start=$(seconds)
+answer=$("$exe" chat "What is the capital of France?" 2>"$work/chat.err") || {
+  cat "$work/chat.err" >&2
+  echo "smoke-test: parley chat failed" >&2
+  exit 1
+}
+end=$(seconds)
+if ! grep -qi "paris" <<<"$answer"; then
+  echo "smoke-test: the bundled model did not answer Paris; it said: $answer" >&2
+  exit 1
+fi
+echo "chat: $(elapsed "$start" "$end") s: $(tr '\n' ' ' <<<"$answer")"
+
+"$exe" diagnostics >"$work/diag.txt"
+grep -q "(bundle)" "$work/diag.txt" || { cat "$work/diag.txt" >&2; exit 1; }
+echo "diagnostics: $(head -1 "$work/diag.txt")"
+
+if "$exe" --help | grep -q -- "--screenshot"; then
+  start=$(seconds)
+  "$exe" --screenshot "$work/shot.png"
+  end=$(seconds)
+  if [ "$(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
+    echo "smoke-test: --screenshot did not write a PNG" >&2
+    exit 1
+  fi
+  echo "screenshot: $(elapsed "$start" "$end") s from start to PNG"
+else
+  echo "screenshot: skipped (this bundle has no window yet: no --screenshot flag)"
+fi
+echo "bundle size: $(du -sh "$bundle" | cut -f1)"
+echo "smoke-test: passed"
