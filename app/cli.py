@@ -9,6 +9,7 @@ import io
 import sys
 from typing import Any, TextIO
 
+from app import cli_models
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
 from app.core.state import AgentState, ErrorBlock
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
+    cli_models.register(sub, common)
     return parser
 
 
@@ -195,6 +197,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
             return asyncio.run(_threads(args, out))
         if args.command == "key":
             return _key(args, out, err)
+        if args.command == "models":
+            return cli_models.run(args, out, err)
         if args.command is None:
             args.prompt, args.thread, args.resume, args.tools = None, None, False, False
         return asyncio.run(_chat(args, out, err))
