@@ -10,8 +10,7 @@ import io
 import sys
 from typing import Any, TextIO
 
-from app import cli_mcp
-from app import cli_diagnostics
+from app import cli_diagnostics, cli_mcp, cli_models
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
 from app.core.state import AgentState, ErrorBlock
@@ -62,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
     cli_mcp.register(sub)
     cli_diagnostics.add_parsers(sub, common)
+    cli_models.register(sub, common)
     return parser
 
 
@@ -244,6 +244,8 @@ def run(
             return cli_mcp.run(args, out, err)
         if (code := cli_diagnostics.run_command(args, out, err)) is not None:
             return code
+        if args.command == "models":
+            return cli_models.run(args, out, err)
         if args.command is None:
             return _window(args, out, err)
         return asyncio.run(_chat(args, out, err))

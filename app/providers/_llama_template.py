@@ -17,6 +17,7 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.models.protocol import ToolSpec
 from app.providers._openai_messages import function_tools
+from app.providers.recipes import GENERIC, PromptRecipe
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +52,15 @@ class ChatTemplate:
     _compiled: Jinja2ChatFormatter | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_metadata(cls, metadata: dict[str, str], eos: str, bos: str) -> ChatTemplate:
-        """Read the template from GGUF metadata and probe what it supports."""
-        source = metadata.get("tokenizer.chat_template")
+    def from_metadata(
+        cls, metadata: dict[str, str], eos: str, bos: str, *, file_template: bool = True
+    ) -> ChatTemplate:
+        """Read the template from GGUF metadata and probe what it supports.
+
+        With ``file_template`` False, plain ChatML is used whatever the file holds."""
+        source = metadata.get("tokenizer.chat_template") if file_template else None
         fallback = not source
-        if fallback:
+        if fallback and file_template:
             log.warning("the model file has no chat template; using ChatML")
         tpl = cls(
             source=source or CHATML,
@@ -67,7 +72,7 @@ class ChatTemplate:
         tpl.takes_tool_role = "'tool'" in tpl.source or '"tool"' in tpl.source
         tpl.keeps_system = tpl._probe_system()
         notes = []
-        if fallback:
+        if fallback and file_template:
             notes.append("the model file has no chat template, so ChatML is used")
         if not tpl.keeps_system:
             notes.append("the template ignores system prompts, so it is put in the first turn")
@@ -92,23 +97,44 @@ class ChatTemplate:
             return False
         return _PROBE in probe.prompt
 
-    def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[ToolSpec]) -> str:
-        """The prompt text for ``messages`` (role/content dicts), ending with the reply's start."""
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[ToolSpec],
+        recipe: PromptRecipe = GENERIC,
+    ) -> str:
+        """The prompt text for ``messages`` (role/content dicts), ending with the reply's start,
+        shaped by ``recipe`` (system turn, where tool instructions go)."""
         msgs = [dict(m) for m in messages]
+        if recipe.system == "drop":
+            msgs = [m for m in msgs if m["role"] != "system"]
         tool_defs = function_tools(tools)
-        if tools and not self.takes_tools:
+        native_tools = bool(tools) and self.takes_tools and recipe.tools == "template"
+        if tools and not native_tools:
             listing = "\n".join(json.dumps(d["function"], ensure_ascii=False) for d in tool_defs)
-            msgs = _with_system(msgs, TOOL_INSTRUCTIONS + listing)
+            if recipe.tool_turn == "user":
+                msgs = _before_last_user(msgs, TOOL_INSTRUCTIONS + listing)
+            else:
+                msgs = _with_system(msgs, TOOL_INSTRUCTIONS + listing)
         if not self.takes_tool_role:
             msgs = [
                 {"role": "user", "content": m["content"]} if m["role"] == "tool" else m
                 for m in msgs
             ]
-        if not self.keeps_system:
+        if recipe.system != "keep" or not self.keeps_system:
             msgs = _fold_system(msgs)
         msgs = _merge_same_roles(msgs)
-        kwargs: dict[str, Any] = {"tools": tool_defs} if tools and self.takes_tools else {}
+        kwargs: dict[str, Any] = {"tools": tool_defs} if native_tools else {}
         return self._formatter()(messages=msgs, **kwargs).prompt  # type: ignore[arg-type]
+
+
+def _before_last_user(msgs: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:
+    for i in range(len(msgs) - 1, -1, -1):
+        if msgs[i]["role"] == "user":
+            out = list(msgs)
+            out[i] = {"role": "user", "content": f"{extra}\n\n{msgs[i]['content']}"}
+            return out
+    return [*msgs, {"role": "user", "content": extra}]
 
 
 def _with_system(msgs: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:

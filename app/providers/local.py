@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from app.providers._llama_load import bundled_model_path, load_llama
 from app.providers._llama_reply import ReplyRouter, plain_messages
 from app.providers._llama_template import ChatTemplate
 from app.providers._stream import chunk
+from app.providers.recipes import PromptRecipe, recipe_for
 
 __all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path"]
 
@@ -67,6 +68,8 @@ class LlamaCppChatModel(CollectingChatModel):
         extra_buffers: bool | None = None,
         default_max_tokens: int = 1024,
         max_parallel_calls: int = 1,
+        recipe: PromptRecipe | None = None,
+        recipe_overrides: Mapping[str, Any] | None = None,
     ) -> None:
         found = Path(path) if path is not None else bundled_model_path()
         if found is None:
@@ -84,6 +87,8 @@ class LlamaCppChatModel(CollectingChatModel):
         self.default_max_tokens = default_max_tokens
         self.max_parallel_calls = max_parallel_calls
         self.last_run = RunStats()
+        self._recipe = recipe.with_overrides(recipe_overrides or {}) if recipe else None
+        self._recipe_overrides = dict(recipe_overrides or {})
         self._llama: llama_cpp.Llama | None = None
         self._template: ChatTemplate | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-llama")
@@ -97,6 +102,11 @@ class LlamaCppChatModel(CollectingChatModel):
     def template(self) -> ChatTemplate | None:
         """The chat template in use, once the model is loaded."""
         return self._template
+
+    @property
+    def recipe(self) -> PromptRecipe | None:
+        """The prompt recipe in use, once the model is loaded (or given up front)."""
+        return self._recipe
 
     @property
     def llama(self) -> llama_cpp.Llama | None:
@@ -133,7 +143,12 @@ class LlamaCppChatModel(CollectingChatModel):
             eos_id, bos_id = llama.token_eos(), llama.token_bos()
             eos = model.token_get_text(eos_id) if eos_id != -1 else ""
             bos = model.token_get_text(bos_id) if bos_id != -1 else ""
-            self._template = ChatTemplate.from_metadata(dict(llama.metadata), eos, bos)
+            metadata = dict(llama.metadata)
+            if self._recipe is None:
+                self._recipe = recipe_for(metadata, self._recipe_overrides)
+            self._template = ChatTemplate.from_metadata(
+                metadata, eos, bos, file_template=self._recipe.file_template
+            )
             self._llama = llama
         return self._llama, self._template
 
@@ -156,7 +171,8 @@ class LlamaCppChatModel(CollectingChatModel):
         emit: Callable[[object], None],
     ) -> None:
         llama, template = self._ensure_loaded()
-        prompt = self.prompt_tokens(llama, template.render(messages, tools))
+        recipe = self._recipe or PromptRecipe()
+        prompt = self.prompt_tokens(llama, template.render(messages, tools, recipe))
         stats.prompt_tokens = len(prompt)
         if len(prompt) >= llama.n_ctx():
             raise ModelError(
@@ -182,17 +198,17 @@ class LlamaCppChatModel(CollectingChatModel):
             return stop.is_set()
 
         finish = "stop"
-        stops = [s for s in [template.eos_token, *(cfg.stop or [])] if s]
+        stops = [s for s in [template.eos_token, *recipe.stop, *(cfg.stop or [])] if s]
         parts: Any = llama.create_completion(
             prompt,
-            max_tokens=cfg.max_tokens or self.default_max_tokens,
-            temperature=0.7 if cfg.temperature is None else cfg.temperature,
+            max_tokens=cfg.max_tokens or recipe.max_tokens or self.default_max_tokens,
+            temperature=recipe.temperature if cfg.temperature is None else cfg.temperature,
             stop=stops,
             seed=cfg.seed,
             stream=True,
             grammar=grammar,
             stopping_criteria=StoppingCriteriaList([should_stop]),
-            **cfg.extra,
+            **{**recipe.sampling(), **cfg.extra},
         )
         for part in parts:
             choice = part["choices"][0]
@@ -265,6 +281,8 @@ class LlamaCppChatModel(CollectingChatModel):
         )
         meta: dict[str, Any] = {"finish_reason": finish, "model": self.info.name}
         meta["provider"] = "llama.cpp"
+        if self._recipe is not None:
+            meta["recipe"] = self._recipe.family
         if self._template is not None and self._template.note:
             meta["template_note"] = self._template.note
         yield chunk(mid, blocks, usages=usage, metadata=meta)

@@ -1,0 +1,99 @@
+"""``parley models``: list the catalogue and installed models, download, remove, add a file."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any, TextIO
+
+from app.services._download import Progress
+
+__all__ = ["register", "run"]
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``parley models`` to the ``parley`` subcommands."""
+    models = sub.add_parser(
+        "models",
+        parents=[common],
+        help="local models: list, download NAME, remove NAME, add PATH",
+        description="With no action, list the catalogue and the installed models. Only "
+        "'download' connects to the internet.",
+    )
+    actions = models.add_subparsers(dest="models_action")
+    actions.add_parser("list", help="list the catalogue and installed models (the default)")
+    download = actions.add_parser("download", help="download a catalogue model")
+    download.add_argument("name")
+    remove = actions.add_parser("remove", help="remove an installed model")
+    remove.add_argument("name")
+    add = actions.add_parser("add", help="add a GGUF file from your disk")
+    add.add_argument("path")
+    add.add_argument("--name", help="the name to list it under (default: the file's name)")
+
+
+class _ProgressLine:
+    """Prints download progress on one line of ``err``, at most once per percent."""
+
+    def __init__(self, err: TextIO, label: str) -> None:
+        self.err = err
+        self.label = label
+        self.last = -1
+        self.tty = err.isatty()
+
+    def __call__(self, p: Progress) -> None:
+        from app.services.model_catalogue import human_size
+
+        pct = int(100 * (p.fraction or 0))
+        if pct == self.last or (not self.tty and pct % 10 and pct != 100):
+            return
+        self.last = pct
+        total = human_size(p.total) if p.total else "?"
+        end = "\r" if self.tty and pct < 100 else "\n"
+        self.err.write(f"{self.label}: {pct:3d}% of {total}{end}")
+        self.err.flush()
+
+
+def _list(library: Any, out: TextIO) -> int:
+    from app.services.model_catalogue import human_size
+
+    out.write(f"{'NAME':<16}{'SIZE':>9}{'RAM':>8}  {'TOOLS':<6}{'LICENCE':<29}STATUS\n")
+    for row in library.listing():
+        status = "not downloaded"
+        if row.installed is not None:
+            status = f"installed: --model {row.installed.spec}"
+        elif row.partial_bytes:
+            status = f"unfinished ({human_size(row.partial_bytes)}); download again to resume"
+        if row.entry is not None:
+            e = row.entry
+            out.write(
+                f"{e.name:<16}{human_size(e.size_bytes):>9}{human_size(e.ram_bytes):>8}  "
+                f"{e.tool_calls:<6}{e.licence:<29}{status}\n"
+            )
+        else:
+            size = human_size(row.installed.size_bytes)
+            out.write(f"{row.name:<16}{size:>9}{'':>8}  {'':<6}{'(added file)':<29}{status}\n")
+    return 0
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``parley models ...``; return the exit status."""
+    from app.services.model_catalogue import ModelLibrary
+
+    library = ModelLibrary(args.data_dir)
+    action = args.models_action or "list"
+    if action == "list":
+        return _list(library, out)
+    if action == "download":
+        entry = library.entry(args.name)
+        err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
+        model = asyncio.run(library.download(args.name, _ProgressLine(err, args.name)))
+        out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
+        return 0
+    if action == "remove":
+        model = library.remove(args.name)
+        kept = " (the file itself was left where it is)" if model.source == "local" else ""
+        out.write(f"removed {args.name}{kept}\n")
+        return 0
+    model = library.add(args.path, args.name)
+    out.write(f'added {model.name}: parley chat --model {model.spec} "..."\n')
+    return 0

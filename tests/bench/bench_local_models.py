@@ -1,0 +1,181 @@
+"""The bundled model on Parley's public evaluation set, and its speed.
+
+Quality: the default offline chat (Parley's system prompt, the model's recipe) beside
+llama.cpp's own ``create_chat_completion`` with the GGUF's template and default sampling; the
+recipes tried for the bundled model, each on the same set (the default must reach 85% of the
+best); the default offline agent's first step on the tool prompts beside llama.cpp's own
+function calling. Speed: prompt processing and decoding in Parley beside llama-cpp-python
+called directly, and how threads and batch size change them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+from typing import Any
+
+import llama_cpp
+
+from app.core.models.protocol import GenerationConfig
+from app.core.state.message import Message
+from app.providers._llama_load import bundled_model_path, load_llama, model_params
+from app.providers.local import LlamaCppChatModel
+from tests.bench.table import Row
+from tests.eval.runner import parley_agent, parley_chat, peer_agent, peer_chat
+from tests.eval.scoring import load_set
+
+GROUP = "local models"
+VARIANTS: dict[str, dict[str, Any]] = {
+    "file template, system kept, sampled (0.7)": {
+        "system": "keep", "file_template": True, "temperature": 0.7, "repeat_penalty": 1.0},
+    "file template, system kept, greedy": {"system": "keep", "file_template": True},
+    "system folded into the user turn, greedy": {"system": "fold", "file_template": True},
+    "no system turn, greedy, no repeat penalty": {"repeat_penalty": 1.0},
+    "no system turn, sampled (0.7)": {"temperature": 0.7},
+}  # fmt: skip
+LONG_PROMPT = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
+DECODE_TOKENS = 128
+
+
+def _model(**overrides: Any) -> LlamaCppChatModel:
+    return LlamaCppChatModel(n_ctx=2048, recipe_overrides=overrides or None)
+
+
+async def _quality_rows() -> list[Row]:
+    evalset = load_set()
+    path = bundled_model_path()
+    assert path is not None
+    default = _model()
+    try:
+        chat = await parley_chat(default, evalset)
+        agent = await parley_agent(default, evalset)
+    finally:
+        default.close()
+    scores: dict[str, float] = {"default recipe (no system turn, greedy)": chat.answer_rate}
+    for label, overrides in VARIANTS.items():
+        model = _model(**overrides)
+        try:
+            scores[label] = (await parley_chat(model, evalset)).answer_rate
+        finally:
+            model.close()
+    with model_params():
+        peer = llama_cpp.Llama(model_path=str(path), n_ctx=2048, verbose=False)
+        calling = llama_cpp.Llama(
+            model_path=str(path), n_ctx=2048, verbose=False, chat_format="chatml-function-calling"
+        )
+    peer_tally = peer_chat(peer, evalset)
+    peer_tools = peer_agent(calling, evalset)
+    peer.close()
+    calling.close()
+    best = max(scores.values())
+    n = chat.questions
+    rows = [
+        Row(GROUP, f"default chat: {n} questions answered right", chat.answer_rate, "%",
+            peer_tally.answer_rate, "llama.cpp chat completion, GGUF template",
+            ">= peer and >= 85% of best recipe",
+            chat.answer_rate >= peer_tally.answer_rate and chat.answer_rate >= 0.85 * best,
+            higher_is_better=True),
+    ]  # fmt: skip
+    for label, score in scores.items():
+        rows.append(Row(GROUP, f"recipe: {label}", score, "%", peer_tally.answer_rate,
+                        "llama.cpp chat completion", higher_is_better=True))  # fmt: skip
+    m = agent.tool_prompts
+    for name, ours, theirs in [
+        (f"default agent: right decision (call or not) of {m}", agent.decision_rate,
+         peer_tools.decision_rate),
+        ("default agent: calls made that are valid", agent.valid_rate, peer_tools.valid_rate),
+        (f"default agent: whole call right of {m}", agent.correct_rate, peer_tools.correct_rate),
+    ]:  # fmt: skip
+        rows.append(Row(GROUP, name, ours, "%", theirs, "llama.cpp chatml-function-calling",
+                        higher_is_better=True))  # fmt: skip
+    return rows
+
+
+def _direct_speed(llama: llama_cpp.Llama, tokens: list[int]) -> tuple[float, float]:
+    """Prompt tokens/s and decode tokens/s of llama-cpp-python called directly."""
+    llama.reset()
+    start = time.perf_counter()
+    llama.eval(tokens)
+    pp = len(tokens) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    made = 0
+    for tok in llama.generate(tokens, temp=0.0, reset=False):
+        made += 1
+        if made >= DECODE_TOKENS or tok == llama.token_eos():
+            break
+    return pp, made / (time.perf_counter() - start)
+
+
+async def _parley_speed(model: LlamaCppChatModel, text: str) -> tuple[float, float]:
+    """Prompt tokens/s (to the first token) and decode tokens/s through Parley's adapter."""
+    llama = model.llama
+    assert llama is not None
+    llama.reset()
+    cfg = GenerationConfig(temperature=0, max_tokens=DECODE_TOKENS, seed=1, extra={"min_p": 0})
+    start = time.perf_counter()
+    first = 0.0
+    async for piece in model.astream([Message.text_message(text)], config=cfg):
+        if piece.text() and not first:
+            first = time.perf_counter()
+    end = time.perf_counter()
+    stats = model.last_run
+    return stats.prompt_tokens / (first - start), (stats.tokens - 1) / (end - first)
+
+
+async def _speed_rows() -> list[Row]:
+    model = _model()
+    rows = []
+    try:
+        await model.aload()
+        llama, template = model.llama, model.template
+        assert llama is not None and template is not None and model.recipe is not None
+        text = f"Summarise this text: {LONG_PROMPT}"
+        tokens = model.prompt_tokens(
+            llama, template.render([{"role": "user", "content": text}], [], model.recipe)
+        )
+        direct = [_direct_speed(llama, tokens) for _ in range(3)]
+        ours = [await _parley_speed(model, text) for _ in range(3)]
+    finally:
+        model.close()
+    d_pp, d_tg = (statistics.median(x[i] for x in direct) for i in (0, 1))
+    o_pp, o_tg = (statistics.median(x[i] for x in ours) for i in (0, 1))
+    rows += [
+        Row(GROUP, f"prompt processing ({len(tokens)} tokens)", o_pp, "tok/s", d_pp,
+            "llama-cpp-python", ">= 90% of peer", o_pp >= 0.9 * d_pp, higher_is_better=True),
+        Row(GROUP, "decode (greedy)", o_tg, "tok/s", d_tg, "llama-cpp-python",
+            ">= 90% of peer", o_tg >= 0.9 * d_tg, higher_is_better=True),
+    ]  # fmt: skip
+    rows += _settings_rows(tokens, d_pp, d_tg)
+    return rows
+
+
+def _settings_rows(tokens: list[int], pp: float, tg: float) -> list[Row]:
+    """Direct llama-cpp-python speed with other thread counts and batch sizes, beside the
+    setting Parley uses (all cores, batch 512)."""
+    path = bundled_model_path()
+    cores = os.cpu_count() or 1
+    rows = []
+    settings: list[tuple[str, dict[str, Any]]] = [("1 thread", {"n_threads": 1})]
+    settings += [("batch 64", {"n_batch": 64}), ("batch 2048", {"n_batch": 2048})]
+    for label, kw in settings:
+        llama = load_llama(path or "", n_ctx=2048, **kw)
+        try:
+            got = [_direct_speed(llama, tokens) for _ in range(2)]
+        finally:
+            llama.close()
+        for what, i, base in (("prompt processing", 0, pp), ("decode", 1, tg)):
+            rows.append(Row(GROUP, f"llama.cpp {what} with {label}",
+                            statistics.median(x[i] for x in got), "tok/s", base,
+                            f"{cores} threads, batch 512", higher_is_better=True))  # fmt: skip
+    return rows
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+
+    async def main() -> list[Row]:
+        return [*(await _quality_rows()), *(await _speed_rows())]
+
+    return asyncio.run(main())
