@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.add_argument("--thread", help="continue this thread instead of starting a new one")
     chat.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach a file to the prompt (images, PDFs, text, Word, audio, video, anything); "
+        "repeat for more files",
+    )
+    chat.add_argument(
         "--resume",
         action="store_true",
         help="answer the approvals the thread is waiting on, then continue",
@@ -108,11 +116,16 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not args.thread:
                 err.write("--resume needs --thread THREAD_ID\n")
                 return 2
-            if args.prompt is not None:
+            if args.prompt is not None or args.attach:
                 err.write("--resume answers the pending approvals; send the prompt after it\n")
                 return 2
             state = await s.chat.resume(args.thread, _printer(out))
             return _report(state, out, err, args.thread)
+        if args.attach:
+            if args.prompt is None:
+                err.write("--attach needs a PROMPT to send the files with\n")
+                return 2
+            return await _send_with_files(s, args, out, err)
         if args.prompt is None:
             return await _repl(s, args.thread, out, err)
         if not args.prompt.strip():
@@ -124,6 +137,25 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not args.thread:
             err.write(f"(thread {thread_id})\n")
         return code
+
+
+async def _send_with_files(session: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """One turn with attachments: a line for each file that could not be attached and for
+    each the model will not see; the turn runs with the rest."""
+    from app.services.attach import NOTES_KEY, attach, compose, send_message
+
+    got = await attach(session.store.store_media, args.attach)
+    for line in got.problems:
+        err.write(f"not attached: {_as_text(line)}\n")
+    message = compose(args.prompt, got.blocks, getattr(session.chat.model, "info", None))
+    for note in [*got.notes, *message.metadata.get(NOTES_KEY, [])]:
+        err.write(f"note: {_as_text(note)}\n")
+    thread_id = args.thread or (await session.chat.new_thread(args.prompt)).id
+    state = await send_message(session.chat, thread_id, message, _printer(out))
+    code = _report(state, out, err, thread_id)
+    if not args.thread:
+        err.write(f"(thread {thread_id})\n")
+    return code
 
 
 async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -> int:
@@ -194,6 +226,7 @@ def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.screenshot is None and not has_display():
         err.write("parley: no display found (DISPLAY is not set); starting the terminal chat\n")
         args.prompt, args.thread, args.resume, args.tools = None, None, False, False
+        args.attach = []
         return asyncio.run(_chat(args, out, err))
     return run_window(
         args.data_dir,

@@ -8,7 +8,7 @@
   reasoning cannot be verified by the API, so it is not sent back;
 - tool calls -> ``tool_use``; tool results -> ``tool_result`` in a user turn, with any images a
   tool returned inside the last result;
-- audio and video raise :class:`UnsupportedContent`.
+- audio and video -> a text block saying what was attached and left out.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.core.models.fit import stand_in
 from app.core.state.message import Message
 from app.core.state.message_block import (
     ContentBlock,
@@ -27,6 +28,7 @@ from app.core.state.message_block import (
     ToolResultBlock,
 )
 from app.providers._content import (
+    MEDIA_TYPES,
     MediaLoader,
     is_remote,
     media_base64,
@@ -85,9 +87,12 @@ class AnthropicMapper:
             return _doc(source, block)
         if isinstance(block, DocumentBlock):
             if mime_of(block.media, "application/pdf") != "application/pdf":
-                raise unsupported(self.model, block, "Only PDFs are read natively.")
+                why = f"{self.model} reads only PDFs and text"
+                return {"type": "text", "text": stand_in(block, self.model, why)}
             return _doc(self._source(block, "application/pdf"), block)
         text = text_of(block)
+        if text is None and block.type in MEDIA_TYPES:
+            text = stand_in(block, self.model)
         if text is None:
             raise unsupported(self.model, block)
         return {"type": "text", "text": text}

@@ -19,6 +19,9 @@ from app.core.state.message_block import (
     ToolResultBlock,
 )
 
+MEDIA_TYPES = frozenset({"image", "audio", "video", "document", "data"})
+"""Block types that carry media; a model that cannot take one gets a stand-in text."""
+
 MediaLoader = Callable[[MediaRef], bytes]
 """Reads the bytes of a ``file_id`` media reference from the media store."""
 

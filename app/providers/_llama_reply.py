@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from app.core.models.fit import stand_in
 from app.core.state.message import Message
 from app.core.state.message_block import (
     ContentBlock,
@@ -15,12 +16,13 @@ from app.core.state.message_block import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from app.providers._content import text_of, tool_output_text, unsupported
+from app.providers._content import MEDIA_TYPES, text_of, tool_output_text, unsupported
 from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
 
 
 def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, Any]]:
-    """Role/content dicts for a text-only model; media raises :class:`UnsupportedContent`.
+    """Role/content dicts for a text-only model; media is replaced by a line saying what was
+    attached (:func:`app.core.models.fit.stand_in`).
 
     Earlier tool calls become ``<tool_call>`` text and tool results ``<tool_response>`` text, the
     format the model is asked to use; earlier reasoning is not sent back.
@@ -44,11 +46,10 @@ def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, An
                 parts.append(f"<tool_response>{body}</tool_response>")
             elif (text := text_of(block)) is not None:
                 parts.append(text)
+            elif block.type in MEDIA_TYPES:
+                parts.append(stand_in(block, model, f"{model} is a text-only model"))
             else:
-                why = "It is a text-only model."
-                if block.type == "document":
-                    why = "It is a text-only model and the document's text was not extracted."
-                raise unsupported(model, block, why)
+                raise unsupported(model, block, "It is a text-only model.")
         out.append({"role": msg.role, "content": "\n".join(parts)})
     return out
 

@@ -6,6 +6,7 @@ What maps where:
 - images -> ``image_url`` parts (an http(s) URL or a ``data:`` URL), when the model takes images;
 - PDFs without extracted text -> ``file`` parts, when the model takes documents;
 - audio (wav/mp3) -> ``input_audio`` parts, when the model takes audio;
+- media the model cannot take -> a text part saying what was attached and left out;
 - tool calls -> the assistant's ``tool_calls``; tool results -> ``tool`` messages, and media a
   tool returned -> a following user message (tool messages can only hold text);
 - reasoning of earlier assistant turns is not sent back: Chat Completions has no input for it.
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core.errors import UnsupportedContent
+from app.core.models.fit import stand_in
 from app.core.models.protocol import ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import (
@@ -33,6 +35,7 @@ from app.core.state.message_block import (
     ToolResultBlock,
 )
 from app.providers._content import (
+    MEDIA_TYPES,
     MediaLoader,
     data_url,
     media_base64,
@@ -98,7 +101,7 @@ class OpenAIMapper:
         if isinstance(block, DocumentBlock) and "document" in self.kinds:
             # A file part holds base64 data (never a link) and is read as a PDF.
             if mime_of(block.media, "application/pdf") != "application/pdf":
-                raise unsupported(self.model, block, "Only PDFs are read natively.")
+                return _text(stand_in(block, self.model, f"{self.model} reads only PDFs"))
             data = media_base64(block.media, self.loader, self.model)
             url = f"data:application/pdf;base64,{data}"
             name = block.media.filename or block.title or "document.pdf"
@@ -106,11 +109,12 @@ class OpenAIMapper:
         if isinstance(block, AudioBlock) and "audio" in self.kinds:
             fmt = _AUDIO_FORMATS.get(mime_of(block.media, "audio/wav"))
             if fmt is None:
-                raise unsupported(self.model, block, "Only WAV and MP3 audio can be sent.")
+                why = f"{self.model} takes only WAV and MP3 audio"
+                return _text(stand_in(block, self.model, why))
             data = media_base64(block.media, self.loader, self.model)
             return {"type": "input_audio", "input_audio": {"data": data, "format": fmt}}
-        if isinstance(block, DocumentBlock):
-            raise unsupported(self.model, block, "Its text was not extracted either.")
+        if block.type in MEDIA_TYPES:
+            return _text(stand_in(block, self.model))
         raise unsupported(self.model, block)
 
     def _assistant(self, msg: Message) -> dict[str, Any]:
@@ -161,6 +165,10 @@ class OpenAIMapper:
             else:
                 extra.append(self.part(block))
         return out
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
 
 
 def _flush(out: list[dict[str, Any]], attachments: list[dict[str, Any]]) -> None:

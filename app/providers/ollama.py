@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from app.core.errors import ModelError
+from app.core.models.fit import stand_in
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
@@ -23,7 +24,14 @@ from app.core.state.message_block import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from app.providers._content import MediaLoader, media_base64, text_of, tool_output_text, unsupported
+from app.providers._content import (
+    MEDIA_TYPES,
+    MediaLoader,
+    media_base64,
+    text_of,
+    tool_output_text,
+    unsupported,
+)
 from app.providers._errors import Endpoint, Failure, status_failure, to_model_error
 from app.providers._openai_messages import function_tools
 from app.providers._remote import RemoteChatModel
@@ -138,6 +146,8 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
                 )
             elif (text := text_of(block)) is not None:
                 texts.append(text)
+            elif block.type in MEDIA_TYPES:
+                texts.append(stand_in(block, self.model))
             else:
                 raise unsupported(self.model, block)
         out: list[dict[str, Any]] = list(results)

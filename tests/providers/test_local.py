@@ -8,10 +8,17 @@ import json
 
 import pytest
 
-from app.core.errors import ModelError, UnsupportedContent
+from app.core.errors import ModelError
 from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.core.state.message import Message
-from app.core.state.message_block import ImageBlock, MediaRef, ToolCallBlock, ToolResultBlock
+from app.core.state.message_block import (
+    ImageBlock,
+    MediaRef,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from app.providers._llama_reply import plain_messages
 from app.providers._llama_template import ChatTemplate
 from app.providers.local import LlamaCppChatModel
 
@@ -160,13 +167,19 @@ async def test_the_system_prompt_reaches_the_prompt(local_model: LlamaCppChatMod
     assert "get_weather" in with_tools
 
 
-async def test_images_are_refused_clearly(local_model: LlamaCppChatModel) -> None:
+async def test_an_image_is_left_out_with_a_line_saying_so(local_model: LlamaCppChatModel) -> None:
     image = ImageBlock(
-        media=MediaRef(kind="data", data_base64="iVBORw0KGgo=", mime_type="image/png")
+        media=MediaRef(
+            kind="data", data_base64="iVBORw0KGgo=", mime_type="image/png", filename="cat.png"
+        )
     )
-    msg = Message(role="user", content=[image])
-    with pytest.raises(UnsupportedContent, match="cannot take images"):
-        await local_model.agenerate([msg])
+    msg = Message(role="user", content=[TextBlock(text="What is in this picture?"), image])
+    assert plain_messages([msg], "SmolLM2")[0]["content"] == (
+        "What is in this picture?\n[The user attached an image (cat.png) here, but it is not "
+        "shown: SmolLM2 is a text-only model.]"
+    )
+    reply = await local_model.agenerate([msg], config=GREEDY)
+    assert reply.text().strip()
 
 
 async def test_a_prompt_longer_than_the_context_is_a_clear_error(

@@ -22,6 +22,7 @@ from app.core.state.message_block import (
     ToolResultBlock,
     VideoBlock,
 )
+from app.providers._openai_messages import OpenAIMapper
 from app.providers.anthropic_api import AnthropicChatModel
 from app.providers.ollama import OllamaChatModel, list_ollama_models
 from app.providers.openai_compat import OpenAIChatModel
@@ -116,10 +117,25 @@ async def test_openai_request_maps_every_block(replay: ReplayServer) -> None:
     ],
     ids=["audio", "video", "pdf"],
 )
-async def test_text_only_server_refuses_media_instead_of_dropping_it(block: object) -> None:
-    model = OpenAIChatModel("local-llm", base_url=f"http://127.0.0.1:{free_port()}/v1")
-    with pytest.raises(UnsupportedContent, match="cannot take"):
-        model.astream([Message(role="user", content=[block])])  # type: ignore[list-item]
+async def test_text_only_server_is_told_what_it_cannot_see(
+    replay: ReplayServer, block: AudioBlock | VideoBlock | DocumentBlock
+) -> None:
+    # Bytes the model would reject are never sent; a line in their place says what was there.
+    replay.add("/v1/chat/completions", sse("openai_text.sse"))
+    model = OpenAIChatModel("local-llm", base_url=f"{replay.url}/v1", api_key="k")
+    try:
+        await model.agenerate([Message(role="user", content=[TextBlock(text="Look:"), block])])
+    finally:
+        await model.aclose()
+    kind = {"audio": "a sound clip", "video": "a video", "document": "a document"}[block.type]
+    many = {"audio": "audio", "video": "video", "document": "documents"}[block.type]
+    assert replay.requests[0]["json"]["messages"] == [
+        {
+            "role": "user",
+            "content": f"Look:\n\n[The user attached {kind} here, but it is not shown: "
+            f"local-llm cannot take {many} as input.]",
+        }
+    ]
 
 
 async def test_anthropic_thinking_tool_use_and_cache_usage(replay: ReplayServer) -> None:
@@ -204,10 +220,19 @@ async def test_ollama_tools_thinking_and_request(replay: ReplayServer) -> None:
     ]
 
 
-async def test_ollama_images_need_a_vision_model(replay: ReplayServer) -> None:
+async def test_ollama_text_models_get_a_line_instead_of_an_image(replay: ReplayServer) -> None:
+    replay.add("/api/chat", Reply(chunks=lines("ollama_text.ndjson")))
     model = OllamaChatModel("llama3.2", base_url=replay.url)
-    with pytest.raises(UnsupportedContent, match="images"):
-        model.astream(HISTORY[1:2])
+    try:
+        await model.agenerate(HISTORY[1:2])
+    finally:
+        await model.aclose()
+    sent = replay.requests[0]["json"]["messages"][0]
+    assert "images" not in sent
+    assert sent["content"].endswith(
+        "[The user attached an image here, but it is not shown: llama3.2 cannot take images "
+        "as input.]"
+    )
 
 
 async def test_ollama_lists_installed_models(replay: ReplayServer) -> None:
@@ -327,23 +352,25 @@ async def test_anthropic_thinking_then_redacted_thinking_go_back_unchanged(
     ]
 
 
-@pytest.mark.parametrize(
-    "media",
-    [
-        MediaRef(kind="data", data_base64="UEsDBA==", mime_type="application/msword"),
-        MediaRef(kind="url", url="https://example.com/paper.pdf", mime_type="application/pdf"),
-    ],
-    ids=["not-a-pdf", "pdf-link"],
-)
-async def test_openai_file_parts_take_only_pdf_bytes(media: MediaRef) -> None:
-    # Chat Completions' file part reads base64 PDF data only; anything else is refused up
-    # front instead of failing at the server.
+async def test_openai_file_parts_take_only_pdf_bytes() -> None:
+    # Chat Completions' file part reads base64 PDF data only: a link is refused up front
+    # instead of failing at the server, and a document of another type is left out with a
+    # line saying so.
     docs = ModelInfo(spec="openai:gpt-4o", name="gpt-4o", provider="openai",
                      input_kinds=frozenset({"text", "image", "document"}))  # fmt: skip
     model = OpenAIChatModel("gpt-4o", base_url=f"http://127.0.0.1:{free_port()}/v1", info=docs)
-    ask = [Message(role="user", content=[DocumentBlock(media=media)])]
+    link = MediaRef(kind="url", url="https://example.com/paper.pdf", mime_type="application/pdf")
     with pytest.raises(UnsupportedContent):
-        model.astream(ask)
+        model.astream([Message(role="user", content=[DocumentBlock(media=link)])])
+    word = MediaRef(
+        kind="data", data_base64="UEsDBA==", mime_type="application/msword", filename="a.doc"
+    )
+    mapper = OpenAIMapper("gpt-4o", docs.input_kinds, None)
+    assert mapper.part(DocumentBlock(media=word)) == {
+        "type": "text",
+        "text": "[The user attached a document (a.doc) here, but it is not shown: gpt-4o reads "
+        "only PDFs.]",
+    }
 
 
 async def test_anthropic_never_sends_whitespace_only_text() -> None:

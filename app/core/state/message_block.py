@@ -77,8 +77,15 @@ class ImageBlock(_Model):
 
     type: Literal["image"] = "image"
     media: MediaRef
+    """The image as models are sent it (downscaled and upright when the original was not)."""
     alt_text: str | None = None
     bbox: list[float] | None = None
+    thumbnail: MediaRef | None = None
+    """A small preview for lists and chips."""
+    original: MediaRef | None = None
+    """The file as it was attached, when ``media`` is a converted copy of it."""
+    width: int | None = None
+    height: int | None = None
 
 
 class AudioBlock(_Model):
@@ -99,6 +106,8 @@ class VideoBlock(_Model):
     media: MediaRef
     thumbnail: MediaRef | None = None
     duration_s: float | None = None
+    width: int | None = None
+    height: int | None = None
 
 
 class DocumentBlock(_Model):
@@ -107,9 +116,13 @@ class DocumentBlock(_Model):
     type: Literal["document"] = "document"
     media: MediaRef
     text: str | None = None
+    """The extracted text; a PDF's pages are separated by form feeds (``\\f``)."""
     pages: list[int] | None = None
+    """The page numbers the text covers (1-based)."""
     excerpt: str | None = None
     title: str | None = None
+    preview: MediaRef | None = None
+    """An image of the first page, when one could be made."""
 
 
 class DataBlock(_Model):

@@ -1,0 +1,34 @@
+"""What an extractor hands back: the bytes to store and how to build the block from them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.core.state.message_block import ContentBlock, MediaRef
+
+MAIN = "main"
+"""The role of the blob the block's ``media`` points at."""
+
+
+@dataclass(frozen=True)
+class Blob:
+    """Bytes to put in the media store, with their MIME type and the file name to show."""
+
+    data: bytes
+    mime_type: str
+    filename: str | None = None
+
+
+@dataclass
+class Draft:
+    """A block waiting for its media to be stored.
+
+    ``blobs`` maps a role (``"main"``, ``"thumbnail"``, ``"original"``, ``"preview"``) to bytes;
+    ``build`` receives the stored :class:`MediaRef` of each role and returns the block. Nothing
+    is stored until the whole file has been read and checked, so a bad file adds nothing.
+    """
+
+    blobs: dict[str, Blob]
+    build: Callable[[dict[str, MediaRef]], ContentBlock]
+    notes: list[str] = field(default_factory=list)

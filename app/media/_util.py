@@ -1,0 +1,53 @@
+"""Small helpers shared by the extractors: sizes in words, excerpts, cancel checks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.media.errors import Cancelled
+
+ProgressFn = Callable[[float, str], None]
+"""Reports a fraction done (0..1) of one file and what is being done."""
+
+
+def human_size(size: int) -> str:
+    """``size`` bytes as a short phrase: ``"512 bytes"``, ``"3.4 MB"``, ``"2.0 GB"``."""
+    if size < 1000:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("kB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 1000 or unit == "TB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def excerpt_of(text: str, limit: int = 300) -> str:
+    """The start of ``text`` with its whitespace collapsed, cut at a word near ``limit``."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
+
+
+@dataclass
+class Job:
+    """One file being worked on in a worker thread: its cancel flag and progress reporter."""
+
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    report: ProgressFn | None = None
+
+    def check(self) -> None:
+        """Stop here (raise :class:`Cancelled`) when the ingest was cancelled."""
+        if self.cancel_event.is_set():
+            raise Cancelled
+
+    def progress(self, fraction: float, stage: str) -> None:
+        """Check for cancellation, then report ``fraction`` of the file done."""
+        self.check()
+        if self.report is not None:
+            self.report(min(1.0, max(0.0, fraction)), stage)

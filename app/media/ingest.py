@@ -1,0 +1,229 @@
+"""Turning dropped, pasted or named files into content blocks, off the event loop.
+
+The window and the terminal use the same door::
+
+    ingestor = Ingestor(store.store_media)
+    results = await ingestor.ingest_all([Path("photo.jpg"), BytesSource(png, "pasted.png")])
+    blocks = [r.block for r in results if r.block is not None]
+    problems = [r.message for r in results if r.error]
+
+Each file gives one :class:`IngestResult`: a block whose media are in the store, or an error
+sentence naming the file. Nothing is stored for a file until it has been read and checked in
+full, so a bad file adds nothing; the other files of a batch attach all the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.state.message_block import ContentBlock, DataBlock, MediaRef
+from app.media._av import extract_av
+from app.media._docx import DocxLimits, extract_docx
+from app.media._draft import MAIN, Blob, Draft
+from app.media._image import ImageLimits, extract_image
+from app.media._pdf import PdfLimits, extract_pdf
+from app.media._read import check_size, read_file
+from app.media._sniff import claimed, data_mime, family_of
+from app.media._text import extract_text
+from app.media._util import Job
+from app.media.errors import Cancelled, IngestError
+
+__all__ = [
+    "BytesSource",
+    "IngestLimits",
+    "IngestProgress",
+    "IngestResult",
+    "Ingestor",
+    "Source",
+    "StoreMedia",
+]
+
+log = logging.getLogger(__name__)
+
+StoreMedia = Callable[[bytes, str], Awaitable[str]]
+"""Stores bytes with their MIME type, content-addressed, and returns their SHA-256 hex digest
+(e.g. ``Store.store_media``)."""
+
+
+@dataclass(frozen=True)
+class BytesSource:
+    """Bytes that are not a file yet (a pasted image, a download) and the name to show."""
+
+    data: bytes
+    name: str
+
+
+Source = str | os.PathLike[str] | BytesSource
+"""A path to a file, or bytes with a name."""
+
+
+@dataclass(frozen=True)
+class IngestLimits:
+    """What Parley accepts as an attachment. ``max_bytes`` applies to every file."""
+
+    max_bytes: int = 256 * 1000 * 1000
+    image: ImageLimits = field(default_factory=ImageLimits)
+    pdf: PdfLimits = field(default_factory=PdfLimits)
+    docx: DocxLimits = field(default_factory=DocxLimits)
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """How far one file of a batch has got. ``fraction`` is of that file (0..1)."""
+
+    index: int
+    total: int
+    name: str
+    fraction: float
+    stage: str
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """The outcome for one file: ``block`` when it attached, else ``error`` (the reason).
+
+    ``notes`` are things worth knowing about a file that did attach (e.g. the encoding it was
+    read in, or that a PDF has no text layer).
+    """
+
+    name: str
+    block: ContentBlock | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """The line to show for a file that could not be attached: ``"<name>: <reason>"``."""
+        return f"{self.name}: {self.error}" if self.error else ""
+
+
+ProgressCallback = Callable[[IngestProgress], None]
+
+
+def source_name(source: Source) -> str:
+    """The name a source is shown by: the file's name, or the bytes' given name."""
+    if isinstance(source, BytesSource):
+        return source.name
+    path = Path(source)
+    return path.name or str(path)
+
+
+def extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
+    """Read and check one source completely (in a worker thread); store nothing."""
+    name = source_name(source)
+    if isinstance(source, BytesSource):
+        data = source.data
+        check_size(name, len(data), limits.max_bytes)
+    else:
+        data = read_file(Path(source), limits.max_bytes, job)
+    job.progress(0.3, "recognising")
+    family = family_of(data)
+    claim = claimed(name)
+    if family in ("text", "data") and claim is not None:
+        raise IngestError(name, f"it is named like {claim[1]}, but its content is not one")
+    match family:
+        case "image":
+            return extract_image(data, name, limits.image, job)
+        case "pdf":
+            return extract_pdf(data, name, limits.pdf, job)
+        case "docx":
+            return extract_docx(data, name, limits.docx, job)
+        case "av":
+            return extract_av(data, name, job)
+        case "text":
+            return extract_text(data, name, job)
+    mime = data_mime(data)
+
+    def build(refs: dict[str, MediaRef]) -> DataBlock:
+        return DataBlock(mime_type=mime, media=refs[MAIN])
+
+    return Draft({MAIN: Blob(data, mime, name)}, build)
+
+
+class Ingestor:
+    """Attaches files: reads each in a worker thread, stores its media through
+    ``store_media``, and returns one :class:`IngestResult` per file.
+
+    Cancel the awaiting task to stop: the worker stops at its next check (between chunks
+    read, PDF pages, decoded frames) and nothing of that file is stored.
+    """
+
+    def __init__(self, store_media: StoreMedia, limits: IngestLimits | None = None) -> None:
+        self._store_media = store_media
+        self.limits = limits or IngestLimits()
+
+    async def ingest(
+        self,
+        source: Source,
+        on_progress: ProgressCallback | None = None,
+        *,
+        index: int = 0,
+        total: int = 1,
+    ) -> IngestResult:
+        """Attach one source. Raises ``asyncio.CancelledError`` only when cancelled."""
+        name = source_name(source)
+        loop = asyncio.get_running_loop()
+        job = Job()
+
+        def emit(fraction: float, stage: str) -> None:
+            if on_progress is not None and not job.cancel_event.is_set():
+                on_progress(IngestProgress(index, total, name, fraction, stage))
+
+        def report(fraction: float, stage: str) -> None:
+            loop.call_soon_threadsafe(emit, fraction, stage)
+
+        job.report = report
+        emit(0.0, "queued")
+        try:
+            draft = await asyncio.to_thread(extract, source, self.limits, job)
+            refs = await self._store(draft, name)
+            block = draft.build(refs)
+        except asyncio.CancelledError:
+            job.cancel_event.set()
+            raise
+        except Cancelled:  # pragma: no cover - only raised after the task was cancelled
+            raise asyncio.CancelledError from None
+        except IngestError as exc:
+            emit(1.0, "failed")
+            return IngestResult(name, error=exc.reason)
+        except MemoryError:
+            emit(1.0, "failed")
+            return IngestResult(name, error="there was not enough memory to read it")
+        except Exception as exc:  # a decoder's bug must not take the other files down
+            log.info("could not attach %s", name, exc_info=True)
+            emit(1.0, "failed")
+            return IngestResult(name, error=f"it could not be read ({type(exc).__name__})")
+        emit(1.0, "done")
+        return IngestResult(name, block=block, notes=tuple(draft.notes))
+
+    async def ingest_all(
+        self, sources: Iterable[Source], on_progress: ProgressCallback | None = None
+    ) -> list[IngestResult]:
+        """Attach several sources one after another, one result each, in order."""
+        items = list(sources)
+        results = []
+        for index, source in enumerate(items):
+            results.append(await self.ingest(source, on_progress, index=index, total=len(items)))
+        return results
+
+    async def _store(self, draft: Draft, name: str) -> dict[str, MediaRef]:
+        refs: dict[str, MediaRef] = {}
+        for role, blob in draft.blobs.items():
+            try:
+                sha = await self._store_media(blob.data, blob.mime_type)
+            except Exception as exc:  # the store's own errors say what went wrong
+                raise IngestError(name, f"it could not be stored ({exc})") from None
+            refs[role] = MediaRef(
+                kind="file_id",
+                file_id=sha,
+                sha256=sha,
+                mime_type=blob.mime_type,
+                filename=blob.filename or (name if role == MAIN else None),
+                size_bytes=len(blob.data),
+            )
+        return refs

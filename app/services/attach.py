@@ -1,0 +1,80 @@
+"""Sending a message with attached files: ingest them, note what the model cannot see, send.
+
+The window and ``parley chat --attach`` share this path, so a file attaches the same way in
+both and every file that cannot be attached is reported by name with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from app.core.graph import GraphEvent
+from app.core.models.fit import left_out
+from app.core.models.protocol import ModelInfo
+from app.core.state import AgentState, ContentBlock, Message, TextBlock
+from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
+from app.services.chat import ChatService
+
+__all__ = ["Attachments", "attach", "compose", "send_message"]
+
+NOTES_KEY = "notes"
+"""``Message.metadata`` key of the notes shown on a message (e.g. what a model left out)."""
+
+
+@dataclass
+class Attachments:
+    """What came of a set of files: the blocks that attached, a line for each file that did
+    not, and notes worth showing about those that did."""
+
+    blocks: list[ContentBlock] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+async def attach(
+    store_media: StoreMedia,
+    sources: Sequence[Source | os.PathLike[str]],
+    *,
+    limits: IngestLimits | None = None,
+    on_progress: Callable[[IngestProgress], None] | None = None,
+) -> Attachments:
+    """Ingest ``sources`` into the media store; one block or one problem line per file."""
+    out = Attachments()
+    for result in await Ingestor(store_media, limits).ingest_all(sources, on_progress):
+        if result.block is not None:
+            out.blocks.append(result.block)
+            out.notes.extend(result.notes)
+        else:
+            out.problems.append(result.message)
+    return out
+
+
+def compose(text: str, blocks: Sequence[ContentBlock], info: ModelInfo | None) -> Message:
+    """The user's message: the text, then the attachments, with a note for each attachment
+    the model ``info`` describes will not see."""
+    content: list[ContentBlock] = [TextBlock(text=text)] if text else []
+    content.extend(blocks)
+    message = Message(role="user", content=content)
+    notes = left_out(blocks, info) if info is not None else []
+    if notes:
+        message.metadata[NOTES_KEY] = notes
+    return message
+
+
+async def send_message(
+    chat: ChatService,
+    thread_id: str,
+    message: Message,
+    on_event: Callable[[GraphEvent], None] | None = None,
+) -> AgentState:
+    """Run a turn that starts with ``message`` (text and attachments) on ``thread_id``."""
+    service_send = getattr(chat, "send_message", None)
+    if service_send is not None:
+        state: AgentState = await service_send(thread_id, message, on_event)
+        return state
+    # ChatService.send takes text only; this is the same sequence with the whole message.
+    await chat._require_thread(thread_id)
+    await chat._abandon_pending(thread_id)
+    return await chat._drive(thread_id, {"messages": [message]}, on_event)

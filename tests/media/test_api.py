@@ -1,0 +1,129 @@
+"""The ingest API the window uses: progress, cancellation, storing once, clipboard data."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+
+from app.core.state import DocumentBlock, ImageBlock
+from app.media import (
+    BytesSource,
+    Ingestor,
+    IngestProgress,
+    page_texts,
+    sources_from_clipboard,
+)
+from app.store import Store
+from tests.media import corpus
+
+
+def _media_rows(tmp_path: Path) -> int:
+    with sqlite3.connect(tmp_path / "parley.db") as conn:
+        return int(conn.execute("SELECT count(*) FROM media").fetchone()[0])
+
+
+async def test_progress_runs_page_by_page_on_the_event_loop(ingestor: Ingestor) -> None:
+    data = corpus.pdf([f"Page {n}" for n in range(1, 31)])
+    loop_thread = threading.get_ident()
+    seen: list[IngestProgress] = []
+    threads: set[int] = set()
+
+    def on_progress(p: IngestProgress) -> None:
+        seen.append(p)
+        threads.add(threading.get_ident())
+
+    result = await ingestor.ingest(BytesSource(data, "thirty.pdf"), on_progress)
+    assert isinstance(result.block, DocumentBlock)
+    assert page_texts(result.block.text)[29] == "Page 30"
+    assert threads == {loop_thread}
+    stages = [p.stage for p in seen]
+    assert stages[0] == "queued"
+    assert stages[-1] == "done"
+    assert [s for s in stages if s.startswith("page")] == [f"page {n} of 30" for n in range(1, 31)]
+    fractions = [p.fraction for p in seen]
+    assert fractions == sorted(fractions)
+    assert fractions[-1] == 1.0
+    assert {p.name for p in seen} == {"thirty.pdf"}
+
+
+async def test_cancelling_stops_inside_the_page_loop_and_stores_nothing(
+    tmp_path: Path, ingestor: Ingestor
+) -> None:
+    data = corpus.pdf([f"Page {n}" for n in range(1, 401)])
+    pages_seen: list[str] = []
+    task: asyncio.Task[object] | None = None
+
+    def on_progress(p: IngestProgress) -> None:
+        if p.stage.startswith("page"):
+            pages_seen.append(p.stage)
+            if len(pages_seen) == 3 and task is not None:
+                task.cancel()
+
+    task = asyncio.create_task(ingestor.ingest(BytesSource(data, "long.pdf"), on_progress))
+    try:
+        await task
+        raise AssertionError("the ingest was not cancelled")
+    except asyncio.CancelledError:
+        pass
+    assert task.cancelled()
+    seen_at_cancel = len(pages_seen)
+    await asyncio.sleep(0.5)  # the worker would have gone on to the end by now
+    assert len(pages_seen) == seen_at_cancel < 100
+    assert _media_rows(tmp_path) == 0
+    # the ingestor is still usable afterwards
+    again = await ingestor.ingest(BytesSource(b"still works", "after.txt"))
+    assert isinstance(again.block, DocumentBlock)
+
+
+async def test_the_same_file_twice_is_stored_once(
+    tmp_path: Path, ingestor: Ingestor, store: Store
+) -> None:
+    data = corpus.image("PNG")
+    for name in ("a.png", "b.png"):
+        (tmp_path / name).write_bytes(data)
+    first, second = await ingestor.ingest_all([tmp_path / "a.png", tmp_path / "b.png"])
+    assert isinstance(first.block, ImageBlock)
+    assert isinstance(second.block, ImageBlock)
+    assert first.block.media.file_id == second.block.media.file_id
+    assert first.block.thumbnail == second.block.thumbnail
+    assert _media_rows(tmp_path) == 2  # the picture and its thumbnail, once each
+
+
+async def test_a_failing_store_is_reported_for_that_file_only(store: Store) -> None:
+    async def full_disk(data: bytes, mime: str) -> str:
+        if mime == "text/csv":
+            raise OSError(28, "No space left on device")
+        return await store.store_media(data, mime)
+
+    ingestor = Ingestor(full_disk)
+    results = await ingestor.ingest_all(
+        [BytesSource(b"a,b\n1,2\n", "t.csv"), BytesSource(b"hello", "h.txt")]
+    )
+    assert (
+        results[0].message == "t.csv: it could not be stored ([Errno 28] No space left on device)"
+    )
+    assert isinstance(results[1].block, DocumentBlock)
+
+
+def test_clipboard_files_images_and_plain_text() -> None:
+    uris = b"# copied\r\nfile:///tmp/My%20Notes.txt\r\nhttps://example.invalid/x\r\n"
+    assert sources_from_clipboard({"text/uri-list": uris, "text/plain": b"x"}) == [
+        Path("/tmp/My Notes.txt")
+    ]
+    png = corpus.image("PNG", (8, 8))
+    assert sources_from_clipboard({"image/png": png, "text/plain": b"x"}) == [
+        BytesSource(png, "pasted image.png")
+    ]
+    assert sources_from_clipboard({"application/pdf": b"%PDF-"}) == [
+        BytesSource(b"%PDF-", "pasted.pdf")
+    ]
+    assert sources_from_clipboard({"text/plain": b"just words"}) == []
+
+
+async def test_a_pasted_image_attaches(ingestor: Ingestor) -> None:
+    (source,) = sources_from_clipboard({"image/png": corpus.image("PNG", (8, 8))})
+    result = await ingestor.ingest(source)
+    assert isinstance(result.block, ImageBlock)
+    assert result.block.media.filename == "pasted image.png"

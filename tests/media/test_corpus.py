@@ -1,0 +1,289 @@
+"""Every supported kind of file becomes the right block, with its media in the store."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.core.state import AudioBlock, DataBlock, DocumentBlock, ImageBlock, VideoBlock
+from app.media import BytesSource, Ingestor, page_texts
+from app.store import Store
+from tests.media import corpus
+from tests.media.conftest import stored_bytes
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fmt", "mime", "kept"),
+    [
+        ("PNG", "image/png", True),
+        ("JPEG", "image/jpeg", True),
+        ("WEBP", "image/webp", True),
+        ("GIF", "image/gif", True),
+        ("BMP", "image/jpeg", False),
+        ("TIFF", "image/jpeg", False),
+    ],
+)
+async def test_images(
+    tmp_path: Path, ingestor: Ingestor, store: Store, fmt: str, mime: str, kept: bool
+) -> None:
+    data = corpus.image(fmt)
+    result = await ingestor.ingest(_write(tmp_path, f"picture.{fmt.lower()}", data))
+    block = result.block
+    assert isinstance(block, ImageBlock), result.error
+    assert (block.width, block.height) == (640, 480)
+    assert block.media.kind == "file_id"
+    assert block.media.filename == f"picture.{fmt.lower()}"
+    assert block.media.mime_type == mime
+    model_bytes = await stored_bytes(store, block.media.file_id)
+    assert Image.open(io.BytesIO(model_bytes)).size == (640, 480)
+    if kept:  # models take this format as it is: the file itself is sent
+        assert model_bytes == data
+        assert block.original is None
+    else:  # BMP and TIFF are converted for models; the original is kept byte for byte
+        assert block.original is not None
+        assert await stored_bytes(store, block.original.file_id) == data
+        assert block.original.mime_type == f"image/{fmt.lower()}"
+    assert block.thumbnail is not None
+    thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
+    assert thumb.size == (256, 192)
+    assert thumb.getpixel((10, 10))[0] > 200  # the red half stays on the left
+
+
+async def test_transparent_png_keeps_its_alpha_in_the_thumbnail(
+    ingestor: Ingestor, store: Store
+) -> None:
+    result = await ingestor.ingest(BytesSource(corpus.image("PNG", mode="RGBA"), "glass.png"))
+    assert isinstance(result.block, ImageBlock)
+    assert result.block.thumbnail is not None
+    assert result.block.thumbnail.mime_type == "image/png"
+    thumb = Image.open(io.BytesIO(await stored_bytes(store, result.block.thumbnail.file_id)))
+    assert thumb.mode == "RGBA"
+    assert thumb.getpixel((5, 5))[3] == 128
+
+
+async def test_exif_orientation_is_applied(ingestor: Ingestor, store: Store) -> None:
+    data = corpus.rotated_jpeg(6, size=(400, 300))  # stored 400 wide, shown 300 wide
+    result = await ingestor.ingest(BytesSource(data, "phone.jpg"))
+    block = result.block
+    assert isinstance(block, ImageBlock)
+    assert (block.width, block.height) == (300, 400)
+    shown = Image.open(io.BytesIO(await stored_bytes(store, block.media.file_id)))
+    assert shown.size == (300, 400)
+    assert block.original is not None
+    assert await stored_bytes(store, block.original.file_id) == data
+    # the red half was on the left of the stored pixels: upright, it is at the top
+    assert shown.getpixel((150, 20))[0] > 200
+    assert shown.getpixel((150, 380))[2] > 200
+
+
+async def test_a_big_photo_is_downscaled_for_models_and_kept_whole(
+    ingestor: Ingestor, store: Store
+) -> None:
+    data = corpus.big_jpeg(4000, 3000)
+    result = await ingestor.ingest(BytesSource(data, "camera.jpg"))
+    block = result.block
+    assert isinstance(block, ImageBlock)
+    assert (block.width, block.height) == (4000, 3000)
+    model = Image.open(io.BytesIO(await stored_bytes(store, block.media.file_id)))
+    assert model.size == (2048, 1536)
+    assert block.original is not None
+    assert block.original.size_bytes == len(data)
+    assert await stored_bytes(store, block.original.file_id) == data
+
+
+async def test_content_wins_over_the_extension(ingestor: Ingestor) -> None:
+    result = await ingestor.ingest(BytesSource(corpus.image("PNG"), "really-a-png.jpg"))
+    assert isinstance(result.block, ImageBlock)
+    assert result.block.media.mime_type == "image/png"
+
+
+async def test_pdf_text_per_page_preview_and_title(
+    tmp_path: Path, ingestor: Ingestor, store: Store
+) -> None:
+    data = corpus.pdf(["First page says hello", "Second page says goodbye"], title="Greetings")
+    result = await ingestor.ingest(_write(tmp_path, "letter.pdf", data))
+    block = result.block
+    assert isinstance(block, DocumentBlock), result.error
+    assert block.pages == [1, 2]
+    assert page_texts(block.text) == ["First page says hello", "Second page says goodbye"]
+    assert block.title == "Greetings"
+    assert block.excerpt == "First page says hello Second page says goodbye"
+    assert block.media.mime_type == "application/pdf"
+    assert await stored_bytes(store, block.media.file_id) == data
+    assert block.preview is not None
+    preview = Image.open(io.BytesIO(await stored_bytes(store, block.preview.file_id)))
+    assert preview.size == (396, 512)  # US Letter, 512 pixels high
+    assert result.notes == ()
+
+
+async def test_a_pdf_with_an_empty_user_password_opens(ingestor: Ingestor) -> None:
+    data = corpus.pdf(["Open to all"], password="")
+    result = await ingestor.ingest(BytesSource(data, "open.pdf"))
+    assert isinstance(result.block, DocumentBlock), result.error
+    assert result.block.text == "Open to all"
+
+
+async def test_a_pdf_without_text_says_so(ingestor: Ingestor) -> None:
+    result = await ingestor.ingest(BytesSource(corpus.image("PDF"), "scan.pdf"))
+    assert isinstance(result.block, DocumentBlock)
+    assert result.block.text is None
+    assert result.block.pages == [1]
+    assert result.notes == (
+        "scan.pdf: the PDF has no text layer (scanned pages?); models see no text",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "mime"),
+    [
+        ("notes.txt", "Plain notes.\nSecond line.", "text/plain"),
+        ("README.md", "# Title\n\nSome *Markdown*.", "text/markdown"),
+        ("script.py", "def main():\n    return 42\n", "text/x-python"),
+        ("table.csv", "name,age\nAda,36\nAlan,41\n", "text/csv"),
+        ("data.json", json.dumps({"a": [1, 2, 3], "b": "ü"}), "application/json"),
+        ("no-extension", "Just some words in a file without an extension.", "text/plain"),
+        ("broken.json", '{"a": 1,', "text/plain"),
+    ],
+)
+async def test_text_files(
+    ingestor: Ingestor, store: Store, name: str, content: str, mime: str
+) -> None:
+    data = content.encode()
+    result = await ingestor.ingest(BytesSource(data, name))
+    block = result.block
+    assert isinstance(block, DocumentBlock), result.error
+    assert block.text == content
+    assert block.title == name
+    assert block.media.mime_type == mime
+    assert await stored_bytes(store, block.media.file_id) == data
+    assert result.notes == ()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "note"),
+    [
+        ("utf-16", None),
+        ("utf-8-sig", None),
+        ("cp1252", "legacy.txt: read as cp1252 text (it is not UTF-8)"),
+    ],
+)
+async def test_text_encodings_are_detected(
+    ingestor: Ingestor, encoding: str, note: str | None
+) -> None:
+    text = (
+        "Les élèves étudient à l'école. Ça coûte très cher, n'est-ce pas ? "
+        "Déjà vu, où êtes-vous allés cet été ?\n"
+    ) * 3
+    result = await ingestor.ingest(BytesSource(text.encode(encoding), "legacy.txt"))
+    assert isinstance(result.block, DocumentBlock), result.error
+    assert result.block.text == text
+    assert result.notes == ((note,) if note else ())
+
+
+async def test_cyrillic_in_a_legacy_code_page(ingestor: Ingestor) -> None:
+    text = "Привет, как дела? Это текст в кодировке Windows-1251, довольно длинный.\n" * 2
+    result = await ingestor.ingest(BytesSource(text.encode("cp1251"), "letter.txt"))
+    assert isinstance(result.block, DocumentBlock)
+    assert result.block.text == text
+    assert result.notes == ("letter.txt: read as cp1251 text (it is not UTF-8)",)
+
+
+async def test_word_document(tmp_path: Path, ingestor: Ingestor) -> None:
+    data = corpus.word(["Quarterly report", "Sales went up."], [["Q1", "10"], ["Q2", "12"]])
+    result = await ingestor.ingest(_write(tmp_path, "report.docx", data))
+    block = result.block
+    assert isinstance(block, DocumentBlock), result.error
+    assert block.text == "Quarterly report\nSales went up.\n\nQ1\t10\nQ2\t12"
+    assert block.media.mime_type == (
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "mime", "rate", "channels"),
+    [
+        ("voice.wav", lambda: corpus.wav(0.5, 8000, 1), "audio/wav", 8000, 1),
+        ("song.mp3", lambda: corpus.audio("mp3", "libmp3lame"), "audio/mpeg", 44100, 2),
+        ("memo.ogg", lambda: corpus.audio("ogg", "libopus", rate=48000), "audio/ogg", 48000, 2),
+        ("take.flac", lambda: corpus.audio("flac", "flac"), "audio/flac", 44100, 2),
+        ("clip.m4a", lambda: corpus.audio("ipod", "aac"), "audio/mp4", 44100, 2),
+    ],
+)
+async def test_audio(
+    tmp_path: Path,
+    ingestor: Ingestor,
+    store: Store,
+    name: str,
+    make: object,
+    mime: str,
+    rate: int,
+    channels: int,
+) -> None:
+    assert callable(make)
+    data = make()
+    result = await ingestor.ingest(_write(tmp_path, name, data))
+    block = result.block
+    assert isinstance(block, AudioBlock), result.error
+    assert block.media.mime_type == mime
+    assert block.sample_rate == rate
+    assert block.channels == channels
+    assert block.duration_s is not None
+    assert 0.45 <= block.duration_s <= 0.6
+    assert await stored_bytes(store, block.media.file_id) == data
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "codec", "mime"),
+    [
+        ("clip.mp4", "mp4", "mpeg4", "video/mp4"),
+        ("clip.webm", "webm", "libvpx", "video/webm"),
+        ("clip.mkv", "matroska", "libx264", "video/x-matroska"),
+    ],
+)
+async def test_video(
+    tmp_path: Path, ingestor: Ingestor, store: Store, name: str, fmt: str, codec: str, mime: str
+) -> None:
+    data = corpus.video(fmt, codec)
+    result = await ingestor.ingest(_write(tmp_path, name, data))
+    block = result.block
+    assert isinstance(block, VideoBlock), result.error
+    assert block.media.mime_type == mime
+    assert (block.width, block.height) == (160, 120)
+    assert block.duration_s == pytest.approx(2.0, abs=0.15)
+    assert block.thumbnail is not None
+    thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
+    assert thumb.size == (160, 120)
+    red, green, _ = thumb.convert("RGB").getpixel((80, 60))
+    assert green < 40 and red < 20  # the first frame is nearly black
+
+
+@pytest.mark.parametrize(
+    ("data", "mime"),
+    [
+        (corpus.zipped({"a.txt": b"hello"}), "application/zip"),
+        (b"SQLite format 3\x00" + bytes(range(256)) * 8, "application/x-sqlite3"),
+        (bytes(range(256)) * 16, "application/octet-stream"),
+    ],
+)
+async def test_anything_else_is_data_with_its_type_and_size(
+    ingestor: Ingestor, store: Store, data: bytes, mime: str
+) -> None:
+    result = await ingestor.ingest(BytesSource(data, "blob.bin"))
+    block = result.block
+    assert isinstance(block, DataBlock), result.error
+    assert block.mime_type == mime
+    assert block.media is not None
+    assert block.media.size_bytes == len(data)
+    assert block.media.sha256 == hashlib.sha256(data).hexdigest()
+    assert await stored_bytes(store, block.media.file_id) == data
