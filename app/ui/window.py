@@ -205,7 +205,7 @@ class MainWindow(QMainWindow):
         act(edit, "Focus &message box", QKeySequence("Ctrl+L"), self.composer.edit.setFocus)
         act(edit, "&Search threads", QKeySequence.StandardKey.Find, self._focus_search)
         thread = bar.addMenu("&Thread")
-        act(thread, "&Rename…", QKeySequence("F2"), lambda: spawn(self.rename_thread()))
+        act(thread, "&Rename", QKeySequence("F2"), self._rename_in_place)
         act(thread, "System &prompt…", None, lambda: spawn(self.edit_system_prompt()))
         act(thread, "Choose &model", QKeySequence("Ctrl+M"), self._open_picker)
         act(thread, "&Delete", None, self._delete_current)
@@ -273,6 +273,14 @@ class MainWindow(QMainWindow):
         thread = await self.workspace.create_thread()
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
+
+    def _rename_in_place(self) -> None:
+        """F2: edit the focused thread's title right in the sidebar."""
+        if self.splitter.sizes()[0] == 0:
+            self.toggle_sidebar()
+        if not self.sidebar.list.hasFocus() and self.chat_vm.thread_id:
+            self.sidebar.select(self.chat_vm.thread_id)
+        self.sidebar.rename_current()
 
     async def rename_thread(self) -> None:
         """Rename the open thread."""

@@ -86,7 +86,9 @@ def type_text(widget: QWidget, text: str) -> None:
     QTest.keyClicks(widget, text)
 
 
-def press(widget: QWidget, key: Qt.Key, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+def press(
+    widget: QWidget, key: Qt.Key, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier
+) -> None:
     """Press one key on ``widget``."""
     QTest.keyClick(widget, key, modifiers)
 

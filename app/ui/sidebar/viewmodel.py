@@ -107,11 +107,10 @@ class ThreadsViewModel(QObject):
         """Delete the waiting thread for good (when Undo was not used, or at quit)."""
         thread_id, self._pending_delete = self._pending_delete, None
         self._undo_timer.stop()
+        if thread_id is not None:
+            try:
+                await self.workspace.delete_thread(thread_id)
+            except ParleyError as exc:
+                self.problem.emit(problem_of("storage", str(exc)))
+            self.model.set_hidden(set())
         self.deleteSettled.emit()
-        if thread_id is None:
-            return
-        try:
-            await self.workspace.delete_thread(thread_id)
-        except ParleyError as exc:
-            self.problem.emit(problem_of("storage", str(exc)))
-        self.model.set_hidden(set())

@@ -62,8 +62,9 @@ async def test_send_streams_the_reply_into_one_row(tmp_path: Path) -> None:
         view = find(window, QListView, "chatView")
         changes: list[str] = []
         view.vm.model.dataChanged.connect(
-            lambda top, _bottom, _roles=None: top.row() == 1
-            and changes.append(view.vm.model.message_at(1).text())
+            lambda top, _bottom, _roles=None: (
+                top.row() == 1 and changes.append(view.vm.model.message_at(1).text())
+            )
         )
         await send(window, "What is the capital of France?")
         await wait_until(lambda: find(window, QPushButton, "stopButton").isVisible(), what="Stop")
@@ -132,7 +133,10 @@ async def test_two_threads_stream_at_once_and_switching_loses_nothing(tmp_path: 
         second = view.vm.thread_id
         await window.workspace.set_thread_model(second, "scripted:b")
         await send(window, "Second thread")
-        await wait_until(lambda: window.workspace.is_running(first) and window.workspace.is_running(second), what="both running")
+        await wait_until(
+            lambda: window.workspace.is_running(first) and window.workspace.is_running(second),
+            what="both running",
+        )
         # the sidebar marks both as streaming
         threads = find(window, QListView, "threadList").model()
         await wait_until(lambda: sum(r.status == "running" for r in threads.rows) == 2)
@@ -149,7 +153,9 @@ async def test_regenerate_replaces_the_last_reply(tmp_path: Path) -> None:
     window = await open_test_window(tmp_path, models)
     try:
         await send(window, "Question")
-        await wait_until(lambda: len(rows(window)) == 2 and rows(window)[1].text() == "First answer.")
+        await wait_until(
+            lambda: len(rows(window)) == 2 and rows(window)[1].text() == "First answer."
+        )
         await idle(window)
         shortcut(window, "Ctrl+R")
         await wait_until(lambda: rows(window)[-1].text() == "Second answer.")
@@ -176,7 +182,9 @@ async def test_edit_and_resend_forks_the_thread(tmp_path: Path) -> None:
         type_text(composer, "Tell me about dogs")
         press(composer, Qt.Key.Key_Return)
         await wait_until(lambda: view.vm.thread_id != original, what="the fork to open")
-        await wait_until(lambda: [m.text() for m in rows(window)] == ["Tell me about dogs", "About dogs."])
+        await wait_until(
+            lambda: [m.text() for m in rows(window)] == ["Tell me about dogs", "About dogs."]
+        )
         kept = await window.workspace.read_messages(original)
         assert [m.text() for m in kept.messages] == ["Tell me about cats", "About cats."]
     finally:
@@ -184,9 +192,7 @@ async def test_edit_and_resend_forks_the_thread(tmp_path: Path) -> None:
 
 
 async def test_a_provider_error_is_shown_in_the_thread_with_retry(tmp_path: Path) -> None:
-    models = Models(
-        {"scripted:a": [{"error": "the server went away"}, {"text": "Back again."}]}
-    )
+    models = Models({"scripted:a": [{"error": "the server went away"}, {"text": "Back again."}]})
     window = await open_test_window(tmp_path, models)
     try:
         await send(window, "Hello?")
