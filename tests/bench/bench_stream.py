@@ -4,7 +4,8 @@ A reply of ``CHUNKS`` text deltas is streamed into threads of 10, 1,000 and 10,0
 Parley's window applies each chunk to its ``MessageLog`` in place; ``add_messages`` (the graph's
 reducer) returns a new list per chunk. The peer is what a LangGraph app does per chunk: add the
 chunk to the message so far (``AIMessageChunk + chunk``) and upsert it with LangGraph's
-``add_messages``, measured in the same run on the same conversation.
+``add_messages``, measured in the same run on the same conversation. A last row merges one
+long reply chunk by chunk, beside merging it two messages at a time.
 """
 
 from __future__ import annotations
@@ -13,27 +14,28 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from app.core.state import Message, MessageLog, TextBlock, add_messages
+from app.core.state import ChunkMerge, Message, MessageLog, TextBlock, add_messages, merge_chunk
 from tests.bench.bench_state import WORDS, best_us, langgraph_messages, parley_messages
 from tests.bench.table import Row
 
 LENGTHS = (10, 1_000, 10_000)
-CHUNKS = 1_000
+CHUNKS = 500
+LONG_REPLY_CHUNKS = 20_000
 REPEATS = 3
 TARGET_US = 20.0
 REPLY_ID = "reply"
 
 
-def _pieces() -> list[str]:
+def _pieces(count: int = CHUNKS) -> list[str]:
     """The text deltas of one reply: a word and its space each, as a model streams them."""
-    return [WORDS[k % len(WORDS)] + " " for k in range(CHUNKS)]
+    return [WORDS[k % len(WORDS)] + " " for k in range(count)]
 
 
-def parley_chunks() -> list[Message]:
+def parley_chunks(count: int = CHUNKS) -> list[Message]:
     """The reply as Parley chunks (``delta=True``, one id)."""
     return [
         Message(role="assistant", message_id=REPLY_ID, delta=True, content=[TextBlock(text=p)])
-        for p in _pieces()
+        for p in _pieces(count)
     ]
 
 
@@ -44,11 +46,11 @@ def langgraph_chunks() -> list[Any]:
     return [AIMessageChunk(id=REPLY_ID, content=p) for p in _pieces()]
 
 
-def _timed(setup: Callable[[], Callable[[], object]], repeats: int) -> float:
+def _timed(setup: Callable[[], Callable[[], object]], repeats: int, chunks: int = CHUNKS) -> float:
     """µs per chunk: best of ``repeats`` runs, each prepared afresh by ``setup``."""
     best = float("inf")
     for _ in range(repeats):
-        best = min(best, best_us(setup(), CHUNKS, repeats=1))
+        best = min(best, best_us(setup(), chunks, repeats=1))
     return best
 
 
@@ -83,6 +85,23 @@ def _langgraph_run(thread: list[Any], chunks: list[Any]) -> Callable[[], object]
     return run
 
 
+def _merge_run(chunks: list[Message]) -> Callable[[], object]:
+    def run() -> None:
+        merge = ChunkMerge(chunks[0])
+        for chunk in chunks[1:]:
+            merge.add(chunk)
+        merge.message()
+
+    return run
+
+
+def _pairwise_run(chunks: list[Message]) -> Callable[[], object]:
+    def run() -> None:
+        functools.reduce(merge_chunk, chunks)
+
+    return run
+
+
 def run() -> list[Row]:
     """One chunk streamed into threads of growing length: MessageLog, add_messages, LangGraph."""
     chunks, lg_chunks = parley_chunks(), langgraph_chunks()
@@ -107,4 +126,22 @@ def run() -> list[Row]:
             ),
             Row("state", f"{name}: add_messages", reducer_us, "µs/chunk", lg_us, "LangGraph"),
         ]
+    # The reply's own length: a message merged chunk by chunk up to 100,000 characters, beside
+    # merging two messages at a time (which copies the text so far at every chunk).
+    long = parley_chunks(LONG_REPLY_CHUNKS)
+    size = sum(len(c.text()) for c in long)
+    merge_us = _timed(functools.partial(_merge_run, long), REPEATS, LONG_REPLY_CHUNKS)
+    pairwise_us = _timed(functools.partial(_pairwise_run, long), 1, LONG_REPLY_CHUNKS)
+    rows.append(
+        Row(
+            "state",
+            f"merge one chunk into a reply growing to {size:,} characters: ChunkMerge",
+            merge_us,
+            "µs/chunk",
+            pairwise_us,
+            "merge_chunk pairwise",
+            f"< {TARGET_US:g} µs",
+            merge_us < TARGET_US,
+        )
+    )
     return rows

@@ -33,7 +33,7 @@ from tests.core.state.strategies import (
     streamed,
 )
 
-LAWS = examples(100)
+LAWS = examples(80)
 
 # A few ids shared by all drawn items, so updates hit, miss and remove existing messages; blocks
 # that merge when streamed (text, reasoning, tool-call fragments) beside any other block.
