@@ -8,11 +8,16 @@ rows each update inserted, changed or removed.
 Costs, for a log of ``n`` messages: appending a message, replacing one, or merging a chunk into
 one is O(1) (a chunk costs its own size: see :class:`~app.core.state.chunks.ChunkMerge`);
 removing the message at row ``i`` is O(n - i), as the rows after it move up; removing all is
-O(n).
+O(n). Reading a row that is being streamed joins the text added since it was last read, so a
+view that repaints once per frame pays for a reply's length once per frame, not per chunk.
+
+A list model over a log applies an update, then replays the returned :class:`LogChange` steps
+as ``rowsInserted``/``dataChanged``/``rowsRemoved`` signals, counting its rows step by step.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple
 
 from app.core.errors import UserError
@@ -81,7 +86,7 @@ class MessageLog:
 
     __slots__ = ("_index", "_rows")
 
-    def __init__(self, messages: list[Message] | tuple[Message, ...] = ()) -> None:
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._rows: list[Message | ChunkMerge] = list(messages)
         self._index: dict[MessageId, int] = {}
         for row, message in enumerate(self._rows):
