@@ -98,7 +98,7 @@ def langgraph_messages(n: int, tag: str = "") -> list[Any]:
     return out
 
 
-def _best_us(fn: Callable[[], object], per: int, repeats: int = REPEATS) -> float:
+def best_us(fn: Callable[[], object], per: int, repeats: int = REPEATS) -> float:
     """Best of ``repeats`` runs of ``fn``, in microseconds per item."""
     best = float("inf")
     for _ in range(repeats):
@@ -121,9 +121,9 @@ def _measure(
 ) -> dict[str, float]:
     full = reducer([], items)
     return {
-        "append": _best_us(lambda: _one_at_a_time(reducer, [], items), len(items), repeats),
-        "upsert": _best_us(lambda: _one_at_a_time(reducer, full, updates), len(updates), repeats),
-        "batch": _best_us(lambda: reducer([], items), len(items)),
+        "append": best_us(lambda: _one_at_a_time(reducer, [], items), len(items), repeats),
+        "upsert": best_us(lambda: _one_at_a_time(reducer, full, updates), len(updates), repeats),
+        "batch": best_us(lambda: reducer([], items), len(items)),
     }
 
 
@@ -140,17 +140,17 @@ def run() -> list[Row]:
     messages = parley_messages(N)
     # What any reducer that leaves its input unchanged pays per call at the full size: a new
     # N-item list, and freeing the previous one.
-    floor_us = _best_us(lambda: _one_at_a_time(lambda old, _: list(old), messages, messages), N)
+    floor_us = best_us(lambda: _one_at_a_time(lambda old, _: list(old), messages, messages), N)
     data = dump_messages(messages)
     assert load_messages(data) == messages
-    dump_us = _best_us(lambda: dump_messages(messages), N)
-    load_us = _best_us(lambda: load_messages(data), N)
+    dump_us = best_us(lambda: dump_messages(messages), N)
+    load_us = best_us(lambda: load_messages(data), N)
 
     serde = JsonPlusSerializer()
     lg_messages = langgraph_messages(N)
     lg_data = serde.dumps_typed(lg_messages)
-    lg_dump_us = _best_us(lambda: serde.dumps_typed(lg_messages), N)
-    lg_load_us = _best_us(lambda: serde.loads_typed(lg_data), N)
+    lg_dump_us = best_us(lambda: serde.dumps_typed(lg_messages), N)
+    lg_load_us = best_us(lambda: serde.loads_typed(lg_data), N)
 
     peer = "LangGraph"
     reducer_target = f"< {REDUCER_TARGET_US:g} µs"

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncIterator, Sequence
 
 from app.core.errors import ModelError
 from app.core.models.protocol import GenerationConfig, ToolSpec
-from app.core.state.message import Message, merge_chunk
+from app.core.state.chunks import ChunkMerge
+from app.core.state.message import Message
 
 __all__ = ["CollectingChatModel", "collect", "merged"]
 
 
 def merged(chunks: Sequence[Message]) -> Message:
     """Merge streamed chunks into one whole (``delta=False``) message."""
-    whole = functools.reduce(merge_chunk, chunks)
-    return whole.model_copy(update={"delta": False})
+    merge = ChunkMerge(chunks[0])
+    for chunk in chunks[1:]:
+        merge.add(chunk)
+    return merge.message().model_copy(update={"delta": False})
 
 
 async def collect(stream: AsyncIterator[Message]) -> Message:

@@ -8,8 +8,9 @@ from app.core.state.aliases import (
     SystemMessage,
     ToolMessage,
 )
+from app.core.state.chunks import ChunkMerge, merge_chunk
 from app.core.state.interrupt import Interrupt, PendingTask
-from app.core.state.message import Message, TokenUsages, merge_chunk
+from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
     AnnotationBlock,
     AnnotationRef,
@@ -26,6 +27,7 @@ from app.core.state.message_block import (
     ToolResultBlock,
     VideoBlock,
 )
+from app.core.state.message_log import LogChange, MessageLog
 from app.core.state.reducers import REMOVE_ALL_MESSAGES, MessageList, RemoveMessage, add_messages
 from app.core.state.tool_result import ToolResult
 
@@ -37,6 +39,7 @@ __all__ = [
     "AnnotationBlock",
     "AnnotationRef",
     "AudioBlock",
+    "ChunkMerge",
     "ContentBlock",
     "DataBlock",
     "DocumentBlock",
@@ -45,9 +48,11 @@ __all__ = [
     "HumanMessage",
     "ImageBlock",
     "Interrupt",
+    "LogChange",
     "MediaRef",
     "Message",
     "MessageList",
+    "MessageLog",
     "MessagesState",
     "PendingTask",
     "ReasoningBlock",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Sequence
@@ -12,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.core.state.message_block import (
     ContentBlock,
-    ReasoningBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -116,99 +114,7 @@ class Message(BaseModel):
         return [b for b in self.content if isinstance(b, ToolResultBlock)]
 
     def __add__(self, other: Message) -> Message:
-        """Merge a streamed chunk into this message (see :func:`merge_chunk`)."""
+        """Merge a streamed chunk into this message (see ``app.core.state.chunks.merge_chunk``)."""
+        from app.core.state.chunks import merge_chunk  # the merge needs this class first
+
         return merge_chunk(self, other)
-
-
-def _merge_call(into: ToolCallBlock, part: ToolCallBlock) -> ToolCallBlock:
-    partial = (into.partial_args or "") + (part.partial_args or "")
-    args = {**into.args, **part.args}
-    merged = into.model_copy(
-        update={
-            "name": into.name or part.name,
-            "args": args,
-            "partial_args": partial or None,
-            "tool_type": into.tool_type or part.tool_type,
-        }
-    )
-    if merged.partial_args:
-        try:
-            parsed = json.loads(merged.partial_args)
-        except ValueError:
-            return merged
-        if isinstance(parsed, dict):
-            return merged.model_copy(update={"args": {**args, **parsed}, "partial_args": None})
-    return merged
-
-
-def _find_call(blocks: list[ContentBlock], part: ToolCallBlock) -> int | None:
-    for i in range(len(blocks) - 1, -1, -1):
-        b = blocks[i]
-        if isinstance(b, ToolCallBlock) and (
-            (part.id and b.id == part.id)
-            or (part.index is not None and b.index == part.index and not (part.id and b.id))
-        ):
-            return i
-    return None
-
-
-def merge_blocks(left: Sequence[ContentBlock], right: Sequence[ContentBlock]) -> list[ContentBlock]:
-    """Join streamed blocks: adjacent text and reasoning concatenate, tool-call args join."""
-    blocks: list[ContentBlock] = list(left)
-    for block in right:
-        last = blocks[-1] if blocks else None
-        if isinstance(block, TextBlock) and isinstance(last, TextBlock):
-            blocks[-1] = TextBlock(
-                text=last.text + block.text, annotations=[*last.annotations, *block.annotations]
-            )
-        elif (
-            isinstance(block, ReasoningBlock)
-            and isinstance(last, ReasoningBlock)
-            and not last.signature  # a signature ends its block; what follows is a new one
-        ):
-            blocks[-1] = ReasoningBlock(
-                text=last.text + block.text, signature=block.signature or last.signature
-            )
-        elif isinstance(block, ToolCallBlock) and (pos := _find_call(blocks, block)) is not None:
-            found = blocks[pos]
-            assert isinstance(found, ToolCallBlock)
-            blocks[pos] = _merge_call(found, block)
-        elif isinstance(block, ToolCallBlock) and block.partial_args:
-            blocks.append(_merge_call(block.model_copy(update={"partial_args": None}), block))
-        else:
-            blocks.append(block)
-    return blocks
-
-
-def merge_chunk(left: Message, right: Message) -> Message:
-    """Merge ``right`` (a streamed chunk) into ``left``, which has the same ``message_id``.
-
-    Text is concatenated, tool-call argument fragments are joined, usages are summed, metadata is
-    merged (``right`` wins), and the result's ``delta`` is ``right``'s.
-    """
-    if left.message_id != right.message_id:
-        raise ValueError(
-            f"cannot merge chunks of different messages ({left.message_id!r} and "
-            f"{right.message_id!r})"
-        )
-    usages = left.usages
-    if right.usages is not None:
-        usages = right.usages if usages is None else usages + right.usages
-    reasoning = left.reasoning
-    if right.reasoning:
-        reasoning = (reasoning or "") + right.reasoning
-    tools_calls = left.tools_calls
-    if right.tools_calls:
-        tools_calls = [*(tools_calls or []), *right.tools_calls]
-    return Message.model_construct(
-        message_id=left.message_id,
-        role=left.role,
-        content=merge_blocks(left.content, right.content),
-        delta=right.delta,
-        tools_calls=tools_calls,
-        reasoning=reasoning,
-        timestamp=left.timestamp if left.timestamp is not None else right.timestamp,
-        metadata={**left.metadata, **right.metadata},
-        usages=usages,
-        raw=right.raw if right.raw is not None else left.raw,
-    )

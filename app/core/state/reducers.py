@@ -14,7 +14,8 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from app.core.errors import UserError
-from app.core.state.message import Message, merge_chunk
+from app.core.state.chunks import merge_chunk
+from app.core.state.message import Message
 
 __all__ = ["REMOVE_ALL_MESSAGES", "MessageList", "RemoveMessage", "add_messages"]
 
@@ -122,7 +123,8 @@ class MessageList(list[Message]):
         self._index = None
 
 
-def _as_message(item: Any) -> Message:
+def as_message(item: Any, taker: str = "add_messages") -> Message:
+    """Read one update item (a ``Message``, a dict of its fields, or plain text) as a message."""
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -130,7 +132,7 @@ def _as_message(item: Any) -> Message:
     if isinstance(item, str):
         return Message.text_message(item)
     raise UserError(
-        f"add_messages takes Message, RemoveMessage or dict items, not {type(item).__name__}"
+        f"{taker} takes Message, RemoveMessage or dict items, not {type(item).__name__}"
     )
 
 
@@ -152,7 +154,7 @@ def add_messages(left: list[Message] | None, right: Any) -> MessageList:
             else:
                 result.drop(item.id)
             continue
-        message = _as_message(item)
+        message = as_message(item)
         pos = result.position(message.message_id)
         if pos is None:
             result.push(message)

@@ -155,19 +155,29 @@ usages = st.builds(
 roles = st.sampled_from(["user", "assistant", "system", "tool"])
 message_ids = small_text | st.integers()
 
-messages = st.builds(
-    Message,
-    message_id=message_ids,
-    role=roles,
-    content=st.lists(blocks, max_size=4),
-    delta=st.booleans(),
-    tools_calls=st.none() | st.lists(json_objects, max_size=2),
-    reasoning=opt_text,
-    timestamp=opt_floats,
-    metadata=json_objects,
-    usages=st.none() | usages,
-    raw=st.none() | json_objects,
-)
+
+def messages_of(
+    ids: st.SearchStrategy[str | int] = message_ids,
+    content: st.SearchStrategy[Any] = blocks,
+    metadata: st.SearchStrategy[dict[str, Any]] = json_objects,
+) -> st.SearchStrategy[Message]:
+    """Messages with every field drawn; ids, content blocks and metadata from the given ones."""
+    return st.builds(
+        Message,
+        message_id=ids,
+        role=roles,
+        content=st.lists(content, max_size=4),
+        delta=st.booleans(),
+        tools_calls=st.none() | st.lists(json_objects, max_size=2),
+        reasoning=opt_text,
+        timestamp=opt_floats,
+        metadata=metadata,
+        usages=st.none() | usages,
+        raw=st.none() | json_objects,
+    )
+
+
+messages = messages_of()
 
 exec_metas = st.builds(
     ExecMeta,
@@ -211,3 +221,123 @@ def split_count(draw: st.DrawFn, total: int | None, parts: int) -> list[int | No
 def tool_call_json(args: dict[str, Any]) -> str:
     """The argument text a provider would stream for ``args``."""
     return json.dumps(args, ensure_ascii=False)
+
+
+def _one_delta_per_block(events: list[Any]) -> list[Any]:
+    """Join a chunk's adjacent pieces of one block, as a provider sends one delta per block."""
+    out: list[Any] = []
+    for event in events:
+        last = out[-1] if out else None
+        if type(event) is type(last) and isinstance(event, TextBlock | ReasoningBlock):
+            out[-1] = event.model_copy(update={"text": last.text + event.text})
+        elif isinstance(event, ToolCallBlock) and isinstance(last, ToolCallBlock):
+            if last.id == event.id:
+                joined = (last.partial_args or "") + (event.partial_args or "")
+                out[-1] = ToolCallBlock(
+                    id=last.id,
+                    name=last.name,
+                    tool_type=last.tool_type,
+                    args=last.args,
+                    partial_args=joined or None,
+                )
+            else:
+                out.append(event)
+        else:
+            out.append(event)
+    return out
+
+
+@st.composite
+def streamed(draw: st.DrawFn) -> tuple[Message, list[Message]]:
+    """A whole assistant message and the ``delta=True`` chunks a provider would stream for it.
+
+    Text and reasoning are split anywhere, tool-call arguments arrive as JSON fragments split
+    anywhere, usages are split into parts that sum up, metadata keys are spread over chunks.
+    """
+    n = draw(st.integers(1, 6))
+    message_id = draw(st.text(min_size=1, max_size=8) | st.integers())
+    thinking = draw(st.none() | st.text())
+    body = draw(st.text())
+    calls = [
+        ToolCallBlock(
+            id=call_id,
+            name=draw(st.text(min_size=1, max_size=8)),
+            args=draw(json_objects),
+            tool_type=draw(st.sampled_from([None, "web_search"])),
+        )
+        for call_id in draw(st.lists(st.text(min_size=1, max_size=6), unique=True, max_size=3))
+    ]
+    content: list[Any] = []
+    events: list[Any] = []
+    if thinking is not None:
+        content.append(ReasoningBlock(text=thinking))
+        pieces = split_text(draw, thinking, draw(st.integers(1, 4)))
+        events += [ReasoningBlock(text=p) for p in pieces]
+    if body:
+        content.append(TextBlock(text=body))
+        events += [TextBlock(text=p) for p in split_text(draw, body, draw(st.integers(1, 5)))]
+    for call in calls:
+        content.append(call)
+        fragments = split_text(draw, tool_call_json(call.args), draw(st.integers(1, 5)))
+        for k, fragment in enumerate(fragments):
+            events.append(
+                ToolCallBlock(
+                    id=call.id,
+                    name=call.name if k == 0 else "",
+                    tool_type=call.tool_type if k == 0 else None,
+                    partial_args=fragment,
+                )
+            )
+    whole = Message(
+        message_id=message_id,
+        role="assistant",
+        content=content,
+        reasoning=draw(opt_text),
+        timestamp=draw(st.none() | floats),
+        metadata=draw(json_objects),
+        usages=draw(st.none() | usages),
+        tools_calls=draw(st.none() | st.lists(json_objects, max_size=3)),
+        raw=draw(st.none() | json_objects),
+    )
+
+    # spread each part of the whole over the n chunks
+    cuts = sorted(draw(st.lists(st.integers(0, len(events)), min_size=n - 1, max_size=n - 1)))
+    bounds = [0, *cuts, len(events)]
+    blocks_per_chunk = [_one_delta_per_block(events[a:b]) for a, b in itertools.pairwise(bounds)]
+    reasoning = [None] * n if whole.reasoning is None else split_text(draw, whole.reasoning, n)
+    usage_parts: list[TokenUsages | None] = [None] * n
+    if whole.usages is not None:
+        split = {
+            name: split_count(draw, getattr(whole.usages, name), n)
+            for name in TokenUsages.model_fields
+        }
+        usage_parts = [TokenUsages(**{k: v[i] for k, v in split.items()}) for i in range(n)]
+    owner = {key: draw(st.integers(0, n - 1)) for key in whole.metadata}
+    calls_cut = sorted(
+        draw(st.lists(st.integers(0, len(whole.tools_calls or [])), min_size=n, max_size=n))
+    )
+    calls_cut[0] = 0
+    calls_bounds = [*calls_cut, len(whole.tools_calls or [])]
+    chunks = []
+    for i in range(n):
+        chunks.append(
+            Message(
+                message_id=message_id,
+                role="assistant",
+                delta=True,
+                content=blocks_per_chunk[i],
+                reasoning=reasoning[i],
+                timestamp=whole.timestamp
+                if i == 0 or whole.timestamp is None
+                else draw(st.none() | floats),
+                metadata={k: v for k, v in whole.metadata.items() if owner[k] == i},
+                usages=usage_parts[i],
+                tools_calls=None
+                if whole.tools_calls is None
+                else whole.tools_calls[calls_bounds[i] : calls_bounds[i + 1]],
+                raw=whole.raw if i == n - 1 else draw(st.none() | json_objects),
+            )
+        )
+    if whole.raw is None:
+        chunks = [c.model_copy(update={"raw": None}) for c in chunks]
+    return whole.model_copy(update={"delta": True}), chunks
