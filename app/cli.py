@@ -236,6 +236,8 @@ def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         theme=args.theme,
         err=err,
     )
+
+
 def _start_logging(data_dir: str | None) -> str | None:
     from app.services.logs import start_logging
 

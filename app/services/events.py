@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.core.budget import BudgetLimits, BudgetUsage
-from app.core.state import Message
+from app.core.state import ChunkMerge, Message
 from app.core.tools import ApprovalRequest
 
 __all__ = [
@@ -81,10 +81,23 @@ class MessageAdded:
 
 @dataclass(frozen=True, slots=True)
 class MessageStreamed:
-    """A reply grew: ``message`` is everything that has arrived so far."""
+    """A reply grew: :attr:`message` is everything that has arrived so far.
+
+    The reply is put together only when read, so a view that reads once per frame pays for
+    its length once per frame, not once per chunk."""
 
     thread_id: str
-    message: Message
+    merge: ChunkMerge
+
+    @property
+    def message_id(self) -> str:
+        """The id the reply keeps."""
+        return str(self.merge.message_id)
+
+    @property
+    def message(self) -> Message:
+        """The reply so far."""
+        return self.merge.message()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from app.core.graph import (
 )
 from app.core.models.protocol import ChatModel
 from app.core.models.retries import RetryNotice, listening_for_retries
-from app.core.state import AgentState, ContentBlock, Message, RemoveMessage, TextBlock
+from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
 from app.core.state.agent_state import normalise_update
 from app.core.tools import AuditEntry, Tool, args_fingerprint, requests_of
 from app.core.tools.secrets import SecretSource
@@ -513,7 +513,7 @@ class Workspace:
         config = {**self._run_config, "thread_id": thread_id}
         status: RunStatus = "failed"
         state: AgentState | None = None
-        streams: dict[str, Message] = {}
+        streams: dict[str, ChunkMerge] = {}
 
         def on_retry(notice: RetryNotice) -> None:
             from app.services.events import Retrying
@@ -563,16 +563,18 @@ class Workspace:
             self._emit(ThreadsChanged(thread_id))
         return state
 
-    def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, Message]) -> None:
+    def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
         if event.namespace:
             return
         if isinstance(event, MessageDelta):
             chunk = event.chunk
             key = str(chunk.message_id)
-            so_far = streams.get(key)
-            merged = chunk if so_far is None else so_far + chunk
-            streams[key] = merged
-            self._emit(MessageStreamed(thread_id, merged))
+            merge = streams.get(key)
+            if merge is None:
+                merge = streams[key] = ChunkMerge(chunk)
+            else:
+                merge.add(chunk)
+            self._emit(MessageStreamed(thread_id, merge))
         elif isinstance(event, NodeFinished):
             try:
                 update = normalise_update(AgentState(), event.update)

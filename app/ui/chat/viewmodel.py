@@ -12,7 +12,6 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
-from app.core.state import Message
 from app.services.events import (
     ApprovalNeeded,
     BudgetUpdated,
@@ -61,7 +60,7 @@ class ChatViewModel(QObject):
         self._oldest: int | None = None
         self._has_more = False
         self._loading_older = False
-        self._pending: dict[str, Message] = {}
+        self._pending: dict[str, MessageStreamed] = {}
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FRAME_MS)
@@ -200,7 +199,7 @@ class ChatViewModel(QObject):
         if thread_id != self.thread_id or thread_id is None:
             return
         if isinstance(event, MessageStreamed):
-            self._pending[str(event.message.message_id)] = event.message
+            self._pending[event.message_id] = event
             if not self._flush_timer.isActive():
                 self._flush_timer.start()
         elif isinstance(event, MessageAdded):
@@ -237,5 +236,5 @@ class ChatViewModel(QObject):
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}
-        for message in pending.values():
-            self.model.upsert(message)
+        for streamed in pending.values():
+            self.model.upsert(streamed.message)
