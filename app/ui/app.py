@@ -46,6 +46,7 @@ async def open_window(
     *,
     model: str | None = None,
     thread_id: str | None = None,
+    preload: bool = True,
     **workspace_options: object,
 ) -> MainWindow:
     """Open the workspace and show a started main window."""
@@ -54,7 +55,7 @@ async def open_window(
         workspace.settings = workspace.settings.model_copy(update={"default_model": model})
     window = MainWindow(workspace)
     window.show()
-    await window.start(thread_id)
+    await window.start(thread_id, preload=preload)
     return window
 
 
@@ -73,7 +74,9 @@ async def _main(
     thread_id: str | None,
     screenshot: Path | None,
 ) -> int:
-    window = await open_window(data_dir, model=model, thread_id=thread_id)
+    window = await open_window(
+        data_dir, model=model, thread_id=thread_id, preload=screenshot is None
+    )
     if screenshot is not None:
         window.resize(1280, 800)
         await window.refresh_models()

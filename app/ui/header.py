@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
@@ -11,6 +13,16 @@ from app.services.model_choices import ModelChoice
 __all__ = ["ADD_GGUF", "Header"]
 
 ADD_GGUF = "__add_gguf__"
+
+
+def friendly_name(spec: str) -> str:
+    """A short label for a model spec the picker does not list."""
+    provider, _, rest = spec.partition(":")
+    if provider in ("scripted", "gguf"):
+        return f"{Path(rest).stem} ({provider})"
+    if provider == "local":
+        return "SmolLM2 135M (bundled)"
+    return rest.partition("@")[0] or spec
 
 
 class _Title(QLabel):
@@ -91,7 +103,7 @@ class Header(QFrame):
             if self._items.item(row).data(Qt.ItemDataRole.UserRole) == spec:
                 self.picker.setCurrentIndex(row)
                 return
-        item = QStandardItem(f"   {spec}")
+        item = QStandardItem(f"   {friendly_name(spec)}")
         item.setData(spec, Qt.ItemDataRole.UserRole)
         self._items.insertRow(max(0, self._items.rowCount() - 1), item)
         self.picker.setCurrentIndex(self._items.indexFromItem(item).row())

@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
 
     # Start-up and threads ------------------------------------------------------------
 
-    async def start(self, thread_id: str | None = None) -> None:
+    async def start(self, thread_id: str | None = None, *, preload: bool = True) -> None:
         """Fill the sidebar, open ``thread_id`` (or the latest, or a new thread), and load the
         default local model in the background."""
         await self.threads_vm.refresh()
@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
         await self.open_thread(thread_id)
         spawn(self.refresh_models())
         default = self.workspace.settings.default_model
-        if default == "local" or default.startswith("gguf:"):
+        if preload and (default == "local" or default.startswith("gguf:")):
             spawn(self.workspace.preload(default))
         self.composer.edit.setFocus()
 

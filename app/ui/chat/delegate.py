@@ -8,6 +8,8 @@ one layout per update of its own row.
 from __future__ import annotations
 
 import datetime as dt
+import html
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -26,16 +28,18 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.core.state import Message
-from app.ui.chat.message_html import message_html
+from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
 
 __all__ = ["MessageDelegate", "is_dark"]
+
+log = logging.getLogger(__name__)
 
 MAX_COLUMN = 860
 SIDE = 24
 PAD = 12
 HEADER = 22
-FOOTER = 26
+FOOTER = 22
 GAP = 10
 ACTIONS = ("copy", "edit", "regenerate", "delete")
 LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
@@ -88,12 +92,19 @@ class MessageDelegate(QStyledItemDelegate):
             self._cache.move_to_end(key)
             return laid
         results = model.results if isinstance(model, MessageListModel) else None
-        rendered = message_html(message, dark=dark, expanded=mine, results=results)
+        try:
+            rendered = message_html(message, dark=dark, expanded=mine, results=results)
+        except Exception:  # a message that cannot be drawn richly is still shown, as text
+            log.exception("could not render message %s", message.message_id)
+            rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
         link = self._view.palette().color(QPalette.ColorRole.Link).name()
-        doc.setDefaultStyleSheet(f"a {{ color: {link}; }} p {{ margin-top: 0; }}")
+        doc.setDefaultStyleSheet(
+            f"a {{ color: {link}; }} p {{ margin-top: 0; margin-bottom: 6px; }} "
+            "th { text-align: left; }"
+        )
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)

@@ -49,7 +49,7 @@ def _md(dark: bool) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     colours = _DARK if dark else _LIGHT
 
-    def fence(tokens: list[Any], idx: int, _options: Any, env: Any) -> str:
+    def fence(_renderer: Any, tokens: list[Any], idx: int, _options: Any, env: Any) -> str:
         token = tokens[idx]
         blocks: CodeBlocks = env["blocks"]
         lang = (token.info or "").strip().split(" ")[0]
@@ -58,15 +58,23 @@ def _md(dark: bool) -> MarkdownIt:
         n = len(blocks) - 1
         label = html.escape(lang or "text")
         return (
-            f'<table width="100%" cellspacing="0" cellpadding="8" '
-            f'bgcolor="{colours["code_bg"]}" style="border: 1px solid {colours["code_border"]};'
-            f' margin-top: 6px; margin-bottom: 6px;">'
+            f'<table width="100%" border="0" cellspacing="0" cellpadding="8" '
+            f'bgcolor="{colours["code_bg"]}" style="margin-top: 6px; margin-bottom: 8px;">'
             f'<tr><td><span style="color:{colours["muted"]}; font-size: small;">{label}</span>'
-            f'</td><td align="right"><a href="copy:{n}" style="font-size: small;">Copy</a>'
+            f'</td><td align="right"><a href="copy:{n}" style="font-size: small;">Copy code</a>'
             f"</td></tr>"
             f'<tr><td colspan="2"><pre style="margin: 0;">{_code_html(code, lang, dark)}</pre>'
             f"</td></tr></table>"
         )
+
+    def table_open(_renderer: Any, _tokens: list[Any], _idx: int, _o: Any, _env: Any) -> str:
+        return (
+            f'<table border="1" cellspacing="0" cellpadding="5" '
+            f'style="border-color: {colours["code_border"]}; border-style: solid; '
+            f'margin-top: 4px; margin-bottom: 8px;">'
+        )
+
+    md.add_render_rule("table_open", table_open)
 
     md.add_render_rule("fence", fence)
     md.add_render_rule("code_block", fence)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,14 @@ class SidebarRow:
     snippet: bool = False
 
 
+_MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
+
+
 def row_of_summary(summary: ThreadSummary) -> SidebarRow:
-    """The row for a thread."""
+    """The row for a thread (its last line without Markdown marks)."""
     t = summary.thread
-    return SidebarRow(t.id, t.title or "New thread", summary.last_line, summary.status)
+    line = _MARKUP.sub("", summary.last_line)
+    return SidebarRow(t.id, t.title or "New thread", line, summary.status)
 
 
 def row_of_hit(hit: SearchHit) -> SidebarRow:

@@ -1,0 +1,89 @@
+"""Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
+dark, through ``parley --screenshot`` on a data directory seeded with a scripted model.
+
+Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ANSWER = """Here is a small script that counts words in a file:
+
+```python
+from collections import Counter
+from pathlib import Path
+
+def top_words(path: str, n: int = 5) -> list[tuple[str, int]]:
+    words = Path(path).read_text().lower().split()
+    return Counter(words).most_common(n)
+```
+
+| Step | What it does |
+|------|--------------|
+| `read_text()` | reads the whole file |
+| `Counter` | counts each word |
+
+Run it with **`top_words("notes.txt")`**. For very large files, read line by line instead."""
+
+SCRIPT = [
+    {"text": ANSWER, "usage": {"prompt_tokens": 41, "completion_tokens": 118}},
+    {"tool_calls": [{"name": "current_time", "args": {}}]},
+    {"text": "It is **3:42 pm** where you are.", "usage": {"prompt_tokens": 60, "completion_tokens": 9}},
+]
+
+
+async def _seed(data_dir: Path, script: Path) -> str:
+    from app.services.workspace import Workspace
+    from app.tools.builtin import current_time
+
+    spec = f"scripted:{script}"
+    ws = await Workspace.open(data_dir, tools=[current_time])
+    ws.settings = ws.settings.model_copy(update={"default_model": spec})
+    for title in ("Trip to Oslo: packing list", "Fix the CSV import", "Ticket T-42"):
+        await ws.create_thread(title=title, model=spec)
+    thread = await ws.create_thread(model=spec)
+    await (await ws.send(thread.id, "Write a Python function that finds the most common words in a file."))
+    await (await ws.send(thread.id, "And what time is it?"))
+    await ws.aclose()
+    return thread.id
+
+
+def main(out_dir: Path) -> int:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        script = Path(tmp) / "script.json"
+        script.write_text(json.dumps(SCRIPT))
+        thread_id = asyncio.run(_seed(data, script))
+        for theme in ("light", "dark"):
+            target = out_dir / f"main-{theme}.png"
+            subprocess.run(
+                [sys.executable, "-m", "app", "--data-dir", str(data), "--thread", thread_id,
+                 "--theme", theme, "--screenshot", str(target)],
+                check=True,
+                cwd=ROOT,
+            )
+            print(target)
+        empty = Path(tmp) / "empty"
+        target = out_dir / "first-start.png"
+        subprocess.run(
+            [sys.executable, "-m", "app", "--data-dir", str(empty), "--theme", "light",
+             "--screenshot", str(target)],
+            check=True,
+            cwd=ROOT,
+        )
+        print(target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    raise SystemExit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources/screenshots"))
