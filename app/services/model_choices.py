@@ -26,7 +26,7 @@ class ModelChoice:
 
 
 def _bundled() -> ModelChoice:
-    from app.providers._llama_load import bundled_model_path
+    from app.providers.bundled import bundled_model_path
 
     path = bundled_model_path()
     if path is None:

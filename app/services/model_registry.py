@@ -261,7 +261,7 @@ class ModelRegistry:
 
     def _gguf_path(self, parsed: ModelSpec) -> Path:
         if parsed.provider == "local":
-            from app.providers._llama_load import bundled_model_path
+            from app.providers.bundled import bundled_model_path
 
             found = bundled_model_path()
             if found is None:

@@ -20,7 +20,8 @@ import llama_cpp
 
 from app.core.models.protocol import GenerationConfig
 from app.core.state.message import Message
-from app.providers._llama_load import bundled_model_path, load_llama, model_params
+from app.providers._llama_load import load_llama, model_params
+from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
 from tests.bench.table import Row
 from tests.eval.runner import parley_agent, parley_chat, peer_agent, peer_chat

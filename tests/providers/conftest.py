@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.providers._llama_load import bundled_model_path
 from app.providers._retry import RetryPolicy
+from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
 from tests.providers.replay_server import ReplayServer, free_port
 

@@ -1,0 +1,155 @@
+"""One window measurement in a fresh process (so start-up time and memory are its own).
+
+``python -m tests.bench._window_child MODE DATA_DIR [THREAD_ID]`` prints one JSON object.
+Modes: ``launch`` (app start to window painted), ``baseline`` (a bare Qt window, the floor),
+``open`` (open a long thread to first paint, RSS after), ``stall`` (longest event-loop stall
+while replies stream at about 200 tokens/s, in one and in two threads, and with none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+
+START = time.perf_counter()
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def baseline() -> dict[str, float]:
+    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+
+    app = QApplication([])
+    window = QMainWindow()
+    window.setCentralWidget(QLabel("hello"))
+    window.resize(1200, 800)
+    window.show()
+    window.repaint()
+    shown = time.perf_counter() - START
+    app.quit()
+    return {"shown_s": shown}
+
+
+async def _launch(data_dir: str) -> dict[str, float]:
+    from app.ui.app import close_window, open_window
+
+    window = await open_window(data_dir, preload=False)
+    window.repaint()
+    shown = time.perf_counter() - START
+    await close_window(window)
+    return {"shown_s": shown}
+
+
+async def _open(data_dir: str, thread_id: str) -> dict[str, float]:
+    from app.services.workspace import Workspace
+    from app.ui.app import close_window
+    from app.ui.window import MainWindow
+
+    workspace = await Workspace.open(data_dir)
+    window = MainWindow(workspace)
+    window.resize(1200, 800)
+    window.show()
+    await window.threads_vm.refresh()
+    t0 = time.perf_counter()
+    await window.open_thread(thread_id)
+    window.chat.doItemsLayout()
+    window.repaint()
+    opened = time.perf_counter() - t0
+    rss = _rss_mb()
+    t0 = time.perf_counter()
+    await workspace._store.checkpointer.aget(
+        thread_id, __import__("app.core.state", fromlist=["AgentState"]).AgentState
+    )
+    full = time.perf_counter() - t0
+    rows = window.chat.model().rowCount()
+    await close_window(window)
+    return {"open_s": opened, "rss_mb": rss, "full_load_s": full, "rows": rows}
+
+
+async def _stall(data_dir: str) -> dict[str, float]:
+    from app.core.models import ScriptedChatModel
+    from app.services.settings import AppSettings
+    from app.services.workspace import Workspace
+    from app.ui.app import close_window
+    from app.ui.window import MainWindow
+
+    reply = "token " * 600  # 600 chunks of 4-6 characters at ~5 ms: about 200 tokens/s
+    models = {
+        "a": ScriptedChatModel([{"text": reply}], delay=0.005, chunk_size=6),
+        "b": ScriptedChatModel([{"text": reply}], delay=0.005, chunk_size=6),
+    }
+    workspace = await Workspace.open(
+        data_dir,
+        resolve_model=lambda spec: models[spec.split(":", 1)[1]],
+        secret_resolver=lambda ref: "",
+    )
+    workspace.settings = AppSettings(default_model="scripted:a")
+    window = MainWindow(workspace)
+    window.resize(1200, 800)
+    window.show()
+    await window.start(preload=False)
+
+    async def longest_gap(seconds: float) -> float:
+        worst = 0.0
+        end = time.perf_counter() + seconds
+        last = time.perf_counter()
+        while time.perf_counter() < end:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            worst = max(worst, now - last - 0.001)
+            last = now
+        return worst
+
+    idle = await longest_gap(1.0)
+    first = window.chat_vm.thread_id
+    assert first is not None
+    task = await workspace.send(first, "go")
+    one = await longest_gap(2.0)
+    await task
+    second = (await workspace.create_thread(model="scripted:b")).id
+    models["a"] = ScriptedChatModel([{"text": reply}], delay=0.005, chunk_size=6)
+    workspace._models.clear()
+    workspace._agents.clear()
+    t1 = await workspace.send(first, "again")
+    t2 = await workspace.send(second, "go")
+    two = await longest_gap(2.0)
+    await asyncio.gather(t1, t2)
+    await close_window(window)
+    return {"idle_ms": idle * 1000, "one_ms": one * 1000, "two_ms": two * 1000}
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[0]
+    if mode == "baseline":
+        print(json.dumps(baseline()))
+        return 0
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication([])
+    app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    coro = {
+        "launch": lambda: _launch(argv[1]),
+        "open": lambda: _open(argv[1], argv[2]),
+        "stall": lambda: _stall(argv[1]),
+    }[mode]()
+    with loop:
+        result = loop.run_until_complete(coro)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
