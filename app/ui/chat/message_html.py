@@ -121,11 +121,10 @@ def message_html(
             status = "waiting" if result is None else result.status
             colour = bad if status == "error" else ok if status == "completed" else "gray"
             summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
-            card, text = _card(
+            card, _ = _card(
                 key, block.name, summary, _pretty(block.args), key in expanded, colour, dark
             )
             parts.append(card)
-            codes.append(text)
         elif isinstance(block, ToolResultBlock):
             colour = bad if block.status == "error" else ok
             text = _pretty(block.output)
