@@ -9,6 +9,8 @@ from collections.abc import Callable
 from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.tools._redact import Redactor
 
@@ -103,3 +105,20 @@ def test_text_without_the_secret_is_left_alone(text: str) -> None:
     for n, secret in enumerate(SECRETS):
         redactor.add(f"svc/key{n}", secret)
     assert redactor.text(text) == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    secret=st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",)), min_size=6, max_size=40
+    ).filter(lambda s: len(s.encode()) >= 8),
+    encoding=st.sampled_from(sorted(ENCODINGS)),
+    before=st.text(alphabet=" :=,;({[", max_size=2),
+)
+def test_any_secret_in_any_encoding_is_redacted(secret: str, encoding: str, before: str) -> None:
+    encoded = ENCODINGS[encoding](secret)
+    redactor = Redactor()
+    redactor.add("svc/key", secret)
+    out = redactor.text(f"failed{before}{encoded}{before[::-1]} end")
+    assert encoded not in out
+    assert "[redacted secret svc/key]" in out
