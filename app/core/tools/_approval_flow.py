@@ -57,12 +57,18 @@ def _request(item: Prepared, thread_id: str | None, note: str = "") -> ApprovalR
     )
 
 
-def _mismatch(decision: ApprovalDecision, item: Prepared, thread_id: str | None) -> str | None:
+def _mismatch(
+    decision: ApprovalDecision, item: Prepared, thread_id: str | None, fresh: bool
+) -> str | None:
     """Why ``decision`` does not hold for the call ``item`` would run, or ``None`` if it does.
 
-    A denial always holds, and so does a decision bound to no request (a program's answer)."""
-    if decision.decision == "deny" or decision.fingerprint is None:
+    A denial always holds. A decision bound to no request (a program resuming with
+    ``{"c1": "approve"}``) holds only when it was given to start this run: one saved before
+    (or carried in an imported or edited state) does not say which call it approved."""
+    if decision.decision == "deny":
         return None
+    if decision.fingerprint is None:
+        return None if fresh else "the saved answer does not say which call it approved"
     why = []
     if decision.tool != item.tool.name:
         why.append(
@@ -168,6 +174,7 @@ async def approve(
             raise
         # an answered question: the entries before it were recorded when the run paused on it
         unrecorded = []
+        fresh = ctx.answered_now()
         try:
             decisions: Mapping[str, ApprovalDecision] = parse_answer(answer)
             unread = ""
@@ -181,7 +188,7 @@ async def approve(
                 decision="deny",
                 reason=unread or "no decision was given for this call",
             )
-            why = _mismatch(decision, item, thread_id)
+            why = _mismatch(decision, item, thread_id, fresh)
             if why is not None:
                 again[i] = item
                 reasons.append(why)
