@@ -137,7 +137,8 @@ async def approve(
     policy: ApprovalPolicy,
     check: ToolAuthorize | None,
 ) -> list[Outcome]:
-    """Ask once for every call that needs approval and apply the decisions."""
+    """Ask once for every call that needs approval and apply the decisions; the calls whose
+    decision does not hold for them (see :func:`_mismatch`) are asked about again."""
     thread_id = ctx.thread_id if ctx else None
     pending: dict[int, Prepared] = {}
     for i, item in enumerate(outcomes):
