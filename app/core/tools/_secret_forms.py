@@ -123,11 +123,14 @@ def _decode(run: str) -> list[bytes]:
     """``run`` decoded in both base64 alphabets, from each of its first four characters (text
     glued to its front shifts it)."""
     found = []
+    decoders = [base64.b64decode]  # text of neither alphabet's own characters decodes alike
+    if "-" in run or "_" in run:
+        decoders = [base64.urlsafe_b64decode] + (decoders if "+" in run or "/" in run else [])
     for skip in range(4):
         body = run[skip:].rstrip("=")
         body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
         padded = body + "=" * (-len(body) % 4)
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        for decode in decoders:
             try:
                 found.append(decode(padded))
             except (binascii.Error, ValueError):
