@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 
 __all__ = [
     "anchors",
@@ -123,7 +124,8 @@ def _decode(run: str) -> list[bytes]:
     """``run`` decoded in both base64 alphabets, from each of its first four characters (text
     glued to its front shifts it)."""
     found = []
-    decoders = [base64.b64decode]  # text of neither alphabet's own characters decodes alike
+    # text of neither alphabet's own characters decodes alike in both
+    decoders: list[Callable[[str], bytes]] = [base64.b64decode]
     if "-" in run or "_" in run:
         decoders = [base64.urlsafe_b64decode] + (decoders if "+" in run or "/" in run else [])
     for skip in range(4):
