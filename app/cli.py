@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import getpass
 import io
+import os
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from app.core.errors import ParleyError
 from app.core.graph import GraphEvent, MessageDelta, ToolProgress
@@ -53,6 +54,45 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
     return parser
+
+
+class _Output(io.TextIOBase):
+    """Writes to ``target`` until it goes away (a closed pipe, as in ``parley chat | head``);
+    after that, output is dropped, so the turn still finishes and is saved whole."""
+
+    def __init__(self, target: TextIO) -> None:
+        super().__init__()
+        self._target = target
+        self.lost = False
+
+    def write(self, text: str) -> int:
+        """Write ``text`` if the target is still there."""
+        if not self.lost:
+            try:
+                self._target.write(text)
+            except (OSError, ValueError):
+                self._lose()
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush the target if it is still there."""
+        if not self.lost:
+            try:
+                self._target.flush()
+            except (OSError, ValueError):
+                self._lose()
+
+    def _lose(self) -> None:
+        self.lost = True
+        if self._target is sys.stdout:
+            # later writes by others (prompts) and the flush at exit would fail again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            finally:
+                os.close(devnull)
 
 
 def _printable(text: str) -> str:
@@ -188,7 +228,7 @@ def _tolerant_stdin() -> None:
 
 def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Parse ``argv`` and run the chosen command; return the exit status."""
-    out = out or sys.stdout
+    out = cast(TextIO, _Output(out or sys.stdout))
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
     for name in ("prompt", "thread", "search"):
