@@ -7,8 +7,9 @@ import argparse
 import asyncio
 import getpass
 import io
+import os
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from app import cli_diagnostics, cli_mcp, cli_models
 from app.core.errors import ParleyError
@@ -71,6 +72,45 @@ def build_parser() -> argparse.ArgumentParser:
     cli_diagnostics.add_parsers(sub, common)
     cli_models.register(sub, common)
     return parser
+
+
+class _Output(io.TextIOBase):
+    """Writes to ``target`` until it goes away (a closed pipe, as in ``parley chat | head``);
+    after that, output is dropped, so the turn still finishes and is saved whole."""
+
+    def __init__(self, target: TextIO) -> None:
+        super().__init__()
+        self._target = target
+        self.lost = False
+
+    def write(self, text: str) -> int:
+        """Write ``text`` if the target is still there."""
+        if not self.lost:
+            try:
+                self._target.write(text)
+            except (OSError, ValueError):
+                self._lose()
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush the target if it is still there."""
+        if not self.lost:
+            try:
+                self._target.flush()
+            except (OSError, ValueError):
+                self._lose()
+
+    def _lose(self) -> None:
+        self.lost = True
+        if self._target is sys.stdout:
+            # later writes by others (prompts) and the flush at exit would fail again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            finally:
+                os.close(devnull)
 
 
 def _printable(text: str) -> str:
@@ -261,7 +301,7 @@ def run(
 ) -> int:
     """Parse ``argv`` and run the chosen command; return the exit status. With ``log`` the
     run writes log files (the ``parley`` command does; tests calling this need not)."""
-    out = out or sys.stdout
+    out = cast(TextIO, _Output(out or sys.stdout))
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
     if log and (problem := _start_logging(args.data_dir)):

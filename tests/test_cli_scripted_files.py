@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -83,8 +84,8 @@ async def _threads_and_statuses(data: Path) -> list[tuple[str, str | None]]:
     async with Store.open_data_dir(str(data)) as store:
         found = []
         for thread in await store.list_threads():
-            state = await store.checkpointer.aget(thread.id, AgentState)
-            found.append((thread.id, state.execution_meta.status if state else None))
+            saved = await store.checkpointer.aget(thread.id, AgentState)
+            found.append((thread.id, saved.state.execution_meta.status if saved else None))
     return found
 
 
@@ -114,3 +115,25 @@ def test_text_that_cannot_be_printed_is_shown_with_replacement_marks() -> None:
     _printer(out)(MessageDelta(node="agent", chunk=chunk))
     out.flush()
     assert raw.getvalue() == b"a?b"
+
+
+def test_output_closed_midway_still_finishes_and_saves_the_turn(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    reply = "word " * 40000  # more than a pipe holds, so writing blocks until we close it
+    script.write_text(json.dumps([reply]), encoding="utf-8")
+    data = tmp_path / "data"
+    args = ["chat", "--data-dir", str(data), "--model", f"scripted:{script}", "Hi"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(10) == b"word word "
+    proc.stdout.close()  # as `parley chat ... | head -c 10` does
+    with proc.stderr:
+        errors = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, errors
+    assert "Traceback" not in errors and "BrokenPipe" not in errors
+    assert asyncio.run(_threads_and_statuses(data)) == [(ANY, "completed")]

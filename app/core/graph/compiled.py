@@ -260,6 +260,7 @@ class CompiledGraph(Generic[S]):
             if not meta.interrupts:
                 raise UserError(f"thread {ctx.thread_id!r} is not waiting on any interrupt")
             answers = input.resolve(meta.interrupts)
+            ctx.fresh_answers = frozenset(answers)
             state = with_meta(
                 state, resume={**meta.resume, **answers}, interrupts=[], status="running"
             )
@@ -365,6 +366,7 @@ class CompiledGraph(Generic[S]):
                 namespace=(*ctx.namespace, ctx.node),
                 sink=ctx.sink,
                 resume=ctx.resume,
+                fresh_answers=ctx.fresh_answers,
             )
             runner: Runner[S] = Runner(child, sub, None, None, True)
             runner.applied = []

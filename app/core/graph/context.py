@@ -101,7 +101,11 @@ class RunContext:
     namespace: tuple[str, ...] = ()
     sink: Callable[[GraphEvent], None] = field(default=lambda _e: None, repr=False)
     resume: dict[str, JsonValue] = field(default_factory=dict)
+    fresh_answers: frozenset[str] = frozenset()
+    """Ids of the interrupts answered by the input that started this run, as opposed to
+    answers saved by an earlier run (or carried in an imported or edited state)."""
     _interrupts_seen: int = 0
+    _last_answered: str = ""
 
     @property
     def remaining_steps(self) -> int:
@@ -143,6 +147,11 @@ class RunContext:
                 status=status,
             )
         )
+
+    def answered_now(self) -> bool:
+        """Whether the answer the last :func:`interrupt` call returned was given to start this
+        run, rather than saved before it."""
+        return bool(self._last_answered) and self._last_answered in self.fresh_answers
 
     def next_interrupt_id(self) -> str:
         """Return the stable id of the next :func:`interrupt` call in this task."""
@@ -187,5 +196,6 @@ def interrupt(value: JsonValue) -> JsonValue:
     ctx = get_run_context()
     iid = ctx.next_interrupt_id()
     if iid in ctx.resume:
+        ctx._last_answered = iid
         return ctx.resume[iid]
     raise GraphInterrupt(Interrupt(id=iid, node=ctx.node, value=value, step=ctx.step))

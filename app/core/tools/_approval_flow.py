@@ -93,12 +93,18 @@ def _request(
     )
 
 
-def _mismatch(decision: ApprovalDecision, item: Prepared, thread_id: str | None) -> str | None:
+def _mismatch(
+    decision: ApprovalDecision, item: Prepared, thread_id: str | None, fresh: bool
+) -> str | None:
     """Why ``decision`` does not hold for the call ``item`` would run, or ``None`` if it does.
 
-    A denial always holds, and so does a decision bound to no request (a program's answer)."""
-    if decision.decision == "deny" or decision.fingerprint is None:
+    A denial always holds. A decision bound to no request (a program resuming with
+    ``{"c1": "approve"}``) holds only when it was given to start this run: one saved before
+    (or carried in an imported or edited state) does not say which call it approved."""
+    if decision.decision == "deny":
         return None
+    if decision.fingerprint is None:
+        return None if fresh else "the saved answer does not say which call it approved"
     why = []
     if decision.tool != item.tool.name:
         why.append(
@@ -167,7 +173,8 @@ async def approve(
     policy: ApprovalPolicy,
     check: ToolAuthorize | None,
 ) -> list[Outcome]:
-    """Ask once for every call that needs approval and apply the decisions."""
+    """Ask once for every call that needs approval and apply the decisions; the calls whose
+    decision does not hold for them (see :func:`_mismatch`) are asked about again."""
     thread_id = ctx.thread_id if ctx else None
     pending: dict[int, Prepared] = {}
     for i, item in enumerate(outcomes):
@@ -217,6 +224,7 @@ async def approve(
             raise
         # an answered question: the entries before it were recorded when the run paused on it
         unrecorded = []
+        fresh = ctx.answered_now()
         try:
             decisions: Mapping[str, ApprovalDecision] = parse_answer(answer)
             unread = ""
@@ -230,7 +238,7 @@ async def approve(
                 decision="deny",
                 reason=unread or "no decision was given for this call",
             )
-            why = _mismatch(decision, item, thread_id)
+            why = _mismatch(decision, item, thread_id, fresh)
             if why is not None:
                 again[i] = item
                 reasons.append(why)

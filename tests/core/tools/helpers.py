@@ -40,6 +40,8 @@ class Run:
         self.thread_id = thread_id
         self.config = {"tool_permissions": list(permissions), **config}
         self.resume: dict[str, JsonValue] = {}
+        self.saved_before: frozenset[str] = frozenset()
+        """Answers in ``resume`` that were not given for this execution (saved earlier)."""
         self.interrupts: list[Interrupt] = []
 
     def context(self) -> RunContext:
@@ -54,6 +56,7 @@ class Run:
             task_id="task1",
             sink=self.events.append,
             resume=dict(self.resume),
+            fresh_answers=frozenset(self.resume) - self.saved_before,
         )
 
     async def once(self, node: ToolNode, state: AgentState) -> dict[str, Any]:

@@ -185,3 +185,21 @@ async def test_a_decision_for_a_call_that_was_not_shown_is_dropped() -> None:
     first = await pause(run, node, HARMLESS)
     answer = await answer_approvals(Overreaching(), first.interrupt.value)
     assert answer == {"decisions": []}
+
+
+async def test_a_saved_answer_that_names_no_request_is_not_trusted() -> None:
+    # an imported or edited state may carry an answer no person gave in this thread
+    node = ToolNode([write_note])
+    run = Run()
+    run.resume["task1:0"] = {"c1": "approve"}
+    run.saved_before = frozenset({"task1:0"})
+    again = await pause(run, node, SPOOFED)
+    assert written == []
+    asked = requests_of(again.interrupt.value)
+    assert asked is not None and "the saved answer does not say which call it approved" in (
+        asked[0].note
+    )
+    # the same bare answer given now, by a program resuming the run, is taken as given
+    run.saved_before = frozenset()
+    await run.once(node, SPOOFED)
+    assert written == ["/home/me/.bashrc"]
