@@ -28,6 +28,7 @@ from app.core.state.reducers import MessageList
 from tests.core.state.strategies import (
     examples,
     floats,
+    int64s,
     json_objects,
     opt_text,
     small_text,
@@ -198,7 +199,7 @@ def streamed(draw: st.DrawFn) -> tuple[Message, list[Message]]:
     anywhere, usages are split into parts that sum up, metadata keys are spread over chunks.
     """
     n = draw(st.integers(1, 6))
-    message_id = draw(st.text(min_size=1, max_size=8) | st.integers())
+    message_id = draw(st.text(min_size=1, max_size=8) | int64s)
     thinking = draw(st.none() | st.text())
     body = draw(st.text())
     calls = [
