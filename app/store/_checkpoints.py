@@ -26,6 +26,7 @@ from app.store import _lease, _search_index
 from app.store._changes import Head, Plan, head_of, plan_changes
 from app.store._damage import load_row, read_stored
 from app.store._db import write_tx
+from app.store._valid import check_text
 
 __all__ = ["delete_thread_rows", "get", "list_infos", "pending", "put", "put_in"]
 
@@ -180,6 +181,8 @@ def put_in(
 ) -> None:
     """:func:`put` inside the caller's transaction."""
     state, thread_id = checkpoint.state, checkpoint.thread_id
+    check_text(thread_id, "the thread id")
+    check_text(checkpoint.checkpoint_id, "the checkpoint id")
     context = state.context
     head = head_of(conn, thread_id)
     if head is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import time
 import uuid
 from typing import Any
@@ -20,6 +21,7 @@ from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import DecodeError, UserError
 from app.core.state.agent_state import AgentState
 from app.core.state.serde import dump_state, load_state
+from app.core.state.storable import problem_in
 from app.store import _checkpoints, _media, _threads
 from app.store._db import write_tx
 from app.store._markdown import render_markdown
@@ -83,47 +85,96 @@ def _bad(why: str) -> UserError:
     return UserError(f"this file is not a Parley thread export: {why}")
 
 
-def _parse(data: bytes | str, state_cls: type[AgentState]) -> tuple[dict[str, Any], AgentState]:
+_LATEST_TIME = 253402300799.0  # the last second of the year 9999
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"it holds {name}, which is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"it holds the number {text}, which is too large")
+    return value
+
+
+def _json(data: bytes | str) -> Any:
     try:
-        doc = json.loads(data)
-    except ValueError as exc:
-        raise _bad(f"it is not JSON ({exc})") from None
+        return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise _bad("its values are nested too deeply") from None
+    except ValueError as exc:  # also bytes that are not UTF-8, and too many digits
+        raise _bad(f"it is not JSON Parley can read ({exc})") from None
+
+
+def _text(value: Any, what: str) -> str | None:
+    """``value`` as optional text; raises when it is something else or not valid Unicode."""
+    if value is None:
+        return None
+    problem = problem_in(value) if isinstance(value, str) else "something that is not text"
+    if problem is not None:
+        raise _bad(f"{what} holds {problem}")
+    return str(value)
+
+
+def _time(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _bad(f"{what} is not a time")
+    if not 0 <= value <= _LATEST_TIME:
+        raise _bad(f"{what} ({value}) is not a time between 1970 and 9999")
+    return float(value)
+
+
+def _media_items(doc: dict[str, Any]) -> list[tuple[str, str, bytes]]:
+    blobs = []
+    for item in doc.get("media", []):
+        if not isinstance(item, dict) or not isinstance(item.get("data_base64"), str):
+            raise _bad("a media entry is damaged (it has no base64 data)")
+        try:
+            raw = base64.b64decode(item["data_base64"], validate=True)
+        except ValueError as exc:
+            raise _bad(f"a media entry is damaged ({exc})") from None
+        sha = (_text(item.get("sha256"), "a media entry's SHA-256") or "").lower()
+        mime = _text(item.get("mime_type"), "a media entry's MIME type")
+        if hashlib.sha256(raw).hexdigest() != sha:
+            raise _bad(f"media {sha[:64]!r} does not match its SHA-256")
+        blobs.append((sha, mime or "application/octet-stream", raw))
+    return blobs
+
+
+def _parse(
+    data: bytes | str, state_cls: type[AgentState]
+) -> tuple[dict[str, Any], AgentState, list[tuple[str, str, bytes]]]:
+    doc = _json(data)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad("the 'format' field is missing or wrong")
-    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
-        raise _bad(f"export version {doc.get('version')!r} is newer than this Parley knows")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version > VERSION:
+        raise _bad(f"export version {version!r} is newer than this Parley knows"[:200])
+    if not isinstance(doc.get("thread", {}), dict) or not isinstance(doc.get("media", []), list):
+        raise _bad("the 'thread' or 'media' field has the wrong shape")
+    meta = doc.get("thread", {})
+    clean: dict[str, Any] = {
+        name: _text(meta.get(name), f"the thread's {name!r}")
+        for name in ("title", "model", "system_prompt")
+    }
+    clean["created_at"] = _time(meta.get("created_at"), "the thread's 'created_at'")
+    clean["archived"] = bool(meta.get("archived"))
     try:
         state = load_state(json.dumps(doc.get("state")), state_cls)
     except DecodeError as exc:
         raise _bad(str(exc)) from None
-    if not isinstance(doc.get("thread", {}), dict) or not isinstance(doc.get("media", []), list):
-        raise _bad("the 'thread' or 'media' field has the wrong shape")
-    meta = doc.get("thread", {})
-    for name in ("title", "model", "system_prompt"):
-        if not isinstance(meta.get(name), str | None):
-            raise _bad(f"the thread's {name!r} is not text")
-    created = meta.get("created_at")
-    if isinstance(created, bool) or not isinstance(created, int | float | None):
-        raise _bad("the thread's 'created_at' is not a time")
-    return doc, state
+    return clean, state, _media_items(doc)
 
 
 def import_json(
     db: sqlite_utils.Database, data: bytes | str, state_cls: type[AgentState]
 ) -> Thread:
     """Create a new thread (new id) from an :func:`export_json` document."""
-    doc, state = _parse(data, state_cls)
-    meta: dict[str, Any] = doc.get("thread", {})
-    blobs = []
-    for item in doc.get("media", []):
-        try:
-            raw = base64.b64decode(item["data_base64"], validate=True)
-            sha, mime = str(item["sha256"]).lower(), str(item["mime_type"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise _bad(f"a media entry is damaged ({exc})") from None
-        if hashlib.sha256(raw).hexdigest() != sha:
-            raise _bad(f"media {sha} does not match its SHA-256")
-        blobs.append((sha, mime, raw))
+    meta, state, blobs = _parse(data, state_cls)
     new_id = uuid.uuid4().hex
     if state.execution_meta.thread_id is not None:
         state.execution_meta.thread_id = new_id
@@ -132,10 +183,10 @@ def import_json(
         _threads.create_in(
             conn,
             new_id,
-            str(meta.get("title") or ""),
-            meta.get("model"),
-            meta.get("system_prompt"),
-            now=float(meta.get("created_at") or now),
+            meta["title"] or "",
+            meta["model"],
+            meta["system_prompt"],
+            now=meta["created_at"] or now,
         )
         for sha, mime, raw in blobs:
             conn.execute(
@@ -159,7 +210,7 @@ def import_json(
         _checkpoints.put_in(conn, checkpoint, None)
         conn.execute(
             "UPDATE threads SET archived = ? WHERE id = ?",
-            (int(bool(meta.get("archived"))), new_id),
+            (int(meta["archived"]), new_id),
         )
         thread = _threads.get_in(conn, new_id)
     assert thread is not None

@@ -10,6 +10,7 @@ import sqlite_utils
 
 from app.core.errors import UserError
 from app.store._db import write_tx
+from app.store._valid import check_text
 from app.store.models import MediaBlob
 
 __all__ = ["collect_unused", "get", "link", "store"]
@@ -24,6 +25,7 @@ def _check_sha(sha256: str) -> str:
 
 def store(db: sqlite_utils.Database, data: bytes, mime_type: str, thread_id: str | None) -> str:
     """Save ``data`` once (by its SHA-256), link it to ``thread_id`` if given, return the hash."""
+    check_text(mime_type, "the media's MIME type")
     sha = hashlib.sha256(data).hexdigest()
     with write_tx(db) as conn:
         conn.execute(

@@ -15,6 +15,7 @@ from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.store import _checkpoints, _media
 from app.store._db import flush_index, write_tx
+from app.store._valid import check_text
 from app.store.models import SearchHit, Thread
 
 __all__ = ["create", "delete", "fork", "get", "list_threads", "search", "update"]
@@ -63,7 +64,13 @@ def create_in(
     now: float | None = None,
 ) -> Thread:
     """:func:`create` inside the caller's transaction."""
-    tid = thread_id or uuid.uuid4().hex
+    for value, what in (
+        (tid := thread_id or uuid.uuid4().hex, "the thread id"),
+        (title, "the thread's title"),
+        (model, "the thread's model"),
+        (system_prompt, "the thread's system prompt"),
+    ):
+        check_text(value, what)
     at = time.time() if now is None else now
     try:
         conn.execute(
@@ -104,6 +111,9 @@ def update(
     """Change the given fields of a thread (others stay); ``updated_at`` moves only when the
     title, model or prompt change, so archiving does not reorder the list."""
     sets: dict[str, Any] = {}
+    for value, what in ((title, "the title"), (model, "the model"), (system_prompt, "the prompt")):
+        if value is not _UNSET:
+            check_text(value, what)
     if title is not _UNSET:
         sets["title"] = str(title).strip()
     if model is not _UNSET:

@@ -5,13 +5,22 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, Self, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    model_validator,
+)
 
 from app.core.constants import START
 from app.core.errors import UserError
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.message import Message
 from app.core.state.reducers import Reducer, RemoveMessage, add_messages
+from app.core.state.storable import INT64, check_storable, problem_in
 from app.core.state.tool_result import ToolResult
 
 __all__ = [
@@ -31,10 +40,10 @@ RunStatus = Literal["idle", "running", "interrupted", "stopped", "completed", "e
 class ExecMeta(BaseModel):
     """Runtime bookkeeping the engine keeps current: where the run is and how it stands."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     current_node: str = START
-    step: int = 0
+    step: Annotated[int, Field(ge=INT64[0], le=INT64[1])] = 0
     status: RunStatus = "idle"
     stop_requested: bool = False
     error: str | None = None
@@ -49,6 +58,11 @@ class ExecMeta(BaseModel):
     """What the current turn has spent (model calls, tool calls, tokens, cost), so a turn
     resumed after a pause keeps counting against the same budgets."""
 
+    @model_validator(mode="after")
+    def _storable(self, info: ValidationInfo) -> ExecMeta:
+        check_storable(self, info)
+        return self
+
 
 class AgentState(BaseModel):
     """The default graph state: the conversation, its summary and execution metadata.
@@ -59,7 +73,11 @@ class AgentState(BaseModel):
 
     # bytes fields are written as base64: the default (UTF-8) cannot write arbitrary bytes.
     model_config = ConfigDict(
-        extra="forbid", validate_default=False, ser_json_bytes="base64", val_json_bytes="base64"
+        extra="forbid",
+        validate_default=False,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+        allow_inf_nan=False,
     )
 
     context: Annotated[list[Message], add_messages] = Field(
@@ -67,6 +85,14 @@ class AgentState(BaseModel):
     )
     context_summary: str | None = None
     execution_meta: ExecMeta = Field(default_factory=ExecMeta)
+
+    @model_validator(mode="after")
+    def _storable(self, info: ValidationInfo) -> Self:
+        if info.mode != "json":  # the messages check themselves
+            problem = problem_in([v for k, v in self.__dict__.items() if k != "context"])
+            if problem is not None:
+                raise ValueError(f"it holds {problem}")
+        return self
 
     @property
     def messages(self) -> list[Message]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, model_validator
+
+from app.core.state.storable import INT64, check_storable
 
 __all__ = ["Interrupt", "PendingTask"]
 
@@ -13,12 +17,17 @@ class Interrupt(BaseModel):
     ``id`` is stable across saves and restarts; resume the run with a value for it.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     id: str
     node: str
     value: JsonValue
-    step: int
+    step: Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+
+    @model_validator(mode="after")
+    def _storable(self, info: ValidationInfo) -> Interrupt:
+        check_storable(self, info)
+        return self
 
 
 class PendingTask(BaseModel):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.core.state.message_block import (
     ContentBlock,
@@ -15,6 +15,7 @@ from app.core.state.message_block import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from app.core.state.storable import INT64, check_storable
 
 __all__ = ["Message", "Role", "TokenUsages", "new_message_id"]
 
@@ -29,7 +30,7 @@ def new_message_id() -> str:
 class TokenUsages(BaseModel):
     """Token counts a model reported for one reply."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     completion_tokens: int = 0
     prompt_tokens: int = 0
@@ -56,9 +57,11 @@ class Message(BaseModel):
     message (``chunk + chunk`` or the ``add_messages`` reducer).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    message_id: str | int = Field(default_factory=new_message_id)
+    message_id: str | Annotated[int, Field(ge=INT64[0], le=INT64[1])] = Field(
+        default_factory=new_message_id
+    )
     role: Role
     content: list[ContentBlock] = Field(default_factory=list)
     delta: bool = False
@@ -75,6 +78,11 @@ class Message(BaseModel):
         if isinstance(value, str):
             return [TextBlock(text=value)] if value else []
         return value
+
+    @model_validator(mode="after")
+    def _storable(self, info: ValidationInfo) -> Message:
+        check_storable(self, info)
+        return self
 
     @classmethod
     def text_message(

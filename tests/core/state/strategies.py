@@ -1,6 +1,7 @@
 """Hypothesis strategies for messages, blocks and states.
 
-Floats are finite (NaN never equals itself, and JSON has no infinities); text is any unicode.
+Floats are finite (NaN never equals itself, and JSON has no infinities); text is any unicode
+that is valid (no lone surrogates); ids and step counts fit in a 64-bit integer.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ usages = st.builds(
 )
 
 roles = st.sampled_from(["user", "assistant", "system", "tool"])
-message_ids = small_text | st.integers()
+int64s = st.integers(min_value=-(2**63), max_value=2**63 - 1)  # what SQLite keeps as a number
+message_ids = small_text | int64s
 
 
 def messages_of(
@@ -182,14 +184,14 @@ messages = messages_of()
 exec_metas = st.builds(
     ExecMeta,
     current_node=small_text,
-    step=st.integers(),
+    step=int64s,
     status=st.sampled_from(["idle", "running", "interrupted", "stopped", "completed", "error"]),
     stop_requested=st.booleans(),
     error=opt_text,
     thread_id=opt_text,
     next_tasks=st.lists(st.builds(PendingTask, node=small_text, task_id=small_text), max_size=2),
     interrupts=st.lists(
-        st.builds(Interrupt, id=small_text, node=small_text, value=json_values, step=st.integers()),
+        st.builds(Interrupt, id=small_text, node=small_text, value=json_values, step=int64s),
         max_size=2,
     ),
     resume=json_objects,
@@ -255,7 +257,7 @@ def streamed(draw: st.DrawFn) -> tuple[Message, list[Message]]:
     anywhere, usages are split into parts that sum up, metadata keys are spread over chunks.
     """
     n = draw(st.integers(1, 6))
-    message_id = draw(st.text(min_size=1, max_size=8) | st.integers())
+    message_id = draw(st.text(min_size=1, max_size=8) | int64s)
     thinking = draw(st.none() | st.text())
     body = draw(st.text())
     calls = [
