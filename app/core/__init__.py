@@ -21,7 +21,7 @@ from app.core.state import (
     ToolResult,
     add_messages,
 )
-from app.core.tools import Runtime, ToolNode, tool
+from app.core.tools import Runtime, ToolError, ToolNode, tool
 
 __all__ = [
     "END",
@@ -40,6 +40,7 @@ __all__ = [
     "ScriptedChatModel",
     "StateGraph",
     "SystemMessage",
+    "ToolError",
     "ToolMessage",
     "ToolNode",
     "ToolResult",

@@ -43,7 +43,10 @@ def _policy(network: NetworkPolicy | bool) -> NetworkPolicy:
 
 
 def _decoded(fetched: Fetched) -> str:
-    return fetched.body.decode(fetched.charset or "utf-8", errors="replace")
+    try:
+        return fetched.body.decode(fetched.charset or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know: read it as UTF-8
+        return fetched.body.decode("utf-8", errors="replace")
 
 
 def _clip(text: str, fetched: Fetched) -> str:

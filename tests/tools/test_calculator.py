@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from app.tools.calculator import calculator
+from app.tools.calculator import calculate, calculator
 from tests.tools.helpers import ok, refused
 
 
@@ -64,3 +66,18 @@ def test_the_schema_is_one_string() -> None:
     assert params["required"] == ["expression"]
     assert params["properties"]["expression"]["type"] == "string"
     assert "sqrt" in params["properties"]["expression"]["description"]
+
+
+@st.composite
+def _expressions(draw: st.DrawFn, depth: int = 0) -> str:
+    if depth > 3 or draw(st.booleans()):
+        return str(draw(st.integers(-1000, 1000)))
+    op = draw(st.sampled_from(["+", "-", "*"]))
+    return f"({draw(_expressions(depth + 1))} {op} {draw(_expressions(depth + 1))})"
+
+
+@given(_expressions())
+@settings(max_examples=200, deadline=None)
+def test_integer_arithmetic_matches_python(expression: str) -> None:
+    # the test compares against Python's own arithmetic on text it generated itself
+    assert calculate(expression) == eval(expression, {"__builtins__": {}})

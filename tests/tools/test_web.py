@@ -54,6 +54,8 @@ async def test_a_page_is_reduced_to_readable_text(server: Served) -> None:
 async def test_the_page_charset_is_honoured(server: Served) -> None:
     text = await ok(fetch_tool(True), url=f"{server.url}/latin1")
     assert text.endswith("\n\ncafé crème")
+    odd = await ok(fetch_tool(True), url=f"{server.url}/oddcharset")
+    assert odd.endswith("\n\nnaïve")
 
 
 async def test_loopback_is_refused_by_default(server: Served) -> None:

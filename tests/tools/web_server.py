@@ -57,6 +57,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, PAGE, "text/html; charset=utf-8")
         elif path == "/latin1":
             self._send(200, "café crème".encode("latin-1"), "text/plain; charset=iso-8859-1")
+        elif path == "/oddcharset":
+            self._send(200, "naïve".encode(), "text/plain; charset=x-no-such-charset")
         elif path == "/big":
             self._send(200, b"0123456789" * 300_000, "text/plain")
         elif path == "/endless":
