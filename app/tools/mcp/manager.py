@@ -81,8 +81,9 @@ class McpManager:
     def tools(self) -> list[McpTool]:
         """The tools of every running server, named ``SERVER__TOOL``, minus those turned off."""
         tools: list[McpTool] = []
+        taken: set[str] = set()
         for conn in self.connections.values():
-            names = tool_names(conn.name, [t.name for t in conn.tools])
+            names = tool_names(conn.name, [t.name for t in conn.tools], taken)
             for info in conn.tools:
                 policy = effective_policy(info, conn.config.policy, conn.config.tools)
                 if policy != "off":

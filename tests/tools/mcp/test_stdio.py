@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from app.core.graph import Resume
-from app.core.state import HumanMessage
+from app.core.state import HumanMessage, ImageBlock, TextBlock
 from app.core.tools import requests_of
+from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.tools.mcp import Backoff, McpManager, McpServerError, ServerConfig
+from tests.services.memory_keyring import MemoryKeyring
 from tests.tools.mcp.helpers import agent_calling, demo_config, results, time_config
 
 CONFIG = {"thread_id": "t1", "tool_permissions": ["mcp:time", "mcp:demo"]}
@@ -227,3 +229,37 @@ async def test_a_server_that_never_answers_does_not_hold_up_the_event_loop(
     assert waited < 2
     assert ticks >= 50  # the loop kept running other work all along
     assert manager.connection("mute").state == "stopped"
+
+
+async def test_resources_and_prompts_can_be_listed_and_attached(tmp_path: Path) -> None:
+    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+        resources = await manager.list_resources("demo")
+        notes = await manager.read_resource("demo", "notes://today")
+        image = await manager.read_resource("demo", "images://dot.png")
+        prompts = await manager.list_prompts("demo")
+        prompt = await manager.get_prompt("demo", "summarize", {"topic": "tea"})
+        with pytest.raises(McpServerError, match="server 'demo' refused reading 'notes://none'"):
+            await manager.read_resource("demo", "notes://none")
+    assert [(r.uri, r.mime_type) for r in resources] == [
+        ("notes://today", "text/plain"),
+        ("images://dot.png", "image/png"),
+    ]
+    assert notes == [TextBlock(text="Buy milk. Call Ada.")]
+    [dot] = image
+    assert isinstance(dot, ImageBlock)
+    assert (dot.media.mime_type, dot.media.size_bytes) == ("image/png", 70)
+    assert [p.name for p in prompts] == ["summarize"]
+    assert prompt == [TextBlock(text="Summarize tea in one sentence.")]
+
+
+async def test_an_env_value_comes_from_the_keyring_and_is_not_kept(tmp_path: Path) -> None:
+    backend = MemoryKeyring()
+    backend.set_password("parley", "demo/user", "ada-lovelace")
+    resolver = KeyringSecretResolver(backend=backend)
+    server = demo_config(env={"DEMO_USER": "{keyring:demo/user}"})
+    async with McpManager([server], log_dir=tmp_path, secret_resolver=resolver) as manager:
+        conn = manager.connection("demo")
+        said = await conn.call_tool("whoami", {})
+    assert said.structured_content == {"result": "ada-lovelace"}
+    assert conn.config.env == {"DEMO_USER": "{keyring:demo/user}"}
+    assert "ada-lovelace" not in conn.log_path.read_text()
