@@ -108,6 +108,7 @@ class McpConnection:
         self._log_start = 0
         self._http_status: int | None = None
         self._reaping: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     # ----------------------------------------------------------------------- log
 
@@ -130,6 +131,8 @@ class McpConnection:
         client = self._client
         if client is not None and self.state == "running":
             return client
+        if self._closed:
+            raise McpServerError(f"server {self.name!r} has been shut down with Parley")
         async with self._lock:
             client = self._client
             if client is not None and self.state == "running":
@@ -392,6 +395,11 @@ class McpConnection:
             self.state = "stopped"
             if was_running:
                 self._log("stopped")
+
+    async def close(self) -> None:
+        """Stop the server for good: nothing starts it again (Parley is quitting)."""
+        self._closed = True
+        await self.stop()
 
 
 async def _cancelled(task: asyncio.Task[None]) -> None:

@@ -197,6 +197,8 @@ async def test_stderr_goes_to_the_log_and_stopping_ends_the_process(tmp_path: Pa
         pid = (await conn.call_tool("pid", {})).structured_content["result"]  # type: ignore[index]
         await conn.call_tool("echo", {"text": "hello log"})
     assert conn.state == "stopped"
+    with pytest.raises(McpServerError, match="server 'demo' has been shut down with Parley"):
+        await conn.call_tool("pid", {})
     assert "echo called with 'hello log'" in conn.log_path.read_text()
     try:
         os.kill(pid, 0)
