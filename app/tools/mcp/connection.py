@@ -18,6 +18,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 
 import mcp.types as mcp_types
 from mcp import Client, MCPError
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from app.core.errors import ParleyError
@@ -41,6 +42,8 @@ T = TypeVar("T")
 
 CLIENT_INFO = mcp_types.Implementation(name="parley", version="0.1.0")
 STOP_TIMEOUT = 10.0
+LOG_LIMIT = 1_000_000
+"""A log bigger than this (bytes) is moved to ``NAME.log.1`` when the server next starts."""
 MAX_PAGES = 100
 
 
@@ -118,6 +121,11 @@ class McpConnection:
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"[parley {stamp}] {line}\n")
 
+    def _rotate_log(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.log_path.stat().st_size > LOG_LIMIT:
+                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
+
     def _refused(self, status: int) -> None:
         self._http_status = status
 
@@ -153,6 +161,7 @@ class McpConnection:
         wake = asyncio.Event()
         self._wake, self._stopping = wake, False
         self.state, self.reason = "starting", None
+        self._rotate_log()
         self._log(f"starting: {self._described()}")
         self._log_start = self.log_path.stat().st_size
         self._http_status = None
@@ -310,15 +319,24 @@ class McpConnection:
                 await asyncio.wait_for(asyncio.shield(runner), 1.0)
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], seconds: float | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        seconds: float | None = None,
+        progress: ProgressFnT | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call the server's tool ``name`` (``seconds`` overrides the call timeout); raises
-        :class:`McpServerError` with the reason."""
+        """Call the server's tool ``name``; raises :class:`McpServerError` with the reason.
+
+        ``seconds`` overrides the call timeout; ``progress`` hears the server's progress
+        reports for this call.
+        """
         limit = seconds or self.call_timeout
         return await self._request(
             f"the call to {name!r}",
             limit,
-            lambda c: c.call_tool(name, arguments, read_timeout_seconds=limit),
+            lambda c: c.call_tool(
+                name, arguments, read_timeout_seconds=limit, progress_callback=progress
+            ),
         )
 
     async def list_resources(self) -> list[mcp_types.Resource]:

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -52,6 +52,14 @@ async def slow(seconds: float) -> str:
     """Answer after a while."""
     await asyncio.sleep(seconds)
     return f"slept {seconds}"
+
+
+@server.tool(annotations=READ_ONLY)
+async def count(steps: int, ctx: Context) -> str:
+    """Count to ``steps``, reporting progress at each step."""
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return f"counted to {steps}"
 
 
 @server.tool(annotations=DESTRUCTIVE)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.graph import Resume
+from app.core.graph import Resume, ToolProgress
 from app.core.state import HumanMessage, ImageBlock, TextBlock
 from app.core.tools import requests_of
 from app.secrets.keyring_resolver import KeyringSecretResolver
@@ -265,3 +265,25 @@ async def test_an_env_value_comes_from_the_keyring_and_is_not_kept(tmp_path: Pat
     assert said.structured_content == {"result": "ada-lovelace"}
     assert conn.config.env == {"DEMO_USER": "{keyring:demo/user}"}
     assert "ada-lovelace" not in conn.log_path.read_text()
+
+
+async def test_the_servers_progress_reports_reach_the_run_as_tool_progress(
+    tmp_path: Path,
+) -> None:
+    calls = [{"name": "demo__count", "args": {"steps": 3}, "id": "c1"}]
+    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+        await manager.start()
+        agent, _ = agent_calling(manager.tools(), calls)
+        events = [
+            e
+            async for e in agent.astream({"messages": [HumanMessage("Count")]}, CONFIG)
+            if isinstance(e, ToolProgress)
+        ]
+    assert [(e.status, e.message, e.progress) for e in events] == [
+        ("started", "", None),
+        ("progress", "step 1", pytest.approx(1 / 3)),
+        ("progress", "step 2", pytest.approx(2 / 3)),
+        ("progress", "step 3", 1.0),
+        ("finished", "", None),
+    ]
+    assert {e.tool for e in events} == {"demo__count"}
