@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar
 
@@ -71,6 +71,22 @@ class Backoff:
         return float(min(self.longest, self.first * self.factor ** max(0, failures - 1)))
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a future's outcome as seen (a start given up on may still fail later)."""
+    if not future.cancelled():
+        future.exception()
+
+
+@dataclass(eq=False)
+class _Run:
+    """One start of the server: the task holding the client, and how to end it."""
+
+    ready: asyncio.Future[Client]
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
+    task: asyncio.Task[None] | None = None
+
+
 class McpConnection:
     """A connection to one configured MCP server, through the official SDK's ``Client``.
 
@@ -100,9 +116,7 @@ class McpConnection:
         self.tools: list[mcp_types.Tool] = []
         self.starts = 0
         self._client: Client | None = None
-        self._runner: asyncio.Task[None] | None = None
-        self._wake: asyncio.Event | None = None
-        self._stopping = False
+        self._run: _Run | None = None
         self._lock = asyncio.Lock()
         self._failures = 0
         self._not_before = 0.0
@@ -157,18 +171,18 @@ class McpConnection:
 
     async def _start(self) -> Client:
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Client] = loop.create_future()
-        wake = asyncio.Event()
-        self._wake, self._stopping = wake, False
+        run = _Run(ready=loop.create_future())
+        run.ready.add_done_callback(_retrieved)
         self.state, self.reason = "starting", None
         self._rotate_log()
         self._log(f"starting: {self._described()}")
         self._log_start = self.log_path.stat().st_size
         self._http_status = None
-        self._runner = asyncio.create_task(self._serve(ready, wake), name=f"mcp:{self.name}")
+        run.task = asyncio.create_task(self._serve(run), name=f"mcp:{self.name}")
+        self._run = run
         try:
             async with asyncio.timeout(self.start_timeout):
-                client = await asyncio.shield(ready)
+                client = await asyncio.shield(run.ready)
                 tools = await self._list_tools(client)
         except asyncio.CancelledError:
             self._abandon_start()
@@ -218,9 +232,10 @@ class McpConnection:
                 break
         return tools
 
-    async def _serve(self, ready: asyncio.Future[Client], wake: asyncio.Event) -> None:
+    async def _serve(self, run: _Run) -> None:
         """Hold the SDK client open in one task (its task groups live here) until woken."""
         error: BaseException | None = None
+        client: Client | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 if self.config.command is not None:
@@ -231,23 +246,27 @@ class McpConnection:
                     headers = await resolve_values(self.config.headers, self.secret_resolver)
                     inner, http = http_transport(self.config, headers, self._refused)
                     await stack.enter_async_context(http)
-                client = Client(
-                    WatchedTransport(inner, wake.set), client_info=CLIENT_INFO, cache=None
+                opened = Client(
+                    WatchedTransport(inner, run.wake.set), client_info=CLIENT_INFO, cache=None
                 )
-                await stack.enter_async_context(client)
-                self._client = client
-                if not ready.done():
-                    ready.set_result(client)
-                await wake.wait()
+                await stack.enter_async_context(opened)
+                client = opened
+                if self._run is run:
+                    self._client = client
+                if not run.ready.done():
+                    run.ready.set_result(client)
+                await run.wake.wait()
         except asyncio.CancelledError:
+            run.ready.cancel()
             raise
         except BaseException as exc:
             error = exc
         finally:
-            self._client = None
-            if not ready.done():
-                ready.set_exception(error or McpServerError("the connection closed"))
-            elif not self._stopping:
+            if client is not None and self._client is client:
+                self._client = None
+            if not run.ready.done():
+                run.ready.set_exception(error or McpServerError("the connection closed"))
+            elif not run.stopping and self._run is run:
                 self._crashed(error)
 
     # ------------------------------------------------------------------ crashes
@@ -313,7 +332,7 @@ class McpConnection:
 
     async def _settle(self) -> None:
         """Give the runner a moment to record why the connection ended."""
-        runner = self._runner
+        runner = self._run.task if self._run is not None else None
         if runner is not None and not runner.done():
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(runner), 1.0)
@@ -377,26 +396,26 @@ class McpConnection:
 
     async def _stop_runner(self) -> None:
         """Let the runner close the client (the SDK stops the process); bounded."""
-        runner, wake = self._runner, self._wake
-        self._runner, self._stopping = None, True
-        if wake is not None:
-            wake.set()
-        if runner is None:
+        run, self._run = self._run, None
+        if run is None or run.task is None:
             return
+        run.stopping = True
+        run.wake.set()
         try:
-            await asyncio.wait_for(asyncio.shield(runner), STOP_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(run.task), STOP_TIMEOUT)
         except TimeoutError:
-            await _cancelled(runner)
+            await _cancelled(run.task)
         except Exception:
             pass
 
     def _abandon_start(self) -> None:
         """Cancel a start that is stuck; the SDK's shutdown then runs in the background."""
-        runner, self._runner, self._stopping = self._runner, None, True
-        if runner is not None:
-            runner.cancel()
-            self._reaping.add(runner)
-            runner.add_done_callback(self._reaping.discard)
+        run, self._run = self._run, None
+        if run is not None and run.task is not None:
+            run.stopping = True
+            run.task.cancel()
+            self._reaping.add(run.task)
+            run.task.add_done_callback(self._reaping.discard)
 
     async def stop(self) -> None:
         """Stop the server (its process too) and any restart that was due."""
@@ -406,7 +425,7 @@ class McpConnection:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await restart
         async with self._lock:
-            was_running = self._runner is not None
+            was_running = self._run is not None
             await self._stop_runner()
             for task in list(self._reaping):
                 await _cancelled(task)
