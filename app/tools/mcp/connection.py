@@ -267,6 +267,7 @@ class McpConnection:
             if not run.ready.done():
                 run.ready.set_exception(error or McpServerError("the connection closed"))
             elif not run.stopping and self._run is run:
+                self._run = None
                 self._crashed(error)
 
     # ------------------------------------------------------------------ crashes

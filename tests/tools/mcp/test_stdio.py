@@ -287,3 +287,26 @@ async def test_the_servers_progress_reports_reach_the_run_as_tool_progress(
         ("finished", "", None),
     ]
     assert {e.tool for e in events} == {"demo__count"}
+
+
+@pytest.mark.slow
+async def test_a_server_that_keeps_dying_is_given_up_after_the_allowed_restarts(
+    tmp_path: Path,
+) -> None:
+    backoff = Backoff(first=0.1, attempts=1)
+    servers = [demo_config("flaky", "--exit-after", "0.3")]
+    async with McpManager(servers, log_dir=tmp_path, backoff=backoff) as manager:
+        await manager.start()
+        conn = manager.connection("flaky")
+        for _ in range(400):
+            if conn.state == "failed":
+                break
+            await asyncio.sleep(0.05)
+        assert conn.state == "failed"
+        assert conn.starts == 2  # the first start and the one restart allowed
+        assert conn.reason == (
+            "server 'flaky' stopped unexpectedly (last words: time is up); gave up restarting "
+            "it after 1 attempts"
+        )
+        assert manager.problems() == {"flaky": conn.reason}
+    assert conn.log_path.read_text().splitlines().count("time is up") == 2  # its stderr
