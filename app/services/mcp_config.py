@@ -185,7 +185,7 @@ class McpConfig:
         if unknown:
             raise McpConfigError(f"servers have no setting(s) {', '.join(sorted(unknown))}")
         try:
-            updated = ServerConfig.model_validate({**current.model_dump(), **changes})
+            updated = ServerConfig.model_validate({**current.model_dump(), **changes, "name": name})
         except ValidationError as exc:
             raise McpConfigError(f"server {name!r}: {_reason(exc)}") from None
         raw = data[_KEY][name]

@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar
 
 import mcp.types as mcp_types
 from mcp import Client, MCPError
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from app.core.errors import ParleyError
@@ -41,6 +42,8 @@ T = TypeVar("T")
 
 CLIENT_INFO = mcp_types.Implementation(name="parley", version="0.1.0")
 STOP_TIMEOUT = 10.0
+LOG_LIMIT = 1_000_000
+"""A log bigger than this (bytes) is moved to ``NAME.log.1`` when the server next starts."""
 MAX_PAGES = 100
 
 
@@ -66,6 +69,22 @@ class Backoff:
     def delay(self, failures: int) -> float:
         """Seconds to wait before the next attempt after ``failures`` failures in a row."""
         return float(min(self.longest, self.first * self.factor ** max(0, failures - 1)))
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a future's outcome as seen (a start given up on may still fail later)."""
+    if not future.cancelled():
+        future.exception()
+
+
+@dataclass(eq=False)
+class _Run:
+    """One start of the server: the task holding the client, and how to end it."""
+
+    ready: asyncio.Future[Client]
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
+    task: asyncio.Task[None] | None = None
 
 
 class McpConnection:
@@ -97,9 +116,7 @@ class McpConnection:
         self.tools: list[mcp_types.Tool] = []
         self.starts = 0
         self._client: Client | None = None
-        self._runner: asyncio.Task[None] | None = None
-        self._wake: asyncio.Event | None = None
-        self._stopping = False
+        self._run: _Run | None = None
         self._lock = asyncio.Lock()
         self._failures = 0
         self._not_before = 0.0
@@ -108,6 +125,7 @@ class McpConnection:
         self._log_start = 0
         self._http_status: int | None = None
         self._reaping: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     # ----------------------------------------------------------------------- log
 
@@ -116,6 +134,11 @@ class McpConnection:
         stamp = dt.datetime.now().astimezone().isoformat(timespec="seconds")
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"[parley {stamp}] {line}\n")
+
+    def _rotate_log(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.log_path.stat().st_size > LOG_LIMIT:
+                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
 
     def _refused(self, status: int) -> None:
         self._http_status = status
@@ -130,6 +153,8 @@ class McpConnection:
         client = self._client
         if client is not None and self.state == "running":
             return client
+        if self._closed:
+            raise McpServerError(f"server {self.name!r} has been shut down with Parley")
         async with self._lock:
             client = self._client
             if client is not None and self.state == "running":
@@ -146,17 +171,18 @@ class McpConnection:
 
     async def _start(self) -> Client:
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Client] = loop.create_future()
-        wake = asyncio.Event()
-        self._wake, self._stopping = wake, False
+        run = _Run(ready=loop.create_future())
+        run.ready.add_done_callback(_retrieved)
         self.state, self.reason = "starting", None
+        self._rotate_log()
         self._log(f"starting: {self._described()}")
         self._log_start = self.log_path.stat().st_size
         self._http_status = None
-        self._runner = asyncio.create_task(self._serve(ready, wake), name=f"mcp:{self.name}")
+        run.task = asyncio.create_task(self._serve(run), name=f"mcp:{self.name}")
+        self._run = run
         try:
             async with asyncio.timeout(self.start_timeout):
-                client = await asyncio.shield(ready)
+                client = await asyncio.shield(run.ready)
                 tools = await self._list_tools(client)
         except asyncio.CancelledError:
             self._abandon_start()
@@ -206,9 +232,10 @@ class McpConnection:
                 break
         return tools
 
-    async def _serve(self, ready: asyncio.Future[Client], wake: asyncio.Event) -> None:
+    async def _serve(self, run: _Run) -> None:
         """Hold the SDK client open in one task (its task groups live here) until woken."""
         error: BaseException | None = None
+        client: Client | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 if self.config.command is not None:
@@ -219,23 +246,28 @@ class McpConnection:
                     headers = await resolve_values(self.config.headers, self.secret_resolver)
                     inner, http = http_transport(self.config, headers, self._refused)
                     await stack.enter_async_context(http)
-                client = Client(
-                    WatchedTransport(inner, wake.set), client_info=CLIENT_INFO, cache=None
+                opened = Client(
+                    WatchedTransport(inner, run.wake.set), client_info=CLIENT_INFO, cache=None
                 )
-                await stack.enter_async_context(client)
-                self._client = client
-                if not ready.done():
-                    ready.set_result(client)
-                await wake.wait()
+                await stack.enter_async_context(opened)
+                client = opened
+                if self._run is run:
+                    self._client = client
+                if not run.ready.done():
+                    run.ready.set_result(client)
+                await run.wake.wait()
         except asyncio.CancelledError:
+            run.ready.cancel()
             raise
         except BaseException as exc:
             error = exc
         finally:
-            self._client = None
-            if not ready.done():
-                ready.set_exception(error or McpServerError("the connection closed"))
-            elif not self._stopping:
+            if client is not None and self._client is client:
+                self._client = None
+            if not run.ready.done():
+                run.ready.set_exception(error or McpServerError("the connection closed"))
+            elif not run.stopping and self._run is run:
+                self._run = None
                 self._crashed(error)
 
     # ------------------------------------------------------------------ crashes
@@ -301,21 +333,30 @@ class McpConnection:
 
     async def _settle(self) -> None:
         """Give the runner a moment to record why the connection ended."""
-        runner = self._runner
+        runner = self._run.task if self._run is not None else None
         if runner is not None and not runner.done():
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(runner), 1.0)
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], seconds: float | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        seconds: float | None = None,
+        progress: ProgressFnT | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call the server's tool ``name`` (``seconds`` overrides the call timeout); raises
-        :class:`McpServerError` with the reason."""
+        """Call the server's tool ``name``; raises :class:`McpServerError` with the reason.
+
+        ``seconds`` overrides the call timeout; ``progress`` hears the server's progress
+        reports for this call.
+        """
         limit = seconds or self.call_timeout
         return await self._request(
             f"the call to {name!r}",
             limit,
-            lambda c: c.call_tool(name, arguments, read_timeout_seconds=limit),
+            lambda c: c.call_tool(
+                name, arguments, read_timeout_seconds=limit, progress_callback=progress
+            ),
         )
 
     async def list_resources(self) -> list[mcp_types.Resource]:
@@ -356,26 +397,26 @@ class McpConnection:
 
     async def _stop_runner(self) -> None:
         """Let the runner close the client (the SDK stops the process); bounded."""
-        runner, wake = self._runner, self._wake
-        self._runner, self._stopping = None, True
-        if wake is not None:
-            wake.set()
-        if runner is None:
+        run, self._run = self._run, None
+        if run is None or run.task is None:
             return
+        run.stopping = True
+        run.wake.set()
         try:
-            await asyncio.wait_for(asyncio.shield(runner), STOP_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(run.task), STOP_TIMEOUT)
         except TimeoutError:
-            await _cancelled(runner)
+            await _cancelled(run.task)
         except Exception:
             pass
 
     def _abandon_start(self) -> None:
         """Cancel a start that is stuck; the SDK's shutdown then runs in the background."""
-        runner, self._runner, self._stopping = self._runner, None, True
-        if runner is not None:
-            runner.cancel()
-            self._reaping.add(runner)
-            runner.add_done_callback(self._reaping.discard)
+        run, self._run = self._run, None
+        if run is not None and run.task is not None:
+            run.stopping = True
+            run.task.cancel()
+            self._reaping.add(run.task)
+            run.task.add_done_callback(self._reaping.discard)
 
     async def stop(self) -> None:
         """Stop the server (its process too) and any restart that was due."""
@@ -385,13 +426,18 @@ class McpConnection:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await restart
         async with self._lock:
-            was_running = self._runner is not None
+            was_running = self._run is not None
             await self._stop_runner()
             for task in list(self._reaping):
                 await _cancelled(task)
             self.state = "stopped"
             if was_running:
                 self._log("stopped")
+
+    async def close(self) -> None:
+        """Stop the server for good: nothing starts it again (Parley is quitting)."""
+        self._closed = True
+        await self.stop()
 
 
 async def _cancelled(task: asyncio.Task[None]) -> None:

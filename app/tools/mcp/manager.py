@@ -78,11 +78,20 @@ class McpManager:
         results = await asyncio.gather(*(one(c) for c in conns))
         return {c.name: r for c, r in zip(conns, results, strict=True) if r is not None}
 
+    def problems(self) -> dict[str, str]:
+        """Why each server that is not running is not, by name (empty when all run)."""
+        return {
+            name: conn.reason
+            for name, conn in self.connections.items()
+            if conn.state != "running" and conn.reason
+        }
+
     def tools(self) -> list[McpTool]:
         """The tools of every running server, named ``SERVER__TOOL``, minus those turned off."""
         tools: list[McpTool] = []
+        taken: set[str] = set()
         for conn in self.connections.values():
-            names = tool_names(conn.name, [t.name for t in conn.tools])
+            names = tool_names(conn.name, [t.name for t in conn.tools], taken)
             for info in conn.tools:
                 policy = effective_policy(info, conn.config.policy, conn.config.tools)
                 if policy != "off":
@@ -112,8 +121,8 @@ class McpManager:
         return prompt_blocks(await self.connection(server).get_prompt(name, arguments))
 
     async def aclose(self) -> None:
-        """Stop every server."""
-        await asyncio.gather(*(c.stop() for c in self.connections.values()))
+        """Stop every server for good."""
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
 
     async def __aenter__(self) -> McpManager:
         return self

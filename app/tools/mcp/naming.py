@@ -34,20 +34,24 @@ def _short_hash(text: str) -> str:
 def _name(server: str, tool: str) -> str:
     raw = f"{server}{SEPARATOR}{tool}"
     clean = _BAD.sub("_", raw)
-    if clean == raw and len(clean) <= MAX_TOOL_NAME:
+    if len(clean) <= MAX_TOOL_NAME:
         return clean
     suffix = "_" + _short_hash(raw)
     return clean[: MAX_TOOL_NAME - len(suffix)] + suffix
 
 
-def tool_names(server: str, tools: Iterable[str]) -> dict[str, str]:
-    """Map each of a server's tool names to the name the model is shown; all distinct."""
+def tool_names(server: str, tools: Iterable[str], taken: set[str] | None = None) -> dict[str, str]:
+    """Map each of a server's tool names to the name the model is shown.
+
+    The names differ from each other and from those in ``taken`` (the other servers' names),
+    which is updated.
+    """
+    taken = set() if taken is None else taken
     result: dict[str, str] = {}
-    taken: set[str] = set()
     for tool in tools:
         name = _name(server, tool)
         if name in taken:
-            suffix = "_" + _short_hash(f"{server}/{tool}/{len(taken)}")
+            suffix = "_" + _short_hash(f"{server}/{tool}")
             name = name[: MAX_TOOL_NAME - len(suffix)] + suffix
         taken.add(name)
         result[tool] = name

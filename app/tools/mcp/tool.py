@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from app.core.errors import ParleyError
 from app.core.models.protocol import ToolSpec
 from app.core.state.message_block import TextBlock
-from app.core.tools import Tool
+from app.core.tools import Runtime, Tool
 from app.tools.mcp.config import ToolPolicy
 from app.tools.mcp.connection import McpConnection
 from app.tools.mcp.content import blocks_of
@@ -93,8 +93,17 @@ class McpTool(Tool[..., Any]):
         """One parameter, holding every argument."""
         return (ARGUMENTS,)
 
-    async def _call(self, call_arguments: dict[str, Any]) -> Any:
-        result = await self.connection.call_tool(self.remote_name, call_arguments)
+    @property
+    def runtime_param(self) -> str | None:
+        """The call's ``Runtime`` arrives as ``runtime`` (for the server's progress reports)."""
+        return "runtime"
+
+    async def _call(self, call_arguments: dict[str, Any], runtime: Runtime) -> Any:
+        async def heard(progress: float, total: float | None, message: str | None) -> None:
+            share = min(1.0, progress / total) if total else None
+            runtime.report_progress(message or "", share)
+
+        result = await self.connection.call_tool(self.remote_name, call_arguments, progress=heard)
         blocks = blocks_of(result.content)
         if result.is_error:
             said = " ".join(b.text for b in blocks if isinstance(b, TextBlock)).strip()

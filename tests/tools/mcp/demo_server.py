@@ -3,7 +3,8 @@ crash, a text and an image resource, and a prompt.
 
 ``python demo_server.py`` serves over stdio; ``python demo_server.py --http PORT --token T``
 serves streamable HTTP on 127.0.0.1:PORT and refuses requests without ``Bearer T``.
-``--exit-at-start MESSAGE`` writes MESSAGE to stderr and exits before answering.
+``--exit-at-start MESSAGE`` writes MESSAGE to stderr and exits before answering;
+``--exit-after SECONDS`` serves for that long, then the process dies.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -52,6 +53,14 @@ async def slow(seconds: float) -> str:
     """Answer after a while."""
     await asyncio.sleep(seconds)
     return f"slept {seconds}"
+
+
+@server.tool(annotations=READ_ONLY)
+async def count(steps: int, ctx: Context) -> str:
+    """Count to ``steps``, reporting progress at each step."""
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return f"counted to {steps}"
 
 
 @server.tool(annotations=DESTRUCTIVE)
@@ -118,7 +127,18 @@ def main() -> None:
     parser.add_argument("--http", type=int)
     parser.add_argument("--token", default="")
     parser.add_argument("--exit-at-start")
+    parser.add_argument("--exit-after", type=float)
     args = parser.parse_args()
+    if args.exit_after:
+        import threading
+        import time
+
+        def die() -> None:
+            time.sleep(args.exit_after)
+            print("time is up", file=sys.stderr, flush=True)
+            os._exit(4)
+
+        threading.Thread(target=die, daemon=True).start()
     if args.exit_at_start:
         print(args.exit_at_start, file=sys.stderr, flush=True)
         raise SystemExit(2)

@@ -146,3 +146,17 @@ async def test_calls_to_an_unknown_server_are_refused(tmp_path: Path) -> None:
         refused = r"there is no MCP server named 'nope' \(configured: none\)"
         with pytest.raises(UserError, match=refused):
             await manager.read_resource("nope", "x://y")
+
+
+@pytest.mark.slow
+async def test_a_server_restarted_while_idle_keeps_answering_without_a_failed_call(
+    http_demo: HttpDemo, tmp_path: Path
+) -> None:
+    async with McpManager([_web(http_demo.url)], log_dir=tmp_path, secret_resolver=_keyring()) as m:
+        conn = m.connection("web")
+        first = await conn.call_tool("echo", {"text": "one"})
+        http_demo.stop()
+        await asyncio.to_thread(http_demo.start)  # a new process knows no old session
+        second = await conn.call_tool("echo", {"text": "two"})
+    assert first.structured_content == {"result": "echo: one"}
+    assert second.structured_content == {"result": "echo: two"}

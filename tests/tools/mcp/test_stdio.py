@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from app.core.graph import Resume
-from app.core.state import HumanMessage
+from app.core.graph import Resume, ToolProgress
+from app.core.state import HumanMessage, ImageBlock, TextBlock
 from app.core.tools import requests_of
+from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.tools.mcp import Backoff, McpManager, McpServerError, ServerConfig
+from tests.services.memory_keyring import MemoryKeyring
 from tests.tools.mcp.helpers import agent_calling, demo_config, results, time_config
 
 CONFIG = {"thread_id": "t1", "tool_permissions": ["mcp:time", "mcp:demo"]}
@@ -195,6 +197,8 @@ async def test_stderr_goes_to_the_log_and_stopping_ends_the_process(tmp_path: Pa
         pid = (await conn.call_tool("pid", {})).structured_content["result"]  # type: ignore[index]
         await conn.call_tool("echo", {"text": "hello log"})
     assert conn.state == "stopped"
+    with pytest.raises(McpServerError, match="server 'demo' has been shut down with Parley"):
+        await conn.call_tool("pid", {})
     assert "echo called with 'hello log'" in conn.log_path.read_text()
     try:
         os.kill(pid, 0)
@@ -227,3 +231,82 @@ async def test_a_server_that_never_answers_does_not_hold_up_the_event_loop(
     assert waited < 2
     assert ticks >= 50  # the loop kept running other work all along
     assert manager.connection("mute").state == "stopped"
+
+
+async def test_resources_and_prompts_can_be_listed_and_attached(tmp_path: Path) -> None:
+    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+        resources = await manager.list_resources("demo")
+        notes = await manager.read_resource("demo", "notes://today")
+        image = await manager.read_resource("demo", "images://dot.png")
+        prompts = await manager.list_prompts("demo")
+        prompt = await manager.get_prompt("demo", "summarize", {"topic": "tea"})
+        with pytest.raises(McpServerError, match="server 'demo' refused reading 'notes://none'"):
+            await manager.read_resource("demo", "notes://none")
+    assert [(r.uri, r.mime_type) for r in resources] == [
+        ("notes://today", "text/plain"),
+        ("images://dot.png", "image/png"),
+    ]
+    assert notes == [TextBlock(text="Buy milk. Call Ada.")]
+    [dot] = image
+    assert isinstance(dot, ImageBlock)
+    assert (dot.media.mime_type, dot.media.size_bytes) == ("image/png", 70)
+    assert [p.name for p in prompts] == ["summarize"]
+    assert prompt == [TextBlock(text="Summarize tea in one sentence.")]
+
+
+async def test_an_env_value_comes_from_the_keyring_and_is_not_kept(tmp_path: Path) -> None:
+    backend = MemoryKeyring()
+    backend.set_password("parley", "demo/user", "ada-lovelace")
+    resolver = KeyringSecretResolver(backend=backend)
+    server = demo_config(env={"DEMO_USER": "{keyring:demo/user}"})
+    async with McpManager([server], log_dir=tmp_path, secret_resolver=resolver) as manager:
+        conn = manager.connection("demo")
+        said = await conn.call_tool("whoami", {})
+    assert said.structured_content == {"result": "ada-lovelace"}
+    assert conn.config.env == {"DEMO_USER": "{keyring:demo/user}"}
+    assert "ada-lovelace" not in conn.log_path.read_text()
+
+
+async def test_the_servers_progress_reports_reach_the_run_as_tool_progress(
+    tmp_path: Path,
+) -> None:
+    calls = [{"name": "demo__count", "args": {"steps": 3}, "id": "c1"}]
+    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+        await manager.start()
+        agent, _ = agent_calling(manager.tools(), calls)
+        events = [
+            e
+            async for e in agent.astream({"messages": [HumanMessage("Count")]}, CONFIG)
+            if isinstance(e, ToolProgress)
+        ]
+    assert [(e.status, e.message, e.progress) for e in events] == [
+        ("started", "", None),
+        ("progress", "step 1", pytest.approx(1 / 3)),
+        ("progress", "step 2", pytest.approx(2 / 3)),
+        ("progress", "step 3", 1.0),
+        ("finished", "", None),
+    ]
+    assert {e.tool for e in events} == {"demo__count"}
+
+
+@pytest.mark.slow
+async def test_a_server_that_keeps_dying_is_given_up_after_the_allowed_restarts(
+    tmp_path: Path,
+) -> None:
+    backoff = Backoff(first=0.1, attempts=1)
+    servers = [demo_config("flaky", "--exit-after", "0.3")]
+    async with McpManager(servers, log_dir=tmp_path, backoff=backoff) as manager:
+        await manager.start()
+        conn = manager.connection("flaky")
+        for _ in range(400):
+            if conn.state == "failed":
+                break
+            await asyncio.sleep(0.05)
+        assert conn.state == "failed"
+        assert conn.starts == 2  # the first start and the one restart allowed
+        assert conn.reason == (
+            "server 'flaky' stopped unexpectedly (last words: time is up); gave up restarting "
+            "it after 1 attempts"
+        )
+        assert manager.problems() == {"flaky": conn.reason}
+    assert conn.log_path.read_text().splitlines().count("time is up") == 2  # its stderr

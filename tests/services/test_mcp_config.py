@@ -1,0 +1,126 @@
+"""``mcp.json``: adding, editing, removing and importing servers, on real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir
+from app.tools.mcp import ServerConfig
+
+CLAUDE_DESKTOP = {
+    "globalShortcut": "Ctrl+Space",
+    "mcpServers": {
+        "filesystem": {
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/notes"],
+        },
+        "github": {
+            "command": "docker",
+            "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"],
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"},
+        },
+        "docs": {"type": "http", "url": "https://docs.example.org/mcp"},
+        "legacy": {"type": "sse", "url": "https://old.example.org/sse"},
+        "broken": {"args": ["no command"]},
+    },
+}
+
+
+def test_a_new_data_dir_has_no_servers_and_no_file(tmp_path: Path) -> None:
+    config = McpConfig.for_data_dir(tmp_path)
+    assert config.servers() == []
+    assert config.path == tmp_path / "mcp.json"
+    assert not config.path.exists()
+    assert mcp_log_dir(tmp_path) == tmp_path / "logs" / "mcp"
+
+
+def test_add_edit_and_remove_write_the_shared_file_format(tmp_path: Path) -> None:
+    config = McpConfig.for_data_dir(tmp_path)
+    config.add(ServerConfig(name="time", command="uvx", args=["mcp-server-time"]))
+    config.add(ServerConfig(name="docs", url="https://docs.example.org/mcp", policy="approval"))
+    config.set_policy("time", "off", tool="convert_time")
+    config.edit("docs", timeout=10)
+    assert json.loads(config.path.read_text()) == {
+        "mcpServers": {
+            "time": {
+                "command": "uvx",
+                "args": ["mcp-server-time"],
+                "tools": {"convert_time": "off"},
+            },
+            "docs": {"url": "https://docs.example.org/mcp", "policy": "approval", "timeout": 10.0},
+        }
+    }
+    assert oct(config.path.stat().st_mode & 0o777) == "0o600"
+    config.remove("time")
+    assert [s.name for s in config.servers()] == ["docs"]
+
+
+def test_mistakes_are_refused_with_one_sentence_and_change_nothing(tmp_path: Path) -> None:
+    config = McpConfig.for_data_dir(tmp_path)
+    config.add(ServerConfig(name="time", command="uvx"))
+    before = config.path.read_bytes()
+    with pytest.raises(McpConfigError, match="a server named 'time' is already configured"):
+        config.add(ServerConfig(name="time", command="other"))
+    with pytest.raises(McpConfigError, match=r"no MCP server named 'tmie' \(configured: time\)"):
+        config.remove("tmie")
+    with pytest.raises(McpConfigError, match="'ftp://x' is not an http:// or https:// address"):
+        config.edit("time", command=None, url="ftp://x")
+    with pytest.raises(McpConfigError, match="servers have no setting"):
+        config.edit("time", colour="red")
+    assert config.path.read_bytes() == before
+
+
+def test_a_damaged_file_is_reported_and_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"time": {"command": "uvx",}}}')
+    config = McpConfig(path)
+    with pytest.raises(McpConfigError) as caught:
+        config.add(ServerConfig(name="docs", url="https://docs.example.org/mcp"))
+    assert str(caught.value) == (
+        f"{path} is not valid JSON (line 1, column 43: Expecting property name enclosed in "
+        "double quotes); fix it or move it away. Parley has not changed it"
+    )
+    assert path.read_text() == '{"mcpServers": {"time": {"command": "uvx",}}}'
+
+
+def test_keys_parley_does_not_know_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"theme": "dark", "mcpServers": {"t": {"command": "x", "x-y": 1}}}))
+    McpConfig(path).edit("t", policy="allowed")
+    assert json.loads(path.read_text()) == {
+        "theme": "dark",
+        "mcpServers": {"t": {"x-y": 1, "command": "x", "policy": "allowed"}},
+    }
+
+
+def test_importing_another_apps_file_adds_what_it_can_and_says_why_not(tmp_path: Path) -> None:
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(json.dumps(CLAUDE_DESKTOP))
+    config = McpConfig.for_data_dir(tmp_path / "data")
+    config.add(ServerConfig(name="filesystem", command="mine"))
+    report = config.import_file(source)
+    assert report.added == ["github", "docs"]
+    assert report.skipped == {
+        "filesystem": "a server named 'filesystem' is already configured",
+        "legacy": "server 'legacy' uses the older SSE transport, which Parley does not support; "
+        "use the server's streamable-HTTP address instead",
+        "broken": "server 'broken': a server needs either a command (stdio) or a url (HTTP), "
+        "not both",
+    }
+    servers = {s.name: s for s in config.servers()}
+    assert servers["filesystem"].command == "mine"  # unchanged
+    assert servers["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"}
+    assert servers["docs"].transport == "http"
+
+
+def test_importing_a_file_without_servers_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "other.json"
+    empty.write_text("{}")
+    config = McpConfig.for_data_dir(tmp_path)
+    with pytest.raises(McpConfigError, match='has no servers under "mcpServers"'):
+        config.import_file(empty)
+    with pytest.raises(McpConfigError, match="is not a file"):
+        config.import_file(tmp_path / "missing.json")
