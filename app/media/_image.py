@@ -25,6 +25,8 @@ _MODEL_FORMATS = {
     "GIF": "image/gif",
 }
 _MIME = {**_MODEL_FORMATS, "BMP": "image/bmp", "TIFF": "image/tiff"}
+_MODEL_MODES = {"RGB", "RGBA", "L", "LA", "P", "1"}
+"""Pixel formats every model reads (not CMYK JPEGs, nor 16-bit or float images)."""
 _ORIENTATION = 0x0112
 
 
@@ -97,6 +99,7 @@ def _decode(im: Image.Image, limits: ImageLimits, size: int, job: Job) -> tuple[
     width, height = im.size
     convert = (
         fmt not in _MODEL_FORMATS
+        or im.mode not in _MODEL_MODES
         or max(width, height) > limits.model_side
         or size > limits.model_bytes
         or orientation not in (0, 1)

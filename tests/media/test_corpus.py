@@ -60,6 +60,42 @@ async def test_images(
     assert thumb.getpixel((10, 10))[0] > 200  # the red half stays on the left
 
 
+@pytest.mark.parametrize(
+    ("name", "mode", "fmt", "mime", "thumb_mime"),
+    [
+        ("print.jpg", "CMYK", "JPEG", "image/jpeg", "image/jpeg"),
+        ("gray.jpg", "L", "JPEG", "image/jpeg", "image/jpeg"),
+        ("depth.png", "I;16", "PNG", "image/jpeg", "image/jpeg"),
+        ("float.tiff", "F", "TIFF", "image/jpeg", "image/jpeg"),
+        ("icon.png", "LA", "PNG", "image/png", "image/png"),
+        ("mono.bmp", "1", "BMP", "image/jpeg", "image/jpeg"),
+    ],
+)
+async def test_pixel_formats_models_may_not_read_are_converted(
+    ingestor: Ingestor, store: Store, name: str, mode: str, fmt: str, mime: str, thumb_mime: str
+) -> None:
+    out = io.BytesIO()
+    Image.new(mode, (300, 200)).save(out, fmt)
+    result = await ingestor.ingest(BytesSource(out.getvalue(), name))
+    block = result.block
+    assert isinstance(block, ImageBlock), result.error
+    assert block.media.mime_type == mime
+    assert block.thumbnail is not None and block.thumbnail.mime_type == thumb_mime
+    sent = Image.open(io.BytesIO(await stored_bytes(store, block.media.file_id)))
+    assert sent.mode in ("RGB", "RGBA", "L", "LA")
+    assert (block.original is None) == (mode in ("L", "LA"))
+
+
+async def test_an_animated_gif_is_sent_as_it_is(ingestor: Ingestor) -> None:
+    frames = [Image.new("P", (100, 100), i) for i in range(5)]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:])
+    result = await ingestor.ingest(BytesSource(out.getvalue(), "spinner.gif"))
+    assert isinstance(result.block, ImageBlock)
+    assert result.block.media.size_bytes == len(out.getvalue())
+    assert result.block.original is None
+
+
 async def test_transparent_png_keeps_its_alpha_in_the_thumbnail(
     ingestor: Ingestor, store: Store
 ) -> None:
