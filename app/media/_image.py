@@ -28,6 +28,7 @@ _MIME = {**_MODEL_FORMATS, "BMP": "image/bmp", "TIFF": "image/tiff"}
 _MODEL_MODES = {"RGB", "RGBA", "L", "LA", "P", "1"}
 """Pixel formats every model reads (not CMYK JPEGs, nor 16-bit or float images)."""
 _ORIENTATION = 0x0112
+_DAMAGED = "it is not a readable image: the file is damaged or cut off"
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,6 @@ def _encode(im: Image.Image) -> Blob:
         return Blob(out.getvalue(), "image/png")
     im.convert("RGB").save(out, "JPEG", quality=88)
     return Blob(out.getvalue(), "image/jpeg")
-
-
-_DAMAGED = "it is not a readable image: the file is damaged or cut off"
 
 
 def _full_size(im: Image.Image) -> tuple[int, int]:
