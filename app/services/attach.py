@@ -15,7 +15,6 @@ from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
 from app.core.state import AgentState, ContentBlock, MediaRef, Message, TextBlock
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
-from app.providers._content import MediaLoader
 from app.services.chat import ChatService
 from app.store import Store
 
@@ -53,7 +52,7 @@ async def attach(
     return out
 
 
-def media_loader(store: Store) -> MediaLoader:
+def media_loader(store: Store) -> Callable[[MediaRef], bytes]:
     """Reads attachments' bytes from ``store`` for the providers that send them (pass it as
     ``media_loader`` when building models: vision models get the stored image)."""
 

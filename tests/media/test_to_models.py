@@ -3,6 +3,7 @@ extracted text to every model, and a line in place of what a model cannot take."
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import sqlite3
 from collections.abc import Iterator
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from app.core.agent import create_agent
+from app.core.errors import UserError
 from app.core.models import ScriptedChatModel
 from app.core.models.protocol import ModelInfo
-from app.core.state import Message
+from app.core.state import MediaRef, Message
 from app.media import BytesSource, Ingestor
 from app.providers.openai_compat import OpenAIChatModel
 from app.services.attach import attach, compose, media_loader
@@ -87,6 +89,13 @@ async def test_a_text_only_model_gets_a_line_and_the_user_a_note(
         "What is this?\n\n[The user attached an image (cat.png) here, but it is not shown: "
         "small cannot take images as input.]"
     )
+
+
+async def test_the_loader_names_a_blob_that_is_not_stored(store: Store) -> None:
+    load = media_loader(store)
+    missing = MediaRef(kind="file_id", file_id="ab" * 32)
+    with pytest.raises(UserError, match=f"no media with SHA-256 {'ab' * 32} is stored"):
+        await asyncio.to_thread(load, missing)
 
 
 async def test_deleting_the_last_thread_frees_every_blob_of_an_attachment(
