@@ -301,7 +301,20 @@ async def test_video(
     thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
     assert thumb.size == (160, 120)
     red, green, _ = thumb.convert("RGB").getpixel((80, 60))
-    assert green < 40 and red < 20  # the first frame is nearly black
+    assert red < 20
+    assert 20 < green < 50  # the frame at a tenth of the way in (0.2 s), still dark
+
+
+async def test_the_video_thumbnail_skips_a_black_opening(ingestor: Ingestor, store: Store) -> None:
+    # 20 s at 10 fps: black for the first second, then green; a key frame every 5 s
+    data = corpus.video("mp4", "libx264", frames=200, lit_from=10, gop=50)
+    result = await ingestor.ingest(BytesSource(data, "talk.mp4"))
+    block = result.block
+    assert isinstance(block, VideoBlock)
+    assert block.duration_s == pytest.approx(20.0, abs=0.2)
+    assert block.thumbnail is not None
+    thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
+    assert thumb.convert("RGB").getpixel((80, 60))[1] > 150  # the frame at 2 s, not black
 
 
 @pytest.mark.parametrize(
