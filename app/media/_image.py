@@ -25,7 +25,10 @@ _MODEL_FORMATS = {
     "GIF": "image/gif",
 }
 _MIME = {**_MODEL_FORMATS, "BMP": "image/bmp", "TIFF": "image/tiff"}
+_MODEL_MODES = {"RGB", "RGBA", "L", "LA", "P", "1"}
+"""Pixel formats every model reads (not CMYK JPEGs, nor 16-bit or float images)."""
 _ORIENTATION = 0x0112
+_DAMAGED = "it is not a readable image: the file is damaged or cut off"
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,10 @@ class ImageLimits:
 
     max_pixels: int = int(Image.MAX_IMAGE_PIXELS or 89_478_485)
     """Bigger images are refused as possible decompression bombs (at most Pillow's limit)."""
-    model_side: int = 2048
-    """The longest side of the copy sent to models."""
+    model_side: int = 1568
+    """The longest side of the copy sent to models at most (Anthropic scales anything bigger
+    down to this; OpenAI to 2048 then 768 on the short side). A JPEG's copy may come out up to
+    a quarter smaller, when decoding at 1/2, 1/4 or 1/8 scale gets there without a resize."""
     model_bytes: int = 3_500_000
     """An original bigger than this is re-encoded for models (their limits are near 5 MB)."""
     thumbnail_side: int = 256
@@ -79,9 +84,6 @@ def _encode(im: Image.Image) -> Blob:
     return Blob(out.getvalue(), "image/jpeg")
 
 
-_DAMAGED = "it is not a readable image: the file is damaged or cut off"
-
-
 def _full_size(im: Image.Image) -> tuple[int, int]:
     """The image's size as shown (sideways EXIF orientations swap the sides)."""
     width, height = im.size
@@ -95,15 +97,16 @@ def _decode(im: Image.Image, limits: ImageLimits, size: int, job: Job) -> tuple[
     width, height = im.size
     convert = (
         fmt not in _MODEL_FORMATS
+        or im.mode not in _MODEL_MODES
         or max(width, height) > limits.model_side
         or size > limits.model_bytes
         or orientation not in (0, 1)
     )
     side = limits.model_side if convert else limits.thumbnail_side
-    scale = min(1.0, side / max(width, height))
+    scale = min(1.0, 0.75 * side / max(width, height))
     if fmt == "JPEG":
         # decode at 1/2, 1/4 or 1/8 scale when that is still big enough: far faster
-        im.draft("RGB", (max(1, round(width * scale)), max(1, round(height * scale))))
+        im.draft(im.mode, (max(1, round(width * scale)), max(1, round(height * scale))))
     job.progress(0.4, "decoding")
     im.load()
     upright = ImageOps.exif_transpose(im) if orientation not in (0, 1) else im

@@ -52,7 +52,7 @@ def decode(data: bytes, name: str) -> tuple[str, list[str]]:
         pass
     loose = data.decode("utf-8", errors="replace")
     bad = loose.count("\ufffd")
-    multibyte = sum(1 for ch in loose if ord(ch) > 127 and ch != "\ufffd")
+    multibyte = len(loose) - len(loose.encode("ascii", errors="ignore")) - bad
     if multibyte >= bad:
         return loose, [f"{name}: {bad} bytes that are not valid UTF-8 show as �"]
     matches = list(from_bytes(data))

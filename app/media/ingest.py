@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.state.message_block import ContentBlock, DataBlock, MediaRef
+from app.core.state.message_block import ContentBlock, DataBlock, DocumentBlock, MediaRef
 from app.media._av import extract_av
 from app.media._docx import DocxLimits, extract_docx
 from app.media._draft import MAIN, Blob, Draft
@@ -67,6 +67,8 @@ class IngestLimits:
     """What Parley accepts as an attachment. ``max_bytes`` applies to every file."""
 
     max_bytes: int = 256 * 1000 * 1000
+    max_text_chars: int = 2_000_000
+    """A document's text is cut here (about 500,000 tokens, more than any model reads)."""
     image: ImageLimits = field(default_factory=ImageLimits)
     pdf: PdfLimits = field(default_factory=PdfLimits)
     docx: DocxLimits = field(default_factory=DocxLimits)
@@ -102,6 +104,9 @@ class IngestResult:
         return f"{self.name}: {self.error}" if self.error else ""
 
 
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""How an OLE compound file starts: an encrypted .docx is one."""
+
 ProgressCallback = Callable[[IngestProgress], None]
 
 
@@ -115,6 +120,25 @@ def source_name(source: Source) -> str:
 
 def extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
     """Read and check one source completely (in a worker thread); store nothing."""
+    draft = _extract(source, limits, job)
+    build = draft.build
+
+    def capped(refs: dict[str, MediaRef]) -> ContentBlock:
+        block = build(refs)
+        limit = limits.max_text_chars
+        if isinstance(block, DocumentBlock) and block.text and len(block.text) > limit:
+            draft.notes.append(
+                f"{source_name(source)}: only the first {limit:,} characters of its "
+                f"{len(block.text):,} are kept as text"
+            )
+            block.text = block.text[:limit]
+        return block
+
+    draft.build = capped
+    return draft
+
+
+def _extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
     name = source_name(source)
     if isinstance(source, BytesSource):
         data = source.data
@@ -125,6 +149,11 @@ def extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
     family = family_of(data)
     claim = claimed(name)
     if family in ("text", "data") and claim is not None:
+        if claim[0] == "docx" and data.startswith(_OLE):
+            raise IngestError(
+                name,
+                "it is a password-protected Word document; remove the password and attach it again",
+            )
         raise IngestError(name, f"it is named like {claim[1]}, but its content is not one")
     match family:
         case "image":

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from app.core.graph import GraphEvent
 from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
-from app.core.state import AgentState, ContentBlock, Message, TextBlock
+from app.core.state import AgentState, ContentBlock, MediaRef, Message, TextBlock
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
 from app.services.chat import ChatService
+from app.store import Store
 
-__all__ = ["Attachments", "attach", "compose", "send_message"]
+__all__ = ["Attachments", "attach", "compose", "media_loader", "send_message"]
 
 NOTES_KEY = "notes"
 """``Message.metadata`` key of the notes shown on a message (e.g. what a model left out)."""
@@ -49,6 +50,16 @@ async def attach(
         else:
             out.problems.append(result.message)
     return out
+
+
+def media_loader(store: Store) -> Callable[[MediaRef], bytes]:
+    """Reads attachments' bytes from ``store`` for the providers that send them (pass it as
+    ``media_loader`` when building models: vision models get the stored image)."""
+
+    def load(ref: MediaRef) -> bytes:
+        return store.read_media(ref.file_id or ref.sha256 or "")
+
+    return load
 
 
 def compose(text: str, blocks: Sequence[ContentBlock], info: ModelInfo | None) -> Message:

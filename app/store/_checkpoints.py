@@ -46,7 +46,7 @@ def _media_keys(messages: Iterable[Message]) -> set[str]:
     keys: set[str] = set()
     for message in messages:
         for block in message.content:
-            for name in ("media", "thumbnail"):
+            for name in ("media", "thumbnail", "original", "preview"):
                 ref = getattr(block, name, None)
                 if ref is None:
                     continue

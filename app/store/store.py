@@ -9,6 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.store import _approvals, _check, _export, _media, _pages, _threads
 from app.store._threads import _UNSET
@@ -226,6 +227,14 @@ class Store:
     async def get_media(self, sha256: str) -> MediaBlob | None:
         """Return the stored media, or ``None``."""
         return await self._worker.acall(_media.get, sha256)
+
+    def read_media(self, sha256: str) -> bytes:
+        """The stored media's bytes, waiting for them (for the providers' synchronous media
+        loaders; use :meth:`get_media` in coroutines that can await)."""
+        blob = self._worker.call(_media.get, sha256)
+        if blob is None:
+            raise UserError(f"no media with SHA-256 {sha256} is stored")
+        return blob.data
 
     # Approvals -----------------------------------------------------------------------
 

@@ -114,15 +114,27 @@ def audio(fmt: str, codec: str, *, rate: int = 44100, layout: str = "stereo") ->
     return out.getvalue()
 
 
-def video(fmt: str, codec: str, *, size: tuple[int, int] = (160, 120), frames: int = 20) -> bytes:
-    """Two seconds (at 10 fps) of frames going from black to green."""
+def video(
+    fmt: str,
+    codec: str,
+    *,
+    size: tuple[int, int] = (160, 120),
+    frames: int = 20,
+    lit_from: int | None = None,
+    gop: int | None = None,
+) -> bytes:
+    """``frames`` at 10 fps (two seconds by default) going from black to green; with
+    ``lit_from``, black until that frame and bright green after it."""
     out = io.BytesIO()
     with av.open(out, "w", format=fmt) as container:
         stream = container.add_stream(codec, rate=Fraction(10))
         stream.width, stream.height = size
         stream.pix_fmt = "yuv420p"
+        if gop:
+            stream.codec_context.gop_size = gop
         for i in range(frames):
-            frame = av.VideoFrame.from_image(Image.new("RGB", size, (0, 10 + i * 10, 0)))
+            green = min(255, 10 + i * 10) if lit_from is None else 200 * (i >= lit_from)
+            frame = av.VideoFrame.from_image(Image.new("RGB", size, (0, green, 0)))
             for packet in stream.encode(frame):
                 container.mux(packet)
         for packet in stream.encode():

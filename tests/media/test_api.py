@@ -127,3 +127,14 @@ async def test_a_pasted_image_attaches(ingestor: Ingestor) -> None:
     result = await ingestor.ingest(source)
     assert isinstance(result.block, ImageBlock)
     assert result.block.media.filename == "pasted image.png"
+
+
+async def test_a_batch_reports_which_file_of_how_many(ingestor: Ingestor) -> None:
+    seen: list[tuple[int, int, str, str]] = []
+    sources = [BytesSource(b"one", "a.txt"), BytesSource(b"", "b.txt"), BytesSource(b"3", "c.txt")]
+    results = await ingestor.ingest_all(sources, lambda p: seen.append(
+        (p.index, p.total, p.name, p.stage)
+    ))  # fmt: skip
+    assert [r.error for r in results] == [None, "the file is empty (0 bytes)", None]
+    ends = [s for s in seen if s[3] in ("done", "failed")]
+    assert ends == [(0, 3, "a.txt", "done"), (1, 3, "b.txt", "failed"), (2, 3, "c.txt", "done")]

@@ -60,6 +60,42 @@ async def test_images(
     assert thumb.getpixel((10, 10))[0] > 200  # the red half stays on the left
 
 
+@pytest.mark.parametrize(
+    ("name", "mode", "fmt", "mime", "thumb_mime"),
+    [
+        ("print.jpg", "CMYK", "JPEG", "image/jpeg", "image/jpeg"),
+        ("gray.jpg", "L", "JPEG", "image/jpeg", "image/jpeg"),
+        ("depth.png", "I;16", "PNG", "image/jpeg", "image/jpeg"),
+        ("float.tiff", "F", "TIFF", "image/jpeg", "image/jpeg"),
+        ("icon.png", "LA", "PNG", "image/png", "image/png"),
+        ("mono.bmp", "1", "BMP", "image/jpeg", "image/jpeg"),
+    ],
+)
+async def test_pixel_formats_models_may_not_read_are_converted(
+    ingestor: Ingestor, store: Store, name: str, mode: str, fmt: str, mime: str, thumb_mime: str
+) -> None:
+    out = io.BytesIO()
+    Image.new(mode, (300, 200)).save(out, fmt)
+    result = await ingestor.ingest(BytesSource(out.getvalue(), name))
+    block = result.block
+    assert isinstance(block, ImageBlock), result.error
+    assert block.media.mime_type == mime
+    assert block.thumbnail is not None and block.thumbnail.mime_type == thumb_mime
+    sent = Image.open(io.BytesIO(await stored_bytes(store, block.media.file_id)))
+    assert sent.mode in ("RGB", "RGBA", "L", "LA")
+    assert (block.original is None) == (mode in ("L", "LA"))
+
+
+async def test_an_animated_gif_is_sent_as_it_is(ingestor: Ingestor) -> None:
+    frames = [Image.new("P", (100, 100), i) for i in range(5)]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:])
+    result = await ingestor.ingest(BytesSource(out.getvalue(), "spinner.gif"))
+    assert isinstance(result.block, ImageBlock)
+    assert result.block.media.size_bytes == len(out.getvalue())
+    assert result.block.original is None
+
+
 async def test_transparent_png_keeps_its_alpha_in_the_thumbnail(
     ingestor: Ingestor, store: Store
 ) -> None:
@@ -96,7 +132,7 @@ async def test_a_big_photo_is_downscaled_for_models_and_kept_whole(
     assert isinstance(block, ImageBlock)
     assert (block.width, block.height) == (4000, 3000)
     model = Image.open(io.BytesIO(await stored_bytes(store, block.media.file_id)))
-    assert model.size == (2048, 1536)
+    assert model.size == (1568, 1176)
     assert block.original is not None
     assert block.original.size_bytes == len(data)
     assert await stored_bytes(store, block.original.file_id) == data
@@ -265,7 +301,20 @@ async def test_video(
     thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
     assert thumb.size == (160, 120)
     red, green, _ = thumb.convert("RGB").getpixel((80, 60))
-    assert green < 40 and red < 20  # the first frame is nearly black
+    assert red < 20
+    assert 20 < green < 50  # the frame at a tenth of the way in (0.2 s), still dark
+
+
+async def test_the_video_thumbnail_skips_a_black_opening(ingestor: Ingestor, store: Store) -> None:
+    # 20 s at 10 fps: black for the first second, then green; a key frame every 5 s
+    data = corpus.video("mp4", "libx264", frames=200, lit_from=10, gop=50)
+    result = await ingestor.ingest(BytesSource(data, "talk.mp4"))
+    block = result.block
+    assert isinstance(block, VideoBlock)
+    assert block.duration_s == pytest.approx(20.0, abs=0.2)
+    assert block.thumbnail is not None
+    thumb = Image.open(io.BytesIO(await stored_bytes(store, block.thumbnail.file_id)))
+    assert thumb.convert("RGB").getpixel((80, 60))[1] > 150  # the frame at 2 s, not black
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,11 @@ BYTES_CASES: list[tuple[str, Callable[[], bytes], str]] = [
         "it is named like an audio or video file, but its content is not one",
     ),
     ("empty.png", lambda: b"", "the file is empty (0 bytes)"),
+    (
+        "locked.docx",
+        lambda: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+        "it is a password-protected Word document; remove the password and attach it again",
+    ),
 ]
 
 
@@ -208,6 +213,17 @@ async def test_invalid_utf8_attaches_with_a_note(ingestor: Ingestor) -> None:
     assert isinstance(result.block, DocumentBlock)
     assert result.block.text == "Grüße aus Köln — \ufffd\ufffd\ufffd und tschüss."
     assert result.notes == ("notes.txt: 3 bytes that are not valid UTF-8 show as �",)
+
+
+async def test_huge_text_is_cut_with_a_note(store: Store) -> None:
+    ingestor = Ingestor(store.store_media, IngestLimits(max_text_chars=1000))
+    result = await ingestor.ingest(BytesSource(b"abcd" * 1000, "log.txt"))
+    assert isinstance(result.block, DocumentBlock)
+    assert result.block.text == "abcd" * 250
+    assert result.block.media.size_bytes == 4000  # the file itself is kept whole
+    assert result.notes == (
+        "log.txt: only the first 1,000 characters of its 4,000 are kept as text",
+    )
 
 
 async def test_binary_junk_named_txt_is_data(ingestor: Ingestor) -> None:

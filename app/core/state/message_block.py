@@ -118,7 +118,7 @@ class DocumentBlock(_Model):
     text: str | None = None
     """The extracted text; a PDF's pages are separated by form feeds (``\\f``)."""
     pages: list[int] | None = None
-    """The page numbers the text covers (1-based)."""
+    """The document's page numbers (1-based), so ``len(pages)`` is its page count."""
     excerpt: str | None = None
     title: str | None = None
     preview: MediaRef | None = None
