@@ -51,11 +51,14 @@ def safe_spec(spec: str) -> str:
 
 
 def _size(n: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1000  # type: ignore[assignment]
-    raise AssertionError("unreachable")
+    if n < 1000:
+        return f"{n} bytes"
+    size = n / 1000
+    for unit in ("KB", "MB"):
+        if size < 1000:
+            return f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
 
 
 def _database_lines(health: DatabaseHealth) -> list[str]:

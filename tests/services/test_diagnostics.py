@@ -38,6 +38,9 @@ async def test_the_report_names_versions_paths_models_and_database(tmp_path: Pat
     assert f"database: {where.database}" in lines
     assert f"  schema version: {SCHEMA_VERSION} (this Parley: {SCHEMA_VERSION})" in lines
     assert "  threads: 1" in lines
+    files = (where.database, where.database.with_name("parley.db-wal"))
+    size = sum(p.stat().st_size for p in files if p.exists())
+    assert f"  size: {size / 1000:.1f} KB" in lines
     assert "  quick check: ok" in lines
     for private in ("SECRET-PLAN", "sk-never", "pw@", "key=abc"):
         assert private not in report
