@@ -6,9 +6,9 @@ a subprocess (stdio) and ``{"url": ..., "headers": {...}}`` for a streamable-HTT
 Parley adds ``policy`` (for every tool of the server), ``tools`` (per tool), ``timeout`` (per
 call, seconds) and ``disabled``.
 
-An ``env`` or ``headers`` value may name a secret kept in the keyring with ``{keyring:REF}``,
-e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved just before the
-server is started and never written anywhere.
+An ``args``, ``env`` or ``headers`` value may name a secret kept in the keyring with
+``{keyring:REF}``, e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved
+just before the server is started and never written anywhere.
 """
 
 from __future__ import annotations

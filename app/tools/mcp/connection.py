@@ -239,9 +239,12 @@ class McpConnection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 if self.config.command is not None:
-                    env = await resolve_values(self.config.env, self.secret_resolver)
+                    secrets = self.secret_resolver
+                    env = await resolve_values(self.config.env, secrets)
+                    numbered = {str(i): a for i, a in enumerate(self.config.args)}
+                    args = list((await resolve_values(numbered, secrets)).values())
                     log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
-                    inner = stdio_transport(self.config, env, log)
+                    inner = stdio_transport(self.config, args, env, log)
                 else:
                     headers = await resolve_values(self.config.headers, self.secret_resolver)
                     inner, http = http_transport(self.config, headers, self._refused)
