@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
+from app.core.tools import Tool
 from app.core.tools.secrets import SecretError
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.chat import ChatService
@@ -53,21 +56,35 @@ async def open_session(
     API keys come from the keyring; approvals are asked on the terminal when ``interactive``;
     with ``tools`` the model is offered the built-in tools (file tools ask for approval).
     """
+    from app.services.attach import media_loader
+    from app.services.mcp_config import configured_mcp_tools
     from app.services.model_registry import resolve_model
 
     secrets = KeyringSecretResolver()
-    model = resolve_model(model_spec, api_key_lookup=api_key_lookup(secrets))
     store = Store.open_data_dir(data_dir)
     try:
-        chat = ChatService(
-            store,
-            model,
-            model_spec=model_spec,
-            secret_resolver=secrets,
-            approvals=TerminalApprovalHandler() if interactive else None,
-            tools=BUILTIN_TOOLS if tools else (),
-            run_config={"tool_permissions": list(BUILTIN_PERMISSIONS)} if tools else None,
+        model = resolve_model(
+            model_spec, api_key_lookup=api_key_lookup(secrets), media_loader=media_loader(store)
         )
-        yield Session(store=store, chat=chat, model_spec=model_spec)
+        async with AsyncExitStack() as stack:
+            offered: list[Tool[..., Any]] = list(BUILTIN_TOOLS) if tools else []
+            granted = list(BUILTIN_PERMISSIONS) if tools else []
+            if tools:
+                # the configured MCP servers' tools too; each server stops when the session does
+                mcp = await stack.enter_async_context(configured_mcp_tools(data_dir, secrets))
+                offered += mcp.tools()
+                granted += mcp.permissions()
+                for name, why in mcp.problems().items():
+                    sys.stderr.write(f"MCP server {name} is not available: {why}\n")
+            chat = ChatService(
+                store,
+                model,
+                model_spec=model_spec,
+                secret_resolver=secrets,
+                approvals=TerminalApprovalHandler() if interactive else None,
+                tools=offered,
+                run_config={"tool_permissions": granted} if tools else None,
+            )
+            yield Session(store=store, chat=chat, model_spec=model_spec)
     finally:
         await store.aclose()
