@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-from app.core.models.protocol import ToolSpec
+from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
 
 _ROOT = re.compile(r"(?<![\w-])root(?![\w-])")
@@ -47,3 +49,40 @@ def schema_grammar(schema: dict[str, Any]) -> str:
     """A grammar for a reply that is one JSON value matching ``schema``."""
     grammar: str = json_schema_to_gbnf(json.dumps(schema))
     return grammar
+
+
+def required_call(cfg: GenerationConfig) -> bool:
+    """Whether ``cfg`` demands a tool call (``required`` or a tool's name) rather than letting
+    the model choose."""
+    return cfg.tool_choice not in ("auto", "none")
+
+
+def call_start_ids(llama: Any) -> list[int]:
+    """Ids of the tokens a reply can start a ``<tool_call>`` with (their text is a prefix of it,
+    or starts with it)."""
+    model = llama._model
+    ids = []
+    for i in range(llama.n_vocab()):
+        text = model.token_get_text(i)
+        if text and (CALL_OPEN.startswith(text) or text.startswith(CALL_OPEN)):
+            ids.append(i)
+    return ids
+
+
+Scores = npt.NDArray[np.single]
+
+
+def first_token_bias(
+    ids: Sequence[int], prompt_len: int, bias: float
+) -> Callable[[npt.NDArray[np.intc], Scores], Scores]:
+    """A logits processor adding ``bias`` to ``ids`` at the reply's first token only."""
+    index = np.asarray(ids, dtype=np.intp)
+
+    def apply(input_ids: npt.NDArray[np.intc], scores: Scores) -> Scores:
+        if len(input_ids) != prompt_len:
+            return scores
+        out = np.copy(scores)
+        out[index] += bias
+        return out
+
+    return apply

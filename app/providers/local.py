@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import llama_cpp
-from llama_cpp.llama import StoppingCriteriaList
+from llama_cpp.llama import LogitsProcessorList, StoppingCriteriaList
 from llama_cpp.llama_grammar import LlamaGrammar
 
 from app.core.errors import ModelError, UserError
@@ -25,7 +25,13 @@ from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.models.streaming import CollectingChatModel
 from app.core.state.message import Message, TokenUsages, new_message_id
 from app.core.state.message_block import TextBlock
-from app.providers._llama_grammar import schema_grammar, tools_grammar
+from app.providers._llama_grammar import (
+    call_start_ids,
+    first_token_bias,
+    required_call,
+    schema_grammar,
+    tools_grammar,
+)
 from app.providers._llama_load import load_llama
 from app.providers._llama_reply import ReplyRouter, plain_messages
 from app.providers._llama_template import ChatTemplate
@@ -92,6 +98,7 @@ class LlamaCppChatModel(CollectingChatModel):
         self._recipe_overrides = dict(recipe_overrides or {})
         self._llama: llama_cpp.Llama | None = None
         self._template: ChatTemplate | None = None
+        self._call_ids: list[int] | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-llama")
 
     @property
@@ -153,6 +160,11 @@ class LlamaCppChatModel(CollectingChatModel):
             self._llama = llama
         return self._llama, self._template
 
+    def _call_start_ids(self, llama: llama_cpp.Llama) -> list[int]:
+        if self._call_ids is None:
+            self._call_ids = call_start_ids(llama)
+        return self._call_ids
+
     def prompt_tokens(self, llama: llama_cpp.Llama, prompt: str) -> list[int]:
         """Tokenize a rendered prompt, adding BOS only when the model wants one and it is
         not already there."""
@@ -183,13 +195,19 @@ class LlamaCppChatModel(CollectingChatModel):
         grammar = None
         if tools and cfg.tool_choice != "none":
             chosen = [t for t in tools if t.name == cfg.tool_choice] or list(tools)
-            required = cfg.tool_choice not in ("auto", "none")
+            required = required_call(cfg)
             grammar = LlamaGrammar.from_string(
                 tools_grammar(chosen, required=required, max_calls=self.max_parallel_calls),
                 verbose=False,
             )
         elif cfg.response_schema is not None:
             grammar = LlamaGrammar.from_string(schema_grammar(cfg.response_schema), verbose=False)
+
+        processors = None
+        if grammar is not None and not required_call(cfg) and recipe.tool_bias:
+            processors = LogitsProcessorList(
+                [first_token_bias(self._call_start_ids(llama), len(prompt), recipe.tool_bias)]
+            )
 
         def should_stop(_ids: Any, _logits: Any) -> bool:
             # Called once per sampled token (and once more after the loop ends).
@@ -209,6 +227,7 @@ class LlamaCppChatModel(CollectingChatModel):
             stream=True,
             grammar=grammar,
             stopping_criteria=StoppingCriteriaList([should_stop]),
+            logits_processor=processors,
             **{**recipe.sampling(), **cfg.extra},
         )
         for part in parts:

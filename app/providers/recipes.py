@@ -60,6 +60,10 @@ class PromptRecipe:
     tools: ToolPrompting = "template"
     tool_turn: Literal["system", "user"] = "system"
     """Where the tool instructions go: the system turn, or the start of the last user turn."""
+    tool_bias: float = 0.0
+    """Added to the logits of the tokens that start a tool call, at the reply's first token
+    only, when the model may either answer or call (tool choice ``auto``): the decision's
+    threshold, tuned on the public set's tool prompts."""
     notes: str = field(default="", compare=False)
 
     def sampling(self) -> dict[str, Any]:
@@ -111,7 +115,9 @@ def _checked(key: str, value: Any, _annotation: object) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise RecipeError(f"recipe setting {key} must be a whole number of at least 0")
         return value
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise RecipeError(f"recipe setting {key} must be a number")
+    if value < 0 and key != "tool_bias":
         raise RecipeError(f"recipe setting {key} must be a number of at least 0")
     return float(value)
 

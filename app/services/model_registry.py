@@ -9,7 +9,7 @@ key, ``openai/<host>/api-key``, or none.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,9 @@ class ModelRegistry:
     """Builds :class:`ChatModel` instances from specs and describes them with :class:`ModelInfo`.
 
     Local models are loaded once and shared by every registry: resolving ``local`` twice gives
-    the same instance, so the file is read and kept in memory once.
+    the same instance, so the file is read and kept in memory once. ``local_recipe`` overrides
+    fields of a local model's prompt recipe (see :mod:`app.providers.recipes`), e.g. from
+    settings.
     """
 
     def __init__(
@@ -160,12 +162,14 @@ class ModelRegistry:
         retry: RetryPolicy | None = None,
         anthropic_url: str = ANTHROPIC_URL,
         local_context: int = 4096,
+        local_recipe: Mapping[str, Any] | None = None,
     ) -> None:
         self._keys = api_key_lookup
         self._loader = media_loader
         self._retry = retry
         self._anthropic_url = anthropic_url
         self._local_context = local_context
+        self._local_recipe = dict(local_recipe or {})
 
     def info(self, spec: str) -> ModelInfo:
         """What Parley knows about the model behind ``spec`` (without connecting to it)."""
@@ -277,16 +281,22 @@ class ModelRegistry:
 
     def _local_model(self, parsed: ModelSpec, info: ModelInfo) -> ChatModel:
         path = self._gguf_path(parsed)
-        key = (path, self._local_context)
+        recipe = tuple(sorted((k, repr(v)) for k, v in self._local_recipe.items()))
+        key = (path, self._local_context, recipe)
         if key not in _LOCAL_MODELS:
             from app.providers.local import LlamaCppChatModel
 
-            _LOCAL_MODELS[key] = LlamaCppChatModel(path, n_ctx=self._local_context, info=info)
+            _LOCAL_MODELS[key] = LlamaCppChatModel(
+                path,
+                n_ctx=self._local_context,
+                info=info,
+                recipe_overrides=self._local_recipe or None,
+            )
         model: ChatModel = _LOCAL_MODELS[key]
         return model
 
 
-_LOCAL_MODELS: dict[tuple[Path, int], Any] = {}
+_LOCAL_MODELS: dict[tuple[Path, int, tuple[tuple[str, str], ...]], Any] = {}
 
 
 def close_local_models() -> None:
