@@ -14,7 +14,9 @@ from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.store import _checkpoints, _media
+from app.store._damage import role_in
 from app.store._db import flush_index, write_tx
+from app.store._snippet import SCAN_CHARS, make_snippet
 from app.store._valid import check_text
 from app.store.models import SearchHit, Thread
 
@@ -242,13 +244,15 @@ def search(
     include_archived: bool,
     marks: tuple[str, str],
 ) -> list[SearchHit]:
-    """Full-text search over the current messages, best matches first."""
+    """Full-text search over the current messages, best matches first. The snippet comes
+    from the first :data:`SCAN_CHARS` characters of each hit (FTS5's own ``snippet()`` costs
+    time growing with the square of the matches in one message)."""
     query = fts_query(text)
     if query is None:
         return []
     flush_index(db)
     where = ["messages_fts MATCH ?"]
-    params: list[Any] = [marks[0], marks[1], query]
+    params: list[Any] = [SCAN_CHARS, query]
     if thread_id is not None:
         where.append("m.thread_id = ?")
         params.append(thread_id)
@@ -256,11 +260,22 @@ def search(
         where.append("t.archived = 0")
     params.append(limit)
     rows = db.conn.execute(
-        "SELECT m.thread_id, t.title, m.message_id, m.body ->> '$.role', "
-        "snippet(messages_fts, 0, ?, ?, '…', 12), f.rank "
+        "SELECT m.thread_id, t.title, m.message_id, substr(m.body, 1, 300), m.id, "
+        "substr(m.text, 1, ?), length(m.text), f.rank "
         "FROM messages_fts f JOIN messages m ON m.id = f.rowid "
         f"JOIN threads t ON t.id = m.thread_id WHERE {' AND '.join(where)} "
         "ORDER BY f.rank LIMIT ?",
         params,
-    )
-    return [SearchHit(*row) for row in rows]
+    ).fetchall()
+    words = _TOKEN.findall(text)
+    hits = []
+    for tid, title, mid, head, rowid, excerpt, length, rank in rows:
+        role = (
+            role_in(head)
+            or db.conn.execute(
+                "SELECT body ->> '$.role' FROM messages WHERE id = ?", (rowid,)
+            ).fetchone()[0]
+        )
+        snippet = make_snippet(excerpt, length, words, marks)
+        hits.append(SearchHit(tid, title, mid, role, snippet, rank))
+    return hits
