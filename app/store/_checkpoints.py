@@ -46,8 +46,9 @@ def _media_keys(messages: Iterable[Message]) -> set[str]:
     keys: set[str] = set()
     for message in messages:
         for block in message.content:
+            fields = block.__dict__  # getattr on a block without the field costs an exception
             for name in ("media", "thumbnail"):
-                ref = getattr(block, name, None)
+                ref = fields.get(name)
                 if ref is None:
                     continue
                 if ref.sha256:
