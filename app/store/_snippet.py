@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["SCAN_CHARS", "make_snippet"]
+__all__ = ["SCAN_CHARS", "make_snippet", "matches_all"]
 
 SCAN_CHARS = 1 << 20
 """Only this many characters from a message's start are searched for the snippet."""
@@ -38,10 +38,23 @@ def fold(text: str) -> str:
     return text.translate(_fold_table)
 
 
+_WORD = r"(?<![^\W_])(?:{})(?![^\W_])"  # a whole word as unicode61 cuts them
+
+
 def _pattern(words: list[str]) -> re.Pattern[str]:
     folded = [re.escape(fold(w)) for w in words]
     alternatives = [*folded[:-1], folded[-1] + r"[^\W_]*"]
-    return re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + r")(?![^\W_])")
+    return re.compile(_WORD.format("|".join(alternatives)))
+
+
+def matches_all(text: str, words: list[str]) -> bool:
+    """Whether ``text`` holds every one of ``words`` (the last one as a prefix)."""
+    folded = fold(text)
+    last = len(words) - 1
+    return all(
+        re.search(_WORD.format(re.escape(fold(w)) + (r"[^\W_]*" if i == last else "")), folded)
+        for i, w in enumerate(words)
+    )
 
 
 def _snap(text: str, start: int, end: int) -> tuple[int, int]:

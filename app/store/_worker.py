@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from app.store import _lease
-from app.store._db import close_database, open_database, translated
-from app.store.errors import StoreClosedError
+from app.store._db import close_database, open_database, read_only_reason, translated
+from app.store.errors import StoreClosedError, StoreError
 
 __all__ = ["Worker"]
 
@@ -28,7 +28,9 @@ class Worker:
     their event loop; SQLite errors come back as :class:`app.store.errors.StoreError`.
     """
 
-    def __init__(self, path: Path, *, max_size_bytes: int | None = None) -> None:
+    def __init__(
+        self, path: Path, *, max_size_bytes: int | None = None, reading_is_enough: bool = False
+    ) -> None:
         self.path = path
         self.owner = _lease.new_owner()
         """This store's token on the threads it is answering (see :mod:`app.store._lease`)."""
@@ -36,10 +38,15 @@ class Worker:
         self._lock = threading.Lock()
         self._closed = False
         self._db: sqlite_utils.Database | None = None
+        self.read_only: StoreError | None = None
         try:
             self._db = self._executor.submit(
-                open_database, path, max_size_bytes=max_size_bytes
+                open_database,
+                path,
+                max_size_bytes=max_size_bytes,
+                reading_is_enough=reading_is_enough,
             ).result()
+            self.read_only = read_only_reason(self._db)
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
