@@ -101,6 +101,7 @@ async def test_a_read_only_disk_still_lists_threads(disk: Path) -> None:
     async with Store.open(path, reading_is_enough=True) as store:
         assert isinstance(store.read_only, StoreNotWritableError)
         assert sorted(t.id for t in await store.list_threads()) == ["food", "trip"]
+        assert await store.check() == []
     assert "trip  plan a trip to Rome\n" in _cli_threads(disk)
 
 
