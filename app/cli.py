@@ -222,7 +222,8 @@ async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -
 async def _threads(args: argparse.Namespace, out: TextIO) -> int:
     from app.store import Store
 
-    async with Store.open_data_dir(args.data_dir) as store:
+    # listing and searching need no writing: a read-only or full disk still shows them
+    async with Store.open_data_dir(args.data_dir, reading_is_enough=True) as store:
         if args.search:
             for hit in await store.search(args.search):
                 out.write(f"{hit.thread_id}  {hit.snippet}\n")

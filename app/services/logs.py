@@ -73,6 +73,14 @@ def _exception_without_text(exc: BaseException | None) -> str:
     return "\n\nThe above was raised while handling:\n\n".join(reversed(parts))
 
 
+class _QuietFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file whose write failures (a full or read-only disk) are dropped: a log
+    line that cannot be written must never reach the user as a traceback."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        return
+
+
 class PrivacyFilter(logging.Filter):
     """Makes a record safe to write: secrets out, content out, other libraries' chatter out."""
 
@@ -123,7 +131,7 @@ def setup_logging(
     remember_environment_secrets(environ)
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / LOG_FILE
-    handler = logging.handlers.RotatingFileHandler(
+    handler = _QuietFileHandler(
         path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter(_FORMAT))

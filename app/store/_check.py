@@ -11,7 +11,7 @@ import sqlite_utils
 
 from app.core.state.interrupt import Interrupt
 from app.core.state.serde import load_message, load_state
-from app.store._db import flush_index
+from app.store._db import flush_index, read_only_reason
 
 __all__ = ["check"]
 
@@ -38,7 +38,10 @@ def check(db: sqlite_utils.Database) -> list[str]:
         if row[0] != "ok"
     ]
     try:
-        conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+        if read_only_reason(db) is None:  # FTS5 runs its check as a write statement
+            conn.execute(
+                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)"
+            )
     except sqlite3.DatabaseError as exc:
         problems.append(f"The search index does not match the messages ({exc}).")
     problems += _unreadable(

@@ -28,7 +28,7 @@ from app.store._damage import load_row, read_stored
 from app.store._db import write_tx
 from app.store._valid import check_text
 
-__all__ = ["delete_thread_rows", "get", "list_infos", "pending", "put", "put_in"]
+__all__ = ["delete_thread_rows", "gc_paused", "get", "list_infos", "pending", "put", "put_in"]
 
 S = TypeVar("S", bound=AgentState)
 
@@ -46,8 +46,9 @@ def _media_keys(messages: Iterable[Message]) -> set[str]:
     keys: set[str] = set()
     for message in messages:
         for block in message.content:
+            fields = block.__dict__  # getattr on a block without the field costs an exception
             for name in ("media", "thumbnail", "original", "preview"):
-                ref = getattr(block, name, None)
+                ref = fields.get(name)
                 if ref is None:
                     continue
                 if ref.sha256:
@@ -291,7 +292,7 @@ _CP_COLUMNS = (
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cycle collector while a long history is parsed: the parse allocates
     hundreds of thousands of acyclic objects, and collecting during it doubles its time."""
     enabled = gc.isenabled()
@@ -335,7 +336,7 @@ def get(
         params,
     ).fetchone()
     state = read_stored(load_state, state_json, state_cls, what=f"the state of thread {thread_id}")
-    with _gc_paused():
+    with gc_paused():
         try:
             if "\ufffd" in array:  # bytes that were not UTF-8 read as U+FFFD: look closer
                 raise DecodeError("messages", [])

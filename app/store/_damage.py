@@ -13,7 +13,7 @@ from app.core.state.message_block import ErrorBlock
 from app.core.state.serde import load_message
 from app.store.errors import StoreCorruptError
 
-__all__ = ["DAMAGED", "damaged_message", "load_row", "read_stored"]
+__all__ = ["DAMAGED", "damaged_message", "load_row", "read_stored", "role_in"]
 
 T = TypeVar("T")
 
@@ -26,16 +26,22 @@ DAMAGED = (
 _ROLE = re.compile(r'"role"\s*:\s*"(user|assistant|system|tool)"')
 
 
+def role_in(body: str) -> str | None:
+    """The role a stored message body (or its start) names, if it can be seen."""
+    found = _ROLE.search(body)
+    return found.group(1) if found else None
+
+
 def damaged_message(rowid: int, message_id: Any, body: str) -> Message:
     """The message shown in place of the unreadable row ``rowid``."""
-    found = _ROLE.search(body)
+    role = role_in(body)
     if isinstance(message_id, bytes):
         message_id = message_id.decode("utf-8", "replace")
     if not isinstance(message_id, str | int) or isinstance(message_id, bool):
         message_id = f"damaged-{rowid}"
     return Message(
         message_id=message_id,
-        role=found.group(1) if found else "assistant",
+        role=role or "assistant",
         content=[ErrorBlock(error=DAMAGED, code="damaged_message")],
         timestamp=None,
         metadata={"damaged": True},

@@ -16,6 +16,7 @@ from app.store._schema import check_version, migrate
 from app.store.errors import (
     StoreCorruptError,
     StoreError,
+    StoreFullError,
     StoreNotWritableError,
     translate_sqlite_error,
 )
@@ -26,11 +27,13 @@ __all__ = [
     "flush_index",
     "open_database",
     "open_read_only_database",
+    "read_only_reason",
     "translated",
     "write_tx",
 ]
 
 _HEADER = b"SQLite format 3\x00"
+_TEXT = functools.partial(str, encoding="utf-8", errors="replace")
 
 
 @contextlib.contextmanager
@@ -53,6 +56,9 @@ def translated(path: Path) -> Iterator[None]:
 @contextlib.contextmanager
 def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
     """Run the block in one ``BEGIN IMMEDIATE`` transaction: all of it is saved, or none."""
+    reason = read_only_reason(db)
+    if reason is not None:
+        raise type(reason)(str(reason), reason.path)
     conn = db.conn
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -106,15 +112,64 @@ def _check_location(path: Path) -> None:
             )
 
 
-def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_utils.Database:
+def read_only_reason(db: sqlite_utils.Database) -> StoreError | None:
+    """Why ``db`` was opened for reading only, or ``None`` when it can be written."""
+    reason = getattr(db, "_parley_read_only", None)
+    return reason if isinstance(reason, StoreError) else None
+
+
+def open_database(
+    path: Path, *, max_size_bytes: int | None = None, reading_is_enough: bool = False
+) -> sqlite_utils.Database:
     """Open (creating if needed) and migrate the database at ``path``.
 
     The connection belongs to the calling thread. WAL journal, ``synchronous=NORMAL`` (a
     power cut may lose the last commits but never corrupts), foreign keys on. With
     ``max_size_bytes`` the file never grows beyond that size (writes fail with
-    :class:`app.store.errors.StoreFullError`).
+    :class:`app.store.errors.StoreFullError`). With ``reading_is_enough`` a file that cannot
+    be written (read-only folder or disk, full disk) is opened for reading; every write then
+    raises the error that made it so.
     """
     path = Path(path).absolute()
+    try:
+        return _open_writable(path, max_size_bytes)
+    except (StoreNotWritableError, StoreFullError) as why:
+        if not reading_is_enough or not path.is_file():
+            raise
+        db = _open_readable(path, why)
+        db._parley_read_only = why  # type: ignore[attr-defined]
+        return db
+
+
+def _open_readable(path: Path, why: StoreError) -> sqlite_utils.Database:
+    """Open an existing database without writing anything, not even the WAL index."""
+    conn: sqlite3.Connection | None = None
+    wal = path.with_name(path.name + "-wal")
+    # Without a WAL holding frames nobody can be writing (they could not add any either),
+    # so the file can be read as it is; with one, SQLite must read through it.
+    pending = wal.exists() and wal.stat().st_size > 0
+    modes = ["mode=ro"] if pending else ["mode=ro", "immutable=1"]
+    for mode in modes:
+        try:
+            with translated(path):
+                conn = sqlite3.connect(
+                    f"{path.as_uri()}?{mode}", uri=True, timeout=10.0, isolation_level=None
+                )
+                conn.text_factory = _TEXT
+                db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+                check_version(db, path)
+                conn.execute("PRAGMA query_only=ON")
+                return db
+        except (StoreNotWritableError, StoreFullError):
+            if conn is not None:
+                conn.close()
+                conn = None
+            if mode == modes[-1]:
+                raise why from None
+    raise why
+
+
+def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Database:
     _check_location(path)
     conn: sqlite3.Connection | None = None
     try:
@@ -122,7 +177,7 @@ def open_database(path: Path, *, max_size_bytes: int | None = None) -> sqlite_ut
             conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
             # Bytes that are not UTF-8 (disk damage, a hand edit) read as U+FFFD instead of
             # failing the whole query; the rows holding them are found and shown as damaged.
-            conn.text_factory = functools.partial(str, encoding="utf-8", errors="replace")
+            conn.text_factory = _TEXT
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
             # Validate before the first write so a foreign or newer file is left untouched.
             check_version(db, path)
@@ -165,6 +220,9 @@ def open_read_only_database(path: Path) -> sqlite_utils.Database:
             conn = connect_read_only(path)
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
             check_version(db, path)
+            db._parley_read_only = StoreNotWritableError(  # type: ignore[attr-defined]
+                f"{path} is open for reading only; nothing can be saved to it.", path
+            )
             return db
     except BaseException:
         if conn is not None:
@@ -172,12 +230,20 @@ def open_read_only_database(path: Path) -> sqlite_utils.Database:
         raise
 
 
-def flush_index(db: sqlite_utils.Database) -> None:
-    """Bring the search index up to date if steps are queued; best effort: when the disk
-    is full or the file read-only the queue stays for later and reading goes on."""
-    if _search_index.pending(db.conn):
-        with contextlib.suppress(sqlite3.OperationalError), write_tx(db) as conn:
+def flush_index(db: sqlite_utils.Database) -> bool:
+    """Bring the search index up to date if steps are queued, and say whether it is; best
+    effort: when the disk is full or the file read-only the queue stays for later and
+    reading goes on."""
+    if not _search_index.pending(db.conn):
+        return True
+    if read_only_reason(db) is not None:
+        return False
+    try:
+        with write_tx(db) as conn:
             _search_index.flush(conn)
+    except sqlite3.OperationalError:
+        return False
+    return True
 
 
 def close_database(db: sqlite_utils.Database) -> None:

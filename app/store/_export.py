@@ -23,6 +23,7 @@ from app.core.state.agent_state import AgentState
 from app.core.state.serde import dump_state, load_state
 from app.core.state.storable import problem_in
 from app.store import _checkpoints, _media, _threads
+from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
 from app.store._markdown import render_markdown
 from app.store.models import Thread
@@ -174,7 +175,8 @@ def import_json(
     db: sqlite_utils.Database, data: bytes | str, state_cls: type[AgentState]
 ) -> Thread:
     """Create a new thread (new id) from an :func:`export_json` document."""
-    meta, state, blobs = _parse(data, state_cls)
+    with gc_paused():  # the parse allocates an object per value; collecting doubles it
+        meta, state, blobs = _parse(data, state_cls)
     new_id = uuid.uuid4().hex
     if state.execution_meta.thread_id is not None:
         state.execution_meta.thread_id = new_id

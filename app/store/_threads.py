@@ -14,7 +14,9 @@ from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.store import _checkpoints, _media
+from app.store._damage import role_in
 from app.store._db import flush_index, write_tx
+from app.store._snippet import SCAN_CHARS, make_snippet, matches_all
 from app.store._valid import check_text
 from app.store.models import SearchHit, Thread
 
@@ -242,25 +244,70 @@ def search(
     include_archived: bool,
     marks: tuple[str, str],
 ) -> list[SearchHit]:
-    """Full-text search over the current messages, best matches first."""
+    """Full-text search over the current messages, best matches first. The snippet comes
+    from the first :data:`SCAN_CHARS` characters of each hit (FTS5's own ``snippet()`` costs
+    time growing with the square of the matches in one message). When the index cannot be
+    brought up to date (full disk, read-only file) the messages still queued for it are
+    searched directly, after the indexed ones."""
     query = fts_query(text)
     if query is None:
         return []
-    flush_index(db)
-    where = ["messages_fts MATCH ?"]
-    params: list[Any] = [marks[0], marks[1], query]
+    fresh = flush_index(db)
+    where, params = _scope(thread_id, include_archived)
+    rows = db.conn.execute(
+        f"SELECT {_HIT_COLUMNS}, f.rank FROM messages_fts f JOIN messages m ON m.id = f.rowid "
+        "JOIN threads t ON t.id = m.thread_id WHERE messages_fts MATCH ? "
+        f"AND f.rowid NOT IN (SELECT row_id FROM fts_queue WHERE op = 0) {where} "
+        "ORDER BY f.rank LIMIT ?",
+        (SCAN_CHARS, query, *params, limit),
+    ).fetchall()
+    words = _TOKEN.findall(text)
+    if not fresh and len(rows) < limit:
+        rows += _unindexed_hits(db.conn, words, where, params, limit - len(rows))
+    hits = []
+    for tid, title, mid, head, rowid, excerpt, length, rank in rows:
+        role = (
+            role_in(head)
+            or db.conn.execute(
+                "SELECT body ->> '$.role' FROM messages WHERE id = ?", (rowid,)
+            ).fetchone()[0]
+        )
+        snippet = make_snippet(excerpt, length, words, marks)
+        hits.append(SearchHit(tid, title, mid, role, snippet, rank))
+    return hits
+
+
+_HIT_COLUMNS = (
+    "m.thread_id, t.title, m.message_id, substr(m.body, 1, 300), m.id, "
+    "substr(m.text, 1, ?), length(m.text)"
+)
+
+
+def _scope(thread_id: str | None, include_archived: bool) -> tuple[str, list[Any]]:
+    where, params = "", []
     if thread_id is not None:
-        where.append("m.thread_id = ?")
+        where += " AND m.thread_id = ?"
         params.append(thread_id)
     if not include_archived:
-        where.append("t.archived = 0")
-    params.append(limit)
-    rows = db.conn.execute(
-        "SELECT m.thread_id, t.title, m.message_id, m.body ->> '$.role', "
-        "snippet(messages_fts, 0, ?, ?, '…', 12), f.rank "
-        "FROM messages_fts f JOIN messages m ON m.id = f.rowid "
-        f"JOIN threads t ON t.id = m.thread_id WHERE {' AND '.join(where)} "
-        "ORDER BY f.rank LIMIT ?",
-        params,
+        where += " AND t.archived = 0"
+    return where, params
+
+
+def _unindexed_hits(
+    conn: sqlite3.Connection, words: list[str], where: str, params: list[Any], limit: int
+) -> list[tuple[Any, ...]]:
+    """Current messages still queued for the index that hold every word (ranked last)."""
+    found = []
+    rows = conn.execute(
+        f"SELECT {_HIT_COLUMNS}, 0.0 FROM messages m JOIN threads t ON t.id = m.thread_id "
+        "AND m.segment = t.head_segment WHERE m.valid_to IS NULL AND m.text != '' AND m.id IN "
+        "(SELECT row_id FROM fts_queue WHERE op = 1) AND m.id NOT IN "
+        f"(SELECT row_id FROM fts_queue WHERE op = 0) {where} ORDER BY m.id DESC",
+        (SCAN_CHARS, *params),
     )
-    return [SearchHit(*row) for row in rows]
+    for row in rows:
+        if matches_all(row[5], words):
+            found.append(row)
+            if len(found) == limit:
+                break
+    return found

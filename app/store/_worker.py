@@ -12,8 +12,14 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from app.store import _lease
-from app.store._db import close_database, open_database, open_read_only_database, translated
-from app.store.errors import StoreClosedError
+from app.store._db import (
+    close_database,
+    open_database,
+    open_read_only_database,
+    read_only_reason,
+    translated,
+)
+from app.store.errors import StoreClosedError, StoreError
 
 __all__ = ["Worker"]
 
@@ -29,22 +35,33 @@ class Worker:
     """
 
     def __init__(
-        self, path: Path, *, max_size_bytes: int | None = None, read_only: bool = False
+        self,
+        path: Path,
+        *,
+        max_size_bytes: int | None = None,
+        read_only: bool = False,
+        reading_is_enough: bool = False,
     ) -> None:
         self.path = path
         self.owner = _lease.new_owner()
         """This store's token on the threads it is answering (see :mod:`app.store._lease`)."""
-        self.read_only = read_only
+        self._opened_read_only = read_only
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
         self._lock = threading.Lock()
         self._closed = False
         self._db: sqlite_utils.Database | None = None
+        self.read_only: StoreError | None = None
         try:
             if read_only:
-                opening = self._executor.submit(open_read_only_database, path)
+                self._db = self._executor.submit(open_read_only_database, path).result()
             else:
-                opening = self._executor.submit(open_database, path, max_size_bytes=max_size_bytes)
-            self._db = opening.result()
+                self._db = self._executor.submit(
+                    open_database,
+                    path,
+                    max_size_bytes=max_size_bytes,
+                    reading_is_enough=reading_is_enough,
+                ).result()
+            self.read_only = read_only_reason(self._db)
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
@@ -86,7 +103,7 @@ class Worker:
 
     def _close_db(self) -> None:
         db, self._db = self._db, None
-        if db is not None and self.read_only:
+        if db is not None and (self._opened_read_only or self.read_only):
             db.conn.close()
         elif db is not None:
             close_database(db)

@@ -6,6 +6,7 @@ message as it is. Every one leaves the data that was already in the file untouch
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -19,6 +20,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNotWritableError",
     "StoreSchemaTooNewError",
+    "disk_is_full",
     "translate_sqlite_error",
 ]
 
@@ -78,6 +80,19 @@ def _code_name(exc: sqlite3.Error) -> str:
     return name
 
 
+_FULL_BELOW = 256 * 1024
+"""Less free space than this (bytes) counts as a full disk: SQLite needs a few pages."""
+
+
+def disk_is_full(path: Path) -> bool:
+    """Whether the disk holding ``path`` has (almost) no space left for this user."""
+    folder = path if path.is_dir() else path.parent
+    try:
+        return shutil.disk_usage(folder).free < _FULL_BELOW
+    except OSError:
+        return False
+
+
 def translate_sqlite_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
     """Return the :class:`StoreError` an environment failure of SQLite stands for, or ``None``
     when ``exc`` is a programming error that should surface as it is."""
@@ -87,6 +102,12 @@ def translate_sqlite_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
             f"The thread database {path} is damaged or is not a Parley database ({exc}). "
             f"Nothing was changed in it. Move the file away (Parley will start a new one) or "
             f"choose another data directory with --data-dir or PARLEY_DATA_DIR.",
+            path,
+        )
+    if code in ("SQLITE_IOERR", "SQLITE_CANTOPEN") and disk_is_full(path):
+        return StoreFullError(
+            f"The disk holding the thread database {path} is full, so Parley cannot use it "
+            f"({exc}); the data already in it is intact. Free some space and try again.",
             path,
         )
     if code in _NOT_WRITABLE:

@@ -15,6 +15,7 @@ from app.store import _approvals, _check, _export, _media, _pages, _threads
 from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
+from app.store.errors import StoreError
 from app.store.models import (
     AllowRule,
     ApprovalRecord,
@@ -46,14 +47,29 @@ class Store:
         """The checkpointer graphs use to save each step in this database."""
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, max_size_bytes: int | None = None) -> Store:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        max_size_bytes: int | None = None,
+        reading_is_enough: bool = False,
+    ) -> Store:
         """Open (creating and migrating if needed) the database file at ``path``.
 
         Blocks while opening; raises a :class:`app.store.errors.StoreError` that names the
         file when it cannot be used (corrupt, newer schema, read-only folder, ...).
         ``max_size_bytes`` caps the file size (writes beyond fail with ``StoreFullError``).
+        With ``reading_is_enough`` an existing file that cannot be written (read-only folder
+        or disk, full disk) opens for reading: :attr:`read_only` says why, and every write
+        raises that error.
         """
-        return cls(Worker(Path(path).absolute(), max_size_bytes=max_size_bytes))
+        return cls(
+            Worker(
+                Path(path).absolute(),
+                max_size_bytes=max_size_bytes,
+                reading_is_enough=reading_is_enough,
+            )
+        )
 
     @classmethod
     def open_read_only(cls, path: str | os.PathLike[str]) -> Store:
@@ -62,10 +78,19 @@ class Store:
         return cls(Worker(Path(path).absolute(), read_only=True))
 
     @classmethod
-    def open_data_dir(cls, cli_value: str | os.PathLike[str] | None = None) -> Store:
+    def open_data_dir(
+        cls, cli_value: str | os.PathLike[str] | None = None, *, reading_is_enough: bool = False
+    ) -> Store:
         """Open the database in the data directory chosen by ``--data-dir`` (``cli_value``),
         ``PARLEY_DATA_DIR`` or the platform default."""
-        return cls.open(database_path(resolve_data_dir(cli_value)))
+        return cls.open(
+            database_path(resolve_data_dir(cli_value)), reading_is_enough=reading_is_enough
+        )
+
+    @property
+    def read_only(self) -> StoreError | None:
+        """Why this store was opened for reading only, or ``None`` when it can save."""
+        return self._worker.read_only
 
     @property
     def path(self) -> Path:

@@ -66,6 +66,6 @@ async def test_the_store_opens_a_copy_read_only(tmp_path: Path) -> None:
     async with Store.open_read_only(path) as store:
         assert [t.id for t in await store.list_threads()] == ids[::-1]
         assert "word-1" in await store.export_markdown(ids[1])
-        with pytest.raises(StoreNotWritableError, match="readonly"):
+        with pytest.raises(StoreNotWritableError, match="reading only"):
             await store.create_thread("not saved")
     assert path.read_bytes() == before
