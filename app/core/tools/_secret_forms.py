@@ -47,17 +47,17 @@ _SHORT_ESCAPES = {
 """Characters JSON or Python may write as a backslash and one letter."""
 
 
-def _hex(number: int, width: int) -> str:
-    """A pattern for ``number`` as ``width`` hex digits, in either letter case."""
-    digits = format(number, f"0{width}x")
-    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
-
-
 _UNESCAPED = re.compile(r"[A-Za-z0-9_.~-]+")
 """Characters that URL encoding, JSON and ``repr`` all leave as they are."""
 
 _BACKSLASH = r"\\{1,8}"
 """The backslash of an escape, doubled when escaped text is escaped again (JSON in JSON)."""
+
+
+def _hex(number: int, width: int) -> str:
+    """A pattern for ``number`` as ``width`` hex digits, in either letter case."""
+    digits = format(number, f"0{width}x")
+    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
 
 
 def _char_forms(char: str) -> str:
@@ -127,6 +127,7 @@ def base64_cores(value: str) -> set[str]:
 
 
 def _lower_hex(text: str) -> str:
+    """``text`` with its percent escapes in lower-case hex, as some URL encoders write them."""
     return re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), text)
 
 
