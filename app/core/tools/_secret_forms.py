@@ -15,6 +15,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 __all__ = [
     "anchors",
@@ -28,6 +29,9 @@ _MIN_CORE = 8
 """Shorter base64 pieces would match unrelated text; such secrets are found by decoding."""
 
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+
+_QUOTED_BASE64 = frozenset({"%2B", "%2F", "%3D"})
+"""Base64 characters as URL encoding writes them."""
 
 _SHORT_ESCAPES = {
     '"': '\\"',
@@ -43,17 +47,17 @@ _SHORT_ESCAPES = {
 """Characters JSON or Python may write as a backslash and one letter."""
 
 
-def _hex(number: int, width: int) -> str:
-    """A pattern for ``number`` as ``width`` hex digits, in either letter case."""
-    digits = format(number, f"0{width}x")
-    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
-
-
 _UNESCAPED = re.compile(r"[A-Za-z0-9_.~-]+")
 """Characters that URL encoding, JSON and ``repr`` all leave as they are."""
 
 _BACKSLASH = r"\\{1,8}"
 """The backslash of an escape, doubled when escaped text is escaped again (JSON in JSON)."""
+
+
+def _hex(number: int, width: int) -> str:
+    """A pattern for ``number`` as ``width`` hex digits, in either letter case."""
+    digits = format(number, f"0{width}x")
+    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
 
 
 def _char_forms(char: str) -> str:
@@ -116,8 +120,15 @@ def base64_cores(value: str) -> set[str]:
             # the group holding both the offset bytes and the first bytes of value is skipped
             core = text[start:end]
             if len(core) >= _MIN_CORE:
-                cores.add(core)
+                # also as it reads in a URL (a basic-auth token in a query string)
+                quoted = quote(core, safe="")
+                cores |= {core, quoted, _lower_hex(quoted)}
     return cores
+
+
+def _lower_hex(text: str) -> str:
+    """``text`` with its percent escapes in lower-case hex, as some URL encoders write them."""
+    return re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), text)
 
 
 def _decode(run: str) -> list[bytes]:
@@ -161,11 +172,20 @@ def decoded_runs_holding(text: str, secrets: list[tuple[bytes, str]]) -> list[tu
 
 
 def run_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen ``text[start:end]`` to the whole base64 run it lies in (with trailing padding)."""
-    while start > 0 and text[start - 1] in _BASE64_CHARS:
-        start -= 1
-    while end < len(text) and text[end] in _BASE64_CHARS:
-        end += 1
-    while end < len(text) and text[end] == "=":
-        end += 1
+    """Widen ``text[start:end]`` to the whole base64 run it lies in (with trailing padding),
+    reading ``%2B``, ``%2F`` and ``%3D`` as the characters they encode."""
+    while start > 0:
+        if text[start - 1] in _BASE64_CHARS:
+            start -= 1
+        elif start >= 3 and text[start - 3 : start].upper() in _QUOTED_BASE64:
+            start -= 3
+        else:
+            break
+    while end < len(text):
+        if text[end] in _BASE64_CHARS or text[end] == "=":
+            end += 1
+        elif text[end : end + 3].upper() in _QUOTED_BASE64:
+            end += 3
+        else:
+            break
     return start, end

@@ -57,6 +57,8 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "basic auth, empty user": lambda s: "Basic " + _b64(f":{s}"),
     "basic auth in a header dict": lambda s: repr({"Authorization": "Basic " + _b64(f"jo:{s}")}),
     "base64 with text glued in front": lambda s: "auth=xy" + _b64(f"u:{s}"),
+    "basic auth in a query string": lambda s: "/?auth=" + quote(_b64(f"alice:{s}"), safe=""),
+    "basic auth in a query, lower-case hex": lambda s: _lower_hex(quote(_b64(f"al:{s}"), safe="")),
 }
 
 
