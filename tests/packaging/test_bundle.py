@@ -24,19 +24,17 @@ pytestmark = [
 ]
 
 
+def _run(cmd: list[str], cwd: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env |= {"PARLEY_DATA_DIR": str(data_dir), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, cwd=cwd, env=env, check=False
+    )
+
+
 def _bundle(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Run the bundle's ``parley`` in ``tmp_path`` with nothing of our Python around it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env |= {"PARLEY_DATA_DIR": str(tmp_path / "data"), "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run(
-        [str(EXE), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        env=env,
-        check=False,
-    )
+    return _run([str(EXE), *args], tmp_path, tmp_path / "data")
 
 
 def test_the_smoke_script_passes(tmp_path: Path) -> None:
@@ -58,16 +56,7 @@ def test_the_bundle_answers_exactly_as_its_build_does_from_python(tmp_path: Path
     if not python.is_file():
         pytest.skip("no build/package-venv to compare with (`make package` creates it)")
     bundled = _bundle("chat", QUESTION, tmp_path=tmp_path)
-    env = {**os.environ, "PARLEY_DATA_DIR": str(tmp_path / "source-data")}
-    source = subprocess.run(
-        [str(python), "-m", "app", "chat", QUESTION],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-        env=env,
-        check=False,
-    )
+    source = _run([str(python), "-m", "app", "chat", QUESTION], ROOT, tmp_path / "source")
     assert source.returncode == 0, source.stderr
     assert bundled.returncode == 0, bundled.stderr
     assert "Traceback" not in bundled.stderr
