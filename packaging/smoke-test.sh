@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Runs a built bundle as a user would, with no Python of ours on the way:
 #   smoke-test.sh [dist/parley]
-# 1. `parley chat` answers a question on the bundled model;
+# 1. `parley chat` answers a question on the bundled model (a wrong answer is reported, not
+#    fatal: that is the model's quality, not the bundle's);
 # 2. `parley diagnostics` reports the bundle;
 # 3. once the bundle has a window: `parley --screenshot` renders it offscreen to a PNG.
 # Prints how long each took; exits non-zero on the first failure.
 set -euo pipefail
 
 bundle=${1:-dist/parley}
-exe="$bundle/parley"
-if [ ! -x "$exe" ]; then
+if [ ! -x "$bundle/parley" ]; then
   echo "smoke-test: no bundle at $bundle (build it with: make package)" >&2
   exit 2
 fi
+bundle=$(cd "$bundle" && pwd)
+exe="$bundle/parley"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Nothing from a development checkout may leak in.
@@ -29,9 +31,14 @@ answer=$("$exe" chat "What is the capital of France?" 2>"$work/chat.err") || {
   exit 1
 }
 end=$(seconds)
-if ! grep -qi "paris" <<<"$answer"; then
-  echo "smoke-test: the bundled model did not answer Paris; it said: $answer" >&2
+if [ -z "${answer//[[:space:]]/}" ] || grep -q "Traceback" "$work/chat.err"; then
+  cat "$work/chat.err" >&2
+  echo "smoke-test: parley chat gave no answer" >&2
   exit 1
+fi
+if ! grep -qi "paris" <<<"$answer"; then
+  # The bundle works; the small model's answer is wrong (a model and prompt matter).
+  echo "quality: the bundled model did not answer Paris"
 fi
 echo "chat: $(elapsed "$start" "$end") s: $(tr '\n' ' ' <<<"$answer")"
 

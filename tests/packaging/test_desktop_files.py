@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from app.services.locations import APP_ID, APP_NAME, DISPLAY_NAME
+
 ROOT = Path(__file__).resolve().parents[2]
 RESOURCES = ROOT / "resources"
-APP_ID = "io.github.parley.Parley"
 DESKTOP = RESOURCES / f"{APP_ID}.desktop"
 METAINFO = RESOURCES / f"{APP_ID}.metainfo.xml"
 SCRIPT = ROOT / "packaging" / "linux" / "desktop-integration.sh"
@@ -44,10 +45,10 @@ def test_desktop_file_validates() -> None:
 
 def test_desktop_file_launches_parley_with_its_icon() -> None:
     entry = _desktop_entry()
-    assert entry["Exec"] == "parley"
+    assert entry["Exec"] == APP_NAME
     assert entry["Icon"] == APP_ID
     assert entry["Terminal"] == "false"
-    assert entry["StartupWMClass"] == "Parley"
+    assert entry["StartupWMClass"] == DISPLAY_NAME
     assert "Chat" in entry["Categories"].split(";")
     assert {"AI", "LLM", "chat"} <= set(entry["Keywords"].split(";"))
 
