@@ -66,7 +66,7 @@ class ChatTemplate:
             source=source or CHATML,
             eos_token=eos if not fallback else "<|im_end|>",
             bos_token=bos,
-            is_fallback=fallback,
+            is_fallback=fallback and file_template,
         )
         tpl.takes_tools = "tools" in tpl.source
         tpl.takes_tool_role = "'tool'" in tpl.source or '"tool"' in tpl.source

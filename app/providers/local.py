@@ -204,7 +204,9 @@ class LlamaCppChatModel(CollectingChatModel):
             grammar = LlamaGrammar.from_string(schema_grammar(cfg.response_schema), verbose=False)
 
         processors = None
-        if grammar is not None and not required_call(cfg) and recipe.tool_bias:
+        # only a new request gets the nudge: after a tool result the model should answer
+        fresh = bool(messages) and messages[-1]["role"] == "user"
+        if grammar is not None and fresh and not required_call(cfg) and recipe.tool_bias:
             processors = LogitsProcessorList(
                 [first_token_bias(self._call_start_ids(llama), len(prompt), recipe.tool_bias)]
             )

@@ -29,12 +29,10 @@ from tests.eval.scoring import load_set
 
 GROUP = "local models"
 VARIANTS: dict[str, dict[str, Any]] = {
-    "file template, system kept, sampled (0.7)": {
+    "file template, system kept, sampled 0.7 (before recipes)": {
         "system": "keep", "file_template": True, "temperature": 0.7, "repeat_penalty": 1.0},
     "file template, system kept, greedy": {"system": "keep", "file_template": True},
     "system folded into the user turn, greedy": {"system": "fold", "file_template": True},
-    "no system turn, greedy, no repeat penalty": {"repeat_penalty": 1.0},
-    "no system turn, sampled (0.7)": {"temperature": 0.7},
 }  # fmt: skip
 LONG_PROMPT = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
 DECODE_TOKENS = 128

@@ -59,7 +59,9 @@ def smol(file_template: bool) -> ChatTemplate:
 
 
 def test_the_smollm2_recipe_sends_no_system_turn_at_all() -> None:
-    prompt = smol(False).render(TURN, [], recipe_for(SMOL))
+    chatml = smol(False)
+    assert not chatml.is_fallback and chatml.note == "", "chosen on purpose, not a fallback"
+    prompt = chatml.render(TURN, [], recipe_for(SMOL))
     assert prompt == (
         "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
     )
