@@ -15,6 +15,8 @@ from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
 
 _ROOT = re.compile(r"(?<![\w-])root(?![\w-])")
+_CHAR_RULE = 'char ::= [^"\\\\] |'
+_STRICT_CHAR_RULE = 'char ::= [^"\\\\\\x00-\\x1F] |'
 
 
 def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
@@ -35,6 +37,9 @@ def tools_grammar(tools: Sequence[ToolSpec], *, required: bool, max_calls: int =
     plain text that does not start with ``<``."""
     body = json_schema_to_gbnf(json.dumps(call_schema(tools)), prop_order=["name", "arguments"])
     body = _ROOT.sub("tool-call-body", body)
+    # JSON strings hold no raw control characters: a newline must end the string or be escaped,
+    # which also stops a small model from writing a whole essay into one argument
+    body = body.replace(_CHAR_RULE, _STRICT_CHAR_RULE)
     more = ' ( "\\n" tool-call )?' * (max_calls - 1)
     rules = [
         f"tool-calls ::= tool-call{more}",

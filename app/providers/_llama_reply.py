@@ -90,8 +90,8 @@ class ReplyRouter:
         index = 0
         while CALL_OPEN in rest:
             _, _, after = rest.partition(CALL_OPEN)
-            body, closed, rest = after.partition(CALL_CLOSE)
-            blocks.append(self._call(body, index, complete=bool(closed)))
+            body, closed, rest = _call_body(after)
+            blocks.append(self._call(body, index, complete=closed))
             index += 1
         return blocks
 
@@ -111,3 +111,18 @@ class ReplyRouter:
         return ToolCallBlock(
             id=cid, name=str(data.get("name", "")), index=index, args=data["arguments"]
         )
+
+
+def _call_body(text: str) -> tuple[str, bool, str]:
+    """Split ``text`` (what follows ``<tool_call>``) into the call's JSON, whether the call was
+    closed, and the rest; a ``</tool_call>`` inside a JSON string does not end the call."""
+    start = len(text) - len(text.lstrip())
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, start)
+    except ValueError:
+        body, closed, rest = text.partition(CALL_CLOSE)
+        return body, bool(closed), rest
+    tail = text[end:]
+    if tail.lstrip().startswith(CALL_CLOSE):
+        return text[:end], True, tail.lstrip()[len(CALL_CLOSE) :]
+    return text[:end], False, tail

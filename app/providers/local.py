@@ -219,7 +219,9 @@ class LlamaCppChatModel(CollectingChatModel):
             return stop.is_set()
 
         finish = "stop"
-        stops = [s for s in [template.eos_token, *recipe.stop, *(cfg.stop or [])] if s]
+        # a recipe's stop strings end free text; inside a call's JSON string they would cut it
+        extra_stops = list(recipe.stop) if not (tools and grammar is not None) else []
+        stops = [s for s in [template.eos_token, *extra_stops, *(cfg.stop or [])] if s]
         parts: Any = llama.create_completion(
             prompt,
             max_tokens=cfg.max_tokens or recipe.max_tokens or self.default_max_tokens,
