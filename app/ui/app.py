@@ -12,6 +12,7 @@ from typing import TextIO
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.tasks import drain
 from app.ui.theme import apply_theme
@@ -35,7 +36,7 @@ def _application(theme: str) -> QApplication:
     app = existing if isinstance(existing, QApplication) else QApplication(["parley"])
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")
-    app.setDesktopFileName("parley")
+    app.setDesktopFileName(APP_ID)  # matches the .desktop entry, so the shell finds the icon
     app.setQuitOnLastWindowClosed(False)
     apply_theme(app, theme)
     return app
