@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.tools.approvals import AuditEntry
+from app.core.tools.approvals import AuditEntry, args_fingerprint, requests_of
 from app.store import Store
 
 __all__ = ["StoreApprovalPolicy"]
@@ -39,3 +39,20 @@ class StoreApprovalPolicy:
             reason=entry.reason,
             at=entry.time,
         )
+
+    async def abandon_pending(self, thread_id: str) -> None:
+        """A new message leaves the approvals the thread waited on unanswered: the calls will
+        not run, and the audit log says so."""
+        for pending in await self.store.checkpointer.apending_interrupts(thread_id):
+            for request in requests_of(pending.value) or []:
+                await self.record(
+                    AuditEntry(
+                        thread_id=thread_id,
+                        tool=request.tool,
+                        call_id=request.call_id,
+                        fingerprint=request.fingerprint or args_fingerprint(request.args),
+                        event="decided",
+                        decision="deny",
+                        reason="not answered: the user wrote a new message instead",
+                    )
+                )

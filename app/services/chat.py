@@ -13,10 +13,8 @@ from app.core.models.protocol import ChatModel
 from app.core.state import AgentState, Message
 from app.core.tools import (
     ApprovalHandler,
-    AuditEntry,
     Tool,
     answer_approvals,
-    args_fingerprint,
     requests_of,
 )
 from app.core.tools.secrets import SecretSource
@@ -91,21 +89,7 @@ class ChatService:
         return await self._drive(thread_id, {"messages": [Message.text_message(text)]}, on_event)
 
     async def _abandon_pending(self, thread_id: str) -> None:
-        """A new message leaves the approvals the thread waited on unanswered: the calls will
-        not run, and the audit log says so."""
-        for pending in await self.store.checkpointer.apending_interrupts(thread_id):
-            for request in requests_of(pending.value) or []:
-                await self.policy.record(
-                    AuditEntry(
-                        thread_id=thread_id,
-                        tool=request.tool,
-                        call_id=request.call_id,
-                        fingerprint=request.fingerprint or args_fingerprint(request.args),
-                        event="decided",
-                        decision="deny",
-                        reason="not answered: the user wrote a new message instead",
-                    )
-                )
+        await self.policy.abandon_pending(thread_id)
 
     async def resume(self, thread_id: str, on_event: EventSink | None = None) -> AgentState:
         """Ask again for the approvals a thread is waiting on, then continue it.

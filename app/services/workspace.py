@@ -33,7 +33,7 @@ from app.core.models.protocol import ChatModel
 from app.core.models.retries import RetryNotice, listening_for_retries
 from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
 from app.core.state.agent_state import normalise_update
-from app.core.tools import AuditEntry, Tool, args_fingerprint, requests_of
+from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.events import (
@@ -482,21 +482,7 @@ class Workspace:
             raise ThreadBusy("this thread is still answering; wait for it or stop it first")
 
     async def _abandon_pending(self, thread_id: str) -> None:
-        """A new message leaves the approvals the thread waited on unanswered: the calls
-        will not run, and the audit log says so."""
-        for pending in await self._store.checkpointer.apending_interrupts(thread_id):
-            for request in requests_of(pending.value) or []:
-                await self._policy.record(
-                    AuditEntry(
-                        thread_id=thread_id,
-                        tool=request.tool,
-                        call_id=request.call_id,
-                        fingerprint=request.fingerprint or args_fingerprint(request.args),
-                        event="decided",
-                        decision="deny",
-                        reason="not answered: the user wrote a new message instead",
-                    )
-                )
+        await self._policy.abandon_pending(thread_id)
 
     def _start(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any

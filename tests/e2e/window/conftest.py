@@ -1,37 +1,5 @@
-"""UI tests run on a real qasync loop (QTimers fire) with offscreen Qt, and fail on any task
-error the loop only logged."""
+"""The window journeys run on the same qasync loop, with the same strictness, as the UI tests."""
 
-from __future__ import annotations
+from tests.ui.conftest import _fail_on_loop_errors, pytest_asyncio_loop_factories
 
-import asyncio
-import os
-from collections.abc import AsyncIterator
-from typing import Any
-
-import pytest
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-
-def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Any]:
-    """Hand every async test here a qasync loop on the one QApplication."""
-
-    def make() -> asyncio.AbstractEventLoop:
-        import qasync
-        from PySide6.QtWidgets import QApplication
-
-        app = QApplication.instance() or QApplication(["parley-tests"])
-        app.setQuitOnLastWindowClosed(False)  # closing a test window must not stop the loop
-        return qasync.QEventLoop(app)
-
-    return {"qasync": make}
-
-
-@pytest.fixture(autouse=True)
-async def _fail_on_loop_errors() -> AsyncIterator[None]:
-    loop = asyncio.get_running_loop()
-    errors: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    yield
-    await asyncio.sleep(0)
-    assert not errors, f"the event loop reported errors: {errors}"
+__all__ = ["_fail_on_loop_errors", "pytest_asyncio_loop_factories"]
