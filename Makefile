@@ -34,8 +34,13 @@ typecheck: setup
 contracts: setup
 	$(BIN)/lint-imports
 
+# The window's tests run in a process of their own (one QApplication, one qasync loop per
+# test) and are bounded in time: a Qt event loop cannot be interrupted by pytest-timeout.
+QT_TESTS := tests/ui tests/e2e/window
+
 pytest: setup $(TEST_STAMP)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(addprefix --ignore=,$(QT_TESTS)) $(PYTEST_ARGS)
+	timeout 1200 $(BIN)/python -m pytest -q $(QT_TESTS) $(PYTEST_ARGS)
 
 test: lint typecheck contracts pytest
 
