@@ -56,7 +56,8 @@ async def test_first_start_shows_an_empty_thread_ready_to_type(tmp_path: Path) -
 
 
 async def test_send_streams_the_reply_into_one_row(tmp_path: Path) -> None:
-    models = Models({"scripted:a": [{"text": "Paris is the capital of France."}]}, delay=0.01)
+    answer = "Paris is the capital of France. " * 6  # long enough to arrive over many frames
+    models = Models({"scripted:a": [{"text": answer}]}, delay=0.01)
     window = await open_test_window(tmp_path, models)
     try:
         view = find(window, QListView, "chatView")
@@ -72,7 +73,7 @@ async def test_send_streams_the_reply_into_one_row(tmp_path: Path) -> None:
         messages = rows(window)
         assert [m.role for m in messages] == ["user", "assistant"]
         assert messages[0].text() == "What is the capital of France?"
-        assert messages[1].text() == "Paris is the capital of France."
+        assert messages[1].text() == answer
         # the reply grew in place: several partial texts, each a prefix of the answer
         partial = [c for c in changes if c and c != messages[1].text()]
         assert partial and all(messages[1].text().startswith(c) for c in partial)
