@@ -136,7 +136,6 @@ FAMILIES: tuple[tuple[str, tuple[str, ...], PromptRecipe], ...] = (
             file_template=False,
             temperature=0.0,
             repeat_penalty=1.1,
-            stop=("<tool_response>",),
             max_tokens=256,
             tool_turn="user",
             tool_bias=4.5,

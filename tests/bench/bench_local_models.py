@@ -100,7 +100,8 @@ def _direct_speed(llama: llama_cpp.Llama, tokens: list[int]) -> tuple[float, flo
     pp = len(tokens) / (time.perf_counter() - start)
     start = time.perf_counter()
     made = 0
-    for tok in llama.generate(tokens, temp=0.0, reset=False):
+    # the prompt is cached: generate() reuses it and decodes from its last token
+    for tok in llama.generate(tokens, temp=0.0, reset=True):
         made += 1
         if made >= DECODE_TOKENS or tok == llama.token_eos():
             break
