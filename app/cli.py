@@ -113,15 +113,20 @@ class _Output(io.TextIOBase):
                 os.close(devnull)
 
 
-def _printable(text: str) -> str:
-    """``text`` with lone surrogates (which no terminal encoding can write) as ``?``."""
-    return text.encode("utf-8", "replace").decode("utf-8")
+def _printable(text: str, encoding: str | None) -> str:
+    """``text`` with what the output's encoding cannot write (lone surrogates, or characters
+    a terminal's narrower encoding lacks) as ``?``."""
+    codec = encoding or "utf-8"
+    try:
+        return text.encode(codec, "replace").decode(codec)
+    except LookupError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _printer(out: TextIO) -> Any:
     def on_event(event: GraphEvent) -> None:
         if isinstance(event, MessageDelta) and not event.namespace:
-            out.write(_printable(event.chunk.text()))
+            out.write(_printable(event.chunk.text(), getattr(out, "encoding", None)))
             out.flush()
         elif isinstance(event, ToolProgress) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
