@@ -89,16 +89,7 @@ def system_prompt_dialog(parent: QWidget, current: str) -> tuple[QDialog, QPlain
     edit = QPlainTextEdit(current, dialog)
     edit.setObjectName("systemPromptEdit")
     edit.setAccessibleName("System prompt")
-    buttons = QDialogButtonBox(
-        QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, dialog
-    )
-    buttons.accepted.connect(dialog.accept)
-    buttons.rejected.connect(dialog.reject)
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(label)
-    layout.addWidget(edit)
-    layout.addWidget(buttons)
-    dialog.resize(520, 300)
+    _question_frame(dialog, label, edit, QDialogButtonBox.StandardButton.Save, (520, 300))
     return dialog, edit
 
 
@@ -114,14 +105,23 @@ def text_dialog(
     edit.setAccessibleName(title)
     if secret:
         edit.setEchoMode(QLineEdit.EchoMode.Password)
-    buttons = QDialogButtonBox(
-        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
-    )
+    _question_frame(dialog, label, edit, QDialogButtonBox.StandardButton.Ok, (440, 140))
+    return dialog, edit
+
+
+def _question_frame(
+    dialog: QDialog,
+    label: QLabel,
+    edit: QWidget,
+    accept: QDialogButtonBox.StandardButton,
+    size: tuple[int, int],
+) -> None:
+    """Lay out a question: its label, its answer field, and accept/Cancel buttons."""
+    buttons = QDialogButtonBox(accept | QDialogButtonBox.StandardButton.Cancel, dialog)
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
     layout = QVBoxLayout(dialog)
     layout.addWidget(label)
     layout.addWidget(edit)
     layout.addWidget(buttons)
-    dialog.resize(440, 140)
-    return dialog, edit
+    dialog.resize(*size)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from app.core.state import Message
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
+from app.ui.painting import draw_focus_ring
 
 __all__ = ["MessageDelegate", "is_dark"]
 
@@ -171,12 +172,7 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setBrush(QColor("#2b313a") if dark else QColor("#eef2f8"))
             painter.drawRoundedRect(box, 10, 10)
         if state & QStyle.StateFlag.State_HasFocus:
-            pen = painter.pen()
-            pen.setColor(palette.color(QPalette.ColorRole.Highlight))
-            pen.setWidth(2)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(box.adjusted(1, 1, -1, -1), 10, 10)
+            draw_focus_ring(painter, palette, box, 10)
         # header: who and when
         header_font = QFont(self._view.font())
         header_font.setBold(True)
@@ -238,10 +234,7 @@ class MessageDelegate(QStyledItemDelegate):
             if r.contains(pos):
                 self.actionTriggered.emit(action, index.row())
                 return True
-        col = self.column(rect)
-        laid = self._laid(index, col.width() - 2 * PAD)
-        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
-        href = laid.doc.documentLayout().anchorAt(local)
+        href = self.href_at(index, event.position())
         if href:
             self.linkActivated.emit(href, index.row())
             return True

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.painting import draw_focus_ring
 from app.ui.sidebar.model import RowRole, SidebarRow, ThreadIdRole
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.tasks import spawn
@@ -53,12 +54,7 @@ class _RowDelegate(QStyledItemDelegate):
             painter.setBrush(colour)
             painter.drawRoundedRect(box, 8, 8)
         if state & QStyle.StateFlag.State_HasFocus:
-            pen = painter.pen()
-            pen.setColor(palette.color(QPalette.ColorRole.Highlight))
-            pen.setWidth(2)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(box.adjusted(1, 1, -1, -1), 8, 8)
+            draw_focus_ring(painter, palette, box, 8)
         text_rect = box.adjusted(10, 6, -30, -6)
         title_font = QFont(option.font)
         title_font.setWeight(QFont.Weight.DemiBold)
