@@ -1,0 +1,1 @@
+"""The settings dialog (``settingsDialog``, Ctrl+,) and its pages, one module a page."""
