@@ -35,7 +35,7 @@ class BudgetPause(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["budget_pause"] = BUDGET_PAUSE
+    type: Literal["budget_pause"] = "budget_pause"
     limit: str
     value: float
     used: float
