@@ -15,7 +15,10 @@ _SHEET = """
 #sidebar QListView { background: transparent; }
 #header { border-bottom: 1px solid palette(mid); }
 #threadTitle { font-size: 15px; font-weight: 600; }
-#budgetMeter, #composerHint, #modelStatus { color: palette(placeholder-text); }
+#budgetMeter, #budgetMeterText, #composerHint, #modelStatus { color: palette(placeholder-text); }
+#budgetPausePanel { background: %(warn_bg)s; border-top: 1px solid palette(mid); }
+#budgetPauseTitle { font-weight: 600; }
+#budgetPauseError { color: %(error_fg)s; }
 #composerBox { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
 #composerBox:focus-within { border-color: %(accent)s; }
 #composer { background: transparent; }
@@ -96,6 +99,7 @@ def apply_theme(app: QApplication, theme: str = "system") -> bool:
             "accent": ACCENT,
             "error_bg": "#4a2326" if dark else "#fdecea",
             "warn_bg": "#4a3b1e" if dark else "#fff4e0",
+            "error_fg": "#ff8a80" if dark else "#b3261e",
         }
     )
     return dark

@@ -26,6 +26,7 @@ from app.core.errors import ParleyError
 from app.services.events import ApprovalNeeded, BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
+from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
@@ -103,6 +104,8 @@ class MainWindow(QMainWindow):
         self.chat = ChatView(self.chat_vm, self)
         self.empty = _EmptyState(self)
         self.composer = ComposerPanel(self)
+        self.budget_pause = BudgetPausePanel(workspace, self)
+        self.budget_pause.paused.connect(lambda _t: self.header.budget.mark_paused())
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
@@ -115,6 +118,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.header)
         col.addWidget(self.notice)
         col.addWidget(self.stack, 1)
+        col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -255,6 +259,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
         self.header.show_model(thread.model or self.workspace.settings.default_model)
         self._show_usage()
+        await self.budget_pause.show_for(thread_id)
 
     def _select_current(self) -> None:
         if self.chat_vm.thread_id:
@@ -466,7 +471,7 @@ class MainWindow(QMainWindow):
         self.composer.hint.setText(
             "Parley is answering… (Esc stops)" if status == "running" else ""
         )
-        if status != "running":
+        if status not in ("running", "waiting"):
             self._show_usage()
 
     def _on_problem(self, problem: Problem) -> None:
@@ -488,8 +493,7 @@ class MainWindow(QMainWindow):
         )
 
     def _on_budget(self, event: BudgetUpdated) -> None:
-        usage = event.usage
-        self.header.budget.setText(f"{usage.tokens:,} tokens · ${usage.cost:.2f}")
+        self.header.budget.show_run(event.usage, event.limits)
 
     def _show_usage(self) -> None:
         tokens = 0
@@ -497,7 +501,7 @@ class MainWindow(QMainWindow):
             message = self.chat_vm.model.message_at(row)
             if message is not None and message.usages:
                 tokens += message.usages.total_tokens
-        self.header.budget.setText(f"{tokens:,} tokens" if tokens else "")
+        self.header.budget.show_total(tokens)
 
     async def _remedy(self, action: str, target: str) -> None:
         if action == "set_key":
@@ -569,5 +573,6 @@ class MainWindow(QMainWindow):
         set_failure_reporter(None)
         self.chat_vm.close()
         self.threads_vm.close()
+        self.budget_pause.close_panel()
         super().closeEvent(event)
         self.closed.emit()
