@@ -42,6 +42,10 @@ _SHEET = """
 """
 
 
+_system: list[tuple[str, QPalette]] = []
+"""The style and palette the application had before any theme was applied."""
+
+
 def _palette(dark: bool) -> QPalette:
     p = QPalette()
     if dark:
@@ -87,11 +91,19 @@ def _palette(dark: bool) -> QPalette:
 
 def apply_theme(app: QApplication, theme: str = "system") -> bool:
     """Apply ``theme`` (``system``, ``light`` or ``dark``); return whether it is dark."""
+    if not _system:
+        _system.append((app.style().name(), app.palette()))
     if theme in ("light", "dark"):
         style = QStyleFactory.create("Fusion")
         if style is not None:
             app.setStyle(style)
         app.setPalette(_palette(theme == "dark"))
+    elif app.style().name() != _system[0][0] or app.palette() != _system[0][1]:
+        # back from a chosen theme: the style and palette the app started with
+        style = QStyleFactory.create(_system[0][0])
+        if style is not None:
+            app.setStyle(style)
+        app.setPalette(_system[0][1])
     dark = app.palette().color(QPalette.ColorRole.Base).lightness() < 128
     app.setStyleSheet(
         _SHEET

@@ -33,6 +33,7 @@ from app.ui.composer import ComposerPanel
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.notices import NoticeBar
+from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
@@ -98,6 +99,7 @@ class MainWindow(QMainWindow):
             str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
         )
 
+        self._settings_dialog: SettingsDialog | None = None
         self.header = Header(self)
         self.notice = NoticeBar(self)
         self.sidebar = Sidebar(self.threads_vm, self)
@@ -195,6 +197,7 @@ class MainWindow(QMainWindow):
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
+        act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()
         act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)
         act(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
@@ -521,6 +524,15 @@ class MainWindow(QMainWindow):
                 self.notice.show_message(f"Key saved ({where}).", timeout_ms=4000)
         elif action == "pick_model":
             self._open_picker()
+        elif action == "open_settings":
+            self.open_settings()
+
+    def open_settings(self, page: str | None = None) -> SettingsDialog:
+        """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
+        if self._settings_dialog is None:
+            self._settings_dialog = SettingsDialog(self.workspace, self)
+        self._settings_dialog.open_at(page)
+        return self._settings_dialog
 
     @staticmethod
     def _spawn(coro: Coroutine[Any, Any, Any]) -> None:
