@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
+from app.ui.crash import install_crash_handler
 from app.ui.tasks import drain
 from app.ui.theme import apply_theme
 from app.ui.window import MainWindow
@@ -85,6 +86,7 @@ async def _main(
         ok = window.grab().save(str(screenshot))
         await close_window(window)
         return 0 if ok else 1
+    crashes = install_crash_handler(lambda: window, asyncio.get_running_loop())
     closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def on_closed() -> None:
@@ -94,6 +96,7 @@ async def _main(
     window.closed.connect(on_closed)
     await closed
     await close_window(window)
+    crashes.uninstall(asyncio.get_running_loop())
     return 0
 
 

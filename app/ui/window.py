@@ -30,6 +30,7 @@ from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
+from app.ui.crash import report_unexpected
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.notices import NoticeBar
@@ -539,6 +540,8 @@ class MainWindow(QMainWindow):
         spawn(coro)
 
     def _report_failure(self, exc: BaseException) -> None:
+        if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
+            return
         self.notice.show_message(
             f"Something went wrong ({type(exc).__name__}: {str(exc)[:200]}). Your data is safe.",
             level="error",
