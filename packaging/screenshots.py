@@ -1,5 +1,6 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
-dark, through ``parley --screenshot`` on a data directory seeded with a scripted model.
+dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; then a
+run paused at its budget and the settings dialog (``packaging/_dialog_shots.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -81,6 +82,11 @@ def main(out_dir: Path) -> int:
             cwd=ROOT,
         )
         print(target)
+    # the budget pause and the settings dialog are rendered inside one window process
+    subprocess.run([sys.executable, str(ROOT / "packaging/_dialog_shots.py"), str(out_dir)],
+                   check=True, cwd=ROOT)
+    print(out_dir / "budget-pause.png")
+    print(out_dir / "settings.png")
     return 0
 
 

@@ -18,7 +18,17 @@ _SHEET = """
 #budgetMeter, #budgetMeterText, #composerHint, #modelStatus { color: palette(placeholder-text); }
 #budgetPausePanel { background: %(warn_bg)s; border-top: 1px solid palette(mid); }
 #budgetPauseTitle { font-weight: 600; }
+#raiseBudgetButton { background: %(accent)s; color: white; border-radius: 6px; padding: 6px 14px;
+                     font-weight: 600; }
+#raiseBudgetButton:disabled { background: palette(mid); }
 #budgetPauseError { color: %(error_fg)s; }
+#settingsHeading { font-size: 16px; font-weight: 600; }
+#settingsPageList { background: palette(alternate-base); border: 1px solid palette(mid);
+                    border-radius: 8px; padding: 4px; }
+#settingsPageList::item { padding: 6px 8px; border-radius: 6px; color: palette(text); }
+#settingsPageList::item:selected { background: palette(highlight);
+                                   color: palette(highlighted-text); }
+#keyringStatus[warning="true"] { background: %(warn_bg)s; border-radius: 6px; padding: 6px 8px; }
 #composerBox { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
 #composerBox:focus-within { border-color: %(accent)s; }
 #composer { background: transparent; }

@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.empty = _EmptyState(self)
         self.composer = ComposerPanel(self)
         self.budget_pause = BudgetPausePanel(workspace, self)
-        self.budget_pause.paused.connect(lambda _t: self.header.budget.mark_paused())
+        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)

@@ -12,7 +12,8 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from app.core.budget import BudgetLimits, BudgetUsage
-from app.ui.budget.text import details, fraction_used, summary
+from app.core.graph.budget_pause import BudgetPause
+from app.ui.budget.text import LIMIT_WORDS, details, fraction_used, summary, value_text
 from app.ui.theme import ACCENT
 
 __all__ = ["BudgetMeter"]
@@ -90,10 +91,26 @@ class BudgetMeter(QWidget):
             f"{head}: " + "; ".join(f"{what}: {value}" for what, value in rows)
         )
 
-    def mark_paused(self, paused: bool = True) -> None:
-        """Show the last run as paused at a limit (or no longer paused)."""
+    def mark_paused(self, pause: BudgetPause) -> None:
+        """Show the run as paused at ``pause``'s limit (with its last spending when known,
+        as after a restart only the pause itself is)."""
         if self._last is not None:
-            self.show_run(*self._last, paused=paused)
+            self.show_run(*self._last, paused=True)
+            return
+        _adjective, noun = LIMIT_WORDS.get(pause.limit, ("", pause.limit))
+        used, value = value_text(pause.limit, pause.used), value_text(pause.limit, pause.value)
+        self.paused = True
+        self.bar.fraction = 1.0
+        self.bar.colour = QColor(WARN)
+        self.bar.show()
+        self.bar.update()
+        self.label.setText(f"Paused · {used}/{value} {noun}")
+        self.setToolTip(
+            f"<b>This run is paused at a limit</b><br>{noun.capitalize()}: {used} of {value}"
+        )
+        self.setAccessibleDescription(
+            f"This run is paused at a limit: {noun.capitalize()}: {used} of {value}"
+        )
 
     def show_total(self, tokens: int) -> None:
         """No run: show the tokens the thread has used so far."""

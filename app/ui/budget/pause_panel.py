@@ -55,8 +55,8 @@ class BudgetPausePanel(QFrame):
 
     answered = Signal(str)
     """Emitted with the thread id once a raise or a stop was sent."""
-    paused = Signal(str)
-    """Emitted with the thread id when the panel shows a pause."""
+    paused = Signal(object)
+    """Emitted with the :class:`BudgetPaused` the panel shows."""
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,7 +152,7 @@ class BudgetPausePanel(QFrame):
         self._enable(True)
         self.show()
         self.raise_button.setFocus()
-        self.paused.emit(event.thread_id)
+        self.paused.emit(event)
         announce(self, f"{title}. {body}")
 
     def clear(self) -> None:

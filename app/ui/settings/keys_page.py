@@ -50,6 +50,8 @@ class KeysPage(SettingsPage):
         session_only, text = await self.workspace.preferences.keyring_message()
         self.status.setText(text)
         self.status.setProperty("warning", session_only)
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
         for key in await self.workspace.preferences.keys():
             self._row(key)
 

@@ -54,6 +54,7 @@ class ModelsPage(SettingsPage):
             test.setAccessibleName(f"Test the connection to {name}")
             result = result_label(self, f"{provider}Result")
             result.setAccessibleName(f"{name} connection result")
+            result.hide()
             edit.editingFinished.connect(lambda p=provider: spawn(self.save_url(p)))
             test.clicked.connect(lambda _c=False, p=provider: spawn(self.test(p)))
             grid.addWidget(title, row, 0)
@@ -80,22 +81,27 @@ class ModelsPage(SettingsPage):
         try:
             clean = await self.workspace.preferences.set_url(provider, edit.text())
         except ParleyError as exc:
-            self.results[provider].setText(f"Not saved: {exc}.")
+            self._say(provider, f"Not saved: {exc}.")
             return
         edit.setText(clean)
-        self.results[provider].setText("Saved.")
+        self._say(provider, "Saved.")
 
     async def test(self, provider: Provider) -> bool:
         """Test the URL in the field; show the result sentence; return whether it worked."""
         button, label = self.tests[provider], self.results[provider]
         button.setEnabled(False)
-        label.setText("Connecting…")
+        self._say(provider, "Connecting…")
         try:
             result = await self.workspace.preferences.test_connection(
                 provider, self.urls[provider].text()
             )
         finally:
             button.setEnabled(True)
-        label.setText(result.text)
+        self._say(provider, result.text)
         label.setProperty("ok", result.ok)
         return result.ok
+
+    def _say(self, provider: Provider, text: str) -> None:
+        label = self.results[provider]
+        label.setText(text)
+        label.setVisible(bool(text))

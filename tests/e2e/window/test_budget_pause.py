@@ -125,6 +125,7 @@ async def test_a_pause_survives_closing_and_reopening_the_window(tmp_path: Path)
     try:
         panel = find(window, BudgetPausePanel, "budgetPausePanel")
         await wait_until(panel.isVisible, what="the pause to come back")
+        assert find(window, BudgetMeter, "budgetMeter").text() == "Paused · 2/2 model calls"
         panel.count.setValue(5)
         assert find(panel, QWidget, "budgetRaiseResult").text() == "→ new limit 7 model calls"
         assert await panel.raise_limit()
