@@ -75,10 +75,15 @@ async def _main(
     model: str | None,
     thread_id: str | None,
     screenshot: Path | None,
+    theme: str | None = None,
 ) -> int:
     window = await open_window(
         data_dir, model=model, thread_id=thread_id, preload=screenshot is None
     )
+    saved = window.workspace.settings.theme
+    app = QApplication.instance()
+    if theme is None and saved != "system" and isinstance(app, QApplication):
+        apply_theme(app, saved)  # the choice made in Settings > Appearance
     if screenshot is not None:
         window.resize(1280, 800)
         await window.refresh_models()
@@ -119,7 +124,7 @@ def run_window(
     shot = Path(screenshot) if screenshot else None
     try:
         with loop:
-            task = loop.create_task(_main(data_dir, model, thread_id, shot))
+            task = loop.create_task(_main(data_dir, model, thread_id, shot, theme))
             return int(loop.run_until_complete(task))
     except Exception as exc:  # the window could not start: say so plainly
         (err or sys.stderr).write(f"parley: the window could not start: {exc}\n")

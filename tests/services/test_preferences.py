@@ -4,48 +4,20 @@ this session only when there is none, never in a file), rules, the audit log, li
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
-import keyring.backends.fail
 import pytest
 from keyring.backend import KeyringBackend
 
 from app.core.errors import UserError
 from app.core.models import ScriptedChatModel
-from app.core.tools import tool
 from app.services.settings import AppSettings, load_settings
 from app.services.workspace import Workspace
-from tests.services.memory_keyring import MemoryKeyring
+from tests.services.memory_keyring import MemoryKeyring, shout
 from tests.services.models_server import models_server
 
 KEY = "sk-test-Preferences-marker-7f3a9c"
-
-
-@tool(requires_approval=True)
-def shout(text: str) -> str:
-    """Say ``text`` loudly."""
-    return text.upper()
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    before = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[KeyringBackend]:
-    before = keyring.get_keyring()
-    backend = keyring.backends.fail.Keyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
 
 
 async def _open(tmp_path: Path, script: list[Any] | None = None) -> Workspace:

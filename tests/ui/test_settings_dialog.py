@@ -6,13 +6,9 @@ live."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
-import keyring.backends.fail
-import pytest
 from keyring.backend import KeyringBackend
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -28,41 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.tools import tool
 from app.services.settings import AppSettings, load_settings
 from app.services.workspace import Workspace
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.window import MainWindow
-from tests.services.memory_keyring import MemoryKeyring
+from tests.services.memory_keyring import MemoryKeyring, shout
 from tests.services.models_server import models_server
 from tests.ui.harness import Models, app, close_test_window, find, shortcut, type_text, wait_until
 
 KEY = "sk-window-Settings-marker-51d0e2"
 CALL = {"tool_calls": [{"name": "shout", "args": {"text": "hi"}}]}
-
-
-@tool(requires_approval=True)
-def shout(text: str) -> str:
-    """Say ``text`` loudly."""
-    return text.upper()
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    before = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[KeyringBackend]:
-    before = keyring.get_keyring()
-    backend = keyring.backends.fail.Keyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
 
 
 async def open_window(data_dir: Path, script: list[Any] | None = None) -> MainWindow:
