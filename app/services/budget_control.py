@@ -37,6 +37,8 @@ def budget_answer(
         raise UserError(
             f"the new limit must be at least {pause.used + pause.needed:g} for the run to go on"
         )
+    if pause.limit == "max_cost" and raise_to <= pause.used:
+        raise UserError(f"the new limit must be more than the ${pause.used:.4f} already spent")
     if raise_to <= pause.value:
         raise UserError(f"the new limit must be more than the current one ({pause.value:g})")
     return BudgetAnswer(decision="raise", limit=pause.limit, to=raise_to).model_dump(
