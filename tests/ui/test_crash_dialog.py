@@ -82,6 +82,16 @@ async def test_a_slot_that_raises_opens_the_report_and_the_window_keeps_working(
             find(dialog, QLabel, "crashSummary").text()
         )
         assert WORDS not in find(dialog, QPlainTextEdit, "crashDetails").toPlainText()
+
+        # and so does a callback the event loop ran
+        def callback() -> None:
+            raise KeyError(SECRET)
+
+        loop.call_soon(callback)
+        await wait_until(lambda: dialog.count == 3, what="the loop's report")
+        details = find(dialog, QPlainTextEdit, "crashDetails").toPlainText()
+        assert "Caught in: a background task" in details and "KeyError" in details
+        assert SECRET not in details and WORDS not in details
         dialog.reject()
 
         # nothing was lost: the typed text is still there and sending works

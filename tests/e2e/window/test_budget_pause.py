@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QListView, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QPushButton, QSpinBox, QWidget
 
 from app.core.budget import BudgetLimits
 from app.core.state import Message
@@ -130,5 +130,29 @@ async def test_a_pause_survives_closing_and_reopening_the_window(tmp_path: Path)
         assert find(panel, QWidget, "budgetRaiseResult").text() == "→ new limit 7 model calls"
         assert await panel.raise_limit()
         await wait_until(lambda: rows(window)[-1].text() == "2 + 3 + 5 = 10", what="the answer")
+    finally:
+        await close_test_window(window)
+
+
+async def test_limits_set_in_settings_apply_to_the_next_run(tmp_path: Path) -> None:
+    window = await open_window(tmp_path, Models({"scripted:a": SCRIPT}))
+    try:
+        dialog = window.open_settings("limitsSettingsPage")
+        page = await dialog.show_page("limitsSettingsPage")
+        box = find(page, QSpinBox, "limit_max_model_calls")
+        assert box.value() == 2
+        box.setValue(1)
+        await page.save("max_model_calls")
+        assert find(page, QLabel, "limitsMessage").text() == (
+            "Saved: new runs start with these limits."
+        )
+        dialog.close()
+        panel = await send_and_pause(window)
+        assert (
+            find(panel, QLabel, "budgetPauseText")
+            .text()
+            .startswith("This run has used 1 of its 1 model calls.")
+        )
+        assert find(window, BudgetMeter, "budgetMeter").text().startswith("Paused · 1/1 calls")
     finally:
         await close_test_window(window)
