@@ -12,19 +12,21 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.core.tools.secrets import SecretError
 from app.services.connection_test import ConnectionResult, Provider, probe_connection
 from app.store import Store
+from app.store.models import ApprovalDecision
 
 if TYPE_CHECKING:
     from app.secrets.keyring_resolver import KeyringSecretResolver
     from app.services.workspace import Workspace
 
 __all__ = [
+    "DECISIONS",
     "THEMES",
     "AuditRow",
     "ConnectionResult",
@@ -35,6 +37,8 @@ __all__ = [
 ]
 
 THEMES = ("system", "light", "dark")
+DECISIONS: tuple[str, ...] = get_args(ApprovalDecision)
+"""What an audit entry can record, for the audit page's filter."""
 
 _URL_FIELDS: dict[Provider, str] = {
     "ollama": "ollama_url",

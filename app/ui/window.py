@@ -518,11 +518,11 @@ class MainWindow(QMainWindow):
             )
             if await ask(dialog) and edit.text().strip():
                 try:
-                    where = await self.workspace.set_api_key(target, edit.text().strip())
+                    where = await self.workspace.preferences.set_key(target, edit.text())
                 except ParleyError as exc:
                     self.notice.show_message(str(exc), level="error")
                     return
-                self.notice.show_message(f"Key saved ({where}).", timeout_ms=4000)
+                self.notice.show_message(where, timeout_ms=4000)
         elif action == "pick_model":
             self._open_picker()
         elif action == "open_settings":

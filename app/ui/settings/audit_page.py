@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.preferences import AuditRow, format_time
+from app.services.preferences import DECISIONS, AuditRow, format_time
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout
 from app.ui.settings.page import SettingsPage
@@ -24,7 +24,6 @@ from app.ui.tasks import spawn
 
 __all__ = ["AuditPage"]
 
-DECISIONS = ["requested", "approve", "deny", "edit", "always", "allowed_by_rule"]
 ANY = "Any"
 COLUMNS = ["Time", "Thread", "Tool", "Decision", "Scope", "Fingerprint"]
 
