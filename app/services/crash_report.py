@@ -1,8 +1,8 @@
 """The text of a crash report: where an unexpected exception happened, safe to share.
 
 It has the versions, the exception's type and the frames with their code lines — no local
-variables, no exception text (which can hold a message the user wrote), and every secret value
-Parley has seen replaced by ``[secret]``.
+variables, no exception text (which can hold a message the user wrote), the home directory
+shown as ``~``, and every secret value Parley has seen replaced by ``[secret]``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import platform
 import traceback
 from importlib import metadata
+from pathlib import Path
 
 from app.services.logs import PrivacyFilter, traceback_without_text
 
@@ -39,5 +40,8 @@ def crash_report(exc: BaseException, context: str = "") -> str:
         "",
     ]
     body = traceback_without_text(exc).replace("(text not logged)", "(its text is left out)")
-    text = "\n".join(head) + body
+    text = "\n".join(head) + "\n" + body
+    home = str(Path.home())
+    if len(home) > 1:
+        text = text.replace(home, "~")  # paths need not name the user
     return PrivacyFilter().redact(text)
