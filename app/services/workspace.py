@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.core.agent import create_agent
 from app.core.errors import CheckpointConflict, ParleyError, UserError
@@ -54,6 +54,11 @@ from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
 from app.store import MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
+
+if TYPE_CHECKING:
+    from app.core.models.protocol import ModelInfo
+    from app.media import IngestProgress, Source
+    from app.services.attach import Attachments
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -158,7 +163,10 @@ class Workspace:
             if secret_resolver is None:
                 secret_resolver = keyring
             if resolve_model is None:
-                registry = ModelRegistry(api_key_lookup(keyring))
+                from app.services.attach import media_loader
+
+                # vision models get the stored bytes of attached images
+                registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
                 resolve_model = registry.resolve
 
                 async def list_ollama(url: str) -> list[dict[str, Any]]:
@@ -282,6 +290,23 @@ class Workspace:
         self._emit(ThreadsChanged(thread.id))
         return thread
 
+    async def saved_state(self, thread_id: str) -> AgentState | None:
+        """The thread's latest saved state (``None`` before its first turn)."""
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        return latest.state if latest else None
+
+    async def attach(
+        self,
+        sources: Sequence[Source | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> Attachments:
+        """Turn files into content blocks, their bytes kept once in the store's media; a
+        problem line for each file that cannot be attached (the others still are)."""
+        from app.services.attach import attach
+
+        return await attach(self._store.store_media, sources, on_progress=on_progress)
+
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100
     ) -> MessagePage:
@@ -298,6 +323,11 @@ class Workspace:
     async def model_choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
         return await list_model_choices(self.settings, self._list_ollama)
+
+    async def check_model(self, spec: str) -> ModelInfo | None:
+        """Build the model ``spec`` names now (off the loop) and return what it can take;
+        raises the reason when it cannot be used, before anything is sent."""
+        return getattr(await self._model(spec), "info", None)
 
     async def preload(self, spec: str) -> None:
         """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
