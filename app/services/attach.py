@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
-from app.core.state import ContentBlock, MediaRef, Message, TextBlock
+from app.core.state import ContentBlock, Message, TextBlock
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
-from app.store import Store
+from app.services.model_access import media_loader
 
 __all__ = ["Attachments", "attach", "compose", "media_loader"]
 
@@ -48,16 +48,6 @@ async def attach(
         else:
             out.problems.append(result.message)
     return out
-
-
-def media_loader(store: Store) -> Callable[[MediaRef], bytes]:
-    """Reads attachments' bytes from ``store`` for the providers that send them (pass it as
-    ``media_loader`` when building models: vision models get the stored image)."""
-
-    def load(ref: MediaRef) -> bytes:
-        return store.read_media(ref.file_id or ref.sha256 or "")
-
-    return load
 
 
 def compose(text: str, blocks: Sequence[ContentBlock], info: ModelInfo | None) -> Message:

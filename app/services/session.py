@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -11,33 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.tools import Tool
-from app.core.tools.secrets import SecretError
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.conversation import Conversation
 from app.services.events import WorkspaceEvent
+from app.services.model_access import ENV_KEYS, api_key_lookup
 from app.services.terminal_approvals import TerminalApprovalHandler
 from app.services.workspace import Workspace
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
 __all__ = ["ENV_KEYS", "Session", "api_key_lookup", "open_session"]
-
-ENV_KEYS = {"openai/api-key": "OPENAI_API_KEY", "anthropic/api-key": "ANTHROPIC_API_KEY"}
-"""Environment variables read for an API key the keyring does not have."""
-
-
-def api_key_lookup(secrets: KeyringSecretResolver) -> Callable[[str], str | None]:
-    """Look an API key up in the keyring, then in the provider's usual environment variable
-    (never stored)."""
-
-    def api_key(ref: str) -> str | None:
-        try:
-            return secrets.get(ref)
-        except SecretError:
-            pass
-        name = ENV_KEYS.get(ref)
-        return os.environ.get(name) or None if name else None
-
-    return api_key
 
 
 @dataclass

@@ -152,8 +152,8 @@ class Workspace:
         list_ollama = None
         if resolve_model is None or secret_resolver is None:
             from app.secrets.keyring_resolver import KeyringSecretResolver
+            from app.services.model_access import api_key_lookup, media_loader
             from app.services.model_registry import ModelRegistry
-            from app.services.session import api_key_lookup
 
             keyring = (
                 secret_resolver
@@ -163,8 +163,6 @@ class Workspace:
             if secret_resolver is None:
                 secret_resolver = keyring
             if resolve_model is None:
-                from app.services.attach import media_loader
-
                 # vision models get the stored bytes of attached images
                 registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
                 resolve_model = registry.resolve
