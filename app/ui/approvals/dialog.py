@@ -135,6 +135,9 @@ class ToolApprovalDialog(QDialog):
         table.setAccessibleName("Tool calls waiting for your decision")
         table.setHorizontalHeaderLabels(["Tool", "Arguments", "Decision"])
         table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(32)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -154,7 +157,9 @@ class ToolApprovalDialog(QDialog):
                 combo.addItem(label, key)
             combo.currentIndexChanged.connect(lambda _i, r=row: self._choice_changed(r))
             table.setCellWidget(row, 2, combo)
-        table.setMaximumHeight(min(220, 32 + 34 * len(self.calls)))
+        table.setFixedHeight(
+            min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
+        )
         return table
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
@@ -348,9 +353,14 @@ class ToolApprovalDialog(QDialog):
 
     def _explain_scope(self) -> None:
         tool = self.calls[self._current].request.tool
+        thread, everywhere = (
+            ("Always allow in this thread", "Always allow this tool")
+            if (self.batch)
+            else ("In this thread", "For this tool")
+        )
         self.scope_help.setText(
-            f"In this thread: {tool} runs without asking again in this thread only. "
-            f"For this tool: {tool} runs without asking in every thread, now and later. "
+            f"{thread}: {tool} runs without asking again in this thread only. "
+            f"{everywhere}: {tool} runs without asking in every thread, now and later. "
             "Either can be revoked in Settings."
         )
 
