@@ -279,6 +279,10 @@ async def test_closing_the_dialog_decides_nothing_and_review_brings_it_back(
         assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
         assert await audit(window, thread_id) == [("write_note", "requested", "once", None)]
         assert review.isVisible()
+        sidebar = window.threads_vm.model
+        await wait_until(lambda: sidebar.rows[0].status == "waiting", what="the badge")
+        tip = sidebar.data(sidebar.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+        assert tip.endswith("(waiting for approval)")
         review.click()
         dialog = await approval_dialog(window)
         find(dialog, QPushButton, "approveButton").click()
