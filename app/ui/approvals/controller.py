@@ -10,6 +10,7 @@ Review…. A thread whose run was cut off gets a banner with Resume and Discard.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
@@ -21,19 +22,21 @@ from app.ui.approvals.dialog import ToolApprovalDialog
 from app.ui.dialogs import ask
 from app.ui.tasks import spawn
 
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
 __all__ = ["ApprovalController"]
 
 
 class ApprovalController(QObject):
-    """Wires the approval dialog and the run banner to a main window (``window`` must have
-    ``workspace``, ``chat_vm``, ``notice`` and a ``closed`` signal)."""
+    """Wires the approval dialog and the run banner to a main window."""
 
-    def __init__(self, window: object) -> None:
-        super().__init__(window)  # type: ignore[arg-type]
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
         self.window = window
-        self.workspace = window.workspace  # type: ignore[attr-defined]
-        self.chat_vm = window.chat_vm  # type: ignore[attr-defined]
-        self.banner = RunBanner(window)  # type: ignore[arg-type]
+        self.workspace = window.workspace
+        self.chat_vm = window.chat_vm
+        self.banner = RunBanner(window)
         self.dialog: ToolApprovalDialog | None = None
         self._asking: set[str] = set()
         self._lock = asyncio.Lock()
@@ -41,7 +44,7 @@ class ApprovalController(QObject):
         self.chat_vm.approvalNeeded.connect(lambda a: spawn(self.ask(a)))
         self.chat_vm.threadOpened.connect(lambda tid: spawn(self._opened(tid)))
         self.chat_vm.statusChanged.connect(self._status)
-        window.closed.connect(self.dismiss)  # type: ignore[attr-defined]
+        window.closed.connect(self.dismiss)
 
     # Approvals -----------------------------------------------------------------------
 
@@ -74,7 +77,7 @@ class ApprovalController(QObject):
             title = ""
         tools = {r.tool: self.workspace.tool(r.tool) for r in approval.requests}
         dialog = ToolApprovalDialog(
-            self.window,  # type: ignore[arg-type]
+            self.window,
             approval.requests,
             thread_title=title,
             tools=tools,
@@ -133,7 +136,7 @@ class ApprovalController(QObject):
         try:
             await self.workspace.resume_cut_off(thread_id)
         except ParleyError as exc:
-            self.window.notice.show_message(str(exc), level="error")  # type: ignore[attr-defined]
+            self.window.notice.show_message(str(exc), level="error")
 
     async def discard(self, thread_id: str) -> None:
         """End the cut-off run of ``thread_id`` without running more."""
@@ -141,11 +144,9 @@ class ApprovalController(QObject):
         try:
             await self.workspace.discard_cut_off(thread_id)
         except ParleyError as exc:
-            self.window.notice.show_message(str(exc), level="error")  # type: ignore[attr-defined]
+            self.window.notice.show_message(str(exc), level="error")
             return
-        self.window.notice.show_message(  # type: ignore[attr-defined]
-            "The cut-off run was discarded.", timeout_ms=4000
-        )
+        self.window.notice.show_message("The cut-off run was discarded.", timeout_ms=4000)
 
     def _status(self, status: str) -> None:
         if status == "running":

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QPalette
+from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -479,6 +479,11 @@ class ToolApprovalDialog(QDialog):
         """Close without deciding anything (the window is closing)."""
         if self.isVisible():
             self.done(DISMISSED)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Open with the focus on Deny, the safe answer."""
+        super().showEvent(event)
+        self.deny_button.setFocus()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """The title bar's close button decides nothing: the calls stay pending."""

@@ -2,7 +2,11 @@
 ``PARLEY_TEST_HANG`` is set), after a first call that finishes. Each call writes its label and
 idempotency key to the file named by ``PARLEY_TEST_LOG``.
 
-Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR``.
+With ``approval`` as the second argument it instead asks for a ``guarded_stamp`` that needs
+approval, logs ``paused`` once the run waits, and hangs there (a process killed while its
+approval dialog is open).
+
+Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval]``.
 """
 
 from __future__ import annotations
@@ -45,20 +49,33 @@ def slow_stamp(label: str, runtime: Runtime) -> str:
     return f"stamped {label} slowly"
 
 
-TOOLS = [stamp, slow_stamp]
+@tool(requires_approval=True)
+def guarded_stamp(label: str, runtime: Runtime) -> str:
+    """Write a label to the log, once a person allowed it."""
+    _log(f"guarded {label} {runtime.idempotency_key}")
+    return f"stamped {label} with approval"
 
 
-async def _main(data_dir: str) -> None:
+TOOLS = [stamp, slow_stamp, guarded_stamp]
+APPROVAL_SCRIPT = [
+    {"tool_calls": [{"name": "guarded_stamp", "args": {"label": "third"}, "id": "c3"}]},
+]
+
+
+async def _main(data_dir: str, mode: str) -> None:
     from app.services.workspace import Workspace
 
-    model = ScriptedChatModel(SCRIPT)
+    model = ScriptedChatModel(APPROVAL_SCRIPT if mode == "approval" else SCRIPT)
     ws = await Workspace.open(
         data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: "", tools=TOOLS
     )
     ws.settings = ws.settings.model_copy(update={"default_model": "scripted:a"})
     thread = await ws.create_thread(title="Cut off")
     await (await ws.send(thread.id, "Stamp twice"))
+    if mode == "approval":
+        _log("paused")
+        await asyncio.sleep(60)
 
 
 if __name__ == "__main__":
-    asyncio.run(_main(sys.argv[1]))
+    asyncio.run(_main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""))

@@ -16,22 +16,23 @@ from PySide6.QtWidgets import QPushButton
 from app.services.cut_off import DISCARDED_NOTE
 from app.ui.app import close_window
 from tests.e2e.window.cut_off_child import TOOLS
-from tests.ui.approval_harness import Recorder, open_tool_window
-from tests.ui.harness import wait_until
+from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window
+from tests.ui.harness import find, wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-async def killed_mid_call(tmp_path: Path) -> tuple[Path, Path]:
-    """Run the child until its second call hangs, then SIGKILL it; return (data dir, log)."""
+async def killed_mid_call(tmp_path: Path, mode: str = "") -> tuple[Path, Path]:
+    """Run the child until its second call hangs (or, in ``approval`` mode, until it waits
+    for an approval), then SIGKILL it; return (data dir, log)."""
     data, log = tmp_path / "data", tmp_path / "calls.log"
     env = {**os.environ, "PARLEY_TEST_LOG": str(log), "PARLEY_TEST_HANG": "1"}
     env["PYTHONPATH"] = str(ROOT)
-    command = [sys.executable, "-m", "tests.e2e.window.cut_off_child", str(data)]
+    command = [sys.executable, "-m", "tests.e2e.window.cut_off_child", str(data), mode]
     child = await asyncio.to_thread(subprocess.Popen, command, cwd=ROOT, env=env)
     try:
         await wait_until(
-            lambda: log.exists() and "start second" in log.read_text(),
+            lambda: log.exists() and ("paused" if mode else "start second") in log.read_text(),
             timeout=30,
             what="the second call to start",
         )
@@ -100,5 +101,28 @@ async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> Non
         await wait_until(lambda: model.inputs, what="the next turn")
         results = [r.output for m in model.inputs[0] for r in m.tool_results()]
         assert results == ["stamped first", DISCARDED_NOTE]
+    finally:
+        await close_window(window)
+
+
+async def test_a_process_killed_while_waiting_for_approval_still_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, log = await killed_mid_call(tmp_path, "approval")
+    assert log.read_text() == "paused\n"  # nothing ran before the decision
+    monkeypatch.setenv("PARLEY_TEST_LOG", str(log))
+    model = Recorder([{"text": "Stamped."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
+        dialog = await approval_dialog(window)
+        assert window.approvals.banner.kind != "cut_off"  # a paused run is not a cut-off one
+        assert "guarded_stamp" in dialog.name_label.text()
+        find(dialog, QPushButton, "approveButton").click()
+        await wait_until(lambda: model.inputs, what="the run to continue")
+        await wait_until(
+            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+        )
+        assert [line[:-1] for line in lines(log)] == [[], ["guarded", "third"]]
     finally:
         await close_window(window)
