@@ -81,7 +81,21 @@ def main(out_dir: Path) -> int:
             cwd=ROOT,
         )
         print(target)
+    for path in _approval_shots(out_dir):
+        print(path)
     return 0
+
+
+def _approval_shots(out_dir: Path) -> list[Path]:
+    """The approval dialog, one call and a batch (light), in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "_approval_shots.py"), str(out_dir), "light"],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    return [Path(line) for line in done.stdout.splitlines() if line.endswith(".png")]
 
 
 if __name__ == "__main__":

@@ -495,6 +495,34 @@ class Workspace:
                 out.append(ApprovalNeeded(thread_id, item.id, requests))
         return out
 
+    def tool(self, name: str) -> Tool[..., Any] | None:
+        """The offered tool called ``name`` (for showing and checking its arguments)."""
+        return next((t for t in self._tools if t.name == name), None)
+
+    async def is_cut_off(self, thread_id: str) -> bool:
+        """Whether the thread's run stopped unfinished (the app or machine died mid-run)."""
+        from app.services.cut_off import is_cut_off
+
+        return thread_id not in self._runs and await is_cut_off(self._store, thread_id)
+
+    async def resume_cut_off(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Continue a cut-off run from its last checkpoint (finished steps are not run again)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        if not await self.is_cut_off(thread_id):
+            raise UserError("this thread has no cut-off run to resume")
+        return self._start(thread_id, await self._agent_for(thread), None)
+
+    async def discard_cut_off(self, thread_id: str) -> None:
+        """End a cut-off run where it stopped, running nothing more."""
+        from app.services.cut_off import discard_cut_off
+
+        self._refuse_if_running(thread_id)
+        for message in await discard_cut_off(self._store, thread_id):
+            self._emit(MessageAdded(thread_id, message))
+        self._emit(RunStatusChanged(thread_id, "idle"))
+        self._emit(ThreadsChanged(thread_id))
+
     def stop(self, thread_id: str) -> bool:
         """Stop the thread's turn at the next chunk; what arrived is kept."""
         run = self._runs.get(thread_id)
