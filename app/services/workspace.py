@@ -38,6 +38,7 @@ from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.events import (
     ApprovalNeeded,
+    BudgetPaused,
     BudgetUpdated,
     MessageAdded,
     MessageRemoved,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
     from app.media import IngestProgress, Source
     from app.services.attach import Attachments
+    from app.services.preferences import Preferences
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -132,6 +134,7 @@ class Workspace:
         self._runs: dict[str, _Run] = {}
         self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
+        self._preferences: Any = None
 
     # Opening and closing -------------------------------------------------------------
 
@@ -370,11 +373,24 @@ class Workspace:
         if not isinstance(resolver, KeyringSecretResolver):
             resolver = await asyncio.to_thread(KeyringSecretResolver)
         status = await asyncio.to_thread(resolver.set, ref, value)
+        self.drop_remote_models()
+        return str(status.backend)
+
+    def drop_remote_models(self) -> None:
+        """Build the remote models again on their next turn (their key or URL changed)."""
         remote = [s for s in self._models if not s.startswith(("local", "gguf:", "scripted:"))]
         for spec in remote:
             del self._models[spec]
         self._agents = {k: v for k, v in self._agents.items() if k[0] not in remote}
-        return str(status.backend)
+
+    @property
+    def preferences(self) -> Preferences:
+        """The settings pages' service: connections, keys, rules, audit log, limits, theme."""
+        from app.services.preferences import Preferences
+
+        if self._preferences is None:
+            self._preferences = Preferences(self, self._store, self._secrets)
+        return self._preferences  # type: ignore[no-any-return]
 
     # Runs ----------------------------------------------------------------------------
 
@@ -523,6 +539,22 @@ class Workspace:
         self._emit(RunStatusChanged(thread_id, "idle"))
         self._emit(ThreadsChanged(thread_id))
 
+    async def pending_budget(self, thread_id: str) -> list[BudgetPaused]:
+        """The budget pauses the thread waits on (also after a restart)."""
+        from app.services.budget_control import pending_budget_pauses
+
+        return await pending_budget_pauses(self._store, thread_id)
+
+    async def answer_budget(
+        self, thread_id: str, interrupt_id: str, raise_to: float | None
+    ) -> asyncio.Task[AgentState | None]:
+        """Go on past a budget pause with the limit raised to ``raise_to``, or stop there
+        (``None``)."""
+        from app.services.budget_control import budget_answer
+
+        answer = budget_answer(await self.pending_budget(thread_id), interrupt_id, raise_to)
+        return await self.answer(thread_id, {interrupt_id: answer})
+
     def stop(self, thread_id: str) -> bool:
         """Stop the thread's turn at the next chunk; what arrived is kept."""
         run = self._runs.get(thread_id)
@@ -552,7 +584,8 @@ class Workspace:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
-        config = {**self._run_config, "thread_id": thread_id}
+        limits = self.settings.default_limits.model_dump(exclude_none=True)
+        config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
@@ -575,6 +608,9 @@ class Workspace:
                 for approval in await self.pending_approvals(thread_id):
                     status = "waiting"
                     self._emit(approval)
+                for pause in await self.pending_budget(thread_id):
+                    status = "waiting"
+                    self._emit(pause)
                 last = state.context[-1] if state.context else None
                 if status == "idle" and last is not None and last.metadata.get("stopped"):
                     status = "stopped"

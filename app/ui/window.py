@@ -27,12 +27,15 @@ from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.approvals import ApprovalController
+from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
+from app.ui.crash import report_unexpected
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.notices import NoticeBar
+from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
@@ -98,12 +101,15 @@ class MainWindow(QMainWindow):
             str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
         )
 
+        self._settings_dialog: SettingsDialog | None = None
         self.header = Header(self)
         self.notice = NoticeBar(self)
         self.sidebar = Sidebar(self.threads_vm, self)
         self.chat = ChatView(self.chat_vm, self)
         self.empty = _EmptyState(self)
         self.composer = ComposerPanel(self)
+        self.budget_pause = BudgetPausePanel(workspace, self)
+        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
@@ -118,6 +124,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.stack, 1)
         self.approvals = ApprovalController(self)
         col.addWidget(self.approvals.banner)
+        col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -193,6 +200,7 @@ class MainWindow(QMainWindow):
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
+        act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()
         act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)
         act(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
@@ -257,6 +265,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
         self.header.show_model(thread.model or self.workspace.settings.default_model)
         self._show_usage()
+        await self.budget_pause.show_for(thread_id)
 
     def _select_current(self) -> None:
         if self.chat_vm.thread_id:
@@ -468,7 +477,7 @@ class MainWindow(QMainWindow):
         self.composer.hint.setText(
             "Parley is answering… (Esc stops)" if status == "running" else ""
         )
-        if status != "running":
+        if status not in ("running", "waiting"):
             self._show_usage()
 
     def _on_problem(self, problem: Problem) -> None:
@@ -484,8 +493,7 @@ class MainWindow(QMainWindow):
         self.notice.show_message(problem.text, level="error", action=action)
 
     def _on_budget(self, event: BudgetUpdated) -> None:
-        usage = event.usage
-        self.header.budget.setText(f"{usage.tokens:,} tokens · ${usage.cost:.2f}")
+        self.header.budget.show_run(event.usage, event.limits)
 
     def _show_usage(self) -> None:
         tokens = 0
@@ -493,7 +501,7 @@ class MainWindow(QMainWindow):
             message = self.chat_vm.model.message_at(row)
             if message is not None and message.usages:
                 tokens += message.usages.total_tokens
-        self.header.budget.setText(f"{tokens:,} tokens" if tokens else "")
+        self.header.budget.show_total(tokens)
 
     async def _remedy(self, action: str, target: str) -> None:
         if action == "set_key":
@@ -513,12 +521,23 @@ class MainWindow(QMainWindow):
                 self.notice.show_message(f"Key saved ({where}).", timeout_ms=4000)
         elif action == "pick_model":
             self._open_picker()
+        elif action == "open_settings":
+            self.open_settings()
+
+    def open_settings(self, page: str | None = None) -> SettingsDialog:
+        """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
+        if self._settings_dialog is None:
+            self._settings_dialog = SettingsDialog(self.workspace, self)
+        self._settings_dialog.open_at(page)
+        return self._settings_dialog
 
     @staticmethod
     def _spawn(coro: Coroutine[Any, Any, Any]) -> None:
         spawn(coro)
 
     def _report_failure(self, exc: BaseException) -> None:
+        if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
+            return
         self.notice.show_message(
             f"Something went wrong ({type(exc).__name__}: {str(exc)[:200]}). Your data is safe.",
             level="error",
@@ -565,5 +584,6 @@ class MainWindow(QMainWindow):
         set_failure_reporter(None)
         self.chat_vm.close()
         self.threads_vm.close()
+        self.budget_pause.close_panel()
         super().closeEvent(event)
         self.closed.emit()
