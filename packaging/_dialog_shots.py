@@ -24,7 +24,10 @@ PAUSE_SCRIPT = [
         "tool_calls": [{"name": "calculator", "args": {"expression": "391 + 9"}}],
         "usage": {"prompt_tokens": 460, "completion_tokens": 18},
     },
-    {"text": "17 × 23 = 391, and 391 + 9 = 400.", "usage": {"prompt_tokens": 500, "completion_tokens": 14}},
+    {
+        "text": "17 × 23 = 391, and 391 + 9 = 400.",
+        "usage": {"prompt_tokens": 500, "completion_tokens": 14},
+    },
 ]
 
 PAGES = [
@@ -39,16 +42,19 @@ PAGES = [
 
 async def _seed(data: Path, script: Path) -> str:
     from app.core.budget import BudgetLimits
-    from app.store import fingerprint_args
     from app.services.workspace import Workspace
-    from app.tools.calculator import calculator
+    from app.store import fingerprint_args
     from app.tools.builtin import current_time
+    from app.tools.calculator import calculator
 
     spec = f"scripted:{script}"
     ws = await Workspace.open(data, tools=[calculator, current_time])
     await ws.save_settings(
         ws.settings.model_copy(
-            update={"default_model": spec, "default_limits": BudgetLimits(max_model_calls=2, max_tool_calls=40)}
+            update={
+                "default_model": spec,
+                "default_limits": BudgetLimits(max_model_calls=2, max_tool_calls=40),
+            }
         )
     )
     for title in ("Trip to Oslo: packing list", "Fix the CSV import"):

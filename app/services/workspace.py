@@ -57,6 +57,9 @@ from app.store import MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
 
 if TYPE_CHECKING:
+    from app.core.models.protocol import ModelInfo
+    from app.media import IngestProgress, Source
+    from app.services.attach import Attachments
     from app.services.preferences import Preferences
 
 __all__ = [
@@ -152,8 +155,8 @@ class Workspace:
         list_ollama = None
         if resolve_model is None or secret_resolver is None:
             from app.secrets.keyring_resolver import KeyringSecretResolver
+            from app.services.model_access import api_key_lookup, media_loader
             from app.services.model_registry import ModelRegistry
-            from app.services.session import api_key_lookup
 
             keyring = (
                 secret_resolver
@@ -163,7 +166,8 @@ class Workspace:
             if secret_resolver is None:
                 secret_resolver = keyring
             if resolve_model is None:
-                registry = ModelRegistry(api_key_lookup(keyring))
+                # vision models get the stored bytes of attached images
+                registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
                 resolve_model = registry.resolve
 
                 async def list_ollama(url: str) -> list[dict[str, Any]]:
@@ -287,6 +291,23 @@ class Workspace:
         self._emit(ThreadsChanged(thread.id))
         return thread
 
+    async def saved_state(self, thread_id: str) -> AgentState | None:
+        """The thread's latest saved state (``None`` before its first turn)."""
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        return latest.state if latest else None
+
+    async def attach(
+        self,
+        sources: Sequence[Source | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> Attachments:
+        """Turn files into content blocks, their bytes kept once in the store's media; a
+        problem line for each file that cannot be attached (the others still are)."""
+        from app.services.attach import attach
+
+        return await attach(self._store.store_media, sources, on_progress=on_progress)
+
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100
     ) -> MessagePage:
@@ -303,6 +324,11 @@ class Workspace:
     async def model_choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
         return await list_model_choices(self.settings, self._list_ollama)
+
+    async def check_model(self, spec: str) -> ModelInfo | None:
+        """Build the model ``spec`` names now (off the loop) and return what it can take;
+        raises the reason when it cannot be used, before anything is sent."""
+        return getattr(await self._model(spec), "info", None)
 
     async def preload(self, spec: str) -> None:
         """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
@@ -484,6 +510,34 @@ class Workspace:
             if requests is not None:
                 out.append(ApprovalNeeded(thread_id, item.id, requests))
         return out
+
+    def tool(self, name: str) -> Tool[..., Any] | None:
+        """The offered tool called ``name`` (for showing and checking its arguments)."""
+        return next((t for t in self._tools if t.name == name), None)
+
+    async def is_cut_off(self, thread_id: str) -> bool:
+        """Whether the thread's run stopped unfinished (the app or machine died mid-run)."""
+        from app.services.cut_off import is_cut_off
+
+        return thread_id not in self._runs and await is_cut_off(self._store, thread_id)
+
+    async def resume_cut_off(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Continue a cut-off run from its last checkpoint (finished steps are not run again)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        if not await self.is_cut_off(thread_id):
+            raise UserError("this thread has no cut-off run to resume")
+        return self._start(thread_id, await self._agent_for(thread), None)
+
+    async def discard_cut_off(self, thread_id: str) -> None:
+        """End a cut-off run where it stopped, running nothing more."""
+        from app.services.cut_off import discard_cut_off
+
+        self._refuse_if_running(thread_id)
+        for message in await discard_cut_off(self._store, thread_id):
+            self._emit(MessageAdded(thread_id, message))
+        self._emit(RunStatusChanged(thread_id, "idle"))
+        self._emit(ThreadsChanged(thread_id))
 
     async def pending_budget(self, thread_id: str) -> list[BudgetPaused]:
         """The budget pauses the thread waits on (also after a restart)."""

@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.events import ApprovalNeeded, BudgetUpdated, ModelStatus, Problem
+from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
+from app.ui.approvals import ApprovalController
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
@@ -121,6 +122,8 @@ class MainWindow(QMainWindow):
         col.addWidget(self.header)
         col.addWidget(self.notice)
         col.addWidget(self.stack, 1)
+        self.approvals = ApprovalController(self)
+        col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
 
@@ -154,7 +157,6 @@ class MainWindow(QMainWindow):
         vm.statusChanged.connect(self._on_status)
         vm.problem.connect(self._on_problem)
         vm.notice.connect(lambda text: self.notice.show_message(text, timeout_ms=4000))
-        vm.approvalNeeded.connect(self._on_approval)
         vm.budgetChanged.connect(self._on_budget)
         vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
         vm.threadOpened.connect(self._on_thread_opened)
@@ -489,12 +491,6 @@ class MainWindow(QMainWindow):
                     lambda t=remedy.target or "": self._spawn(self._remedy("set_key", t)),
                 )
         self.notice.show_message(problem.text, level="error", action=action)
-
-    def _on_approval(self, approval: ApprovalNeeded) -> None:
-        names = ", ".join(sorted({r.tool for r in approval.requests}))
-        self.notice.show_message(
-            f"This thread waits for your approval to run {names}.", level="warning"
-        )
 
     def _on_budget(self, event: BudgetUpdated) -> None:
         self.header.budget.show_run(event.usage, event.limits)
