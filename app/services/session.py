@@ -63,7 +63,8 @@ async def open_session(
             data_dir,
             secret_resolver=secrets,
             tools=offered,
-            run_config={"tool_permissions": granted} if tools else None,
+            # nobody can answer a budget pause here: a turn at its limit ends saying so
+            run_config={"budget_pause": False, **({"tool_permissions": granted} if tools else {})},
         )
         stack.push_async_callback(workspace.aclose)
         workspace.settings = workspace.settings.model_copy(update={"default_model": model_spec})

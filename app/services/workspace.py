@@ -605,10 +605,11 @@ class Workspace:
             state = snapshot.state if snapshot else None
             status = "idle"
             if state is not None:
-                for approval in await self.pending_approvals(thread_id):
-                    status = "waiting"
-                    self._emit(approval)
-                for pause in await self.pending_budget(thread_id):
+                # read both before telling anyone: no await may come between the events and
+                # the run leaving ``_runs``, or a view would see the thread still running
+                pauses: list[WorkspaceEvent] = [*await self.pending_approvals(thread_id)]
+                pauses += await self.pending_budget(thread_id)
+                for pause in pauses:
                     status = "waiting"
                     self._emit(pause)
                 last = state.context[-1] if state.context else None

@@ -42,3 +42,26 @@ async def test_a_key_missing_from_the_keyring_is_read_from_the_environment(
     assert lookup("openai/api-key") == "sk-from-keyring"  # the keyring comes first
 
     assert not (tmp_path / "parley.db").read_bytes().count(b"sk-from-env")
+
+
+async def test_a_terminal_turn_at_its_budget_ends_saying_so_instead_of_pausing(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from app.core.budget import BudgetLimits
+    from app.services.settings import AppSettings, save_settings
+
+    save_settings(tmp_path, AppSettings(default_limits=BudgetLimits(max_model_calls=1)))
+    script = tmp_path / "script.json"
+    calls = [{"tool_calls": [{"name": "current_time", "args": {}}]}, "never said"]
+    script.write_text(json.dumps(calls))
+    async with open_session(
+        str(tmp_path), f"scripted:{script}", interactive=False, tools=True
+    ) as session:
+        thread = await session.chat.new_thread("what time is it?")
+        outcome = await session.chat.send(thread.id, "what time is it?")
+    assert outcome.state is not None and not outcome.waiting
+    assert outcome.state.context[-1].text() == (
+        "I stopped before finishing: the model-call budget (1) is used up."
+    )
