@@ -528,6 +528,7 @@ class MainWindow(QMainWindow):
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
         if self._settings_dialog is None:
             self._settings_dialog = SettingsDialog(self.workspace, self)
+            self.closed.connect(self._settings_dialog.close)
         self._settings_dialog.open_at(page)
         return self._settings_dialog
 
