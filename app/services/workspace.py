@@ -589,6 +589,7 @@ class Workspace:
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
+        waits: list[ApprovalNeeded | BudgetPaused] = []
 
         def on_retry(notice: RetryNotice) -> None:
             from app.services.events import Retrying
@@ -605,12 +606,11 @@ class Workspace:
             state = snapshot.state if snapshot else None
             status = "idle"
             if state is not None:
-                for approval in await self.pending_approvals(thread_id):
+                # reported once the run is over (below), so whoever answers finds it idle
+                waits = [*await self.pending_approvals(thread_id)]
+                waits += await self.pending_budget(thread_id)
+                if waits:
                     status = "waiting"
-                    self._emit(approval)
-                for pause in await self.pending_budget(thread_id):
-                    status = "waiting"
-                    self._emit(pause)
                 last = state.context[-1] if state.context else None
                 if status == "idle" and last is not None and last.metadata.get("stopped"):
                     status = "stopped"
@@ -637,6 +637,8 @@ class Workspace:
             )
         finally:
             self._runs.pop(thread_id, None)
+            for wait in waits:
+                self._emit(wait)
             self._emit(RunStatusChanged(thread_id, status))
             self._emit(ThreadsChanged(thread_id))
         return state

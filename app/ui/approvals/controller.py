@@ -89,6 +89,8 @@ class ApprovalController(QObject):
         finally:
             self.dialog = None
             dialog.deleteLater()
+            if not self._closed:
+                self.window.activateWindow()  # the keyboard goes back to the thread
         if dialog.decisions is None or self._closed:
             self._show_waiting(approval)
             return
@@ -101,6 +103,8 @@ class ApprovalController(QObject):
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return
+        if self.workspace.is_running(approval.thread_id):
+            return  # answered elsewhere (another window, the terminal) and running again
         names = ", ".join(sorted({r.tool for r in approval.requests}))
         self.banner.show_run(
             "waiting",
@@ -151,3 +155,6 @@ class ApprovalController(QObject):
     def _status(self, status: str) -> None:
         if status == "running":
             self.banner.clear()
+            if self.dialog is not None:
+                # the thread was answered elsewhere: this question is moot
+                self.dialog.dismiss()
