@@ -36,6 +36,8 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
+from app.services.attach import media_loader
+from app.services.attachments import AttachmentService
 from app.services.events import (
     ApprovalNeeded,
     BudgetUpdated,
@@ -127,6 +129,8 @@ class Workspace:
         self._runs: dict[str, _Run] = {}
         self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
+        self.attachments = AttachmentService(store, self._model)
+        """Attaching files and reading their stored media back (the window's door)."""
 
     # Opening and closing -------------------------------------------------------------
 
@@ -158,7 +162,7 @@ class Workspace:
             if secret_resolver is None:
                 secret_resolver = keyring
             if resolve_model is None:
-                registry = ModelRegistry(api_key_lookup(keyring))
+                registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
                 resolve_model = registry.resolve
 
                 async def list_ollama(url: str) -> list[dict[str, Any]]:

@@ -1,0 +1,86 @@
+"""``WindowAttachments``: attaching files and drawing media, hooked into the main window.
+
+The window builds one after its widgets exist; it owns the tray of pending attachments, the
+drop/paste/dialog intake, the thumbnail cache the chat draws from, and the media actions
+behind the chat's ``media:`` links.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from app.core.errors import ParleyError
+from app.core.state import ContentBlock
+from app.ui.attachments.intake import AttachmentIntake
+from app.ui.attachments.thumbs import ThumbnailCache
+from app.ui.attachments.tray import AttachmentTray
+from app.ui.chat.blocks.actions import MediaActions
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
+__all__ = ["WindowAttachments"]
+
+
+class WindowAttachments(QObject):
+    """Everything about attachments in one window; see the module docstring."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        service = window.workspace.attachments
+        self.tray = AttachmentTray(service, window.composer.attachment_bar, self._spec, self)
+        self.intake = AttachmentIntake(self.tray, window.stack, window.composer.edit, self)
+        self.intake.watch(window.chat.viewport(), window.empty)
+        self.thumbs = ThumbnailCache(service, parent=self)
+        window.chat.delegate.use_thumbnails(self.thumbs)
+        self.actions = MediaActions(service, window)
+        self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
+        window.chat.delegate.linkActivated.connect(self._on_link)
+        window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
+        window.composer.allow_empty = lambda: bool(self.tray.chips)
+
+    async def _spec(self) -> str | None:
+        thread_id = self._window.chat_vm.thread_id
+        if thread_id is None:
+            return self._window.workspace.settings.default_model
+        try:
+            thread = await self._window.workspace.get_thread(thread_id)
+        except ParleyError:
+            return None
+        return thread.model or self._window.workspace.settings.default_model
+
+    def refresh_fit(self) -> None:
+        """Say again what the thread's model will not see (its model changed)."""
+        spawn(self.tray.refresh_fit())
+
+    def pick(self) -> None:
+        """Attach… : choose files in a dialog."""
+        spawn(self.intake.pick(self._window))
+
+    def blocks_to_send(self) -> list[ContentBlock] | None:
+        """The attachments to send with the message, or ``None`` (and a notice) while a file
+        is still being read."""
+        waiting = [chip.name for chip in self.tray.chips if chip.busy]
+        if waiting:
+            self._window.notice.show_message(
+                f"{waiting[0]} is still being read: wait a moment, or remove it to send now.",
+                level="warning",
+                timeout_ms=5000,
+            )
+            return None
+        return self.tray.blocks()
+
+    def _on_link(self, href: str, row: int) -> None:
+        kind, _, rest = href.partition(":")
+        action, _, index = rest.partition(":")
+        message = self._window.chat_vm.model.message_at(row)
+        if kind == "media" and message is not None and index.isdigit():
+            spawn(self.actions.run(action, message, int(index)))
+
+    def close(self) -> None:
+        """The window closes: close viewers and players, remove opened copies."""
+        self.actions.close()

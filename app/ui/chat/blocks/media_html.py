@@ -1,0 +1,130 @@
+"""Media blocks as rich text for the chat delegate: image thumbnails, document, audio, video
+and file cards.
+
+Pictures are ``<img src="thumb:SHA256">`` with their size fixed in the tag, so laying a message
+out never decodes an image; :class:`~app.ui.chat.blocks.document.MediaDocument` supplies the
+picture when the row is painted. Links carry the view's intents: ``media:view:N`` (open image
+N of the message in the viewer), ``media:play:N``, ``media:open:N`` (with the system's app) and
+``media:save:N`` (Save as…).
+"""
+
+from __future__ import annotations
+
+import html
+
+from app.core.state import (
+    AudioBlock,
+    ContentBlock,
+    DataBlock,
+    DocumentBlock,
+    ImageBlock,
+    MediaRef,
+    VideoBlock,
+)
+from app.ui.attachments.describe import GLYPHS, chip_detail, describe, file_name
+
+__all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html"]
+
+MEDIA_BLOCKS = (ImageBlock, DocumentBlock, AudioBlock, VideoBlock, DataBlock)
+"""The block types drawn here."""
+
+THUMB_BOX = (320, 240)
+"""The largest an image thumbnail is drawn in the chat."""
+
+
+def image_size(
+    width: int | None, height: int | None, box: tuple[int, int] = THUMB_BOX
+) -> tuple[int, int]:
+    """The drawn size of a ``width`` × ``height`` picture fitted into ``box``."""
+    if not width or not height:
+        return box
+    scale = min(1.0, box[0] / width, box[1] / height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def _key(ref: MediaRef | None) -> str:
+    return "" if ref is None else ref.file_id or ref.sha256 or ""
+
+
+def _img(ref: MediaRef | None, size: tuple[int, int], alt: str) -> str:
+    key = html.escape(_key(ref))
+    return (
+        f'<img src="thumb:{key}" width="{size[0]}" height="{size[1]}" '
+        f'alt="{html.escape(alt)}" title="{html.escape(alt)}">'
+    )
+
+
+def _links(i: int, *actions: tuple[str, str]) -> str:
+    return " &nbsp;·&nbsp; ".join(
+        f'<a href="media:{what}:{i}" style="text-decoration:none;">{label}</a>'
+        for what, label in actions
+    )
+
+
+def _card(dark: bool, left: str, right: str) -> str:
+    bg = "#2a3038" if dark else "#f1f3f6"
+    cell = f'<td valign="top">{left}</td>' if left else ""
+    return (
+        f'<table cellspacing="0" cellpadding="8" bgcolor="{bg}" '
+        f'style="margin-top:6px; margin-bottom:4px;"><tr>{cell}'
+        f'<td valign="top">{right}</td></tr></table>'
+    )
+
+
+def _title(glyph: str, name: str, detail: str) -> str:
+    return (
+        f"{glyph} <b>{html.escape(name)}</b><br/>"
+        f'<span style="color:gray;">{html.escape(detail)}</span>'
+    )
+
+
+def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
+    """Block ``i`` of a message (one of :data:`MEDIA_BLOCKS`) as HTML."""
+    name = file_name(block)
+    detail = chip_detail(block)
+    if isinstance(block, ImageBlock):
+        size = image_size(block.width, block.height)
+        alt = block.alt_text or describe(block)
+        picture = _img(block.thumbnail or block.media, size, alt)
+        caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
+        return (
+            f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
+            f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
+        )
+    if isinstance(block, DocumentBlock):
+        preview = ""
+        if block.preview is not None:
+            preview = f'<a href="media:open:{i}">{_img(block.preview, (72, 96), name)}</a>'
+        excerpt = (block.excerpt or (block.text or "")[:300]).strip()
+        if len(excerpt) > 280:
+            excerpt = excerpt[:279] + "…"
+        kind = (block.media.mime_type or "").split("/")[-1].upper()
+        kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
+        words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
+        body = _title(GLYPHS["document"], name, words)
+        if excerpt:
+            body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
+        body += "<br/>" + _links(i, ("open", "Open"), ("save", "Save as…"))
+        return _card(dark, preview, body)
+    if isinstance(block, AudioBlock):
+        body = _title(GLYPHS["audio"], name, detail)
+        if block.transcript:
+            body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
+        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
+        return _card(dark, "", body)
+    if isinstance(block, VideoBlock):
+        size = image_size(block.width, block.height, (160, 120))
+        poster = (
+            f'<a href="media:play:{i}">{_img(block.thumbnail, size, name)}</a>'
+            if block.thumbnail is not None
+            else ""
+        )
+        body = _title(GLYPHS["video"], name, detail)
+        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
+        return _card(dark, poster, body)
+    if isinstance(block, DataBlock):
+        body = _title(GLYPHS["data"], name if block.media else "Data", detail)
+        if block.media is not None:
+            body += "<br/>" + _links(i, ("save", "Save as…"))
+        return _card(dark, "", body)
+    return ""
