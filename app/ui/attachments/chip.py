@@ -19,11 +19,20 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.state import ContentBlock
-from app.ui.attachments.describe import GLYPHS, chip_detail
+from app.ui.attachments.describe import badge, chip_detail
+from app.ui.theme import ACCENT
 
 __all__ = ["AttachmentChip"]
 
 THUMB = QSize(40, 40)
+
+_SHEET = """
+#attachmentChip { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
+#attachmentChip[focused="true"] { border: 2px solid %(accent)s; }
+#attachmentThumb { background: palette(alternate-base); border-radius: 6px;
+                   color: palette(placeholder-text); font-weight: bold; font-size: 11px; }
+#attachmentDetail { color: palette(placeholder-text); }
+"""
 
 
 class AttachmentChip(QFrame):
@@ -36,12 +45,12 @@ class AttachmentChip(QFrame):
         super().__init__(parent)
         self.setObjectName("attachmentChip")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(_SHEET % {"accent": ACCENT})
         self.name = name
         self.block: ContentBlock | None = None
         self.setAccessibleName(f"Attachment {name}")
 
-        self.icon = QLabel(GLYPHS["data"], self)
+        self.icon = QLabel(badge(name), self)
         self.icon.setObjectName("attachmentThumb")
         self.icon.setFixedSize(THUMB)
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -92,7 +101,7 @@ class AttachmentChip(QFrame):
         self.block = block
         self.progress.hide()
         self.detail.setText(chip_detail(block))
-        self.icon.setText(GLYPHS.get(block.type, GLYPHS["data"]))
+        self.icon.setText(badge(self.name, block.type))
         if thumbnail is not None and not thumbnail.isNull():
             self.set_thumbnail(thumbnail)
         self._set_remove_text(busy=False)

@@ -15,15 +15,7 @@ from app.core.state import (
     VideoBlock,
 )
 
-__all__ = ["GLYPHS", "chip_detail", "describe", "duration", "file_name", "human_size"]
-
-GLYPHS = {
-    "image": "🖼",
-    "document": "📄",
-    "audio": "🔊",
-    "video": "🎞",
-    "data": "📦",
-}
+__all__ = ["badge", "chip_detail", "describe", "duration", "file_name", "human_size"]
 
 
 def human_size(n: int | None) -> str:
@@ -55,6 +47,14 @@ def file_name(block: ContentBlock) -> str:
     return str(
         name or {"image": "image", "audio": "sound clip", "video": "video"}.get(block.type, "file")
     )
+
+
+def badge(name: str, kind: str = "") -> str:
+    """A short label for a file without a picture: its extension (``PDF``), else its kind."""
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and 0 < len(ext) <= 4:
+        return ext.upper()
+    return {"audio": "♪", "video": "▶"}.get(kind, "FILE")
 
 
 def _pages(block: DocumentBlock) -> str:

@@ -74,6 +74,7 @@ class AttachmentTray(QObject):
         self.problem_label = QLabel("", content)
         self.problem_label.setObjectName("attachmentProblems")
         self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet("color: #d64545;")
         self.problem_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dismiss = QToolButton(content)
         self.dismiss.setObjectName("dismissAttachmentProblems")
@@ -86,6 +87,7 @@ class AttachmentTray(QObject):
         self.fit_label = QLabel("", content)
         self.fit_label.setObjectName("attachmentFit")
         self.fit_label.setWordWrap(True)
+        self.fit_label.setStyleSheet("color: #b7791f;")
         column.addWidget(self.fit_label)
         layout = bar.layout()
         assert layout is not None

@@ -120,6 +120,10 @@ class MessageDelegate(QStyledItemDelegate):
             self._cache.popitem(last=False)
         return laid
 
+    def document(self, index: Index) -> QTextDocument:
+        """The row's laid-out rich text, as painted (its text is what the row says)."""
+        return self._laid(index, self._text_width()).doc
+
     def code_block(self, index: Index, n: int) -> str | None:
         """The text of code block ``n`` of the row (for ``copy:N`` links)."""
         laid = self._laid(index, self._text_width())

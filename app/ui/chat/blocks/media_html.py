@@ -21,7 +21,7 @@ from app.core.state import (
     MediaRef,
     VideoBlock,
 )
-from app.ui.attachments.describe import GLYPHS, chip_detail, describe, file_name
+from app.ui.attachments.describe import chip_detail, describe, file_name
 
 __all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html"]
 
@@ -61,21 +61,22 @@ def _links(i: int, *actions: tuple[str, str]) -> str:
     )
 
 
-def _card(dark: bool, left: str, right: str) -> str:
-    bg = "#2a3038" if dark else "#f1f3f6"
-    cell = f'<td valign="top">{left}</td>' if left else ""
-    return (
-        f'<table cellspacing="0" cellpadding="8" bgcolor="{bg}" '
-        f'style="margin-top:6px; margin-bottom:4px;"><tr>{cell}'
+def _card(dark: bool, left: str, right: str, width: str = "420") -> str:
+    bg, line = ("#1d2127", "#3d4550") if dark else ("#ffffff", "#d3d9e1")
+    cell = f'<td valign="top" width="1" style="padding-right:10px;">{left}</td>' if left else ""
+    inner = (
+        f'<table cellspacing="0" cellpadding="0" border="0"><tr>{cell}'
         f'<td valign="top">{right}</td></tr></table>'
     )
-
-
-def _title(glyph: str, name: str, detail: str) -> str:
     return (
-        f"{glyph} <b>{html.escape(name)}</b><br/>"
-        f'<span style="color:gray;">{html.escape(detail)}</span>'
+        f'<table width="{width}" cellspacing="0" cellpadding="8" bgcolor="{bg}" border="1" '
+        f'style="margin-top:6px; margin-bottom:4px; border-collapse:collapse; '
+        f'border-style:solid; border-color:{line};"><tr><td>{inner}</td></tr></table>'
     )
+
+
+def _title(name: str, detail: str) -> str:
+    return f'<b>{html.escape(name)}</b><br/><span style="color:gray;">{html.escape(detail)}</span>'
 
 
 def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
@@ -101,13 +102,13 @@ def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
         kind = (block.media.mime_type or "").split("/")[-1].upper()
         kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
         words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
-        body = _title(GLYPHS["document"], name, words)
+        body = _title(name, words)
         if excerpt:
             body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
         body += "<br/>" + _links(i, ("open", "Open"), ("save", "Save as…"))
-        return _card(dark, preview, body)
+        return _card(dark, preview, body, "100%")
     if isinstance(block, AudioBlock):
-        body = _title(GLYPHS["audio"], name, detail)
+        body = _title(f"♪ {name}", detail)
         if block.transcript:
             body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
         body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
@@ -119,11 +120,11 @@ def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
             if block.thumbnail is not None
             else ""
         )
-        body = _title(GLYPHS["video"], name, detail)
+        body = _title(name, detail)
         body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
         return _card(dark, poster, body)
     if isinstance(block, DataBlock):
-        body = _title(GLYPHS["data"], name if block.media else "Data", detail)
+        body = _title(name if block.media else "Data", detail)
         if block.media is not None:
             body += "<br/>" + _links(i, ("save", "Save as…"))
         return _card(dark, "", body)
