@@ -84,3 +84,5 @@ class WindowAttachments(QObject):
     def close(self) -> None:
         """The window closes: close viewers and players, remove opened copies."""
         self.actions.close()
+        self.thumbs.close()
+        self.tray.close()

@@ -59,9 +59,10 @@ class ThumbnailCache(QObject):
         self._box = box
         self._capacity = capacity
         self._images: OrderedDict[str, QImage | None] = OrderedDict()
-        self._loading: set[str] = set()
+        self._loading: dict[str, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(2)
         self.decoded = 0
+        self._closed = False
         """How many pictures were decoded (each key once while it stays cached)."""
 
     def get(self, ref: MediaRef | None) -> QImage | None:
@@ -75,14 +76,24 @@ class ThumbnailCache(QObject):
         if key in self._images:
             self._images.move_to_end(key)
             return self._images[key]
-        if key not in self._loading:
-            self._loading.add(key)
-            spawn(self._load(key))
+        if key not in self._loading and not self._closed:
+            self._loading[key] = spawn(self._load(key))
         return None
+
+    def peek(self, key: str) -> QImage | None:
+        """The decoded picture if it is cached; never starts a load."""
+        return self._images.get(key)
 
     def failed_key(self, key: str) -> bool:
         """Whether the picture ``key`` was loaded and could not be decoded."""
         return key in self._images and self._images[key] is None
+
+    def close(self) -> None:
+        """Stop loading (the window closes): no picture arrives after this."""
+        self._closed = True
+        for task in list(self._loading.values()):
+            task.cancel()
+        self._loading.clear()
 
     async def _load(self, key: str) -> None:
         try:
@@ -93,7 +104,7 @@ class ThumbnailCache(QObject):
                     image = await asyncio.to_thread(decode_image, data, self._box)
                     self.decoded += 1
         finally:
-            self._loading.discard(key)
+            self._loading.pop(key, None)
         self._images[key] = image
         while len(self._images) > self._capacity:
             self._images.popitem(last=False)

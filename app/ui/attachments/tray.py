@@ -56,6 +56,7 @@ class AttachmentTray(QObject):
         self.bar = bar
         self.chips: list[AttachmentChip] = []
         self._pending: dict[AttachmentChip, _Pending] = {}
+        self._batches: set[asyncio.Task[None]] = set()
         self.problems: list[str] = []
         """One line per file of the latest drop, paste or pick that could not be attached."""
         self.fit_notes: list[str] = []
@@ -111,7 +112,10 @@ class AttachmentTray(QObject):
             self._pending[chip] = item
             items.append(item)
         self._update()
-        return spawn(self._read(items))
+        task = spawn(self._read(items))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
+        return task
 
     def remove(self, chip: AttachmentChip) -> None:
         """Remove an attachment, or cancel reading it (nothing of it is kept)."""
@@ -133,6 +137,11 @@ class AttachmentTray(QObject):
         for chip in list(self.chips):
             self.remove(chip)
         self.clear_problems()
+
+    def close(self) -> None:
+        """Stop reading (the window closes); what was not read in full is not kept."""
+        for task in list(self._batches):
+            task.cancel()
 
     def clear_problems(self) -> None:
         """Hide the lines about files that could not be attached."""

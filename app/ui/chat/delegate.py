@@ -112,7 +112,10 @@ class MessageDelegate(QStyledItemDelegate):
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
-        doc.setHtml(rendered.html)
+        if isinstance(doc, MediaDocument):
+            doc.set_media_html(rendered.html)
+        else:
+            doc.setHtml(rendered.html)
         doc.setTextWidth(width)
         laid = _Laid(doc, rendered.code_blocks)
         self._cache[key] = laid
@@ -209,6 +212,8 @@ class MessageDelegate(QStyledItemDelegate):
         )
         # body
         painter.translate(QPointF(col.x() + PAD, top + HEADER))
+        if isinstance(laid.doc, MediaDocument):
+            laid.doc.ensure()
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
         laid.doc.documentLayout().draw(painter, ctx)
