@@ -3,6 +3,7 @@ the model will not see, with real files on disk and the real store."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sqlite3
 from pathlib import Path
@@ -15,6 +16,7 @@ from app.core.state import AudioBlock, DocumentBlock, ImageBlock
 from app.ui.attachments.chip import AttachmentChip
 from app.ui.attachments.describe import human_size
 from app.ui.window import MainWindow
+from tests.media import corpus
 from tests.ui.attach_helpers import drag_mime, drag_over, drop_on, make_files
 from tests.ui.harness import (
     Models,
@@ -225,5 +227,28 @@ async def test_only_attachments_can_be_sent_and_a_file_still_reading_holds_the_s
         await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, what="the reply")
         user = window.chat_vm.model.messages()[0]
         assert user.text() == "" and isinstance(user.content[0], ImageBlock)
+    finally:
+        await close_test_window(window)
+
+
+async def test_cancelling_a_big_file_while_it_is_read_keeps_nothing_of_it(tmp_path: Path) -> None:
+    big = tmp_path / "files" / "panorama.jpg"
+    big.parent.mkdir()
+    big.write_bytes(corpus.big_jpeg())
+    data = tmp_path / "data"
+    window = await open_test_window(data, Models({"scripted:a": []}))
+    try:
+        drop_on(drop_target(window), [big])
+        [chip] = chips(window)
+        await wait_until(lambda: chip.progress.value() > 0, what="progress on the chip")
+        assert chip.busy and chip.progress.isVisible()
+        assert chip.remove.accessibleName() == "Cancel reading panorama.jpg"
+        chip.remove.click()
+        assert chips(window) == []
+        await wait_until(lambda: not window.attachments.tray._pending, what="the cancel")
+        await asyncio.sleep(0.3)
+        with sqlite3.connect(data / "parley.db") as conn:
+            assert conn.execute("SELECT COUNT(*) FROM media").fetchone()[0] == 0
+        assert window.attachments.tray.problems == []
     finally:
         await close_test_window(window)
