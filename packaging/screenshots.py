@@ -1,5 +1,6 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
-dark, through ``parley --screenshot`` on a data directory seeded with a scripted model.
+dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; and a
+thread with every kind of attachment (``attachments_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -81,6 +82,13 @@ def main(out_dir: Path) -> int:
             cwd=ROOT,
         )
         print(target)
+    target = out_dir / "attachments.png"
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
+        check=True,
+        cwd=ROOT,
+    )
+    print(target)
     return 0
 
 
