@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QWidget
 from app.media import Source, sources_from_clipboard
 from app.ui.attachments.tray import AttachmentTray
 from app.ui.dialogs import ask
+from app.ui.theme import ACCENT
 
 __all__ = ["AttachmentIntake", "mime_sources"]
 
@@ -71,6 +72,11 @@ class AttachmentIntake(QObject):
         self.overlay.setObjectName("dropOverlay")
         self.overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.overlay.setStyleSheet(
+            f"#dropOverlay {{ background: rgba(59, 111, 216, 40); color: {ACCENT};"
+            f" border: 2px dashed {ACCENT}; border-radius: 14px;"
+            " font-size: 18px; font-weight: bold; }}"
+        )
         self.overlay.setAccessibleName("Drop files to attach them")
         self.overlay.hide()
         drop_area.installEventFilter(self)
