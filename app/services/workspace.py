@@ -36,7 +36,7 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
-from app.services.attach import media_loader
+from app.services.attach import NOTES_KEY, media_loader
 from app.services.attachments import AttachmentService
 from app.services.events import (
     ApprovalNeeded,
@@ -365,9 +365,11 @@ class Workspace:
         blocks: Sequence[ContentBlock] = (),
         *,
         replace: str | None = None,
+        notes: Sequence[str] = (),
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
-        turn; returns the running turn.
+        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
+        attachments the model will not see).
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -379,6 +381,8 @@ class Workspace:
         self._refuse_if_running(thread_id)
         content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
         message = Message(role="user", content=[*content, *blocks])
+        if notes:
+            message.metadata[NOTES_KEY] = list(notes)
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")

@@ -381,7 +381,8 @@ class MainWindow(QMainWindow):
         self.composer.send_button.setEnabled(False)
         try:
             blocks = self.attachments.blocks_to_send()
-            if blocks is not None and await self.chat_vm.send(text, blocks):
+            notes = await self.attachments.notes_for(blocks or [])
+            if blocks is not None and await self.chat_vm.send(text, blocks, notes):
                 self.composer.accept_sent()
                 self.attachments.tray.clear()
         finally:

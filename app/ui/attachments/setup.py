@@ -74,6 +74,11 @@ class WindowAttachments(QObject):
             return None
         return self.tray.blocks()
 
+    async def notes_for(self, blocks: list[ContentBlock]) -> list[str]:
+        """What the open thread's model will not see of ``blocks`` (kept on the message)."""
+        spec = await self._spec() if blocks else None
+        return await self._window.workspace.attachments.left_out(blocks, spec) if spec else []
+
     def _on_link(self, href: str, row: int) -> None:
         kind, _, rest = href.partition(":")
         action, _, index = rest.partition(":")

@@ -131,6 +131,8 @@ def message_html(
             ann = block.annotation
             link = html.escape(ann.url or "")
             parts.append(f'<p>↗ <a href="{link}">{html.escape(ann.title or link)}</a></p>')
+    for note in message.metadata.get("notes") or []:
+        parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.metadata.get("stopped"):
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
     return RenderedMessage("".join(parts), codes)

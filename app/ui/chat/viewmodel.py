@@ -128,14 +128,16 @@ class ChatViewModel(QObject):
 
     # Intents -------------------------------------------------------------------------
 
-    async def send(self, text: str, blocks: Sequence[ContentBlock] = ()) -> bool:
+    async def send(
+        self, text: str, blocks: Sequence[ContentBlock] = (), notes: Sequence[str] = ()
+    ) -> bool:
         """Send ``text`` (and attached ``blocks``) to the open thread; False (and a problem
         shown) when refused."""
         if self.thread_id is None:
             thread = await self.workspace.create_thread()
             await self.open_thread(thread.id)
         assert self.thread_id is not None
-        return await self._attempt(self.workspace.send(self.thread_id, text, blocks))
+        return await self._attempt(self.workspace.send(self.thread_id, text, blocks, notes=notes))
 
     async def regenerate(self) -> bool:
         """Answer the last user message again."""

@@ -86,5 +86,16 @@ async def test_a_text_only_model_warns_before_the_picture_is_sent(tmp_path: Path
         await wait_until(fit.isVisible, what="the warning")
         assert fit.text() == "screenshot.png will be left out: scripted cannot take images."
         assert chat.vm.model.rowCount() == 0  # said before anything was sent
+        await wait_until(lambda: len(window.attachments.tray.blocks()) == 2, what="both files")
+        composer = find(window, QPlainTextEdit, "composer")
+        type_text(composer, "Summarise the report.")
+        press(composer, Qt.Key.Key_Return)
+        await wait_until(lambda: chat.vm.model.rowCount() == 2, what="the reply")
+        note = "screenshot.png was left out: scripted cannot take images."
+        page = await window.workspace.read_messages(chat.vm.thread_id or "")
+        [user] = [m for m in page.messages if m.role == "user"]
+        assert user.metadata["notes"] == [note]
+        shown = chat.delegate.document(chat.vm.model.index(0, 0)).toPlainText()
+        assert shown.splitlines()[-1] == note  # the note stays visible on the message
     finally:
         await close_test_window(window)
