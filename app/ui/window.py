@@ -188,6 +188,7 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
+        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
         file.addSeparator()
         act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)

@@ -24,6 +24,7 @@ from tests.ui.harness import (
     find,
     open_test_window,
     press,
+    shortcut,
     type_text,
     wait_until,
 )
@@ -250,5 +251,18 @@ async def test_cancelling_a_big_file_while_it_is_read_keeps_nothing_of_it(tmp_pa
         with sqlite3.connect(data / "parley.db") as conn:
             assert conn.execute("SELECT COUNT(*) FROM media").fetchone()[0] == 0
         assert window.attachments.tray.problems == []
+    finally:
+        await close_test_window(window)
+
+
+async def test_ctrl_o_opens_the_attach_dialog(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    try:
+        shortcut(window, "Ctrl+O")
+        dialog = await wait_until(lambda: window.attachments.intake.dialog, what="the dialog")
+        assert dialog.windowTitle() == "Attach files"
+        dialog.reject()
+        await wait_until(lambda: window.attachments.intake.dialog is None, what="it to close")
+        assert chips(window) == []
     finally:
         await close_test_window(window)

@@ -172,3 +172,26 @@ async def test_save_as_writes_the_stored_bytes(tmp_path: Path) -> None:
         assert target.read_bytes() == files["zip"].read_bytes()
     finally:
         await close_test_window(window)
+
+
+async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        menu = window.chat._menu_for(0)
+        assert menu is not None
+        labels = [a.text() for a in menu.actions()]
+        assert labels == [
+            "Copy", "Edit", "Delete",
+            "View screenshot.png", "Save screenshot.png as…",
+            "Open report.pdf", "Save report.pdf as…",
+            "Play memo.wav", "Save memo.wav as…",
+            "Play clip.mp4", "Save clip.mp4 as…",
+            "Save bundle.zip as…",
+        ]  # fmt: skip
+        next(a for a in menu.actions() if a.text() == "View screenshot.png").trigger()
+        actions = window.attachments.actions
+        viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
+        assert isinstance(viewer, ImageViewer)
+        viewer.close()
+    finally:
+        await close_test_window(window)

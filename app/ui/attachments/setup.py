@@ -7,12 +7,15 @@ behind the chat's ``media:`` links.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMenu
 
 from app.core.errors import ParleyError
-from app.core.state import ContentBlock
+from app.core.state import ContentBlock, DataBlock, Message
+from app.ui.attachments.describe import file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.attachments.tray import AttachmentTray
@@ -23,6 +26,14 @@ if TYPE_CHECKING:
     from app.ui.window import MainWindow
 
 __all__ = ["WindowAttachments"]
+
+_VERBS = {
+    "image": (("view", "View {name}"), ("save", "Save {name} as…")),
+    "document": (("open", "Open {name}"), ("save", "Save {name} as…")),
+    "audio": (("play", "Play {name}"), ("save", "Save {name} as…")),
+    "video": (("play", "Play {name}"), ("save", "Save {name} as…")),
+    "data": (("save", "Save {name} as…"),),
+}
 
 
 class WindowAttachments(QObject):
@@ -40,6 +51,7 @@ class WindowAttachments(QObject):
         self.actions = MediaActions(service, window)
         self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
         window.chat.delegate.linkActivated.connect(self._on_link)
+        window.chat.menu_extensions.append(self._extend_menu)
         window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
         window.composer.allow_empty = lambda: bool(self.tray.chips)
 
@@ -84,7 +96,21 @@ class WindowAttachments(QObject):
         action, _, index = rest.partition(":")
         message = self._window.chat_vm.model.message_at(row)
         if kind == "media" and message is not None and index.isdigit():
-            spawn(self.actions.run(action, message, int(index)))
+            self._run(action, message, int(index))
+
+    def _extend_menu(self, menu: QMenu, message: Message, _row: int) -> None:
+        """A message's menu also offers what its attachments' links do (for the keyboard)."""
+        for index, block in enumerate(message.content):
+            verbs = _VERBS.get(block.type)
+            if verbs is None or (isinstance(block, DataBlock) and block.media is None):
+                continue
+            name = file_name(block)
+            for action, label in verbs:
+                text = label.format(name=name)
+                menu.addAction(text, partial(self._run, action, message, index))
+
+    def _run(self, action: str, message: Message, index: int) -> None:
+        spawn(self.actions.run(action, message, index))
 
     def close(self) -> None:
         """The window closes: close viewers and players, remove opened copies."""
