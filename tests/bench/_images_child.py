@@ -4,6 +4,8 @@
 through the whole thread; ``... peer DATA_DIR THREAD_ID`` does the same with a plain
 ``QListWidget`` holding the same 1,000 thumbnails as icons (decoded up front, as a list
 widget needs them). Each prints one JSON object of frame times (scroll step + repaint).
+``... drop DATA_DIR FOLDER`` drops every file of FOLDER on the chat at once and reports the
+longest event-loop stall while they are read.
 """
 
 from __future__ import annotations
@@ -63,6 +65,63 @@ async def _parley(data_dir: str, thread_id: str) -> dict[str, float]:
     decoded = window.attachments.thumbs.decoded
     await close_window(window)
     return {**_summary(frames, setup), "rows": rows, "decoded": decoded, "open_s": opened}
+
+
+async def _drop(data_dir: str, folder: str) -> dict[str, float]:
+    """Drop every file of ``folder`` on the chat at once; the longest event-loop stall while
+    they are read, beside the same window idle."""
+    from pathlib import Path
+
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from app.services.workspace import Workspace
+    from app.ui.app import close_window
+    from app.ui.window import MainWindow
+
+    workspace = await Workspace.open(data_dir, resolve_model=lambda s: None)  # type: ignore[arg-type,return-value]
+    window = MainWindow(workspace)
+    window.resize(1200, 800)
+    window.show()
+    await window.start(preload=False)
+
+    async def longest_gap(until: object) -> tuple[float, float]:
+        worst, start = 0.0, time.perf_counter()
+        last = start
+        while not until():  # type: ignore[operator]
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            worst = max(worst, now - last - 0.001)
+            last = now
+        return worst, time.perf_counter() - start
+
+    idle_end = time.perf_counter() + 1.0
+    idle, _ = await longest_gap(lambda: time.perf_counter() > idle_end)
+    files = sorted(Path(folder).iterdir())
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in files])
+    target = window.stack.currentWidget()
+    point, copy = QPointF(target.rect().center()), Qt.DropAction.CopyAction
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    tray = window.attachments.tray
+    runs = []
+    for _ in range(2):  # the first drop also loads the decoders (PDF, audio, video)
+        QApplication.sendEvent(target, QDragEnterEvent(point, copy, mime, buttons, mods))
+        QApplication.sendEvent(target, QDropEvent(point, copy, mime, buttons, mods))
+        runs.append(await longest_gap(lambda: not tray.busy and not tray._pending))
+        attached = len(tray.blocks())
+        tray.clear()
+        await asyncio.sleep(0.2)
+    await close_window(window)
+    return {
+        "idle_ms": idle * 1000,
+        "cold_stall_ms": runs[0][0] * 1000,
+        "stall_ms": runs[1][0] * 1000,
+        "took_s": runs[1][1],
+        "files": len(files),
+        "attached": attached,
+    }
 
 
 def _peer(data_dir: str, thread_id: str) -> dict[str, float]:
@@ -131,8 +190,9 @@ def main(argv: list[str]) -> dict[str, float]:
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    coro = _drop(data_dir, thread_id) if mode == "drop" else _parley(data_dir, thread_id)
     with loop:
-        return loop.run_until_complete(_parley(data_dir, thread_id))
+        return loop.run_until_complete(coro)
 
 
 if __name__ == "__main__":

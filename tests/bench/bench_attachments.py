@@ -64,6 +64,24 @@ async def _image_thread(data_dir: Path) -> str:
         return thread.id
 
 
+def _twenty_files(folder: Path) -> None:
+    """Twenty files of every kind, as one drop: photos, PDFs, sound, text, an archive."""
+    from tests.media import corpus
+
+    folder.mkdir(parents=True)
+    for i in range(8):
+        (folder / f"photo-{i}.jpg").write_bytes(_picture(i, (3000, 2000), "JPEG"))
+    for i in range(4):
+        pages = [f"Page {n} of report {i}: revenue, costs and outlook." for n in range(40)]
+        (folder / f"report-{i}.pdf").write_bytes(corpus.pdf(pages))
+    for i in range(3):
+        (folder / f"memo-{i}.wav").write_bytes(corpus.wav(30.0, rate=16000))
+    for i in range(3):
+        (folder / f"notes-{i}.md").write_text("# Notes\n\n" + "- a point worth making\n" * 2000)
+    (folder / "data.zip").write_bytes(corpus.zipped({"a.csv": b"x,y\n" * 100_000}))
+    (folder / "broken.jpg").write_bytes(_picture(99, (800, 600), "JPEG")[:5000])
+
+
 def _child(*args: str) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, "-m", "tests.bench._images_child", *args],
@@ -84,8 +102,32 @@ def run(keep: Path | None = None) -> list[Row]:
         thread_id = asyncio.run(_image_thread(data))
         ours = _child("parley", str(data), thread_id)
         peer = _child("peer", str(data), thread_id)
+        folder = Path(tmp) / "drop"
+        _twenty_files(folder)
+        drop = _child("drop", str(Path(tmp) / "drop-data"), str(folder))
     name = f"scroll {IMAGES:,} image messages"
     return [
+        Row(
+            "attachments",
+            f"drop {drop['files']:.0f} files at once ({drop['attached']:.0f} "
+            f"attach in {drop['took_s']:.1f} s): longest loop stall",
+            drop["stall_ms"],
+            "ms",
+            drop["idle_ms"],
+            "idle window",
+            "< 50 ms",
+            drop["stall_ms"] < 50,
+        ),
+        Row(
+            "attachments",
+            "the same, first drop after start (loads the PDF/audio/video decoders)",
+            drop["cold_stall_ms"],
+            "ms",
+            drop["idle_ms"],
+            "idle window",
+            "",
+            None,
+        ),
         Row(
             "attachments",
             f"{name}: median frame",

@@ -20,19 +20,19 @@ from PySide6.QtWidgets import (
 
 from app.core.state import ContentBlock
 from app.ui.attachments.describe import badge, chip_detail
-from app.ui.theme import ACCENT
 
-__all__ = ["AttachmentChip"]
+__all__ = ["CHIP_SHEET", "AttachmentChip"]
 
 THUMB = QSize(40, 40)
 
-_SHEET = """
+CHIP_SHEET = """
 #attachmentChip { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
 #attachmentChip[focused="true"] { border: 2px solid %(accent)s; }
 #attachmentThumb { background: palette(alternate-base); border-radius: 6px;
                    color: palette(placeholder-text); font-weight: bold; font-size: 11px; }
 #attachmentDetail { color: palette(placeholder-text); }
 """
+"""How chips look; set once on their bar (one style sheet for all, not one per chip)."""
 
 
 class AttachmentChip(QFrame):
@@ -45,7 +45,6 @@ class AttachmentChip(QFrame):
         super().__init__(parent)
         self.setObjectName("attachmentChip")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setStyleSheet(_SHEET % {"accent": ACCENT})
         self.name = name
         self.block: ContentBlock | None = None
         self.setAccessibleName(f"Attachment {name}")

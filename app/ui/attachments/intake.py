@@ -75,7 +75,7 @@ class AttachmentIntake(QObject):
         self.overlay.setStyleSheet(
             f"#dropOverlay {{ background: rgba(59, 111, 216, 40); color: {ACCENT};"
             f" border: 2px dashed {ACCENT}; border-radius: 14px;"
-            " font-size: 18px; font-weight: bold; }}"
+            " font-size: 18px; font-weight: bold; }"
         )
         self.overlay.setAccessibleName("Drop files to attach them")
         self.overlay.hide()

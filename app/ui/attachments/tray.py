@@ -23,9 +23,10 @@ from app.core.state import ContentBlock, DocumentBlock, ImageBlock, VideoBlock
 from app.media import IngestProgress, IngestResult, Source
 from app.media.ingest import source_name
 from app.services.attachments import AttachmentService
-from app.ui.attachments.chip import AttachmentChip
+from app.ui.attachments.chip import CHIP_SHEET, AttachmentChip
 from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
+from app.ui.theme import ACCENT
 
 __all__ = ["AttachmentTray"]
 
@@ -62,6 +63,7 @@ class AttachmentTray(QObject):
         self.fit_notes: list[str] = []
         """What the thread's model will not see of the attachments, said before sending."""
 
+        bar.setStyleSheet(CHIP_SHEET % {"accent": ACCENT})
         content = QWidget(bar)
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)

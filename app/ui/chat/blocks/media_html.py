@@ -28,8 +28,9 @@ __all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html"]
 MEDIA_BLOCKS = (ImageBlock, DocumentBlock, AudioBlock, VideoBlock, DataBlock)
 """The block types drawn here."""
 
-THUMB_BOX = (320, 240)
-"""The largest an image thumbnail is drawn in the chat."""
+THUMB_BOX = (256, 256)
+"""The largest an image thumbnail is drawn in the chat (the stored thumbnail's size, so it
+is drawn at its own pixels)."""
 
 
 def image_size(
