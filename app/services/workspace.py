@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
     from app.media import IngestProgress, Source
     from app.services.attach import Attachments
+    from app.services.attachments import AttachmentService
     from app.services.preferences import Preferences
 
 __all__ = [
@@ -135,6 +136,17 @@ class Workspace:
         self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
         self._preferences: Any = None
+        self._attachments: AttachmentService | None = None
+
+    @property
+    def attachments(self) -> AttachmentService:
+        """Attaching files and reading their stored media back (the window's door); built on
+        first use, so opening the window does not load the ingest stack."""
+        if self._attachments is None:
+            from app.services.attachments import AttachmentService
+
+            self._attachments = AttachmentService(self._store, self._model)
+        return self._attachments
 
     # Opening and closing -------------------------------------------------------------
 
@@ -405,9 +417,11 @@ class Workspace:
         blocks: Sequence[ContentBlock] = (),
         *,
         replace: str | None = None,
+        notes: Sequence[str] = (),
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
-        turn; returns the running turn.
+        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
+        attachments the model will not see).
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -419,6 +433,10 @@ class Workspace:
         self._refuse_if_running(thread_id)
         content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
         message = Message(role="user", content=[*content, *blocks])
+        if notes:
+            from app.services.attach import NOTES_KEY
+
+            message.metadata[NOTES_KEY] = list(notes)
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")

@@ -27,6 +27,7 @@ from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.approvals import ApprovalController
+from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 900])
         self.splitter.setChildrenCollapsible(True)
         self.setCentralWidget(self.splitter)
+        self.attachments = WindowAttachments(self)
         self.resize(1200, 800)
         self._restore_layout()
 
@@ -168,11 +170,7 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(lambda text: spawn(self._send(text)))
         self.composer.stopRequested.connect(self.chat_vm.stop)
         self.composer.editLastRequested.connect(self._edit_last)
-        self.composer.attachRequested.connect(
-            lambda: self.notice.show_message(
-                "Attachments arrive in the next release.", timeout_ms=4000
-            )
-        )
+        self.composer.attachRequested.connect(self.attachments.pick)
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
@@ -199,6 +197,7 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
+        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
         act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()
@@ -393,8 +392,11 @@ class MainWindow(QMainWindow):
             return
         self.composer.send_button.setEnabled(False)
         try:
-            if await self.chat_vm.send(text):
+            blocks = self.attachments.blocks_to_send()
+            notes = await self.attachments.notes_for(blocks or [])
+            if blocks is not None and await self.chat_vm.send(text, blocks, notes):
                 self.composer.accept_sent()
+                self.attachments.tray.clear()
         finally:
             self.composer.send_button.setEnabled(True)
 
@@ -437,6 +439,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(str(exc), level="error")
             return
         self.notice.show_message(f"This thread now talks to {spec}.", timeout_ms=3000)
+        self.attachments.refresh_fit()
 
     async def _add_gguf(self) -> None:
         dialog = QFileDialog(self, "Add a model file")
@@ -582,6 +585,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         set_failure_reporter(None)
+        self.attachments.close()
         self.chat_vm.close()
         self.threads_vm.close()
         self.budget_pause.close_panel()
