@@ -32,6 +32,10 @@ class AppSettings(BaseModel):
     """Model specs of configured remote models (``openai:NAME@URL``, ``anthropic:NAME``)."""
     ollama_url: str = "http://127.0.0.1:11434"
     theme: str = "system"
+    granted_folders: list[str] = Field(default_factory=list)
+    """Folders the file tools may work in (none: every path is refused)."""
+    allow_private_network: bool = False
+    """Let the web tools reach this computer and the local network."""
 
 
 def load_settings(data_dir: Path) -> AppSettings:

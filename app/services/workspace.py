@@ -52,6 +52,7 @@ from app.services.events import (
 from app.services.model_choices import ModelChoice, list_model_choices
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
+from app.services.workspace_tools import WorkspaceTools
 from app.store import MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
 
@@ -125,8 +126,17 @@ class Workspace:
         self._policy = StoreApprovalPolicy(store)
         self._listeners: list[Listener] = []
         self._runs: dict[str, _Run] = {}
-        self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
+        self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
+        self.tools = WorkspaceTools(
+            data_dir,
+            store,
+            settings=lambda: self.settings,
+            save_settings=self.save_settings,
+            emit=self._emit,
+            secret_resolver=secret_resolver,
+        )
+        """The tools threads may switch on, and the MCP servers behind some of them."""
 
     # Opening and closing -------------------------------------------------------------
 
@@ -181,6 +191,7 @@ class Workspace:
         tasks = [r.task for r in self._runs.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        await self.tools.aclose()
         await self._store.aclose()
 
     # Events --------------------------------------------------------------------------
@@ -248,6 +259,7 @@ class Workspace:
             self.stop(thread_id)
             await asyncio.wait([self._runs[thread_id].task], timeout=5)
         await self._store.delete_thread(thread_id)
+        await asyncio.to_thread(self.tools.choices.forget, thread_id)
         self._emit(ThreadsChanged(thread_id))
 
     async def set_thread_model(self, thread_id: str, spec: str) -> Thread:
@@ -320,11 +332,12 @@ class Workspace:
     async def _agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         spec = thread.model or self.settings.default_model
         prompt = thread.system_prompt or self._system_prompt
-        key = (spec, prompt)
+        tools = [*self._tools, *self.tools.for_thread(thread.id)]
+        key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
                 await self._model(spec),
-                self._tools,
+                tools,
                 system_prompt=prompt,
                 secret_resolver=self._secrets,
                 approval_policy=self._policy,
@@ -497,6 +510,8 @@ class Workspace:
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
         config = {**self._run_config, "thread_id": thread_id}
+        granted = [*self._run_config.get("tool_permissions", ()), *self.tools.permissions()]
+        config["tool_permissions"] = list(dict.fromkeys(granted))
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}

@@ -35,6 +35,7 @@ from app.ui.notices import NoticeBar
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
+from app.ui.tools import install_tools
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
 
         self._wire()
         self._menus()
+        self.tools_button = install_tools(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
@@ -229,6 +231,7 @@ class MainWindow(QMainWindow):
             await self.threads_vm.refresh()
         await self.open_thread(thread_id)
         spawn(self.refresh_models())
+        self.workspace.tools.start_in_background()
         default = self.workspace.settings.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
             spawn(self.workspace.preload(default))
@@ -569,5 +572,6 @@ class MainWindow(QMainWindow):
         set_failure_reporter(None)
         self.chat_vm.close()
         self.threads_vm.close()
+        self.tools_button.close_subscription()
         super().closeEvent(event)
         self.closed.emit()
