@@ -303,15 +303,42 @@ class WorkspaceTools:
             raise UserError(f"server {name!r} cannot be saved: {exc}") from None
 
         def write() -> None:
-            if replace is not None and replace != name:
-                names = [s for s in self.config._read()["mcpServers"]]
-                if name in names:
+            if replace is None:
+                self.config.add(server)
+                return
+            try:  # keep what the form does not show (policies, disabled, timeout)
+                kept = self.config.get(replace).model_dump()
+            except McpConfigError:
+                kept = {}
+            shown = server.model_dump(include={"command", "args", "env"})
+            merged = ServerConfig.model_validate({**kept, "url": None, **shown, "name": name})
+            if replace != name:
+                if name in self.config._read()["mcpServers"]:
                     raise McpConfigError(f"a server named {name!r} is already configured")
                 self.config.remove(replace)
-            self.config.add(server, replace=replace is not None)
+            self.config.add(merged, replace=True)
 
         await asyncio.to_thread(write)
         self.start_in_background()
+
+    async def store_secret(self, server: str, variable: str, value: str) -> str:
+        """Keep ``value`` in the keyring for ``server``'s environment variable ``variable`` and
+        return the ``{keyring:REF}`` text to put in the environment instead of the value."""
+        from app.secrets.keyring_resolver import KeyringSecretResolver
+
+        variable = variable.strip()
+        if not variable.replace("_", "").isalnum():
+            raise UserError(
+                f"{variable!r} cannot name an environment variable: use letters, digits and '_'"
+            )
+        if not value:
+            raise UserError("the secret is empty; paste its value")
+        ref = f"mcp/{server}/{variable}"
+        resolver = self._secrets
+        if not isinstance(resolver, KeyringSecretResolver):
+            resolver = await asyncio.to_thread(KeyringSecretResolver)
+        await asyncio.to_thread(resolver.set, ref, value)
+        return f"{{keyring:{ref}}}"
 
     async def remove_server(self, name: str) -> None:
         """Remove server ``name`` and stop it."""
