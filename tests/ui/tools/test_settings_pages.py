@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QLi
 
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.workspace import Workspace
+from app.ui.settings._mcp_dialog import ServerDialog
 from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
@@ -44,6 +45,18 @@ def open_dialog(cls: type[QDialog]) -> QDialog | None:
         if isinstance(widget, cls) and widget.isVisible():
             return widget
     return None
+
+
+async def add_dialog(workspace: Workspace, args: str) -> tuple[McpPage, ServerDialog]:
+    """The MCP page with its Add dialog open and filled in for the demo server."""
+    page = McpPage(workspace)
+    page.show()
+    page.add_button.click()
+    dialog = await wait_until(lambda: open_dialog(ServerDialog), what="the server dialog")
+    find(dialog, QLineEdit, "mcpServerName").setText("demo")
+    find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
+    find(dialog, QLineEdit, "mcpServerArgs").setText(args)
+    return page, dialog
 
 
 async def test_a_folder_is_granted_through_the_folder_dialog_and_removed(
@@ -152,13 +165,7 @@ async def test_a_failing_server_shows_why(workspace: Workspace) -> None:
 async def test_a_secret_goes_to_the_keyring_and_the_file_holds_only_its_name(
     workspace: Workspace,
 ) -> None:
-    page = McpPage(workspace)
-    page.show()
-    page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(QDialog), what="the server dialog")
-    find(dialog, QLineEdit, "mcpServerName").setText("demo")
-    find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
-    find(dialog, QLineEdit, "mcpServerArgs").setText(str(DEMO))
+    page, dialog = await add_dialog(workspace, str(DEMO))
     await dialog.keep_secret("DEMO_USER", "s3cret-ada")
     assert dialog.env.toPlainText() == "DEMO_USER={keyring:mcp/demo/DEMO_USER}"
     assert await dialog.save()
@@ -171,13 +178,7 @@ async def test_a_secret_goes_to_the_keyring_and_the_file_holds_only_its_name(
 
 
 async def test_bad_arguments_and_environment_say_what_is_wrong(workspace: Workspace) -> None:
-    page = McpPage(workspace)
-    page.show()
-    page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(QDialog), what="the server dialog")
-    find(dialog, QLineEdit, "mcpServerName").setText("demo")
-    find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
-    find(dialog, QLineEdit, "mcpServerArgs").setText("'unclosed")
+    page, dialog = await add_dialog(workspace, "'unclosed")
     assert not await dialog.save()
     assert dialog.error.text() == (
         "The arguments cannot be read: No closing quotation (check the quotes)"
