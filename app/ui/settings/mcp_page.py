@@ -56,6 +56,7 @@ class McpPage(SettingsPage):
         self.list = QListWidget(self)
         self.list.setObjectName("mcpServerList")
         self.list.setAccessibleName("MCP servers")
+        self.list.setSpacing(4)
         self.list.currentRowChanged.connect(self._show_selected)
         self.empty = hint(
             "No server yet. Add one with its command, e.g. uvx mcp-server-time.", self
@@ -79,13 +80,18 @@ class McpPage(SettingsPage):
         self.enabled.toggled.connect(lambda on: spawn(self._set_enabled(on)))
         self.state = QLabel("", self)
         self.state.setObjectName("mcpServerState")
-        self.state.setWordWrap(True)
-        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.state.font()
+        font.setBold(True)
+        self.state.setFont(font)
+        self.command = hint("", self)
+        self.command.setObjectName("mcpServerCommandLine")
+        self.command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reason = error_label(self)
         self.reason.setObjectName("mcpServerReason")
         self.tools = QListWidget(self)
         self.tools.setObjectName("mcpServerTools")
         self.tools.setAccessibleName("The server's tools")
+        self.tools.setSpacing(2)
         self.error = error_label(self)
 
         buttons = QHBoxLayout()
@@ -98,6 +104,7 @@ class McpPage(SettingsPage):
         details.setSpacing(8)
         details.addWidget(self.enabled)
         details.addWidget(self.state)
+        details.addWidget(self.command)
         details.addWidget(self.reason)
         details.addWidget(self.tools, 1)
 
@@ -166,14 +173,15 @@ class McpPage(SettingsPage):
         self.tools.clear()
         if info is None:
             self.state.setText("")
+            self.command.setText("")
             self.reason.hide()
             return
         self.enabled.blockSignals(True)
         self.enabled.setChecked(info.enabled)
         self.enabled.blockSignals(False)
         self.enabled.setEnabled(info.state != "invalid")
-        command = " ".join([info.command, *info.args])
-        self.state.setText(f"{_STATES.get(info.state, info.state)} — {command}")
+        self.state.setText(_STATES.get(info.state, info.state))
+        self.command.setText(" ".join([info.command, *info.args]))
         self.reason.setText(info.reason or "")
         self.reason.setVisible(bool(info.reason))
         for tool in info.tools:

@@ -43,6 +43,7 @@ class ToolsPage(SettingsPage):
         self.folders = QListWidget(self)
         self.folders.setObjectName("grantedFolders")
         self.folders.setAccessibleName("Granted folders")
+        self.folders.setSpacing(3)
         self.folders.currentRowChanged.connect(self._update_buttons)
         self.empty = hint("No folder is granted yet, so the file tools refuse every path.", self)
 

@@ -8,12 +8,13 @@ notice bar says so once, calmly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services.workspace import Workspace
@@ -26,13 +27,18 @@ if TYPE_CHECKING:
 __all__ = ["ToolsButton", "install_tools"]
 
 _DESCRIPTION_CHARS = 64
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= _DESCRIPTION_CHARS else text[: _DESCRIPTION_CHARS - 1] + "…"
+    """The first sentence of ``text``, cut to fit a menu line."""
+    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")
+    if len(sentence) <= _DESCRIPTION_CHARS:
+        return sentence
+    return sentence[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
 
 
-class ToolsButton(QToolButton):
+class ToolsButton(QPushButton):
     """The tools button (object name ``toolsButton``) and its menu (``toolsMenu``)."""
 
     problem = Signal(str)
@@ -51,7 +57,6 @@ class ToolsButton(QToolButton):
         self.setObjectName("toolsButton")
         self.setAccessibleName("Tools for this thread")
         self.setToolTip("Choose the tools the model may use in this thread")
-        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu_ = QMenu(self)
         self.menu_.setObjectName("toolsMenu")
         self.menu_.setAccessibleName("Tools")

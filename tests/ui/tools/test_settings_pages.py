@@ -130,14 +130,14 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
         "args": [str(DEMO)],
     }
     await workspace.tools.wait_started()
-    await wait_until(lambda: page.state.text().startswith("Running"), what="running")
+    await wait_until(lambda: page.state.text() == "Running", what="running")
     tools = find(page, QListWidget, "mcpServerTools")
     listed = [tools.item(i).text() for i in range(tools.count())]
     assert "echo — Say the text back." in listed
     assert page.list.item(0).text().startswith("demo\nRunning · ")
 
     page.enabled.click()
-    await wait_until(lambda: page.state.text().startswith("Off"), what="switched off")
+    await wait_until(lambda: page.state.text() == "Off", what="switched off")
     assert saved(workspace, "mcp.json")["mcpServers"]["demo"]["disabled"] is True
     await workspace.tools.wait_started()
     assert not [e for e in workspace.tools.catalogue() if e.group == "demo"]
@@ -156,7 +156,7 @@ async def test_a_failing_server_shows_why(workspace: Workspace) -> None:
     page.show()
     await workspace.tools.wait_started()
     await page.load()
-    assert page.state.text().startswith("Not running")
+    assert page.state.text() == "Not running"
     assert page.reason.isVisible()
     assert "the token is missing" in page.reason.text()
     page.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QPushButton, QWidget
 
 from app.core.state import Message, ToolResultBlock
 from app.services.mcp_config import McpConfig
@@ -41,7 +41,7 @@ def calling(tool: str, args: dict[str, Any]) -> Any:
 
 
 def button(window: QWidget) -> ToolsButton:
-    found = find(window, QToolButton, "toolsButton")
+    found = find(window, QPushButton, "toolsButton")
     assert isinstance(found, ToolsButton)
     return found
 
@@ -138,7 +138,7 @@ async def test_an_mcp_servers_tool_appears_in_the_menu_and_runs(tmp_path: Path) 
         sections = [a.text() for a in tools.menu_.actions() if a.isSeparator() and a.text()]
         assert sections == ["Built-in", "MCP: demo"]
         echo = tools.actions_by_name()["demo__echo"]
-        assert echo.text() == "echo — Say the text back."
+        assert echo.text() == "echo — Say the text back"
         await switch(window, "demo__echo")
         answer = await ask(window, "Echo something")
         assert answer.text() == "The tool said: echo: hello from the window"
