@@ -43,6 +43,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
             )
         )
     window = await open_window(str(data), model="scripted:[]", preload=False)
+    assert window is not None
     try:
         window.resize(1100, 720)
         await window.workspace.tools.wait_started()

@@ -36,6 +36,7 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
+from app.services.data_actions import DataActions
 from app.services.events import (
     ApprovalNeeded,
     BudgetUpdated,
@@ -137,6 +138,8 @@ class Workspace:
             secret_resolver=secret_resolver,
         )
         """The tools threads may switch on, and the MCP servers behind some of them."""
+        self.data = DataActions(store, data_dir, self.aclose)
+        """Diagnostics, the data and log folders, export all, delete everything."""
 
     # Opening and closing -------------------------------------------------------------
 
@@ -147,12 +150,15 @@ class Workspace:
         *,
         resolve_model: ModelResolver | None = None,
         secret_resolver: SecretSource | None = None,
+        store: Store | None = None,
         **options: Any,
     ) -> Workspace:
         """Open the store in ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user
-        data directory) and the keyring, off the event loop."""
+        data directory) and the keyring, off the event loop. ``store``: use this one instead
+        (a read-only copy of a damaged database)."""
         directory = resolve_data_dir(data_dir)
-        store = await asyncio.to_thread(Store.open, database_path(directory))
+        if store is None:
+            store = await asyncio.to_thread(Store.open, database_path(directory))
         settings = await asyncio.to_thread(load_settings, directory)
         list_ollama = None
         if resolve_model is None or secret_resolver is None:

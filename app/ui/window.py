@@ -29,6 +29,7 @@ from app.ui.a11y import announce
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
+from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.notices import NoticeBar
@@ -132,6 +133,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._menus()
         self.tools_button = install_tools(self)
+        self.data_actions = install_data_actions(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
