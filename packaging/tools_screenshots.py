@@ -42,7 +42,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
                 args=["-m", "mcp_server_time", "--local-timezone", "Europe/Oslo"],
             )
         )
-    window = await open_window(str(data), model="scripted:[]", preload=False)
+    window = await open_window(str(data), preload=False)
     assert window is not None
     try:
         window.resize(1100, 720)

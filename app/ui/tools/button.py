@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolsButton", "install_tools"]
 
-_DESCRIPTION_CHARS = 64
+_DESCRIPTION_CHARS = 56
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
 
 
