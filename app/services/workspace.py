@@ -516,7 +516,10 @@ class Workspace:
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
         config = {**self._run_config, "thread_id": thread_id}
-        granted = [*self._run_config.get("tool_permissions", ()), *self.tools.permissions()]
+        granted = [
+            *self._run_config.get("tool_permissions", ()),
+            *self.tools.permissions(thread_id),
+        ]
         config["tool_permissions"] = list(dict.fromkeys(granted))
         status: RunStatus = "failed"
         state: AgentState | None = None

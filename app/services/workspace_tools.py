@@ -169,9 +169,10 @@ class WorkspaceTools:
         on = set(self.choices.enabled(thread_id))
         return [t for t in self.available() if t.name in on]
 
-    def permissions(self) -> list[str]:
-        """What a run grants so that any offered tool may be called (approval still applies)."""
-        return list(permissions_of(self.available()))
+    def permissions(self, thread_id: str) -> list[str]:
+        """What the thread's run grants so that the tools it switched on may be called
+        (approval still applies)."""
+        return list(permissions_of(self.for_thread(thread_id)))
 
     # Settings: folders and network -------------------------------------------------
 

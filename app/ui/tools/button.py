@@ -1,8 +1,8 @@
 """The composer's tools button: a menu of every tool a thread may use, grouped built-in and by
 MCP server, each switched on or off for the open thread (the thread remembers its choice).
 
-Keyboard: Tab reaches the button, Space or Enter opens the menu, arrows move, Space or Enter
-switches the focused tool. A server that fails is listed with its reason, and the window's
+Keyboard: Tab reaches the button, Space opens the menu, arrows move, Enter switches the
+focused tool. A server that fails is listed with its reason, and the window's
 notice bar says so once, calmly.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QPoint, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
@@ -61,8 +61,7 @@ class ToolsButton(QPushButton):
         self.menu_.setObjectName("toolsMenu")
         self.menu_.setAccessibleName("Tools")
         self.menu_.setToolTipsVisible(True)
-        self.menu_.aboutToShow.connect(self.rebuild)
-        self.setMenu(self.menu_)
+        self.clicked.connect(self.open_menu)
         self._unsubscribe = workspace.subscribe(self._on_event)
         self.refresh()
 
@@ -82,6 +81,17 @@ class ToolsButton(QPushButton):
             return set()
         available = {e.name for e in self.workspace.tools.catalogue()}
         return set(self.workspace.tools.enabled(thread)) & available
+
+    def open_menu(self) -> None:
+        """Show the menu above the button, without blocking (never a nested event loop)."""
+        self.rebuild()
+        height = self.menu_.sizeHint().height()
+        self.menu_.popup(self.mapToGlobal(QPoint(0, -height - 4)))
+        first = next(
+            (a for a in self.menu_.actions() if a.isEnabled() and not a.isSeparator()), None
+        )
+        if first is not None:
+            self.menu_.setActiveAction(first)
 
     def rebuild(self) -> None:
         """Fill the menu from the workspace: a section per group, a checkable entry per tool."""

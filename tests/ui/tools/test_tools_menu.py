@@ -164,3 +164,26 @@ async def test_a_failing_server_says_so_calmly(tmp_path: Path) -> None:
         assert any(t.startswith("Not running:") for t in notes)
     finally:
         await close_test_window(window)
+
+
+async def test_the_menu_works_from_the_keyboard(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    try:
+        tools = button(window)
+        window.composer.attach_button.setFocus()
+        press(window.composer.attach_button, Qt.Key.Key_Tab)
+        assert window.focusWidget() is tools
+        press(tools, Qt.Key.Key_Space)
+        await wait_until(lambda: tools.menu_.isVisible(), what="the menu to open")
+        assert tools.menu_.activeAction().objectName() == "tool:current_time"
+        press(tools.menu_, Qt.Key.Key_Down)
+        assert tools.menu_.activeAction().objectName() == "tool:calculator"
+        press(tools.menu_, Qt.Key.Key_Return)
+        thread = window.chat_vm.thread_id
+        await wait_until(
+            lambda: window.workspace.tools.enabled(thread) == ["calculator"], what="switched on"
+        )
+        assert tools.text() == "Tools: 1 on"
+        assert not tools.menu_.isVisible()
+    finally:
+        await close_test_window(window)
