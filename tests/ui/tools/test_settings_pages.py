@@ -106,8 +106,10 @@ async def test_the_network_policy_is_saved_at_once(workspace: Workspace) -> None
     page.show()
     assert not page.private_network.isChecked()
     page.private_network.click()
-    await wait_until(lambda: workspace.settings.allow_private_network, what="the setting")
+    settings = workspace.data_dir / "settings.json"
+    await wait_until(settings.exists, what="the settings written")
     assert saved(workspace, "settings.json")["allow_private_network"] is True
+    assert workspace.settings.allow_private_network
     page.close()
 
 
