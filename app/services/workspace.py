@@ -51,6 +51,7 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.model_choices import ModelChoice, list_model_choices
+from app.services.model_downloads import ModelDownloads
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
 from app.services.workspace_tools import WorkspaceTools
@@ -139,6 +140,8 @@ class Workspace:
         )
         """The tools threads may switch on, and the MCP servers behind some of them."""
         self.data = DataActions(store, data_dir, self.aclose)
+        self.downloads = ModelDownloads(data_dir)
+        """The model catalogue: models to download, and the downloaded ones."""
         """Diagnostics, the data and log folders, export all, delete everything."""
 
     # Opening and closing -------------------------------------------------------------
@@ -315,7 +318,8 @@ class Workspace:
 
     async def model_choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
-        return await list_model_choices(self.settings, self._list_ollama)
+        listed = await list_model_choices(self.settings, self._list_ollama)
+        return listed + await self.downloads.choices()
 
     async def preload(self, spec: str) -> None:
         """Load a local model now (off the loop), reporting ``ModelStatus`` events."""

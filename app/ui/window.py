@@ -32,6 +32,7 @@ from app.ui.composer import ComposerPanel
 from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
+from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
 from app.ui.notices import NoticeBar
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self._menus()
         self.tools_button = install_tools(self)
         self.data_actions = install_data_actions(self)
+        self.downloads = install_downloads(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
@@ -423,6 +425,10 @@ class MainWindow(QMainWindow):
         if spec == ADD_GGUF:
             await self._add_gguf()
             return
+        if spec.startswith(DOWNLOAD_PREFIX):
+            self.downloads.start(spec)
+            await self.refresh_models()  # the picker goes back to the thread's model
+            return
         if self.chat_vm.thread_id is None:
             return
         try:
@@ -575,5 +581,6 @@ class MainWindow(QMainWindow):
         self.chat_vm.close()
         self.threads_vm.close()
         self.tools_button.close_subscription()
+        self.downloads.cancel()
         super().closeEvent(event)
         self.closed.emit()
