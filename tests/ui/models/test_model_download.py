@@ -4,27 +4,18 @@ Cancel stops it and keeps the bytes for the next try."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
 from app.services.model_catalogue import ModelLibrary
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY
+from tests.services.test_model_catalogue import DATA, ENTRY, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
-
-@pytest.fixture
-def hub() -> Iterator[HubServer]:
-    server = HubServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+__all__ = ["hub"]  # the local hub server fixture
 
 
 async def window_on(tmp_path: Path, hub: HubServer) -> MainWindow:
