@@ -64,7 +64,7 @@ class ModelDownloads:
                 offered.append(
                     ModelChoice(
                         f"{DOWNLOAD_PREFIX}{e.name}",
-                        f"{e.title} · {human_size(e.size_bytes)}",
+                        e.title,
                         DOWNLOAD_GROUP,
                         True,
                         _detail(e, row.partial_bytes),

@@ -49,9 +49,7 @@ async def test_a_catalogue_model_downloads_from_the_picker_and_becomes_the_threa
     try:
         rows = picker_rows(window)
         assert ("Download (opens a connection)", None) in rows
-        label = (
-            "   Tiny test model · 0 MB — 0 MB, needs 500 MB of memory, tool calls poor, Apache-2.0"
-        )
+        label = "   Tiny test model — 0 MB, needs 500 MB of memory, tool calls poor, Apache-2.0"
         assert (label, "download:tiny") in rows
         assert hub.requests == []  # listing opened no connection
         choose(window, "download:tiny")
