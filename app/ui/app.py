@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.crash import install_crash_handler
+from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
 from app.ui.tasks import drain
 from app.ui.theme import apply_theme
 from app.ui.window import MainWindow
@@ -49,15 +50,24 @@ async def open_window(
     model: str | None = None,
     thread_id: str | None = None,
     preload: bool = True,
+    check_store: bool = True,
     **workspace_options: object,
-) -> MainWindow:
-    """Open the workspace and show a started main window."""
+) -> MainWindow | None:
+    """Open the workspace and show a started main window; ``None`` when the database is
+    damaged and the user chose to quit."""
+    rescued = await store_at_start(data_dir) if check_store else None
+    if rescued is False:
+        return None
+    if rescued is not None:
+        workspace_options["store"] = rescued
     workspace = await Workspace.open(data_dir, **workspace_options)  # type: ignore[arg-type]
     if model:
         workspace.settings = workspace.settings.model_copy(update={"default_model": model})
     window = MainWindow(workspace)
     window.show()
     await window.start(thread_id, preload=preload)
+    if workspace.data.read_only:
+        window.notice.show_message(READ_ONLY_NOTICE, level="warning")
     return window
 
 
@@ -78,8 +88,14 @@ async def _main(
     theme: str | None = None,
 ) -> int:
     window = await open_window(
-        data_dir, model=model, thread_id=thread_id, preload=screenshot is None
+        data_dir,
+        model=model,
+        thread_id=thread_id,
+        preload=screenshot is None,
+        check_store=screenshot is None,
     )
+    if window is None:
+        return 1
     saved = window.workspace.settings.theme
     app = QApplication.instance()
     if theme is None and saved != "system" and isinstance(app, QApplication):

@@ -130,6 +130,8 @@ class ComposerPanel(QFrame):
         row.addWidget(self.hint, 1)
         row.addWidget(self.stop_button)
         row.addWidget(self.send_button)
+        self.actions_row = row
+        """The row of buttons under the text box (other parts add theirs here)."""
 
         box = QFrame(self)
         box.setObjectName("composerBox")

@@ -33,13 +33,16 @@ from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
+from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
+from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
 from app.ui.notices import NoticeBar
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
+from app.ui.tools import install_tools
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
@@ -142,6 +145,9 @@ class MainWindow(QMainWindow):
 
         self._wire()
         self._menus()
+        self.tools_button = install_tools(self)
+        self.data_actions = install_data_actions(self)
+        self.downloads = install_downloads(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
@@ -238,6 +244,7 @@ class MainWindow(QMainWindow):
             await self.threads_vm.refresh()
         await self.open_thread(thread_id)
         spawn(self.refresh_models())
+        self.workspace.tools.start_in_background()
         default = self.workspace.settings.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
             spawn(self.workspace.preload(default))
@@ -431,6 +438,10 @@ class MainWindow(QMainWindow):
         if spec == ADD_GGUF:
             await self._add_gguf()
             return
+        if spec.startswith(DOWNLOAD_PREFIX):
+            self.downloads.start(spec)
+            await self.refresh_models()  # the picker goes back to the thread's model
+            return
         if self.chat_vm.thread_id is None:
             return
         try:
@@ -589,5 +600,7 @@ class MainWindow(QMainWindow):
         self.chat_vm.close()
         self.threads_vm.close()
         self.budget_pause.close_panel()
+        self.tools_button.close_subscription()
+        self.downloads.cancel()
         super().closeEvent(event)
         self.closed.emit()
