@@ -121,7 +121,7 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
     await page.load()
     assert page.empty.isVisible()
     page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(QDialog), what="the server dialog")
+    dialog = await wait_until(lambda: open_dialog(ServerDialog), what="the server dialog")
     find(dialog, QLineEdit, "mcpServerName").setText("demo")
     find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
     find(dialog, QLineEdit, "mcpServerArgs").setText(f"'{DEMO}'")
