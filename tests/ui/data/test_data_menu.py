@@ -117,6 +117,8 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
     data = tmp_path / "data"
     window = await with_two_threads(data)
     await window.workspace.tools.grant_folder(tmp_path)
+    (data / "models").mkdir()
+    (data / "models" / "tiny.gguf").write_bytes(b"GGUF" + bytes(1000))
     try:
         action = menu_action(window, "Delete all data…")
         action.trigger()
@@ -141,6 +143,7 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
         await close_test_window(window)
     assert not (data / "settings.json").exists()
     assert not (data / "window.ini").exists()
+    assert not (data / "models").exists()
     async with Store.open(database_path(data)) as store:
         assert await store.list_threads() == []
 

@@ -192,3 +192,30 @@ async def test_bad_arguments_and_environment_say_what_is_wrong(workspace: Worksp
     assert not (workspace.data_dir / "mcp.json").exists()
     dialog.reject()
     page.close()
+
+
+async def test_editing_a_server_keeps_what_the_form_does_not_show(workspace: Workspace) -> None:
+    await workspace.tools.save_server("demo", sys.executable, [str(DEMO)])
+    workspace.tools.config.edit("demo", policy="approval", disabled=True)
+    page = McpPage(workspace)
+    page.show()
+    await page.load()
+    page.edit_button.click()
+    dialog = await wait_until(lambda: open_dialog(ServerDialog), what="the server dialog")
+    assert isinstance(dialog, ServerDialog)
+    assert find(dialog, QLineEdit, "mcpServerArgs").text() == str(DEMO)
+    find(dialog, QLineEdit, "mcpServerName").setText("notes")
+    find(dialog, QLineEdit, "mcpServerArgs").setText(f"{DEMO} --exit-after 60")
+    assert await dialog.save()
+    assert saved(workspace, "mcp.json")["mcpServers"] == {
+        "notes": {
+            "command": sys.executable,
+            "args": [str(DEMO), "--exit-after", "60"],
+            "policy": "approval",
+            "disabled": True,
+        }
+    }
+    await workspace.tools.wait_started()
+    await page.load()
+    assert page.list.item(0).text() == "notes\nOff"
+    page.close()
