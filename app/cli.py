@@ -9,12 +9,16 @@ import getpass
 import io
 import os
 import sys
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from app import cli_diagnostics, cli_mcp, cli_models
 from app.core.errors import ParleyError
-from app.core.graph import GraphEvent, MessageDelta, ToolProgress
-from app.core.state import AgentState, ErrorBlock
+from app.core.state import ContentBlock, ErrorBlock
+from app.services.events import MessageStreamed, Retrying, ToolActivity, WorkspaceEvent
+
+if TYPE_CHECKING:
+    from app.services.conversation import TurnOutcome
+    from app.services.session import Session
 
 DEFAULT_MODEL = "local"
 
@@ -123,26 +127,43 @@ def _printable(text: str, encoding: str | None) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _printer(out: TextIO) -> Any:
-    def on_event(event: GraphEvent) -> None:
-        if isinstance(event, MessageDelta) and not event.namespace:
-            out.write(_printable(event.chunk.text(), getattr(out, "encoding", None)))
-            out.flush()
-        elif isinstance(event, ToolProgress) and event.status in ("started", "error"):
+class _Printer:
+    """Writes a driven thread's events to the terminal: the reply as it streams, tool calls
+    starting or failing, and retries while a provider is busy."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self._shown: dict[str, int] = {}
+
+    def __call__(self, event: WorkspaceEvent) -> None:
+        if isinstance(event, MessageStreamed):
+            text = event.message.text()
+            shown = self._shown.get(event.message_id, 0)
+            if len(text) > shown:
+                self.out.write(_printable(text[shown:], getattr(self.out, "encoding", None)))
+                self.out.flush()
+                self._shown[event.message_id] = len(text)
+        elif isinstance(event, ToolActivity) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
-            out.write(f"\n[{event.tool}: {event.status}{note}]\n")
+            self.out.write(f"\n[{event.tool}: {event.status}{note}]\n")
+        elif isinstance(event, Retrying):
+            self.err.write(f"({event.provider} is busy; trying again in {event.delay:.0f} s)\n")
 
-    return on_event
 
-
-def _report(state: AgentState, out: TextIO, err: TextIO, thread_id: str) -> int:
+def _report(outcome: TurnOutcome, out: TextIO, err: TextIO, thread_id: str) -> int:
     out.write("\n")
-    if state.is_interrupted():
+    for problem in outcome.problems:
+        err.write(f"parley: {problem.text}\n")
+    state = outcome.state
+    if outcome.waiting:
         err.write(
             f"Waiting for your approval. Continue with: parley chat --thread {thread_id} --resume\n"
         )
         return 3
-    last = state.context[-1] if state.context else None
+    if outcome.problems:
+        return 2
+    last = state.context[-1] if state is not None and state.context else None
     errors = [b for b in (last.content if last else []) if isinstance(b, ErrorBlock)]
     for block in errors:
         err.write(f"error: {block.error}\n")
@@ -155,55 +176,74 @@ def _report(state: AgentState, out: TextIO, err: TextIO, thread_id: str) -> int:
 async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.session import open_session
 
+    if args.resume:
+        if not args.thread:
+            err.write("--resume needs --thread THREAD_ID\n")
+            return 2
+        if args.prompt is not None or args.attach:
+            err.write("--resume answers the pending approvals; send the prompt after it\n")
+            return 2
+    elif args.attach and args.prompt is None:
+        err.write("--attach needs a PROMPT to send the files with\n")
+        return 2
+    elif args.prompt is not None and not args.prompt.strip():
+        err.write("nothing to say: the prompt is empty\n")
+        return 2
     model = args.model or DEFAULT_MODEL
-    async with open_session(args.data_dir, model, interactive=True, tools=args.tools) as s:
+    printer = _Printer(out, err)
+    async with open_session(
+        args.data_dir, model, interactive=True, tools=args.tools, on_event=printer
+    ) as s:
+        if args.thread:
+            await _choose_thread_model(s, args.thread, args.model)
+        else:
+            await s.workspace.check_model(model)  # a model that cannot be used makes no thread
         if args.resume:
-            if not args.thread:
-                err.write("--resume needs --thread THREAD_ID\n")
-                return 2
-            if args.prompt is not None or args.attach:
-                err.write("--resume answers the pending approvals; send the prompt after it\n")
-                return 2
-            state = await s.chat.resume(args.thread, _printer(out))
-            return _report(state, out, err, args.thread)
-        if args.attach:
-            if args.prompt is None:
-                err.write("--attach needs a PROMPT to send the files with\n")
-                return 2
-            return await _send_with_files(s, args, out, err)
+            outcome = await s.chat.resume(args.thread)
+            return _report(outcome, out, err, args.thread)
         if args.prompt is None:
             return await _repl(s, args.thread, out, err)
-        if not args.prompt.strip():
-            err.write("nothing to say: the prompt is empty\n")
-            return 2
+        blocks: list[ContentBlock] = []
+        notes: list[str] = []
+        if args.attach:
+            blocks, notes = await _attach_files(s, args, err)
         thread_id = args.thread or (await s.chat.new_thread(args.prompt)).id
-        state = await s.chat.send(thread_id, args.prompt, _printer(out))
-        code = _report(state, out, err, thread_id)
+        outcome = await s.chat.send(thread_id, args.prompt, blocks, notes=notes)
+        code = _report(outcome, out, err, thread_id)
         if not args.thread:
             err.write(f"(thread {thread_id})\n")
         return code
 
 
-async def _send_with_files(session: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """One turn with attachments: a line for each file that could not be attached and for
-    each the model will not see; the turn runs with the rest."""
-    from app.services.attach import NOTES_KEY, attach, compose, send_message
+async def _choose_thread_model(session: Session, thread_id: str, model: str | None) -> None:
+    """Continue ``thread_id`` on its own model, or on ``model`` from now on when one is given."""
+    thread = await session.workspace.get_thread(thread_id)
+    spec = model or thread.model or session.model_spec
+    await session.workspace.check_model(spec)
+    if model is not None and model != thread.model:
+        await session.workspace.set_thread_model(thread_id, model)
+    elif not thread.model:
+        await session.workspace.set_thread_model(thread_id, spec)
 
-    got = await attach(session.store.store_media, args.attach)
+
+async def _attach_files(
+    session: Session, args: argparse.Namespace, err: TextIO
+) -> tuple[list[ContentBlock], list[str]]:
+    """Ingest ``--attach`` files: a line for each that could not be attached and for each the
+    model will not see (those notes are also kept on the message); the turn runs with the
+    rest."""
+    got = await session.workspace.attach(args.attach)
     for line in got.problems:
         err.write(f"not attached: {_as_text(line)}\n")
-    message = compose(args.prompt, got.blocks, getattr(session.chat.model, "info", None))
-    for note in [*got.notes, *message.metadata.get(NOTES_KEY, [])]:
+    thread = await session.workspace.get_thread(args.thread) if args.thread else None
+    spec = (thread and thread.model) or session.model_spec
+    left_out = await session.workspace.attachments.left_out(got.blocks, spec)
+    for note in [*got.notes, *left_out]:
         err.write(f"note: {_as_text(note)}\n")
-    thread_id = args.thread or (await session.chat.new_thread(args.prompt)).id
-    state = await send_message(session.chat, thread_id, message, _printer(out))
-    code = _report(state, out, err, thread_id)
-    if not args.thread:
-        err.write(f"(thread {thread_id})\n")
-    return code
+    return list(got.blocks), left_out
 
 
-async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -> int:
+async def _repl(session: Session, thread_id: str | None, out: TextIO, err: TextIO) -> int:
     from app.services.terminal_input import read_line
 
     out.write(f"Parley on {session.model_spec}. Type /quit to leave.\n")
@@ -220,8 +260,7 @@ async def _repl(session: Any, thread_id: str | None, out: TextIO, err: TextIO) -
         if thread_id is None:
             thread_id = (await session.chat.new_thread(text)).id
             err.write(f"(thread {thread_id})\n")
-        state = await session.chat.send(thread_id, text, _printer(out))
-        _report(state, out, err, thread_id)
+        _report(await session.chat.send(thread_id, text), out, err, thread_id)
 
 
 async def _threads(args: argparse.Namespace, out: TextIO) -> int:

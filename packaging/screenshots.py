@@ -1,5 +1,8 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
-dark, through ``parley --screenshot`` on a data directory seeded with a scripted model.
+dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
+approval dialog; a run paused at its budget and the settings dialog
+(``packaging/_dialog_shots.py``); and a thread with every kind of attachment
+(``attachments_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -36,7 +39,10 @@ Run it with **`top_words("notes.txt")`**. For very large files, read line by lin
 SCRIPT = [
     {"text": ANSWER, "usage": {"prompt_tokens": 41, "completion_tokens": 118}},
     {"tool_calls": [{"name": "current_time", "args": {}}]},
-    {"text": "It is **3:42 pm** where you are.", "usage": {"prompt_tokens": 60, "completion_tokens": 9}},
+    {
+        "text": "It is **3:42 pm** where you are.",
+        "usage": {"prompt_tokens": 60, "completion_tokens": 9},
+    },
 ]
 
 
@@ -50,7 +56,11 @@ async def _seed(data_dir: Path, script: Path) -> str:
     for title in ("Trip to Oslo: packing list", "Fix the CSV import", "Ticket T-42"):
         await ws.create_thread(title=title, model=spec)
     thread = await ws.create_thread(model=spec)
-    await (await ws.send(thread.id, "Write a Python function that finds the most common words in a file."))
+    await (
+        await ws.send(
+            thread.id, "Write a Python function that finds the most common words in a file."
+        )
+    )
     await (await ws.send(thread.id, "And what time is it?"))
     await ws.aclose()
     return thread.id
@@ -66,8 +76,19 @@ def main(out_dir: Path) -> int:
         for theme in ("light", "dark"):
             target = out_dir / f"main-{theme}.png"
             subprocess.run(
-                [sys.executable, "-m", "app", "--data-dir", str(data), "--thread", thread_id,
-                 "--theme", theme, "--screenshot", str(target)],
+                [
+                    sys.executable,
+                    "-m",
+                    "app",
+                    "--data-dir",
+                    str(data),
+                    "--thread",
+                    thread_id,
+                    "--theme",
+                    theme,
+                    "--screenshot",
+                    str(target),
+                ],
                 check=True,
                 cwd=ROOT,
             )
@@ -75,15 +96,55 @@ def main(out_dir: Path) -> int:
         empty = Path(tmp) / "empty"
         target = out_dir / "first-start.png"
         subprocess.run(
-            [sys.executable, "-m", "app", "--data-dir", str(empty), "--theme", "light",
-             "--screenshot", str(target)],
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "--data-dir",
+                str(empty),
+                "--theme",
+                "light",
+                "--screenshot",
+                str(target),
+            ],
             check=True,
             cwd=ROOT,
         )
         print(target)
+    for path in _approval_shots(out_dir):
+        print(path)
+    # the budget pause and the settings dialog are rendered inside one window process
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging/_dialog_shots.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "budget-pause.png")
+    print(out_dir / "settings.png")
+    target = out_dir / "attachments.png"
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
+        check=True,
+        cwd=ROOT,
+    )
+    print(target)
     return 0
+
+
+def _approval_shots(out_dir: Path) -> list[Path]:
+    """The approval dialog, one call and a batch (light), in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "_approval_shots.py"), str(out_dir), "light"],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    return [Path(line) for line in done.stdout.splitlines() if line.endswith(".png")]
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    raise SystemExit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources/screenshots"))
+    raise SystemExit(
+        main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources/screenshots")
+    )

@@ -283,3 +283,21 @@ def test_an_empty_prompt_and_a_prompt_with_resume_are_refused(tmp_path: Path) ->
     )  # fmt: skip
     assert both.returncode == 2
     assert "--resume" in both.stderr
+
+
+def test_a_thread_continues_on_its_own_model_until_another_is_chosen(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps(["Answer from A."]))
+    second.write_text(json.dumps(["Answer from B."]))
+    started = parley("chat", "--model", f"scripted:{first}", "Hi", data_dir=tmp_path)
+    assert started.returncode == 0, started.stderr
+    thread_id = parley("threads", data_dir=tmp_path).stdout.split()[0]
+
+    again = parley("chat", "--thread", thread_id, "Again", data_dir=tmp_path)
+    assert "Answer from A." in again.stdout, again.stderr  # not the default model
+    switched = parley(
+        "chat", "--thread", thread_id, "--model", f"scripted:{second}", "Now B", data_dir=tmp_path
+    )
+    assert "Answer from B." in switched.stdout, switched.stderr
+    kept = parley("chat", "--thread", thread_id, "And?", data_dir=tmp_path)
+    assert "Answer from B." in kept.stdout, kept.stderr

@@ -13,9 +13,9 @@ from unittest.mock import ANY
 
 import pytest
 
-from app.cli import _printer, run
-from app.core.graph import MessageDelta
-from app.core.state import AgentState, Message, TextBlock
+from app.cli import _Printer, run
+from app.core.state import AgentState, ChunkMerge, Message, TextBlock
+from app.services.events import MessageStreamed
 from app.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +112,7 @@ def test_text_that_cannot_be_printed_is_shown_with_replacement_marks() -> None:
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="ascii")  # a terminal that cannot show the euro sign
     chunk = Message(role="assistant", content=[TextBlock(text="a€b")], delta=True)
-    _printer(out)(MessageDelta(node="agent", chunk=chunk))
+    _Printer(out, io.StringIO())(MessageStreamed("t", ChunkMerge(chunk)))
     out.flush()
     assert raw.getvalue() == b"a?b"
 

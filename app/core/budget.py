@@ -16,7 +16,12 @@ from app.core.errors import BudgetExceeded
 from app.core.models.protocol import ModelPrice
 from app.core.state.message import TokenUsages
 
-__all__ = ["Budget", "BudgetLimits", "BudgetUsage"]
+__all__ = ["LIMIT_NAMES", "RAISED_PREFIX", "Budget", "BudgetLimits", "BudgetUsage"]
+
+LIMIT_NAMES = ("max_model_calls", "max_tool_calls", "max_tokens", "max_cost")
+"""The limits a run can have, as named in a run config and in :class:`BudgetLimits`."""
+RAISED_PREFIX = "raised:"
+"""Key prefix under which a run's raised limits are saved beside what it spent."""
 
 
 class BudgetLimits(BaseModel):
@@ -66,6 +71,8 @@ class Budget:
     def __init__(self, limits: BudgetLimits | None = None) -> None:
         self.limits = limits or BudgetLimits()
         self.usage = BudgetUsage()
+        self.raised: dict[str, float] = {}
+        """Limits raised during this run (by a person answering a budget pause)."""
         self._listeners: list[Callable[[Budget], None]] = []
 
     def on_change(self, listener: Callable[[Budget], None]) -> Callable[[], None]:
@@ -77,15 +84,59 @@ class Budget:
         for listener in list(self._listeners):
             listener(self)
 
-    def check_model_call(self) -> None:
-        """Raise :class:`BudgetExceeded` if one more model call is not allowed."""
+    def model_call_blocker(self) -> str | None:
+        """The name of the limit that forbids one more model call, or ``None``."""
         lim, use = self.limits, self.usage
         if lim.max_model_calls is not None and use.model_calls + 1 > lim.max_model_calls:
-            raise BudgetExceeded(f"the model-call budget ({lim.max_model_calls}) is used up")
+            return "max_model_calls"
         if lim.max_tokens is not None and use.tokens >= lim.max_tokens:
-            raise BudgetExceeded(f"the token budget ({lim.max_tokens}) is used up")
+            return "max_tokens"
         if lim.max_cost is not None and use.cost >= lim.max_cost:
-            raise BudgetExceeded(f"the cost budget (${lim.max_cost:.4f}) is used up")
+            return "max_cost"
+        return None
+
+    def check_model_call(self) -> None:
+        """Raise :class:`BudgetExceeded` if one more model call is not allowed."""
+        blocker = self.model_call_blocker()
+        if blocker is not None:
+            raise BudgetExceeded(f"{self.describe(blocker)} is used up")
+
+    def describe(self, name: str) -> str:
+        """``name``'s limit as a phrase, e.g. "the model-call budget (8)"."""
+        value = getattr(self.limits, name)
+        if name == "max_cost":
+            return f"the cost budget (${value:.4f})"
+        what = {"max_model_calls": "model-call", "max_tool_calls": "tool-call"}.get(name, "token")
+        return f"the {what} budget ({value})"
+
+    def raise_limit(self, name: str, to: float) -> None:
+        """Let this run go up to ``to`` on limit ``name`` (never lowers it; repeating a raise
+        changes nothing, so a node that runs again after a pause can apply it again)."""
+        if name not in LIMIT_NAMES:
+            raise ValueError(f"there is no budget limit named {name!r}")
+        current = getattr(self.limits, name)
+        if current is not None and to <= current:
+            return
+        value: float = int(to) if name != "max_cost" else float(to)
+        self.limits = self.limits.model_copy(update={name: value})
+        self.raised[name] = value
+        self._changed()
+
+    def saved(self) -> dict[str, float]:
+        """What a checkpoint keeps: the spending and the limits raised during this run."""
+        out = {k: float(v) for k, v in self.usage.model_dump().items()}
+        out.update({RAISED_PREFIX + k: float(v) for k, v in self.raised.items()})
+        return out
+
+    def restore(self, saved: dict[str, float]) -> None:
+        """Go on from :meth:`saved`: the same spending and raised limits."""
+        usage = {k: v for k, v in saved.items() if not k.startswith(RAISED_PREFIX)}
+        self.usage = BudgetUsage.model_validate(
+            {k: int(v) if k != "cost" else v for k, v in usage.items()}
+        )
+        for key, value in saved.items():
+            if key.startswith(RAISED_PREFIX):
+                self.raise_limit(key.removeprefix(RAISED_PREFIX), value)
 
     def check_tool_calls(self, count: int = 1) -> None:
         """Raise :class:`BudgetExceeded` if ``count`` more tool calls are not allowed."""

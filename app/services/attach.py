@@ -10,15 +10,13 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from app.core.graph import GraphEvent
 from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
-from app.core.state import AgentState, ContentBlock, MediaRef, Message, TextBlock
+from app.core.state import ContentBlock, Message, TextBlock
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
-from app.services.chat import ChatService
-from app.store import Store
+from app.services.model_access import media_loader
 
-__all__ = ["Attachments", "attach", "compose", "media_loader", "send_message"]
+__all__ = ["Attachments", "attach", "compose", "media_loader"]
 
 NOTES_KEY = "notes"
 """``Message.metadata`` key of the notes shown on a message (e.g. what a model left out)."""
@@ -52,16 +50,6 @@ async def attach(
     return out
 
 
-def media_loader(store: Store) -> Callable[[MediaRef], bytes]:
-    """Reads attachments' bytes from ``store`` for the providers that send them (pass it as
-    ``media_loader`` when building models: vision models get the stored image)."""
-
-    def load(ref: MediaRef) -> bytes:
-        return store.read_media(ref.file_id or ref.sha256 or "")
-
-    return load
-
-
 def compose(text: str, blocks: Sequence[ContentBlock], info: ModelInfo | None) -> Message:
     """The user's message: the text, then the attachments, with a note for each attachment
     the model ``info`` describes will not see."""
@@ -72,20 +60,3 @@ def compose(text: str, blocks: Sequence[ContentBlock], info: ModelInfo | None) -
     if notes:
         message.metadata[NOTES_KEY] = notes
     return message
-
-
-async def send_message(
-    chat: ChatService,
-    thread_id: str,
-    message: Message,
-    on_event: Callable[[GraphEvent], None] | None = None,
-) -> AgentState:
-    """Run a turn that starts with ``message`` (text and attachments) on ``thread_id``."""
-    service_send = getattr(chat, "send_message", None)
-    if service_send is not None:
-        state: AgentState = await service_send(thread_id, message, on_event)
-        return state
-    # ChatService.send takes text only; this is the same sequence with the whole message.
-    await chat._require_thread(thread_id)
-    await chat._abandon_pending(thread_id)
-    return await chat._drive(thread_id, {"messages": [message]}, on_event)

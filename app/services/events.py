@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.core.budget import BudgetLimits, BudgetUsage
+from app.core.graph.budget_pause import BudgetPause
 from app.core.state import ChunkMerge, Message
 from app.core.tools import ApprovalRequest
 
 __all__ = [
     "ApprovalNeeded",
+    "BudgetPaused",
     "BudgetUpdated",
     "MessageAdded",
     "MessageRemoved",
@@ -135,6 +137,15 @@ class BudgetUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class BudgetPaused:
+    """The run paused before going over a limit: raise it for this run, or stop."""
+
+    thread_id: str
+    interrupt_id: str
+    pause: BudgetPause
+
+
+@dataclass(frozen=True, slots=True)
 class ToolActivity:
     """A tool call started, progressed, finished or failed."""
 
@@ -184,6 +195,7 @@ WorkspaceEvent = (
     | RunStatusChanged
     | ApprovalNeeded
     | BudgetUpdated
+    | BudgetPaused
     | ToolActivity
     | Retrying
     | ModelStatus

@@ -31,6 +31,7 @@ __all__ = [
     "setup_logging",
     "start_logging",
     "stop_logging",
+    "traceback_without_text",
 ]
 
 LOG_FILE = "parley.log"
@@ -71,6 +72,12 @@ def _exception_without_text(exc: BaseException | None) -> str:
         parts.append(f"Traceback (most recent call last):\n{frames}{name} (text not logged)")
         exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     return "\n\nThe above was raised while handling:\n\n".join(reversed(parts))
+
+
+def traceback_without_text(exc: BaseException) -> str:
+    """``exc``'s traceback (and those it was raised from) with exception types and frames but
+    no exception text, which can hold the user's words or a secret."""
+    return _exception_without_text(exc)
 
 
 class _QuietFileHandler(logging.handlers.RotatingFileHandler):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.core.budget import BudgetLimits
+
 __all__ = ["AppSettings", "load_settings", "save_settings"]
 
 FILE_NAME = "settings.json"
@@ -31,7 +33,14 @@ class AppSettings(BaseModel):
     endpoints: list[str] = Field(default_factory=list)
     """Model specs of configured remote models (``openai:NAME@URL``, ``anthropic:NAME``)."""
     ollama_url: str = "http://127.0.0.1:11434"
+    openai_url: str = "https://api.openai.com/v1"
+    """Base URL of the OpenAI-compatible server the settings test and offer."""
+    anthropic_url: str = "https://api.anthropic.com"
     theme: str = "system"
+    default_limits: BudgetLimits = Field(
+        default_factory=lambda: BudgetLimits(max_model_calls=20, max_tool_calls=40)
+    )
+    """The budget each new run starts with (a paused run can be given more)."""
     granted_folders: list[str] = Field(default_factory=list)
     """Folders the file tools may work in (none: every path is refused)."""
     allow_private_network: bool = False

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.core.agent import create_agent
 from app.core.errors import CheckpointConflict, ParleyError, UserError
@@ -39,6 +39,7 @@ from app.services.approval_policy import StoreApprovalPolicy
 from app.services.data_actions import DataActions
 from app.services.events import (
     ApprovalNeeded,
+    BudgetPaused,
     BudgetUpdated,
     MessageAdded,
     MessageRemoved,
@@ -57,6 +58,13 @@ from app.services.settings import AppSettings, load_settings, save_settings
 from app.services.workspace_tools import WorkspaceTools
 from app.store import MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
+
+if TYPE_CHECKING:
+    from app.core.models.protocol import ModelInfo
+    from app.media import IngestProgress, Source
+    from app.services.attach import Attachments
+    from app.services.attachments import AttachmentService
+    from app.services.preferences import Preferences
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -130,6 +138,9 @@ class Workspace:
         self._runs: dict[str, _Run] = {}
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
+        self._preferences: Any = None
+        self._attachments: AttachmentService | None = None
+
         self.tools = WorkspaceTools(
             data_dir,
             store,
@@ -140,9 +151,19 @@ class Workspace:
         )
         """The tools threads may switch on, and the MCP servers behind some of them."""
         self.data = DataActions(store, data_dir, self.aclose)
+        """Diagnostics, the data and log folders, export all, delete everything."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
-        """Diagnostics, the data and log folders, export all, delete everything."""
+
+    @property
+    def attachments(self) -> AttachmentService:
+        """Attaching files and reading their stored media back (the window's door); built on
+        first use, so opening the window does not load the ingest stack."""
+        if self._attachments is None:
+            from app.services.attachments import AttachmentService
+
+            self._attachments = AttachmentService(self._store, self._model)
+        return self._attachments
 
     # Opening and closing -------------------------------------------------------------
 
@@ -166,8 +187,8 @@ class Workspace:
         list_ollama = None
         if resolve_model is None or secret_resolver is None:
             from app.secrets.keyring_resolver import KeyringSecretResolver
+            from app.services.model_access import api_key_lookup, media_loader
             from app.services.model_registry import ModelRegistry
-            from app.services.session import api_key_lookup
 
             keyring = (
                 secret_resolver
@@ -177,7 +198,8 @@ class Workspace:
             if secret_resolver is None:
                 secret_resolver = keyring
             if resolve_model is None:
-                registry = ModelRegistry(api_key_lookup(keyring))
+                # vision models get the stored bytes of attached images
+                registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
                 resolve_model = registry.resolve
 
                 async def list_ollama(url: str) -> list[dict[str, Any]]:
@@ -303,6 +325,23 @@ class Workspace:
         self._emit(ThreadsChanged(thread.id))
         return thread
 
+    async def saved_state(self, thread_id: str) -> AgentState | None:
+        """The thread's latest saved state (``None`` before its first turn)."""
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        return latest.state if latest else None
+
+    async def attach(
+        self,
+        sources: Sequence[Source | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> Attachments:
+        """Turn files into content blocks, their bytes kept once in the store's media; a
+        problem line for each file that cannot be attached (the others still are)."""
+        from app.services.attach import attach
+
+        return await attach(self._store.store_media, sources, on_progress=on_progress)
+
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100
     ) -> MessagePage:
@@ -320,6 +359,11 @@ class Workspace:
         """Every model the picker can offer, each saying whether it can be reached."""
         listed = await list_model_choices(self.settings, self._list_ollama)
         return listed + await self.downloads.choices()
+
+    async def check_model(self, spec: str) -> ModelInfo | None:
+        """Build the model ``spec`` names now (off the loop) and return what it can take;
+        raises the reason when it cannot be used, before anything is sent."""
+        return getattr(await self._model(spec), "info", None)
 
     async def preload(self, spec: str) -> None:
         """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
@@ -365,11 +409,24 @@ class Workspace:
         if not isinstance(resolver, KeyringSecretResolver):
             resolver = await asyncio.to_thread(KeyringSecretResolver)
         status = await asyncio.to_thread(resolver.set, ref, value)
+        self.drop_remote_models()
+        return str(status.backend)
+
+    def drop_remote_models(self) -> None:
+        """Build the remote models again on their next turn (their key or URL changed)."""
         remote = [s for s in self._models if not s.startswith(("local", "gguf:", "scripted:"))]
         for spec in remote:
             del self._models[spec]
         self._agents = {k: v for k, v in self._agents.items() if k[0] not in remote}
-        return str(status.backend)
+
+    @property
+    def preferences(self) -> Preferences:
+        """The settings pages' service: connections, keys, rules, audit log, limits, theme."""
+        from app.services.preferences import Preferences
+
+        if self._preferences is None:
+            self._preferences = Preferences(self, self._store, self._secrets)
+        return self._preferences  # type: ignore[no-any-return]
 
     # Runs ----------------------------------------------------------------------------
 
@@ -384,9 +441,11 @@ class Workspace:
         blocks: Sequence[ContentBlock] = (),
         *,
         replace: str | None = None,
+        notes: Sequence[str] = (),
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
-        turn; returns the running turn.
+        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
+        attachments the model will not see).
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -398,6 +457,10 @@ class Workspace:
         self._refuse_if_running(thread_id)
         content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
         message = Message(role="user", content=[*content, *blocks])
+        if notes:
+            from app.services.attach import NOTES_KEY
+
+            message.metadata[NOTES_KEY] = list(notes)
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
@@ -490,6 +553,50 @@ class Workspace:
                 out.append(ApprovalNeeded(thread_id, item.id, requests))
         return out
 
+    def tool(self, name: str) -> Tool[..., Any] | None:
+        """The offered tool called ``name`` (for showing and checking its arguments)."""
+        return next((t for t in self._tools if t.name == name), None)
+
+    async def is_cut_off(self, thread_id: str) -> bool:
+        """Whether the thread's run stopped unfinished (the app or machine died mid-run)."""
+        from app.services.cut_off import is_cut_off
+
+        return thread_id not in self._runs and await is_cut_off(self._store, thread_id)
+
+    async def resume_cut_off(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Continue a cut-off run from its last checkpoint (finished steps are not run again)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        if not await self.is_cut_off(thread_id):
+            raise UserError("this thread has no cut-off run to resume")
+        return self._start(thread_id, await self._agent_for(thread), None)
+
+    async def discard_cut_off(self, thread_id: str) -> None:
+        """End a cut-off run where it stopped, running nothing more."""
+        from app.services.cut_off import discard_cut_off
+
+        self._refuse_if_running(thread_id)
+        for message in await discard_cut_off(self._store, thread_id):
+            self._emit(MessageAdded(thread_id, message))
+        self._emit(RunStatusChanged(thread_id, "idle"))
+        self._emit(ThreadsChanged(thread_id))
+
+    async def pending_budget(self, thread_id: str) -> list[BudgetPaused]:
+        """The budget pauses the thread waits on (also after a restart)."""
+        from app.services.budget_control import pending_budget_pauses
+
+        return await pending_budget_pauses(self._store, thread_id)
+
+    async def answer_budget(
+        self, thread_id: str, interrupt_id: str, raise_to: float | None
+    ) -> asyncio.Task[AgentState | None]:
+        """Go on past a budget pause with the limit raised to ``raise_to``, or stop there
+        (``None``)."""
+        from app.services.budget_control import budget_answer
+
+        answer = budget_answer(await self.pending_budget(thread_id), interrupt_id, raise_to)
+        return await self.answer(thread_id, {interrupt_id: answer})
+
     def stop(self, thread_id: str) -> bool:
         """Stop the thread's turn at the next chunk; what arrived is kept."""
         run = self._runs.get(thread_id)
@@ -519,7 +626,8 @@ class Workspace:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
-        config = {**self._run_config, "thread_id": thread_id}
+        limits = self.settings.default_limits.model_dump(exclude_none=True)
+        config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
         granted = [
             *self._run_config.get("tool_permissions", ()),
             *self.tools.permissions(thread_id),
@@ -528,6 +636,7 @@ class Workspace:
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
+        waits: list[ApprovalNeeded | BudgetPaused] = []
 
         def on_retry(notice: RetryNotice) -> None:
             from app.services.events import Retrying
@@ -544,9 +653,11 @@ class Workspace:
             state = snapshot.state if snapshot else None
             status = "idle"
             if state is not None:
-                for approval in await self.pending_approvals(thread_id):
+                # reported once the run is over (below), so whoever answers finds it idle
+                waits = [*await self.pending_approvals(thread_id)]
+                waits += await self.pending_budget(thread_id)
+                if waits:
                     status = "waiting"
-                    self._emit(approval)
                 last = state.context[-1] if state.context else None
                 if status == "idle" and last is not None and last.metadata.get("stopped"):
                     status = "stopped"
@@ -573,6 +684,8 @@ class Workspace:
             )
         finally:
             self._runs.pop(thread_id, None)
+            for wait in waits:
+                self._emit(wait)
             self._emit(RunStatusChanged(thread_id, status))
             self._emit(ThreadsChanged(thread_id))
         return state

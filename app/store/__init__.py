@@ -5,6 +5,7 @@ One SQLite file (WAL, versioned schema) in the data directory. Open it with
 :attr:`Store.checkpointer`. Secrets never enter this file.
 """
 
+import app.store._no_numpy  # noqa: F401  (first: see its docstring)
 from app.store._approvals import fingerprint_args
 from app.store._schema import SCHEMA_VERSION
 from app.store.checkpointer import SqliteCheckpointer

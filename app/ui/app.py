@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
+from app.ui.crash import install_crash_handler
 from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
 from app.ui.tasks import drain
 from app.ui.theme import apply_theme
@@ -84,6 +85,7 @@ async def _main(
     model: str | None,
     thread_id: str | None,
     screenshot: Path | None,
+    theme: str | None = None,
 ) -> int:
     window = await open_window(
         data_dir,
@@ -94,6 +96,10 @@ async def _main(
     )
     if window is None:
         return 1
+    saved = window.workspace.settings.theme
+    app = QApplication.instance()
+    if theme is None and saved != "system" and isinstance(app, QApplication):
+        apply_theme(app, saved)  # the choice made in Settings > Appearance
     if screenshot is not None:
         window.resize(1280, 800)
         await window.refresh_models()
@@ -101,6 +107,7 @@ async def _main(
         ok = window.grab().save(str(screenshot))
         await close_window(window)
         return 0 if ok else 1
+    crashes = install_crash_handler(lambda: window, asyncio.get_running_loop())
     closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def on_closed() -> None:
@@ -110,6 +117,7 @@ async def _main(
     window.closed.connect(on_closed)
     await closed
     await close_window(window)
+    crashes.uninstall(asyncio.get_running_loop())
     return 0
 
 
@@ -132,7 +140,7 @@ def run_window(
     shot = Path(screenshot) if screenshot else None
     try:
         with loop:
-            task = loop.create_task(_main(data_dir, model, thread_id, shot))
+            task = loop.create_task(_main(data_dir, model, thread_id, shot, theme))
             return int(loop.run_until_complete(task))
     except Exception as exc:  # the window could not start: say so plainly
         (err or sys.stderr).write(f"parley: the window could not start: {exc}\n")

@@ -9,6 +9,7 @@ from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
 from app.services.model_choices import ModelChoice
+from app.ui.budget.meter import BudgetMeter
 
 __all__ = ["ADD_GGUF", "Header"]
 
@@ -51,9 +52,7 @@ class Header(QFrame):
         self.status = QLabel("", self)
         self.status.setObjectName("modelStatus")
 
-        self.budget = QLabel("", self)
-        self.budget.setObjectName("budgetMeter")
-        self.budget.setAccessibleName("Usage")
+        self.budget = BudgetMeter(self)
 
         self.picker = QComboBox(self)
         self.picker.setObjectName("modelPicker")

@@ -15,7 +15,20 @@ _SHEET = """
 #sidebar QListView { background: transparent; }
 #header { border-bottom: 1px solid palette(mid); }
 #threadTitle { font-size: 15px; font-weight: 600; }
-#budgetMeter, #composerHint, #modelStatus { color: palette(placeholder-text); }
+#budgetMeter, #budgetMeterText, #composerHint, #modelStatus { color: palette(placeholder-text); }
+#budgetPausePanel { background: %(warn_bg)s; border-top: 1px solid palette(mid); }
+#budgetPauseTitle { font-weight: 600; }
+#raiseBudgetButton { background: %(accent)s; color: white; border-radius: 6px; padding: 6px 14px;
+                     font-weight: 600; }
+#raiseBudgetButton:disabled { background: palette(mid); }
+#budgetPauseError { color: %(error_fg)s; }
+#settingsHeading { font-size: 16px; font-weight: 600; }
+#settingsPageList { background: palette(alternate-base); border: 1px solid palette(mid);
+                    border-radius: 8px; padding: 4px; }
+#settingsPageList::item { padding: 6px 8px; border-radius: 6px; color: palette(text); }
+#settingsPageList::item:selected { background: palette(highlight);
+                                   color: palette(highlighted-text); }
+#keyringStatus[warning="true"] { background: %(warn_bg)s; border-radius: 6px; padding: 6px 8px; }
 #composerBox { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
 #composerBox:focus-within { border-color: %(accent)s; }
 #composer { background: transparent; }
@@ -37,6 +50,10 @@ _SHEET = """
 #jumpToLatestButton { background: palette(base); border: 1px solid palette(mid);
                       border-radius: 14px; padding: 4px 12px; }
 """
+
+
+_system: list[tuple[str, QPalette]] = []
+"""The style and palette the application had before any theme was applied."""
 
 
 def _palette(dark: bool) -> QPalette:
@@ -84,11 +101,19 @@ def _palette(dark: bool) -> QPalette:
 
 def apply_theme(app: QApplication, theme: str = "system") -> bool:
     """Apply ``theme`` (``system``, ``light`` or ``dark``); return whether it is dark."""
+    if not _system:
+        _system.append((app.style().name(), app.palette()))
     if theme in ("light", "dark"):
         style = QStyleFactory.create("Fusion")
         if style is not None:
             app.setStyle(style)
         app.setPalette(_palette(theme == "dark"))
+    elif app.style().name() != _system[0][0] or app.palette() != _system[0][1]:
+        # back from a chosen theme: the style and palette the app started with
+        style = QStyleFactory.create(_system[0][0])
+        if style is not None:
+            app.setStyle(style)
+        app.setPalette(_system[0][1])
     dark = app.palette().color(QPalette.ColorRole.Base).lightness() < 128
     app.setStyleSheet(
         _SHEET
@@ -96,6 +121,7 @@ def apply_theme(app: QApplication, theme: str = "system") -> bool:
             "accent": ACCENT,
             "error_bg": "#4a2326" if dark else "#fdecea",
             "warn_bg": "#4a3b1e" if dark else "#fff4e0",
+            "error_fg": "#ff8a80" if dark else "#b3261e",
         }
     )
     return dark

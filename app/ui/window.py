@@ -23,17 +23,22 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.events import ApprovalNeeded, BudgetUpdated, ModelStatus, Problem
+from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
+from app.ui.approvals import ApprovalController
+from app.ui.attachments.setup import WindowAttachments
+from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
+from app.ui.crash import report_unexpected
 from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
 from app.ui.notices import NoticeBar
+from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
@@ -100,12 +105,15 @@ class MainWindow(QMainWindow):
             str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
         )
 
+        self._settings_dialog: SettingsDialog | None = None
         self.header = Header(self)
         self.notice = NoticeBar(self)
         self.sidebar = Sidebar(self.threads_vm, self)
         self.chat = ChatView(self.chat_vm, self)
         self.empty = _EmptyState(self)
         self.composer = ComposerPanel(self)
+        self.budget_pause = BudgetPausePanel(workspace, self)
+        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
@@ -118,6 +126,9 @@ class MainWindow(QMainWindow):
         col.addWidget(self.header)
         col.addWidget(self.notice)
         col.addWidget(self.stack, 1)
+        self.approvals = ApprovalController(self)
+        col.addWidget(self.approvals.banner)
+        col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -128,6 +139,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 900])
         self.splitter.setChildrenCollapsible(True)
         self.setCentralWidget(self.splitter)
+        self.attachments = WindowAttachments(self)
         self.resize(1200, 800)
         self._restore_layout()
 
@@ -153,7 +165,6 @@ class MainWindow(QMainWindow):
         vm.statusChanged.connect(self._on_status)
         vm.problem.connect(self._on_problem)
         vm.notice.connect(lambda text: self.notice.show_message(text, timeout_ms=4000))
-        vm.approvalNeeded.connect(self._on_approval)
         vm.budgetChanged.connect(self._on_budget)
         vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
         vm.threadOpened.connect(self._on_thread_opened)
@@ -165,11 +176,7 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(lambda text: spawn(self._send(text)))
         self.composer.stopRequested.connect(self.chat_vm.stop)
         self.composer.editLastRequested.connect(self._edit_last)
-        self.composer.attachRequested.connect(
-            lambda: self.notice.show_message(
-                "Attachments arrive in the next release.", timeout_ms=4000
-            )
-        )
+        self.composer.attachRequested.connect(self.attachments.pick)
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
@@ -196,7 +203,9 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
+        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
+        act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()
         act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)
         act(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
@@ -262,6 +271,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
         self.header.show_model(thread.model or self.workspace.settings.default_model)
         self._show_usage()
+        await self.budget_pause.show_for(thread_id)
 
     def _select_current(self) -> None:
         if self.chat_vm.thread_id:
@@ -389,8 +399,11 @@ class MainWindow(QMainWindow):
             return
         self.composer.send_button.setEnabled(False)
         try:
-            if await self.chat_vm.send(text):
+            blocks = self.attachments.blocks_to_send()
+            notes = await self.attachments.notes_for(blocks or [])
+            if blocks is not None and await self.chat_vm.send(text, blocks, notes):
                 self.composer.accept_sent()
+                self.attachments.tray.clear()
         finally:
             self.composer.send_button.setEnabled(True)
 
@@ -437,6 +450,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(str(exc), level="error")
             return
         self.notice.show_message(f"This thread now talks to {spec}.", timeout_ms=3000)
+        self.attachments.refresh_fit()
 
     async def _add_gguf(self) -> None:
         dialog = QFileDialog(self, "Add a model file")
@@ -477,7 +491,7 @@ class MainWindow(QMainWindow):
         self.composer.hint.setText(
             "Parley is answering… (Esc stops)" if status == "running" else ""
         )
-        if status != "running":
+        if status not in ("running", "waiting"):
             self._show_usage()
 
     def _on_problem(self, problem: Problem) -> None:
@@ -492,15 +506,8 @@ class MainWindow(QMainWindow):
                 )
         self.notice.show_message(problem.text, level="error", action=action)
 
-    def _on_approval(self, approval: ApprovalNeeded) -> None:
-        names = ", ".join(sorted({r.tool for r in approval.requests}))
-        self.notice.show_message(
-            f"This thread waits for your approval to run {names}.", level="warning"
-        )
-
     def _on_budget(self, event: BudgetUpdated) -> None:
-        usage = event.usage
-        self.header.budget.setText(f"{usage.tokens:,} tokens · ${usage.cost:.2f}")
+        self.header.budget.show_run(event.usage, event.limits)
 
     def _show_usage(self) -> None:
         tokens = 0
@@ -508,7 +515,7 @@ class MainWindow(QMainWindow):
             message = self.chat_vm.model.message_at(row)
             if message is not None and message.usages:
                 tokens += message.usages.total_tokens
-        self.header.budget.setText(f"{tokens:,} tokens" if tokens else "")
+        self.header.budget.show_total(tokens)
 
     async def _remedy(self, action: str, target: str) -> None:
         if action == "set_key":
@@ -528,12 +535,23 @@ class MainWindow(QMainWindow):
                 self.notice.show_message(f"Key saved ({where}).", timeout_ms=4000)
         elif action == "pick_model":
             self._open_picker()
+        elif action == "open_settings":
+            self.open_settings()
+
+    def open_settings(self, page: str | None = None) -> SettingsDialog:
+        """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
+        if self._settings_dialog is None:
+            self._settings_dialog = SettingsDialog(self.workspace, self)
+        self._settings_dialog.open_at(page)
+        return self._settings_dialog
 
     @staticmethod
     def _spawn(coro: Coroutine[Any, Any, Any]) -> None:
         spawn(coro)
 
     def _report_failure(self, exc: BaseException) -> None:
+        if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
+            return
         self.notice.show_message(
             f"Something went wrong ({type(exc).__name__}: {str(exc)[:200]}). Your data is safe.",
             level="error",
@@ -578,8 +596,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         set_failure_reporter(None)
+        self.attachments.close()
         self.chat_vm.close()
         self.threads_vm.close()
+        self.budget_pause.close_panel()
         self.tools_button.close_subscription()
         self.downloads.cancel()
         super().closeEvent(event)

@@ -31,8 +31,7 @@ async def spoofed_thread(
         str(tmp_path), f"scripted:{script}", interactive=False, tools=True
     ) as session:
         thread = await session.chat.new_thread("write a note")
-        state = await session.chat.send(thread.id, "write a note")
-        assert state.is_interrupted()
+        assert (await session.chat.send(thread.id, "write a note")).waiting
     spoofed = {"path": str(target), "content": "not what you approved", "overwrite": False}
     async with Store.open_data_dir(str(tmp_path)) as store:
         doc = json.loads(await store.export_json(thread.id))

@@ -18,8 +18,8 @@ from app.core.models import ScriptedChatModel
 from app.core.tools import ApprovalDecision
 from app.core.tools.secrets import SecretError
 from app.secrets.keyring_resolver import KeyringSecretResolver
-from app.services.chat import ChatService
 from app.store import Store
+from tests.services.conversations import conversation
 
 MARKER = "sk-REAL-KEYRING-MARKER-51c2"
 
@@ -42,12 +42,12 @@ async def unlocked(data_dir: Path) -> dict[str, object]:
         [{"tool_calls": [{"name": "echo_token", "args": {"note": "ping"}}]}, {"text": "Done."}]
     )
     async with Store.open(data_dir / "parley.db") as store:
-        chat = ChatService(
-            store, model, model_spec="scripted", tools=[echo_token],
-            secret_resolver=resolver, approvals=Approve(),
-        )  # fmt: skip
+        chat = conversation(
+            store, model, tools=[echo_token], secret_resolver=resolver, approvals=Approve()
+        )
         thread = await chat.new_thread("real keyring")
-        state = await chat.send(thread.id, "use the crm")
+        state = (await chat.send(thread.id, "use the crm")).state
+        assert state is not None
         exported = await store.export_json(thread.id)
         markdown = await store.export_markdown(thread.id)
     sent = json.dumps([[m.model_dump(mode="json") for m in call] for call in model.calls])

@@ -13,8 +13,9 @@ from app.core import Runtime, tool
 from app.core.models import ScriptedChatModel
 from app.core.tools import ApprovalDecision, ApprovalRequest
 from app.secrets.keyring_resolver import KeyringSecretResolver
-from app.services.chat import ChatService
+from app.services.conversation import Conversation
 from app.store import Store
+from tests.services.conversations import conversation
 from tests.services.memory_keyring import MemoryKeyring
 
 MARKER = "sk-MARKER-7f3a9c-do-not-leak"
@@ -37,14 +38,9 @@ class Approver:
         return [ApprovalDecision(call_id=r.call_id, decision="approve") for r in requests]
 
 
-def _service(store: Store, model: ScriptedChatModel, resolver: Any, approvals: Any) -> ChatService:
-    return ChatService(
-        store,
-        model,
-        model_spec="scripted",
-        tools=[echo_token],
-        secret_resolver=resolver,
-        approvals=approvals,
+def _service(store: Store, model: ScriptedChatModel, resolver: Any, approvals: Any) -> Conversation:
+    return conversation(
+        store, model, tools=[echo_token], secret_resolver=resolver, approvals=approvals
     )
 
 
@@ -66,7 +62,7 @@ async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "parley.db")
     chat = _service(store, model, resolver, None)
     thread = await chat.new_thread("use the crm")
-    paused = await chat.send(thread.id, "use the crm")
+    paused = (await chat.send(thread.id, "use the crm")).state
     assert paused.is_interrupted()
     await store.aclose()  # quit with the approval pending
 
@@ -74,7 +70,7 @@ async def test_pending_approval_survives_a_restart(tmp_path: Path) -> None:
     approver = Approver()
     chat = _service(store, model, resolver, approver)
     assert await store.checkpointer.apending_interrupts(thread.id)
-    done = await chat.resume(thread.id)
+    done = (await chat.resume(thread.id)).state
     assert [r.tool for r in approver.asked] == ["echo_token"]
     assert done.context[-1].text() == "Done."
     log = await store.list_approvals(thread_id=thread.id)
@@ -92,7 +88,7 @@ async def test_a_secret_never_leaves_the_call(
     store = Store.open(tmp_path / "parley.db")
     chat = _service(store, model, KeyringSecretResolver(backend=keyring), Approver())
     thread = await chat.new_thread("leak test")
-    done = await chat.send(thread.id, "use the crm")
+    done = (await chat.send(thread.id, "use the crm")).state
     result = done.context[-2].tool_results()[0]
     assert result.status == "completed"
     assert "ping: called with" in str(result.output)
@@ -133,7 +129,7 @@ async def test_always_allow_persists_and_can_be_revoked(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "parley.db")  # after a restart, in another thread
     second = Approver()
     chat = _service(store, _script(), resolver, second)
-    done = await chat.send((await chat.new_thread("b")).id, "go again")
+    done = (await chat.send((await chat.new_thread("b")).id, "go again")).state
     assert second.asked == []  # the rule let it run unasked
     assert done.context[-1].text() == "Done."
     assert await store.revoke_allow_rule("echo_token") is True
@@ -157,7 +153,7 @@ async def test_writing_instead_of_answering_an_approval_is_audited(tmp_path: Pat
         chat = _service(store, model, resolver, None)
         thread = await chat.new_thread("x")
         await chat.send(thread.id, "use the crm")  # pauses: nobody to ask
-        done = await chat.send(thread.id, "never mind")
+        done = (await chat.send(thread.id, "never mind")).state
         assert done.context[-1].text() == "Fine, I will not call it."
         log = await store.list_approvals(thread_id=thread.id)
         abandoned = [r for r in log if r.decision == "deny"]

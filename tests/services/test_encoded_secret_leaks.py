@@ -13,9 +13,9 @@ import pytest
 from app.core import Runtime, tool
 from app.core.models import ScriptedChatModel
 from app.secrets.keyring_resolver import KeyringSecretResolver
-from app.services.chat import ChatService
 from app.store import Store
 from tests.core.tools.test_encoded_secrets import ENCODINGS, SECRETS
+from tests.services.conversations import conversation
 from tests.services.memory_keyring import MemoryKeyring
 
 
@@ -79,13 +79,15 @@ async def test_no_encoding_of_the_secret_is_kept_or_sent(
     data.mkdir()
     store = Store.open(data / "parley.db")
     try:
-        chat = ChatService(
-            store, model, model_spec="scripted",
+        chat = conversation(
+            store, model,
             tools=[call_service, call_service_badly],
             secret_resolver=KeyringSecretResolver(backend=keyring),
+            on_event=lambda e: events.append(repr(e)),
         )  # fmt: skip
         thread = await chat.new_thread("leak test")
-        state = await chat.send(thread.id, "call it", lambda e: events.append(repr(e)))
+        state = (await chat.send(thread.id, "call it")).state
+        assert state is not None
         outputs = [r for m in state.context for r in m.tool_results()]
         assert [r.status for r in outputs] == ["completed", "error"]
         assert str(outputs[0].output).count("[redacted secret svc/api-key]") >= len(ENCODINGS)

@@ -43,7 +43,7 @@ async def test_the_app_logs_ids_never_secrets_or_message_text(
     async with Store.open(tmp_path / "parley.db") as store:
         thread = await store.create_thread(TEXT)
         await store.delete_thread(thread.id)
-    chat_log = logging.getLogger("app.services.chat")
+    chat_log = logging.getLogger("app.services.workspace")
     reply = Message.text_message(TEXT, role="assistant")
     # Careless calls: the filter still keeps content and secrets out.
     chat_log.info("reply %s ready", reply)

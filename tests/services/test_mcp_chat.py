@@ -7,9 +7,9 @@ from pathlib import Path
 
 from app.core.models import ScriptedChatModel
 from app.core.state import ToolResultBlock
-from app.services.chat import ChatService
 from app.services.mcp_config import McpConfig, configured_mcp_tools
 from app.store import Store
+from tests.services.conversations import conversation
 from tests.services.test_chat import Approver
 from tests.tools.mcp.helpers import demo_config
 
@@ -26,16 +26,16 @@ async def test_a_chat_turn_uses_a_configured_servers_tool_after_approval(tmp_pat
     ):
         assert mcp.problems() == {}
         assert list(mcp.connections) == ["demo"]  # the disabled server is not started
-        chat = ChatService(
+        chat = conversation(
             store,
             model,
-            model_spec="scripted",
             tools=mcp.tools(),
             approvals=approver,
             run_config={"tool_permissions": mcp.permissions()},
         )
         thread = await chat.new_thread("Remember to water the plants")
-        state = await chat.send(thread.id, "Remember to water the plants")
+        state = (await chat.send(thread.id, "Remember to water the plants")).state
+        assert state is not None
     assert [(r.tool, r.args) for r in approver.asked] == [
         ("demo__write_note", {"text": "water the plants"})
     ]

@@ -8,8 +8,9 @@ from pathlib import Path
 import keyring
 import pytest
 
-from app.core.errors import ModelAuthError
-from app.services.session import open_session
+from app.core.state import ErrorBlock
+from app.secrets.keyring_resolver import KeyringSecretResolver
+from app.services.session import api_key_lookup, open_session
 from tests.services.memory_keyring import MemoryKeyring
 
 
@@ -27,12 +28,17 @@ async def test_a_key_missing_from_the_keyring_is_read_from_the_environment(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     async with open_session(str(tmp_path), "openai:gpt-4o-mini", interactive=False) as s:
-        with pytest.raises(ModelAuthError, match="openai/api-key"):
-            s.chat.model.astream([])
+        thread = await s.chat.new_thread("hi")
+        outcome = await s.chat.send(thread.id, "hi")  # no key anywhere: nothing is sent
+        assert outcome.state is not None
+        errors = [b for b in outcome.state.context[-1].content if isinstance(b, ErrorBlock)]
+        assert [b.code for b in errors] == ["auth:openai/api-key"]
 
+    lookup = api_key_lookup(KeyringSecretResolver())
+    assert lookup("openai/api-key") is None
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
-    async with open_session(str(tmp_path), "openai:gpt-4o-mini", interactive=False) as s:
-        stream = s.chat.model.astream([])  # ready: no missing-key error, nothing sent yet
-        await stream.aclose()  # type: ignore[attr-defined]
+    assert lookup("openai/api-key") == "sk-from-env"
+    empty_keyring.set_password("parley", "openai/api-key", "sk-from-keyring")
+    assert lookup("openai/api-key") == "sk-from-keyring"  # the keyring comes first
 
     assert not (tmp_path / "parley.db").read_bytes().count(b"sk-from-env")

@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.services.memory_keyring import memory_keyring, no_keyring
+
+__all__ = ["memory_keyring", "no_keyring"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 

@@ -13,7 +13,7 @@ from app.core.agent._structured import parse_structured, repair_prompt
 from app.core.agent._trim import summarise, trim
 from app.core.checkpoint.base import Checkpointer
 from app.core.constants import END, START
-from app.core.errors import BudgetExceeded
+from app.core.graph.budget_pause import pause_for_budget
 from app.core.graph.builder import StateGraph
 from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import RunContext
@@ -146,10 +146,16 @@ def create_agent(
                 f"I stopped before finishing: the tool-call budget ({limit}) is used up.",
                 stop_reason="budget",
             )
-        try:
-            ctx.budget.check_model_call()
-        except BudgetExceeded as exc:
-            return _final(f"I stopped before finishing: {exc}.", stop_reason="budget")
+        blocker = ctx.budget.model_call_blocker()
+        while True:
+            phrase = ctx.budget.describe(blocker) if blocker else ""
+            if not pause_for_budget(ctx, blocker):
+                return _final(
+                    f"I stopped before finishing: {phrase} is used up.", stop_reason="budget"
+                )
+            if blocker is None:
+                break
+            blocker = ctx.budget.model_call_blocker()
 
         update: dict[str, Any] = {}
         sendable = _model_input(context)

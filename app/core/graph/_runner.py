@@ -182,7 +182,7 @@ class Runner(Generic[S]):
         return RunOutcome(state, "completed", [], self.parent_id)
 
     def _spent(self) -> dict[str, float]:
-        return {k: float(v) for k, v in self.ctx.budget.usage.model_dump().items()}
+        return self.ctx.budget.saved()
 
     def _record(self, state: S, result: Any, applied: list[dict[str, Any]]) -> Any:
         """Add ``result``'s updates to ``applied``; return it as it is to be applied (as the

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
-from app.core.budget import Budget, BudgetLimits, BudgetUsage
+from app.core.budget import Budget, BudgetLimits
 from app.core.checkpoint.base import Checkpointer, CheckpointInfo
 from app.core.constants import START
 from app.core.errors import UserError
@@ -253,9 +253,7 @@ class CompiledGraph(Generic[S]):
         meta = state.execution_meta
         if restore_budget and (input is None or isinstance(input, Resume)) and meta.spent:
             # the same turn goes on: keep counting against its budgets
-            ctx.budget.usage = BudgetUsage.model_validate(
-                {k: int(v) if k != "cost" else v for k, v in meta.spent.items()}
-            )
+            ctx.budget.restore(meta.spent)
         if isinstance(input, Resume):
             if not meta.interrupts:
                 raise UserError(f"thread {ctx.thread_id!r} is not waiting on any interrupt")

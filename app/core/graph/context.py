@@ -153,6 +153,11 @@ class RunContext:
         run, rather than saved before it."""
         return bool(self._last_answered) and self._last_answered in self.fresh_answers
 
+    def saved_answer(self) -> JsonValue:
+        """The answer saved for the next :func:`interrupt` call of this task, if any (without
+        using it up)."""
+        return self.resume.get(f"{self.task_id}:{self._interrupts_seen}")
+
     def next_interrupt_id(self) -> str:
         """Return the stable id of the next :func:`interrupt` call in this task."""
         iid = f"{self.task_id}:{self._interrupts_seen}"

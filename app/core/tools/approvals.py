@@ -54,6 +54,7 @@ __all__ = [
     "ApprovalRequest",
     "AuditEntry",
     "answer_approvals",
+    "answer_requests",
     "args_fingerprint",
     "bind_decision",
     "parse_answer",
@@ -254,6 +255,12 @@ async def answer_approvals(handler: ApprovalHandler, value: Any) -> JsonValue:
     requests = requests_of(value)
     if requests is None:
         raise ValueError("this interrupt does not ask for tool approvals")
+    return await answer_requests(handler, requests)
+
+
+async def answer_requests(handler: ApprovalHandler, requests: list[ApprovalRequest]) -> JsonValue:
+    """Ask ``handler`` about ``requests`` (one pause's calls); return the JSON to resume with,
+    each decision bound to the request it answers."""
     shown = {r.call_id: r for r in requests}
     decisions = await handler.decide(requests)
     bound = [bind_decision(d, shown[d.call_id]) for d in decisions if d.call_id in shown]

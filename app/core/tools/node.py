@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.core.errors import UserError
+from app.core.graph.budget_pause import pause_for_budget
 from app.core.graph.context import RunContext, current_context
 from app.core.models.protocol import ToolSpec
 from app.core.state.message import Message
@@ -100,6 +101,11 @@ class ToolNode:
         granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
+        if ctx is not None:
+            wanted = sum(isinstance(o, Prepared) for o in outcomes)
+            left = ctx.budget.remaining_tool_calls()
+            over = left is not None and wanted > left
+            pause_for_budget(ctx, "max_tool_calls" if over else None, wanted - (left or 0))
         outcomes = _within_budget(outcomes, ctx)
         outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
         redactor = Redactor()

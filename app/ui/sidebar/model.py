@@ -76,7 +76,8 @@ class ThreadListModel(QAbstractListModel):
             line = row.line.replace("\x02", "").replace("\x03", "")
             return f"{row.title}{f', {badge}' if badge else ''}. {line}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.title
+            badge = BADGES.get(row.status)
+            return f"{row.title} ({badge})" if badge else row.title
         if role == ThreadIdRole:
             return row.thread_id
         if role == RowRole:

@@ -75,13 +75,23 @@ class _RowDelegate(QStyledItemDelegate):
         badge = {"running": "●", "waiting": "!", "cut_off": "⏸"}.get(row.status)
         if badge:
             tints = {"running": "#3b82f6", "waiting": "#d97706", "cut_off": "#9ca3af"}
-            painter.setPen(QColor(tints[row.status]))
             painter.setFont(title_font)
-            painter.drawText(
-                box.adjusted(0, 0, -10, 0),
-                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                badge,
-            )
+            if row.status == "waiting":  # a filled disc: a decision is needed here
+                size = 18
+                disc = QRect(box.right() - 10 - size, box.center().y() - size // 2, size, size)
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(tints[row.status]))
+                painter.drawEllipse(disc)
+                painter.setPen(QColor("white"))
+                painter.drawText(disc, int(Qt.AlignmentFlag.AlignCenter), badge)
+            else:
+                painter.setPen(QColor(tints[row.status]))
+                painter.drawText(
+                    box.adjusted(0, 0, -10, 0),
+                    int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                    badge,
+                )
         painter.restore()
 
     def _draw_line(self, painter: QPainter, rect: QRect, row: SidebarRow, pal: QPalette) -> None:

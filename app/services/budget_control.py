@@ -1,0 +1,44 @@
+"""Budget pauses as the workspace reports and answers them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.errors import UserError
+from app.core.graph.budget_pause import BudgetAnswer, budget_pause_of
+from app.services.events import BudgetPaused
+from app.store import Store
+
+__all__ = ["budget_answer", "pending_budget_pauses"]
+
+
+async def pending_budget_pauses(store: Store, thread_id: str) -> list[BudgetPaused]:
+    """The budget pauses ``thread_id`` waits on, read from its saved state."""
+    out = []
+    for item in await store.checkpointer.apending_interrupts(thread_id):
+        pause = budget_pause_of(item.value)
+        if pause is not None:
+            out.append(BudgetPaused(thread_id, item.id, pause))
+    return out
+
+
+def budget_answer(
+    pending: list[BudgetPaused], interrupt_id: str, raise_to: float | None
+) -> dict[str, Any]:
+    """The answer that raises the paused limit to ``raise_to`` (or stops, for ``None``);
+    refuses a raise that would not let the run go on."""
+    found = next((p for p in pending if p.interrupt_id == interrupt_id), None)
+    if found is None:
+        raise UserError("this thread is no longer waiting at that budget limit")
+    if raise_to is None:
+        return BudgetAnswer(decision="stop").model_dump(mode="json", exclude_none=True)
+    pause = found.pause
+    if raise_to < pause.used + pause.needed and pause.limit != "max_cost":
+        raise UserError(
+            f"the new limit must be at least {pause.used + pause.needed:g} for the run to go on"
+        )
+    if raise_to <= pause.value:
+        raise UserError(f"the new limit must be more than the current one ({pause.value:g})")
+    return BudgetAnswer(decision="raise", limit=pause.limit, to=raise_to).model_dump(
+        mode="json", exclude_none=True
+    )

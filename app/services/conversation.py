@@ -1,0 +1,115 @@
+"""Turns driven to their end on a :class:`~app.services.workspace.Workspace`, for callers that
+wait for each answer (the terminal, scripts): approvals are asked through a handler as they
+come up, and everything the workspace reports about the thread reaches ``on_event``.
+
+The window does not need this: it listens to the same workspace and answers approvals from its
+dialog whenever the user decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.errors import UserError
+from app.core.state import AgentState, ContentBlock
+from app.core.tools import ApprovalHandler
+from app.core.tools.approvals import answer_requests
+from app.services.events import ApprovalNeeded, Problem, WorkspaceEvent
+from app.services.workspace import Workspace
+from app.store import Thread
+
+__all__ = ["Conversation", "TurnOutcome"]
+
+
+@dataclass
+class TurnOutcome:
+    """How a driven turn ended: the thread's saved state (``None`` when nothing was saved) and
+    the problems reported on the way."""
+
+    state: AgentState | None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the thread still waits for a decision (nobody was there to give it)."""
+        return self.state is not None and self.state.is_interrupted()
+
+
+class Conversation:
+    """Sends messages on threads of ``workspace`` and waits for each turn to end, asking
+    ``approvals`` whenever the run pauses for one; with no handler a paused turn stays paused
+    and saved, for :meth:`resume` later."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        approvals: ApprovalHandler | None = None,
+        on_event: Callable[[WorkspaceEvent], None] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.approvals = approvals
+        self._on_event = on_event
+
+    async def new_thread(self, first_text: str = "", *, model: str | None = None) -> Thread:
+        """A new thread on ``model`` (the default model when not given), titled after
+        ``first_text``."""
+        from app.services.workspace import title_of
+
+        return await self.workspace.create_thread(title=title_of(first_text), model=model)
+
+    async def send(
+        self,
+        thread_id: str,
+        text: str,
+        blocks: Sequence[ContentBlock] = (),
+        *,
+        notes: Sequence[str] = (),
+    ) -> TurnOutcome:
+        """Send the message (``notes`` shown on it) and drive the turn until it answers,
+        stops, or pauses with nobody to ask. Raises at once, sending nothing, when the thread
+        does not exist."""
+        return await self._drive(
+            thread_id, lambda: self.workspace.send(thread_id, text, blocks, notes=notes)
+        )
+
+    async def resume(self, thread_id: str) -> TurnOutcome:
+        """Ask for the decisions the thread waits on (also after a restart) and continue."""
+        await self.workspace.get_thread(thread_id)
+        if not await self.workspace.pending_approvals(thread_id):
+            raise UserError(
+                f"thread {thread_id} is not waiting for an approval; there is nothing to resume"
+            )
+        return await self._drive(thread_id, None)
+
+    async def _drive(self, thread_id: str, start: Callable[[], Any] | None) -> TurnOutcome:
+        outcome = TurnOutcome(None)
+
+        def listen(event: WorkspaceEvent) -> None:
+            if getattr(event, "thread_id", None) != thread_id:
+                return
+            if isinstance(event, Problem):
+                outcome.problems.append(event)
+            if self._on_event is not None:
+                self._on_event(event)
+
+        unsubscribe = self.workspace.subscribe(listen)
+        try:
+            if start is not None:
+                outcome.state = await (await start())
+            while self.approvals is not None:
+                pending = await self.workspace.pending_approvals(thread_id)
+                if not pending:
+                    break
+                answers = {p.interrupt_id: await self._decide(p) for p in pending}
+                outcome.state = await (await self.workspace.answer(thread_id, answers))
+            if outcome.state is None:
+                outcome.state = await self.workspace.saved_state(thread_id)
+        finally:
+            unsubscribe()
+        return outcome
+
+    async def _decide(self, approval: ApprovalNeeded) -> Any:
+        assert self.approvals is not None
+        return await answer_requests(self.approvals, approval.requests)

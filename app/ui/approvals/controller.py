@@ -1,0 +1,160 @@
+"""``ApprovalController``: keeps a pending approval safe in the window.
+
+When the open thread's run pauses for approval, or a waiting thread is opened (also after a
+restart: the pause is read from the store), the approval dialog opens, window-modal and
+awaited, so other threads keep streaming. Its decisions, bound to the calls that were shown,
+resume the run; closing the dialog or the window decides nothing and leaves a banner with
+Review…. A thread whose run was cut off gets a banner with Resume and Discard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from app.core.errors import ParleyError
+from app.core.tools.approvals import ApprovalAnswer, bind_decision
+from app.services.events import ApprovalNeeded
+from app.ui.approvals.banner import RunBanner
+from app.ui.approvals.dialog import ToolApprovalDialog
+from app.ui.dialogs import ask
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
+__all__ = ["ApprovalController"]
+
+
+class ApprovalController(QObject):
+    """Wires the approval dialog and the run banner to a main window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.workspace = window.workspace
+        self.chat_vm = window.chat_vm
+        self.banner = RunBanner(window)
+        self.dialog: ToolApprovalDialog | None = None
+        self._asking: set[str] = set()
+        self._lock = asyncio.Lock()
+        self._closed = False
+        self.chat_vm.approvalNeeded.connect(lambda a: spawn(self.ask(a)))
+        self.chat_vm.threadOpened.connect(lambda tid: spawn(self._opened(tid)))
+        self.chat_vm.statusChanged.connect(self._status)
+        window.closed.connect(self.dismiss)
+
+    # Approvals -----------------------------------------------------------------------
+
+    async def ask(self, approval: ApprovalNeeded) -> None:
+        """Open the dialog for ``approval`` (once at a time) and answer with its decisions."""
+        if approval.interrupt_id in self._asking or self._closed:
+            return
+        self._asking.add(approval.interrupt_id)
+        try:
+            async with self._lock:
+                if not await self._still_pending(approval):
+                    return
+                await self._ask_now(approval)
+        finally:
+            self._asking.discard(approval.interrupt_id)
+
+    async def _still_pending(self, approval: ApprovalNeeded) -> bool:
+        if self._closed or self.chat_vm.thread_id != approval.thread_id:
+            return False
+        if self.workspace.is_running(approval.thread_id):
+            return False
+        pending = await self.workspace.pending_approvals(approval.thread_id)
+        return any(p.interrupt_id == approval.interrupt_id for p in pending)
+
+    async def _ask_now(self, approval: ApprovalNeeded) -> None:
+        try:
+            thread = await self.workspace.get_thread(approval.thread_id)
+            title = thread.title
+        except ParleyError:
+            title = ""
+        tools = {r.tool: self.workspace.tool(r.tool) for r in approval.requests}
+        dialog = ToolApprovalDialog(
+            self.window,
+            approval.requests,
+            thread_title=title,
+            tools=tools,
+        )
+        self.dialog = dialog
+        self.banner.clear("waiting")
+        try:
+            await ask(dialog)
+        finally:
+            self.dialog = None
+            dialog.deleteLater()
+            if not self._closed:
+                self.window.activateWindow()  # the keyboard goes back to the thread
+        if dialog.decisions is None or self._closed:
+            self._show_waiting(approval)
+            return
+        shown = {r.call_id: r for r in approval.requests}
+        bound = [bind_decision(d, shown[d.call_id]) for d in dialog.decisions]
+        answer = ApprovalAnswer(decisions=bound).model_dump(mode="json")
+        if not await self.chat_vm.answer(approval.thread_id, {approval.interrupt_id: answer}):
+            self._show_waiting(approval)
+
+    def _show_waiting(self, approval: ApprovalNeeded) -> None:
+        if self._closed or self.chat_vm.thread_id != approval.thread_id:
+            return
+        if self.workspace.is_running(approval.thread_id):
+            return  # answered elsewhere (another window, the terminal) and running again
+        names = ", ".join(sorted({r.tool for r in approval.requests}))
+        self.banner.show_run(
+            "waiting",
+            f"This thread waits for your decision on {names}. Nothing runs until you decide.",
+            [("reviewApprovalButton", "Review…", lambda: spawn(self.ask(approval)))],
+        )
+
+    def dismiss(self) -> None:
+        """The window is closing: close the dialog without deciding anything."""
+        self._closed = True
+        if self.dialog is not None:
+            self.dialog.dismiss()
+
+    # Cut-off runs --------------------------------------------------------------------
+
+    async def _opened(self, thread_id: str) -> None:
+        self.banner.clear()
+        if await self.workspace.is_cut_off(thread_id) and self.chat_vm.thread_id == thread_id:
+            self.banner.show_run(
+                "cut_off",
+                "This thread's last run was cut off: Parley or the computer stopped while it "
+                "was running. Resume continues where it stopped (finished calls are not run "
+                "again); Discard leaves it as it is.",
+                [
+                    ("resumeRunButton", "Resume", lambda: spawn(self.resume(thread_id))),
+                    ("discardRunButton", "Discard", lambda: spawn(self.discard(thread_id))),
+                ],
+            )
+
+    async def resume(self, thread_id: str) -> None:
+        """Continue the cut-off run of ``thread_id``."""
+        self.banner.clear("cut_off")
+        try:
+            await self.workspace.resume_cut_off(thread_id)
+        except ParleyError as exc:
+            self.window.notice.show_message(str(exc), level="error")
+
+    async def discard(self, thread_id: str) -> None:
+        """End the cut-off run of ``thread_id`` without running more."""
+        self.banner.clear("cut_off")
+        try:
+            await self.workspace.discard_cut_off(thread_id)
+        except ParleyError as exc:
+            self.window.notice.show_message(str(exc), level="error")
+            return
+        self.window.notice.show_message("The cut-off run was discarded.", timeout_ms=4000)
+
+    def _status(self, status: str) -> None:
+        if status == "running":
+            self.banner.clear()
+            if self.dialog is not None:
+                # the thread was answered elsewhere: this question is moot
+                self.dialog.dismiss()

@@ -1,0 +1,491 @@
+"""``ToolApprovalDialog``: asks a person about the tool calls a paused run wants to make.
+
+One call: its tool, what the tool does, the permissions it uses, the exact arguments as
+highlighted JSON (editable, checked against the tool before Approve is enabled), the
+request's note and preview, a deny reason the model reads, and Approve / Deny / Always allow.
+Several calls: one row per call with a decision each, the selected call's details below, and
+Approve all / Deny all / Use these decisions.
+
+Deny is the default button and Esc denies. Closing the dialog (or the window under it)
+decides nothing: :attr:`decisions` stays ``None`` and the run keeps waiting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
+from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json
+
+__all__ = ["DISMISSED", "ToolApprovalDialog"]
+
+DISMISSED = 2
+"""The dialog's result when it was closed without a decision."""
+
+CHOICES: list[tuple[str, str]] = [
+    ("deny", "Deny"),
+    ("approve", "Approve"),
+    ("thread", "Always allow in this thread"),
+    ("tool", "Always allow this tool"),
+]
+"""A batch row's decisions: (key, label)."""
+
+Choice = Literal["deny", "approve", "thread", "tool"]
+
+
+@dataclass
+class _Call:
+    """One call as the person is deciding on it."""
+
+    request: ApprovalRequest
+    tool: Tool[..., Any] | None
+    choice: Choice = "deny"
+    reason: str = ""
+    edited: dict[str, Any] | None = None
+    editing: str | None = None
+    problem: str = ""
+
+
+def _dark(widget: QWidget) -> bool:
+    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+class ToolApprovalDialog(QDialog):
+    """The approval dialog; see the module docstring. ``tools`` maps a tool's name to the
+    offered tool (for checking edited arguments)."""
+
+    def __init__(
+        self,
+        parent: QWidget | None,
+        requests: list[ApprovalRequest],
+        *,
+        thread_title: str,
+        tools: dict[str, Tool[..., Any] | None],
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolApprovalDialog")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.batch = len(requests) > 1
+        self.calls = [_Call(r, tools.get(r.tool)) for r in requests]
+        self.decisions: list[ApprovalDecision] | None = None
+        self._current = 0
+        self._dark = _dark(self)
+        title = (
+            "Allow Parley to run a tool?"
+            if not self.batch
+            else (f"Allow Parley to run {len(requests)} tools?")
+        )
+        self.setWindowTitle(title)
+        self.setAccessibleName(title)
+        heading = QLabel(title, self)
+        heading.setObjectName("approvalTitle")
+        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 20, 24, 16)
+        layout.setSpacing(8)
+        layout.addWidget(heading)
+        intro = QLabel(
+            "The model asked for these calls at once. Choose what happens to each, or decide "
+            "for all of them; the selected call's details are shown below."
+            if self.batch
+            else "Nothing runs until you decide.",
+            self,
+        )
+        intro.setWordWrap(True)
+        intro.setObjectName("approvalIntro")
+        layout.addWidget(intro)
+        self.table = self._build_table() if self.batch else None
+        if self.table is not None:
+            layout.addWidget(self.table)
+        self._build_details(layout, thread_title)
+        self._build_buttons(layout)
+        if self.table is not None:
+            self.table.selectRow(0)
+            self.table.currentCellChanged.connect(lambda row, *_: self._show_call(max(row, 0)))
+        self._show_call(0)
+        self.resize(640, 720 if self.batch else 600)
+
+    # Building ------------------------------------------------------------------------
+
+    def _build_table(self) -> QTableWidget:
+        table = QTableWidget(len(self.calls), 3, self)
+        table.setObjectName("approvalCalls")
+        table.setAccessibleName("Tool calls waiting for your decision")
+        table.setHorizontalHeaderLabels(["Tool", "Arguments", "Decision"])
+        table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(32)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        for row, call in enumerate(self.calls):
+            table.setItem(row, 0, QTableWidgetItem(call.request.tool))
+            summary = QTableWidgetItem(one_line(call.request.args, 60))
+            summary.setToolTip(one_line(call.request.args, 2000))
+            table.setItem(row, 1, summary)
+            combo = QComboBox(table)
+            combo.setObjectName(f"decision{row}")
+            combo.setAccessibleName(f"Decision for call {row + 1}, {call.request.tool}")
+            for key, label in CHOICES:
+                combo.addItem(label, key)
+            combo.currentIndexChanged.connect(lambda _i, r=row: self._choice_changed(r))
+            table.setCellWidget(row, 2, combo)
+        table.setFixedHeight(
+            min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
+        )
+        return table
+
+    def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
+        self.name_label = QLabel(self)
+        self.name_label.setObjectName("approvalTool")
+        self.name_label.setWordWrap(True)
+        self.name_label.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.name_label)
+        meta = QHBoxLayout()
+        self.permissions_label = QLabel(self)
+        self.permissions_label.setObjectName("approvalPermissions")
+        thread = QLabel(f"Thread: {thread_title or 'New thread'}", self)
+        thread.setObjectName("approvalThread")
+        thread.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        meta.addWidget(self.permissions_label, 1)
+        meta.addWidget(thread)
+        layout.addLayout(meta)
+        self.note_label = QLabel(self)
+        self.note_label.setObjectName("approvalNote")
+        self.note_label.setWordWrap(True)
+        warn = "#fbbf24" if self._dark else "#92400e"
+        self.note_label.setStyleSheet(f"color: {warn};")
+        layout.addWidget(self.note_label)
+
+        args_head = QHBoxLayout()
+        self.args_caption = QLabel("Arguments (exactly what will run):", self)
+        self.edit_button = QPushButton("Edit", self)
+        self.edit_button.setObjectName("editArgsButton")
+        self.edit_button.setAccessibleName("Edit the arguments")
+        self.edit_button.setAutoDefault(False)
+        self.edit_button.clicked.connect(self._toggle_edit)
+        self.reset_button = QPushButton("Undo edits", self)
+        self.reset_button.setObjectName("resetArgsButton")
+        self.reset_button.setAutoDefault(False)
+        self.reset_button.clicked.connect(self._reset_edit)
+        args_head.addWidget(self.args_caption, 1)
+        args_head.addWidget(self.reset_button)
+        args_head.addWidget(self.edit_button)
+        layout.addLayout(args_head)
+        self.args_view = QTextBrowser(self)
+        self.args_view.setObjectName("argsView")
+        self.args_view.setAccessibleName("Arguments")
+        self.args_view.setMinimumHeight(90)
+        self.args_editor = QPlainTextEdit(self)
+        self.args_editor.setObjectName("argsEditor")
+        self.args_editor.setAccessibleName("Edit the arguments as JSON")
+        self.args_editor.setTabChangesFocus(True)
+        self.args_editor.textChanged.connect(self._edited)
+        mono = self.args_view.font()
+        mono.setFamily("monospace")
+        mono.setStyleHint(mono.StyleHint.Monospace)
+        self.args_editor.setFont(mono)
+        layout.addWidget(self.args_view, 2)
+        layout.addWidget(self.args_editor, 2)
+        self.args_error = QLabel(self)
+        self.args_error.setObjectName("argsError")
+        self.args_error.setWordWrap(True)
+        self.args_error.setStyleSheet(f"color: {'#f87171' if self._dark else '#b42318'};")
+        layout.addWidget(self.args_error)
+
+        self.preview_caption = QLabel(self)
+        self.preview_caption.setObjectName("previewCaption")
+        self.preview_view = QTextBrowser(self)
+        self.preview_view.setObjectName("approvalPreview")
+        self.preview_view.setAccessibleName("What the call would change")
+        layout.addWidget(self.preview_caption)
+        layout.addWidget(self.preview_view, 2)
+
+        reason_row = QHBoxLayout()
+        reason_label = QLabel("Reason if you deny (the model sees it):", self)
+        self.reason = QLineEdit(self)
+        self.reason.setObjectName("denyReason")
+        self.reason.setAccessibleName("Reason if you deny, shown to the model")
+        self.reason.setPlaceholderText("optional")
+        self.reason.textEdited.connect(self._reason_edited)
+        reason_label.setBuddy(self.reason)
+        reason_row.addWidget(reason_label)
+        reason_row.addWidget(self.reason, 1)
+        layout.addLayout(reason_row)
+
+        scope_row = QHBoxLayout()
+        self.scope_caption = QLabel("Always allow:", self)
+        self.scope_thread = QRadioButton("in this thread", self)
+        self.scope_thread.setObjectName("alwaysInThread")
+        self.scope_tool = QRadioButton("for this tool", self)
+        self.scope_tool.setObjectName("alwaysForTool")
+        self.scope_thread.setChecked(True)
+        self._scopes = QButtonGroup(self)
+        self._scopes.addButton(self.scope_thread)
+        self._scopes.addButton(self.scope_tool)
+        self._scopes.buttonToggled.connect(lambda *_: self._explain_scope())
+        scope_row.addWidget(self.scope_caption)
+        scope_row.addWidget(self.scope_thread)
+        scope_row.addWidget(self.scope_tool)
+        scope_row.addStretch(1)
+        layout.addLayout(scope_row)
+        self.scope_help = QLabel(self)
+        self.scope_help.setObjectName("alwaysAllowHelp")
+        self.scope_help.setWordWrap(True)
+        self.scope_help.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        layout.addWidget(self.scope_help)
+        for widget in (self.scope_caption, self.scope_thread, self.scope_tool):
+            widget.setVisible(not self.batch)
+
+    def _build_buttons(self, layout: QVBoxLayout) -> None:
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.always_button = QPushButton("Always allow", self)
+        self.always_button.setObjectName("alwaysAllowButton")
+        self.always_button.setAutoDefault(False)
+        self.always_button.clicked.connect(self._always)
+        self.apply_button = QPushButton("Use these decisions", self)
+        self.apply_button.setObjectName("applyDecisionsButton")
+        self.apply_button.setAutoDefault(False)
+        self.apply_button.clicked.connect(self._finish_batch)
+        self.approve_button = QPushButton("Approve all" if self.batch else "Approve", self)
+        self.approve_button.setObjectName("approveButton")
+        self.approve_button.setAutoDefault(False)
+        self.approve_button.clicked.connect(self._approve)
+        self.deny_button = QPushButton("Deny all" if self.batch else "Deny", self)
+        self.deny_button.setObjectName("denyButton")
+        self.deny_button.setDefault(True)
+        self.deny_button.clicked.connect(self.reject)
+        if self.batch:
+            self.always_button.hide()
+            row.addWidget(self.apply_button)
+        else:
+            self.apply_button.hide()
+            row.addWidget(self.always_button)
+        row.addStretch(1)
+        row.addWidget(self.approve_button)
+        row.addWidget(self.deny_button)
+        layout.addLayout(row)
+        self.deny_button.setFocus()
+
+    # Showing one call ----------------------------------------------------------------
+
+    def _show_call(self, index: int) -> None:
+        self._store_editor()
+        self._current = index
+        call = self.calls[index]
+        request = call.request
+        line = request.description.splitlines()[0] if request.description else ""
+        name = f"<b>{escape(request.tool)}</b>" + (f" — {escape(line)}" if line else "")
+        self.name_label.setText(name)
+        self.name_label.setAccessibleName(f"{request.tool}: {line}")
+        uses = ", ".join(request.permissions) or "no special permissions"
+        self.permissions_label.setText(f"Uses: {uses}")
+        self.note_label.setText(request.note)
+        self.note_label.setVisible(bool(request.note))
+        self._render_args()
+        preview = request.preview
+        if preview is None:
+            self.preview_caption.hide()
+            self.preview_view.hide()
+        else:
+            what = "What it would change" if preview.format == "diff" else "What it would do"
+            caption = f"{what}: {preview.title}" if preview.title else f"{what}:"
+            if preview.truncated:
+                caption += " (cut short)"
+            self.preview_caption.setText(caption)
+            kind = "diff" if preview.format == "diff" else "text"
+            if kind == "diff":
+                self.preview_view.setHtml(code_html(preview.text, "diff", dark=self._dark))
+            else:
+                self.preview_view.setPlainText(preview.text)
+            self.preview_caption.show()
+            self.preview_view.show()
+        self.reason.setText(call.reason)
+        self._explain_scope()
+        self._update_buttons()
+
+    def _render_args(self) -> None:
+        call = self.calls[self._current]
+        editing = call.editing is not None
+        self.args_view.setVisible(not editing)
+        self.args_editor.setVisible(editing)
+        self.edit_button.setText("Done" if editing else "Edit")
+        self.edit_button.setEnabled(call.tool is not None)
+        self.reset_button.setVisible(call.edited is not None or editing)
+        if editing:
+            self.args_editor.blockSignals(True)
+            self.args_editor.setPlainText(call.editing or "")
+            self.args_editor.blockSignals(False)
+        args = call.edited if call.edited is not None else call.request.args
+        self.args_view.setHtml(code_html(pretty_json(args), "json", dark=self._dark))
+        edited = " — edited by you" if call.edited is not None else ""
+        self.args_caption.setText(f"Arguments (exactly what will run){edited}:")
+        self.args_error.setText(call.problem)
+        self.args_error.setVisible(bool(call.problem))
+
+    def _explain_scope(self) -> None:
+        tool = self.calls[self._current].request.tool
+        thread, everywhere = (
+            ("Always allow in this thread", "Always allow this tool")
+            if (self.batch)
+            else ("In this thread", "For this tool")
+        )
+        self.scope_help.setText(
+            f"{thread}: {tool} runs without asking again in this thread only. "
+            f"{everywhere}: {tool} runs without asking in every thread, now and later. "
+            "Either can be revoked in Settings."
+        )
+
+    # Editing -------------------------------------------------------------------------
+
+    def _toggle_edit(self) -> None:
+        call = self.calls[self._current]
+        if call.editing is None:
+            args = call.edited if call.edited is not None else call.request.args
+            call.editing = pretty_json(args)
+            self._render_args()
+            self.args_editor.setFocus()
+            return
+        value, problem = check_args(call.tool, call.editing)
+        if value is None:
+            call.problem = problem
+        else:
+            call.edited = None if value == call.request.args else value
+            call.editing, call.problem = None, ""
+        self._render_args()
+        self._update_buttons()
+
+    def _reset_edit(self) -> None:
+        call = self.calls[self._current]
+        call.edited, call.editing, call.problem = None, None, ""
+        self._render_args()
+        self._update_buttons()
+
+    def _edited(self) -> None:
+        call = self.calls[self._current]
+        call.editing = self.args_editor.toPlainText()
+        value, call.problem = check_args(call.tool, call.editing)
+        if value is not None:
+            call.edited = None if value == call.request.args else value
+        self.args_error.setText(call.problem)
+        self.args_error.setVisible(bool(call.problem))
+        self._update_buttons()
+
+    def _store_editor(self) -> None:
+        if self.calls and self.calls[self._current].editing is not None:
+            self.calls[self._current].editing = self.args_editor.toPlainText()
+
+    def _reason_edited(self, text: str) -> None:
+        self.calls[self._current].reason = text
+
+    def _choice_changed(self, row: int) -> None:
+        if self.table is None:
+            return
+        combo = self.table.cellWidget(row, 2)
+        assert isinstance(combo, QComboBox)
+        self.calls[row].choice = combo.currentData()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        blocked = [i for i, c in enumerate(self.calls) if c.problem]
+        self.approve_button.setEnabled(not blocked)
+        edited = self.calls[self._current].edited is not None
+        self.always_button.setEnabled(not blocked and not edited)
+        self.always_button.setToolTip(
+            "Edited arguments are approved once; undo the edits to allow the tool always."
+            if edited
+            else ""
+        )
+        running = [i for i in blocked if self.calls[i].choice != "deny"]
+        self.apply_button.setEnabled(not running)
+        if blocked:
+            numbers = ", ".join(str(i + 1) for i in blocked)
+            self.approve_button.setToolTip(f"Fix the arguments of call {numbers} first.")
+        else:
+            self.approve_button.setToolTip("")
+
+    # Deciding ------------------------------------------------------------------------
+
+    def _decision(self, call: _Call, choice: Choice) -> ApprovalDecision:
+        call_id = call.request.call_id
+        if choice == "deny":
+            return ApprovalDecision(
+                call_id=call_id, decision="deny", reason=call.reason.strip() or None
+            )
+        if call.edited is not None:
+            return ApprovalDecision(call_id=call_id, decision="edit", args=call.edited)
+        if choice == "approve":
+            return ApprovalDecision(call_id=call_id, decision="approve")
+        return ApprovalDecision(call_id=call_id, decision="always", scope=choice)
+
+    def _approve(self) -> None:
+        self._store_editor()
+        if any(c.problem for c in self.calls):
+            return
+        self._finish([self._decision(c, "approve") for c in self.calls])
+
+    def _always(self) -> None:
+        call = self.calls[0]
+        if call.problem or call.edited is not None:
+            return
+        scope: Choice = "tool" if self.scope_tool.isChecked() else "thread"
+        self._finish([self._decision(call, scope)])
+
+    def _finish_batch(self) -> None:
+        self._store_editor()
+        if any(c.problem and c.choice != "deny" for c in self.calls):
+            return
+        self._finish([self._decision(c, c.choice) for c in self.calls])
+
+    def _finish(self, decisions: list[ApprovalDecision]) -> None:
+        self.decisions = decisions
+        self.accept()
+
+    def reject(self) -> None:
+        """Deny (the Deny button, Esc): every call is denied with its reason."""
+        if self.decisions is None and self.result() != DISMISSED:
+            self.decisions = [self._decision(c, "deny") for c in self.calls]
+        super().reject()
+
+    def dismiss(self) -> None:
+        """Close without deciding anything (the window is closing)."""
+        if self.isVisible():
+            self.done(DISMISSED)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Open with the focus on Deny, the safe answer."""
+        super().showEvent(event)
+        self.deny_button.setFocus()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """The title bar's close button decides nothing: the calls stay pending."""
+        event.accept()
+        self.dismiss()

@@ -1,0 +1,1 @@
+"""The budget meter in the header and the panel that asks what to do at a budget pause."""

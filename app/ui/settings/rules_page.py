@@ -1,0 +1,84 @@
+"""Approval rules: every "always allow" rule, each with Revoke. After a revoke the next call
+to that tool asks again."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from app.core.errors import ParleyError
+from app.services.preferences import RuleRow, format_time
+from app.services.workspace import Workspace
+from app.ui.settings._form import page_layout, result_label
+from app.ui.settings.page import SettingsPage
+from app.ui.tasks import spawn
+
+__all__ = ["RulesPage"]
+
+
+class RulesPage(SettingsPage):
+    """The "always allow" rules in a table (``rulesTable``)."""
+
+    TITLE = "Approval rules"
+    OBJECT_NAME = "rulesSettingsPage"
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(workspace, parent)
+        layout = page_layout(
+            self,
+            self.TITLE,
+            'Tools you chose to "always allow" run without asking. Revoke a rule and the '
+            "next call to that tool asks you again.",
+        )
+        self.table = QTableWidget(0, 4, self)
+        self.table.setObjectName("rulesTable")
+        self.table.setAccessibleName("Always-allow rules")
+        self.table.setHorizontalHeaderLabels(["Tool", "Where", "Since", ""])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for col in (0, 2, 3):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.empty = QLabel("No always-allow rules: every tool that needs approval asks.", self)
+        self.empty.setObjectName("rulesEmpty")
+        self.message = result_label(self, "rulesMessage")
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.message)
+        self.rules: list[RuleRow] = []
+
+    async def load(self) -> None:
+        """List the rules."""
+        self.rules = await self.workspace.preferences.rules()
+        self.table.setRowCount(len(self.rules))
+        for row, rule in enumerate(self.rules):
+            where = f"In “{rule.thread_title}”" if rule.thread_id else "Every thread"
+            for col, text in enumerate((rule.tool, where, format_time(rule.created_at))):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+            button = QPushButton("Revoke", self.table)
+            button.setObjectName("revokeRuleButton")
+            button.setAccessibleName(f"Revoke: always allow {rule.tool}, {where.lower()}")
+            button.clicked.connect(lambda _c=False, r=rule: spawn(self.revoke(r)))
+            self.table.setCellWidget(row, 3, button)
+        self.table.setVisible(bool(self.rules))
+        self.empty.setVisible(not self.rules)
+
+    async def revoke(self, rule: RuleRow) -> bool:
+        """Remove ``rule``; the next call to its tool asks again."""
+        try:
+            await self.workspace.preferences.revoke_rule(rule.tool, rule.thread_id)
+        except ParleyError as exc:
+            self.message.setText(f"Not revoked: {exc}.")
+            return False
+        self.message.setText(f"Revoked: {rule.tool} asks again from its next call.")
+        await self.load()
+        return True

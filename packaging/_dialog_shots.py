@@ -1,0 +1,138 @@
+"""Render the budget pause and the settings dialog offscreen, in light and dark.
+
+Run by ``packaging/screenshots.py``: ``python packaging/_dialog_shots.py OUT_DIR [--all]``
+(``--all`` also writes every settings page in both themes, for looking them over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PAUSE_SCRIPT = [
+    {
+        "tool_calls": [{"name": "calculator", "args": {"expression": "17 * 23"}}],
+        "usage": {"prompt_tokens": 412, "completion_tokens": 18},
+    },
+    {
+        "tool_calls": [{"name": "calculator", "args": {"expression": "391 + 9"}}],
+        "usage": {"prompt_tokens": 460, "completion_tokens": 18},
+    },
+    {
+        "text": "17 × 23 = 391, and 391 + 9 = 400.",
+        "usage": {"prompt_tokens": 500, "completion_tokens": 14},
+    },
+]
+
+PAGES = [
+    "modelsSettingsPage",
+    "keysSettingsPage",
+    "rulesSettingsPage",
+    "auditSettingsPage",
+    "limitsSettingsPage",
+    "appearanceSettingsPage",
+]
+
+
+async def _seed(data: Path, script: Path) -> str:
+    from app.core.budget import BudgetLimits
+    from app.services.workspace import Workspace
+    from app.store import fingerprint_args
+    from app.tools.builtin import current_time
+    from app.tools.calculator import calculator
+
+    spec = f"scripted:{script}"
+    ws = await Workspace.open(data, tools=[calculator, current_time])
+    await ws.save_settings(
+        ws.settings.model_copy(
+            update={
+                "default_model": spec,
+                "default_limits": BudgetLimits(max_model_calls=2, max_tool_calls=40),
+            }
+        )
+    )
+    for title in ("Trip to Oslo: packing list", "Fix the CSV import"):
+        await ws.create_thread(title=title, model=spec)
+    thread = await ws.create_thread(model=spec)
+    await (await ws.send(thread.id, "What is 17 × 23, plus 9?"))
+    store = ws._store
+    await store.allow_always("calculator")
+    await store.allow_always("write_text_file", thread_id=thread.id)
+    for tool, args, decision, scope in (
+        ("write_text_file", {"path": "~/notes/oslo.txt"}, "requested", "once"),
+        ("write_text_file", {"path": "~/notes/oslo.txt"}, "always", "thread"),
+        ("http_request", {"url": "https://example.org"}, "requested", "once"),
+        ("http_request", {"url": "https://example.org"}, "deny", "once"),
+    ):
+        await store.record_approval(
+            thread_id=thread.id,
+            tool=tool,
+            args_fingerprint=fingerprint_args(args),
+            decision=decision,
+            scope=scope,
+        )
+    await ws.aclose()
+    return thread.id
+
+
+async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.app import close_window, open_window
+    from app.ui.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    window = await open_window(str(data), thread_id=thread_id, preload=False)
+    window.resize(1180, 760)
+    for theme in ("light", "dark") if every else ("light",):
+        apply_theme(app, theme)
+        await window.workspace.preferences.set_theme(theme)
+        await window.open_thread(thread_id)
+        await asyncio.sleep(0.4)
+        suffix = "" if theme == "light" else "-dark"
+        window.grab().save(str(out / f"budget-pause{suffix}.png"))
+        dialog = window.open_settings()
+        for page in PAGES if every else ["modelsSettingsPage"]:
+            shown = await dialog.show_page(page)
+            if page == "modelsSettingsPage":
+                shown._say(  # type: ignore[attr-defined]
+                    "ollama",
+                    "Could not connect to http://127.0.0.1:11434: nothing answered there. "
+                    "Is Ollama running?",
+                )
+            await asyncio.sleep(0.2)
+            name = "settings" if page == "modelsSettingsPage" else f"settings-{page}"
+            dialog.grab().save(str(out / f"{name}{suffix}.png"))
+        dialog.close()
+    await close_window(window)
+
+
+def main(out: Path, every: bool) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication(["parley-screenshots"])
+    app.setQuitOnLastWindowClosed(False)
+    with tempfile.TemporaryDirectory() as tmp:
+        data, script = Path(tmp) / "data", Path(tmp) / "script.json"
+        script.write_text(json.dumps(PAUSE_SCRIPT))
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        with loop:
+            thread_id = loop.run_until_complete(_seed(data, script))
+            loop.run_until_complete(_shoot(out, data, thread_id, every))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    raise SystemExit(main(Path(sys.argv[1]), "--all" in sys.argv))

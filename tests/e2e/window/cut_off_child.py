@@ -1,0 +1,81 @@
+"""A Parley process to kill mid-run: it starts a turn whose second tool call hangs (while
+``PARLEY_TEST_HANG`` is set), after a first call that finishes. Each call writes its label and
+idempotency key to the file named by ``PARLEY_TEST_LOG``.
+
+With ``approval`` as the second argument it instead asks for a ``guarded_stamp`` that needs
+approval, logs ``paused`` once the run waits, and hangs there (a process killed while its
+approval dialog is open).
+
+Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+from app.core.models import ScriptedChatModel
+from app.core.tools import Runtime, tool
+
+SCRIPT = [
+    {"tool_calls": [{"name": "stamp", "args": {"label": "first"}, "id": "c1"}]},
+    {"tool_calls": [{"name": "slow_stamp", "args": {"label": "second"}, "id": "c2"}]},
+    {"text": "All done."},
+]
+
+
+def _log(line: str) -> None:
+    with Path(os.environ["PARLEY_TEST_LOG"]).open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+@tool
+def stamp(label: str, runtime: Runtime) -> str:
+    """Write a label to the log."""
+    _log(f"{label} {runtime.idempotency_key}")
+    return f"stamped {label}"
+
+
+@tool(timeout=120)
+def slow_stamp(label: str, runtime: Runtime) -> str:
+    """Write a label to the log, slowly."""
+    _log(f"start {label} {runtime.idempotency_key}")
+    if os.environ.get("PARLEY_TEST_HANG"):
+        time.sleep(60)
+    _log(f"done {label} {runtime.idempotency_key}")
+    return f"stamped {label} slowly"
+
+
+@tool(requires_approval=True)
+def guarded_stamp(label: str, runtime: Runtime) -> str:
+    """Write a label to the log, once a person allowed it."""
+    _log(f"guarded {label} {runtime.idempotency_key}")
+    return f"stamped {label} with approval"
+
+
+TOOLS = [stamp, slow_stamp, guarded_stamp]
+APPROVAL_SCRIPT = [
+    {"tool_calls": [{"name": "guarded_stamp", "args": {"label": "third"}, "id": "c3"}]},
+]
+
+
+async def _main(data_dir: str, mode: str) -> None:
+    from app.services.workspace import Workspace
+
+    model = ScriptedChatModel(APPROVAL_SCRIPT if mode == "approval" else SCRIPT)
+    ws = await Workspace.open(
+        data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: "", tools=TOOLS
+    )
+    ws.settings = ws.settings.model_copy(update={"default_model": "scripted:a"})
+    thread = await ws.create_thread(title="Cut off")
+    await (await ws.send(thread.id, "Stamp twice"))
+    if mode == "approval":
+        _log("paused")
+        await asyncio.sleep(60)
+
+
+if __name__ == "__main__":
+    asyncio.run(_main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""))

@@ -1,0 +1,128 @@
+"""A run cut off by SIGKILL: the thread says so and offers Resume (finished calls are not
+run again; the cut-off call runs again with the same idempotency key) and Discard."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QPushButton
+
+from app.services.cut_off import DISCARDED_NOTE
+from app.ui.app import close_window
+from tests.e2e.window.cut_off_child import TOOLS
+from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window
+from tests.ui.harness import find, wait_until
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+async def killed_mid_call(tmp_path: Path, mode: str = "") -> tuple[Path, Path]:
+    """Run the child until its second call hangs (or, in ``approval`` mode, until it waits
+    for an approval), then SIGKILL it; return (data dir, log)."""
+    data, log = tmp_path / "data", tmp_path / "calls.log"
+    env = {**os.environ, "PARLEY_TEST_LOG": str(log), "PARLEY_TEST_HANG": "1"}
+    env["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "tests.e2e.window.cut_off_child", str(data), mode]
+    child = await asyncio.to_thread(subprocess.Popen, command, cwd=ROOT, env=env)
+    try:
+        await wait_until(
+            lambda: log.exists() and ("paused" if mode else "start second") in log.read_text(),
+            timeout=30,
+            what="the second call to start",
+        )
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        assert await asyncio.to_thread(child.wait, 10) == -signal.SIGKILL
+    return data, log
+
+
+def lines(log: Path) -> list[list[str]]:
+    return [line.split() for line in log.read_text().splitlines()]
+
+
+async def test_a_killed_run_resumes_without_running_finished_calls_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, log = await killed_mid_call(tmp_path)
+    before = lines(log)
+    assert [line[:-1] for line in before] == [["first"], ["start", "second"]]
+    monkeypatch.setenv("PARLEY_TEST_LOG", str(log))
+    model = Recorder([{"text": "All done."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        assert [t.status for t in await window.workspace.list_threads()] == ["cut_off"]
+        resume = await wait_until(
+            lambda: window.findChild(QPushButton, "resumeRunButton"), what="Resume"
+        )
+        assert resume.isVisible()
+        assert "cut off" in window.approvals.banner.label.text()
+        resume.click()
+        await wait_until(lambda: model.inputs, what="the model to be asked after the calls")
+        await wait_until(
+            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+        )
+        after = lines(log)
+        assert after[:2] == before
+        assert [line[:-1] for line in after[2:]] == [["start", "second"], ["done", "second"]]
+        assert after[2][-1] == after[3][-1] == before[1][-1]  # the same idempotency key
+        assert window.chat_vm.model.messages()[-1].text() == "All done."
+        assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
+        assert not window.approvals.banner.isVisible()
+    finally:
+        await close_window(window)
+
+
+async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> None:
+    data, log = await killed_mid_call(tmp_path)
+    before = log.read_text()
+    model = Recorder([{"text": "Ready for the next message."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        discard = await wait_until(
+            lambda: window.findChild(QPushButton, "discardRunButton"), what="Discard"
+        )
+        discard.click()
+        await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
+        await wait_until(
+            lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the note"
+        )
+        last = window.chat_vm.model.messages()[-1]
+        assert [r.output for r in last.tool_results()] == [DISCARDED_NOTE]
+        assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
+        assert log.read_text() == before and model.inputs == []
+        # the thread goes on normally, and the model sees an answer for every call
+        await window.chat_vm.send("Anything else?")
+        await wait_until(lambda: model.inputs, what="the next turn")
+        results = [r.output for m in model.inputs[0] for r in m.tool_results()]
+        assert results == ["stamped first", DISCARDED_NOTE]
+    finally:
+        await close_window(window)
+
+
+async def test_a_process_killed_while_waiting_for_approval_still_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, log = await killed_mid_call(tmp_path, "approval")
+    assert log.read_text() == "paused\n"  # nothing ran before the decision
+    monkeypatch.setenv("PARLEY_TEST_LOG", str(log))
+    model = Recorder([{"text": "Stamped."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
+        dialog = await approval_dialog(window)
+        assert window.approvals.banner.kind != "cut_off"  # a paused run is not a cut-off one
+        assert "guarded_stamp" in dialog.name_label.text()
+        find(dialog, QPushButton, "approveButton").click()
+        await wait_until(lambda: model.inputs, what="the run to continue")
+        await wait_until(
+            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+        )
+        assert [line[:-1] for line in lines(log)] == [[], ["guarded", "third"]]
+    finally:
+        await close_window(window)
