@@ -18,6 +18,7 @@ from pathlib import Path
 from app.services.diagnostics import QtInfo, diagnostics_report
 from app.services.locations import Locations
 from app.services.mcp_config import CONFIG_NAME, mcp_log_dir
+from app.services.model_catalogue import MODELS_DIR
 from app.services.recovery import RescueResult, export_readable, rescue_copy
 from app.services.settings import FILE_NAME as SETTINGS_NAME
 from app.services.tool_choice import FILE_NAME as TOOL_CHOICES_NAME
@@ -109,8 +110,8 @@ class DataActions:
 
     async def delete_everything(self) -> DeletionReport:
         """Close the workspace and delete all of Parley's data: threads, media, settings, MCP
-        servers, logs and cache (keyring entries are only listed). The workspace cannot be
-        used afterwards."""
+        servers, downloaded models, logs and cache (keyring entries are only listed). The
+        workspace cannot be used afterwards."""
         await self._close()
         report = await asyncio.to_thread(delete_all_data, self.locations)
         await asyncio.to_thread(self._delete_own_files, report)
@@ -127,10 +128,10 @@ class DataActions:
                 report.failed.append((path, exc.strerror or type(exc).__name__))
             else:
                 report.removed.append(path)
-        mcp_logs = mcp_log_dir(self.data_dir)
-        if mcp_logs.is_dir():
-            shutil.rmtree(mcp_logs, ignore_errors=True)
-            report.removed.append(mcp_logs)
+        for folder in (mcp_log_dir(self.data_dir), self.data_dir / MODELS_DIR):
+            if folder.is_dir():
+                shutil.rmtree(folder, ignore_errors=True)
+                report.removed.append(folder)
         self.forget_folder()
 
     def forget_folder(self) -> None:

@@ -120,7 +120,8 @@ class DataMenu(QObject):
         box.setInformativeText(
             f"This deletes for good your {threads} threads with their messages and attached "
             "files, the approvals you gave, your settings (models, granted folders, MCP "
-            "servers) and the logs. API keys stay in your system keyring.\n\n"
+            "servers), the models you downloaded and the logs. API keys stay in your system "
+            "keyring.\n\n"
             "To keep your threads, cancel and use File > Export all threads… first. "
             "Parley closes when it is done."
         )

@@ -11,7 +11,7 @@ import keyring
 import pytest
 from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.store import Store
 from app.store.paths import database_path
@@ -33,11 +33,17 @@ def menu_action(window: MainWindow, text: str) -> QAction:
     raise AssertionError(f"no menu item {text!r}")
 
 
-def visible(cls: type, name: str) -> object | None:
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, cls) and widget.objectName() == name and widget.isVisible():
+def visible(window: MainWindow, cls: type, name: str) -> object | None:
+    """The visible dialog ``name`` the window opened."""
+    for widget in window.findChildren(cls, name):
+        if widget.isVisible():
             return widget
     return None
+
+
+async def opened(window: MainWindow, cls: type, name: str) -> object:
+    """Wait for the window to show dialog ``name``."""
+    return await wait_until(lambda: visible(window, cls, name), what=f"the {name}")
 
 
 async def with_two_threads(tmp_path: Path) -> MainWindow:
@@ -90,7 +96,7 @@ async def test_export_all_writes_every_threads_bytes_into_the_chosen_folder(
     target.mkdir()
     try:
         menu_action(window, "Export all threads…").trigger()
-        dialog = await wait_until(lambda: visible(QFileDialog, "exportAllDialog"), what="dialog")
+        dialog = await opened(window, QFileDialog, "exportAllDialog")
         assert isinstance(dialog, QFileDialog)
         dialog.setDirectory(str(target))
         dialog.accept()
@@ -117,10 +123,12 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
     data = tmp_path / "data"
     window = await with_two_threads(data)
     await window.workspace.tools.grant_folder(tmp_path)
+    (data / "models").mkdir()
+    (data / "models" / "tiny.gguf").write_bytes(b"GGUF" + bytes(1000))
     try:
         action = menu_action(window, "Delete all data…")
         action.trigger()
-        box = await wait_until(lambda: visible(QMessageBox, "deleteAllDialog"), what="question")
+        box = await opened(window, QMessageBox, "deleteAllDialog")
         assert isinstance(box, QMessageBox)
         assert "your 3 threads with their messages" in box.informativeText()
         assert box.defaultButton().text() == "Cancel"
@@ -129,10 +137,10 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
         assert len(await window.workspace.list_threads()) == 3
 
         action.trigger()
-        box = await wait_until(lambda: visible(QMessageBox, "deleteAllDialog"), what="question")
+        box = await opened(window, QMessageBox, "deleteAllDialog")
         assert isinstance(box, QMessageBox)
         next(b for b in box.buttons() if b.text() == "Delete everything").click()
-        done = await wait_until(lambda: visible(QMessageBox, "deletedAllDialog"), what="done")
+        done = await opened(window, QMessageBox, "deletedAllDialog")
         assert isinstance(done, QMessageBox)
         assert done.text().startswith("Deleted ")
         done.accept()
@@ -141,6 +149,7 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
         await close_test_window(window)
     assert not (data / "settings.json").exists()
     assert not (data / "window.ini").exists()
+    assert not (data / "models").exists()
     async with Store.open(database_path(data)) as store:
         assert await store.list_threads() == []
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QListWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QListWidget, QWidget
 
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.workspace import Workspace
@@ -40,9 +40,10 @@ def saved(workspace: Workspace, name: str) -> dict:  # type: ignore[type-arg]
     return json.loads((workspace.data_dir / name).read_text(encoding="utf-8"))
 
 
-def open_dialog(cls: type[QDialog]) -> QDialog | None:
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, cls) and widget.isVisible():
+def open_dialog(page: QWidget, cls: type[QDialog]) -> QDialog | None:
+    """The visible dialog of type ``cls`` that ``page`` opened."""
+    for widget in page.findChildren(cls):
+        if widget.isVisible():
             return widget
     return None
 
@@ -52,7 +53,7 @@ async def add_dialog(workspace: Workspace, args: str) -> tuple[McpPage, ServerDi
     page = McpPage(workspace)
     page.show()
     page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(ServerDialog), what="the server dialog")
+    dialog = await wait_until(lambda: open_dialog(page, ServerDialog), what="the server dialog")
     find(dialog, QLineEdit, "mcpServerName").setText("demo")
     find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
     find(dialog, QLineEdit, "mcpServerArgs").setText(args)
@@ -69,7 +70,7 @@ async def test_a_folder_is_granted_through_the_folder_dialog_and_removed(
     await page.load()
     assert not page.folders.isVisible() and page.empty.isVisible()
     page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(QFileDialog), what="the folder dialog")
+    dialog = await wait_until(lambda: open_dialog(page, QFileDialog), what="the folder dialog")
     assert isinstance(dialog, QFileDialog)
     dialog.setDirectory(str(folder))  # the user walks into the folder and chooses it
     dialog.accept()
@@ -121,7 +122,7 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
     await page.load()
     assert page.empty.isVisible()
     page.add_button.click()
-    dialog = await wait_until(lambda: open_dialog(ServerDialog), what="the server dialog")
+    dialog = await wait_until(lambda: open_dialog(page, ServerDialog), what="the server dialog")
     find(dialog, QLineEdit, "mcpServerName").setText("demo")
     find(dialog, QLineEdit, "mcpServerCommand").setText(sys.executable)
     find(dialog, QLineEdit, "mcpServerArgs").setText(f"'{DEMO}'")
@@ -191,4 +192,31 @@ async def test_bad_arguments_and_environment_say_what_is_wrong(workspace: Worksp
     assert dialog.error.text() == "Environment line 1 should look like NAME=value"
     assert not (workspace.data_dir / "mcp.json").exists()
     dialog.reject()
+    page.close()
+
+
+async def test_editing_a_server_keeps_what_the_form_does_not_show(workspace: Workspace) -> None:
+    await workspace.tools.save_server("demo", sys.executable, [str(DEMO)])
+    workspace.tools.config.edit("demo", policy="approval", disabled=True)
+    page = McpPage(workspace)
+    page.show()
+    await page.load()
+    page.edit_button.click()
+    dialog = await wait_until(lambda: open_dialog(page, ServerDialog), what="the server dialog")
+    assert isinstance(dialog, ServerDialog)
+    assert find(dialog, QLineEdit, "mcpServerArgs").text() == str(DEMO)
+    find(dialog, QLineEdit, "mcpServerName").setText("notes")
+    find(dialog, QLineEdit, "mcpServerArgs").setText(f"{DEMO} --exit-after 60")
+    assert await dialog.save()
+    assert saved(workspace, "mcp.json")["mcpServers"] == {
+        "notes": {
+            "command": sys.executable,
+            "args": [str(DEMO), "--exit-after", "60"],
+            "policy": "approval",
+            "disabled": True,
+        }
+    }
+    await workspace.tools.wait_started()
+    await page.load()
+    assert page.list.item(0).text() == "notes\nOff"
     page.close()
