@@ -11,23 +11,28 @@ offers no tools and says why in a :class:`ToolsChanged` event.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.errors import UserError
 from app.core.state import ContentBlock
 from app.core.tools import Tool, ToolError
 from app.core.tools.secrets import SecretSource
-from app.services.attach import attach
 from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir, parse_server
 from app.services.settings import AppSettings
 from app.services.tool_choice import ThreadToolChoices
 from app.store import Store
 from app.tools.builtin import builtin_tools, permissions_of
-from app.tools.mcp import McpManager, ServerConfig, valid_server_name
+from app.tools.mcp.config import ServerConfig, valid_server_name
+
+if TYPE_CHECKING:
+    from app.tools.mcp.manager import McpManager
+
+_MANAGER = "app.tools.mcp.manager"
 
 __all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "ToolsChanged", "WorkspaceTools"]
 
@@ -130,6 +135,8 @@ class WorkspaceTools:
         return await self._store.search(text, limit=limit)
 
     async def _ingest(self, path: Path, media_type: str) -> Sequence[ContentBlock]:
+        from app.services.attach import attach
+
         result = await attach(self._store.store_media, [path])
         if not result.blocks:
             raise ToolError(result.problems[0] if result.problems else f"cannot read {path}")
@@ -221,7 +228,12 @@ class WorkspaceTools:
             except McpConfigError as exc:
                 self._emit(ToolsChanged({"mcp.json": str(exc)}))
                 return
-            manager = McpManager(
+            if not servers:
+                self._emit(ToolsChanged({}))
+                return
+            # the SDK takes long to import: off the loop, so the window stays responsive
+            manager_module = await asyncio.to_thread(importlib.import_module, _MANAGER)
+            manager = manager_module.McpManager(
                 servers,
                 log_dir=mcp_log_dir(self.data_dir),
                 secret_resolver=self._secrets,
