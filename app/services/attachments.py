@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from app.core.errors import ParleyError
 from app.core.models.fit import left_out
 from app.core.models.protocol import ChatModel, ModelInfo
 from app.core.state import ContentBlock, MediaRef
-from app.media import IngestLimits, Ingestor, IngestProgress, IngestResult, Source
 from app.store import Store
+
+if TYPE_CHECKING:
+    from app.media import IngestLimits, IngestProgress, IngestResult, Source
 
 __all__ = ["AttachmentService"]
 
@@ -33,7 +36,16 @@ class AttachmentService:
     ) -> None:
         self._store = store
         self._model_for = model_for
-        self.limits = limits or IngestLimits()
+        self._limits = limits
+
+    @property
+    def limits(self) -> IngestLimits:
+        """The size and shape limits files are checked against."""
+        if self._limits is None:
+            from app.media import IngestLimits
+
+            self._limits = IngestLimits()
+        return self._limits
 
     async def ingest(
         self, source: Source, on_progress: Callable[[IngestProgress], None] | None = None
@@ -41,6 +53,9 @@ class AttachmentService:
         """Read, check and store one file (off the event loop); one block or one reason.
 
         Cancelling the awaiting task stops the read and stores nothing of that file."""
+        # the readers (images, PDFs, documents, media) load with the first file
+        from app.media import Ingestor
+
         ingestor = Ingestor(self._store.store_media, self.limits)
         return await ingestor.ingest(source, on_progress)
 

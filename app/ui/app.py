@@ -4,6 +4,7 @@ loop, the main window shown at once (models load behind it), and a clean shutdow
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.crash import install_crash_handler
 from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
-from app.ui.tasks import drain
+from app.ui.tasks import drain, spawn
 from app.ui.theme import apply_theme
 from app.ui.window import MainWindow
 
@@ -115,10 +116,18 @@ async def _main(
             closed.set_result(None)
 
     window.closed.connect(on_closed)
+    spawn(_warm_up())
     await closed
     await close_window(window)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
+
+
+async def _warm_up() -> None:
+    """Load the attachment stack (image, PDF, document and media readers) in the background
+    once the window is up, so the first file dropped attaches at once."""
+    await asyncio.sleep(1.0)
+    await asyncio.to_thread(importlib.import_module, "app.media")
 
 
 def run_window(

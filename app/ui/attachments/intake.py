@@ -3,6 +3,8 @@ dragging), Ctrl+V in the composer, and the Attach… file dialog."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QBuffer, QEvent, QIODevice, QMimeData, QObject, Qt
 from PySide6.QtGui import (
     QDragEnterEvent,
@@ -15,10 +17,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFileDialog, QLabel, QWidget
 
-from app.media import Source, sources_from_clipboard
 from app.ui.attachments.tray import AttachmentTray
 from app.ui.dialogs import ask
 from app.ui.theme import ACCENT
+
+if TYPE_CHECKING:
+    from app.media import Source
 
 __all__ = ["AttachmentIntake", "mime_sources"]
 
@@ -44,6 +48,8 @@ def mime_sources(mime: QMimeData) -> list[Source]:
         image = mime.imageData()
         if isinstance(image, QImage) and not image.isNull():
             formats["image/png"] = _png(image)
+    from app.media import sources_from_clipboard  # the ingest stack loads on first use
+
     return sources_from_clipboard(formats)
 
 

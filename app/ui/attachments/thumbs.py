@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage
 
 from app.core.state import MediaRef
-from app.services.attachments import AttachmentService
 from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.services.attachments import AttachmentService
 
 __all__ = ["ThumbnailCache", "decode_image", "media_key"]
 

@@ -14,19 +14,21 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.core.state import ContentBlock, DocumentBlock, ImageBlock, VideoBlock
-from app.media import IngestProgress, IngestResult, Source
-from app.media.ingest import source_name
-from app.services.attachments import AttachmentService
 from app.ui.attachments.chip import CHIP_SHEET, AttachmentChip
 from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
 from app.ui.theme import ACCENT
+
+if TYPE_CHECKING:
+    from app.media import IngestProgress, IngestResult, Source
+    from app.services.attachments import AttachmentService
 
 __all__ = ["AttachmentTray"]
 
@@ -103,6 +105,8 @@ class AttachmentTray(QObject):
         """Attach ``sources``: a chip each now, read in the background; returns the task."""
         if not sources:
             return None
+        from app.media.ingest import source_name  # the ingest stack loads on first use
+
         self.clear_problems()
         items = []
         for source in sources:

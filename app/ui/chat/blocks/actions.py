@@ -7,17 +7,20 @@ import asyncio
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from app.core.state import AudioBlock, ContentBlock, ImageBlock, Message, VideoBlock
-from app.services.attachments import AttachmentService
 from app.ui.attachments.describe import file_name
 from app.ui.attachments.thumbs import decode_image
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.dialogs import ask
+
+if TYPE_CHECKING:
+    from app.services.attachments import AttachmentService
 
 __all__ = ["MediaActions"]
 
