@@ -123,7 +123,7 @@ class ToolApprovalDialog(QDialog):
         self._build_buttons(layout)
         if self.table is not None:
             self.table.selectRow(0)
-            self.table.currentCellChanged.connect(lambda row, *_: self._show_call(max(row, 0)))
+            self.table.currentCellChanged.connect(self._row_changed)
         self._show_call(0)
         self.resize(640, 720 if self.batch else 600)
 
@@ -155,7 +155,7 @@ class ToolApprovalDialog(QDialog):
             combo.setAccessibleName(f"Decision for call {row + 1}, {call.request.tool}")
             for key, label in CHOICES:
                 combo.addItem(label, key)
-            combo.currentIndexChanged.connect(lambda _i, r=row: self._choice_changed(r))
+            combo.currentIndexChanged.connect(self._choices_changed)
             table.setCellWidget(row, 2, combo)
         table.setFixedHeight(
             min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
@@ -250,7 +250,7 @@ class ToolApprovalDialog(QDialog):
         self._scopes = QButtonGroup(self)
         self._scopes.addButton(self.scope_thread)
         self._scopes.addButton(self.scope_tool)
-        self._scopes.buttonToggled.connect(lambda *_: self._explain_scope())
+        self._scopes.buttonToggled.connect(self._explain_scope)
         scope_row.addWidget(self.scope_caption)
         scope_row.addWidget(self.scope_thread)
         scope_row.addWidget(self.scope_tool)
@@ -351,7 +351,7 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setText(call.problem)
         self.args_error.setVisible(bool(call.problem))
 
-    def _explain_scope(self) -> None:
+    def _explain_scope(self, *_args: object) -> None:
         tool = self.calls[self._current].request.tool
         thread, everywhere = (
             ("Always allow in this thread", "Always allow this tool")
@@ -406,12 +406,16 @@ class ToolApprovalDialog(QDialog):
     def _reason_edited(self, text: str) -> None:
         self.calls[self._current].reason = text
 
-    def _choice_changed(self, row: int) -> None:
+    def _row_changed(self, row: int, *_args: object) -> None:
+        self._show_call(max(row, 0))
+
+    def _choices_changed(self, *_args: object) -> None:
         if self.table is None:
             return
-        combo = self.table.cellWidget(row, 2)
-        assert isinstance(combo, QComboBox)
-        self.calls[row].choice = combo.currentData()
+        for row, call in enumerate(self.calls):
+            combo = self.table.cellWidget(row, 2)
+            if isinstance(combo, QComboBox):
+                call.choice = combo.currentData()
         self._update_buttons()
 
     def _update_buttons(self) -> None:
