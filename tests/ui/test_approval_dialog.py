@@ -138,3 +138,16 @@ async def test_every_control_has_an_accessible_name_or_visible_text() -> None:
         ]
         assert unnamed == []
         dialog.dismiss()
+
+
+async def test_long_arguments_are_shown_whole_and_unwrapped() -> None:
+    content = "x" * 100_000
+    dialog = dialog_for(request("c1", content=content))
+    dialog.show()
+    assert dialog.args_view.lineWrapMode() == dialog.args_view.LineWrapMode.NoWrap
+    assert f'"content": "{content}"' in dialog.args_view.toPlainText()
+    short = dialog_for(request("c2"))
+    short.show()
+    assert short.args_view.lineWrapMode() == short.args_view.LineWrapMode.WidgetWidth
+    dialog.dismiss()
+    short.dismiss()

@@ -12,8 +12,7 @@ decides nothing: :attr:`decisions` stays ``None`` and the run keeps waiting.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
@@ -37,35 +36,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
-from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json
+from app.ui.approvals._calls import CHOICES, Choice, PendingCall
+from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
 
 DISMISSED = 2
 """The dialog's result when it was closed without a decision."""
-
-CHOICES: list[tuple[str, str]] = [
-    ("deny", "Deny"),
-    ("approve", "Approve"),
-    ("thread", "Always allow in this thread"),
-    ("tool", "Always allow this tool"),
-]
-"""A batch row's decisions: (key, label)."""
-
-Choice = Literal["deny", "approve", "thread", "tool"]
-
-
-@dataclass
-class _Call:
-    """One call as the person is deciding on it."""
-
-    request: ApprovalRequest
-    tool: Tool[..., Any] | None
-    choice: Choice = "deny"
-    reason: str = ""
-    edited: dict[str, Any] | None = None
-    editing: str | None = None
-    problem: str = ""
 
 
 def _dark(widget: QWidget) -> bool:
@@ -88,7 +65,7 @@ class ToolApprovalDialog(QDialog):
         self.setObjectName("toolApprovalDialog")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.batch = len(requests) > 1
-        self.calls = [_Call(r, tools.get(r.tool)) for r in requests]
+        self.calls = [PendingCall(r, tools.get(r.tool)) for r in requests]
         self.decisions: list[ApprovalDecision] | None = None
         self._current = 0
         self._dark = _dark(self)
@@ -321,16 +298,24 @@ class ToolApprovalDialog(QDialog):
             if preview.truncated:
                 caption += " (cut short)"
             self.preview_caption.setText(caption)
-            kind = "diff" if preview.format == "diff" else "text"
-            if kind == "diff":
-                self.preview_view.setHtml(code_html(preview.text, "diff", dark=self._dark))
-            else:
-                self.preview_view.setPlainText(preview.text)
+            self._show_code(self.preview_view, preview.text, preview.format)
             self.preview_caption.show()
             self.preview_view.show()
         self.reason.setText(call.reason)
         self._explain_scope()
         self._update_buttons()
+
+    def _show_code(self, view: QTextBrowser, text: str, kind: str) -> None:
+        """Show ``text`` in ``view``, highlighted (unless plain text), wrapped when short."""
+        view.setLineWrapMode(
+            QTextBrowser.LineWrapMode.WidgetWidth
+            if wraps(text)
+            else QTextBrowser.LineWrapMode.NoWrap
+        )
+        if kind == "text":
+            view.setPlainText(text)
+        else:
+            view.setHtml(code_html(text, kind, dark=self._dark))
 
     def _render_args(self) -> None:
         call = self.calls[self._current]
@@ -341,11 +326,17 @@ class ToolApprovalDialog(QDialog):
         self.edit_button.setEnabled(call.tool is not None)
         self.reset_button.setVisible(call.edited is not None or editing)
         if editing:
+            text = call.editing or ""
+            self.args_editor.setLineWrapMode(
+                QPlainTextEdit.LineWrapMode.WidgetWidth
+                if wraps(text)
+                else QPlainTextEdit.LineWrapMode.NoWrap
+            )
             self.args_editor.blockSignals(True)
-            self.args_editor.setPlainText(call.editing or "")
+            self.args_editor.setPlainText(text)
             self.args_editor.blockSignals(False)
         args = call.edited if call.edited is not None else call.request.args
-        self.args_view.setHtml(code_html(pretty_json(args), "json", dark=self._dark))
+        self._show_code(self.args_view, pretty_json(args), "json")
         edited = " — edited by you" if call.edited is not None else ""
         self.args_caption.setText(f"Arguments (exactly what will run){edited}:")
         self.args_error.setText(call.problem)
@@ -438,7 +429,7 @@ class ToolApprovalDialog(QDialog):
 
     # Deciding ------------------------------------------------------------------------
 
-    def _decision(self, call: _Call, choice: Choice) -> ApprovalDecision:
+    def _decision(self, call: PendingCall, choice: Choice) -> ApprovalDecision:
         call_id = call.request.call_id
         if choice == "deny":
             return ApprovalDecision(
