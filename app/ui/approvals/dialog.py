@@ -38,11 +38,22 @@ from PySide6.QtWidgets import (
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
 from app.ui.approvals._calls import CHOICES, Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
+from app.ui.theme import ACCENT
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
 
 DISMISSED = 2
 """The dialog's result when it was closed without a decision."""
+
+
+_RADIOS = (
+    "QRadioButton::indicator { width: 14px; height: 14px; border-radius: 8px;"
+    " border: 1px solid palette(placeholder-text); background: palette(base); }"
+    f"QRadioButton::indicator:checked {{ width: 8px; height: 8px; border: 4px solid {ACCENT}; }}"
+    f"QRadioButton:focus {{ color: {ACCENT}; }}"
+    f"QRadioButton::indicator:focus {{ border-color: {ACCENT}; }}"
+)
+"""Radio buttons that read in light and dark alike (the dark palette's own are faint)."""
 
 
 def _dark(widget: QWidget) -> bool:
@@ -63,6 +74,7 @@ class ToolApprovalDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("toolApprovalDialog")
+        self.setStyleSheet(_RADIOS)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.batch = len(requests) > 1
         self.calls = [PendingCall(r, tools.get(r.tool)) for r in requests]
