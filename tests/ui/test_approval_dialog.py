@@ -4,8 +4,11 @@ technology."""
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QPushButton, QWidget
 
@@ -14,6 +17,14 @@ from app.ui.approvals import DISMISSED, ToolApprovalDialog
 from app.ui.dialogs import ask
 from tests.ui.approval_harness import write_note
 from tests.ui.harness import find, press, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Collect this test's Qt objects here, on the GUI thread: a collection that happens to
+    run on a worker thread would destroy them there, which Qt does not allow."""
+    yield
+    gc.collect()
 
 
 def request(call_id: str, **args: Any) -> ApprovalRequest:

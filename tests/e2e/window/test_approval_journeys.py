@@ -5,8 +5,11 @@ nothing; the dialog comes back after a restart."""
 from __future__ import annotations
 
 import asyncio
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QPushButton, QRadioButton
 
@@ -19,6 +22,14 @@ from tests.ui.approval_harness import (
     send,
 )
 from tests.ui.harness import find, press, type_text, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Collect this test's Qt objects here, on the GUI thread: a collection that happens to
+    run on a worker thread would destroy them there, which Qt does not allow."""
+    yield
+    gc.collect()
 
 
 def note_call(path: Path, content: str = "Pack a jacket", call_id: str = "c1") -> dict[str, object]:

@@ -4,11 +4,14 @@ anything the model is sent."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
@@ -29,6 +32,15 @@ from app.ui.window import MainWindow
 from tests.services.memory_keyring import MemoryKeyring
 from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window, send
 from tests.ui.harness import app, find, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Collect this test's Qt objects here, on the GUI thread: a collection that happens to
+    run on a worker thread would destroy them there, which Qt does not allow."""
+    yield
+    gc.collect()
+
 
 MARKER = "sk-MARKER-7f3a9c2e51"
 sent: list[str] = []

@@ -4,10 +4,12 @@ run again; the cut-off call runs again with the same idempotency key) and Discar
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,15 @@ from app.ui.app import close_window
 from tests.e2e.window.cut_off_child import TOOLS
 from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window
 from tests.ui.harness import find, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Collect this test's Qt objects here, on the GUI thread: a collection that happens to
+    run on a worker thread would destroy them there, which Qt does not allow."""
+    yield
+    gc.collect()
+
 
 ROOT = Path(__file__).resolve().parents[3]
 
