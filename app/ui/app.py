@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
+from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
 from app.ui.tasks import drain, spawn
@@ -42,6 +43,8 @@ def _application(theme: str) -> QApplication:
     app.setDesktopFileName(APP_ID)  # matches the .desktop entry, so the shell finds the icon
     app.setQuitOnLastWindowClosed(False)
     apply_theme(app, theme)
+    if app.findChild(MainThreadCollector) is None:
+        MainThreadCollector(app)  # Qt objects are only ever destroyed on this thread
     return app
 
 
