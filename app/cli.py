@@ -204,10 +204,11 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.prompt is None:
             return await _repl(s, args.thread, out, err)
         blocks: list[ContentBlock] = []
+        notes: list[str] = []
         if args.attach:
-            blocks = await _attach_files(s, args, err)
+            blocks, notes = await _attach_files(s, args, err)
         thread_id = args.thread or (await s.chat.new_thread(args.prompt)).id
-        outcome = await s.chat.send(thread_id, args.prompt, blocks)
+        outcome = await s.chat.send(thread_id, args.prompt, blocks, notes=notes)
         code = _report(outcome, out, err, thread_id)
         if not args.thread:
             err.write(f"(thread {thread_id})\n")
@@ -227,20 +228,19 @@ async def _choose_thread_model(session: Session, thread_id: str, model: str | No
 
 async def _attach_files(
     session: Session, args: argparse.Namespace, err: TextIO
-) -> list[ContentBlock]:
+) -> tuple[list[ContentBlock], list[str]]:
     """Ingest ``--attach`` files: a line for each that could not be attached and for each the
-    model will not see; the turn runs with the rest."""
-    from app.core.models.fit import left_out
-
+    model will not see (those notes are also kept on the message); the turn runs with the
+    rest."""
     got = await session.workspace.attach(args.attach)
     for line in got.problems:
         err.write(f"not attached: {_as_text(line)}\n")
     thread = await session.workspace.get_thread(args.thread) if args.thread else None
-    info = await session.workspace.check_model((thread and thread.model) or session.model_spec)
-    notes = [*got.notes, *(left_out(got.blocks, info) if info is not None else [])]
-    for note in notes:
+    spec = (thread and thread.model) or session.model_spec
+    left_out = await session.workspace.attachments.left_out(got.blocks, spec)
+    for note in [*got.notes, *left_out]:
         err.write(f"note: {_as_text(note)}\n")
-    return list(got.blocks)
+    return list(got.blocks), left_out
 
 
 async def _repl(session: Session, thread_id: str | None, out: TextIO, err: TextIO) -> int:

@@ -1,6 +1,8 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
-dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; then a
-run paused at its budget and the settings dialog (``packaging/_dialog_shots.py``).
+dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
+approval dialog; a run paused at its budget and the settings dialog
+(``packaging/_dialog_shots.py``); and a thread with every kind of attachment
+(``attachments_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -119,6 +121,13 @@ def main(out_dir: Path) -> int:
     )
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
+    target = out_dir / "attachments.png"
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
+        check=True,
+        cwd=ROOT,
+    )
+    print(target)
     return 0
 
 

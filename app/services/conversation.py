@@ -60,11 +60,19 @@ class Conversation:
         return await self.workspace.create_thread(title=title_of(first_text), model=model)
 
     async def send(
-        self, thread_id: str, text: str, blocks: Sequence[ContentBlock] = ()
+        self,
+        thread_id: str,
+        text: str,
+        blocks: Sequence[ContentBlock] = (),
+        *,
+        notes: Sequence[str] = (),
     ) -> TurnOutcome:
-        """Send the message and drive the turn until it answers, stops, or pauses with nobody
-        to ask. Raises at once, sending nothing, when the thread does not exist."""
-        return await self._drive(thread_id, lambda: self.workspace.send(thread_id, text, blocks))
+        """Send the message (``notes`` shown on it) and drive the turn until it answers,
+        stops, or pauses with nobody to ask. Raises at once, sending nothing, when the thread
+        does not exist."""
+        return await self._drive(
+            thread_id, lambda: self.workspace.send(thread_id, text, blocks, notes=notes)
+        )
 
     async def resume(self, thread_id: str) -> TurnOutcome:
         """Ask for the decisions the thread waits on (also after a restart) and continue."""

@@ -15,14 +15,17 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from app.core.errors import ParleyError
 from app.core.tools.secrets import SecretSource
 from app.store.paths import resolve_data_dir
-from app.tools.mcp import McpManager, ServerConfig, ToolPolicy, mcp_tools, valid_server_name
+from app.tools.mcp.config import ServerConfig, ToolPolicy, valid_server_name
+
+if TYPE_CHECKING:
+    from app.tools.mcp.manager import McpManager
 
 __all__ = [
     "CONFIG_NAME",
@@ -261,6 +264,8 @@ async def configured_mcp_tools(
     ``manager.connections[name].reason``.
     """
     servers = McpConfig.for_data_dir(data_dir).servers()
+    from app.tools.mcp.manager import mcp_tools
+
     async with mcp_tools(
         servers,
         secret_resolver,

@@ -41,6 +41,10 @@ class AppSettings(BaseModel):
         default_factory=lambda: BudgetLimits(max_model_calls=20, max_tool_calls=40)
     )
     """The budget each new run starts with (a paused run can be given more)."""
+    granted_folders: list[str] = Field(default_factory=list)
+    """Folders the file tools may work in (none: every path is refused)."""
+    allow_private_network: bool = False
+    """Let the web tools reach this computer and the local network."""
 
 
 def load_settings(data_dir: Path) -> AppSettings:

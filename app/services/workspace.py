@@ -36,6 +36,7 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
+from app.services.data_actions import DataActions
 from app.services.events import (
     ApprovalNeeded,
     BudgetPaused,
@@ -51,8 +52,10 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.model_choices import ModelChoice, list_model_choices
+from app.services.model_downloads import ModelDownloads
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
+from app.services.workspace_tools import WorkspaceTools
 from app.store import MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
 
@@ -60,6 +63,7 @@ if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
     from app.media import IngestProgress, Source
     from app.services.attach import Attachments
+    from app.services.attachments import AttachmentService
     from app.services.preferences import Preferences
 
 __all__ = [
@@ -132,9 +136,34 @@ class Workspace:
         self._policy = StoreApprovalPolicy(store)
         self._listeners: list[Listener] = []
         self._runs: dict[str, _Run] = {}
-        self._agents: dict[tuple[str, str], CompiledGraph[AgentState]] = {}
+        self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
         self._preferences: Any = None
+        self._attachments: AttachmentService | None = None
+
+        self.tools = WorkspaceTools(
+            data_dir,
+            store,
+            settings=lambda: self.settings,
+            save_settings=self.save_settings,
+            emit=self._emit,
+            secret_resolver=secret_resolver,
+        )
+        """The tools threads may switch on, and the MCP servers behind some of them."""
+        self.data = DataActions(store, data_dir, self.aclose)
+        """Diagnostics, the data and log folders, export all, delete everything."""
+        self.downloads = ModelDownloads(data_dir)
+        """The model catalogue: models to download, and the downloaded ones."""
+
+    @property
+    def attachments(self) -> AttachmentService:
+        """Attaching files and reading their stored media back (the window's door); built on
+        first use, so opening the window does not load the ingest stack."""
+        if self._attachments is None:
+            from app.services.attachments import AttachmentService
+
+            self._attachments = AttachmentService(self._store, self._model)
+        return self._attachments
 
     # Opening and closing -------------------------------------------------------------
 
@@ -145,12 +174,15 @@ class Workspace:
         *,
         resolve_model: ModelResolver | None = None,
         secret_resolver: SecretSource | None = None,
+        store: Store | None = None,
         **options: Any,
     ) -> Workspace:
         """Open the store in ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user
-        data directory) and the keyring, off the event loop."""
+        data directory) and the keyring, off the event loop. ``store``: use this one instead
+        (a read-only copy of a damaged database)."""
         directory = resolve_data_dir(data_dir)
-        store = await asyncio.to_thread(Store.open, database_path(directory))
+        if store is None:
+            store = await asyncio.to_thread(Store.open, database_path(directory))
         settings = await asyncio.to_thread(load_settings, directory)
         list_ollama = None
         if resolve_model is None or secret_resolver is None:
@@ -190,6 +222,7 @@ class Workspace:
         tasks = [r.task for r in self._runs.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        await self.tools.aclose()
         await self._store.aclose()
 
     # Events --------------------------------------------------------------------------
@@ -257,6 +290,7 @@ class Workspace:
             self.stop(thread_id)
             await asyncio.wait([self._runs[thread_id].task], timeout=5)
         await self._store.delete_thread(thread_id)
+        await asyncio.to_thread(self.tools.choices.forget, thread_id)
         self._emit(ThreadsChanged(thread_id))
 
     async def set_thread_model(self, thread_id: str, spec: str) -> Thread:
@@ -323,7 +357,8 @@ class Workspace:
 
     async def model_choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
-        return await list_model_choices(self.settings, self._list_ollama)
+        listed = await list_model_choices(self.settings, self._list_ollama)
+        return listed + await self.downloads.choices()
 
     async def check_model(self, spec: str) -> ModelInfo | None:
         """Build the model ``spec`` names now (off the loop) and return what it can take;
@@ -351,11 +386,12 @@ class Workspace:
     async def _agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         spec = thread.model or self.settings.default_model
         prompt = thread.system_prompt or self._system_prompt
-        key = (spec, prompt)
+        tools = [*self._tools, *self.tools.for_thread(thread.id)]
+        key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
                 await self._model(spec),
-                self._tools,
+                tools,
                 system_prompt=prompt,
                 secret_resolver=self._secrets,
                 approval_policy=self._policy,
@@ -405,9 +441,11 @@ class Workspace:
         blocks: Sequence[ContentBlock] = (),
         *,
         replace: str | None = None,
+        notes: Sequence[str] = (),
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
-        turn; returns the running turn.
+        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
+        attachments the model will not see).
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -419,6 +457,10 @@ class Workspace:
         self._refuse_if_running(thread_id)
         content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
         message = Message(role="user", content=[*content, *blocks])
+        if notes:
+            from app.services.attach import NOTES_KEY
+
+            message.metadata[NOTES_KEY] = list(notes)
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
@@ -586,9 +628,15 @@ class Workspace:
     ) -> AgentState | None:
         limits = self.settings.default_limits.model_dump(exclude_none=True)
         config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
+        granted = [
+            *self._run_config.get("tool_permissions", ()),
+            *self.tools.permissions(thread_id),
+        ]
+        config["tool_permissions"] = list(dict.fromkeys(granted))
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
+        waits: list[ApprovalNeeded | BudgetPaused] = []
 
         def on_retry(notice: RetryNotice) -> None:
             from app.services.events import Retrying
@@ -605,13 +653,11 @@ class Workspace:
             state = snapshot.state if snapshot else None
             status = "idle"
             if state is not None:
-                # read both before telling anyone: no await may come between the events and
-                # the run leaving ``_runs``, or a view would see the thread still running
-                pauses: list[WorkspaceEvent] = [*await self.pending_approvals(thread_id)]
-                pauses += await self.pending_budget(thread_id)
-                for pause in pauses:
+                # reported once the run is over (below), so whoever answers finds it idle
+                waits = [*await self.pending_approvals(thread_id)]
+                waits += await self.pending_budget(thread_id)
+                if waits:
                     status = "waiting"
-                    self._emit(pause)
                 last = state.context[-1] if state.context else None
                 if status == "idle" and last is not None and last.metadata.get("stopped"):
                     status = "stopped"
@@ -638,6 +684,8 @@ class Workspace:
             )
         finally:
             self._runs.pop(thread_id, None)
+            for wait in waits:
+                self._emit(wait)
             self._emit(RunStatusChanged(thread_id, status))
             self._emit(ThreadsChanged(thread_id))
         return state

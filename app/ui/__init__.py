@@ -1,1 +1,5 @@
 """Parley."""
+
+from app.ui._none_guard import keep_none_alive
+
+keep_none_alive()

@@ -4,6 +4,7 @@ loop, the main window shown at once (models load behind it), and a clean shutdow
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -14,8 +15,10 @@ from PySide6.QtWidgets import QApplication
 
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
+from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
-from app.ui.tasks import drain
+from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
+from app.ui.tasks import drain, spawn
 from app.ui.theme import apply_theme
 from app.ui.window import MainWindow
 
@@ -40,6 +43,8 @@ def _application(theme: str) -> QApplication:
     app.setDesktopFileName(APP_ID)  # matches the .desktop entry, so the shell finds the icon
     app.setQuitOnLastWindowClosed(False)
     apply_theme(app, theme)
+    if app.findChild(MainThreadCollector) is None:
+        MainThreadCollector(app)  # Qt objects are only ever destroyed on this thread
     return app
 
 
@@ -49,15 +54,24 @@ async def open_window(
     model: str | None = None,
     thread_id: str | None = None,
     preload: bool = True,
+    check_store: bool = True,
     **workspace_options: object,
-) -> MainWindow:
-    """Open the workspace and show a started main window."""
+) -> MainWindow | None:
+    """Open the workspace and show a started main window; ``None`` when the database is
+    damaged and the user chose to quit."""
+    rescued = await store_at_start(data_dir) if check_store else None
+    if rescued is False:
+        return None
+    if rescued is not None:
+        workspace_options["store"] = rescued
     workspace = await Workspace.open(data_dir, **workspace_options)  # type: ignore[arg-type]
     if model:
         workspace.settings = workspace.settings.model_copy(update={"default_model": model})
     window = MainWindow(workspace)
     window.show()
     await window.start(thread_id, preload=preload)
+    if workspace.data.read_only:
+        window.notice.show_message(READ_ONLY_NOTICE, level="warning")
     return window
 
 
@@ -78,8 +92,14 @@ async def _main(
     theme: str | None = None,
 ) -> int:
     window = await open_window(
-        data_dir, model=model, thread_id=thread_id, preload=screenshot is None
+        data_dir,
+        model=model,
+        thread_id=thread_id,
+        preload=screenshot is None,
+        check_store=screenshot is None,
     )
+    if window is None:
+        return 1
     saved = window.workspace.settings.theme
     app = QApplication.instance()
     if theme is None and saved != "system" and isinstance(app, QApplication):
@@ -99,10 +119,18 @@ async def _main(
             closed.set_result(None)
 
     window.closed.connect(on_closed)
+    spawn(_warm_up())
     await closed
     await close_window(window)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
+
+
+async def _warm_up() -> None:
+    """Load the attachment stack (image, PDF, document and media readers) in the background
+    once the window is up, so the first file dropped attaches at once."""
+    await asyncio.sleep(1.0)
+    await asyncio.to_thread(importlib.import_module, "app.media")
 
 
 def run_window(

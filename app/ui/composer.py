@@ -7,6 +7,8 @@ was accepted, so nothing typed is lost when a send fails.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
@@ -80,6 +82,8 @@ class ComposerPanel(QFrame):
         self.editing: str | None = None
         """The id of the message being edited, in edit mode."""
         self.running = False
+        self.allow_empty: Callable[[], bool] = lambda: False
+        """Whether an empty text may be sent (e.g. files are attached)."""
 
         self.edit_banner = QLabel("", self)
         self.edit_banner.setObjectName("editBanner")
@@ -126,6 +130,8 @@ class ComposerPanel(QFrame):
         row.addWidget(self.hint, 1)
         row.addWidget(self.stop_button)
         row.addWidget(self.send_button)
+        self.actions_row = row
+        """The row of buttons under the text box (other parts add theirs here)."""
 
         box = QFrame(self)
         box.setObjectName("composerBox")
@@ -177,7 +183,8 @@ class ComposerPanel(QFrame):
 
     def _submit(self) -> None:
         text = self.text()
-        if not text.strip() or (self.running and self.editing is None):
+        empty = not text.strip() and (self.editing is not None or not self.allow_empty())
+        if empty or (self.running and self.editing is None):
             return
         self.sendRequested.emit(text)
 

@@ -36,6 +36,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+E", "Export the thread"),
     ("Ctrl+I", "Import a thread"),
     ("Ctrl+,", "Settings"),
+    ("Ctrl+O", "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
     ("Ctrl+Page Up / Page Down", "Previous / next thread"),
     ("Menu key (in the conversation)", "Actions for the focused message"),
     ("Ctrl+W", "Close the window"),

@@ -59,7 +59,10 @@ class Header(QFrame):
         self.picker.setAccessibleName("Model")
         self.picker.setToolTip("The model this thread talks to (Ctrl+M)")
         self.picker.setMinimumWidth(220)
-        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.picker.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.picker.setMinimumContentsLength(28)  # long entries show in full in the popup
         self._items = QStandardItemModel(self)
         self.picker.setModel(self._items)
         self.picker.activated.connect(self._activated)
@@ -92,6 +95,8 @@ class Header(QFrame):
         add = QStandardItem("Add a model file (.gguf)…")
         add.setData(ADD_GGUF, Qt.ItemDataRole.UserRole)
         self._items.appendRow(add)
+        view = self.picker.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 32)
         self.show_model(current)
 
     def show_model(self, spec: str | None) -> None:

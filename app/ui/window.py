@@ -27,18 +27,22 @@ from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.approvals import ApprovalController
+from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
+from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
+from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
 from app.ui.notices import NoticeBar
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
+from app.ui.tools import install_tools
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
@@ -135,11 +139,15 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 900])
         self.splitter.setChildrenCollapsible(True)
         self.setCentralWidget(self.splitter)
+        self.attachments = WindowAttachments(self)
         self.resize(1200, 800)
         self._restore_layout()
 
         self._wire()
         self._menus()
+        self.tools_button = install_tools(self)
+        self.data_actions = install_data_actions(self)
+        self.downloads = install_downloads(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
@@ -168,11 +176,7 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(lambda text: spawn(self._send(text)))
         self.composer.stopRequested.connect(self.chat_vm.stop)
         self.composer.editLastRequested.connect(self._edit_last)
-        self.composer.attachRequested.connect(
-            lambda: self.notice.show_message(
-                "Attachments arrive in the next release.", timeout_ms=4000
-            )
-        )
+        self.composer.attachRequested.connect(self.attachments.pick)
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
@@ -199,6 +203,7 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
+        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
         act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()
@@ -239,6 +244,7 @@ class MainWindow(QMainWindow):
             await self.threads_vm.refresh()
         await self.open_thread(thread_id)
         spawn(self.refresh_models())
+        self.workspace.tools.start_in_background()
         default = self.workspace.settings.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
             spawn(self.workspace.preload(default))
@@ -393,8 +399,11 @@ class MainWindow(QMainWindow):
             return
         self.composer.send_button.setEnabled(False)
         try:
-            if await self.chat_vm.send(text):
+            blocks = self.attachments.blocks_to_send()
+            notes = await self.attachments.notes_for(blocks or [])
+            if blocks is not None and await self.chat_vm.send(text, blocks, notes):
                 self.composer.accept_sent()
+                self.attachments.tray.clear()
         finally:
             self.composer.send_button.setEnabled(True)
 
@@ -429,6 +438,10 @@ class MainWindow(QMainWindow):
         if spec == ADD_GGUF:
             await self._add_gguf()
             return
+        if spec.startswith(DOWNLOAD_PREFIX):
+            self.downloads.start(spec)
+            await self.refresh_models()  # the picker goes back to the thread's model
+            return
         if self.chat_vm.thread_id is None:
             return
         try:
@@ -437,6 +450,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(str(exc), level="error")
             return
         self.notice.show_message(f"This thread now talks to {spec}.", timeout_ms=3000)
+        self.attachments.refresh_fit()
 
     async def _add_gguf(self) -> None:
         dialog = QFileDialog(self, "Add a model file")
@@ -583,8 +597,11 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         set_failure_reporter(None)
+        self.attachments.close()
         self.chat_vm.close()
         self.threads_vm.close()
         self.budget_pause.close_panel()
+        self.tools_button.close_subscription()
+        self.downloads.cancel()
         super().closeEvent(event)
         self.closed.emit()

@@ -61,17 +61,16 @@ def test_metainfo_validates() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_metainfo_names_the_launcher_release_and_screenshots() -> None:
+def test_metainfo_names_the_launcher_and_release_and_no_web_address() -> None:
     root = ET.parse(METAINFO).getroot()
     assert root.findtext("id") == APP_ID
     assert root.findtext("launchable") == DESKTOP.name
     assert root.find("content_rating") is not None
     assert [r.get("version") for r in root.iter("release")] == ["0.1.0"]
-    images = [i.text or "" for i in root.iter("image")]
-    assert [i.rsplit("/", 2)[-2:] for i in images] == [
-        ["screenshots", "main-light.png"],
-        ["screenshots", "main-dark.png"],
-    ]
+    # the project has no web home yet (pyproject names none): no url or screenshot link to a
+    # host nobody vouches for; add them when there is one
+    assert root.find("url") is None
+    assert "http" not in METAINFO.read_text(encoding="utf-8")
 
 
 def test_icon_pngs_have_the_size_their_folder_names() -> None:

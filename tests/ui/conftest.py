@@ -4,12 +4,14 @@ error the loop only logged."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 
+from app.ui.collector import MainThreadCollector
 from tests.services.memory_keyring import memory_keyring, no_keyring
 
 __all__ = ["memory_keyring", "no_keyring"]
@@ -39,3 +41,13 @@ async def _fail_on_loop_errors() -> AsyncIterator[None]:
     yield
     await asyncio.sleep(0)
     assert not errors, f"the event loop reported errors: {errors}"
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Collect garbage only on the GUI thread, as the app does (``app/ui/collector.py``): a
+    collection that happens to run on a worker thread would destroy Qt objects there."""
+    collector = MainThreadCollector()
+    yield
+    collector.stop()
+    gc.collect()

@@ -138,3 +138,35 @@ async def test_every_control_has_an_accessible_name_or_visible_text() -> None:
         ]
         assert unnamed == []
         dialog.dismiss()
+
+
+async def test_long_arguments_are_shown_whole_and_unwrapped() -> None:
+    content = "x" * 100_000
+    dialog = dialog_for(request("c1", content=content))
+    dialog.show()
+    assert dialog.args_view.lineWrapMode() == dialog.args_view.LineWrapMode.NoWrap
+    assert f'"content": "{content}"' in dialog.args_view.toPlainText()
+    short = dialog_for(request("c2"))
+    short.show()
+    assert short.args_view.lineWrapMode() == short.args_view.LineWrapMode.WidgetWidth
+    dialog.dismiss()
+    short.dismiss()
+
+
+async def test_a_batch_row_can_allow_always_in_the_thread_or_for_the_tool() -> None:
+    dialog = dialog_for(request("c1"), request("c2"), request("c3"))
+
+    def act(d: ToolApprovalDialog) -> None:
+        find(d, QComboBox, "decision0").setCurrentIndex(2)
+        find(d, QComboBox, "decision1").setCurrentIndex(3)
+        assert "Always allow this tool: write_note runs without asking in every thread" in (
+            d.scope_help.text()
+        )
+        find(d, QPushButton, "applyDecisionsButton").click()
+
+    await run(dialog, act)
+    assert [(d.decision, d.scope) for d in dialog.decisions or []] == [
+        ("always", "thread"),
+        ("always", "tool"),
+        ("deny", "thread"),
+    ]

@@ -76,6 +76,8 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
         assert titles == [
             "Models & providers",
             "API keys",
+            "Tools",
+            "MCP servers",
             "Approval rules",
             "Audit log",
             "Limits",
@@ -83,7 +85,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
         ]
         url = find(dialog, QLineEdit, "ollamaUrl")
         await wait_until(lambda: url.text() == "http://127.0.0.1:11434", what="the page filled")
-        pages.setCurrentRow(4)
+        pages.setCurrentRow(titles.index("Limits"))
         await wait_until(lambda: dialog.stack.currentWidget().objectName() == "limitsSettingsPage")
         dialog.close()
     finally:

@@ -15,7 +15,7 @@ from pygments.lexers import DiffLexer, JsonLexer
 
 from app.core.tools import Tool
 
-__all__ = ["check_args", "code_html", "one_line", "pretty_json"]
+__all__ = ["check_args", "code_html", "one_line", "pretty_json", "wraps"]
 
 
 @lru_cache(maxsize=4)
@@ -28,11 +28,22 @@ def pretty_json(args: Any) -> str:
     return json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True)
 
 
+WRAP_LIMIT = 5_000
+"""Longer text is shown unwrapped (with a horizontal scroll bar): Qt takes seconds to wrap a
+100 KB line, and a tenth of a second to lay it out unwrapped."""
+
+
+def wraps(text: str) -> bool:
+    """Whether ``text`` is short enough to be shown wrapped."""
+    return len(text) <= WRAP_LIMIT
+
+
 def code_html(text: str, kind: str, *, dark: bool) -> str:
     """``text`` (``kind``: ``json`` or ``diff``) as highlighted HTML in a preformatted block."""
     lexer = JsonLexer() if kind == "json" else DiffLexer()
     body = highlight(text, lexer, _formatter("monokai" if dark else "friendly")).rstrip("\n")
-    return f'<pre style="margin:0; white-space:pre-wrap">{body}</pre>'
+    wrap = "pre-wrap" if wraps(text) else "pre"
+    return f'<pre style="margin:0; white-space:{wrap}">{body}</pre>'
 
 
 def one_line(args: Any, width: int = 80) -> str:

@@ -13,6 +13,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QWidget
 
 from app.core.errors import ParleyError
 from app.core.tools.approvals import ApprovalAnswer, bind_decision
@@ -33,7 +34,7 @@ class ApprovalController(QObject):
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
-        self.window = window
+        self._notice = window.notice  # only what it needs: no reference cycle to the window
         self.workspace = window.workspace
         self.chat_vm = window.chat_vm
         self.banner = RunBanner(window)
@@ -41,10 +42,17 @@ class ApprovalController(QObject):
         self._asking: set[str] = set()
         self._lock = asyncio.Lock()
         self._closed = False
-        self.chat_vm.approvalNeeded.connect(lambda a: spawn(self.ask(a)))
-        self.chat_vm.threadOpened.connect(lambda tid: spawn(self._opened(tid)))
+        # bound methods, not lambdas: a connection then holds no strong reference to self
+        self.chat_vm.approvalNeeded.connect(self._on_approval)
+        self.chat_vm.threadOpened.connect(self._on_opened)
         self.chat_vm.statusChanged.connect(self._status)
         window.closed.connect(self.dismiss)
+
+    def _on_approval(self, approval: ApprovalNeeded) -> None:
+        spawn(self.ask(approval))
+
+    def _on_opened(self, thread_id: str) -> None:
+        spawn(self._opened(thread_id))
 
     # Approvals -----------------------------------------------------------------------
 
@@ -76,8 +84,10 @@ class ApprovalController(QObject):
         except ParleyError:
             title = ""
         tools = {r.tool: self.workspace.tool(r.tool) for r in approval.requests}
+        parent = self.parent()
+        assert isinstance(parent, QWidget)
         dialog = ToolApprovalDialog(
-            self.window,
+            parent,
             approval.requests,
             thread_title=title,
             tools=tools,
@@ -87,8 +97,12 @@ class ApprovalController(QObject):
         try:
             await ask(dialog)
         finally:
+            # the finished dialog stays a hidden child of the window: deleting it here
+            # (deleteLater) crashed Qt's timer dispatch later on in long test runs
             self.dialog = None
-            dialog.deleteLater()
+            window = self.parent()
+            if not self._closed and isinstance(window, QWidget):
+                window.activateWindow()  # the keyboard goes back to the thread
         if dialog.decisions is None or self._closed:
             self._show_waiting(approval)
             return
@@ -101,6 +115,8 @@ class ApprovalController(QObject):
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return
+        if self.workspace.is_running(approval.thread_id):
+            return  # answered elsewhere (another window, the terminal) and running again
         names = ", ".join(sorted({r.tool for r in approval.requests}))
         self.banner.show_run(
             "waiting",
@@ -136,7 +152,7 @@ class ApprovalController(QObject):
         try:
             await self.workspace.resume_cut_off(thread_id)
         except ParleyError as exc:
-            self.window.notice.show_message(str(exc), level="error")
+            self._notice.show_message(str(exc), level="error")
 
     async def discard(self, thread_id: str) -> None:
         """End the cut-off run of ``thread_id`` without running more."""
@@ -144,10 +160,13 @@ class ApprovalController(QObject):
         try:
             await self.workspace.discard_cut_off(thread_id)
         except ParleyError as exc:
-            self.window.notice.show_message(str(exc), level="error")
+            self._notice.show_message(str(exc), level="error")
             return
-        self.window.notice.show_message("The cut-off run was discarded.", timeout_ms=4000)
+        self._notice.show_message("The cut-off run was discarded.", timeout_ms=4000)
 
     def _status(self, status: str) -> None:
         if status == "running":
             self.banner.clear()
+            if self.dialog is not None:
+                # the thread was answered elsewhere: this question is moot
+                self.dialog.dismiss()

@@ -12,8 +12,7 @@ decides nothing: :attr:`decisions` stays ``None`` and the run keeps waiting.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
@@ -37,35 +36,24 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
-from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json
+from app.ui.approvals._calls import CHOICES, Choice, PendingCall
+from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
+from app.ui.theme import ACCENT
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
 
 DISMISSED = 2
 """The dialog's result when it was closed without a decision."""
 
-CHOICES: list[tuple[str, str]] = [
-    ("deny", "Deny"),
-    ("approve", "Approve"),
-    ("thread", "Always allow in this thread"),
-    ("tool", "Always allow this tool"),
-]
-"""A batch row's decisions: (key, label)."""
 
-Choice = Literal["deny", "approve", "thread", "tool"]
-
-
-@dataclass
-class _Call:
-    """One call as the person is deciding on it."""
-
-    request: ApprovalRequest
-    tool: Tool[..., Any] | None
-    choice: Choice = "deny"
-    reason: str = ""
-    edited: dict[str, Any] | None = None
-    editing: str | None = None
-    problem: str = ""
+_RADIOS = (
+    "QRadioButton::indicator { width: 14px; height: 14px; border-radius: 8px;"
+    " border: 1px solid palette(placeholder-text); background: palette(base); }"
+    f"QRadioButton::indicator:checked {{ width: 8px; height: 8px; border: 4px solid {ACCENT}; }}"
+    f"QRadioButton:focus {{ color: {ACCENT}; }}"
+    f"QRadioButton::indicator:focus {{ border-color: {ACCENT}; }}"
+)
+"""Radio buttons that read in light and dark alike (the dark palette's own are faint)."""
 
 
 def _dark(widget: QWidget) -> bool:
@@ -86,9 +74,10 @@ class ToolApprovalDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("toolApprovalDialog")
+        self.setStyleSheet(_RADIOS)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.batch = len(requests) > 1
-        self.calls = [_Call(r, tools.get(r.tool)) for r in requests]
+        self.calls = [PendingCall(r, tools.get(r.tool)) for r in requests]
         self.decisions: list[ApprovalDecision] | None = None
         self._current = 0
         self._dark = _dark(self)
@@ -123,7 +112,7 @@ class ToolApprovalDialog(QDialog):
         self._build_buttons(layout)
         if self.table is not None:
             self.table.selectRow(0)
-            self.table.currentCellChanged.connect(lambda row, *_: self._show_call(max(row, 0)))
+            self.table.currentCellChanged.connect(self._row_changed)
         self._show_call(0)
         self.resize(640, 720 if self.batch else 600)
 
@@ -155,7 +144,7 @@ class ToolApprovalDialog(QDialog):
             combo.setAccessibleName(f"Decision for call {row + 1}, {call.request.tool}")
             for key, label in CHOICES:
                 combo.addItem(label, key)
-            combo.currentIndexChanged.connect(lambda _i, r=row: self._choice_changed(r))
+            combo.currentIndexChanged.connect(self._choices_changed)
             table.setCellWidget(row, 2, combo)
         table.setFixedHeight(
             min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
@@ -250,7 +239,7 @@ class ToolApprovalDialog(QDialog):
         self._scopes = QButtonGroup(self)
         self._scopes.addButton(self.scope_thread)
         self._scopes.addButton(self.scope_tool)
-        self._scopes.buttonToggled.connect(lambda *_: self._explain_scope())
+        self._scopes.buttonToggled.connect(self._explain_scope)
         scope_row.addWidget(self.scope_caption)
         scope_row.addWidget(self.scope_thread)
         scope_row.addWidget(self.scope_tool)
@@ -321,16 +310,24 @@ class ToolApprovalDialog(QDialog):
             if preview.truncated:
                 caption += " (cut short)"
             self.preview_caption.setText(caption)
-            kind = "diff" if preview.format == "diff" else "text"
-            if kind == "diff":
-                self.preview_view.setHtml(code_html(preview.text, "diff", dark=self._dark))
-            else:
-                self.preview_view.setPlainText(preview.text)
+            self._show_code(self.preview_view, preview.text, preview.format)
             self.preview_caption.show()
             self.preview_view.show()
         self.reason.setText(call.reason)
         self._explain_scope()
         self._update_buttons()
+
+    def _show_code(self, view: QTextBrowser, text: str, kind: str) -> None:
+        """Show ``text`` in ``view``, highlighted (unless plain text), wrapped when short."""
+        view.setLineWrapMode(
+            QTextBrowser.LineWrapMode.WidgetWidth
+            if wraps(text)
+            else QTextBrowser.LineWrapMode.NoWrap
+        )
+        if kind == "text":
+            view.setPlainText(text)
+        else:
+            view.setHtml(code_html(text, kind, dark=self._dark))
 
     def _render_args(self) -> None:
         call = self.calls[self._current]
@@ -341,17 +338,23 @@ class ToolApprovalDialog(QDialog):
         self.edit_button.setEnabled(call.tool is not None)
         self.reset_button.setVisible(call.edited is not None or editing)
         if editing:
+            text = call.editing or ""
+            self.args_editor.setLineWrapMode(
+                QPlainTextEdit.LineWrapMode.WidgetWidth
+                if wraps(text)
+                else QPlainTextEdit.LineWrapMode.NoWrap
+            )
             self.args_editor.blockSignals(True)
-            self.args_editor.setPlainText(call.editing or "")
+            self.args_editor.setPlainText(text)
             self.args_editor.blockSignals(False)
         args = call.edited if call.edited is not None else call.request.args
-        self.args_view.setHtml(code_html(pretty_json(args), "json", dark=self._dark))
+        self._show_code(self.args_view, pretty_json(args), "json")
         edited = " — edited by you" if call.edited is not None else ""
         self.args_caption.setText(f"Arguments (exactly what will run){edited}:")
         self.args_error.setText(call.problem)
         self.args_error.setVisible(bool(call.problem))
 
-    def _explain_scope(self) -> None:
+    def _explain_scope(self, *_args: object) -> None:
         tool = self.calls[self._current].request.tool
         thread, everywhere = (
             ("Always allow in this thread", "Always allow this tool")
@@ -406,12 +409,16 @@ class ToolApprovalDialog(QDialog):
     def _reason_edited(self, text: str) -> None:
         self.calls[self._current].reason = text
 
-    def _choice_changed(self, row: int) -> None:
+    def _row_changed(self, row: int, *_args: object) -> None:
+        self._show_call(max(row, 0))
+
+    def _choices_changed(self, *_args: object) -> None:
         if self.table is None:
             return
-        combo = self.table.cellWidget(row, 2)
-        assert isinstance(combo, QComboBox)
-        self.calls[row].choice = combo.currentData()
+        for row, call in enumerate(self.calls):
+            combo = self.table.cellWidget(row, 2)
+            if isinstance(combo, QComboBox):
+                call.choice = combo.currentData()
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -434,7 +441,7 @@ class ToolApprovalDialog(QDialog):
 
     # Deciding ------------------------------------------------------------------------
 
-    def _decision(self, call: _Call, choice: Choice) -> ApprovalDecision:
+    def _decision(self, call: PendingCall, choice: Choice) -> ApprovalDecision:
         call_id = call.request.call_id
         if choice == "deny":
             return ApprovalDecision(

@@ -28,6 +28,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.core.state import Message
+from app.ui.attachments.thumbs import ThumbnailCache
+from app.ui.chat.blocks.document import MediaDocument
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
 from app.ui.painting import draw_focus_ring
@@ -73,6 +75,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._cache: OrderedDict[tuple[object, ...], _Laid] = OrderedDict()
         self.expanded: set[str] = set()
         """Keys of unfolded cards (``message_id:block``)."""
+        self.thumbs: ThumbnailCache | None = None
 
     # Layout --------------------------------------------------------------------------
 
@@ -98,7 +101,7 @@ class MessageDelegate(QStyledItemDelegate):
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
-        doc = QTextDocument()
+        doc = QTextDocument() if self.thumbs is None else MediaDocument(self.thumbs, dark)
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
         link = self._view.palette().color(QPalette.ColorRole.Link).name()
@@ -109,13 +112,20 @@ class MessageDelegate(QStyledItemDelegate):
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
-        doc.setHtml(rendered.html)
+        if isinstance(doc, MediaDocument):
+            doc.set_media_html(rendered.html)
+        else:
+            doc.setHtml(rendered.html)
         doc.setTextWidth(width)
         laid = _Laid(doc, rendered.code_blocks)
         self._cache[key] = laid
         if len(self._cache) > 600:
             self._cache.popitem(last=False)
         return laid
+
+    def document(self, index: Index) -> QTextDocument:
+        """The row's laid-out rich text, as painted (its text is what the row says)."""
+        return self._laid(index, self._text_width()).doc
 
     def code_block(self, index: Index, n: int) -> str | None:
         """The text of code block ``n`` of the row (for ``copy:N`` links)."""
@@ -202,6 +212,8 @@ class MessageDelegate(QStyledItemDelegate):
         )
         # body
         painter.translate(QPointF(col.x() + PAD, top + HEADER))
+        if isinstance(laid.doc, MediaDocument):
+            laid.doc.ensure()
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
         laid.doc.documentLayout().draw(painter, ctx)
@@ -247,6 +259,17 @@ class MessageDelegate(QStyledItemDelegate):
         laid = self._laid(index, col.width() - 2 * PAD)
         local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
         return str(laid.doc.documentLayout().anchorAt(local))
+
+    def use_thumbnails(self, thumbs: ThumbnailCache) -> None:
+        """Draw stored pictures from ``thumbs`` (decoded when first seen, off the UI thread)."""
+        self.thumbs = thumbs
+        thumbs.ready.connect(self._thumbnail_ready)
+        self.forget()
+
+    def _thumbnail_ready(self, key: str) -> None:
+        docs = [laid.doc for laid in self._cache.values() if isinstance(laid.doc, MediaDocument)]
+        if any([doc.fill(key) for doc in docs]):
+            self._view.viewport().update()
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""

@@ -13,19 +13,15 @@ from typing import Any
 
 from app.core.state import (
     AnnotationBlock,
-    AudioBlock,
-    DataBlock,
-    DocumentBlock,
     ErrorBlock,
-    ImageBlock,
     Message,
     ReasoningBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
-    VideoBlock,
 )
 from app.services.problems import remedies_for
+from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
 from app.ui.chat.markdown import render_markdown
 
 __all__ = ["RenderedMessage", "message_html"]
@@ -69,25 +65,6 @@ def _card(
         f'style="margin-top:4px; margin-bottom:4px;"><tr><td>{head}{inner}</td></tr></table>'
     )
     return table, body
-
-
-def _media_chip(label: str, detail: str, dark: bool) -> str:
-    bg = "#2a3038" if dark else "#eef1f5"
-    return (
-        f'<table cellspacing="0" cellpadding="6" bgcolor="{bg}" style="margin-top:4px;">'
-        f"<tr><td>{html.escape(label)} <span style='color:gray;'>{html.escape(detail)}</span>"
-        f"</td></tr></table>"
-    )
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return ""
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n = n / 1024  # type: ignore[assignment]
-    return ""
 
 
 def message_html(
@@ -148,26 +125,14 @@ def message_html(
                 f'style="margin-top:4px;"><tr><td><span style="color:{bad};">⚠</span> '
                 f"{html.escape(block.error)}<br/>{links}</td></tr></table>"
             )
-        elif isinstance(block, ImageBlock):
-            name = block.media.filename or "image"
-            parts.append(_media_chip(f"🖼 {name}", block.alt_text or "", dark))
-        elif isinstance(block, DocumentBlock):
-            name = block.title or block.media.filename or "document"
-            pages = f"{len(block.pages)} pages" if block.pages else ""
-            parts.append(_media_chip(f"📄 {name}", pages, dark))
-        elif isinstance(block, AudioBlock):
-            secs = f"{block.duration_s:.0f} s" if block.duration_s else ""
-            parts.append(_media_chip(f"🔊 {block.media.filename or 'audio'}", secs, dark))
-        elif isinstance(block, VideoBlock):
-            secs = f"{block.duration_s:.0f} s" if block.duration_s else ""
-            parts.append(_media_chip(f"🎞 {block.media.filename or 'video'}", secs, dark))
-        elif isinstance(block, DataBlock):
-            size = _size(block.media.size_bytes if block.media else None)
-            parts.append(_media_chip(f"📦 {block.mime_type}", size, dark))
+        elif isinstance(block, MEDIA_BLOCKS):
+            parts.append(media_html(block, i, dark=dark))
         elif isinstance(block, AnnotationBlock):
             ann = block.annotation
             link = html.escape(ann.url or "")
             parts.append(f'<p>↗ <a href="{link}">{html.escape(ann.title or link)}</a></p>')
+    for note in message.metadata.get("notes") or []:
+        parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.metadata.get("stopped"):
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
     return RenderedMessage("".join(parts), codes)

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.state import Message, ToolCallBlock, ToolResultBlock
+from app.ui.attachments.describe import describe
 
 __all__ = ["MessageListModel", "MessageRole", "RevisionRole"]
 
@@ -50,7 +51,8 @@ class MessageListModel(QAbstractListModel):
             return self._revisions[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             who = {"user": "You", "assistant": "Parley", "tool": "Tool"}.get(message.role, "")
-            return f"{who}: {message.text()}"
+            described = [d for d in map(describe, message.content) if d]
+            return " ".join([f"{who}: {message.text()}", *described])
         return None
 
     # Changes -------------------------------------------------------------------------

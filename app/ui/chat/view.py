@@ -3,6 +3,7 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
@@ -54,6 +55,8 @@ class ChatView(QListView):
         self.verticalScrollBar().setSingleStep(24)
         self.follow = True
         """Whether the view keeps the newest message in sight."""
+        self.menu_extensions: list[Callable[[QMenu, Message, int], None]] = []
+        """Add entries to a message's menu (e.g. View/Play/Save for its attachments)."""
 
         self.jump = QToolButton(self.viewport())
         self.jump.setObjectName("jumpToLatestButton")
@@ -185,6 +188,8 @@ class ChatView(QListView):
         menu = QMenu(self)
         for action in self.delegate.actions_for(message):
             menu.addAction(LABELS[action], partial(self._on_action, action, row))
+        for extend in self.menu_extensions:
+            extend(menu, message, row)
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:

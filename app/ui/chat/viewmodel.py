@@ -7,11 +7,13 @@ regenerate, edit, answer) into workspace calls. Widgets never call the workspace
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
+from app.core.state import ContentBlock
 from app.services.events import (
     ApprovalNeeded,
     BudgetUpdated,
@@ -126,13 +128,16 @@ class ChatViewModel(QObject):
 
     # Intents -------------------------------------------------------------------------
 
-    async def send(self, text: str) -> bool:
-        """Send ``text`` to the open thread; False (and a problem shown) when refused."""
+    async def send(
+        self, text: str, blocks: Sequence[ContentBlock] = (), notes: Sequence[str] = ()
+    ) -> bool:
+        """Send ``text`` (and attached ``blocks``) to the open thread; False (and a problem
+        shown) when refused."""
         if self.thread_id is None:
             thread = await self.workspace.create_thread()
             await self.open_thread(thread.id)
         assert self.thread_id is not None
-        return await self._attempt(self.workspace.send(self.thread_id, text))
+        return await self._attempt(self.workspace.send(self.thread_id, text, blocks, notes=notes))
 
     async def regenerate(self) -> bool:
         """Answer the last user message again."""

@@ -21,9 +21,11 @@ from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.audit_page import AuditPage
 from app.ui.settings.keys_page import KeysPage
 from app.ui.settings.limits_page import LimitsPage
+from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.models_page import ModelsPage
 from app.ui.settings.page import SettingsPage
 from app.ui.settings.rules_page import RulesPage
+from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
 
 __all__ = ["PAGES", "SettingsDialog"]
@@ -31,6 +33,8 @@ __all__ = ["PAGES", "SettingsDialog"]
 PAGES: list[type[SettingsPage]] = [
     ModelsPage,
     KeysPage,
+    ToolsPage,
+    McpPage,
     RulesPage,
     AuditPage,
     LimitsPage,

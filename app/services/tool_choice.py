@@ -1,0 +1,81 @@
+"""Which tools each thread offers its model: a small JSON file beside the database.
+
+A thread starts with no tools; the composer's tools menu switches them on and off, and the
+choice is kept per thread so reopening the window brings it back. The file maps a thread id to
+the tool names switched on (built-in names, and ``SERVER__TOOL`` for MCP tools); it is written
+atomically, and a damaged file is set aside, never lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["FILE_NAME", "ThreadToolChoices"]
+
+FILE_NAME = "thread_tools.json"
+
+
+class ThreadToolChoices:
+    """The tools switched on in each thread, kept in ``thread_tools.json`` in ``data_dir``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = Path(data_dir) / FILE_NAME
+        self._choices: dict[str, list[str]] | None = None
+
+    def _load(self) -> dict[str, list[str]]:
+        if self._choices is not None:
+            return self._choices
+        choices: dict[str, list[str]] = {}
+        try:
+            raw = json.loads(self.path.read_bytes())
+            if not isinstance(raw, dict):
+                raise ValueError("not an object")
+            for thread_id, names in raw.items():
+                if isinstance(names, list):
+                    choices[str(thread_id)] = [str(n) for n in names]
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError):
+            aside = self.path.with_name(f"{FILE_NAME}.damaged-{int(time.time())}")
+            with contextlib.suppress(OSError):
+                self.path.rename(aside)
+        self._choices = choices
+        return choices
+
+    def enabled(self, thread_id: str) -> list[str]:
+        """The tool names switched on in ``thread_id`` (none for a thread never set)."""
+        return list(self._load().get(thread_id, []))
+
+    def set_enabled(self, thread_id: str, names: Iterable[str]) -> list[str]:
+        """Switch on exactly ``names`` in ``thread_id`` and write the file; returns them."""
+        chosen = list(dict.fromkeys(names))
+        choices = self._load()
+        if chosen:
+            choices[thread_id] = chosen
+        else:
+            choices.pop(thread_id, None)
+        self._write(choices)
+        return chosen
+
+    def forget(self, thread_id: str) -> None:
+        """Drop the choice of a deleted thread."""
+        choices = self._load()
+        if choices.pop(thread_id, None) is not None:
+            self._write(choices)
+
+    def _write(self, choices: dict[str, list[str]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".thread-tools-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(choices, out, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,1 @@
+"""Attaching files in the window: chips in ``attachmentBar``, drops, pastes, the file dialog."""

@@ -1,0 +1,141 @@
+"""``AttachmentChip``: one attachment waiting to be sent, with its thumbnail, progress and ×.
+
+A chip takes keyboard focus (Tab), and Delete or Backspace removes it, like the × button.
+While its file is read the chip shows a progress bar and the button cancels instead.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QImage, QKeyEvent, QPixmap
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.state import ContentBlock
+from app.ui.attachments.describe import badge, chip_detail
+
+__all__ = ["CHIP_SHEET", "AttachmentChip"]
+
+THUMB = QSize(40, 40)
+
+CHIP_SHEET = """
+#attachmentChip { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
+#attachmentChip[focused="true"] { border: 2px solid %(accent)s; }
+#attachmentThumb { background: palette(alternate-base); border-radius: 6px;
+                   color: palette(placeholder-text); font-weight: bold; font-size: 11px; }
+#attachmentDetail { color: palette(placeholder-text); }
+"""
+"""How chips look; set once on their bar (one style sheet for all, not one per chip)."""
+
+
+class AttachmentChip(QFrame):
+    """A pending attachment (object name ``attachmentChip``); see the module docstring."""
+
+    removeRequested = Signal()
+    """The user wants this attachment gone (or its reading cancelled)."""
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("attachmentChip")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.name = name
+        self.block: ContentBlock | None = None
+        self.setAccessibleName(f"Attachment {name}")
+
+        self.icon = QLabel(badge(name), self)
+        self.icon.setObjectName("attachmentThumb")
+        self.icon.setFixedSize(THUMB)
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title = QLabel(_elide(name), self)
+        self.title.setObjectName("attachmentName")
+        self.detail = QLabel("Waiting…", self)
+        self.detail.setObjectName("attachmentDetail")
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("attachmentProgress")
+        self.progress.setRange(0, 100)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(4)
+        self.progress.setAccessibleName(f"Reading {name}")
+        self.remove = QToolButton(self)
+        self.remove.setObjectName("removeAttachmentButton")
+        self.remove.setText("✕")
+        self.remove.setAutoRaise(True)
+        self.remove.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.remove.clicked.connect(self.removeRequested)
+        self._set_remove_text(busy=True)
+
+        text = QVBoxLayout()
+        text.setContentsMargins(0, 0, 0, 0)
+        text.setSpacing(0)
+        text.addWidget(self.title)
+        text.addWidget(self.detail)
+        text.addWidget(self.progress)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 4, 2, 4)
+        row.setSpacing(8)
+        row.addWidget(self.icon)
+        row.addLayout(text)
+        row.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignTop)
+        self.setMaximumWidth(260)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the file is still being read."""
+        return self.block is None
+
+    def set_progress(self, fraction: float, stage: str) -> None:
+        """Show how far reading has got."""
+        self.progress.setValue(int(fraction * 100))
+        self.detail.setText(stage.capitalize() + "…" if stage not in ("done", "failed") else "")
+
+    def set_block(self, block: ContentBlock, thumbnail: QImage | None) -> None:
+        """The file attached as ``block``: show what it is."""
+        self.block = block
+        self.progress.hide()
+        self.detail.setText(chip_detail(block))
+        self.icon.setText(badge(self.name, block.type))
+        if thumbnail is not None and not thumbnail.isNull():
+            self.set_thumbnail(thumbnail)
+        self._set_remove_text(busy=False)
+        self.setAccessibleDescription(f"{self.name}, {self.detail.text()}")
+
+    def set_thumbnail(self, image: QImage) -> None:
+        """Show ``image`` in place of the kind's glyph."""
+        pixmap = QPixmap.fromImage(image).scaled(
+            THUMB,
+            Qt.AspectRatioMode.KeepAspectRatioByExpanding,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+        self.icon.setPixmap(pixmap.copy(0, 0, THUMB.width(), THUMB.height()))
+
+    def _set_remove_text(self, *, busy: bool) -> None:
+        what = f"Cancel reading {self.name}" if busy else f"Remove {self.name}"
+        self.remove.setToolTip(what + " (Delete)")
+        self.remove.setAccessibleName(what)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.removeRequested.emit()
+            return
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        self.setProperty("focused", True)
+        self.style().polish(self)
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.setProperty("focused", False)
+        self.style().polish(self)
+        super().focusOutEvent(event)
+
+
+def _elide(name: str, width: int = 28) -> str:
+    return name if len(name) <= width else name[: width - 9] + "…" + name[-8:]

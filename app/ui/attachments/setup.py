@@ -1,0 +1,119 @@
+"""``WindowAttachments``: attaching files and drawing media, hooked into the main window.
+
+The window builds one after its widgets exist; it owns the tray of pending attachments, the
+drop/paste/dialog intake, the thumbnail cache the chat draws from, and the media actions
+behind the chat's ``media:`` links.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMenu
+
+from app.core.errors import ParleyError
+from app.core.state import ContentBlock, DataBlock, Message
+from app.ui.attachments.describe import file_name
+from app.ui.attachments.intake import AttachmentIntake
+from app.ui.attachments.thumbs import ThumbnailCache
+from app.ui.attachments.tray import AttachmentTray
+from app.ui.chat.blocks.actions import MediaActions
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
+__all__ = ["WindowAttachments"]
+
+_VERBS = {
+    "image": (("view", "View {name}"), ("save", "Save {name} as…")),
+    "document": (("open", "Open {name}"), ("save", "Save {name} as…")),
+    "audio": (("play", "Play {name}"), ("save", "Save {name} as…")),
+    "video": (("play", "Play {name}"), ("save", "Save {name} as…")),
+    "data": (("save", "Save {name} as…"),),
+}
+
+
+class WindowAttachments(QObject):
+    """Everything about attachments in one window; see the module docstring."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        service = window.workspace.attachments
+        self.tray = AttachmentTray(service, window.composer.attachment_bar, self._spec, self)
+        self.intake = AttachmentIntake(self.tray, window.stack, window.composer.edit, self)
+        self.intake.watch(window.chat.viewport(), window.empty)
+        self.thumbs = ThumbnailCache(service, parent=self)
+        window.chat.delegate.use_thumbnails(self.thumbs)
+        self.actions = MediaActions(service, window)
+        self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
+        window.chat.delegate.linkActivated.connect(self._on_link)
+        window.chat.menu_extensions.append(self._extend_menu)
+        window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
+        window.composer.allow_empty = lambda: bool(self.tray.chips)
+
+    async def _spec(self) -> str | None:
+        thread_id = self._window.chat_vm.thread_id
+        if thread_id is None:
+            return self._window.workspace.settings.default_model
+        try:
+            thread = await self._window.workspace.get_thread(thread_id)
+        except ParleyError:
+            return None
+        return thread.model or self._window.workspace.settings.default_model
+
+    def refresh_fit(self) -> None:
+        """Say again what the thread's model will not see (its model changed)."""
+        spawn(self.tray.refresh_fit())
+
+    def pick(self) -> None:
+        """Attach… : choose files in a dialog."""
+        spawn(self.intake.pick(self._window))
+
+    def blocks_to_send(self) -> list[ContentBlock] | None:
+        """The attachments to send with the message, or ``None`` (and a notice) while a file
+        is still being read."""
+        waiting = [chip.name for chip in self.tray.chips if chip.busy]
+        if waiting:
+            self._window.notice.show_message(
+                f"{waiting[0]} is still being read: wait a moment, or remove it to send now.",
+                level="warning",
+                timeout_ms=5000,
+            )
+            return None
+        return self.tray.blocks()
+
+    async def notes_for(self, blocks: list[ContentBlock]) -> list[str]:
+        """What the open thread's model will not see of ``blocks`` (kept on the message)."""
+        spec = await self._spec() if blocks else None
+        return await self._window.workspace.attachments.left_out(blocks, spec) if spec else []
+
+    def _on_link(self, href: str, row: int) -> None:
+        kind, _, rest = href.partition(":")
+        action, _, index = rest.partition(":")
+        message = self._window.chat_vm.model.message_at(row)
+        if kind == "media" and message is not None and index.isdigit():
+            self._run(action, message, int(index))
+
+    def _extend_menu(self, menu: QMenu, message: Message, _row: int) -> None:
+        """A message's menu also offers what its attachments' links do (for the keyboard)."""
+        for index, block in enumerate(message.content):
+            verbs = _VERBS.get(block.type)
+            if verbs is None or (isinstance(block, DataBlock) and block.media is None):
+                continue
+            name = file_name(block)
+            for action, label in verbs:
+                text = label.format(name=name)
+                menu.addAction(text, partial(self._run, action, message, index))
+
+    def _run(self, action: str, message: Message, index: int) -> None:
+        spawn(self.actions.run(action, message, index))
+
+    def close(self) -> None:
+        """The window closes: close viewers and players, remove opened copies."""
+        self.actions.close()
+        self.thumbs.close()
+        self.tray.close()

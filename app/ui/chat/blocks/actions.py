@@ -1,0 +1,136 @@
+"""What clicking a media block in the chat does: view an image, play a clip, open a document
+with the system's app, save any file (``media:ACTION:N`` links, N the block's index)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
+
+from app.core.state import AudioBlock, ContentBlock, ImageBlock, Message, VideoBlock
+from app.ui.attachments.describe import file_name
+from app.ui.attachments.thumbs import decode_image
+from app.ui.chat.blocks.viewer import ImageViewer
+from app.ui.dialogs import ask
+
+if TYPE_CHECKING:
+    from app.services.attachments import AttachmentService
+
+__all__ = ["MediaActions"]
+
+
+class MediaActions(QObject):
+    """Carries out ``media:`` links for the chat view; reports through :attr:`notice`."""
+
+    notice = Signal(str)
+    """A sentence for the user (e.g. a file could not be saved)."""
+
+    def __init__(self, service: AttachmentService, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._parent = parent
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.windows: list[QDialog] = []
+        """The viewer and player windows opened (and not yet closed)."""
+        self.save_dialog: QFileDialog | None = None
+
+    async def run(self, action: str, message: Message, index: int) -> None:
+        """Do ``action`` (view, play, open, save) on block ``index`` of ``message``."""
+        if not 0 <= index < len(message.content):
+            return
+        block = message.content[index]
+        if action == "view" and isinstance(block, ImageBlock):
+            await self._view(block)
+        elif action == "play" and isinstance(block, AudioBlock | VideoBlock):
+            path = await self._file(block)
+            if path is not None:
+                # QtMultimedia loads on the first play, not with the window
+                from app.ui.chat.blocks.player import MediaPlayer
+
+                self._show(
+                    MediaPlayer(
+                        path,
+                        file_name(block),
+                        video=isinstance(block, VideoBlock),
+                        parent=self._parent,
+                    )
+                )
+        elif action == "open":
+            path = await self._file(block)
+            if path is not None and not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+                self.notice.emit(f"No application on this computer opens {path.name}.")
+        elif action == "save":
+            await self._save(block)
+
+    def _show(self, window: QDialog) -> None:
+        self.windows.append(window)
+        window.finished.connect(lambda _r: self.windows.remove(window))
+        window.show()
+        window.raise_()
+        window.activateWindow()
+
+    async def _view(self, block: ImageBlock) -> None:
+        data = await self._service.media(block.original or block.media)
+        image = None if data is None else await asyncio.to_thread(decode_image, data)
+        if image is None:
+            self.notice.emit(f"{file_name(block)} can no longer be shown: its file is missing.")
+            return
+        self._show(ImageViewer(image, file_name(block), self._parent))
+
+    async def _file(self, block: ContentBlock) -> Path | None:
+        ref = getattr(block, "media", None)
+        if isinstance(block, ImageBlock):
+            ref = block.original or block.media
+        data = await self._service.media(ref)
+        if data is None:
+            self.notice.emit(f"{file_name(block)} is no longer in Parley's store.")
+            return None
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="parley-open-")
+        key = (getattr(ref, "file_id", None) or "file")[:12]
+        safe = re.sub(r"[^\w.\- ]", "_", file_name(block)) or "file"
+        folder = Path(self._tmp.name) / key
+        path = folder / safe
+        await asyncio.to_thread(_write, path, data)
+        return path
+
+    async def _save(self, block: ContentBlock) -> None:
+        ref = getattr(block, "media", None)
+        dialog = QFileDialog(self._parent, "Save attachment")
+        dialog.setObjectName("saveAttachmentDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.selectFile(file_name(block))
+        self.save_dialog = dialog
+        try:
+            if not await ask(dialog) or not dialog.selectedFiles():
+                return
+        finally:
+            self.save_dialog = None
+        target = dialog.selectedFiles()[0]
+        try:
+            await self._service.save_media(ref, target)
+        except (OSError, LookupError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            self.notice.emit(f"Could not save {Path(target).name}: {reason}.")
+            return
+        self.notice.emit(f"Saved {Path(target).name}.")
+
+    def close(self) -> None:
+        """Close the open windows and remove the files opened from the store."""
+        for window in list(self.windows):
+            window.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)

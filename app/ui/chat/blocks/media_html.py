@@ -1,0 +1,132 @@
+"""Media blocks as rich text for the chat delegate: image thumbnails, document, audio, video
+and file cards.
+
+Pictures are ``<img src="thumb:SHA256">`` with their size fixed in the tag, so laying a message
+out never decodes an image; :class:`~app.ui.chat.blocks.document.MediaDocument` supplies the
+picture when the row is painted. Links carry the view's intents: ``media:view:N`` (open image
+N of the message in the viewer), ``media:play:N``, ``media:open:N`` (with the system's app) and
+``media:save:N`` (Save as…).
+"""
+
+from __future__ import annotations
+
+import html
+
+from app.core.state import (
+    AudioBlock,
+    ContentBlock,
+    DataBlock,
+    DocumentBlock,
+    ImageBlock,
+    MediaRef,
+    VideoBlock,
+)
+from app.ui.attachments.describe import chip_detail, describe, file_name
+
+__all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html"]
+
+MEDIA_BLOCKS = (ImageBlock, DocumentBlock, AudioBlock, VideoBlock, DataBlock)
+"""The block types drawn here."""
+
+THUMB_BOX = (256, 256)
+"""The largest an image thumbnail is drawn in the chat (the stored thumbnail's size, so it
+is drawn at its own pixels)."""
+
+
+def image_size(
+    width: int | None, height: int | None, box: tuple[int, int] = THUMB_BOX
+) -> tuple[int, int]:
+    """The drawn size of a ``width`` × ``height`` picture fitted into ``box``."""
+    if not width or not height:
+        return box
+    scale = min(1.0, box[0] / width, box[1] / height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def _key(ref: MediaRef | None) -> str:
+    return "" if ref is None else ref.file_id or ref.sha256 or ""
+
+
+def _img(ref: MediaRef | None, size: tuple[int, int], alt: str) -> str:
+    key = html.escape(_key(ref))
+    return (
+        f'<img src="thumb:{key}" width="{size[0]}" height="{size[1]}" '
+        f'alt="{html.escape(alt)}" title="{html.escape(alt)}">'
+    )
+
+
+def _links(i: int, *actions: tuple[str, str]) -> str:
+    return " &nbsp;·&nbsp; ".join(
+        f'<a href="media:{what}:{i}" style="text-decoration:none;">{label}</a>'
+        for what, label in actions
+    )
+
+
+def _card(dark: bool, left: str, right: str, width: str = "420") -> str:
+    bg, line = ("#1d2127", "#3d4550") if dark else ("#ffffff", "#d3d9e1")
+    cell = f'<td valign="top" width="1" style="padding-right:10px;">{left}</td>' if left else ""
+    inner = (
+        f'<table cellspacing="0" cellpadding="0" border="0"><tr>{cell}'
+        f'<td valign="top">{right}</td></tr></table>'
+    )
+    return (
+        f'<table width="{width}" cellspacing="0" cellpadding="8" bgcolor="{bg}" border="1" '
+        f'style="margin-top:6px; margin-bottom:4px; border-collapse:collapse; '
+        f'border-style:solid; border-color:{line};"><tr><td>{inner}</td></tr></table>'
+    )
+
+
+def _title(name: str, detail: str) -> str:
+    return f'<b>{html.escape(name)}</b><br/><span style="color:gray;">{html.escape(detail)}</span>'
+
+
+def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
+    """Block ``i`` of a message (one of :data:`MEDIA_BLOCKS`) as HTML."""
+    name = file_name(block)
+    detail = chip_detail(block)
+    if isinstance(block, ImageBlock):
+        size = image_size(block.width, block.height)
+        alt = block.alt_text or describe(block)
+        picture = _img(block.thumbnail or block.media, size, alt)
+        caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
+        return (
+            f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
+            f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
+        )
+    if isinstance(block, DocumentBlock):
+        preview = ""
+        if block.preview is not None:
+            preview = f'<a href="media:open:{i}">{_img(block.preview, (72, 96), name)}</a>'
+        excerpt = (block.excerpt or (block.text or "")[:300]).strip()
+        if len(excerpt) > 280:
+            excerpt = excerpt[:279] + "…"
+        kind = (block.media.mime_type or "").split("/")[-1].upper()
+        kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
+        words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
+        body = _title(name, words)
+        if excerpt:
+            body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
+        body += "<br/>" + _links(i, ("open", "Open"), ("save", "Save as…"))
+        return _card(dark, preview, body, "100%")
+    if isinstance(block, AudioBlock):
+        body = _title(f"♪ {name}", detail)
+        if block.transcript:
+            body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
+        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
+        return _card(dark, "", body)
+    if isinstance(block, VideoBlock):
+        size = image_size(block.width, block.height, (160, 120))
+        poster = (
+            f'<a href="media:play:{i}">{_img(block.thumbnail, size, name)}</a>'
+            if block.thumbnail is not None
+            else ""
+        )
+        body = _title(name, detail)
+        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
+        return _card(dark, poster, body)
+    if isinstance(block, DataBlock):
+        body = _title(name if block.media else "Data", detail)
+        if block.media is not None:
+            body += "<br/>" + _links(i, ("save", "Save as…"))
+        return _card(dark, "", body)
+    return ""

@@ -1,0 +1,46 @@
+"""Python's cyclic garbage collector, run on the GUI thread only.
+
+The collector runs on whichever thread happens to allocate when a threshold is crossed. When
+that is a worker thread (the store's, a model's decoding), unreachable Qt objects are destroyed
+there, which Qt does not allow and which can crash it. :class:`MainThreadCollector` turns
+automatic collection off and runs the same generational collection from a timer on the GUI
+thread.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QObject, QTimer
+
+__all__ = ["MainThreadCollector"]
+
+
+class MainThreadCollector(QObject):
+    """Collects garbage from a GUI-thread timer while it lives (see the module docstring)."""
+
+    def __init__(self, parent: QObject | None = None, interval_ms: int = 500) -> None:
+        super().__init__(parent)
+        self._thresholds = gc.get_threshold()
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.check)
+        self._timer.start()
+
+    def check(self) -> None:
+        """Collect the generations whose counts are over their thresholds, as Python would."""
+        first, second, third = gc.get_count()
+        if first > self._thresholds[0]:
+            gc.collect(0)
+            if second > self._thresholds[1]:
+                gc.collect(1)
+                if third > self._thresholds[2]:
+                    gc.collect(2)
+
+    def stop(self) -> None:
+        """Give collection back to Python."""
+        self._timer.stop()
+        if self._was_enabled:
+            gc.enable()

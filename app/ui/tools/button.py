@@ -1,0 +1,188 @@
+"""The composer's tools button: a menu of every tool a thread may use, grouped built-in and by
+MCP server, each switched on or off for the open thread (the thread remembers its choice).
+
+Keyboard: Tab reaches the button, Space opens the menu, arrows move, Enter switches the
+focused tool. A server that fails is listed with its reason, and the window's
+notice bar says so once, calmly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget
+
+from app.core.errors import ParleyError
+from app.services.workspace import Workspace
+from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
+__all__ = ["ToolsButton", "install_tools"]
+
+_DESCRIPTION_CHARS = 56
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
+
+
+def _short(text: str) -> str:
+    """The first sentence of ``text``, cut to fit a menu line."""
+    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")
+    if len(sentence) <= _DESCRIPTION_CHARS:
+        return sentence
+    return sentence[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
+
+
+class ToolsButton(QPushButton):
+    """The tools button (object name ``toolsButton``) and its menu (``toolsMenu``)."""
+
+    problem = Signal(str)
+    """A sentence for the notice bar (a server failed; a choice could not be saved)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        thread_id: Callable[[], str | None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self._thread_id = thread_id
+        self._reported: dict[str, str] = {}
+        self.setObjectName("toolsButton")
+        self.setAccessibleName("Tools for this thread")
+        self.setToolTip("Choose the tools the model may use in this thread")
+        self.menu_ = QMenu(self)
+        self.menu_.setObjectName("toolsMenu")
+        self.menu_.setAccessibleName("Tools")
+        self.menu_.setToolTipsVisible(True)
+        self.clicked.connect(self.open_menu)
+        self._unsubscribe = workspace.subscribe(self._on_event)
+        self.refresh()
+
+    # What it shows ------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Show how many tools are on in the open thread."""
+        on = self._on_now()
+        self.setText(f"Tools: {len(on)} on" if on else "Tools")
+        self.setAccessibleDescription(
+            f"{len(on)} tools on: {', '.join(sorted(on))}" if on else "No tools on"
+        )
+
+    def _on_now(self) -> set[str]:
+        thread = self._thread_id()
+        if thread is None:
+            return set()
+        available = {e.name for e in self.workspace.tools.catalogue()}
+        return set(self.workspace.tools.enabled(thread)) & available
+
+    def open_menu(self) -> None:
+        """Show the menu above the button, without blocking (never a nested event loop)."""
+        self.rebuild()
+        height = self.menu_.sizeHint().height()
+        self.menu_.popup(self.mapToGlobal(QPoint(0, -height - 4)))
+        first = next(
+            (a for a in self.menu_.actions() if a.isEnabled() and not a.isSeparator()), None
+        )
+        if first is not None:
+            self.menu_.setActiveAction(first)
+
+    def rebuild(self) -> None:
+        """Fill the menu from the workspace: a section per group, a checkable entry per tool."""
+        menu = self.menu_
+        menu.clear()
+        thread = self._thread_id()
+        on = set(self.workspace.tools.enabled(thread)) if thread else set()
+        groups: dict[str, list[ToolEntry]] = {}
+        for entry in self.workspace.tools.catalogue():
+            groups.setdefault(entry.group, []).append(entry)
+        for group in [BUILTIN_GROUP, *sorted(g for g in groups if g != BUILTIN_GROUP)]:
+            entries = groups.get(group, [])
+            menu.addSection(group if group == BUILTIN_GROUP else f"MCP: {group}")
+            for entry in entries:
+                action = QAction(f"{entry.label} — {_short(entry.description)}", menu)
+                action.setObjectName(f"tool:{entry.name}")
+                action.setCheckable(True)
+                action.setChecked(entry.name in on)
+                action.setToolTip(entry.description)
+                action.setStatusTip(entry.description)
+                action.setEnabled(thread is not None)
+                action.toggled.connect(
+                    lambda checked, name=entry.name: spawn(self._toggle(name, checked))
+                )
+                menu.addAction(action)
+        for name, reason in sorted(self._reported.items()):
+            menu.addSection(f"MCP: {name}")
+            note = menu.addAction(f"Not running: {_short(reason)}")
+            note.setToolTip(reason)
+            note.setEnabled(False)
+        if on:
+            menu.addSeparator()
+            off = menu.addAction("Turn all tools off")
+            off.setObjectName("toolsAllOff")
+            off.triggered.connect(lambda: spawn(self._set(set())))
+
+    def actions_by_name(self) -> dict[str, QAction]:
+        """The menu's tool entries by tool name (after :meth:`rebuild`)."""
+        return {
+            a.objectName().removeprefix("tool:"): a
+            for a in self.menu_.actions()
+            if a.objectName().startswith("tool:")
+        }
+
+    # Changing ------------------------------------------------------------------------
+
+    async def _toggle(self, name: str, checked: bool) -> None:
+        thread = self._thread_id()
+        if thread is None:
+            return
+        on = set(self.workspace.tools.enabled(thread))
+        await self._set(on | {name} if checked else on - {name})
+
+    async def _set(self, names: set[str]) -> None:
+        thread = self._thread_id()
+        if thread is None:
+            return
+        order = [e.name for e in self.workspace.tools.catalogue()]
+        kept = [n for n in self.workspace.tools.enabled(thread) if n not in order and n in names]
+        try:
+            await self.workspace.tools.set_enabled(thread, [n for n in order if n in names] + kept)
+        except (OSError, ParleyError) as exc:
+            self.problem.emit(f"The tool choice could not be saved: {exc}")
+        self.refresh()
+
+    def _on_event(self, event: object) -> None:
+        if not isinstance(event, ToolsChanged):
+            return
+        for name, reason in event.problems.items():
+            if self._reported.get(name) != reason:
+                self.problem.emit(
+                    f"The MCP server {name} is not running, so its tools are not offered: {reason}"
+                )
+        running = {e.group for e in self.workspace.tools.catalogue()}
+        self._reported = {
+            **{n: r for n, r in self._reported.items() if n not in running},
+            **event.problems,
+        }
+        self.refresh()
+
+    def close_subscription(self) -> None:
+        """Stop listening to the workspace (the window is closing)."""
+        self._unsubscribe()
+
+
+def install_tools(window: MainWindow) -> ToolsButton:
+    """Put the tools button in the window's composer and wire it to the open thread."""
+    button = ToolsButton(window.workspace, lambda: window.chat_vm.thread_id, window.composer)
+    row = window.composer.actions_row
+    row.insertWidget(row.indexOf(window.composer.attach_button) + 1, button)
+    window.composer.setTabOrder(window.composer.attach_button, button)
+    window.chat_vm.threadOpened.connect(lambda _t: button.refresh())
+    button.problem.connect(lambda text: window.notice.show_message(text, level="warning"))
+    return button

@@ -1,0 +1,197 @@
+"""Each media block in the real chat view says what it is (the row's own text), its pictures
+arrive decoded off the UI thread, and its actions work: the image viewer, the player and
+Save as…"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+
+from app.core.state import ContentBlock
+from app.ui.attachments.describe import human_size
+from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.blocks.player import MediaPlayer
+from app.ui.chat.blocks.viewer import ImageViewer
+from app.ui.window import MainWindow
+from tests.media import corpus
+from tests.ui.attach_helpers import make_files
+from tests.ui.harness import Models, close_test_window, find, open_test_window, press, wait_until
+
+
+async def _thread_with_every_kind(tmp_path: Path) -> tuple[MainWindow, dict[str, Path]]:
+    files = make_files(tmp_path / "files")
+    files["mp4"] = tmp_path / "files" / "clip.mp4"
+    files["mp4"].write_bytes(corpus.video("mp4", "libx264"))
+    files["zip"] = tmp_path / "files" / "bundle.zip"
+    files["zip"].write_bytes(corpus.zipped({"notes.txt": b"hello"}))
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["All five."]}))
+    blocks: list[ContentBlock] = []
+    for key in ("png", "pdf", "wav", "mp4", "zip"):
+        result = await window.workspace.attachments.ingest(files[key])
+        assert result.block is not None, result.message
+        blocks.append(result.block)
+    await window.chat_vm.send("Here they are.", blocks)
+    await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, what="the reply")
+    return window, files
+
+
+def _doc(window: MainWindow, row: int = 0) -> QTextDocument:
+    return window.chat.delegate.document(window.chat_vm.model.index(row, 0))
+
+
+async def test_every_media_block_says_what_it_is(tmp_path: Path) -> None:
+    window, files = await _thread_with_every_kind(tmp_path)
+    try:
+        size = {k: human_size(p.stat().st_size) for k, p in files.items()}
+        lines = [
+            line.replace("\ufffc", "").strip() for line in _doc(window).toPlainText().split("\n")
+        ]
+        lines = [line for line in lines if line]
+        assert lines == [
+            "Here they are.",
+            f"screenshot.png · 320 × 200 · {size['png']}",
+            "View  ·  Save as…",
+            "report.pdf",
+            f"PDF · 2 pages · {size['pdf']}",
+            "Quarterly revenue rose 12 percent in Oslo. Costs were flat.",
+            "Open  ·  Save as…",
+            "♪ memo.wav",
+            f"0:02 · {size['wav']}",
+            "▶ Play  ·  Save as…",
+            "clip.mp4",
+            f"0:02 · {size['mp4']}",
+            "▶ Play  ·  Save as…",
+            "bundle.zip",
+            f"application/zip · {size['zip']}",
+            "Save as…",
+        ]
+        spoken = window.chat_vm.model.index(0, 0).data(Qt.ItemDataRole.AccessibleTextRole)
+        assert spoken == (
+            f"You: Here they are. Image screenshot.png, 320 × 200 · {size['png']} "
+            f"Document report.pdf, 2 pages · {size['pdf']} "
+            f"Sound clip memo.wav, 0:02 · {size['wav']} "
+            f"Video clip.mp4, 0:02 · {size['mp4']} "
+            f"File bundle.zip, application/zip · {size['zip']}"
+        )
+    finally:
+        await close_test_window(window)
+
+
+async def test_pictures_are_decoded_once_off_the_ui_thread_and_swapped_in(
+    tmp_path: Path,
+) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        thumbs = window.attachments.thumbs
+        window.chat.scrollToTop()
+        window.chat.grab()  # paint: the visible pictures are asked for
+        doc = _doc(window)
+        assert isinstance(doc, MediaDocument)
+        await wait_until(lambda: not doc.waiting and thumbs.decoded >= 3, what="the pictures")
+        block = window.chat_vm.model.messages()[0].content[1]
+        key = block.thumbnail.file_id  # type: ignore[union-attr]
+        image = doc.resource(QTextDocument.ResourceType.ImageResource.value, QUrl(f"thumb:{key}"))
+        assert isinstance(image, QImage) and (image.width(), image.height()) == (256, 160)
+        decoded = thumbs.decoded
+        window.chat.delegate.forget()  # laid out again, e.g. after a resize
+        window.chat.grab()
+        assert thumbs.decoded == decoded  # nothing decoded twice
+        assert window.chat.grab().toImage().pixelColor(0, 0).isValid()
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_image_viewer_zooms_and_closes_with_escape(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:view:1", 0)
+        actions = window.attachments.actions
+        viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
+        assert isinstance(viewer, ImageViewer) and viewer.isVisible()
+        status = find(viewer, QLabel, "imageViewerStatus")
+        assert status.text() == "320 × 200 px · 100 %"
+        press(viewer, Qt.Key.Key_Plus)
+        assert status.text() == "320 × 200 px · 125 %"
+        press(viewer, Qt.Key.Key_Minus)
+        press(viewer, Qt.Key.Key_Minus)
+        assert status.text() == "320 × 200 px · 80 %"
+        press(viewer, Qt.Key.Key_Escape)
+        await wait_until(lambda: not viewer.isVisible(), what="the viewer to close")
+        assert actions.windows == []
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_sound_clip_plays_in_a_player_with_its_length(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:play:3", 0)
+        actions = window.attachments.actions
+        player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
+        assert isinstance(player, MediaPlayer) and player.video is None
+        assert find(player, QLabel, "mediaPlayerTitle").text() == "memo.wav"
+        time = find(player, QLabel, "mediaTime")
+        await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
+        assert player.slider.maximum() == 2000
+        button = find(player, QPushButton, "playPauseButton")
+        assert button.text() == "▶ Play"
+        player.close()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_video_opens_with_its_picture_and_length(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:play:4", 0)
+        actions = window.attachments.actions
+        player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
+        assert isinstance(player, MediaPlayer) and player.video is not None
+        time = find(player, QLabel, "mediaTime")
+        await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
+        press(player, Qt.Key.Key_Escape)
+        await wait_until(lambda: actions.windows == [], what="the player to close")
+    finally:
+        await close_test_window(window)
+
+
+async def test_save_as_writes_the_stored_bytes(tmp_path: Path) -> None:
+    window, files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:save:5", 0)
+        actions = window.attachments.actions
+        dialog = await wait_until(lambda: actions.save_dialog, what="the save dialog")
+        target = tmp_path / "saved.zip"
+        find(dialog, QLineEdit, "fileNameEdit").setText(str(target))
+        dialog.accept()
+        await wait_until(target.exists, what="the file")
+        await wait_until(lambda: "Saved saved.zip." in window.notice.label.text(), what="notice")
+        assert target.read_bytes() == files["zip"].read_bytes()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        menu = window.chat._menu_for(0)
+        assert menu is not None
+        labels = [a.text() for a in menu.actions()]
+        assert labels == [
+            "Copy", "Edit", "Delete",
+            "View screenshot.png", "Save screenshot.png as…",
+            "Open report.pdf", "Save report.pdf as…",
+            "Play memo.wav", "Save memo.wav as…",
+            "Play clip.mp4", "Save clip.mp4 as…",
+            "Save bundle.zip as…",
+        ]  # fmt: skip
+        next(a for a in menu.actions() if a.text() == "View screenshot.png").trigger()
+        actions = window.attachments.actions
+        viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
+        assert isinstance(viewer, ImageViewer)
+        viewer.close()
+    finally:
+        await close_test_window(window)
