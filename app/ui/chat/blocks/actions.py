@@ -16,7 +16,6 @@ from app.core.state import AudioBlock, ContentBlock, ImageBlock, Message, VideoB
 from app.services.attachments import AttachmentService
 from app.ui.attachments.describe import file_name
 from app.ui.attachments.thumbs import decode_image
-from app.ui.chat.blocks.player import MediaPlayer
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.dialogs import ask
 
@@ -48,6 +47,10 @@ class MediaActions(QObject):
         elif action == "play" and isinstance(block, AudioBlock | VideoBlock):
             path = await self._file(block)
             if path is not None:
+                # QtMultimedia loads its backends (and logs about them) when first imported:
+                # only when something is played, not at every start.
+                from app.ui.chat.blocks.player import MediaPlayer
+
                 self._show(
                     MediaPlayer(
                         path,
