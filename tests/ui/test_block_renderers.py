@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QImage, QTextDocument
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QHelpEvent, QImage, QTextDocument
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QToolTip
 
-from app.core.state import ContentBlock
+from app.core.state import ContentBlock, ImageBlock
 from app.ui.attachments.describe import human_size
 from app.ui.chat.blocks.document import MediaDocument
 from app.ui.chat.blocks.player import MediaPlayer
@@ -193,5 +193,44 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
         assert isinstance(viewer, ImageViewer)
         viewer.close()
+    finally:
+        await close_test_window(window)
+
+
+async def test_an_images_alt_text_is_its_tooltip_and_its_box_is_outlined(tmp_path: Path) -> None:
+    files = make_files(tmp_path / "files")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["Yes."]}))
+    try:
+        result = await window.workspace.attachments.ingest(files["png"])
+        assert isinstance(result.block, ImageBlock)
+        block = result.block.model_copy(
+            update={"alt_text": "A red and a blue panel", "bbox": [0, 0, 160, 100]}
+        )
+        await window.chat_vm.send("Which is red?", [block])
+        await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, what="the reply")
+        chat = window.chat
+        chat.scrollToTop()
+        chat.grab()
+        index = chat.vm.model.index(0, 0)
+        rect = chat.visualRect(index)
+        spot = next(
+            QPoint(x, y)
+            for y in range(rect.top(), rect.bottom(), 8)
+            for x in range(rect.left(), rect.right(), 8)
+            if chat.delegate.href_at(index, QPointF(x, y)) == "media:view:1"
+        )
+        event = QHelpEvent(QEvent.Type.ToolTip, spot, chat.viewport().mapToGlobal(spot))
+        QApplication.sendEvent(chat.viewport(), event)
+        assert QToolTip.text() == "A red and a blue panel"
+        doc = _doc(window)
+        await wait_until(lambda: not doc.waiting, what="the picture")
+        key = block.thumbnail.file_id  # type: ignore[union-attr]
+        url = QUrl(f"thumb:{key}?box=0.0000,0.0000,0.5000,0.5000")
+        image = doc.resource(QTextDocument.ResourceType.ImageResource.value, url)
+        assert isinstance(image, QImage) and image.width() == 256
+        assert image.pixelColor(1, 40).name() == "#ff9800"  # the outline's left edge
+        outside = image.pixelColor(200, 120)  # the (JPEG) thumbnail's blue half, untouched
+        assert (outside.red(), outside.green()) == (0, 0) and outside.blue() > 240
+        QToolTip.hideText()
     finally:
         await close_test_window(window)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QMenu, QToolTip
 
 from app.core.errors import ParleyError
-from app.core.state import ContentBlock, DataBlock, Message
-from app.ui.attachments.describe import file_name
+from app.core.state import ContentBlock, DataBlock, ImageBlock, Message
+from app.ui.attachments.describe import describe, file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.attachments.tray import AttachmentTray
@@ -52,6 +53,7 @@ class WindowAttachments(QObject):
         self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
         window.chat.delegate.linkActivated.connect(self._on_link)
         window.chat.menu_extensions.append(self._extend_menu)
+        window.chat.viewport().installEventFilter(self)
         window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
         window.composer.allow_empty = lambda: bool(self.tray.chips)
 
@@ -108,6 +110,22 @@ class WindowAttachments(QObject):
             for action, label in verbs:
                 text = label.format(name=name)
                 menu.addAction(text, partial(self._run, action, message, index))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Hovering an attachment in the chat shows what it is (an image's alt text)."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            chat = self._window.chat
+            index = chat.indexAt(event.pos())
+            message = self._window.chat_vm.model.message_at(index.row())
+            href = chat.delegate.href_at(index, QPointF(event.pos())) if message else ""
+            kind, _, rest = href.partition(":")
+            number = rest.rpartition(":")[2]
+            if kind == "media" and message is not None and number.isdigit():
+                block = message.content[int(number)]
+                alt = block.alt_text if isinstance(block, ImageBlock) else None
+                QToolTip.showText(event.globalPos(), alt or describe(block), chat.viewport())
+                return True
+        return False
 
     def _run(self, action: str, message: Message, index: int) -> None:
         spawn(self.actions.run(action, message, index))

@@ -16,6 +16,8 @@ from app.core.state import AudioBlock, ContentBlock, ImageBlock, Message, VideoB
 from app.services.attachments import AttachmentService
 from app.ui.attachments.describe import file_name
 from app.ui.attachments.thumbs import decode_image
+from app.ui.chat.blocks.document import outlined
+from app.ui.chat.blocks.media_html import outline_box
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.dialogs import ask
 
@@ -79,6 +81,9 @@ class MediaActions(QObject):
         if image is None:
             self.notice.emit(f"{file_name(block)} can no longer be shown: its file is missing.")
             return
+        box = outline_box(block)
+        if box:
+            image = outlined(image, box)
         self._show(ImageViewer(image, file_name(block), self._parent))
 
     async def _file(self, block: ContentBlock) -> Path | None:
