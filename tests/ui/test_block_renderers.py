@@ -8,7 +8,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QHelpEvent, QImage, QTextDocument
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QToolTip
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QToolTip,
+)
 
 from app.core.state import ContentBlock, ImageBlock
 from app.ui.attachments.describe import human_size
@@ -57,7 +64,7 @@ async def test_every_media_block_says_what_it_is(tmp_path: Path) -> None:
             "report.pdf",
             f"PDF · 2 pages · {size['pdf']}",
             "Quarterly revenue rose 12 percent in Oslo. Costs were flat.",
-            "Open  ·  Save as…",
+            "Open  ·  Show text  ·  Save as…",
             "♪ memo.wav",
             f"0:02 · {size['wav']}",
             "▶ Play  ·  Save as…",
@@ -150,6 +157,8 @@ async def test_a_video_opens_with_its_picture_and_length(tmp_path: Path) -> None
         actions = window.attachments.actions
         player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
         assert isinstance(player, MediaPlayer) and player.video is not None
+        assert player.screen_stack.currentWidget() is player.poster  # the poster frame first
+        assert player.poster.pixmap().width() == 360  # 160x120 poster fitted into 480x270
         time = find(player, QLabel, "mediaTime")
         await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
         press(player, Qt.Key.Key_Escape)
@@ -183,7 +192,7 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         assert labels == [
             "Copy", "Edit", "Delete",
             "View screenshot.png", "Save screenshot.png as…",
-            "Open report.pdf", "Save report.pdf as…",
+            "Open report.pdf", "Show the text of report.pdf", "Save report.pdf as…",
             "Play memo.wav", "Save memo.wav as…",
             "Play clip.mp4", "Save clip.mp4 as…",
             "Save bundle.zip as…",
@@ -232,5 +241,24 @@ async def test_an_images_alt_text_is_its_tooltip_and_its_box_is_outlined(tmp_pat
         outside = image.pixelColor(200, 120)  # the (JPEG) thumbnail's blue half, untouched
         assert (outside.red(), outside.green()) == (0, 0) and outside.blue() > 240
         QToolTip.hideText()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_documents_text_opens_in_a_reader(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:text:2", 0)
+        actions = window.attachments.actions
+        viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="reader")
+        assert viewer.windowTitle() == "report.pdf — Parley"
+        text = find(viewer, QPlainTextEdit, "documentText")
+        assert text.isReadOnly()
+        assert (
+            text.toPlainText() == "Quarterly revenue rose 12 percent in Oslo.\n\nCosts were flat."
+        )
+        assert find(viewer, QLabel, "documentTextDetail").text().startswith("2 pages · ")
+        press(viewer, Qt.Key.Key_Escape)
+        await wait_until(lambda: actions.windows == [], what="the reader to close")
     finally:
         await close_test_window(window)

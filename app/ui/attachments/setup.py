@@ -15,7 +15,7 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QMenu, QToolTip
 
 from app.core.errors import ParleyError
-from app.core.state import ContentBlock, DataBlock, ImageBlock, Message
+from app.core.state import ContentBlock, DataBlock, DocumentBlock, ImageBlock, Message
 from app.ui.attachments.describe import describe, file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
@@ -30,7 +30,11 @@ __all__ = ["WindowAttachments"]
 
 _VERBS = {
     "image": (("view", "View {name}"), ("save", "Save {name} as…")),
-    "document": (("open", "Open {name}"), ("save", "Save {name} as…")),
+    "document": (
+        ("open", "Open {name}"),
+        ("text", "Show the text of {name}"),
+        ("save", "Save {name} as…"),
+    ),
     "audio": (("play", "Play {name}"), ("save", "Save {name} as…")),
     "video": (("play", "Play {name}"), ("save", "Save {name} as…")),
     "data": (("save", "Save {name} as…"),),
@@ -106,6 +110,8 @@ class WindowAttachments(QObject):
             verbs = _VERBS.get(block.type)
             if verbs is None or (isinstance(block, DataBlock) and block.media is None):
                 continue
+            if isinstance(block, DocumentBlock) and not block.text:
+                verbs = tuple(v for v in verbs if v[0] != "text")
             name = file_name(block)
             for action, label in verbs:
                 text = label.format(name=name)

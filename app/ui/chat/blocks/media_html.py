@@ -120,7 +120,8 @@ def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
         body = _title(name, words)
         if excerpt:
             body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
-        body += "<br/>" + _links(i, ("open", "Open"), ("save", "Save as…"))
+        shown = (("open", "Open"), ("text", "Show text")) if block.text else (("open", "Open"),)
+        body += "<br/>" + _links(i, *shown, ("save", "Save as…"))
         return _card(dark, preview, body, "100%")
     if isinstance(block, AudioBlock):
         body = _title(f"♪ {name}", detail)
