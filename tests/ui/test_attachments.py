@@ -266,3 +266,18 @@ async def test_ctrl_o_opens_the_attach_dialog(tmp_path: Path) -> None:
         assert chips(window) == []
     finally:
         await close_test_window(window)
+
+
+async def test_files_dropped_on_the_message_box_attach_instead_of_pasting_their_paths(
+    tmp_path: Path,
+) -> None:
+    files = make_files(tmp_path / "files")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        composer = find(window, QPlainTextEdit, "composer")
+        assert drop_on(composer.viewport(), [files["pdf"]])
+        await settled(window)
+        assert [c.name for c in chips(window)] == ["report.pdf"]
+        assert composer.toPlainText() == ""
+    finally:
+        await close_test_window(window)

@@ -50,7 +50,7 @@ class WindowAttachments(QObject):
         service = window.workspace.attachments
         self.tray = AttachmentTray(service, window.composer.attachment_bar, self._spec, self)
         self.intake = AttachmentIntake(self.tray, window.stack, window.composer.edit, self)
-        self.intake.watch(window.chat.viewport(), window.empty)
+        self.intake.watch(window.chat.viewport(), window.empty, window.composer.edit.viewport())
         self.thumbs = ThumbnailCache(service, parent=self)
         window.chat.delegate.use_thumbnails(self.thumbs)
         self.actions = MediaActions(service, window)
