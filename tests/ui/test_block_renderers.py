@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QHelpEvent, QImage, QTextDocument
+from PySide6.QtGui import QGuiApplication, QHelpEvent, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -191,8 +191,9 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         labels = [a.text() for a in menu.actions()]
         assert labels == [
             "Copy", "Edit", "Delete",
-            "View screenshot.png", "Save screenshot.png as…",
-            "Open report.pdf", "Show the text of report.pdf", "Save report.pdf as…",
+            "View screenshot.png", "Copy screenshot.png", "Save screenshot.png as…",
+            "Open report.pdf", "Show the text of report.pdf", "Copy the text of report.pdf",
+            "Save report.pdf as…",
             "Play memo.wav", "Save memo.wav as…",
             "Play clip.mp4", "Save clip.mp4 as…",
             "Save bundle.zip as…",
@@ -202,6 +203,13 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
         assert isinstance(viewer, ImageViewer)
         viewer.close()
+        next(a for a in menu.actions() if a.text() == "Copy the text of report.pdf").trigger()
+        clipboard = QGuiApplication.clipboard()
+        await wait_until(lambda: "Costs were flat." in clipboard.text(), what="the copy")
+        assert clipboard.text() == "Quarterly revenue rose 12 percent in Oslo.\n\nCosts were flat."
+        next(a for a in menu.actions() if a.text() == "Copy screenshot.png").trigger()
+        await wait_until(lambda: not clipboard.image().isNull(), what="the picture")
+        assert (clipboard.image().width(), clipboard.image().height()) == (320, 200)
     finally:
         await close_test_window(window)
 

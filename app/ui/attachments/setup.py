@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["WindowAttachments"]
 
 _VERBS = {
-    "image": (("view", "View {name}"), ("save", "Save {name} as…")),
+    "image": (("view", "View {name}"), ("copy", "Copy {name}"), ("save", "Save {name} as…")),
     "document": (
         ("open", "Open {name}"),
         ("text", "Show the text of {name}"),
+        ("copy", "Copy the text of {name}"),
         ("save", "Save {name} as…"),
     ),
     "audio": (("play", "Play {name}"), ("save", "Save {name} as…")),
@@ -111,7 +112,7 @@ class WindowAttachments(QObject):
             if verbs is None or (isinstance(block, DataBlock) and block.media is None):
                 continue
             if isinstance(block, DocumentBlock) and not block.text:
-                verbs = tuple(v for v in verbs if v[0] != "text")
+                verbs = tuple(v for v in verbs if v[0] not in ("text", "copy"))
             name = file_name(block)
             for action, label in verbs:
                 text = label.format(name=name)

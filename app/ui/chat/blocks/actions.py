@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QImage
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from app.core.state import (
@@ -77,6 +77,8 @@ class MediaActions(QObject):
         elif action == "text" and isinstance(block, DocumentBlock) and block.text:
             detail = chip_detail(block)
             self._show(TextViewer(file_name(block), block.text, detail, self._parent))
+        elif action == "copy":
+            await self._copy(block)
         elif action == "save":
             await self._save(block)
 
@@ -97,6 +99,17 @@ class MediaActions(QObject):
         if box:
             image = outlined(image, box)
         self._show(ImageViewer(image, file_name(block), self._parent))
+
+    async def _copy(self, block: ContentBlock) -> None:
+        if isinstance(block, DocumentBlock) and block.text:
+            QGuiApplication.clipboard().setText(block.text.replace("\f", "\n\n"))
+            self.notice.emit(f"Copied the text of {file_name(block)}.")
+        elif isinstance(block, ImageBlock):
+            data = await self._service.media(block.original or block.media)
+            image = None if data is None else await asyncio.to_thread(decode_image, data)
+            if image is not None:
+                QGuiApplication.clipboard().setImage(image)
+                self.notice.emit(f"Copied {file_name(block)}.")
 
     async def _poster(self, block: ContentBlock) -> QImage | None:
         if not isinstance(block, VideoBlock) or block.thumbnail is None:
