@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QPlainTextEdit, QP
 from app.core.state import AudioBlock, DocumentBlock, ImageBlock
 from app.ui.attachments.chip import AttachmentChip
 from app.ui.attachments.describe import human_size
+from app.ui.attachments.tray import summary
 from app.ui.window import MainWindow
 from tests.media import corpus
 from tests.ui.attach_helpers import drag_mime, drag_over, drop_on, make_files
@@ -266,3 +267,27 @@ async def test_ctrl_o_opens_the_attach_dialog(tmp_path: Path) -> None:
         assert chips(window) == []
     finally:
         await close_test_window(window)
+
+
+async def test_files_dropped_on_the_message_box_attach_instead_of_pasting_their_paths(
+    tmp_path: Path,
+) -> None:
+    files = make_files(tmp_path / "files")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        composer = find(window, QPlainTextEdit, "composer")
+        assert drop_on(composer.viewport(), [files["pdf"]])
+        await settled(window)
+        assert [c.name for c in chips(window)] == ["report.pdf"]
+        assert composer.toPlainText() == ""
+    finally:
+        await close_test_window(window)
+
+
+def test_what_a_screen_reader_hears_after_a_drop() -> None:
+    assert summary(1, []) == "1 file attached."
+    assert summary(
+        2, ["broken.jpg: it is not a readable image: the file is damaged or cut off"]
+    ) == (
+        "2 files attached. broken.jpg: it is not a readable image: the file is damaged or cut off."
+    )

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QImage, QTextDocument
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QGuiApplication, QHelpEvent, QImage, QTextDocument
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QToolTip,
+)
 
-from app.core.state import ContentBlock
+from app.core.state import ContentBlock, ImageBlock
 from app.ui.attachments.describe import human_size
 from app.ui.chat.blocks.document import MediaDocument
 from app.ui.chat.blocks.player import MediaPlayer
@@ -57,7 +64,7 @@ async def test_every_media_block_says_what_it_is(tmp_path: Path) -> None:
             "report.pdf",
             f"PDF · 2 pages · {size['pdf']}",
             "Quarterly revenue rose 12 percent in Oslo. Costs were flat.",
-            "Open  ·  Save as…",
+            "Open  ·  Show text  ·  Save as…",
             "♪ memo.wav",
             f"0:02 · {size['wav']}",
             "▶ Play  ·  Save as…",
@@ -150,6 +157,8 @@ async def test_a_video_opens_with_its_picture_and_length(tmp_path: Path) -> None
         actions = window.attachments.actions
         player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
         assert isinstance(player, MediaPlayer) and player.video is not None
+        assert player.screen_stack.currentWidget() is player.poster  # the poster frame first
+        assert player.poster.pixmap().width() == 360  # 160x120 poster fitted into 480x270
         time = find(player, QLabel, "mediaTime")
         await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
         press(player, Qt.Key.Key_Escape)
@@ -182,8 +191,9 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         labels = [a.text() for a in menu.actions()]
         assert labels == [
             "Copy", "Edit", "Delete",
-            "View screenshot.png", "Save screenshot.png as…",
-            "Open report.pdf", "Save report.pdf as…",
+            "View screenshot.png", "Copy screenshot.png", "Save screenshot.png as…",
+            "Open report.pdf", "Show the text of report.pdf", "Copy the text of report.pdf",
+            "Save report.pdf as…",
             "Play memo.wav", "Save memo.wav as…",
             "Play clip.mp4", "Save clip.mp4 as…",
             "Save bundle.zip as…",
@@ -193,5 +203,70 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
         viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="viewer")
         assert isinstance(viewer, ImageViewer)
         viewer.close()
+        next(a for a in menu.actions() if a.text() == "Copy the text of report.pdf").trigger()
+        clipboard = QGuiApplication.clipboard()
+        await wait_until(lambda: "Costs were flat." in clipboard.text(), what="the copy")
+        assert clipboard.text() == "Quarterly revenue rose 12 percent in Oslo.\n\nCosts were flat."
+        next(a for a in menu.actions() if a.text() == "Copy screenshot.png").trigger()
+        await wait_until(lambda: not clipboard.image().isNull(), what="the picture")
+        assert (clipboard.image().width(), clipboard.image().height()) == (320, 200)
+    finally:
+        await close_test_window(window)
+
+
+async def test_an_images_alt_text_is_its_tooltip_and_its_box_is_outlined(tmp_path: Path) -> None:
+    files = make_files(tmp_path / "files")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["Yes."]}))
+    try:
+        result = await window.workspace.attachments.ingest(files["png"])
+        assert isinstance(result.block, ImageBlock)
+        block = result.block.model_copy(
+            update={"alt_text": "A red and a blue panel", "bbox": [0, 0, 160, 100]}
+        )
+        await window.chat_vm.send("Which is red?", [block])
+        await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, what="the reply")
+        chat = window.chat
+        chat.scrollToTop()
+        chat.grab()
+        index = chat.vm.model.index(0, 0)
+        rect = chat.visualRect(index)
+        spot = next(
+            QPoint(x, y)
+            for y in range(rect.top(), rect.bottom(), 8)
+            for x in range(rect.left(), rect.right(), 8)
+            if chat.delegate.href_at(index, QPointF(x, y)) == "media:view:1"
+        )
+        event = QHelpEvent(QEvent.Type.ToolTip, spot, chat.viewport().mapToGlobal(spot))
+        QApplication.sendEvent(chat.viewport(), event)
+        assert QToolTip.text() == "A red and a blue panel"
+        doc = _doc(window)
+        await wait_until(lambda: not doc.waiting, what="the picture")
+        key = block.thumbnail.file_id  # type: ignore[union-attr]
+        url = QUrl(f"thumb:{key}?box=0.0000,0.0000,0.5000,0.5000")
+        image = doc.resource(QTextDocument.ResourceType.ImageResource.value, url)
+        assert isinstance(image, QImage) and image.width() == 256
+        assert image.pixelColor(1, 40).name() == "#ff9800"  # the outline's left edge
+        outside = image.pixelColor(200, 120)  # the (JPEG) thumbnail's blue half, untouched
+        assert (outside.red(), outside.green()) == (0, 0) and outside.blue() > 240
+        QToolTip.hideText()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_documents_text_opens_in_a_reader(tmp_path: Path) -> None:
+    window, _files = await _thread_with_every_kind(tmp_path)
+    try:
+        window.chat.delegate.linkActivated.emit("media:text:2", 0)
+        actions = window.attachments.actions
+        viewer = await wait_until(lambda: actions.windows and actions.windows[0], what="reader")
+        assert viewer.windowTitle() == "report.pdf — Parley"
+        text = find(viewer, QPlainTextEdit, "documentText")
+        assert text.isReadOnly()
+        assert (
+            text.toPlainText() == "Quarterly revenue rose 12 percent in Oslo.\n\nCosts were flat."
+        )
+        assert find(viewer, QLabel, "documentTextDetail").text().startswith("2 pages · ")
+        press(viewer, Qt.Key.Key_Escape)
+        await wait_until(lambda: actions.windows == [], what="the reader to close")
     finally:
         await close_test_window(window)

@@ -29,6 +29,7 @@ CHIP_SHEET = """
 #attachmentChip { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
 #attachmentChip[focused="true"] { border: 2px solid %(accent)s; }
 #attachmentThumb { background: palette(alternate-base); border-radius: 6px;
+                   border: 1px solid palette(midlight);
                    color: palette(placeholder-text); font-weight: bold; font-size: 11px; }
 #attachmentDetail { color: palette(placeholder-text); }
 """

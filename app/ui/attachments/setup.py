@@ -10,12 +10,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QMenu, QToolTip
 
 from app.core.errors import ParleyError
-from app.core.state import ContentBlock, DataBlock, Message
-from app.ui.attachments.describe import file_name
+from app.core.state import ContentBlock, DataBlock, DocumentBlock, ImageBlock, Message
+from app.ui.attachments.describe import describe, file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.attachments.tray import AttachmentTray
@@ -28,8 +29,13 @@ if TYPE_CHECKING:
 __all__ = ["WindowAttachments"]
 
 _VERBS = {
-    "image": (("view", "View {name}"), ("save", "Save {name} as…")),
-    "document": (("open", "Open {name}"), ("save", "Save {name} as…")),
+    "image": (("view", "View {name}"), ("copy", "Copy {name}"), ("save", "Save {name} as…")),
+    "document": (
+        ("open", "Open {name}"),
+        ("text", "Show the text of {name}"),
+        ("copy", "Copy the text of {name}"),
+        ("save", "Save {name} as…"),
+    ),
     "audio": (("play", "Play {name}"), ("save", "Save {name} as…")),
     "video": (("play", "Play {name}"), ("save", "Save {name} as…")),
     "data": (("save", "Save {name} as…"),),
@@ -45,13 +51,14 @@ class WindowAttachments(QObject):
         service = window.workspace.attachments
         self.tray = AttachmentTray(service, window.composer.attachment_bar, self._spec, self)
         self.intake = AttachmentIntake(self.tray, window.stack, window.composer.edit, self)
-        self.intake.watch(window.chat.viewport(), window.empty)
+        self.intake.watch(window.chat.viewport(), window.empty, window.composer.edit.viewport())
         self.thumbs = ThumbnailCache(service, parent=self)
         window.chat.delegate.use_thumbnails(self.thumbs)
         self.actions = MediaActions(service, window)
         self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
         window.chat.delegate.linkActivated.connect(self._on_link)
         window.chat.menu_extensions.append(self._extend_menu)
+        window.chat.viewport().installEventFilter(self)
         window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
         window.composer.allow_empty = lambda: bool(self.tray.chips)
 
@@ -104,10 +111,28 @@ class WindowAttachments(QObject):
             verbs = _VERBS.get(block.type)
             if verbs is None or (isinstance(block, DataBlock) and block.media is None):
                 continue
+            if isinstance(block, DocumentBlock) and not block.text:
+                verbs = tuple(v for v in verbs if v[0] not in ("text", "copy"))
             name = file_name(block)
             for action, label in verbs:
                 text = label.format(name=name)
                 menu.addAction(text, partial(self._run, action, message, index))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Hovering an attachment in the chat shows what it is (an image's alt text)."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            chat = self._window.chat
+            index = chat.indexAt(event.pos())
+            message = self._window.chat_vm.model.message_at(index.row())
+            href = chat.delegate.href_at(index, QPointF(event.pos())) if message else ""
+            kind, _, rest = href.partition(":")
+            number = rest.rpartition(":")[2]
+            if kind == "media" and message is not None and number.isdigit():
+                block = message.content[int(number)]
+                alt = block.alt_text if isinstance(block, ImageBlock) else None
+                QToolTip.showText(event.globalPos(), alt or describe(block), chat.viewport())
+                return True
+        return False
 
     def _run(self, action: str, message: Message, index: int) -> None:
         spawn(self.actions.run(action, message, index))

@@ -21,6 +21,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.core.state import ContentBlock, DocumentBlock, ImageBlock, VideoBlock
+from app.ui.a11y import announce
 from app.ui.attachments.chip import CHIP_SHEET, AttachmentChip
 from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
@@ -38,6 +39,12 @@ class _Pending:
     source: Source
     chip: AttachmentChip
     task: asyncio.Task[IngestResult] | None = None
+
+
+def summary(attached: int, problems: list[str]) -> str:
+    """What a screen reader says when a drop, paste or pick has been read."""
+    done = f"{attached} file{'s' if attached != 1 else ''} attached"
+    return ". ".join([done, *problems]) + "."
 
 
 class AttachmentTray(QObject):
@@ -177,6 +184,7 @@ class AttachmentTray(QObject):
 
     async def _read(self, items: list[_Pending]) -> None:
         problems: list[str] = []
+        attached = 0
         for item in items:
             if self._pending.get(item.chip) is not item:
                 continue  # removed while waiting
@@ -201,10 +209,12 @@ class AttachmentTray(QObject):
             thumbnail = await self._thumbnail(block)
             if item.chip in self.chips:
                 item.chip.set_block(block, thumbnail)
+                attached += 1
                 self.changed.emit()
         if problems:
             self.problems = self.problems + problems
         self._update()
+        announce(self.bar, summary(attached, problems))
         await self.refresh_fit()
 
     def _progress(self, chip: AttachmentChip, progress: IngestProgress) -> None:

@@ -10,12 +10,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
-from app.core.state import AudioBlock, ContentBlock, ImageBlock, Message, VideoBlock
-from app.ui.attachments.describe import file_name
+from app.core.state import (
+    AudioBlock,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    VideoBlock,
+)
+from app.ui.attachments.describe import chip_detail, file_name
 from app.ui.attachments.thumbs import decode_image
+from app.ui.chat.blocks.document import outlined
+from app.ui.chat.blocks.media_html import outline_box
+from app.ui.chat.blocks.text_viewer import TextViewer
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.dialogs import ask
 
@@ -58,6 +68,7 @@ class MediaActions(QObject):
                         path,
                         file_name(block),
                         video=isinstance(block, VideoBlock),
+                        poster=await self._poster(block),
                         parent=self._parent,
                     )
                 )
@@ -65,6 +76,11 @@ class MediaActions(QObject):
             path = await self._file(block)
             if path is not None and not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
                 self.notice.emit(f"No application on this computer opens {path.name}.")
+        elif action == "text" and isinstance(block, DocumentBlock) and block.text:
+            detail = chip_detail(block)
+            self._show(TextViewer(file_name(block), block.text, detail, self._parent))
+        elif action == "copy":
+            await self._copy(block)
         elif action == "save":
             await self._save(block)
 
@@ -81,7 +97,27 @@ class MediaActions(QObject):
         if image is None:
             self.notice.emit(f"{file_name(block)} can no longer be shown: its file is missing.")
             return
+        box = outline_box(block)
+        if box:
+            image = outlined(image, box)
         self._show(ImageViewer(image, file_name(block), self._parent))
+
+    async def _copy(self, block: ContentBlock) -> None:
+        if isinstance(block, DocumentBlock) and block.text:
+            QGuiApplication.clipboard().setText(block.text.replace("\f", "\n\n"))
+            self.notice.emit(f"Copied the text of {file_name(block)}.")
+        elif isinstance(block, ImageBlock):
+            data = await self._service.media(block.original or block.media)
+            image = None if data is None else await asyncio.to_thread(decode_image, data)
+            if image is not None:
+                QGuiApplication.clipboard().setImage(image)
+                self.notice.emit(f"Copied {file_name(block)}.")
+
+    async def _poster(self, block: ContentBlock) -> QImage | None:
+        if not isinstance(block, VideoBlock) or block.thumbnail is None:
+            return None
+        data = await self._service.media(block.thumbnail)
+        return None if data is None else await asyncio.to_thread(decode_image, data)
 
     async def _file(self, block: ContentBlock) -> Path | None:
         ref = getattr(block, "media", None)

@@ -23,7 +23,7 @@ from app.core.state import (
 )
 from app.ui.attachments.describe import chip_detail, describe, file_name
 
-__all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html"]
+__all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html", "outline_box"]
 
 MEDIA_BLOCKS = (ImageBlock, DocumentBlock, AudioBlock, VideoBlock, DataBlock)
 """The block types drawn here."""
@@ -47,8 +47,22 @@ def _key(ref: MediaRef | None) -> str:
     return "" if ref is None else ref.file_id or ref.sha256 or ""
 
 
-def _img(ref: MediaRef | None, size: tuple[int, int], alt: str) -> str:
-    key = html.escape(_key(ref))
+def outline_box(block: ImageBlock) -> str:
+    """``block.bbox`` (left, top, right, bottom in the image's pixels, or fractions of its
+    size when all are at most 1) as fractions ``"l,t,r,b"``; ``""`` when there is none."""
+    box = block.bbox
+    if not box or len(box) != 4:
+        return ""
+    if max(box) > 1:
+        if not block.width or not block.height:
+            return ""
+        box = [box[0] / block.width, box[1] / block.height, box[2] / block.width,
+               box[3] / block.height]  # fmt: skip
+    return ",".join(f"{min(1.0, max(0.0, v)):.4f}" for v in box)
+
+
+def _img(ref: MediaRef | None, size: tuple[int, int], alt: str, box: str = "") -> str:
+    key = html.escape(_key(ref)) + (f"?box={box}" if box else "")
     return (
         f'<img src="thumb:{key}" width="{size[0]}" height="{size[1]}" '
         f'alt="{html.escape(alt)}" title="{html.escape(alt)}">'
@@ -87,7 +101,7 @@ def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
     if isinstance(block, ImageBlock):
         size = image_size(block.width, block.height)
         alt = block.alt_text or describe(block)
-        picture = _img(block.thumbnail or block.media, size, alt)
+        picture = _img(block.thumbnail or block.media, size, alt, outline_box(block))
         caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
         return (
             f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
@@ -106,7 +120,8 @@ def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
         body = _title(name, words)
         if excerpt:
             body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
-        body += "<br/>" + _links(i, ("open", "Open"), ("save", "Save as…"))
+        shown = (("open", "Open"), ("text", "Show text")) if block.text else (("open", "Open"),)
+        body += "<br/>" + _links(i, *shown, ("save", "Save as…"))
         return _card(dark, preview, body, "100%")
     if isinstance(block, AudioBlock):
         body = _title(f"♪ {name}", detail)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QImage, QKeyEvent, QPixmap
 from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
 from PySide6.QtMultimediaWidgets import QVideoWidget
 from PySide6.QtWidgets import (
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSlider,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -31,7 +32,13 @@ class MediaPlayer(QDialog):
     """A player window for one stored file (object name ``mediaPlayer``)."""
 
     def __init__(
-        self, path: Path, name: str, *, video: bool, parent: QWidget | None = None
+        self,
+        path: Path,
+        name: str,
+        *,
+        video: bool,
+        poster: QImage | None = None,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("mediaPlayer")
@@ -41,13 +48,29 @@ class MediaPlayer(QDialog):
         self.audio = QAudioOutput(self)
         self.player.setAudioOutput(self.audio)
         self.video: QVideoWidget | None = None
+        self.poster = QLabel(self)
+        self.poster.setObjectName("mediaPlayerPoster")
+        self.poster.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.screen_stack = QStackedWidget(self)
         layout = QVBoxLayout(self)
         if video:
             self.video = QVideoWidget(self)
             self.video.setObjectName("mediaPlayerVideo")
-            self.video.setMinimumSize(480, 270)
             self.player.setVideoOutput(self.video)
-            layout.addWidget(self.video, 1)
+            self.screen_stack.setMinimumSize(480, 270)
+            self.screen_stack.addWidget(self.poster)
+            self.screen_stack.addWidget(self.video)
+            if poster is not None and not poster.isNull():
+                self.poster.setPixmap(
+                    QPixmap.fromImage(poster).scaled(
+                        480, 270, Qt.AspectRatioMode.KeepAspectRatio,
+                        Qt.TransformationMode.SmoothTransformation,
+                    )
+                )  # fmt: skip
+            layout.addWidget(self.screen_stack, 1)
+        else:
+            self.screen_stack.hide()
+            self.poster.hide()
         self.title = QLabel(name, self)
         self.title.setObjectName("mediaPlayerTitle")
         self.play_button = QPushButton("▶ Play", self)
@@ -90,6 +113,8 @@ class MediaPlayer(QDialog):
 
     def _on_state(self, state: QMediaPlayer.PlaybackState) -> None:
         playing = state == QMediaPlayer.PlaybackState.PlayingState
+        if playing and self.video is not None:
+            self.screen_stack.setCurrentWidget(self.video)  # the poster until the first play
         self.play_button.setText("⏸ Pause" if playing else "▶ Play")
         self.play_button.setAccessibleName("Pause" if playing else "Play")
 
