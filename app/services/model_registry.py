@@ -163,13 +163,21 @@ class ModelRegistry:
         anthropic_url: str = ANTHROPIC_URL,
         local_context: int = 4096,
         local_recipe: Mapping[str, Any] | None = None,
+        provider_urls: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self._keys = api_key_lookup
+        self._provider_urls = provider_urls
         self._loader = media_loader
         self._retry = retry
         self._anthropic_url = anthropic_url
         self._local_context = local_context
         self._local_recipe = dict(local_recipe or {})
+
+    def _url(self, provider: str, default: str) -> str:
+        """The base URL for ``provider`` when a spec names none: the user's setting (read each
+        time, so a change applies to models built from then on), else ``default``."""
+        urls = self._provider_urls() if self._provider_urls is not None else {}
+        return (urls.get(provider) or default).rstrip("/") or default
 
     def info(self, spec: str) -> ModelInfo:
         """What Parley knows about the model behind ``spec`` (without connecting to it)."""
@@ -195,7 +203,8 @@ class ModelRegistry:
                 input_kinds=_VISION if vision else _TEXT,
             )
         known = known_model(parsed.name)
-        hosted = parsed.provider == "anthropic" or parsed.url in (None, OPENAI_URL)
+        url = parsed.url or self._url("openai", OPENAI_URL)
+        hosted = parsed.provider == "anthropic" or url == OPENAI_URL
         if known is None or not hosted:
             kinds = _VISION_DOCS if parsed.provider == "anthropic" else _VISION if hosted else _TEXT
             return ModelInfo(
@@ -224,7 +233,7 @@ class ModelRegistry:
 
             return OllamaChatModel(
                 parsed.name,
-                base_url=parsed.url or OLLAMA_URL,
+                base_url=parsed.url or self._url("ollama", OLLAMA_URL),
                 info=info,
                 retry=self._retry,
                 media_loader=self._loader,
@@ -232,7 +241,7 @@ class ModelRegistry:
         if parsed.provider == "openai":
             from app.providers.openai_compat import OpenAIChatModel
 
-            url = parsed.url or OPENAI_URL
+            url = parsed.url or self._url("openai", OPENAI_URL)
             key_name = (
                 "openai/api-key" if url == OPENAI_URL else f"openai/{urlparse(url).netloc}/api-key"
             )
@@ -251,7 +260,7 @@ class ModelRegistry:
         return AnthropicChatModel(
             parsed.name,
             api_key=self._keys("anthropic/api-key"),
-            base_url=self._anthropic_url,
+            base_url=self._url("anthropic", self._anthropic_url),
             info=info,
             retry=self._retry,
             media_loader=self._loader,

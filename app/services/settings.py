@@ -46,6 +46,14 @@ class AppSettings(BaseModel):
     allow_private_network: bool = False
     """Let the web tools reach this computer and the local network."""
 
+    def provider_urls(self) -> dict[str, str]:
+        """The base URL of each provider, for models whose spec names none."""
+        return {
+            "ollama": self.ollama_url,
+            "openai": self.openai_url,
+            "anthropic": self.anthropic_url,
+        }
+
 
 def load_settings(data_dir: Path) -> AppSettings:
     """Read the settings in ``data_dir``; defaults when there are none or they are damaged."""

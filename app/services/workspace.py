@@ -199,13 +199,18 @@ class Workspace:
                 secret_resolver = keyring
             if resolve_model is None:
                 # vision models get the stored bytes of attached images
-                registry = ModelRegistry(api_key_lookup(keyring), media_loader=media_loader(store))
+                opened: list[Workspace] = []
+                registry = ModelRegistry(
+                    api_key_lookup(keyring),
+                    media_loader=media_loader(store),
+                    provider_urls=lambda: opened[0].settings.provider_urls() if opened else {},
+                )
                 resolve_model = registry.resolve
 
                 async def list_ollama(url: str) -> list[dict[str, Any]]:
                     return await registry.ollama_models(url)
 
-        return cls(
+        workspace = cls(
             store,
             resolve_model,
             data_dir=directory,
@@ -214,6 +219,9 @@ class Workspace:
             list_ollama=list_ollama,
             **options,
         )
+        if list_ollama is not None:
+            opened.append(workspace)  # models built from now on use its provider URLs
+        return workspace
 
     async def aclose(self) -> None:
         """Stop every run (each keeps what it saved) and close the store."""
@@ -351,9 +359,13 @@ class Workspace:
     # Settings and models -------------------------------------------------------------
 
     async def save_settings(self, settings: AppSettings) -> None:
-        """Keep ``settings`` and write them to disk."""
+        """Keep ``settings`` and write them to disk. Remote models are built again on their
+        next turn when a provider's URL changed."""
+        changed = settings.provider_urls() != self.settings.provider_urls()
         self.settings = settings
         await asyncio.to_thread(save_settings, self.data_dir, settings)
+        if changed:
+            self.drop_remote_models()
 
     async def model_choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
