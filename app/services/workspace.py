@@ -138,6 +138,7 @@ class Workspace:
         self._runs: dict[str, _Run] = {}
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
+        self._retired: list[ChatModel] = []
         self._preferences: Any = None
         self._attachments: AttachmentService | None = None
 
@@ -231,7 +232,21 @@ class Workspace:
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         await self.tools.aclose()
+        await self._close_models()
         await self._store.aclose()
+
+    async def _close_models(self) -> None:
+        """Close the connections of every model built here (local models stay loaded)."""
+        models, self._retired = [*self._models.values(), *self._retired], []
+        self._models.clear()
+        self._agents.clear()
+        for model in models:
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception:  # closing must not keep the rest from closing
+                    log.warning("closing a model's connections failed", exc_info=True)
 
     # Events --------------------------------------------------------------------------
 
@@ -427,8 +442,8 @@ class Workspace:
     def drop_remote_models(self) -> None:
         """Build the remote models again on their next turn (their key or URL changed)."""
         remote = [s for s in self._models if not s.startswith(("local", "gguf:", "scripted:"))]
-        for spec in remote:
-            del self._models[spec]
+        # a running turn may still use a dropped model: its connections close with the workspace
+        self._retired.extend(self._models.pop(spec) for spec in remote)
         self._agents = {k: v for k, v in self._agents.items() if k[0] not in remote}
 
     @property
