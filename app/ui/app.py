@@ -4,6 +4,7 @@ loop, the main window shown at once (models load behind it), and a clean shutdow
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import os
 import sys
@@ -82,6 +83,9 @@ async def close_window(window: MainWindow) -> None:
     await window.threads_vm.commit_delete()
     await drain()
     await window.workspace.aclose()
+    # Collect the closed window's reference cycles now, between events, rather than let the
+    # cycle collector destroy its Qt objects at some later moment inside Qt's own dispatch.
+    gc.collect()
 
 
 async def _main(

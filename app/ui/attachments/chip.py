@@ -7,12 +7,20 @@ While its file is read the chip shows a progress bar and the button cancels inst
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QImage, QKeyEvent, QPixmap
+from PySide6.QtGui import (
+    QColor,
+    QFocusEvent,
+    QImage,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPixmap,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -20,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.core.state import ContentBlock
 from app.ui.attachments.describe import badge, chip_detail
+from app.ui.theme import ACCENT
 
 __all__ = ["CHIP_SHEET", "AttachmentChip"]
 
@@ -34,6 +43,34 @@ CHIP_SHEET = """
 #attachmentDetail { color: palette(placeholder-text); }
 """
 """How chips look; set once on their bar (one style sheet for all, not one per chip)."""
+
+
+class ProgressLine(QWidget):
+    """A thin line filled to :meth:`value` percent. Unlike ``QProgressBar`` it runs no style
+    animation, so nothing keeps ticking for a chip that is being removed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._value = 0
+        self.setFixedHeight(4)
+
+    def value(self) -> int:
+        """How far, 0-100."""
+        return self._value
+
+    def setValue(self, value: int) -> None:
+        """Show ``value`` percent."""
+        self._value = max(0, min(100, value))
+        self.setAccessibleDescription(f"{self._value} %")
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        rect = self.rect()
+        painter.fillRect(rect, self.palette().color(QPalette.ColorRole.Midlight))
+        rect.setWidth(rect.width() * self._value // 100)
+        painter.fillRect(rect, QColor(ACCENT))
+        painter.end()
 
 
 class AttachmentChip(QFrame):
@@ -58,11 +95,8 @@ class AttachmentChip(QFrame):
         self.title.setObjectName("attachmentName")
         self.detail = QLabel("Waiting…", self)
         self.detail.setObjectName("attachmentDetail")
-        self.progress = QProgressBar(self)
+        self.progress = ProgressLine(self)
         self.progress.setObjectName("attachmentProgress")
-        self.progress.setRange(0, 100)
-        self.progress.setTextVisible(False)
-        self.progress.setFixedHeight(4)
         self.progress.setAccessibleName(f"Reading {name}")
         self.remove = QToolButton(self)
         self.remove.setObjectName("removeAttachmentButton")

@@ -3,6 +3,7 @@ dragging), Ctrl+V in the composer, and the Attach… file dialog."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QEvent, QIODevice, QMimeData, QObject, Qt
@@ -11,6 +12,7 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QGuiApplication,
+    QHelpEvent,
     QImage,
     QKeyEvent,
     QKeySequence,
@@ -72,6 +74,9 @@ class AttachmentIntake(QObject):
         self.tray = tray
         self._area = drop_area
         self._composer = composer
+        self.on_tooltip: Callable[[QObject, QHelpEvent], bool] | None = None
+        """Answers tooltip requests on the watched widgets (one filter per widget: each
+        Python event filter costs a call on every event the widget gets)."""
         self.dialog: QFileDialog | None = None
         """The open file dialog, while it is open."""
         self.overlay = QLabel("Drop files to attach them", drop_area)
@@ -85,6 +90,7 @@ class AttachmentIntake(QObject):
         )
         self.overlay.setAccessibleName("Drop files to attach them")
         self.overlay.hide()
+        self._watched: list[QWidget] = [drop_area, composer]
         drop_area.installEventFilter(self)
         composer.installEventFilter(self)
 
@@ -93,9 +99,19 @@ class AttachmentIntake(QObject):
         for widget in widgets:
             widget.setAcceptDrops(True)
             widget.installEventFilter(self)
+            self._watched.append(widget)
+
+    def close(self) -> None:
+        """Stop watching (the window closes): no event reaches this filter while the
+        window's widgets are being destroyed."""
+        for widget in self._watched:
+            widget.removeEventFilter(self)
+        self._watched = []
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
+        if kind == QEvent.Type.ToolTip and self.on_tooltip is not None:
+            return isinstance(event, QHelpEvent) and self.on_tooltip(watched, event)
         if watched is self._area and kind == QEvent.Type.Resize:
             self.overlay.setGeometry(self._area.rect().adjusted(12, 12, -12, -12))
         if watched is self._composer and kind == QEvent.Type.KeyPress:

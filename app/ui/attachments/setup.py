@@ -7,10 +7,11 @@ behind the chat's ``media:`` links.
 
 from __future__ import annotations
 
+import weakref
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtCore import QObject, QPointF
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QMenu, QToolTip
 
@@ -47,7 +48,9 @@ class WindowAttachments(QObject):
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
-        self._window = window
+        # weak: a strong reference here would tie the window into a reference cycle, and the
+        # cycle collector would then destroy it at an arbitrary moment (even mid-event)
+        self._window_ref = weakref.ref(window)
         service = window.workspace.attachments
         self.tray = AttachmentTray(service, window.composer.attachment_bar, self._spec, self)
         self.intake = AttachmentIntake(self.tray, window.stack, window.composer.edit, self)
@@ -55,12 +58,19 @@ class WindowAttachments(QObject):
         self.thumbs = ThumbnailCache(service, parent=self)
         window.chat.delegate.use_thumbnails(self.thumbs)
         self.actions = MediaActions(service, window)
-        self.actions.notice.connect(lambda text: window.notice.show_message(text, timeout_ms=5000))
+        self.actions.notice.connect(self._notice)
         window.chat.delegate.linkActivated.connect(self._on_link)
         window.chat.menu_extensions.append(self._extend_menu)
-        window.chat.viewport().installEventFilter(self)
-        window.chat_vm.threadOpened.connect(lambda _tid: self.refresh_fit())
-        window.composer.allow_empty = lambda: bool(self.tray.chips)
+        self.intake.on_tooltip = self._tooltip
+        window.chat_vm.threadOpened.connect(self._thread_opened)
+        window.composer.allow_empty = self.tray.has_chips
+
+    @property
+    def _window(self) -> MainWindow:
+        window = self._window_ref()
+        if window is None:
+            raise RuntimeError("the window is gone")
+        return window
 
     async def _spec(self) -> str | None:
         thread_id = self._window.chat_vm.thread_id
@@ -71,6 +81,12 @@ class WindowAttachments(QObject):
         except ParleyError:
             return None
         return thread.model or self._window.workspace.settings.default_model
+
+    def _thread_opened(self, _thread_id: str) -> None:
+        self.refresh_fit()
+
+    def _notice(self, text: str) -> None:
+        self._window.notice.show_message(text, timeout_ms=5000)
 
     def refresh_fit(self) -> None:
         """Say again what the thread's model will not see (its model changed)."""
@@ -118,9 +134,9 @@ class WindowAttachments(QObject):
                 text = label.format(name=name)
                 menu.addAction(text, partial(self._run, action, message, index))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+    def _tooltip(self, watched: QObject, event: QHelpEvent) -> bool:
         """Hovering an attachment in the chat shows what it is (an image's alt text)."""
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+        if watched is self._window.chat.viewport():
             chat = self._window.chat
             index = chat.indexAt(event.pos())
             message = self._window.chat_vm.model.message_at(index.row())
@@ -142,3 +158,7 @@ class WindowAttachments(QObject):
         self.actions.close()
         self.thumbs.close()
         self.tray.close()
+        self.intake.close()
+        self.intake.on_tooltip = None
+        self._window.chat.menu_extensions.clear()
+        self._window.composer.allow_empty = lambda: False

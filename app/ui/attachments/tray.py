@@ -163,6 +163,10 @@ class AttachmentTray(QObject):
 
     # State ---------------------------------------------------------------------------
 
+    def has_chips(self) -> bool:
+        """Whether anything is attached (or being read)."""
+        return bool(self.chips)
+
     @property
     def busy(self) -> bool:
         """Whether a file is still being read."""

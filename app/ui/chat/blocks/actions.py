@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
@@ -44,11 +45,15 @@ class MediaActions(QObject):
     def __init__(self, service: AttachmentService, parent: QWidget) -> None:
         super().__init__(parent)
         self._service = service
-        self._parent = parent
+        self._parent_ref = weakref.ref(parent)  # weak: no reference cycle with the window
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.windows: list[QDialog] = []
         """The viewer and player windows opened (and not yet closed)."""
         self.save_dialog: QFileDialog | None = None
+
+    @property
+    def _parent(self) -> QWidget | None:
+        return self._parent_ref()
 
     async def run(self, action: str, message: Message, index: int) -> None:
         """Do ``action`` (view, play, open, save) on block ``index`` of ``message``."""
@@ -86,6 +91,7 @@ class MediaActions(QObject):
 
     def _show(self, window: QDialog) -> None:
         self.windows.append(window)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # a closed viewer is gone
         window.finished.connect(lambda _r: self.windows.remove(window))
         window.show()
         window.raise_()

@@ -128,10 +128,15 @@ class MediaPlayer(QDialog):
         else:
             super().keyPressEvent(event)
 
-    def closeEvent(self, event: QCloseEvent) -> None:
+    def release(self) -> None:
+        """Stop and let go of the file, so the media backend holds nothing of this window."""
         self.player.stop()
+        self.player.setSource(QUrl())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.release()
         super().closeEvent(event)
 
     def done(self, result: int) -> None:
-        self.player.stop()
+        self.release()
         super().done(result)
