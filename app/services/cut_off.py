@@ -9,10 +9,10 @@ answered with a short note, so the model is never shown a call without an answer
 
 from __future__ import annotations
 
-from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state import AgentState, Message, ToolResultBlock
 from app.core.tools.node import tool_message_id
+from app.services.state_edits import save_edited_state
 from app.store import Store
 
 __all__ = ["DISCARDED_NOTE", "discard_cut_off", "is_cut_off"]
@@ -64,15 +64,5 @@ async def discard_cut_off(store: Store, thread_id: str) -> list[Message]:
     state = latest.state.model_copy(
         update={"context": [*latest.state.context, *added], "execution_meta": meta}
     )
-    await store.checkpointer.aput(
-        Checkpoint(
-            thread_id=thread_id,
-            checkpoint_id=new_checkpoint_id(),
-            parent_id=latest.checkpoint_id,
-            step=latest.step,
-            state=state,
-            source="update",
-        ),
-        None,
-    )
+    await save_edited_state(store, latest, state)
     return added

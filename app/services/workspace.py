@@ -536,7 +536,7 @@ class Workspace:
 
     async def delete_message(self, thread_id: str, message_id: str) -> None:
         """Remove one message from the thread (saved as a new step; runs nothing)."""
-        from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
+        from app.services.state_edits import save_edited_state
 
         self._refuse_if_running(thread_id)
         latest = await self._store.checkpointer.aget(thread_id, AgentState)
@@ -546,17 +546,7 @@ class Workspace:
         if len(context) == len(latest.state.context):
             raise UserError("that message is no longer in the thread")
         state = latest.state.model_copy(update={"context": context})
-        await self._store.checkpointer.aput(
-            Checkpoint(
-                thread_id=thread_id,
-                checkpoint_id=new_checkpoint_id(),
-                parent_id=latest.checkpoint_id,
-                step=latest.step,
-                state=state,
-                source="update",
-            ),
-            None,
-        )
+        await save_edited_state(self._store, latest, state)
         self._emit(MessageRemoved(thread_id, message_id))
         self._emit(ThreadsChanged(thread_id))
 
