@@ -181,6 +181,11 @@ def _peer(data_dir: str, thread_id: str) -> dict[str, float]:
 def main(argv: list[str]) -> dict[str, float]:
     """Run the mode in ``argv`` and return its figures."""
     mode, data_dir, thread_id = argv
+    # PySide6 6.12 on Python 3.11 runs None's reference count down; the peer needs the same
+    # guard as the app or it aborts while scrolling (the guard costs nothing per frame).
+    from app.ui import keep_none_alive
+
+    keep_none_alive()
     if mode == "peer":
         return _peer(data_dir, thread_id)
     import qasync
