@@ -18,7 +18,7 @@ from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
-from app.ui.startup_check import READ_ONLY_NOTICE, store_at_start
+from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
 from app.ui.tasks import drain, spawn
 from app.ui.theme import apply_theme
 from app.ui.window import MainWindow
@@ -72,7 +72,13 @@ async def open_window(
     window.show()
     await window.start(thread_id, preload=preload)
     if workspace.data.read_only:
+        window.show_read_only()
+    if workspace.data.read_only and window.start_problem:
+        window.notice.show_message(UNREADABLE_COPY_NOTICE, level="error")
+    elif workspace.data.read_only:
         window.notice.show_message(READ_ONLY_NOTICE, level="warning")
+    elif window.start_problem:
+        window.notice.show_message(window.start_problem, level="error")
     return window
 
 

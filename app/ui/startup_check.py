@@ -20,11 +20,17 @@ from app.services.data_actions import (
 )
 from app.ui.dialogs import ask
 
-__all__ = ["READ_ONLY_NOTICE", "DamagedDialog", "store_at_start"]
+__all__ = ["READ_ONLY_NOTICE", "UNREADABLE_COPY_NOTICE", "DamagedDialog", "store_at_start"]
 
 READ_ONLY_NOTICE = (
     "This is a read-only copy of your damaged thread database: you can read and export your "
     "threads (File > Export all threads…), but nothing new is saved."
+)
+
+UNREADABLE_COPY_NOTICE = (
+    "This is a read-only copy of your damaged thread database. The list of threads cannot be "
+    "read from it, so there is nothing to show or export here. The original file is untouched "
+    "in your data folder (Help > Open data folder); a database recovery tool may save more."
 )
 
 

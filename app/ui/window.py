@@ -99,6 +99,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.setWindowTitle("Parley")
         self.workspace = workspace
+        self.start_problem: str | None = None
+        """Why the thread list could not be read at start (a damaged database), if so."""
         self.chat_vm = ChatViewModel(workspace, self)
         self.threads_vm = ThreadsViewModel(workspace, self)
         self._settings = QSettings(
@@ -236,13 +238,17 @@ class MainWindow(QMainWindow):
     async def start(self, thread_id: str | None = None, *, preload: bool = True) -> None:
         """Fill the sidebar, open ``thread_id`` (or the latest, or a new thread), and load the
         default local model in the background."""
-        await self.threads_vm.refresh()
+        try:
+            await self.threads_vm.refresh()
+        except ParleyError as exc:  # a damaged thread list: the window still opens and says so
+            self.start_problem = str(exc)
         if thread_id is None and self.threads_vm.model.rowCount():
             thread_id = self.threads_vm.model.rows[0].thread_id
-        if thread_id is None:
+        if thread_id is None and self.start_problem is None and not self.workspace.data.read_only:
             thread_id = (await self.workspace.create_thread()).id
             await self.threads_vm.refresh()
-        await self.open_thread(thread_id)
+        if thread_id is not None:
+            await self.open_thread(thread_id)
         spawn(self.refresh_models())
         self.workspace.tools.start_in_background()
         default = self.workspace.settings.default_model
@@ -282,8 +288,20 @@ class MainWindow(QMainWindow):
                 if not self.threads_vm.model.rows[row].snippet:
                     self.header.title.setText(title)
 
+    def show_read_only(self) -> None:
+        """Nothing new can be saved (a rescued copy): reading, searching and exporting stay."""
+        edit = self.composer.edit
+        edit.setReadOnly(True)
+        edit.setPlaceholderText("This copy is read-only: nothing new can be sent or saved.")
+        for button in (self.composer.attach_button, self.composer.send_button):
+            button.setEnabled(False)
+        self.sidebar.new_button.setEnabled(False)
+        self.empty.setEnabled(False)
+
     async def new_thread(self) -> None:
         """Start a new thread (reusing the open one when it is still empty)."""
+        if self.workspace.data.read_only:
+            return
         if self.chat_vm.thread_id and self.chat_vm.model.rowCount() == 0:
             self.composer.edit.setFocus()
             return
