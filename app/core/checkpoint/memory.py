@@ -86,7 +86,9 @@ class InMemoryCheckpointer:
         self._writes.pop(thread_id, None)
 
     async def aput_write(self, thread_id: str, checkpoint_id: str, key: str, value: str) -> None:
-        """Keep one result of the step running from ``checkpoint_id``."""
+        """Keep one result of the step running from ``checkpoint_id`` (the latest one)."""
+        if self._latest.get(thread_id) != checkpoint_id:
+            return
         held = self._writes.get(thread_id)
         if held is None or held[0] != checkpoint_id:
             held = self._writes[thread_id] = (checkpoint_id, {})
