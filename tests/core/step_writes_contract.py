@@ -18,13 +18,15 @@ from tests.core.checkpoint_contract import Saver
 
 __all__ = ["StepWritesContract"]
 
+SECRET = "sk-live-0123456789"
+
 
 def _graph(checkpointer: Checkpointer, log: list[str], hang: asyncio.Event | None) -> Any:
-    @tool
-    async def quick(label: str, runtime: Runtime) -> str:
-        """Log the label."""
+    @tool(secret_refs={"token": "vault/key"})
+    async def quick(label: str, token: str, runtime: Runtime) -> str:
+        """Log the label; answer with the secret, as a careless tool might."""
         log.append(f"quick {label} {runtime.idempotency_key}")
-        return f"quick {label} with sk-{label}"
+        return f"quick {label} with {token}"
 
     @tool(timeout=60)
     async def slow(label: str, runtime: Runtime) -> str:
@@ -37,7 +39,7 @@ def _graph(checkpointer: Checkpointer, log: list[str], hang: asyncio.Event | Non
 
     return (
         StateGraph(AgentState)
-        .add_node("tools", ToolNode([quick, slow]))
+        .add_node("tools", ToolNode([quick, slow], secret_resolver=lambda ref: SECRET))
         .add_edge(START, "tools")
         .add_edge("tools", END)
         .compile(checkpointer=checkpointer)
@@ -95,7 +97,9 @@ class StepWritesContract:
         assert latest is not None
         saved = await checkpointer.aget_writes("t", latest.checkpoint_id)
         assert len(saved) == 1
-        assert "sk-one" in next(iter(saved.values()))
+        body = next(iter(saved.values()))
+        assert "quick one with [redacted secret vault/key]" in body  # saved redacted
+        assert SECRET not in body
 
         state = await _graph(checkpointer, log, None).ainvoke(None, config)
         assert sorted(line.split()[0] for line in log) == ["done", "quick", "start", "start"]
@@ -103,5 +107,5 @@ class StepWritesContract:
         keys = {line.split()[-1] for line in log if not line.startswith("quick")}
         assert len(keys) == 1  # the cut-off call ran again with the same idempotency key
         outputs = [r.output for m in state.context for r in m.tool_results()]
-        assert outputs == ["quick one with sk-one", "slow two"]
+        assert outputs == ["quick one with [redacted secret vault/key]", "slow two"]
         assert await checkpointer.aget_writes("t", latest.checkpoint_id) == {}
