@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QPushButton
@@ -55,6 +56,12 @@ async def killed_mid_call(tmp_path: Path, mode: str = "") -> tuple[Path, Path]:
 def _saved_results(data: Path) -> int:
     with contextlib.closing(sqlite3.connect(data / DATABASE_NAME, timeout=5)) as conn:
         return int(conn.execute("SELECT count(*) FROM step_writes").fetchone()[0])
+
+
+async def click_when_shown(window: Any, name: str, what: str) -> None:
+    """Wait for the banner's button ``name`` and click it."""
+    button = await wait_until(lambda: window.findChild(QPushButton, name), what=what)
+    button.click()
 
 
 def lines(log: Path) -> list[list[str]]:
@@ -103,10 +110,7 @@ async def test_a_call_that_finished_beside_the_cut_off_one_is_not_run_again(
     model = Recorder([{"text": "Both stamped."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        resume = await wait_until(
-            lambda: window.findChild(QPushButton, "resumeRunButton"), what="Resume"
-        )
-        resume.click()
+        await click_when_shown(window, "resumeRunButton", "Resume")
         await wait_until(lambda: model.inputs, what="the model to be asked after the calls")
         await wait_until(
             lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
@@ -130,10 +134,7 @@ async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> Non
     model = Recorder([{"text": "Ready for the next message."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        discard = await wait_until(
-            lambda: window.findChild(QPushButton, "discardRunButton"), what="Discard"
-        )
-        discard.click()
+        await click_when_shown(window, "discardRunButton", "Discard")
         await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
         await wait_until(
             lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the note"
