@@ -31,7 +31,7 @@ from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.secrets import SecretSource
 from app.core.tools.tool import Tool, tool
 
-__all__ = ["ToolNode", "tool_message_id"]
+__all__ = ["ToolNode", "saved_messages", "tool_message_id"]
 
 
 def tool_message_id(assistant_id: str | int, call_id: str) -> str:
@@ -40,6 +40,17 @@ def tool_message_id(assistant_id: str | int, call_id: str) -> str:
     Stable, so a node that runs again (after a resume or a crash) replaces its messages.
     """
     return f"{assistant_id}:{call_id}"
+
+
+def saved_messages(saved: dict[str, str], task_ids: Sequence[str], call_id: str) -> list[Message]:
+    """The messages a cut-off run saved for ``call_id`` when it finished (its ``tool`` message
+    first), given the step's saved results and the ids of the step's tasks; empty when the
+    call did not finish."""
+    for task_id in task_ids:
+        body = saved.get(f"{task_id}:{call_id}")
+        if body is not None:
+            return load_messages(body)
+    return []
 
 
 def _messages_of(state: Any) -> list[Message]:
@@ -192,7 +203,7 @@ class _CallUpdate:
 
 
 def _write_key(ctx: RunContext, call_id: str) -> str:
-    return f"{ctx.task_id}:{call_id}"
+    return f"{ctx.task_id}:{call_id}"  # read by saved_messages too
 
 
 def _saved_results(

@@ -173,3 +173,24 @@ async def test_a_process_killed_while_waiting_for_approval_still_waits(
         assert [line[:-1] for line in lines(log)] == [[], ["guarded", "third"]]
     finally:
         await close_window(window)
+
+
+async def test_discarding_keeps_the_result_of_a_call_that_finished(tmp_path: Path) -> None:
+    data, log = await killed_mid_call(tmp_path, "parallel")
+    before = log.read_text()
+    model = Recorder([])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        await click_when_shown(window, "discardRunButton", "Discard")
+        await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
+        await wait_until(
+            lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the notes"
+        )
+        tools = [m for m in window.chat_vm.model.messages() if m.role == "tool"]
+        assert [r.output for m in tools for r in m.tool_results()] == [
+            "stamped first",
+            DISCARDED_NOTE,
+        ]
+        assert log.read_text() == before and model.inputs == []
+    finally:
+        await close_window(window)
