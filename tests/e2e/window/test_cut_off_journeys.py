@@ -64,6 +64,13 @@ async def click_when_shown(window: Any, name: str, what: str) -> None:
     button.click()
 
 
+async def discard(window: Any) -> None:
+    """Press Discard and wait until the unanswered calls got their answers."""
+    await click_when_shown(window, "discardRunButton", "Discard")
+    await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
+    await wait_until(lambda: window.chat_vm.model.messages()[-1].role == "tool", what="answers")
+
+
 def lines(log: Path) -> list[list[str]]:
     return [line.split() for line in log.read_text().splitlines()]
 
@@ -134,11 +141,7 @@ async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> Non
     model = Recorder([{"text": "Ready for the next message."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        await click_when_shown(window, "discardRunButton", "Discard")
-        await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
-        await wait_until(
-            lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the note"
-        )
+        await discard(window)
         last = window.chat_vm.model.messages()[-1]
         assert [r.output for r in last.tool_results()] == [DISCARDED_NOTE]
         assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
@@ -181,11 +184,7 @@ async def test_discarding_keeps_the_result_of_a_call_that_finished(tmp_path: Pat
     model = Recorder([])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        await click_when_shown(window, "discardRunButton", "Discard")
-        await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
-        await wait_until(
-            lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the notes"
-        )
+        await discard(window)
         tools = [m for m in window.chat_vm.model.messages() if m.role == "tool"]
         assert [r.output for m in tools for r in m.tool_results()] == [
             "stamped first",
