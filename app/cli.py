@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, TextIO, cast
 from app import cli_diagnostics, cli_mcp, cli_models
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock, ErrorBlock
-from app.services.events import MessageStreamed, Retrying, ToolActivity, WorkspaceEvent
+from app.services.events import (
+    MessageAdded,
+    MessageStreamed,
+    Retrying,
+    ToolActivity,
+    WorkspaceEvent,
+)
 
 if TYPE_CHECKING:
     from app.services.conversation import TurnOutcome
@@ -128,8 +134,9 @@ def _printable(text: str, encoding: str | None) -> str:
 
 
 class _Printer:
-    """Writes a driven thread's events to the terminal: the reply as it streams, tool calls
-    starting or failing, and retries while a provider is busy."""
+    """Writes a driven thread's events to the terminal: the reply as it streams (or whole,
+    when it did not stream, like the note a run leaves when it stops at a budget limit), tool
+    calls starting or failing, and retries while a provider is busy."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
@@ -138,17 +145,22 @@ class _Printer:
 
     def __call__(self, event: WorkspaceEvent) -> None:
         if isinstance(event, MessageStreamed):
-            text = event.message.text()
-            shown = self._shown.get(event.message_id, 0)
-            if len(text) > shown:
-                self.out.write(_printable(text[shown:], getattr(self.out, "encoding", None)))
-                self.out.flush()
-                self._shown[event.message_id] = len(text)
+            self._reply(event.message_id, event.message.text())
+        elif isinstance(event, MessageAdded) and event.message.role == "assistant":
+            self._reply(str(event.message.message_id), event.message.text())
         elif isinstance(event, ToolActivity) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
             self.out.write(f"\n[{event.tool}: {event.status}{note}]\n")
         elif isinstance(event, Retrying):
             self.err.write(f"({event.provider} is busy; trying again in {event.delay:.0f} s)\n")
+
+    def _reply(self, message_id: str, text: str) -> None:
+        """Write the part of the reply ``message_id`` not shown yet."""
+        shown = self._shown.get(message_id, 0)
+        if len(text) > shown:
+            self.out.write(_printable(text[shown:], getattr(self.out, "encoding", None)))
+            self.out.flush()
+            self._shown[message_id] = len(text)
 
 
 def _report(outcome: TurnOutcome, out: TextIO, err: TextIO, thread_id: str) -> int:

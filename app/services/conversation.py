@@ -8,11 +8,12 @@ dialog whenever the user decides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.errors import UserError
+from app.core.graph.budget_pause import BudgetPause
 from app.core.state import AgentState, ContentBlock
 from app.core.tools import ApprovalHandler
 from app.core.tools.approvals import answer_requests
@@ -20,7 +21,10 @@ from app.services.events import ApprovalNeeded, Problem, WorkspaceEvent
 from app.services.workspace import Workspace
 from app.store import Thread
 
-__all__ = ["Conversation", "TurnOutcome"]
+__all__ = ["BudgetHandler", "Conversation", "TurnOutcome"]
+
+BudgetHandler = Callable[[BudgetPause], Awaitable[float | None]]
+"""Asked when a run pauses at a budget limit: the new limit, or ``None`` to stop there."""
 
 
 @dataclass
@@ -39,17 +43,19 @@ class TurnOutcome:
 
 class Conversation:
     """Sends messages on threads of ``workspace`` and waits for each turn to end, asking
-    ``approvals`` whenever the run pauses for one; with no handler a paused turn stays paused
-    and saved, for :meth:`resume` later."""
+    ``approvals`` whenever the run pauses for one and ``budget`` when it pauses at a budget
+    limit; with no handler a paused turn stays paused and saved, for :meth:`resume` later."""
 
     def __init__(
         self,
         workspace: Workspace,
         approvals: ApprovalHandler | None = None,
         on_event: Callable[[WorkspaceEvent], None] | None = None,
+        budget: BudgetHandler | None = None,
     ) -> None:
         self.workspace = workspace
         self.approvals = approvals
+        self.budget = budget
         self._on_event = on_event
 
     async def new_thread(self, first_text: str = "", *, model: str | None = None) -> Thread:
@@ -98,17 +104,27 @@ class Conversation:
         try:
             if start is not None:
                 outcome.state = await (await start())
-            while self.approvals is not None:
-                pending = await self.workspace.pending_approvals(thread_id)
-                if not pending:
-                    break
-                answers = {p.interrupt_id: await self._decide(p) for p in pending}
-                outcome.state = await (await self.workspace.answer(thread_id, answers))
+            while (run := await self._answer_pause(thread_id)) is not None:
+                outcome.state = await run
             if outcome.state is None:
                 outcome.state = await self.workspace.saved_state(thread_id)
         finally:
             unsubscribe()
         return outcome
+
+    async def _answer_pause(self, thread_id: str) -> Any:
+        """Ask about what the thread waits on and return the continued run, or ``None`` when
+        it waits on nothing (or nobody here can answer)."""
+        if self.approvals is not None:
+            pending = await self.workspace.pending_approvals(thread_id)
+            if pending:
+                answers = {p.interrupt_id: await self._decide(p) for p in pending}
+                return await self.workspace.answer(thread_id, answers)
+        if self.budget is not None:
+            for paused in await self.workspace.pending_budget(thread_id):
+                raise_to = await self.budget(paused.pause)
+                return await self.workspace.answer_budget(thread_id, paused.interrupt_id, raise_to)
+        return None
 
     async def _decide(self, approval: ApprovalNeeded) -> Any:
         assert self.approvals is not None

@@ -3,15 +3,17 @@
 The last checkpoint of such a thread still says ``running``. Resuming continues from that
 checkpoint's pending steps (the engine runs only what had not finished: steps saved before are
 not run again, and a tool call keeps its id, so its idempotency key is the same when it runs
-again). Discarding ends the run where it stopped: each tool call that got no result is
-answered with a short note, so the model is never shown a call without an answer.
+again, and calls that finished beside a cut-off one keep the result they saved). Discarding
+ends the run where it stopped: each tool call that got no result is answered with the result
+it saved when it finished, or else a short note, so the model is never shown a call without
+an answer.
 """
 
 from __future__ import annotations
 
 from app.core.errors import UserError
 from app.core.state import AgentState, Message, ToolResultBlock
-from app.core.tools.node import tool_message_id
+from app.core.tools.node import saved_messages, tool_message_id
 from app.services.state_edits import save_edited_state
 from app.store import Store
 
@@ -28,8 +30,9 @@ async def is_cut_off(store: Store, thread_id: str) -> bool:
     return overview is not None and overview.run_status == "running"
 
 
-def _unanswered(state: AgentState) -> list[Message]:
-    """Tool messages answering the last assistant message's calls that have no result."""
+def _unanswered(state: AgentState, saved: dict[str, str]) -> list[Message]:
+    """Tool messages answering the last assistant message's calls that have no result in the
+    state: the result a call saved when it finished (``saved``), else the discarded note."""
     context = state.context
     last = next(
         (i for i in range(len(context) - 1, -1, -1) if context[i].role == "assistant"), None
@@ -38,15 +41,20 @@ def _unanswered(state: AgentState) -> list[Message]:
         return []
     message = context[last]
     answered = {r.call_id for m in context[last + 1 :] for r in m.tool_results()}
-    return [
-        Message.tool_message(
-            [ToolResultBlock(call_id=c.id, output=DISCARDED_NOTE, status="error", name=c.name)],
-            message_id=tool_message_id(message.message_id, c.id),
-            metadata={"tool_error": "discarded"},
-        )
-        for c in message.tool_calls()
-        if c.id not in answered
-    ]
+    task_ids = [t.task_id for t in state.execution_meta.next_tasks]
+    added: list[Message] = []
+    for c in message.tool_calls():
+        if c.id in answered:
+            continue
+        finished = saved_messages(saved, task_ids, c.id)
+        added += finished or [
+            Message.tool_message(
+                [ToolResultBlock(call_id=c.id, output=DISCARDED_NOTE, status="error", name=c.name)],
+                message_id=tool_message_id(message.message_id, c.id),
+                metadata={"tool_error": "discarded"},
+            )
+        ]
+    return added
 
 
 async def discard_cut_off(store: Store, thread_id: str) -> list[Message]:
@@ -57,7 +65,8 @@ async def discard_cut_off(store: Store, thread_id: str) -> list[Message]:
     latest = await store.checkpointer.aget(thread_id, AgentState)
     if latest is None:
         raise UserError("this thread has nothing saved yet")
-    added = _unanswered(latest.state)
+    saved = await store.checkpointer.aget_writes(thread_id, latest.checkpoint_id)
+    added = _unanswered(latest.state, saved)
     meta = latest.state.execution_meta.model_copy(
         update={"status": "completed", "next_tasks": [], "interrupts": [], "resume": {}}
     )

@@ -42,13 +42,15 @@ async def open_session(
     """Open the workspace in ``data_dir`` (store and keyring, off the loop) and yield a
     :class:`Session` whose new threads use ``model_spec``.
 
-    Approvals are asked on the terminal when ``interactive``; with ``tools`` the model is
+    Approvals are asked on the terminal when ``interactive`` (budget pauses too, when stdin
+    is a terminal; otherwise a turn at its limit ends saying so); with ``tools`` the model is
     offered the built-in tools (file tools ask for approval) and the configured MCP servers'
     tools; every event of a driven thread reaches ``on_event``.
     """
     from app.services.mcp_config import configured_mcp_tools
 
     secrets = await asyncio.to_thread(KeyringSecretResolver)
+    asking_budget = interactive and sys.stdin.isatty()
     async with AsyncExitStack() as stack:
         offered: list[Tool[..., Any]] = list(BUILTIN_TOOLS) if tools else []
         granted = list(BUILTIN_PERMISSIONS) if tools else []
@@ -63,12 +65,19 @@ async def open_session(
             data_dir,
             secret_resolver=secrets,
             tools=offered,
-            # nobody can answer a budget pause here: a turn at its limit ends saying so
-            run_config={"budget_pause": False, **({"tool_permissions": granted} if tools else {})},
+            # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
+            run_config={
+                "budget_pause": asking_budget,
+                **({"tool_permissions": granted} if tools else {}),
+            },
         )
         stack.push_async_callback(workspace.aclose)
         workspace.settings = workspace.settings.model_copy(update={"default_model": model_spec})
+        handler = TerminalApprovalHandler() if interactive else None
         chat = Conversation(
-            workspace, TerminalApprovalHandler() if interactive else None, on_event=on_event
+            workspace,
+            handler,
+            on_event=on_event,
+            budget=handler.raise_limit if handler is not None and asking_budget else None,
         )
         yield Session(workspace=workspace, chat=chat, model_spec=model_spec)

@@ -5,6 +5,10 @@ whole, explicit answer counts (any letter case): ``y``/``yes``/``approve``, ``n`
 (with an optional reason), ``e``/``edit`` (edit the arguments as JSON, then run) or ``always``
 (allow this tool from now on, in ``thread`` or ``everywhere``, which must be answered too).
 Anything else, an empty answer included, asks again; end of input denies.
+
+A run paused at a budget limit is asked about too (:meth:`TerminalApprovalHandler.raise_limit`):
+``y``/``yes`` raises the limit by the suggested amount and goes on; anything else, or end of
+input, stops the run there.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TextIO
 
+from app.core.graph.budget_pause import BudgetPause
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
 from app.services.terminal_input import read_line, stdin_lines
 
@@ -82,6 +87,16 @@ class TerminalApprovalHandler:
             decisions.append(await self._decide_one(request))
         return decisions
 
+    async def raise_limit(self, pause: BudgetPause) -> float | None:
+        """Ask whether to raise the limit the run paused at; return the new limit, or
+        ``None`` to stop there."""
+        by = pause.suggested_to - pause.value
+        answer = await self._ask(
+            f"\nThe run reached its limit of {_amount(pause.limit, pause.value)}. "
+            f"Raise by {_amount(pause.limit, by)} and continue? [y/N]: "
+        )
+        return pause.suggested_to if _choice(answer or "") in ("y", "yes") else None
+
     def _show(self, request: ApprovalRequest, number: int, total: int) -> None:
         self._print(f"\nTool call {number} of {total} needs your approval: {request.tool}")
         if request.note:
@@ -144,3 +159,11 @@ class TerminalApprovalHandler:
                 self._print('The arguments must be a JSON object, like {"name": "value"}.')
                 continue
             return {**request.args, **value}
+
+
+def _amount(limit: str, value: float) -> str:
+    """``value`` of budget limit ``limit`` in words: "8 model calls", "$0.5000"."""
+    if limit == "max_cost":
+        return f"${value:.4f}"
+    what = {"max_model_calls": "model call", "max_tool_calls": "tool call"}.get(limit, "token")
+    return f"{value:g} {what}{'' if value == 1 else 's'}"

@@ -28,13 +28,16 @@ class StdinLines:
 
     def __call__(self, prompt: str = "") -> str:
         """Show ``prompt``, then return the next line without its newline; ``EOFError`` at
-        the end of input."""
+        the end of input (also when the terminal is gone)."""
         if prompt:
             sys.stdout.write(prompt)
             sys.stdout.flush()
         with self._lock:
             while b"\n" not in self._pending:
-                chunk = os.read(self._fd, 65536)
+                try:
+                    chunk = os.read(self._fd, 65536)
+                except OSError:  # the terminal went away (EIO after a hang-up): no more input
+                    chunk = b""
                 if not chunk:
                     line, self._pending = self._pending, b""
                     if not line:

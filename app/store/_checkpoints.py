@@ -251,6 +251,7 @@ def put_in(
         (owner if running else None, time.time() if running else None, thread_id),
     )
     _save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
+    conn.execute("DELETE FROM step_writes WHERE thread_id = ?", (thread_id,))  # now in the state
     _search_index.maybe_flush(conn)
     keys = _media_keys(written)
     if keys:

@@ -150,7 +150,20 @@ def _v4(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX fts_queue_by_row ON fts_queue(row_id, op)")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite_utils.Database) -> None:
+    # each tool call's result as it finishes, so a run cut off mid-step does not repeat it
+    db.conn.execute(
+        "CREATE TABLE step_writes ("
+        " thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
+        " checkpoint_id TEXT NOT NULL,"
+        " key TEXT NOT NULL,"
+        " body TEXT NOT NULL,"
+        " PRIMARY KEY (thread_id, checkpoint_id, key)"
+        ") WITHOUT ROWID"
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, TypeVar
 from app.core.checkpoint.base import Checkpoint, CheckpointInfo, StateChanges
 from app.core.state.agent_state import AgentState
 from app.core.state.interrupt import Interrupt
-from app.store import _checkpoints, _threads
+from app.store import _checkpoints, _step_writes, _threads
 
 if TYPE_CHECKING:
     from app.store._worker import Worker
@@ -83,3 +83,11 @@ class SqliteCheckpointer:
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete the thread, its checkpoints, and its media no other thread uses."""
         await self._worker.acall(_threads.delete, thread_id)
+
+    async def aput_write(self, thread_id: str, checkpoint_id: str, key: str, value: str) -> None:
+        """Save one result of the step running from ``checkpoint_id`` (table ``step_writes``)."""
+        await self._worker.acall(_step_writes.put, thread_id, checkpoint_id, key, value)
+
+    async def aget_writes(self, thread_id: str, checkpoint_id: str) -> dict[str, str]:
+        """Return the results saved for the step running from ``checkpoint_id``."""
+        return await self._worker.acall(_step_writes.get, thread_id, checkpoint_id)

@@ -6,9 +6,10 @@ import pytest
 
 from app.core.checkpoint import InMemoryCheckpointer
 from tests.core.checkpoint_contract import CheckpointerContract
+from tests.core.step_writes_contract import StepWritesContract
 
 
-class TestInMemoryCheckpointer(CheckpointerContract):
+class TestInMemoryCheckpointer(CheckpointerContract, StepWritesContract):
     """Every contract test against :class:`InMemoryCheckpointer`."""
 
     @pytest.fixture

@@ -46,6 +46,14 @@ class PassThrough:
         """Delete through."""
         await self.inner.adelete_thread(thread_id)
 
+    async def aput_write(self, thread_id: str, checkpoint_id: str, key: str, value: str) -> None:
+        """Save through."""
+        await self.inner.aput_write(thread_id, checkpoint_id, key, value)
+
+    async def aget_writes(self, thread_id: str, checkpoint_id: str) -> dict[str, str]:
+        """Read through."""
+        return await self.inner.aget_writes(thread_id, checkpoint_id)
+
 
 @contextlib.contextmanager
 def peek(path: Path) -> Iterator[sqlite3.Connection]:

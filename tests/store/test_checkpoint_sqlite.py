@@ -6,9 +6,10 @@ import pytest
 
 from app.store import SqliteCheckpointer, Store
 from tests.core.checkpoint_contract import CheckpointerContract
+from tests.core.step_writes_contract import StepWritesContract
 
 
-class TestSqliteCheckpointer(CheckpointerContract):
+class TestSqliteCheckpointer(CheckpointerContract, StepWritesContract):
     """Every contract test against :class:`SqliteCheckpointer`."""
 
     @pytest.fixture

@@ -9,6 +9,7 @@ from app.core.checkpoint.base import (
     new_checkpoint_id,
 )
 from app.core.checkpoint.memory import InMemoryCheckpointer
+from app.core.checkpoint.writes import StepWrites
 
 __all__ = [
     "Checkpoint",
@@ -17,5 +18,6 @@ __all__ = [
     "Checkpointer",
     "InMemoryCheckpointer",
     "StateChanges",
+    "StepWrites",
     "new_checkpoint_id",
 ]

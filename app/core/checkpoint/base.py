@@ -141,3 +141,16 @@ class Checkpointer(Protocol):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint of the thread."""
         ...
+
+    async def aput_write(self, thread_id: str, checkpoint_id: str, key: str, value: str) -> None:
+        """Save one result of the step that started from checkpoint ``checkpoint_id`` before
+        that step is checkpointed (a tool call that finished while others still run), so a
+        run cut off mid-step does not do it again. ``key`` names the result within the step;
+        a second write of one key replaces the first. The next :meth:`aput` of the thread
+        drops every such write: its checkpoint holds the results now."""
+        ...
+
+    async def aget_writes(self, thread_id: str, checkpoint_id: str) -> dict[str, str]:
+        """Return the results saved by :meth:`aput_write` for the step that started from
+        ``checkpoint_id`` (empty when that is not the thread's latest checkpoint)."""
+        ...

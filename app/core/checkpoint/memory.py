@@ -26,12 +26,14 @@ class InMemoryCheckpointer:
     def __init__(self) -> None:
         self._threads: dict[str, dict[str, tuple[CheckpointInfo, bytes]]] = {}
         self._latest: dict[str, str] = {}
+        self._writes: dict[str, tuple[str, dict[str, str]]] = {}
 
     async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
         """Save ``checkpoint`` (this implementation always stores the whole state)."""
         latest = self._latest.get(checkpoint.thread_id)
         if changes is not None and latest is not None and checkpoint.parent_id != latest:
             raise CheckpointConflict(conflict_message(checkpoint.thread_id))
+        self._writes.pop(checkpoint.thread_id, None)
         thread = self._threads.setdefault(checkpoint.thread_id, {})
         thread[checkpoint.checkpoint_id] = (checkpoint.info, dump_state(checkpoint.state))
         self._latest[checkpoint.thread_id] = checkpoint.checkpoint_id
@@ -81,3 +83,20 @@ class InMemoryCheckpointer:
         """Forget the thread."""
         self._threads.pop(thread_id, None)
         self._latest.pop(thread_id, None)
+        self._writes.pop(thread_id, None)
+
+    async def aput_write(self, thread_id: str, checkpoint_id: str, key: str, value: str) -> None:
+        """Keep one result of the step running from ``checkpoint_id`` (the latest one)."""
+        if self._latest.get(thread_id) != checkpoint_id:
+            return
+        held = self._writes.get(thread_id)
+        if held is None or held[0] != checkpoint_id:
+            held = self._writes[thread_id] = (checkpoint_id, {})
+        held[1][key] = value
+
+    async def aget_writes(self, thread_id: str, checkpoint_id: str) -> dict[str, str]:
+        """Return the results kept for the step running from ``checkpoint_id``."""
+        held = self._writes.get(thread_id)
+        if held is None or held[0] != checkpoint_id or self._latest.get(thread_id) != checkpoint_id:
+            return {}
+        return dict(held[1])

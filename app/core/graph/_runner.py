@@ -16,6 +16,7 @@ from app.core.checkpoint.base import (
     StateChanges,
     new_checkpoint_id,
 )
+from app.core.checkpoint.writes import StepWrites
 from app.core.constants import END
 from app.core.errors import GraphRecursionError, ParleyError, UserError
 from app.core.graph._changes import ChangeTracker
@@ -117,6 +118,7 @@ class Runner(Generic[S]):
         limit = self.ctx.step_limit
         self.ctx.step_limit = step + limit
         resume = {**meta.resume, **self.ctx.resume}
+        first = True
         while tasks:
             if self.ctx.control.stop_requested:
                 return await self._stop(state, tasks, step)
@@ -125,6 +127,8 @@ class Runner(Generic[S]):
                     f"the run reached its step limit ({limit}) in graph "
                     f"{self.graph.name!r}; raise 'step_limit' in the config if it needs more"
                 )
+            self.ctx.writes = await self._step_writes(first)
+            first = False
             results = await self._run_step(state, tasks, step, resume)
             tracker = ChangeTracker()
             interrupts: list[Interrupt] = []
@@ -180,6 +184,15 @@ class Runner(Generic[S]):
             state = with_meta(state, status="completed", next_tasks=[], spent=self._spent())
             await self.save(state, step, "loop", StateChanges(fields=frozenset({"execution_meta"})))
         return RunOutcome(state, "completed", [], self.parent_id)
+
+    async def _step_writes(self, resumed: bool) -> StepWrites | None:
+        """Where this step's nodes save results early; on the run's first step, with what
+        a cut-off attempt at it saved (later steps start from a fresh checkpoint)."""
+        cp, thread, parent = self.checkpointer, self.ctx.thread_id, self.parent_id
+        if cp is None or thread is None or parent is None:
+            return None
+        saved = await cp.aget_writes(thread, parent) if resumed else {}
+        return StepWrites(cp, thread, parent, saved)
 
     def _spent(self) -> dict[str, float]:
         return self.ctx.budget.saved()

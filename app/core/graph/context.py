@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import JsonValue
 
@@ -16,6 +16,9 @@ from app.core.errors import UserError
 from app.core.graph.events import GraphEvent, MessageDelta, ToolProgress
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
+
+if TYPE_CHECKING:
+    from app.core.checkpoint.writes import StepWrites
 
 __all__ = [
     "ChildStopped",
@@ -104,6 +107,8 @@ class RunContext:
     fresh_answers: frozenset[str] = frozenset()
     """Ids of the interrupts answered by the input that started this run, as opposed to
     answers saved by an earlier run (or carried in an imported or edited state)."""
+    writes: StepWrites | None = field(default=None, repr=False)
+    """Where a node saves results before the step's checkpoint (``None``: nowhere)."""
     _interrupts_seen: int = 0
     _last_answered: str = ""
 

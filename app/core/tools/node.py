@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.checkpoint.writes import StepWrites
 from app.core.errors import UserError
 from app.core.graph.budget_pause import pause_for_budget
 from app.core.graph.context import RunContext, current_context
 from app.core.models.protocol import ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
+from app.core.state.serde import dump_messages, load_messages
 from app.core.tools._approval_flow import approve
 from app.core.tools._pipeline import (
     Done,
@@ -28,7 +31,7 @@ from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.secrets import SecretSource
 from app.core.tools.tool import Tool, tool
 
-__all__ = ["ToolNode", "tool_message_id"]
+__all__ = ["ToolNode", "saved_messages", "tool_message_id"]
 
 
 def tool_message_id(assistant_id: str | int, call_id: str) -> str:
@@ -37,6 +40,17 @@ def tool_message_id(assistant_id: str | int, call_id: str) -> str:
     Stable, so a node that runs again (after a resume or a crash) replaces its messages.
     """
     return f"{assistant_id}:{call_id}"
+
+
+def saved_messages(saved: dict[str, str], task_ids: Sequence[str], call_id: str) -> list[Message]:
+    """The messages a cut-off run saved for ``call_id`` when it finished (its ``tool`` message
+    first), given the step's saved results and the ids of the step's tasks; empty when the
+    call did not finish."""
+    for task_id in task_ids:
+        body = saved.get(f"{task_id}:{call_id}")
+        if body is not None:
+            return load_messages(body)
+    return []
 
 
 def _messages_of(state: Any) -> list[Message]:
@@ -98,6 +112,9 @@ class ToolNode:
         if last is None or not calls:
             return {}
         ctx = current_context()
+        writes = ctx.writes if ctx is not None else None
+        saved = _saved_results(writes, ctx, calls)
+        calls = [c for c in calls if c.id not in saved]  # finished before the run was cut off
         granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
@@ -109,11 +126,28 @@ class ToolNode:
         outcomes = _within_budget(outcomes, ctx)
         outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
         redactor = Redactor()
+        aid = last.message_id
         if len(outcomes) == 1:
-            finished: Sequence[Failure | Done] = [await self._run(outcomes[0], ctx, redactor)]
+            ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid)]
         else:
-            finished = await asyncio.gather(*(self._run(o, ctx, redactor) for o in outcomes))
-        return _update(last.message_id, finished, redactor)
+            ran = await asyncio.gather(
+                *(self._run_and_save(o, ctx, redactor, aid) for o in outcomes)
+            )
+        by_id = {**saved, **{r.call.id: r for r in ran}}
+        order = [c.id for c in last.tool_calls()]
+        return _merge([by_id[i].redacted(redactor) for i in order if i in by_id])
+
+    async def _run_and_save(
+        self, outcome: Outcome, ctx: RunContext | None, redactor: Redactor, assistant_id: str | int
+    ) -> _CallUpdate:
+        """Run one call and, once it finished, save its redacted result for a resume."""
+        finished = await self._run(outcome, ctx, redactor)
+        result = _one(assistant_id, finished, redactor)
+        writes = ctx.writes if ctx is not None else None
+        if writes is not None and ctx is not None and not result.state:
+            body = dump_messages(result.redacted(redactor).messages).decode()
+            await writes.put(_write_key(ctx, result.call.id), body)
+        return result
 
     async def _run(
         self, outcome: Outcome, ctx: RunContext | None, redactor: Redactor
@@ -154,36 +188,80 @@ def _within_budget(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outc
     return result
 
 
-def _update(
-    assistant_id: str | int, finished: Sequence[Failure | Done], redactor: Redactor
-) -> dict[str, Any]:
-    replies: list[Message] = []
-    extra: list[Any] = []
+@dataclass(frozen=True, slots=True)
+class _CallUpdate:
+    """One call's part of the node's update: its ``tool`` message (plus messages its
+    ``ToolResult.state`` added) and the other state keys it set, all redacted."""
+
+    call: ToolCallBlock
+    messages: list[Message]
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def redacted(self, redactor: Redactor) -> _CallUpdate:
+        """This update with every secret the node has seen by now redacted."""
+        return _CallUpdate(self.call, redactor.value(self.messages), redactor.value(self.state))
+
+
+def _write_key(ctx: RunContext, call_id: str) -> str:
+    return f"{ctx.task_id}:{call_id}"  # read by saved_messages too
+
+
+def _saved_results(
+    writes: StepWrites | None, ctx: RunContext | None, calls: Sequence[ToolCallBlock]
+) -> dict[str, _CallUpdate]:
+    """The results of ``calls`` that a cut-off attempt at this step saved."""
+    if writes is None or ctx is None or not writes.saved:
+        return {}
+    found: dict[str, _CallUpdate] = {}
+    for call in calls:
+        body = writes.saved.get(_write_key(ctx, call.id))
+        if body is not None:
+            found[call.id] = _CallUpdate(call, load_messages(body))
+    return found
+
+
+def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _CallUpdate:
+    call: ToolCallBlock = item.call
+    extra: list[Message] = []
     update: dict[str, Any] = {}
-    for item in finished:
-        call: ToolCallBlock = item.call
-        if isinstance(item, Failure):
-            content: list[Any] = [
-                ToolResultBlock(
-                    call_id=call.id,
-                    output=redactor.text(item.message),
-                    status="error",
-                    name=call.name,
-                )
-            ]
-            metadata: dict[str, Any] = {"tool_error": item.code}
-        else:
-            content = redactor.value(item.content)
-            metadata = dict(item.metadata)
-            for key, value in redactor.value(item.state).items():
-                if key in ("context", "messages"):
-                    extra.extend(value if isinstance(value, list | tuple) else [value])
-                else:
-                    update[key] = value
-        replies.append(
-            Message.tool_message(
-                content, message_id=tool_message_id(assistant_id, call.id), metadata=metadata
+    if isinstance(item, Failure):
+        content: list[Any] = [
+            ToolResultBlock(
+                call_id=call.id,
+                output=redactor.text(item.message),
+                status="error",
+                name=call.name,
             )
-        )
-    update["context"] = [*replies, *extra]
+        ]
+        metadata: dict[str, Any] = {"tool_error": item.code}
+    else:
+        content = redactor.value(item.content)
+        metadata = dict(item.metadata)
+        for key, value in redactor.value(item.state).items():
+            if key in ("context", "messages"):
+                extra.extend(value if isinstance(value, list | tuple) else [value])
+            else:
+                update[key] = value
+    reply = Message.tool_message(
+        content, message_id=tool_message_id(assistant_id, call.id), metadata=metadata
+    )
+    if not all(isinstance(m, Message) for m in extra):  # kept as given, not saved early
+        update["context"] = extra
+        extra = []
+    return _CallUpdate(call, [reply, *extra], update)
+
+
+def _merge(parts: Sequence[_CallUpdate]) -> dict[str, Any]:
+    """The node's update: every ``tool`` message in call order, then the messages the tools
+    added, then the other keys (a later call wins)."""
+    update: dict[str, Any] = {}
+    extra: list[Any] = []
+    for part in parts:
+        extra.extend(part.messages[1:])
+        for key, value in part.state.items():
+            if key == "context":
+                extra.extend(value)
+            else:
+                update[key] = value
+    update["context"] = [*(p.messages[0] for p in parts), *extra]
     return update

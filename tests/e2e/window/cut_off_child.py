@@ -2,11 +2,14 @@
 ``PARLEY_TEST_HANG`` is set), after a first call that finishes. Each call writes its label and
 idempotency key to the file named by ``PARLEY_TEST_LOG``.
 
+With ``parallel`` as the second argument the model asks for both calls in one message: the first
+finishes while the second hangs, inside one step.
+
 With ``approval`` as the second argument it instead asks for a ``guarded_stamp`` that needs
 approval, logs ``paused`` once the run waits, and hangs there (a process killed while its
 approval dialog is open).
 
-Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval]``.
+Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval|parallel]``.
 """
 
 from __future__ import annotations
@@ -57,6 +60,14 @@ def guarded_stamp(label: str, runtime: Runtime) -> str:
 
 
 TOOLS = [stamp, slow_stamp, guarded_stamp]
+PARALLEL_SCRIPT = [
+    {
+        "tool_calls": [
+            {"name": "stamp", "args": {"label": "first"}, "id": "c1"},
+            {"name": "slow_stamp", "args": {"label": "second"}, "id": "c2"},
+        ]
+    },
+]
 APPROVAL_SCRIPT = [
     {"tool_calls": [{"name": "guarded_stamp", "args": {"label": "third"}, "id": "c3"}]},
 ]
@@ -65,7 +76,8 @@ APPROVAL_SCRIPT = [
 async def _main(data_dir: str, mode: str) -> None:
     from app.services.workspace import Workspace
 
-    model = ScriptedChatModel(APPROVAL_SCRIPT if mode == "approval" else SCRIPT)
+    scripts = {"approval": APPROVAL_SCRIPT, "parallel": PARALLEL_SCRIPT}
+    model = ScriptedChatModel(scripts.get(mode, SCRIPT))
     ws = await Workspace.open(
         data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: "", tools=TOOLS
     )

@@ -4,16 +4,20 @@ run again; the cut-off call runs again with the same idempotency key) and Discar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QPushButton
 
 from app.services.cut_off import DISCARDED_NOTE
+from app.store.paths import DATABASE_NAME
 from app.ui.app import close_window
 from tests.e2e.window.cut_off_child import TOOLS
 from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window
@@ -23,23 +27,48 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 async def killed_mid_call(tmp_path: Path, mode: str = "") -> tuple[Path, Path]:
-    """Run the child until its second call hangs (or, in ``approval`` mode, until it waits
-    for an approval), then SIGKILL it; return (data dir, log)."""
+    """Run the child until its second call hangs (in ``parallel`` mode also after the first
+    finished; in ``approval`` mode until it waits for an approval), then SIGKILL it; return
+    (data dir, log)."""
     data, log = tmp_path / "data", tmp_path / "calls.log"
     env = {**os.environ, "PARLEY_TEST_LOG": str(log), "PARLEY_TEST_HANG": "1"}
     env["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "tests.e2e.window.cut_off_child", str(data), mode]
     child = await asyncio.to_thread(subprocess.Popen, command, cwd=ROOT, env=env)
     try:
+        wanted = {"approval": ["paused"], "parallel": ["start second", "first"]}
         await wait_until(
-            lambda: log.exists() and ("paused" if mode else "start second") in log.read_text(),
+            lambda: (
+                log.exists()
+                and all(w in log.read_text() for w in wanted.get(mode, ["start second"]))
+            ),
             timeout=30,
             what="the second call to start",
         )
+        if mode == "parallel":  # the finished call's result is saved right after it returns
+            await wait_until(lambda: _saved_results(data), what="the first result to be saved")
     finally:
         os.kill(child.pid, signal.SIGKILL)
         assert await asyncio.to_thread(child.wait, 10) == -signal.SIGKILL
     return data, log
+
+
+def _saved_results(data: Path) -> int:
+    with contextlib.closing(sqlite3.connect(data / DATABASE_NAME, timeout=5)) as conn:
+        return int(conn.execute("SELECT count(*) FROM step_writes").fetchone()[0])
+
+
+async def click_when_shown(window: Any, name: str, what: str) -> None:
+    """Wait for the banner's button ``name`` and click it."""
+    button = await wait_until(lambda: window.findChild(QPushButton, name), what=what)
+    button.click()
+
+
+async def discard(window: Any) -> None:
+    """Press Discard and wait until the unanswered calls got their answers."""
+    await click_when_shown(window, "discardRunButton", "Discard")
+    await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
+    await wait_until(lambda: window.chat_vm.model.messages()[-1].role == "tool", what="answers")
 
 
 def lines(log: Path) -> list[list[str]]:
@@ -78,20 +107,41 @@ async def test_a_killed_run_resumes_without_running_finished_calls_again(
         await close_window(window)
 
 
+async def test_a_call_that_finished_beside_the_cut_off_one_is_not_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, log = await killed_mid_call(tmp_path, "parallel")
+    before = sorted(lines(log))
+    assert [line[:-1] for line in before] == [["first"], ["start", "second"]]
+    monkeypatch.setenv("PARLEY_TEST_LOG", str(log))
+    model = Recorder([{"text": "Both stamped."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        await click_when_shown(window, "resumeRunButton", "Resume")
+        await wait_until(lambda: model.inputs, what="the model to be asked after the calls")
+        await wait_until(
+            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+        )
+        after = lines(log)
+        assert sum(line[0] == "first" for line in after) == 1  # ran once, before the kill
+        again = after[2:]
+        assert [line[:-1] for line in again] == [["start", "second"], ["done", "second"]]
+        key = next(line[-1] for line in before if line[0] == "start")
+        assert again[0][-1] == again[1][-1] == key  # the same idempotency key
+        results = [r.output for m in model.inputs[0] for r in m.tool_results()]
+        assert results == ["stamped first", "stamped second slowly"]
+        assert window.chat_vm.model.messages()[-1].text() == "Both stamped."
+    finally:
+        await close_window(window)
+
+
 async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> None:
     data, log = await killed_mid_call(tmp_path)
     before = log.read_text()
     model = Recorder([{"text": "Ready for the next message."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        discard = await wait_until(
-            lambda: window.findChild(QPushButton, "discardRunButton"), what="Discard"
-        )
-        discard.click()
-        await wait_until(lambda: not window.approvals.banner.isVisible(), what="the banner to go")
-        await wait_until(
-            lambda: window.chat_vm.model.messages()[-1].role == "tool", what="the note"
-        )
+        await discard(window)
         last = window.chat_vm.model.messages()[-1]
         assert [r.output for r in last.tool_results()] == [DISCARDED_NOTE]
         assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
@@ -124,5 +174,22 @@ async def test_a_process_killed_while_waiting_for_approval_still_waits(
             lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
         )
         assert [line[:-1] for line in lines(log)] == [[], ["guarded", "third"]]
+    finally:
+        await close_window(window)
+
+
+async def test_discarding_keeps_the_result_of_a_call_that_finished(tmp_path: Path) -> None:
+    data, log = await killed_mid_call(tmp_path, "parallel")
+    before = log.read_text()
+    model = Recorder([])
+    window = await open_tool_window(data, model, list(TOOLS))
+    try:
+        await discard(window)
+        tools = [m for m in window.chat_vm.model.messages() if m.role == "tool"]
+        assert [r.output for m in tools for r in m.tool_results()] == [
+            "stamped first",
+            DISCARDED_NOTE,
+        ]
+        assert log.read_text() == before and model.inputs == []
     finally:
         await close_window(window)
