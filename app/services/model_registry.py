@@ -284,6 +284,11 @@ class ModelRegistry:
                 )
             return found
         path = Path(parsed.name).expanduser()
+        if path.suffix.lower() == ".gguf" and not path.exists():
+            raise UserError(
+                f"The model {path.stem} is not downloaded (its file {path} is gone); download "
+                "it again or choose another model in the model picker."
+            )
         if path.suffix.lower() != ".gguf" or not path.is_file():
             raise UserError(f"{path} is not a .gguf file. Pick a GGUF model file.")
         return path.resolve()

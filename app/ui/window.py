@@ -37,6 +37,7 @@ from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
+from app.ui.model_manage import MANAGE_MODELS, manage_models
 from app.ui.notices import NoticeBar
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
@@ -437,6 +438,10 @@ class MainWindow(QMainWindow):
     async def _choose_model(self, spec: str) -> None:
         if spec == ADD_GGUF:
             await self._add_gguf()
+            return
+        if spec == MANAGE_MODELS:
+            await manage_models(self)
+            await self.refresh_models()  # the picker goes back to the thread's model
             return
         if spec.startswith(DOWNLOAD_PREFIX):
             self.downloads.start(spec)
