@@ -29,7 +29,7 @@ __all__ = [
 DOWNLOAD_PREFIX = "download:"
 """The picker's spec for "download this catalogue model" (``download:NAME``)."""
 DOWNLOAD_GROUP = "Download (opens a connection)"
-INSTALLED_GROUP = "Downloaded"
+INSTALLED_GROUP = "Downloaded and added"
 
 
 def _detail(entry: CatalogueEntry, partial: int) -> str:

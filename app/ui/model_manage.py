@@ -7,6 +7,7 @@ that the model is not downloaded."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -33,7 +35,14 @@ from app.ui.tasks import spawn
 if TYPE_CHECKING:
     from app.ui.window import MainWindow
 
-__all__ = ["MANAGE_MODELS", "ManageModels", "ModelRow", "manage_models", "model_rows"]
+__all__ = [
+    "MANAGE_MODELS",
+    "ManageModels",
+    "ModelRow",
+    "add_gguf",
+    "manage_models",
+    "model_rows",
+]
 
 MANAGE_MODELS = "__manage_models__"
 """The picker's entry that opens :class:`ManageModels`."""
@@ -189,3 +198,38 @@ async def manage_models(window: MainWindow) -> None:
     await dialog.load()
     await ask(dialog)
     dialog.deleteLater()
+
+
+def _add(library: ModelLibrary, path: str) -> tuple[InstalledModel, bool]:
+    """The model for the GGUF file at ``path``: the one already listed, or a new entry."""
+    wanted = Path(path).expanduser().resolve()
+    for model in library.installed():
+        if Path(model.path) == wanted:
+            return model, False
+    return library.add(wanted), True
+
+
+async def add_gguf(window: MainWindow, choose: Callable[[str], Awaitable[None]]) -> None:
+    """Ask for a GGUF file on disk, add it to the models (once: a file already there is just
+    chosen again) and ``choose`` its spec for the thread."""
+    dialog = QFileDialog(window, "Add a model file")
+    dialog.setObjectName("addModelFile")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
+    chosen = dialog.selectedFiles() if await ask(dialog) else []
+    dialog.deleteLater()
+    if not chosen:
+        return
+    library = window.workspace.downloads.library
+    try:
+        model, new = await asyncio.to_thread(_add, library, chosen[0])
+    except (OSError, ParleyError) as exc:
+        window.notice.show_message(str(exc), level="error")
+        return
+    await choose(model.spec)
+    if not new:
+        window.notice.show_message(
+            f"{model.name} is already in your models; this thread now talks to it.",
+            timeout_ms=4000,
+        )

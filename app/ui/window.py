@@ -37,7 +37,7 @@ from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
-from app.ui.model_manage import MANAGE_MODELS, manage_models
+from app.ui.model_manage import MANAGE_MODELS, add_gguf, manage_models
 from app.ui.notices import NoticeBar
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
@@ -458,17 +458,7 @@ class MainWindow(QMainWindow):
         self.attachments.refresh_fit()
 
     async def _add_gguf(self) -> None:
-        dialog = QFileDialog(self, "Add a model file")
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["GGUF models (*.gguf)"])
-        if await ask(dialog) and dialog.selectedFiles():
-            path = dialog.selectedFiles()[0]
-            settings = self.workspace.settings.model_copy(
-                update={"gguf_files": [*self.workspace.settings.gguf_files, path]}
-            )
-            await self.workspace.save_settings(settings)
-            await self._choose_model(f"gguf:{path}")
+        await add_gguf(self, self._choose_model)
         await self.refresh_models()
 
     def _open_picker(self) -> None:
