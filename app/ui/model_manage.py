@@ -59,6 +59,7 @@ class ModelRow:
     removable: bool
     frees: int
     """Bytes of disk space removing it gives back (0 for a file added from disk)."""
+    path: str = ""
 
 
 def model_rows(library: ModelLibrary) -> list[ModelRow]:
@@ -80,10 +81,11 @@ def model_rows(library: ModelLibrary) -> list[ModelRow]:
 def _row(model: InstalledModel, title: str) -> ModelRow:
     size = human_size(model.size_bytes)
     if model.source == "local":
-        return ModelRow(model.name, title, f"{title} — {size}, added from {model.path}", True, 0)
+        text = f"{title} — {size}, added from disk"
+        return ModelRow(model.name, title, text, True, 0, model.path)
     missing = "" if Path(model.path).is_file() else " (file missing)"
     text = f"{title} — {size}, downloaded{missing}"
-    return ModelRow(model.name, title, text, True, model.size_bytes)
+    return ModelRow(model.name, title, text, True, model.size_bytes, model.path)
 
 
 def confirmation(row: ModelRow) -> str:
@@ -118,6 +120,9 @@ class ManageModels(QDialog):
         self.list = QListWidget(self)
         self.list.setObjectName("installedModels")
         self.list.setAccessibleName("Models on this computer")
+        self.list.setSpacing(3)
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentItemChanged.connect(self._selected)
         self.remove_button = QPushButton("Remove…", self)
         self.remove_button.setObjectName("removeModelButton")
@@ -147,8 +152,9 @@ class ManageModels(QDialog):
         for row in self.rows:
             item = QListWidgetItem(row.text, self.list)
             item.setData(Qt.ItemDataRole.UserRole, row.name)
+            item.setToolTip(row.path)
             if not row.removable:
-                item.setToolTip("The bundled model is part of Parley and cannot be removed.")
+                item.setToolTip("Part of Parley; it cannot be removed.")
         self._selected()
 
     def selected(self) -> ModelRow | None:
