@@ -228,10 +228,18 @@ def test_parley_models_on_the_command_line(tmp_path: Path, hub: HubServer) -> No
         "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf",
         HostedFile(b"GGUF" + DATA, drop_after=90_000, drops=1),
     )
+    path = tmp_path / "models" / "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"
+    part = path.with_name(path.name + ".part")  # left by an earlier run that was cut off
+    part.parent.mkdir()
+    part.write_bytes((b"GGUF" + DATA)[:50_000])
+    unfinished = parley("models", data_dir=tmp_path, hub=hub).stdout
+    assert "unfinished (0 MB); download again to resume" in unfinished
     got = parley("models", "download", "qwen2.5-0.5b", data_dir=tmp_path, hub=hub)
     assert got.returncode == 0, got.stderr
     assert "100% of" in got.stderr
-    path = tmp_path / "models" / "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"
+    ranges = [r for p, r in hub.requests if p.startswith("/cdn/")]
+    assert ranges[0] == "bytes=50000-" and len(ranges) == 2  # resumed, then cut once more
+    assert not part.exists()
     assert path.read_bytes() == b"GGUF" + DATA
     assert f"--model gguf:{path}" in got.stdout
     assert f"installed: --model gguf:{path}" in parley("models", data_dir=tmp_path, hub=hub).stdout
