@@ -499,6 +499,8 @@ class MainWindow(QMainWindow):
                     remedy.label,
                     lambda t=remedy.target or "": self._spawn(self._remedy("set_key", t)),
                 )
+            elif remedy.action == "pick_model":
+                action = (remedy.label, self._open_picker)
         self.notice.show_message(problem.text, level="error", action=action)
 
     def _on_budget(self, event: BudgetUpdated) -> None:

@@ -120,6 +120,11 @@ async def test_removing_a_downloaded_model_asks_then_deletes_it_and_its_thread_s
             "again or choose another model in the model picker."
         )
         assert composer.toPlainText() == "Are you there?"  # the unsent message stays
+        offer = find(window, QPushButton, "noticeAction")
+        assert offer.isVisible() and offer.text() == "Choose another model"
+        offer.click()  # the picker opens, offering the download again
+        await wait_until(picker.view().isVisible, what="the picker's list")
+        picker.hidePopup()
         page = await window.workspace.read_messages(thread)
         assert [m.text() for m in page.messages] == ["Hi", "Hello there."]
     finally:
