@@ -161,8 +161,8 @@ async def download_file(
     if got != expected:
         part.unlink(missing_ok=True)
         raise DownloadError(
-            f"The download of {label} does not match its published SHA-256 (expected "
-            f"{expected}, got {got}); the damaged file was deleted. Try again later."
+            f"The download of {label} was damaged in transit (its SHA-256 is {got[:12]}…, "
+            f"the published one {expected[:12]}…), so nothing was kept; try again."
         )
     os.replace(part, target)
     return target

@@ -279,7 +279,7 @@ class ModelLibrary:
             entry.url(self.hub_url),
             target,
             sha256=entry.sha256,
-            label=entry.name,
+            label=entry.title,
             progress=progress,
             retry_delay=retry_delay,
             check_size=lambda remaining: self.check_fits(entry, remaining),

@@ -18,12 +18,18 @@ from app.services.model_catalogue import (
 )
 from app.services.model_choices import ModelChoice
 
-__all__ = ["DOWNLOAD_GROUP", "DOWNLOAD_PREFIX", "ModelDownloads", "human_size"]
+__all__ = [
+    "DOWNLOAD_GROUP",
+    "DOWNLOAD_PREFIX",
+    "ModelDownloads",
+    "bundled_model_bytes",
+    "human_size",
+]
 
 DOWNLOAD_PREFIX = "download:"
 """The picker's spec for "download this catalogue model" (``download:NAME``)."""
 DOWNLOAD_GROUP = "Download (opens a connection)"
-INSTALLED_GROUP = "Downloaded"
+INSTALLED_GROUP = "Downloaded and added"
 
 
 def _detail(entry: CatalogueEntry, partial: int) -> str:
@@ -88,3 +94,11 @@ class ModelDownloads:
         name = spec_or_name.removeprefix(DOWNLOAD_PREFIX)
         rows = await asyncio.to_thread(self.library.listing)
         return next((r.partial_bytes for r in rows if r.name == name), 0)
+
+
+def bundled_model_bytes() -> int | None:
+    """The size of the bundled model's file; None when it is not installed."""
+    from app.providers.bundled import bundled_model_path
+
+    path = bundled_model_path()
+    return path.stat().st_size if path is not None else None

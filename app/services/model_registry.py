@@ -24,6 +24,7 @@ from app.providers._retry import RetryPolicy
 __all__ = [
     "ApiKeyLookup",
     "KnownModel",
+    "ModelNotDownloaded",
     "ModelRegistry",
     "ModelSpec",
     "close_local_models",
@@ -143,6 +144,13 @@ def parse_spec(spec: str) -> ModelSpec:
             url = f"http://{url}"  # "localhost:11434", as people write a server's address
         return ModelSpec(provider, name, url.rstrip("/") or None)
     raise UserError(f"unknown model provider {provider!r} in {spec!r}; use one of: {SPEC_FORMS}")
+
+
+class ModelNotDownloaded(UserError):
+    """A ``gguf:`` model whose file is gone (removed or moved); the remedy is to choose a
+    model, where the picker also offers the download again."""
+
+    kind = "unsupported"
 
 
 class ModelRegistry:
@@ -284,6 +292,11 @@ class ModelRegistry:
                 )
             return found
         path = Path(parsed.name).expanduser()
+        if path.suffix.lower() == ".gguf" and not path.exists():
+            raise ModelNotDownloaded(
+                f"The model {path.stem} is not downloaded (its file {path} is gone); download "
+                "it again or choose another model in the model picker."
+            )
         if path.suffix.lower() != ".gguf" or not path.is_file():
             raise UserError(f"{path} is not a .gguf file. Pick a GGUF model file.")
         return path.resolve()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
 from app.services.model_choices import ModelChoice
 from app.ui.budget.meter import BudgetMeter
+from app.ui.model_manage import MANAGE_MODELS
 
 __all__ = ["ADD_GGUF", "Header"]
 
@@ -19,6 +20,8 @@ ADD_GGUF = "__add_gguf__"
 def friendly_name(spec: str) -> str:
     """A short label for a model spec the picker does not list."""
     provider, _, rest = spec.partition(":")
+    if provider == "gguf" and not Path(rest).expanduser().exists():
+        return f"{Path(rest).stem} (not downloaded)"
     if provider in ("scripted", "gguf"):
         return f"{Path(rest).stem} ({provider})"
     if provider == "local":
@@ -95,6 +98,9 @@ class Header(QFrame):
         add = QStandardItem("Add a model file (.gguf)…")
         add.setData(ADD_GGUF, Qt.ItemDataRole.UserRole)
         self._items.appendRow(add)
+        manage = QStandardItem("Manage models…")
+        manage.setData(MANAGE_MODELS, Qt.ItemDataRole.UserRole)
+        self._items.appendRow(manage)
         view = self.picker.view()
         view.setMinimumWidth(view.sizeHintForColumn(0) + 32)
         self.show_model(current)
@@ -109,7 +115,7 @@ class Header(QFrame):
                 return
         item = QStandardItem(f"   {friendly_name(spec)}")
         item.setData(spec, Qt.ItemDataRole.UserRole)
-        self._items.insertRow(max(0, self._items.rowCount() - 1), item)
+        self._items.insertRow(max(0, self._items.rowCount() - 2), item)
         self.picker.setCurrentIndex(self._items.indexFromItem(item).row())
 
     def _activated(self, row: int) -> None:

@@ -37,6 +37,7 @@ from app.ui.data_menu import install_data_actions
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
 from app.ui.header import ADD_GGUF, Header
 from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
+from app.ui.model_manage import MANAGE_MODELS, add_gguf, manage_models
 from app.ui.notices import NoticeBar
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
@@ -456,6 +457,10 @@ class MainWindow(QMainWindow):
         if spec == ADD_GGUF:
             await self._add_gguf()
             return
+        if spec == MANAGE_MODELS:
+            await manage_models(self)
+            await self.refresh_models()  # the picker goes back to the thread's model
+            return
         if spec.startswith(DOWNLOAD_PREFIX):
             self.downloads.start(spec)
             await self.refresh_models()  # the picker goes back to the thread's model
@@ -471,17 +476,7 @@ class MainWindow(QMainWindow):
         self.attachments.refresh_fit()
 
     async def _add_gguf(self) -> None:
-        dialog = QFileDialog(self, "Add a model file")
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["GGUF models (*.gguf)"])
-        if await ask(dialog) and dialog.selectedFiles():
-            path = dialog.selectedFiles()[0]
-            settings = self.workspace.settings.model_copy(
-                update={"gguf_files": [*self.workspace.settings.gguf_files, path]}
-            )
-            await self.workspace.save_settings(settings)
-            await self._choose_model(f"gguf:{path}")
+        await add_gguf(self, self._choose_model)
         await self.refresh_models()
 
     def _open_picker(self) -> None:
@@ -522,6 +517,8 @@ class MainWindow(QMainWindow):
                     remedy.label,
                     lambda t=remedy.target or "": self._spawn(self._remedy("set_key", t)),
                 )
+            elif remedy.action == "pick_model":
+                action = (remedy.label, self._open_picker)
         self.notice.show_message(problem.text, level="error", action=action)
 
     def _on_budget(self, event: BudgetUpdated) -> None:

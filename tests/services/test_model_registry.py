@@ -59,8 +59,11 @@ def test_local_resolves_to_one_shared_bundled_model() -> None:
 
 
 def test_gguf_paths_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="not a .gguf file"):
+    with pytest.raises(UserError, match="The model missing is not downloaded"):
         ModelRegistry(lookup).resolve(f"gguf:{tmp_path}/missing.gguf")
+    (tmp_path / "notes.txt").write_text("hi")
+    with pytest.raises(UserError, match="not a .gguf file"):
+        ModelRegistry(lookup).resolve(f"gguf:{tmp_path}/notes.txt")
 
 
 def test_openai_models_carry_prices_and_the_key() -> None:

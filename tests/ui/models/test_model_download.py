@@ -4,6 +4,7 @@ Cancel stops it and keeps the bytes for the next try."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 from app.services.model_catalogue import ModelLibrary
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY, hub
+from tests.services.test_model_catalogue import DATA, ENTRY, SHA, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 __all__ = ["hub"]  # the local hub server fixture
@@ -92,5 +93,34 @@ async def test_cancel_stops_the_download_and_keeps_its_bytes(
         assert part.stat().st_size == 100_000
         assert not (tmp_path / "models" / ENTRY.filename).exists()
         assert not bar.isVisible()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_damaged_download_says_so_keeps_nothing_and_leaves_the_threads_model(
+    tmp_path: Path, hub: HubServer
+) -> None:
+    bad = b"not the model" * 1000
+    hub.host(ENTRY.repo, ENTRY.filename, HostedFile(bad))
+    window = await window_on(tmp_path, hub)
+    try:
+        thread = window.chat_vm.thread_id
+        assert thread is not None
+        before = (await window.workspace.get_thread(thread)).model
+        choose(window, "download:tiny")
+        await wait_until(lambda: "damaged" in window.notice.label.text(), what="the refusal")
+        got = hashlib.sha256(bad).hexdigest()
+        assert window.notice.label.text() == (
+            f"The download of Tiny test model was damaged in transit (its SHA-256 is "
+            f"{got[:12]}…, the published one {SHA[:12]}…), so nothing was kept; try again."
+        )
+        assert list((tmp_path / "models").iterdir()) == []
+        assert (await window.workspace.get_thread(thread)).model == before
+        picker = find(window, QComboBox, "modelPicker")
+        assert picker.currentData() == before
+        assert ("   Tiny test model", f"gguf:{tmp_path / 'models' / ENTRY.filename}") not in (
+            picker_rows(window)
+        )
+        assert not window.downloads.isVisible()
     finally:
         await close_test_window(window)

@@ -1,0 +1,241 @@
+"""Manage models (from the model picker): the models on this computer with the disk space
+each takes, and Remove, which asks first, naming the model and the space it frees. The
+bundled model is listed but cannot be removed; a file added from disk is forgotten and left
+where it is. Threads that used a removed model keep every message and say, when next sent,
+that the model is not downloaded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import ParleyError
+from app.services.model_catalogue import InstalledModel, ModelLibrary, human_size
+from app.services.model_downloads import bundled_model_bytes
+from app.ui.dialogs import ask
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
+
+__all__ = [
+    "MANAGE_MODELS",
+    "ManageModels",
+    "ModelRow",
+    "add_gguf",
+    "manage_models",
+    "model_rows",
+]
+
+MANAGE_MODELS = "__manage_models__"
+"""The picker's entry that opens :class:`ManageModels`."""
+BUNDLED_TITLE = "SmolLM2 135M (bundled)"
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model on this computer: its name, what it says, and whether it can be removed."""
+
+    name: str
+    title: str
+    text: str
+    removable: bool
+    frees: int
+    """Bytes of disk space removing it gives back (0 for a file added from disk)."""
+    path: str = ""
+
+
+def model_rows(library: ModelLibrary) -> list[ModelRow]:
+    """The bundled model, then the downloaded and added ones (reads the disk: run off the loop)."""
+    rows = []
+    bundled = bundled_model_bytes()
+    if bundled is not None:
+        size = human_size(bundled)
+        rows.append(
+            ModelRow("", BUNDLED_TITLE, f"{BUNDLED_TITLE} — {size}, part of Parley", False, 0)
+        )
+    titles = {e.name: e.title for e in library.catalogue}
+    for m in library.installed():
+        title = titles.get(m.name, m.name)
+        rows.append(_row(m, title))
+    return rows
+
+
+def _row(model: InstalledModel, title: str) -> ModelRow:
+    size = human_size(model.size_bytes)
+    if model.source == "local":
+        text = f"{title} — {size}, added from disk"
+        return ModelRow(model.name, title, text, True, 0, model.path)
+    missing = "" if Path(model.path).is_file() else " (file missing)"
+    text = f"{title} — {size}, downloaded{missing}"
+    return ModelRow(model.name, title, text, True, model.size_bytes, model.path)
+
+
+def confirmation(row: ModelRow) -> str:
+    """What the Remove question says about ``row``."""
+    if row.frees:
+        return (
+            f"This deletes its file and frees {human_size(row.frees)} of disk space. Threads "
+            "that use it keep their messages; you can download it again or choose another "
+            "model for them."
+        )
+    return (
+        "Parley forgets it; the file itself stays where it is, so no disk space is freed. "
+        "Threads that use it keep their messages."
+    )
+
+
+class ManageModels(QDialog):
+    """The Manage models dialog (object name ``manageModels``)."""
+
+    def __init__(self, window: MainWindow, parent: QWidget | None = None) -> None:
+        super().__init__(parent or window)
+        self.window_ = window
+        self.library = window.workspace.downloads.library
+        self.setObjectName("manageModels")
+        self.setWindowTitle("Manage models")
+        self.setMinimumWidth(520)
+        intro = QLabel(
+            "Models on this computer. The bundled model is part of Parley and cannot be removed.",
+            self,
+        )
+        intro.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("installedModels")
+        self.list.setAccessibleName("Models on this computer")
+        self.list.setSpacing(3)
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.currentItemChanged.connect(self._selected)
+        self.remove_button = QPushButton("Remove…", self)
+        self.remove_button.setObjectName("removeModelButton")
+        self.remove_button.setAccessibleName("Remove the selected model")
+        self.remove_button.setEnabled(False)
+        self.remove_button.clicked.connect(lambda: spawn(self.remove_selected()))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.remove_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setSpacing(12)
+        layout.addWidget(intro)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(buttons)
+        self.rows: list[ModelRow] = []
+        self.confirm: QMessageBox | None = None
+
+    async def load(self) -> None:
+        """List the models (reading the model list off the loop)."""
+        try:
+            self.rows = await asyncio.to_thread(model_rows, self.library)
+        except ParleyError as exc:
+            self.window_.notice.show_message(str(exc), level="error")
+            self.rows = []
+        self.list.clear()
+        for row in self.rows:
+            item = QListWidgetItem(row.text, self.list)
+            item.setData(Qt.ItemDataRole.UserRole, row.name)
+            item.setToolTip(row.path)
+            if not row.removable:
+                item.setToolTip("Part of Parley; it cannot be removed.")
+        self._selected()
+
+    def selected(self) -> ModelRow | None:
+        """The row chosen in the list."""
+        index = self.list.currentRow()
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    def _selected(self, *_args: object) -> None:
+        row = self.selected()
+        self.remove_button.setEnabled(row is not None and row.removable)
+
+    async def remove_selected(self) -> None:
+        """Ask, then remove the chosen model and tell the window's picker."""
+        row = self.selected()
+        if row is None or not row.removable:
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Remove model",
+            f"Remove {row.title}?",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("confirmRemoveModel")
+        box.setInformativeText(confirmation(row))
+        box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        self.confirm = box
+        await ask(box)
+        self.confirm = None
+        if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
+            return
+        try:
+            await asyncio.to_thread(self.library.remove, row.name)
+        except (OSError, ParleyError) as exc:
+            self.window_.notice.show_message(f"Could not remove {row.title}: {exc}", level="error")
+            return
+        freed = f"; {human_size(row.frees)} of disk space freed" if row.frees else ""
+        self.window_.notice.show_message(f"Removed {row.title}{freed}.", timeout_ms=6000)
+        await self.load()
+        await self.window_.refresh_models()
+
+
+async def manage_models(window: MainWindow) -> None:
+    """Open the Manage models dialog and wait until it is closed."""
+    dialog = ManageModels(window)
+    await dialog.load()
+    await ask(dialog)
+    dialog.deleteLater()
+
+
+def _add(library: ModelLibrary, path: str) -> tuple[InstalledModel, bool]:
+    """The model for the GGUF file at ``path``: the one already listed, or a new entry."""
+    wanted = Path(path).expanduser().resolve()
+    for model in library.installed():
+        if Path(model.path) == wanted:
+            return model, False
+    return library.add(wanted), True
+
+
+async def add_gguf(window: MainWindow, choose: Callable[[str], Awaitable[None]]) -> None:
+    """Ask for a GGUF file on disk, add it to the models (once: a file already there is just
+    chosen again) and ``choose`` its spec for the thread."""
+    dialog = QFileDialog(window, "Add a model file")
+    dialog.setObjectName("addModelFile")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
+    chosen = dialog.selectedFiles() if await ask(dialog) else []
+    dialog.deleteLater()
+    if not chosen:
+        return
+    library = window.workspace.downloads.library
+    try:
+        model, new = await asyncio.to_thread(_add, library, chosen[0])
+    except (OSError, ParleyError) as exc:
+        window.notice.show_message(str(exc), level="error")
+        return
+    await choose(model.spec)
+    if not new:
+        window.notice.show_message(
+            f"{model.name} is already in your models; this thread now talks to it.",
+            timeout_ms=4000,
+        )
