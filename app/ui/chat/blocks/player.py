@@ -23,16 +23,14 @@ from PySide6.QtCore import (
     Signal,
     SignalInstance,
 )
-from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QTextCursor, QTextFrame
-from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
-from PySide6.QtMultimediaWidgets import QVideoWidget
+from PySide6.QtGui import QImage, QKeyEvent, QPixmap, QTextCursor, QTextDocument, QTextFrame
+from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame, QVideoSink
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QListView,
     QSlider,
-    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -60,7 +58,7 @@ def card_rect(view: QListView, index: QPersistentModelIndex, href: str) -> QRect
         while not it.atEnd():
             fragment = it.fragment()
             if fragment.charFormat().anchorHref() == href:
-                frame = _outer_frame(doc.rootFrame(), fragment.position(), doc)
+                frame = _outer_frame(fragment.position(), doc)
                 if frame is None:
                     return None
                 box = doc.documentLayout().frameBoundingRect(frame).toAlignedRect()
@@ -72,13 +70,15 @@ def card_rect(view: QListView, index: QPersistentModelIndex, href: str) -> QRect
     return None
 
 
-def _outer_frame(root: QTextFrame, position: int, doc: object) -> QTextFrame | None:
-    cursor = QTextCursor(doc)  # type: ignore[call-overload]
+def _outer_frame(position: int, doc: QTextDocument) -> QTextFrame | None:
+    """The outermost frame (the card's table) holding ``position``; ``None`` at the top."""
+    cursor = QTextCursor(doc)
     cursor.setPosition(position)
     frame = cursor.currentFrame()
-    while frame is not None and frame.parentFrame() is not None and frame.parentFrame() != root:
-        frame = frame.parentFrame()
-    return None if frame is None or frame == root else frame
+    outer = None
+    while frame is not None and frame.parentFrame() is not None:  # the root has no parent
+        outer, frame = frame, frame.parentFrame()
+    return outer
 
 
 class MediaPlayer(QFrame):
@@ -112,26 +112,25 @@ class MediaPlayer(QFrame):
         self.player = QMediaPlayer(self)
         self.audio = QAudioOutput(self)
         self.player.setAudioOutput(self.audio)
-        self.video: QVideoWidget | None = None
-        self.poster = QLabel(self)
-        self.poster.setObjectName("mediaPlayerPoster")
-        self.poster.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.picture: QLabel | None = None
+        """A video's picture: its poster frame, then each frame as it plays."""
+        self.frames = 0
+        """How many video frames have been shown."""
         self._poster_image = poster
-        self.screen_stack = QStackedWidget(self)
         row = QHBoxLayout(self)
+        row.setSizeConstraint(QHBoxLayout.SizeConstraint.SetNoConstraint)  # the card's size
         row.setContentsMargins(8, 8, 8, 8)
         row.setSpacing(10)
         if video:
-            self.video = QVideoWidget(self)
-            self.video.setObjectName("mediaPlayerVideo")
-            self.video.setAccessibleName(f"Picture of {name}")
-            self.player.setVideoOutput(self.video)
-            self.screen_stack.addWidget(self.poster)
-            self.screen_stack.addWidget(self.video)
-            row.addWidget(self.screen_stack)
-        else:
-            self.screen_stack.hide()
-            self.poster.hide()
+            self.picture = QLabel(self)
+            self.picture.setObjectName("mediaPlayerPicture")
+            self.picture.setAccessibleName(f"Picture of {name}")
+            self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.picture.setStyleSheet("background: black;")
+            self.sink = QVideoSink(self)
+            self.sink.videoFrameChanged.connect(self._on_frame)
+            self.player.setVideoSink(self.sink)
+            row.addWidget(self.picture)
         column = QVBoxLayout()
         column.setSpacing(4)
         self.title = QLabel(name, self)
@@ -175,16 +174,28 @@ class MediaPlayer(QFrame):
     def fit(self, rect: QRect) -> None:
         """Cover ``rect`` (the card's place in the viewport); the picture takes its height."""
         self.setGeometry(rect)
-        if self.video is not None:
+        if self.picture is not None:
             side = max(40, rect.height() - 16)
-            self.screen_stack.setFixedSize(side * 4 // 3, side)
-            if self._poster_image is not None and not self._poster_image.isNull():
-                self.poster.setPixmap(
-                    QPixmap.fromImage(self._poster_image).scaled(
-                        side * 4 // 3, side, Qt.AspectRatioMode.KeepAspectRatio,
-                        Qt.TransformationMode.SmoothTransformation,
-                    )
-                )  # fmt: skip
+            if self.picture.height() != side:
+                self.picture.setFixedSize(side * 4 // 3, side)
+                if self.frames == 0 and self._poster_image is not None:
+                    self._show_image(self._poster_image)
+
+    def _show_image(self, image: QImage) -> None:
+        if self.picture is None or image.isNull():
+            return
+        self.picture.setPixmap(
+            QPixmap.fromImage(image).scaled(
+                self.picture.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+        )  # fmt: skip
+
+    def _on_frame(self, frame: QVideoFrame) -> None:
+        image = frame.toImage()
+        if not image.isNull():
+            self.frames += 1
+            self._show_image(image)
 
     def toggle(self) -> None:
         """Play, or pause when playing."""
@@ -211,8 +222,6 @@ class MediaPlayer(QFrame):
 
     def _on_state(self, state: QMediaPlayer.PlaybackState) -> None:
         playing = state == QMediaPlayer.PlaybackState.PlayingState
-        if playing and self.video is not None:
-            self.screen_stack.setCurrentWidget(self.video)  # the poster until the first play
         self.play_button.setText("⏸" if playing else "▶")
         self.play_button.setAccessibleName("Pause" if playing else "Play")
         self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
