@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QRect,
+    QRectF,
     Qt,
     QTimer,
     QUrl,
@@ -61,13 +62,30 @@ def card_rect(view: QListView, index: QPersistentModelIndex, href: str) -> QRect
                 frame = _outer_frame(fragment.position(), doc)
                 if frame is None:
                     return None
-                box = doc.documentLayout().frameBoundingRect(frame).toAlignedRect()
+                box = _card_box(doc, frame)
                 row = view.visualRect(index)
                 col = delegate.column(row)
                 return box.translated(col.x() + PAD, row.y() + GAP + HEADER)
             it += 1
         block = block.next()
     return None
+
+
+def _card_box(doc: QTextDocument, frame: QTextFrame) -> QRect:
+    """A card table's outline in the document: the layout places a table frame at its first
+    cell's content, so step out by the border and padding, and end below its last line."""
+    layout = doc.documentLayout()
+    box = layout.frameBoundingRect(frame)
+    table = frame.frameFormat().toTableFormat()
+    inset = table.border() + table.cellPadding()
+    bottom = box.top()
+    block = doc.findBlock(frame.firstPosition())
+    while block.isValid() and block.position() <= frame.lastPosition():
+        bottom = max(bottom, layout.blockBoundingRect(block).bottom())
+        block = block.next()
+    return QRectF(
+        box.left() - inset, box.top() - inset, box.width(), bottom - box.top() + 2 * inset
+    ).toAlignedRect()
 
 
 def _outer_frame(position: int, doc: QTextDocument) -> QTextFrame | None:
