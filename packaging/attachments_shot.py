@@ -113,8 +113,28 @@ async def _shoot(out: Path, tmp: Path) -> None:
         await asyncio.sleep(0.05)
     window.chat.scrollToBottom()
     await asyncio.sleep(0.3)
+    await _play_video(window)
     window.grab().save(str(out))
     await close_window(window)
+
+
+async def _play_video(window: object) -> None:
+    """Play the clip inline for a second and pause it, so its player shows its picture."""
+    from app.ui.window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    row = window.chat_vm.model.row_of(str(window.chat_vm.model.messages()[0].message_id))
+    window.chat.delegate.linkActivated.emit("media:play:4", row or 0)
+    for _ in range(100):
+        dock = window.attachments.actions.dock
+        if dock is not None and dock.player is not None:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        return
+    await asyncio.sleep(1.2)
+    dock.player.player.pause()
+    await asyncio.sleep(0.3)
 
 
 def main(out: Path, theme: str) -> int:

@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass
 
 import docx
 from docx.opc.exceptions import OpcError
 
 from app.core.state.message_block import DocumentBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
+from app.media._limits import DocxLimits
 from app.media._sniff import DOCX_MIME
 from app.media._util import Job, excerpt_of, human_size
 from app.media.errors import IngestError
 
 _DAMAGED = "it is not a readable Word document: the file is damaged"
-
-
-@dataclass(frozen=True)
-class DocxLimits:
-    """How much a Word document may unpack to (a zip bomb is refused before it is read)."""
-
-    max_unpacked: int = 200_000_000
 
 
 def _check_unpacked(data: bytes, name: str, limit: int) -> None:

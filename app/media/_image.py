@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import re
 import warnings
-from dataclasses import dataclass
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from app.core.state.message_block import ImageBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
+from app.media._limits import ImageLimits
 from app.media._sniff import IMAGE_FORMATS
 from app.media._util import Job
 from app.media.errors import IngestError
@@ -29,21 +29,6 @@ _MODEL_MODES = {"RGB", "RGBA", "L", "LA", "P", "1"}
 """Pixel formats every model reads (not CMYK JPEGs, nor 16-bit or float images)."""
 _ORIENTATION = 0x0112
 _DAMAGED = "it is not a readable image: the file is damaged or cut off"
-
-
-@dataclass(frozen=True)
-class ImageLimits:
-    """How big an image may be, and how big the copies Parley makes of it are."""
-
-    max_pixels: int = int(Image.MAX_IMAGE_PIXELS or 89_478_485)
-    """Bigger images are refused as possible decompression bombs (at most Pillow's limit)."""
-    model_side: int = 1568
-    """The longest side of the copy sent to models at most (Anthropic scales anything bigger
-    down to this; OpenAI to 2048 then 768 on the short side). A JPEG's copy may come out up to
-    a quarter smaller, when decoding at 1/2, 1/4 or 1/8 scale gets there without a resize."""
-    model_bytes: int = 3_500_000
-    """An original bigger than this is re-encoded for models (their limits are near 5 MB)."""
-    thumbnail_side: int = 256
 
 
 def _megapixels(pixels: float) -> str:

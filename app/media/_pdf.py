@@ -4,27 +4,18 @@ from __future__ import annotations
 
 import io
 import threading
-from dataclasses import dataclass
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from app.core.state.message_block import DocumentBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
+from app.media._limits import PdfLimits
 from app.media._util import Job, excerpt_of
 from app.media.errors import IngestError
 
 _LOCK = threading.Lock()
 """PDFium is not thread-safe: one document is worked on at a time."""
-
-
-@dataclass(frozen=True)
-class PdfLimits:
-    """How much of a PDF is read."""
-
-    max_pages: int = 2000
-    """Text is extracted from at most this many pages (the page count is still exact)."""
-    preview_side: int = 512
 
 
 def _title(doc: pdfium.PdfDocument) -> str | None:

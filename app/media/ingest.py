@@ -15,6 +15,7 @@ full, so a bad file adds nothing; the other files of a batch attach all the same
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable
@@ -22,14 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.state.message_block import ContentBlock, DataBlock, DocumentBlock, MediaRef
-from app.media._av import extract_av
-from app.media._docx import DocxLimits, extract_docx
 from app.media._draft import MAIN, Blob, Draft
-from app.media._image import ImageLimits, extract_image
-from app.media._pdf import PdfLimits, extract_pdf
+from app.media._limits import DocxLimits, ImageLimits, PdfLimits
 from app.media._read import check_size, read_file
-from app.media._sniff import claimed, data_mime, family_of
-from app.media._text import extract_text
 from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
 
@@ -41,6 +37,7 @@ __all__ = [
     "Ingestor",
     "Source",
     "StoreMedia",
+    "load_readers",
 ]
 
 log = logging.getLogger(__name__)
@@ -138,7 +135,23 @@ def extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
     return draft
 
 
+def load_readers() -> None:
+    """Load every reader and its decoders (Pillow, pdfium, PyAV, python-docx, mutagen,
+    charset-normalizer). Slow (~250 ms): call it in a worker thread, never on the event loop."""
+    for reader in ("_av", "_docx", "_image", "_pdf", "_sniff", "_text"):
+        importlib.import_module(f"app.media.{reader}")
+
+
 def _extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
+    # The readers load here, in the worker thread, the first time a file is read (or earlier
+    # through load_readers in a worker): never on the event loop.
+    from app.media._av import extract_av
+    from app.media._docx import extract_docx
+    from app.media._image import extract_image
+    from app.media._pdf import extract_pdf
+    from app.media._sniff import claimed, data_mime, family_of
+    from app.media._text import extract_text
+
     name = source_name(source)
     if isinstance(source, BytesSource):
         data = source.data

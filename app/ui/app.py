@@ -140,7 +140,8 @@ async def _warm_up() -> None:
     """Load the attachment stack (image, PDF, document and media readers) in the background
     once the window is up, so the first file dropped attaches at once."""
     await asyncio.sleep(1.0)
-    await asyncio.to_thread(importlib.import_module, "app.media")
+    ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")
+    await asyncio.to_thread(ingest.load_readers)
 
 
 def run_window(

@@ -138,3 +138,29 @@ async def test_a_batch_reports_which_file_of_how_many(ingestor: Ingestor) -> Non
     assert [r.error for r in results] == [None, "the file is empty (0 bytes)", None]
     ends = [s for s in seen if s[3] in ("done", "failed")]
     assert ends == [(0, 3, "a.txt", "done"), (1, 3, "b.txt", "failed"), (2, 3, "c.txt", "done")]
+
+
+def test_the_ingest_api_loads_no_decoder_until_a_file_is_read() -> None:
+    """What the window imports on its event loop (sources, limits, the ingestor) must not
+    load the decoders: they take ~250 ms and would stall the first drop."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from app.media import IngestLimits, Ingestor, sources_from_clipboard\n"
+        "from app.media.ingest import source_name\n"
+        "IngestLimits()\n"
+        "heavy = ('av', 'mutagen', 'pypdfium2', 'docx', 'charset_normalizer', 'PIL')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "from app.media.ingest import load_readers\n"
+        "load_readers()\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert out[0] == "[]"
+    assert out[1] == str(
+        sorted(["av", "mutagen", "pypdfium2", "docx", "charset_normalizer", "PIL"])
+    )

@@ -19,8 +19,7 @@ import pytest
 
 from app.core.state import AudioBlock, DataBlock, DocumentBlock
 from app.media import BytesSource, IngestLimits, Ingestor, Source
-from app.media._docx import DocxLimits
-from app.media._image import ImageLimits
+from app.media._limits import DocxLimits, ImageLimits
 from app.store import Store
 from tests.media import corpus
 

@@ -1,6 +1,6 @@
 """Each media block in the real chat view says what it is (the row's own text), its pictures
-arrive decoded off the UI thread, and its actions work: the image viewer, the player and
-Save as…"""
+arrive decoded off the UI thread, and its actions work: the image viewer and Save as…
+(the players: ``test_inline_player.py``)"""
 
 from __future__ import annotations
 
@@ -13,14 +13,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QToolTip,
 )
 
 from app.core.state import ContentBlock, ImageBlock
 from app.ui.attachments.describe import human_size
 from app.ui.chat.blocks.document import MediaDocument
-from app.ui.chat.blocks.player import MediaPlayer
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.window import MainWindow
 from tests.media import corpus
@@ -128,41 +126,6 @@ async def test_the_image_viewer_zooms_and_closes_with_escape(tmp_path: Path) -> 
         press(viewer, Qt.Key.Key_Escape)
         await wait_until(lambda: not viewer.isVisible(), what="the viewer to close")
         assert actions.windows == []
-    finally:
-        await close_test_window(window)
-
-
-async def test_a_sound_clip_plays_in_a_player_with_its_length(tmp_path: Path) -> None:
-    window, _files = await _thread_with_every_kind(tmp_path)
-    try:
-        window.chat.delegate.linkActivated.emit("media:play:3", 0)
-        actions = window.attachments.actions
-        player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
-        assert isinstance(player, MediaPlayer) and player.video is None
-        assert find(player, QLabel, "mediaPlayerTitle").text() == "memo.wav"
-        time = find(player, QLabel, "mediaTime")
-        await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
-        assert player.slider.maximum() == 2000
-        button = find(player, QPushButton, "playPauseButton")
-        assert button.text() == "▶ Play"
-        player.close()
-    finally:
-        await close_test_window(window)
-
-
-async def test_a_video_opens_with_its_picture_and_length(tmp_path: Path) -> None:
-    window, _files = await _thread_with_every_kind(tmp_path)
-    try:
-        window.chat.delegate.linkActivated.emit("media:play:4", 0)
-        actions = window.attachments.actions
-        player = await wait_until(lambda: actions.windows and actions.windows[0], what="player")
-        assert isinstance(player, MediaPlayer) and player.video is not None
-        assert player.screen_stack.currentWidget() is player.poster  # the poster frame first
-        assert player.poster.pixmap().width() == 360  # 160x120 poster fitted into 480x270
-        time = find(player, QLabel, "mediaTime")
-        await wait_until(lambda: time.text() == "0:00 / 0:02", what="the length")
-        press(player, Qt.Key.Key_Escape)
-        await wait_until(lambda: actions.windows == [], what="the player to close")
     finally:
         await close_test_window(window)
 

@@ -58,6 +58,7 @@ class WindowAttachments(QObject):
         self.thumbs = ThumbnailCache(service, parent=self)
         window.chat.delegate.use_thumbnails(self.thumbs)
         self.actions = MediaActions(service, window)
+        self.actions.chat = window.chat
         self.actions.notice.connect(self._notice)
         window.chat.delegate.linkActivated.connect(self._on_link)
         window.chat.menu_extensions.append(self._extend_menu)

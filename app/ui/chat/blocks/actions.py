@@ -28,10 +28,13 @@ from app.ui.chat.blocks.document import outlined
 from app.ui.chat.blocks.media_html import outline_box
 from app.ui.chat.blocks.text_viewer import TextViewer
 from app.ui.chat.blocks.viewer import ImageViewer
+from app.ui.chat.delegate import is_dark
 from app.ui.dialogs import ask
 
 if TYPE_CHECKING:
     from app.services.attachments import AttachmentService
+    from app.ui.chat.blocks.player import PlayerDock
+    from app.ui.chat.view import ChatView
 
 __all__ = ["MediaActions"]
 
@@ -50,6 +53,18 @@ class MediaActions(QObject):
         self.windows: list[QDialog] = []
         """The viewer and player windows opened (and not yet closed)."""
         self.save_dialog: QFileDialog | None = None
+        self._chat_ref: weakref.ref[ChatView] | None = None
+        self.dock: PlayerDock | None = None
+        """Lays the playing clip's player over its row (made on the first play)."""
+
+    @property
+    def chat(self) -> ChatView | None:
+        """The chat view clips play in."""
+        return None if self._chat_ref is None else self._chat_ref()
+
+    @chat.setter
+    def chat(self, view: ChatView) -> None:
+        self._chat_ref = weakref.ref(view)
 
     @property
     def _parent(self) -> QWidget | None:
@@ -63,20 +78,7 @@ class MediaActions(QObject):
         if action == "view" and isinstance(block, ImageBlock):
             await self._view(block)
         elif action == "play" and isinstance(block, AudioBlock | VideoBlock):
-            path = await self._file(block)
-            if path is not None:
-                # QtMultimedia loads on the first play, not with the window
-                from app.ui.chat.blocks.player import MediaPlayer
-
-                self._show(
-                    MediaPlayer(
-                        path,
-                        file_name(block),
-                        video=isinstance(block, VideoBlock),
-                        poster=await self._poster(block),
-                        parent=self._parent,
-                    )
-                )
+            await self._play(block, message, index)
         elif action == "open":
             path = await self._file(block)
             if path is not None and not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
@@ -88,6 +90,30 @@ class MediaActions(QObject):
             await self._copy(block)
         elif action == "save":
             await self._save(block)
+
+    async def _play(self, block: AudioBlock | VideoBlock, message: Message, index: int) -> None:
+        """Play the clip inside its row of the chat (one plays at a time)."""
+        view = self.chat
+        row = None if view is None else view.vm.model.row_of(str(message.message_id))
+        path = await self._file(block)
+        if path is None or view is None or row is None:
+            return
+        # QtMultimedia loads on the first play, not with the window
+        from app.ui.chat.blocks.player import MediaPlayer, PlayerDock
+
+        if self.dock is None:
+            self.dock = PlayerDock(view)
+        player = MediaPlayer(
+            path,
+            file_name(block),
+            video=isinstance(block, VideoBlock),
+            poster=await self._poster(block),
+            dark=is_dark(view.palette()),
+        )
+        if self.dock.start(player, row, f"media:play:{index}"):
+            player.player.play()
+        else:
+            self.notice.emit(f"Scroll to {file_name(block)} to play it.")
 
     def _show(self, window: QDialog) -> None:
         self.windows.append(window)
@@ -165,7 +191,9 @@ class MediaActions(QObject):
         self.notice.emit(f"Saved {Path(target).name}.")
 
     def close(self) -> None:
-        """Close the open windows and remove the files opened from the store."""
+        """Close the open windows and the player, and remove the files opened from the store."""
+        if self.dock is not None:
+            self.dock.stop()
         for window in list(self.windows):
             window.close()
         if self._tmp is not None:
