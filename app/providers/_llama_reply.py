@@ -30,6 +30,7 @@ def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     for msg in messages:
         parts: list[str] = []
+        results: list[tuple[str, str]] = []
         for block in msg.content:
             if isinstance(block, TextBlock):
                 parts.append(block.text)
@@ -42,6 +43,7 @@ def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, An
             elif isinstance(block, ToolResultBlock):
                 payload = {"call_id": block.call_id, "name": block.name or "", "output": ""}
                 payload["output"] = tool_output_text(block)
+                results.append((payload["name"], payload["output"]))
                 body = json.dumps(payload, ensure_ascii=False)
                 parts.append(f"<tool_response>{body}</tool_response>")
             elif (text := text_of(block)) is not None:
@@ -50,7 +52,10 @@ def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, An
                 parts.append(stand_in(block, model, f"{model} is a text-only model"))
             else:
                 raise unsupported(model, block, "It is a text-only model.")
-        out.append({"role": msg.role, "content": "\n".join(parts)})
+        turn: dict[str, Any] = {"role": msg.role, "content": "\n".join(parts)}
+        if results:
+            turn["tool_results"] = results  # (name, output) for recipes that restate them
+        out.append(turn)
     return out
 
 

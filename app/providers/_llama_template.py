@@ -106,6 +106,8 @@ class ChatTemplate:
         """The prompt text for ``messages`` (role/content dicts), ending with the reply's start,
         shaped by ``recipe`` (system turn, where tool instructions go)."""
         msgs = [dict(m) for m in messages]
+        if recipe.after_tools != "turns" and (restated := _restated(msgs, recipe)) is not None:
+            msgs, tools = restated, ()  # the answer turn: the outputs are in, nothing to list
         if recipe.system == "drop":
             msgs = [m for m in msgs if m["role"] != "system"]
         tool_defs = function_tools(tools)
@@ -126,6 +128,31 @@ class ChatTemplate:
         msgs = _merge_same_roles(msgs)
         kwargs: dict[str, Any] = {"tools": tool_defs} if native_tools else {}
         return self._formatter()(messages=msgs, **kwargs).prompt  # type: ignore[arg-type]
+
+
+def _restated(msgs: list[dict[str, Any]], recipe: PromptRecipe) -> list[dict[str, Any]] | None:
+    """When the conversation ends with tool results, those results as the recipe restates
+    them (``None`` otherwise): ``plain``, each output alone as the last user turn; ``facts``,
+    the request restated in one user turn after the outputs."""
+    end = len(msgs)
+    while end and msgs[end - 1]["role"] == "tool":
+        end -= 1
+    if end == len(msgs):
+        return None
+    if recipe.after_tools == "plain":
+        outputs = [out for m in msgs[end:] for _name, out in m.get("tool_results", ())]
+        return [*msgs[:end], {"role": "user", "content": "\n\n".join(outputs)}]
+    ask = next((i for i in range(end - 1, -1, -1) if msgs[i]["role"] == "user"), None)
+    if ask is None:
+        return None
+    facts = [
+        f"- {name or 'tool'}: {output}"
+        for m in msgs[ask + 1 :]
+        if m["role"] == "tool"
+        for name, output in m.get("tool_results", ())
+    ]
+    content = "Facts:\n" + "\n".join(facts) + f"\n\nQuestion: {msgs[ask]['content']}"
+    return [*msgs[:ask], {"role": "user", "content": content}]
 
 
 def _before_last_user(msgs: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:

@@ -64,6 +64,11 @@ class PromptRecipe:
     """Added to the logits of the tokens that start a tool call, at the reply's first token
     only, when the model may either answer or call (tool choice ``auto``): the decision's
     threshold, tuned on the public set's tool prompts."""
+    after_tools: Literal["turns", "plain", "facts"] = "turns"
+    """How a tool's output comes back for the answer: ``turns``, the tool listing kept and each
+    result as a ``<tool_response>`` turn; ``plain``, no listing and the bare output as the last
+    user turn; ``facts``, the request restated after the outputs in one user turn. Small models
+    answer from ``plain`` far more often (public set, after-tool cases)."""
     notes: str = field(default="", compare=False)
 
     def sampling(self) -> dict[str, Any]:
@@ -91,6 +96,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "system": get_args(SystemTurn),
     "tools": get_args(ToolPrompting),
     "tool_turn": ("system", "user"),
+    "after_tools": ("turns", "plain", "facts"),
 }
 
 
@@ -139,6 +145,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...], PromptRecipe], ...] = (
             max_tokens=256,
             tool_turn="user",
             tool_bias=4.5,
+            after_tools="plain",
             notes="Scores best on Parley's public set with no system turn at all and greedy "
             "decoding; any system turn (its template's default included) makes it derail.",
         ),

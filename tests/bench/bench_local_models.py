@@ -24,7 +24,14 @@ from app.providers._llama_load import load_llama, model_params
 from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
 from tests.bench.table import Row
-from tests.eval.runner import parley_agent, parley_chat, peer_agent, peer_chat
+from tests.eval.runner import (
+    parley_after_tool,
+    parley_agent,
+    parley_chat,
+    peer_after_tool,
+    peer_agent,
+    peer_chat,
+)
 from tests.eval.scoring import load_set
 
 GROUP = "local models"
@@ -50,8 +57,16 @@ async def _quality_rows() -> list[Row]:
     try:
         chat = await parley_chat(default, evalset)
         agent = await parley_agent(default, evalset)
+        after = await parley_after_tool(default, evalset)
     finally:
         default.close()
+    after_scores = {"plain": after.answer_rate}
+    for how in ("turns", "facts"):
+        model = _model(after_tools=how)
+        try:
+            after_scores[how] = (await parley_after_tool(model, evalset)).answer_rate
+        finally:
+            model.close()
     scores: dict[str, float] = {"default recipe (no system turn, greedy)": chat.answer_rate}
     for label, overrides in VARIANTS.items():
         model = _model(**overrides)
@@ -66,6 +81,7 @@ async def _quality_rows() -> list[Row]:
         )
     peer_tally = peer_chat(peer, evalset)
     peer_tools = peer_agent(calling, evalset)
+    peer_after = peer_after_tool(peer, evalset)
     peer.close()
     calling.close()
     best = max(scores.values())
@@ -88,6 +104,17 @@ async def _quality_rows() -> list[Row]:
         (f"default agent: whole call right of {m}", agent.correct_rate, peer_tools.correct_rate),
     ]:  # fmt: skip
         rows.append(Row(GROUP, name, ours, "%", theirs, "llama.cpp chatml-function-calling",
+                        higher_is_better=True))  # fmt: skip
+    k = after.questions
+    rows.append(Row(GROUP, f"default agent: answer states the tool's output, of {k}",
+                    after.answer_rate, "%", peer_after.answer_rate,
+                    "llama.cpp chat completion, GGUF template", ">= peer",
+                    after.answer_rate >= peer_after.answer_rate,
+                    higher_is_better=True))  # fmt: skip
+    for how, label in [("turns", "tool listing and <tool_response> turns (before)"),
+                       ("facts", "request restated after the outputs")]:  # fmt: skip
+        rows.append(Row(GROUP, f"after a tool: {label}", after_scores[how], "%",
+                        peer_after.answer_rate, "llama.cpp chat completion",
                         higher_is_better=True))  # fmt: skip
     return rows
 

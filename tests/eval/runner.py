@@ -9,11 +9,11 @@ from typing import Any
 
 from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.core.state.message import Message
-from app.core.state.message_block import ToolCallBlock
+from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.providers.local import LlamaCppChatModel
 from app.services.workspace import DEFAULT_SYSTEM_PROMPT
 from app.tools.builtin import BUILTIN_TOOLS
-from tests.eval.scoring import EvalSet, Tally, score_tool_reply
+from tests.eval.scoring import AfterTool, EvalSet, Tally, score_tool_reply
 
 ANSWER_TOKENS = 48
 CALL_TOKENS = 96
@@ -60,6 +60,58 @@ async def parley_agent(
     for t in evalset.tool_prompts[:limit]:
         reply = await model.agenerate(_turn(t.prompt, system), tools=tools, config=cfg)
         tally.add_tool(score_tool_reply(t, reply.tool_calls(), tools), t.id)
+    return tally
+
+
+def after_tool_turns(case: AfterTool, system: str | None) -> list[Message]:
+    """The conversation as the agent has it when the tool's output is back: the request, the
+    model's call and the tool's result."""
+    call = ToolCallBlock(id="call_1", name=case.tool, args=case.args)
+    return [
+        *_turn(case.prompt, system),
+        Message(role="assistant", content=[call]),
+        Message.tool_message(
+            [ToolResultBlock(call_id="call_1", name=case.tool, output=case.output)]
+        ),
+    ]
+
+
+async def parley_after_tool(
+    model: LlamaCppChatModel,
+    evalset: EvalSet,
+    *,
+    system: str | None = DEFAULT_SYSTEM_PROMPT,
+    limit: int | None = None,
+) -> Tally:
+    """Score the agent's answer once a tool's output is back (tools still offered, as in a
+    run): it passes when it states the output."""
+    tools = agent_tools(evalset)
+    tally = Tally()
+    cfg = GenerationConfig(max_tokens=ANSWER_TOKENS, seed=1)
+    for case in evalset.after_tool[:limit]:
+        reply = await model.agenerate(after_tool_turns(case, system), tools=tools, config=cfg)
+        tally.add_answer(case, reply.text())
+    return tally
+
+
+def peer_after_tool(llama: Any, evalset: EvalSet, *, limit: int | None = None) -> Tally:
+    """The same through llama.cpp's chat completion with the GGUF's own template: the call as
+    the assistant's turn and the output as a ``tool`` turn, as the template writes them."""
+    tally = Tally()
+    for case in evalset.after_tool[:limit]:
+        llama.reset()
+        call = json.dumps({"name": case.tool, "arguments": case.args})
+        out = llama.create_chat_completion(
+            messages=[
+                {"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+                {"role": "user", "content": case.prompt},
+                {"role": "assistant", "content": f"<tool_call>{call}</tool_call>"},
+                {"role": "tool", "content": case.output},
+            ],
+            max_tokens=ANSWER_TOKENS,
+            seed=1,
+        )
+        tally.add_answer(case, out["choices"][0]["message"]["content"] or "")
     return tally
 
 

@@ -42,12 +42,22 @@ class ToolPrompt:
 
 
 @dataclass(frozen=True)
+class AfterTool(Question):
+    """A request already answered by a tool: the model must state the tool's output."""
+
+    tool: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+
+
+@dataclass(frozen=True)
 class EvalSet:
     """The whole public set."""
 
     questions: tuple[Question, ...]
     tool_prompts: tuple[ToolPrompt, ...]
     extra_tools: tuple[ToolSpec, ...]
+    after_tool: tuple[AfterTool, ...] = ()
 
 
 def load_set(path: Path = SET_PATH) -> EvalSet:
@@ -63,6 +73,12 @@ def load_set(path: Path = SET_PATH) -> EvalSet:
             for t in data["tool_prompts"]
         ),
         extra_tools=tuple(ToolSpec(**t) for t in data["extra_tools"]),
+        after_tool=tuple(
+            AfterTool(
+                a["id"], a["prompt"], tuple(a["accept"]), (), a["tool"], a["args"], a["output"]
+            )
+            for a in data.get("after_tool", [])
+        ),
     )
 
 

@@ -87,3 +87,35 @@ def test_tool_instructions_go_into_the_user_turn_when_the_recipe_says_so() -> No
     assert prompt.endswith("What is the capital of France?<|im_end|>\n<|im_start|>assistant\n")
     in_system = smol(False).render(TURN, [CLOCK], GENERIC)
     assert in_system.startswith("<|im_start|>system\nYou are Parley.\n\n" + TOOL_INSTRUCTIONS)
+
+
+AFTER_CALL = [
+    *TURN,
+    {"role": "assistant", "content": '<tool_call>{"name": "current_time", "arguments": {}}'
+     "</tool_call>"},
+    {"role": "tool", "content": '<tool_response>{"name": "current_time", "output": "09:30"}'
+     "</tool_response>", "tool_results": [("current_time", "09:30")]},
+]  # fmt: skip
+
+
+def test_the_bundled_family_gets_a_tools_bare_output_to_answer_from() -> None:
+    prompt = smol(False).render(AFTER_CALL, [CLOCK], recipe_for(SMOL))
+    assert prompt == (
+        "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n"
+        '<|im_start|>assistant\n<tool_call>{"name": "current_time", "arguments": {}}'
+        "</tool_call><|im_end|>\n"
+        "<|im_start|>user\n09:30<|im_end|>\n<|im_start|>assistant\n"
+    ), "no tool listing, no JSON wrapping: the output alone"
+    turns = smol(False).render(AFTER_CALL, [CLOCK], GENERIC.with_overrides({"system": "drop"}))
+    assert TOOL_INSTRUCTIONS in turns and "<tool_response>" in turns
+
+
+def test_facts_restate_the_request_after_the_outputs() -> None:
+    recipe = recipe_for(SMOL).with_overrides({"after_tools": "facts"})
+    prompt = smol(False).render(AFTER_CALL, [CLOCK], recipe)
+    assert prompt == (
+        "<|im_start|>user\nFacts:\n- current_time: 09:30\n\n"
+        "Question: What is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
+    )
+    with pytest.raises(RecipeError, match="after_tools must be one of turns, plain, facts"):
+        recipe.with_overrides({"after_tools": "json"})
