@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from app.core.errors import UserError
-from app.services.mcp_config import ImportReport, McpConfigError
+from app.services.mcp_config import ImportReport, McpConfigError, mcp_log_dir
 from app.tools.mcp.config import ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:
@@ -84,7 +85,11 @@ def form_config(
 
 
 def _reason(exc: ValueError) -> str:
-    return str(exc).split("\n")[-1].strip().removeprefix("Value error, ").split(" [type=")[0]
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            str(e["msg"]).removeprefix("Value error, ") for e in exc.errors(include_url=False)[:2]
+        )
+    return str(exc)
 
 
 async def save_http_server(
@@ -181,20 +186,20 @@ async def probe_server(
     """Start ``server`` on its own, list its tools and stop it; returns the tool names.
 
     Raises :class:`UserError` with one sentence saying why it cannot be used (a server that
-    does not answer within ``limit`` seconds is given up).
+    does not answer within ``limit`` seconds is given up); the attempt's log is kept in
+    ``logs/mcp/tests``.
     """
     manager_module = await asyncio.to_thread(importlib.import_module, "app.tools.mcp.connection")
-    with tempfile.TemporaryDirectory(prefix="parley-mcp-test-") as logs:
-        conn = manager_module.McpConnection(
-            server.model_copy(update={"disabled": False}),
-            log_dir=logs,
-            secret_resolver=tools.secrets,
-            start_timeout=limit,
-        )
-        try:
-            await conn.ensure_started()
-        except manager_module.McpServerError as exc:
-            raise UserError(str(exc).split("\n")[0].strip()) from None
-        finally:
-            await conn.close()
-        return [t.name for t in conn.tools]
+    conn = manager_module.McpConnection(
+        server.model_copy(update={"disabled": False}),
+        log_dir=mcp_log_dir(tools.data_dir) / "tests",
+        secret_resolver=tools.secrets,
+        start_timeout=limit,
+    )
+    try:
+        await conn.ensure_started()
+    except manager_module.McpServerError as exc:
+        raise UserError(str(exc).split("\n")[0].strip()) from None
+    finally:
+        await conn.close()
+    return [t.name for t in conn.tools]
