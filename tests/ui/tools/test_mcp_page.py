@@ -265,6 +265,7 @@ async def test_ask_first_opens_the_approval_dialog_and_off_takes_the_tool_away(
     try:
         await window.workspace.tools.wait_started()
         await switch(window, "demo__echo")
+        thread = window.chat_vm.thread_id
         page = await shown_page(window.workspace)
         choose(find(page, QComboBox, "mcpToolPolicy:echo"), "Ask first")
         await wait_until(
@@ -282,7 +283,6 @@ async def test_ask_first_opens_the_approval_dialog_and_off_takes_the_tool_away(
         assert model.last_tool_results() == ["echo: hi"]
 
         choose(find(page, QComboBox, "mcpToolPolicy:echo"), "Off")
-        thread = window.chat_vm.thread_id
         await wait_until(lambda: not window.workspace.tools.for_thread(thread), what="echo off")
         assert servers(window.workspace)["demo"]["tools"] == {"echo": "off"}
         menu = button(window)
