@@ -251,6 +251,7 @@ async def test_import_adds_what_it_can_and_says_what_it_skipped(
     ]
     await page.import_file(str(tmp_path / "missing.json"))
     assert page.error.text() == f"Nothing was imported: {tmp_path / 'missing.json'} is not a file"
+    await workspace.tools.wait_started()
     page.close()
 
 
