@@ -162,7 +162,7 @@ class ServerDialog(QDialog):
         row.addWidget(hint("A token goes to the keyring; here it shows as {keyring:…}.", self), 1)
         row.addWidget(self.header_secret_button)
         header_box.addLayout(row)
-        web.addRow("&Headers:", header_box)
+        web.addRow("Headers:", header_box)
 
         self.pages = QStackedWidget(self)
         self.pages.addWidget(stdio)
