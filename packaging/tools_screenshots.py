@@ -2,7 +2,7 @@
 ``mcp-server-time`` configured), and the Tools and MCP servers settings pages, light and dark.
 
 Run: ``.venv/bin/python packaging/tools_screenshots.py [OUT_DIR]`` (default
-resources/screenshots). ``tools.png`` is the README's; the others are for looking at.
+resources/screenshots). ``tools.png`` and ``mcp.png`` are the README's; the others are for looking at.
 """
 
 from __future__ import annotations
@@ -74,8 +74,21 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
             await page.load()
             await asyncio.sleep(0.2)
             page.grab().save(str(out_dir / f"{stem}-{theme}.png"))
+            if theme == "light" and stem == "settings-mcp":
+                page.grab().save(str(out_dir / "mcp.png"))
             page.close()
             page.deleteLater()
+        from app.ui.settings._mcp_dialog import ServerDialog
+
+        dialog = ServerDialog(window.workspace, None, window)
+        dialog.name.setText("docs")
+        dialog.kind.setCurrentIndex(1)
+        dialog.url.setText("https://example.com/mcp")
+        dialog.headers.setPlainText("Authorization: Bearer {keyring:mcp/docs/Authorization}")
+        dialog.show()
+        await asyncio.sleep(0.2)
+        dialog.grab().save(str(out_dir / f"mcp-dialog-{theme}.png"))
+        dialog.close()
     finally:
         await close_window(window)
 

@@ -71,6 +71,11 @@ class ServerInfo:
     ``invalid`` (the entry in ``mcp.json`` cannot be used)."""
     reason: str | None
     tools: list[ToolEntry] = field(default_factory=list)
+    url: str | None = None
+    """The address of a streamable-HTTP server (``command`` is then the same address)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    policy: str | None = None
+    """What every tool of the server may do (``allowed``, ``approval``, ``off``), or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +219,20 @@ class WorkspaceTools:
 
     # MCP servers --------------------------------------------------------------------
 
+    @property
+    def manager(self) -> McpManager | None:
+        """The running servers, or None before they start."""
+        return self._manager
+
+    @property
+    def secrets(self) -> SecretSource | None:
+        """Where ``{keyring:REF}`` values are looked up."""
+        return self._secrets
+
+    def changed(self) -> None:
+        """Tell the window the tools on offer changed (e.g. a policy was set)."""
+        self._emit(ToolsChanged(self._manager.problems() if self._manager else {}))
+
     async def start_servers(self) -> None:
         """Start the enabled servers (again, stopping the running ones first); report a
         :class:`ToolsChanged` when each attempt is done."""
@@ -289,6 +308,9 @@ class WorkspaceTools:
                     state,
                     reason,
                     [t for t in tools if t.group == name],
+                    server.url,
+                    dict(server.headers),
+                    server.policy,
                 )
             )
         return out

@@ -1,11 +1,13 @@
-"""The dialog that adds or edits one stdio MCP server: name, command, arguments and
-environment, with secrets kept in the keyring (the environment holds ``{keyring:REF}``)."""
+"""The dialog that adds or edits one MCP server: a command to run (name, command, arguments,
+environment) or a streamable-HTTP address (URL and headers), with secrets kept in the keyring
+(the environment or header holds ``{keyring:REF}``), and a button that tries the server."""
 
 from __future__ import annotations
 
 import shlex
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -13,18 +15,31 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.errors import ParleyError, UserError
+from app.services.mcp_actions import form_config, parse_headers, probe_server, save_http_server
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask, text_dialog
 from app.ui.settings._labels import error_label, hint
 from app.ui.tasks import spawn
 
-__all__ = ["ServerDialog", "parse_args", "parse_env"]
+__all__ = ["ServerDialog", "parse_args", "parse_env", "tested"]
+
+TEST_TIMEOUT = 20.0
+"""Seconds a tried server has to start and list its tools."""
+
+
+def tested(names: list[str]) -> str:
+    """The sentence a working test shows."""
+    if not names:
+        return "Connected. The server offers no tools."
+    shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
+    return f"Connected: {len(names)} tool{'s' if len(names) != 1 else ''} ({shown})."
 
 
 def parse_args(text: str) -> list[str]:
@@ -64,7 +79,7 @@ class ServerDialog(QDialog):
         self.name.setObjectName("mcpServerName")
         self.name.setAccessibleName("Server name")
         self.name.setPlaceholderText("time")
-        self.command = QLineEdit(server.command if server else "", self)
+        self.command = QLineEdit(server.command if server and not server.url else "", self)
         self.command.setObjectName("mcpServerCommand")
         self.command.setAccessibleName("Command")
         self.command.setPlaceholderText("uvx")
@@ -86,9 +101,42 @@ class ServerDialog(QDialog):
         self.secret_button.clicked.connect(lambda: spawn(self.add_secret()))
         self.error = error_label(self)
 
-        form = QFormLayout()
+        self.kind = QComboBox(self)
+        self.kind.setObjectName("mcpServerKind")
+        self.kind.setAccessibleName("How Parley reaches the server")
+        self.kind.addItems(["Runs a command (stdio)", "At an address (streamable HTTP)"])
+        self.url = QLineEdit((server.url or "") if server else "", self)
+        self.url.setObjectName("mcpServerUrl")
+        self.url.setAccessibleName("Address")
+        self.url.setPlaceholderText("https://example.com/mcp")
+        self.headers = QPlainTextEdit(
+            "\n".join(f"{k}: {v}" for k, v in server.headers.items()) if server else "", self
+        )
+        self.headers.setObjectName("mcpServerHeaders")
+        self.headers.setAccessibleName("Headers, one Name: value per line")
+        self.headers.setPlaceholderText("Name: value, one per line")
+        self.headers.setTabChangesFocus(True)
+        self.headers.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
+        self.header_secret_button = QPushButton("Add a secret header…", self)
+        self.header_secret_button.setObjectName("mcpAddHeaderSecret")
+        self.header_secret_button.setAccessibleName("Add a header whose value is secret")
+        self.header_secret_button.clicked.connect(lambda: spawn(self.add_header_secret()))
+        self.test_button = QPushButton("Test connection", self)
+        self.test_button.setObjectName("mcpDialogTest")
+        self.test_button.setAccessibleName("Start the server and list its tools")
+        self.test_button.clicked.connect(lambda: spawn(self.test()))
+        self.test_result = hint("", self)
+        self.test_result.setObjectName("mcpDialogTestResult")
+
+        top = QFormLayout()
+        top.setSpacing(8)
+        top.addRow("&Name:", self.name)
+        top.addRow("&Kind:", self.kind)
+
+        stdio = QWidget(self)
+        form = QFormLayout(stdio)
+        form.setContentsMargins(0, 0, 0, 0)
         form.setSpacing(8)
-        form.addRow("&Name:", self.name)
         form.addRow("&Command:", self.command)
         form.addRow("&Arguments:", self.args)
         env_box = QVBoxLayout()
@@ -102,6 +150,30 @@ class ServerDialog(QDialog):
         env_box.addLayout(row)
         form.addRow("&Environment:", env_box)
 
+        http = QWidget(self)
+        web = QFormLayout(http)
+        web.setContentsMargins(0, 0, 0, 0)
+        web.setSpacing(8)
+        web.addRow("&Address:", self.url)
+        header_box = QVBoxLayout()
+        header_box.setSpacing(4)
+        header_box.addWidget(self.headers)
+        row = QHBoxLayout()
+        row.addWidget(hint("A token goes to the keyring; here it shows as {keyring:…}.", self), 1)
+        row.addWidget(self.header_secret_button)
+        header_box.addLayout(row)
+        web.addRow("Headers:", header_box)
+
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(stdio)
+        self.pages.addWidget(http)
+        self.kind.currentIndexChanged.connect(self.pages.setCurrentIndex)
+        self.kind.setCurrentIndex(1 if server is not None and server.url else 0)
+
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -109,10 +181,13 @@ class ServerDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
-        layout.addLayout(form)
+        layout.setSpacing(8)
+        layout.addLayout(top)
+        layout.addWidget(self.pages)
+        layout.addLayout(test_row)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
-        self.resize(560, 320)
+        self.resize(580, 360)
 
     def _say(self, text: str) -> None:
         self.error.setText(text)
@@ -152,18 +227,102 @@ class ServerDialog(QDialog):
         self.env.setPlainText("\n".join([*lines, f"{variable.strip()}={reference}"]).strip())
         self._say("")
 
+    def is_http(self) -> bool:
+        """Whether the form describes a streamable-HTTP server."""
+        return self.kind.currentIndex() == 1
+
+    async def add_header_secret(self) -> None:
+        """Ask for a header's name and its secret value; keep the value in the keyring."""
+        name_dialog, header = text_dialog(
+            self, "Secret header", "The header's name (e.g. Authorization or X-Api-Key):"
+        )
+        if not await ask(name_dialog) or not header.text().strip():
+            return
+        value_dialog, value = text_dialog(
+            self,
+            "Secret value",
+            f"Paste the value of {header.text().strip()} (a bearer token may be pasted alone). "
+            "It is kept in your system keyring, never in Parley's files.",
+            secret=True,
+        )
+        if not await ask(value_dialog):
+            return
+        await self.keep_header_secret(header.text(), value.text())
+
+    async def keep_header_secret(self, header: str, value: str) -> None:
+        """Keep ``value`` in the keyring and put ``header: {keyring:REF}`` in the headers
+        (``Authorization`` gets ``Bearer`` in front when the value has no scheme)."""
+        header = header.strip()
+        server = self.name.text().strip() or "server"
+        scheme = ""
+        if header.lower() == "authorization":
+            first, _, rest = value.strip().partition(" ")
+            scheme, value = ("Bearer ", value.strip()) if not rest else (first + " ", rest)
+        try:
+            reference = await self.workspace.tools.store_secret(
+                server, header.replace("-", "_"), value
+            )
+        except ParleyError as exc:
+            self._say(f"The secret was not kept: {exc}")
+            return
+        lines = [
+            line
+            for line in self.headers.toPlainText().splitlines()
+            if line.partition(":")[0].strip().lower() != header.lower()
+        ]
+        self.headers.setPlainText("\n".join([*lines, f"{header}: {scheme}{reference}"]).strip())
+        self._say("")
+
+    async def probe(self) -> list[str]:
+        """Start the server the form describes (not saved) and return its tools' names."""
+        if self.is_http():
+            server = form_config(
+                self.name.text(),
+                url=self.url.text(),
+                headers=parse_headers(self.headers.toPlainText()),
+            )
+        else:
+            server = form_config(
+                self.name.text(),
+                command=self.command.text(),
+                args=parse_args(self.args.text()),
+                env=parse_env(self.env.toPlainText()),
+            )
+        return await probe_server(self.workspace.tools, server, limit=TEST_TIMEOUT)
+
+    async def test(self) -> None:
+        """Start the server the form describes, list its tools and say how it went."""
+        self.test_button.setEnabled(False)
+        self.test_result.setText("Starting the server…")
+        try:
+            names = await self.probe()
+        except (OSError, ParleyError) as exc:
+            self.test_result.setText("")
+            self._say(str(exc)[:1].upper() + str(exc)[1:])
+        else:
+            self._say("")
+            self.test_result.setText(tested(names))
+        finally:
+            self.test_button.setEnabled(True)
+
     async def save(self) -> bool:
         """Check and save the server; the dialog closes only when it was saved."""
+        replace = self.server.name if self.server else None
         try:
-            args = parse_args(self.args.text())
-            env = parse_env(self.env.toPlainText())
-            await self.workspace.tools.save_server(
-                self.name.text().strip(),
-                self.command.text(),
-                args,
-                env,
-                replace=self.server.name if self.server else None,
-            )
+            if self.is_http():
+                await save_http_server(
+                    self.workspace.tools,
+                    self.name.text().strip(),
+                    self.url.text(),
+                    parse_headers(self.headers.toPlainText()),
+                    replace=replace,
+                )
+            else:
+                args = parse_args(self.args.text())
+                env = parse_env(self.env.toPlainText())
+                await self.workspace.tools.save_server(
+                    self.name.text().strip(), self.command.text(), args, env, replace=replace
+                )
         except (OSError, ParleyError) as exc:
             self._say(str(exc)[:1].upper() + str(exc)[1:])
             return False

@@ -1,27 +1,35 @@
 """Settings > MCP servers: the configured servers with their state, their tools and, for one
-that failed, why; add, edit and remove stdio servers and switch each on or off. A change is
-saved at once and the servers restart in the background."""
+that failed, why; add, edit and remove servers (a command or a streamable-HTTP address),
+import another app's ``mcpServers`` file, test a server, switch each on or off and set what
+the server and each of its tools may do (allowed, ask first, off). A change is saved at once;
+a policy applies to the next call without restarting the server."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.errors import ParleyError
+from app.services.mcp_actions import import_servers, probe_server, set_policy, tool_policies
+from app.services.mcp_config import ImportReport
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
-from app.ui.settings._mcp_dialog import ServerDialog
+from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -36,6 +44,32 @@ _STATES = {
     "disabled": "Off",
     "invalid": "Cannot be used",
 }
+
+POLICIES: dict[str, str] = {"allowed": "Allowed", "approval": "Ask first", "off": "Off"}
+"""What a tool may do, as the page names it."""
+
+
+def import_summary(report: ImportReport) -> str:
+    """One or two sentences saying what an import added and what it skipped, and why."""
+    parts = []
+    if report.added:
+        parts.append(f"Added {len(report.added)}: {', '.join(report.added)}.")
+    else:
+        parts.append("Nothing was added.")
+    if report.skipped:
+        skipped = "; ".join(f"{name} ({why})" for name, why in report.skipped.items())
+        parts.append(f"Skipped {len(report.skipped)}: {skipped}.")
+    return " ".join(parts)
+
+
+def _policy_box(parent: QWidget, name: str, first: str, chosen: str | None) -> QComboBox:
+    box = QComboBox(parent)
+    box.setObjectName(name)
+    box.addItem(first, None)
+    for key, label in POLICIES.items():
+        box.addItem(label, key)
+    box.setCurrentIndex(max(0, box.findData(chosen)) if chosen else 0)
+    return box
 
 
 class McpPage(SettingsPage):
@@ -88,10 +122,29 @@ class McpPage(SettingsPage):
         self.command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reason = error_label(self)
         self.reason.setObjectName("mcpServerReason")
-        self.tools = QListWidget(self)
+        self.policy = _policy_box(self, "mcpServerPolicy", "Each tool's default", None)
+        self.policy.setAccessibleName("What the server's tools may do")
+        self.policy.activated.connect(lambda _i: spawn(self._set_server_policy()))
+        self.tools = QTreeWidget(self)
         self.tools.setObjectName("mcpServerTools")
         self.tools.setAccessibleName("The server's tools")
-        self.tools.setSpacing(2)
+        self.tools.setHeaderLabels(["Tool", "Default", "May"])
+        self.tools.setRootIsDecorated(False)
+        self.tools.setColumnWidth(0, 150)
+        self.tools.setColumnWidth(1, 80)
+        self.test_button = QPushButton("Test connection", self)
+        self.test_button.setObjectName("testServerButton")
+        self.test_button.setAccessibleName("Start the selected server and list its tools")
+        self.test_button.clicked.connect(lambda: spawn(self.test_selected()))
+        self.test_result = hint("", self)
+        self.test_result.setObjectName("mcpTestResult")
+        self.import_button = QPushButton("Import…", self)
+        self.import_button.setObjectName("importServersButton")
+        self.import_button.setAccessibleName("Import another app's mcpServers file")
+        self.import_button.clicked.connect(lambda: spawn(self.choose_import()))
+        self.summary = hint("", self)
+        self.summary.setObjectName("mcpImportSummary")
+        self.summary.hide()
         self.error = error_label(self)
 
         buttons = QHBoxLayout()
@@ -99,6 +152,7 @@ class McpPage(SettingsPage):
         for button in (self.add_button, self.edit_button, self.remove_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.import_button)
 
         details = QVBoxLayout()
         details.setSpacing(8)
@@ -106,6 +160,14 @@ class McpPage(SettingsPage):
         details.addWidget(self.state)
         details.addWidget(self.command)
         details.addWidget(self.reason)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+        details.addLayout(test_row)
+        policy_row = QHBoxLayout()
+        policy_row.addWidget(QLabel("Its tools:", self))
+        policy_row.addWidget(self.policy, 1)
+        details.addLayout(policy_row)
         details.addWidget(self.tools, 1)
 
         lists = QHBoxLayout()
@@ -121,6 +183,7 @@ class McpPage(SettingsPage):
         layout.addWidget(self.empty)
         layout.addLayout(lists, 1)
         layout.addLayout(buttons)
+        layout.addWidget(self.summary)
         layout.addWidget(self.error)
         unsubscribe = workspace.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
@@ -168,14 +231,24 @@ class McpPage(SettingsPage):
 
     def _show_selected(self, *_args: object) -> None:
         info = self.selected()
-        for widget in (self.edit_button, self.remove_button, self.enabled, self.tools):
+        for widget in (
+            self.edit_button,
+            self.remove_button,
+            self.enabled,
+            self.tools,
+            self.policy,
+            self.test_button,
+        ):
             widget.setEnabled(info is not None)
         self.tools.clear()
         if info is None:
             self.state.setText("")
             self.command.setText("")
+            self.test_result.setText("")
             self.reason.hide()
             return
+        if info.name != self.test_result.property("server"):
+            self.test_result.setText("")
         self.enabled.blockSignals(True)
         self.enabled.setChecked(info.enabled)
         self.enabled.blockSignals(False)
@@ -184,12 +257,86 @@ class McpPage(SettingsPage):
         self.command.setText(" ".join([info.command, *info.args]))
         self.reason.setText(info.reason or "")
         self.reason.setVisible(bool(info.reason))
-        for tool in info.tools:
-            item = QListWidgetItem(f"{tool.label} — {tool.description}", self.tools)
-            item.setToolTip(tool.description)
-        if not info.tools:
+        self.policy.setCurrentIndex(max(0, self.policy.findData(info.policy)))
+        self.policy.setEnabled(info.state != "invalid")
+        self.test_button.setEnabled(info.state != "invalid")
+        server_default = POLICIES.get(info.policy or "", "")
+        rows = tool_policies(self.workspace.tools, info.name)
+        for row in rows:
+            item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.default], ""])
+            item.setToolTip(0, row.description)
+            item.setToolTip(1, "What the tool says of itself: read-only tools may run at once.")
+            first = f"As the server ({server_default or POLICIES[row.default]})"
+            box = _policy_box(self.tools, f"mcpToolPolicy:{row.name}", first, row.chosen)
+            box.setAccessibleName(f"What {row.name} may do")
+            box.activated.connect(
+                lambda _i, tool=row.name, b=box: spawn(self._set_tool_policy(tool, b.currentData()))
+            )
+            self.tools.setItemWidget(item, 2, box)
+        if not rows:
             note = "Its tools show here once it runs." if info.enabled else "It is off."
-            QListWidgetItem(note, self.tools).setFlags(Qt.ItemFlag.NoItemFlags)
+            QTreeWidgetItem(self.tools, [note]).setFlags(Qt.ItemFlag.NoItemFlags)
+
+    async def _set_server_policy(self) -> None:
+        info = self.selected()
+        if info is not None:
+            await self._apply(info.name, self.policy.currentData(), None)
+
+    async def _set_tool_policy(self, tool: str, policy: str | None) -> None:
+        info = self.selected()
+        if info is not None:
+            await self._apply(info.name, policy, tool)
+
+    async def _apply(self, server: str, policy: object, tool: str | None) -> None:
+        chosen = policy if policy in POLICIES else None
+        try:
+            await set_policy(self.workspace.tools, server, chosen, tool)  # type: ignore[arg-type]
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not change {server}: {exc}")
+            return
+        self._say("")
+
+    async def test_selected(self) -> None:
+        """Start the selected server on its own, list its tools and say how it went."""
+        info = self.selected()
+        if info is None:
+            return
+        self.test_button.setEnabled(False)
+        self.test_result.setProperty("server", info.name)
+        self.test_result.setText("Starting the server…")
+        try:
+            server = self.workspace.tools.config.get(info.name)
+            names = await probe_server(self.workspace.tools, server, limit=TEST_TIMEOUT)
+        except (OSError, ParleyError) as exc:
+            text = str(exc)
+            self.test_result.setText(f"Failed: {text[:1].upper()}{text[1:]}")
+        else:
+            self.test_result.setText(tested(names))
+        finally:
+            self.test_button.setEnabled(True)
+
+    async def choose_import(self) -> None:
+        """Ask for another app's ``mcpServers`` file and import it."""
+        dialog = QFileDialog(self, "Import MCP servers")
+        dialog.setObjectName("mcpImportDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["JSON files (*.json)", "All files (*)"])
+        if await ask(dialog) and dialog.selectedFiles():
+            await self.import_file(dialog.selectedFiles()[0])
+
+    async def import_file(self, path: str) -> None:
+        """Add the servers of ``path`` and say what was added and skipped."""
+        try:
+            report = await import_servers(self.workspace.tools, path)
+        except (OSError, ParleyError) as exc:
+            self.summary.hide()
+            text = str(exc)
+            self._say(f"Nothing was imported: {text}")
+            return
+        self._say("")
+        self.summary.setText(import_summary(report))
+        self.summary.show()
+        await self.load()
 
     async def add_server(self) -> None:
         """Open the add-server dialog; the list refreshes when it was saved."""

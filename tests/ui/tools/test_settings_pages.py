@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QListWidget, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QListWidget, QTreeWidget, QWidget
 
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.workspace import Workspace
@@ -134,9 +134,11 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
     }
     await workspace.tools.wait_started()
     await wait_until(lambda: page.state.text() == "Running", what="running")
-    tools = find(page, QListWidget, "mcpServerTools")
-    listed = [tools.item(i).text() for i in range(tools.count())]
-    assert "echo — Say the text back." in listed
+    tools = find(page, QTreeWidget, "mcpServerTools")
+    listed = [tools.topLevelItem(i).text(0) for i in range(tools.topLevelItemCount())]
+    assert "echo" in listed
+    echo = tools.topLevelItem(listed.index("echo"))
+    assert echo.toolTip(0) == "Say the text back."
     assert page.list.item(0).text().startswith("demo\nRunning · ")
 
     page.enabled.click()
