@@ -61,6 +61,22 @@ async def test_a_chosen_resource_is_sent_with_the_next_message(tmp_path: Path) -
         await close_test_window(window)
 
 
+async def test_a_prompt_without_arguments_is_sent_as_its_text(tmp_path: Path) -> None:
+    McpConfig.for_data_dir(tmp_path).add(demo_config())
+    seen: list[str] = []
+    window = await open_test_window(tmp_path, Models({"scripted:a": recording(seen)}))
+    try:
+        await window.workspace.tools.wait_started()
+        button = offers_button(window)
+        await button.fill()
+        button.offer_actions()["demo:prompt:greeting"].trigger()
+        await wait_until(lambda: chip_names(window) == ["greeting"], what="the chip")
+        await ask(window, "Please")
+        assert seen == ["Please\nSay hello to Ada."]
+    finally:
+        await close_test_window(window)
+
+
 async def test_a_failed_read_says_so_in_one_sentence(tmp_path: Path) -> None:
     McpConfig.for_data_dir(tmp_path).add(demo_config())
     window = await open_test_window(tmp_path, Models({"scripted:a": []}))
