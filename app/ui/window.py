@@ -27,6 +27,7 @@ from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.approvals import ApprovalController
+from app.ui.attachments.mcp_offers import install_mcp_offers
 from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._menus()
         self.tools_button = install_tools(self)
+        self.mcp_offers = install_mcp_offers(self)
         self.data_actions = install_data_actions(self)
         self.downloads = install_downloads(self)
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)

@@ -117,10 +117,7 @@ class AttachmentTray(QObject):
         self.clear_problems()
         items = []
         for source in sources:
-            chip = AttachmentChip(source_name(source), self.bar)
-            chip.removeRequested.connect(partial(self.remove, chip))
-            self._row.insertWidget(self._row.count() - 1, chip)
-            self.chips.append(chip)
+            chip = self._chip(source_name(source))
             item = _Pending(source, chip)
             self._pending[chip] = item
             items.append(item)
@@ -129,6 +126,23 @@ class AttachmentTray(QObject):
         self._batches.add(task)
         task.add_done_callback(self._batches.discard)
         return task
+
+    def add_blocks(self, name: str, blocks: Sequence[ContentBlock]) -> None:
+        """Attach blocks already read (e.g. an MCP server's resource): a chip each, named
+        ``name``, ready to send."""
+        self.clear_problems()
+        for block in blocks:
+            self._chip(name).set_block(block, None)
+        self._update()
+        announce(self.bar, summary(len(blocks), []))
+        spawn(self.refresh_fit())
+
+    def _chip(self, name: str) -> AttachmentChip:
+        chip = AttachmentChip(name, self.bar)
+        chip.removeRequested.connect(partial(self.remove, chip))
+        self._row.insertWidget(self._row.count() - 1, chip)
+        self.chips.append(chip)
+        return chip
 
     def remove(self, chip: AttachmentChip) -> None:
         """Remove an attachment, or cancel reading it (nothing of it is kept)."""

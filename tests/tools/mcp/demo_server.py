@@ -106,6 +106,12 @@ def summarize(topic: str) -> str:
     return f"Summarize {topic} in one sentence."
 
 
+@server.prompt()
+def greeting() -> str:
+    """Greet the user warmly."""
+    return "Say hello to Ada."
+
+
 def _serve_http(port: int, token: str) -> None:
     import uvicorn
 

@@ -250,7 +250,7 @@ async def test_resources_and_prompts_can_be_listed_and_attached(tmp_path: Path) 
     [dot] = image
     assert isinstance(dot, ImageBlock)
     assert (dot.media.mime_type, dot.media.size_bytes) == ("image/png", 70)
-    assert [p.name for p in prompts] == ["summarize"]
+    assert [p.name for p in prompts] == ["summarize", "greeting"]
     assert prompt == [TextBlock(text="Summarize tea in one sentence.")]
 
 

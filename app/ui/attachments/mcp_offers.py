@@ -1,0 +1,115 @@
+"""The composer's "From MCP…" button: a menu of the resources and prompts the running MCP
+servers offer, a section per server. Choosing one reads it and adds a chip to the
+attachment tray, sent with the next message like a file. A server that offers nothing, or a
+read that fails, is said in one sentence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget
+
+from app.core.errors import ParleyError
+from app.services.mcp_offers import Offer, fetch_offer, offers
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.services.workspace_tools import WorkspaceTools
+    from app.ui.attachments.tray import AttachmentTray
+    from app.ui.window import MainWindow
+
+__all__ = ["McpOffersButton", "install_mcp_offers"]
+
+
+def _short(text: str, width: int = 60) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+class McpOffersButton(QPushButton):
+    """The button (object name ``mcpOffersButton``) and its menu (``mcpOffersMenu``)."""
+
+    problem = Signal(str)
+    """A sentence to show the user: a server offered nothing usable, or a read failed."""
+
+    def __init__(self, tools: WorkspaceTools, tray: AttachmentTray, parent: QWidget) -> None:
+        super().__init__("From MCP…", parent)
+        self.setObjectName("mcpOffersButton")
+        self.setAccessibleName("Add from MCP server")
+        self.setToolTip("Attach a resource or prompt an MCP server offers")
+        self.tools = tools
+        self.tray = tray
+        self.menu_ = QMenu(self)
+        self.menu_.setObjectName("mcpOffersMenu")
+        self.menu_.setAccessibleName("Add from MCP server")
+        self.menu_.setToolTipsVisible(True)
+        self.clicked.connect(lambda: spawn(self.open_menu()))
+
+    async def open_menu(self) -> None:
+        """List what the servers offer, then show the menu above the button."""
+        await self.fill()
+        height = self.menu_.sizeHint().height()
+        self.menu_.popup(self.mapToGlobal(QPoint(0, -height - 4)))
+
+    async def fill(self) -> None:
+        """Fill the menu: a section per running server, an entry per resource and prompt."""
+        found = await offers(self.tools)
+        menu = self.menu_
+        menu.clear()
+        if not found:
+            menu.addAction("No MCP server is running.").setEnabled(False)
+        for server in found:
+            menu.addSection(f"MCP: {server.server}")
+            if server.problem is not None:
+                note = menu.addAction(_short(server.problem))
+                note.setToolTip(server.problem)
+                note.setEnabled(False)
+            elif not server.offers:
+                menu.addAction("Offers no resources or prompts.").setEnabled(False)
+            for offer in server.offers:
+                menu.addAction(self._action(offer))
+
+    def _action(self, offer: Offer) -> QAction:
+        about = f" — {_short(offer.description)}" if offer.description else ""
+        kind = "Resource" if offer.kind == "resource" else "Prompt"
+        action = QAction(f"{kind}: {offer.name}{about}", self.menu_)
+        action.setObjectName(f"offer:{offer.server}:{offer.kind}:{offer.name}")
+        action.setToolTip(offer.description or offer.key)
+        if offer.needs_arguments:
+            action.setEnabled(False)
+            action.setToolTip("This prompt needs arguments, which cannot be given yet.")
+        action.triggered.connect(lambda: spawn(self.attach(offer)))
+        return action
+
+    def offer_actions(self) -> dict[str, QAction]:
+        """The menu's entries by ``server:kind:name`` (after :meth:`fill`)."""
+        return {
+            a.objectName().removeprefix("offer:"): a
+            for a in self.menu_.actions()
+            if a.objectName().startswith("offer:")
+        }
+
+    async def attach(self, offer: Offer) -> None:
+        """Read ``offer`` and add it to the tray as a chip."""
+        try:
+            blocks = await fetch_offer(self.tools, offer)
+        except ParleyError as exc:
+            text = str(exc)
+            self.problem.emit(text[:1].upper() + text[1:] + ".")
+            return
+        self.tray.add_blocks(offer.name, blocks)
+
+
+def install_mcp_offers(window: MainWindow) -> McpOffersButton:
+    """Put the button beside the composer's Attach button."""
+    composer = window.composer
+    button = McpOffersButton(window.workspace.tools, window.attachments.tray, composer)
+    row = composer.actions_row
+    row.insertWidget(row.indexOf(composer.attach_button) + 1, button)
+    composer.setTabOrder(composer.attach_button, button)
+    composer.setTabOrder(button, window.tools_button)
+    button.problem.connect(lambda text: window.notice.show_message(text, level="warning"))
+    return button
