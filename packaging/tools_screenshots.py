@@ -31,6 +31,8 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     apply_theme(app, theme)
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     folder = data / "projects"
     folder.mkdir(parents=True, exist_ok=True)
     config = McpConfig.for_data_dir(data)
@@ -38,8 +40,9 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
         config.add(
             ServerConfig(
                 name="time",
-                command=sys.executable,
-                args=["-m", "mcp_server_time", "--local-timezone", "Europe/Oslo"],
+                # as a user writes it: the installed command, found on PATH
+                command="mcp-server-time",
+                args=["--local-timezone", "Europe/Oslo"],
             )
         )
     window = await open_window(str(data), preload=False)
