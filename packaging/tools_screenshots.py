@@ -2,7 +2,8 @@
 ``mcp-server-time`` configured), and the Tools and MCP servers settings pages, light and dark.
 
 Run: ``.venv/bin/python packaging/tools_screenshots.py [OUT_DIR]`` (default
-resources/screenshots). ``tools.png`` and ``mcp.png`` are the README's; the others are for looking at.
+resources/screenshots). ``tools.png`` and ``mcp.png`` are the README's; the others are for
+looking at.
 """
 
 from __future__ import annotations
