@@ -171,7 +171,10 @@ async def test_the_menu_works_from_the_keyboard(tmp_path: Path) -> None:
     try:
         tools = button(window)
         window.composer.attach_button.setFocus()
-        press(window.composer.attach_button, Qt.Key.Key_Tab)
+        press(window.composer.attach_button, Qt.Key.Key_Tab)  # as they sit: Attach, From MCP…
+        offers = window.focusWidget()
+        assert offers is not None and offers.objectName() == "mcpOffersButton"
+        press(offers, Qt.Key.Key_Tab)
         assert window.focusWidget() is tools
         press(tools, Qt.Key.Key_Space)
         await wait_until(lambda: tools.menu_.isVisible(), what="the menu to open")
