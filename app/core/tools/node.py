@@ -47,7 +47,7 @@ def saved_messages(saved: dict[str, str], task_ids: Sequence[str], call_id: str)
     first), given the step's saved results and the ids of the step's tasks; empty when the
     call did not finish."""
     for task_id in task_ids:
-        body = saved.get(f"{task_id}:{call_id}")
+        body = saved.get(_result_key(task_id, call_id))
         if body is not None:
             return load_messages(body)
     return []
@@ -146,7 +146,7 @@ class ToolNode:
         writes = ctx.writes if ctx is not None else None
         if writes is not None and ctx is not None and not result.state:
             body = dump_messages(result.redacted(redactor).messages).decode()
-            await writes.put(_write_key(ctx, result.call.id), body)
+            await writes.put(_result_key(ctx.task_id, result.call.id), body)
         return result
 
     async def _run(
@@ -202,8 +202,9 @@ class _CallUpdate:
         return _CallUpdate(self.call, redactor.value(self.messages), redactor.value(self.state))
 
 
-def _write_key(ctx: RunContext, call_id: str) -> str:
-    return f"{ctx.task_id}:{call_id}"  # read by saved_messages too
+def _result_key(task_id: str, call_id: str) -> str:
+    """Where a step saves one call's result, within its task."""
+    return f"{task_id}:{call_id}"
 
 
 def _saved_results(
@@ -214,9 +215,8 @@ def _saved_results(
         return {}
     found: dict[str, _CallUpdate] = {}
     for call in calls:
-        body = writes.saved.get(_write_key(ctx, call.id))
-        if body is not None:
-            found[call.id] = _CallUpdate(call, load_messages(body))
+        if messages := saved_messages(writes.saved, [ctx.task_id], call.id):
+            found[call.id] = _CallUpdate(call, messages)
     return found
 
 
