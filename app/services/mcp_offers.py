@@ -1,7 +1,7 @@
 """What the running MCP servers offer to attach to a message: their resources and prompts.
 
-:func:`offers` lists them per server; :func:`fetch_offer` reads a resource or fills in a
-prompt (one without required arguments) as content blocks, which the window attaches like a
+:func:`offers` lists them per server; :func:`fetch_offer` reads a resource, or fills in a
+prompt with the arguments the user gave, as content blocks, which the window attaches like a
 file. A failure comes back as :class:`~app.core.errors.UserError` with one clear sentence.
 """
 
@@ -13,10 +13,21 @@ from typing import TYPE_CHECKING, Literal
 from app.core.errors import ParleyError, UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from app.core.state import ContentBlock
     from app.services.workspace_tools import WorkspaceTools
 
-__all__ = ["Offer", "ServerOffers", "fetch_offer", "offers"]
+__all__ = ["Offer", "PromptArgument", "ServerOffers", "fetch_offer", "offers"]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptArgument:
+    """One argument a prompt takes, as its server describes it."""
+
+    name: str
+    description: str = ""
+    required: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +40,13 @@ class Offer:
     description: str
     key: str
     """The resource's URI, or the prompt's name."""
-    needs_arguments: bool = False
-    """Whether the prompt has required arguments (not offered to attach yet)."""
+    arguments: tuple[PromptArgument, ...] = ()
+    """The prompt's arguments, in the server's order (none for a resource)."""
+
+    @property
+    def needs_arguments(self) -> bool:
+        """Whether the prompt asks for anything before it can be filled in."""
+        return bool(self.arguments)
 
 
 @dataclass
@@ -58,31 +74,37 @@ async def offers(tools: WorkspaceTools) -> list[ServerOffers]:
                     Offer(name, "resource", res.name, res.description or "", str(res.uri))
                 )
             for prompt in await manager.list_prompts(name):
-                required = any(a.required for a in prompt.arguments or [])
-                found.offers.append(
-                    Offer(
-                        name, "prompt", prompt.name, prompt.description or "", prompt.name, required
-                    )
+                arguments = tuple(
+                    PromptArgument(a.name, a.description or "", bool(a.required))
+                    for a in prompt.arguments or []
                 )
+                about = prompt.description or ""
+                offer = Offer(name, "prompt", prompt.name, about, prompt.name, arguments)
+                found.offers.append(offer)
         except ParleyError as exc:
             found.problem = f"The MCP server {name} could not list what it offers: {exc}"
         out.append(found)
     return out
 
 
-async def fetch_offer(tools: WorkspaceTools, offer: Offer) -> list[ContentBlock]:
-    """The blocks of ``offer``: the resource's content, or the prompt's messages."""
+async def fetch_offer(
+    tools: WorkspaceTools, offer: Offer, arguments: Mapping[str, str] | None = None
+) -> list[ContentBlock]:
+    """The blocks of ``offer``: the resource's content, or the prompt's messages filled in
+    with ``arguments`` (blank values are left out; a required one must be given)."""
     manager = tools.manager
     what = f"the {offer.kind} {offer.name} of the MCP server {offer.server}"
     if manager is None:
         raise UserError(f"{what} cannot be read: the MCP servers are not running")
-    if offer.needs_arguments:
-        raise UserError(f"{what} needs arguments, which cannot be given yet")
+    given = {k: v for k, v in (arguments or {}).items() if v.strip()}
+    missing = [a.name for a in offer.arguments if a.required and a.name not in given]
+    if missing:
+        raise UserError(f"{what} needs a value for {', '.join(missing)}")
     try:
         if offer.kind == "resource":
             blocks = await manager.read_resource(offer.server, offer.key)
         else:
-            blocks = await manager.get_prompt(offer.server, offer.key)
+            blocks = await manager.get_prompt(offer.server, offer.key, given or None)
     except ParleyError as exc:
         raise UserError(f"{what} could not be read: {exc}") from None
     if not blocks:

@@ -37,6 +37,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+I", "Import a thread"),
     ("Ctrl+,", "Settings"),
     ("Ctrl+O", "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
+    ("Ctrl+Shift+O", "Attach a resource or prompt from an MCP server"),
     ("Ctrl+Page Up / Page Down", "Previous / next thread"),
     ("Menu key (in the conversation)", "Actions for the focused message"),
     ("Ctrl+W", "Close the window"),

@@ -209,6 +209,12 @@ class MainWindow(QMainWindow):
         act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
         act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
         act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
+        act(
+            file,
+            "Attach from &MCP server…",
+            QKeySequence("Ctrl+Shift+O"),
+            lambda: spawn(self.mcp_offers.open_menu()),
+        )
         act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
         act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
         file.addSeparator()

@@ -1,6 +1,7 @@
 """The composer's "From MCP…" button: a menu of the resources and prompts the running MCP
-servers offer, a section per server. Choosing one reads it and adds a chip to the
-attachment tray, sent with the next message like a file. A server that offers nothing, or a
+servers offer, a section per server. Choosing one reads it (a prompt with arguments first
+asks for them in a small form) and adds a chip to the attachment tray, sent with the next
+message like a file. A server that offers nothing, or a
 read that fails, is said in one sentence.
 """
 
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services.mcp_offers import Offer, fetch_offer, offers
+from app.ui.attachments.prompt_form import PromptForm
+from app.ui.dialogs import ask
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
@@ -46,6 +49,8 @@ class McpOffersButton(QPushButton):
         self.menu_.setObjectName("mcpOffersMenu")
         self.menu_.setAccessibleName("Add from MCP server")
         self.menu_.setToolTipsVisible(True)
+        self.form: PromptForm | None = None
+        """The open form for a prompt's arguments, if any."""
         self.clicked.connect(lambda: spawn(self.open_menu()))
 
     async def open_menu(self) -> None:
@@ -75,12 +80,10 @@ class McpOffersButton(QPushButton):
     def _action(self, offer: Offer) -> QAction:
         about = f" — {_short(offer.description)}" if offer.description else ""
         kind = "Resource" if offer.kind == "resource" else "Prompt"
-        action = QAction(f"{kind}: {offer.name}{about}", self.menu_)
+        asks = "…" if offer.needs_arguments else ""  # it opens a form first
+        action = QAction(f"{kind}: {offer.name}{asks}{about}", self.menu_)
         action.setObjectName(f"offer:{offer.server}:{offer.kind}:{offer.name}")
         action.setToolTip(offer.description or offer.key)
-        if offer.needs_arguments:
-            action.setEnabled(False)
-            action.setToolTip("This prompt needs arguments, which cannot be given yet.")
         action.triggered.connect(lambda: spawn(self.attach(offer)))
         return action
 
@@ -93,14 +96,28 @@ class McpOffersButton(QPushButton):
         }
 
     async def attach(self, offer: Offer) -> None:
-        """Read ``offer`` and add it to the tray as a chip."""
+        """Read ``offer`` (asking for a prompt's arguments first) and add it as a chip."""
+        arguments: dict[str, str] = {}
+        if offer.needs_arguments:
+            form = PromptForm(offer, self.window())
+            self.form = form
+            try:
+                if await ask(form) != PromptForm.DialogCode.Accepted:
+                    return
+                arguments = form.values()
+            finally:
+                self.form = None
+                form.deleteLater()
         try:
-            blocks = await fetch_offer(self.tools, offer)
+            blocks = await fetch_offer(self.tools, offer, arguments)
         except ParleyError as exc:
             text = str(exc)
             self.problem.emit(text[:1].upper() + text[1:] + ".")
             return
-        self.tray.add_blocks(offer.name, blocks)
+        name = offer.name
+        if arguments:
+            name = _short(f"{name} ({', '.join(arguments.values())})", 40)
+        self.tray.add_blocks(name, blocks)
 
 
 def install_mcp_offers(window: MainWindow) -> McpOffersButton:

@@ -3,17 +3,29 @@ chosen one becomes a chip, and the next message carries its text to the model.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.state import Message, TextBlock
 from app.services.mcp_config import McpConfig
 from app.ui.attachments.mcp_offers import McpOffersButton
+from app.ui.window import MainWindow
 from tests.tools.mcp.helpers import demo_config
-from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
+from tests.ui.harness import (
+    Models,
+    close_test_window,
+    find,
+    open_test_window,
+    press,
+    shortcut,
+    type_text,
+    wait_until,
+)
 from tests.ui.tools.test_tools_menu import ask
 
 
@@ -28,6 +40,18 @@ def recording(seen: list[str]) -> Any:
     return reply
 
 
+@asynccontextmanager
+async def demo_window(tmp_path: Path, seen: list[str]) -> AsyncIterator[MainWindow]:
+    """The window with the demo MCP server running and a model that records what it reads."""
+    McpConfig.for_data_dir(tmp_path).add(demo_config())
+    window = await open_test_window(tmp_path, Models({"scripted:a": recording(seen)}))
+    try:
+        await window.workspace.tools.wait_started()
+        yield window
+    finally:
+        await close_test_window(window)
+
+
 def offers_button(window: QWidget) -> McpOffersButton:
     found = find(window, QPushButton, "mcpOffersButton")
     assert isinstance(found, McpOffersButton)
@@ -39,49 +63,84 @@ def chip_names(window: QWidget) -> list[str]:
 
 
 async def test_a_chosen_resource_is_sent_with_the_next_message(tmp_path: Path) -> None:
-    McpConfig.for_data_dir(tmp_path).add(demo_config())
     seen: list[str] = []
-    window = await open_test_window(tmp_path, Models({"scripted:a": recording(seen)}))
-    try:
-        await window.workspace.tools.wait_started()
+    async with demo_window(tmp_path, seen) as window:
         button = offers_button(window)
         await button.fill()
         sections = [a.text() for a in button.menu_.actions() if a.isSeparator() and a.text()]
         assert sections == ["MCP: demo"]
         entries = button.offer_actions()
         assert entries["demo:resource:today"].text() == "Resource: today — Today's notes"
-        assert not entries["demo:prompt:summarize"].isEnabled()  # it needs a topic
+        assert entries["demo:prompt:summarize"].text() == (
+            "Prompt: summarize… — Ask for a summary of a topic."
+        )  # the dots: it asks for its topic first
         entries["demo:resource:today"].trigger()
         await wait_until(lambda: chip_names(window) == ["today"], what="the chip")
         answer = await ask(window, "What is on my list?")
         assert answer.text() == "Read it."
         assert seen == ["What is on my list?\nBuy milk. Call Ada."]
         assert chip_names(window) == []
-    finally:
-        await close_test_window(window)
 
 
 async def test_a_prompt_without_arguments_is_sent_as_its_text(tmp_path: Path) -> None:
-    McpConfig.for_data_dir(tmp_path).add(demo_config())
     seen: list[str] = []
-    window = await open_test_window(tmp_path, Models({"scripted:a": recording(seen)}))
-    try:
-        await window.workspace.tools.wait_started()
+    async with demo_window(tmp_path, seen) as window:
         button = offers_button(window)
         await button.fill()
         button.offer_actions()["demo:prompt:greeting"].trigger()
         await wait_until(lambda: chip_names(window) == ["greeting"], what="the chip")
         await ask(window, "Please")
         assert seen == ["Please\nSay hello to Ada."]
-    finally:
-        await close_test_window(window)
+
+
+async def test_a_prompt_with_arguments_asks_for_them_from_the_keyboard(tmp_path: Path) -> None:
+    seen: list[str] = []
+    async with demo_window(tmp_path, seen) as window:
+        button = offers_button(window)
+        shortcut(window, "Ctrl+Shift+O")
+        await wait_until(lambda: button.menu_.isVisible(), what="the menu to open")
+        summarize = button.offer_actions()["demo:prompt:summarize"]
+        while button.menu_.activeAction() is not summarize:
+            press(button.menu_, Qt.Key.Key_Down)
+        press(button.menu_, Qt.Key.Key_Return)
+        await wait_until(lambda: button.form is not None, what="the form")
+        form = button.form
+        assert form is not None and form.isVisible()
+        topic = find(form, QLineEdit, "promptArgument:topic")
+        assert topic.accessibleName() == "topic" and topic.placeholderText() == "required"
+        add = find(form, QPushButton, "promptArgumentsAdd")
+        assert not add.isEnabled()  # the topic is required
+        type_text(topic, "   ")
+        assert not add.isEnabled()  # blanks are not a topic
+        topic.clear()
+        type_text(topic, "green tea")
+        assert add.isEnabled()
+        press(topic, Qt.Key.Key_Return)
+        await wait_until(lambda: chip_names(window) == ["summarize (green tea)"], what="the chip")
+        assert button.form is None
+        await ask(window, "Go on")
+        assert seen == ["Go on\nSummarize green tea in one sentence."]
+
+
+async def test_escape_on_the_form_adds_nothing(tmp_path: Path) -> None:
+    seen: list[str] = []
+    async with demo_window(tmp_path, seen) as window:
+        button = offers_button(window)
+        await button.fill()
+        button.offer_actions()["demo:prompt:summarize"].trigger()
+        await wait_until(lambda: button.form is not None, what="the form")
+        form = button.form
+        assert form is not None
+        type_text(find(form, QLineEdit, "promptArgument:topic"), "tea")
+        press(form, Qt.Key.Key_Escape)
+        await wait_until(lambda: button.form is None, what="the form to close")
+        assert chip_names(window) == []
+        assert "summarize" not in find(window, QLabel, "noticeText").text()
 
 
 async def test_a_failed_read_says_so_in_one_sentence(tmp_path: Path) -> None:
-    McpConfig.for_data_dir(tmp_path).add(demo_config())
-    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
-    try:
-        await window.workspace.tools.wait_started()
+    seen: list[str] = []
+    async with demo_window(tmp_path, seen) as window:
         button = offers_button(window)
         await button.fill()
         today = button.offer_actions()["demo:resource:today"]
@@ -93,8 +152,6 @@ async def test_a_failed_read_says_so_in_one_sentence(tmp_path: Path) -> None:
             "The resource today of the MCP server demo could not be read: "
         )
         assert chip_names(window) == []
-    finally:
-        await close_test_window(window)
 
 
 async def test_without_servers_the_menu_says_none_is_running(tmp_path: Path) -> None:
