@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import io
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable
@@ -140,6 +141,42 @@ def load_readers() -> None:
     charset-normalizer). Slow (~250 ms): call it in a worker thread, never on the event loop."""
     for reader in ("_av", "_docx", "_image", "_pdf", "_sniff", "_text"):
         importlib.import_module(f"app.media.{reader}")
+    # Reading the first file of a kind also sets its decoder up (Pillow's format plugins,
+    # FFmpeg, pdfium, the text sniffers), partly while holding the GIL: read a tiny sample
+    # of each kind now, so the first drop does not stall the window on it.
+    for name, data in _samples():
+        try:
+            extract(BytesSource(data, name), IngestLimits(), Job())
+        except Exception:  # a warm-up only: the real read says what is wrong
+            continue
+
+
+def _samples() -> list[tuple[str, bytes]]:
+    import wave
+
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    out = []
+    for kind in ("JPEG", "PNG"):
+        buffer = io.BytesIO()
+        Image.new("RGB", (8, 8), "gray").save(buffer, kind)
+        out.append((f"sample.{kind.lower()}", buffer.getvalue()))
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
+        sound.writeframes(bytes(1600))
+    out.append(("sample.wav", buffer.getvalue()))
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(100, 100)
+    buffer = io.BytesIO()
+    pdf.save(buffer)
+    pdf.close()
+    out.append(("sample.pdf", buffer.getvalue()))
+    out.append(("sample.md", b"# Sample\n\nA line of text.\n"))
+    return out
 
 
 def _extract(source: Source, limits: IngestLimits, job: Job) -> Draft:

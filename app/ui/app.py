@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
+from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
@@ -129,19 +130,23 @@ async def _main(
             closed.set_result(None)
 
     window.closed.connect(on_closed)
-    spawn(_warm_up())
+    spawn(warm_up(window))
     await closed
     await close_window(window)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
 
 
-async def _warm_up() -> None:
-    """Load the attachment stack (image, PDF, document and media readers) in the background
-    once the window is up, so the first file dropped attaches at once."""
+async def warm_up(window: MainWindow) -> None:
+    """Load the attachment stack (image, PDF, document and media readers, Qt's image format
+    plugins) in the background once the window is up, then build one attachment chip
+    off-screen, so the first files dropped attach at once without stalling the window."""
     await asyncio.sleep(1.0)
     ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")
     await asyncio.to_thread(ingest.load_readers)
+    await asyncio.to_thread(warm_image_formats)
+    if window.isVisible():  # not closed meanwhile
+        window.attachments.tray.warm_up()
 
 
 def run_window(

@@ -10,6 +10,7 @@ from pathlib import Path
 from app.core.state import DocumentBlock, ImageBlock
 from app.media import (
     BytesSource,
+    IngestLimits,
     Ingestor,
     IngestProgress,
     page_texts,
@@ -138,6 +139,27 @@ async def test_a_batch_reports_which_file_of_how_many(ingestor: Ingestor) -> Non
     assert [r.error for r in results] == [None, "the file is empty (0 bytes)", None]
     ends = [s for s in seen if s[3] in ("done", "failed")]
     assert ends == [(0, 3, "a.txt", "done"), (1, 3, "b.txt", "failed"), (2, 3, "c.txt", "done")]
+
+
+def test_every_warm_up_sample_reads_as_a_file_of_its_kind() -> None:
+    """load_readers reads a tiny sample of each kind to set its decoder up; a sample that
+    fails would quietly leave that decoder cold for the first drop."""
+    from app.core.state import MediaRef
+    from app.media._util import Job
+    from app.media.ingest import _samples, extract
+
+    kinds = {}
+    for name, data in _samples():
+        draft = extract(BytesSource(data, name), IngestLimits(), Job())
+        refs = {role: MediaRef(kind="file_id", file_id=role) for role in draft.blobs}
+        kinds[name] = draft.build(refs).type
+    assert kinds == {
+        "sample.jpeg": "image",
+        "sample.png": "image",
+        "sample.wav": "audio",
+        "sample.pdf": "document",
+        "sample.md": "document",
+    }
 
 
 def test_the_ingest_api_loads_no_decoder_until_a_file_is_read() -> None:

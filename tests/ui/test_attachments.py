@@ -190,6 +190,26 @@ async def test_chips_are_removed_by_keyboard_and_by_their_button(tmp_path: Path)
         await close_test_window(window)
 
 
+async def test_the_warm_up_after_start_leaves_no_chip_and_the_first_drop_still_attaches(
+    tmp_path: Path,
+) -> None:
+    from app.ui.app import warm_up
+
+    files = make_files(tmp_path / "files")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        await warm_up(window)
+        await asyncio.sleep(0)  # the warm-up's chip is deleted later
+        assert chips(window) == []
+        assert not find(window, QWidget, "attachmentBar").isVisible()
+        drop_on(drop_target(window), [files["png"], files["pdf"]])
+        await settled(window)
+        assert [chip.name for chip in chips(window)] == ["screenshot.png", "report.pdf"]
+        assert len(window.attachments.tray.blocks()) == 2
+    finally:
+        await close_test_window(window)
+
+
 async def test_a_text_only_model_says_before_sending_that_it_will_not_see_an_image(
     tmp_path: Path,
 ) -> None:

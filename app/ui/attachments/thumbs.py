@@ -12,7 +12,7 @@ import asyncio
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage
 
 from app.core.state import MediaRef
@@ -41,6 +41,19 @@ def decode_image(data: bytes, box: QSize | None = None) -> QImage | None:
             box, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
         )
     return image
+
+
+def warm_image_formats() -> None:
+    """Write and read back a tiny image in each common format, which loads Qt's image format
+    plugins; the first thumbnails then decode without that wait. Call it in a worker."""
+    image = QImage(2, 2, QImage.Format.Format_RGB32)
+    image.fill(Qt.GlobalColor.gray)
+    for kind in ("PNG", "JPEG", "WEBP"):
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if image.save(buffer, kind):  # type: ignore[call-overload]  # the stubs say bytes
+            decode_image(bytes(data.data()))
 
 
 class ThumbnailCache(QObject):

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from app.core.state import ContentBlock, DocumentBlock, ImageBlock, VideoBlock
 from app.ui.a11y import announce
-from app.ui.attachments.chip import CHIP_SHEET, AttachmentChip
+from app.ui.attachments.chip import CHIP_SHEET, THUMB, AttachmentChip
 from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
 from app.ui.theme import ACCENT
@@ -158,6 +158,22 @@ class AttachmentTray(QObject):
             chip.deleteLater()
         self._update()
         spawn(self.refresh_fit())
+
+    def warm_up(self) -> None:
+        """Build, style, lay out and draw one chip off-screen, then drop it.
+
+        The first chips ever shown pay Qt's first-use costs (matching the bar's style sheet,
+        the badge's bold font, layouts, the first paint of a rounded border): paid here, once,
+        while the window is idle, instead of by all chips of the first drop at once."""
+        self.bar.ensurePolished()
+        chip = AttachmentChip("warm-up.png", self.bar)
+        chip.set_progress(0.5, "reading")
+        image = QImage(THUMB, QImage.Format.Format_RGB32)
+        image.fill(Qt.GlobalColor.gray)
+        chip.set_thumbnail(image)
+        chip.adjustSize()
+        chip.grab()
+        chip.deleteLater()
 
     def clear(self) -> None:
         """Forget every attachment (after sending)."""
