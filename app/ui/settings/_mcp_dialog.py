@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -40,6 +41,20 @@ def tested(names: list[str]) -> str:
         return "Connected. The server offers no tools."
     shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
     return f"Connected: {len(names)} tool{'s' if len(names) != 1 else ''} ({shown})."
+
+
+def align_labels(*forms: QFormLayout) -> None:
+    """Give the label columns of ``forms`` one width, so stacked forms line up as one."""
+    labels: list[QWidget] = []
+    for form in forms:
+        for row in range(form.rowCount()):
+            item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            label = item.widget() if item is not None else None
+            if label is not None:
+                labels.append(label)
+    width = max((label.sizeHint().width() for label in labels), default=0)
+    for label in labels:
+        label.setMinimumWidth(width)
 
 
 def parse_args(text: str) -> list[str]:
@@ -167,8 +182,11 @@ class ServerDialog(QDialog):
         self.pages = QStackedWidget(self)
         self.pages.addWidget(stdio)
         self.pages.addWidget(http)
-        self.kind.currentIndexChanged.connect(self.pages.setCurrentIndex)
+        self.stdio_page, self.http_page = stdio, http
+        self.kind.currentIndexChanged.connect(self._show_page)
         self.kind.setCurrentIndex(1 if server is not None and server.url else 0)
+        self._show_page(self.kind.currentIndex())
+        align_labels(top, form, web)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -186,8 +204,17 @@ class ServerDialog(QDialog):
         layout.addWidget(self.pages)
         layout.addLayout(test_row)
         layout.addWidget(self.error)
+        layout.addStretch(1)
         layout.addWidget(buttons)
         self.resize(580, 360)
+
+    def _show_page(self, index: int) -> None:
+        """Show the fields of the chosen kind; the hidden page takes no room."""
+        for i, page in enumerate((self.stdio_page, self.http_page)):
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(policy, policy)
+        self.pages.setCurrentIndex(index)
+        self.pages.adjustSize()
 
     def _say(self, text: str) -> None:
         self.error.setText(text)
