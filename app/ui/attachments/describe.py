@@ -10,6 +10,7 @@ from app.core.state import (
     ErrorBlock,
     ImageBlock,
     ReasoningBlock,
+    TextBlock,
     ToolCallBlock,
     ToolResultBlock,
     VideoBlock,
@@ -54,7 +55,7 @@ def badge(name: str, kind: str = "") -> str:
     stem, dot, ext = name.rpartition(".")
     if dot and stem and 0 < len(ext) <= 4:
         return ext.upper()
-    return {"audio": "♪", "video": "▶"}.get(kind, "FILE")
+    return {"audio": "♪", "video": "▶", "text": "TXT"}.get(kind, "FILE")
 
 
 def _pages(block: DocumentBlock) -> str:
@@ -76,6 +77,9 @@ def chip_detail(block: ContentBlock) -> str:
         return f"{duration(block.duration_s)} · {size}"
     if isinstance(block, DataBlock):
         return " · ".join(p for p in (block.mime_type, size) if p)
+    if isinstance(block, TextBlock):  # e.g. an MCP server's resource or prompt
+        n = len(block.text)
+        return f"{n:,} character" if n == 1 else f"{n:,} characters"
     return size
 
 

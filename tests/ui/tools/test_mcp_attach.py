@@ -76,6 +76,8 @@ async def test_a_chosen_resource_is_sent_with_the_next_message(tmp_path: Path) -
         )  # the dots: it asks for its topic first
         entries["demo:resource:today"].trigger()
         await wait_until(lambda: chip_names(window) == ["today"], what="the chip")
+        [chip] = window.attachments.tray.chips
+        assert (chip.icon.text(), chip.detail.text()) == ("TXT", "19 characters")
         answer = await ask(window, "What is on my list?")
         assert answer.text() == "Read it."
         assert seen == ["What is on my list?\nBuy milk. Call Ada."]
