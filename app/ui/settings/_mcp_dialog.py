@@ -57,6 +57,18 @@ def align_labels(*forms: QFormLayout) -> None:
         label.setMinimumWidth(width)
 
 
+def _put_line(edit: QPlainTextEdit, sep: str, key: str, line: str, *, fold: bool = False) -> None:
+    """Replace the ``key SEP value`` line of ``edit`` (or add one) with ``line``; ``fold``
+    compares keys without case, as header names are."""
+
+    def norm(text: str) -> str:
+        return text.strip().lower() if fold else text.strip()
+
+    lines = edit.toPlainText().splitlines()
+    kept = [old for old in lines if norm(old.partition(sep)[0]) != norm(key)]
+    edit.setPlainText("\n".join([*kept, line]).strip())
+
+
 def parse_args(text: str) -> list[str]:
     """Arguments as a shell would split them (quotes keep spaces)."""
     try:
@@ -220,23 +232,31 @@ class ServerDialog(QDialog):
         self.error.setText(text)
         self.error.setVisible(bool(text))
 
-    async def add_secret(self) -> None:
-        """Ask for a variable name and its secret value; keep the value in the keyring."""
-        name_dialog, variable = text_dialog(
-            self, "Secret variable", "The environment variable's name (e.g. GITHUB_TOKEN):"
-        )
-        if not await ask(name_dialog) or not variable.text().strip():
-            return
+    async def _ask_secret(
+        self, kind: str, name_prompt: str, value_note: str
+    ) -> tuple[str, str] | None:
+        """Ask for a name, then its secret value (hidden as typed); None if either is cancelled."""
+        name_dialog, name = text_dialog(self, f"Secret {kind}", name_prompt)
+        if not await ask(name_dialog) or not name.text().strip():
+            return None
         value_dialog, value = text_dialog(
             self,
             "Secret value",
-            f"Paste the value of {variable.text().strip()}. It is kept in your system "
+            f"Paste the value of {name.text().strip()}{value_note}. It is kept in your system "
             "keyring, never in Parley's files.",
             secret=True,
         )
         if not await ask(value_dialog):
-            return
-        await self.keep_secret(variable.text(), value.text())
+            return None
+        return name.text(), value.text()
+
+    async def add_secret(self) -> None:
+        """Ask for a variable name and its secret value; keep the value in the keyring."""
+        asked = await self._ask_secret(
+            "variable", "The environment variable's name (e.g. GITHUB_TOKEN):", ""
+        )
+        if asked is not None:
+            await self.keep_secret(*asked)
 
     async def keep_secret(self, variable: str, value: str) -> None:
         """Keep ``value`` in the keyring and put ``variable={keyring:REF}`` in the environment."""
@@ -246,12 +266,7 @@ class ServerDialog(QDialog):
         except ParleyError as exc:
             self._say(f"The secret was not kept: {exc}")
             return
-        lines = [
-            line
-            for line in self.env.toPlainText().splitlines()
-            if line.partition("=")[0].strip() != variable.strip()
-        ]
-        self.env.setPlainText("\n".join([*lines, f"{variable.strip()}={reference}"]).strip())
+        _put_line(self.env, "=", variable.strip(), f"{variable.strip()}={reference}")
         self._say("")
 
     def is_http(self) -> bool:
@@ -260,21 +275,13 @@ class ServerDialog(QDialog):
 
     async def add_header_secret(self) -> None:
         """Ask for a header's name and its secret value; keep the value in the keyring."""
-        name_dialog, header = text_dialog(
-            self, "Secret header", "The header's name (e.g. Authorization or X-Api-Key):"
+        asked = await self._ask_secret(
+            "header",
+            "The header's name (e.g. Authorization or X-Api-Key):",
+            " (a bearer token may be pasted alone)",
         )
-        if not await ask(name_dialog) or not header.text().strip():
-            return
-        value_dialog, value = text_dialog(
-            self,
-            "Secret value",
-            f"Paste the value of {header.text().strip()} (a bearer token may be pasted alone). "
-            "It is kept in your system keyring, never in Parley's files.",
-            secret=True,
-        )
-        if not await ask(value_dialog):
-            return
-        await self.keep_header_secret(header.text(), value.text())
+        if asked is not None:
+            await self.keep_header_secret(*asked)
 
     async def keep_header_secret(self, header: str, value: str) -> None:
         """Keep ``value`` in the keyring and put ``header: {keyring:REF}`` in the headers
@@ -292,12 +299,7 @@ class ServerDialog(QDialog):
         except ParleyError as exc:
             self._say(f"The secret was not kept: {exc}")
             return
-        lines = [
-            line
-            for line in self.headers.toPlainText().splitlines()
-            if line.partition(":")[0].strip().lower() != header.lower()
-        ]
-        self.headers.setPlainText("\n".join([*lines, f"{header}: {scheme}{reference}"]).strip())
+        _put_line(self.headers, ":", header, f"{header}: {scheme}{reference}", fold=True)
         self._say("")
 
     async def probe(self) -> list[str]:
