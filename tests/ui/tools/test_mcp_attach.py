@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 from app.core.state import Message, TextBlock
 from app.services.mcp_config import McpConfig
 from app.ui.attachments.mcp_offers import McpOffersButton
+from app.ui.attachments.prompt_form import PromptForm
 from app.ui.window import MainWindow
 from tests.tools.mcp.helpers import demo_config
 from tests.ui.harness import (
@@ -56,6 +57,13 @@ def offers_button(window: QWidget) -> McpOffersButton:
     found = find(window, QPushButton, "mcpOffersButton")
     assert isinstance(found, McpOffersButton)
     return found
+
+
+async def open_form(button: McpOffersButton) -> PromptForm:
+    """The prompt's argument form, once it is on screen."""
+    await wait_until(lambda: button.form is not None, what="the form")
+    assert button.form is not None and button.form.isVisible()
+    return button.form
 
 
 def chip_names(window: QWidget) -> list[str]:
@@ -105,9 +113,7 @@ async def test_a_prompt_with_arguments_asks_for_them_from_the_keyboard(tmp_path:
         while button.menu_.activeAction() is not summarize:
             press(button.menu_, Qt.Key.Key_Down)
         press(button.menu_, Qt.Key.Key_Return)
-        await wait_until(lambda: button.form is not None, what="the form")
-        form = button.form
-        assert form is not None and form.isVisible()
+        form = await open_form(button)
         topic = find(form, QLineEdit, "promptArgument:topic")
         assert topic.accessibleName() == "topic" and topic.placeholderText() == "required"
         add = find(form, QPushButton, "promptArgumentsAdd")
@@ -130,9 +136,7 @@ async def test_escape_on_the_form_adds_nothing(tmp_path: Path) -> None:
         button = offers_button(window)
         await button.fill()
         button.offer_actions()["demo:prompt:summarize"].trigger()
-        await wait_until(lambda: button.form is not None, what="the form")
-        form = button.form
-        assert form is not None
+        form = await open_form(button)
         type_text(find(form, QLineEdit, "promptArgument:topic"), "tea")
         press(form, Qt.Key.Key_Escape)
         await wait_until(lambda: button.form is None, what="the form to close")
