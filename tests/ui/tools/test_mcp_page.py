@@ -8,13 +8,12 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QComboBox, QDialog, QPushButton, QTreeWidget, QWidget
 
-from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.mcp_config import McpConfig
 from app.services.workspace import Workspace
 from app.ui.app import close_window
@@ -22,25 +21,11 @@ from app.ui.settings import mcp_page
 from app.ui.settings._mcp_dialog import ServerDialog
 from app.ui.settings.mcp_page import McpPage
 from app.ui.tasks import spawn
-from tests.services.memory_keyring import MemoryKeyring
 from tests.tools.mcp.helpers import DEMO, demo_config, free_port, time_config
 from tests.tools.mcp.test_http import TOKEN, HttpDemo
 from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window, send
-from tests.ui.harness import Models, find, wait_until
+from tests.ui.harness import find, wait_until
 from tests.ui.tools.test_tools_menu import button, switch
-
-
-@pytest.fixture
-async def workspace(tmp_path: Path) -> AsyncIterator[Workspace]:
-    keyring = MemoryKeyring()
-    ws = await Workspace.open(
-        tmp_path,
-        resolve_model=Models({}),
-        secret_resolver=KeyringSecretResolver(backend=keyring),
-    )
-    ws.keyring = keyring  # type: ignore[attr-defined]
-    yield ws
-    await ws.aclose()
 
 
 @pytest.fixture

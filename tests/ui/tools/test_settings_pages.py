@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QListWidget, QTreeWidget, QWidget
 
-from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.workspace import Workspace
 from app.ui.settings._mcp_dialog import ServerDialog
 from app.ui.settings.mcp_page import McpPage
@@ -20,20 +17,7 @@ from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
 from tests.services.memory_keyring import MemoryKeyring
 from tests.tools.mcp.helpers import DEMO
-from tests.ui.harness import Models, find, wait_until
-
-
-@pytest.fixture
-async def workspace(tmp_path: Path) -> AsyncIterator[Workspace]:
-    keyring = MemoryKeyring()
-    ws = await Workspace.open(
-        tmp_path,
-        resolve_model=Models({}),
-        secret_resolver=KeyringSecretResolver(backend=keyring),
-    )
-    ws.keyring = keyring  # type: ignore[attr-defined]
-    yield ws
-    await ws.aclose()
+from tests.ui.harness import find, wait_until
 
 
 def saved(workspace: Workspace, name: str) -> dict:  # type: ignore[type-arg]
