@@ -118,10 +118,10 @@ class DataMenu(QObject):
         box.setWindowTitle("Delete all data")
         box.setText("Delete all of Parley's data on this computer?")
         box.setInformativeText(
-            f"This deletes for good your {threads} threads with their messages and attached "
-            "files, the approvals you gave, your settings (models, granted folders, MCP "
-            "servers), the models you downloaded and the logs. API keys stay in your system "
-            "keyring.\n\n"
+            f"This deletes for good your {threads} threads with their messages, attached "
+            "files and backups, the approvals you gave, your settings (models, granted "
+            "folders, MCP servers), the models you downloaded and the logs. API keys stay in "
+            "your system keyring.\n\n"
             "To keep your threads, cancel and use File > Export all threads… first. "
             "Parley closes when it is done."
         )
