@@ -42,7 +42,7 @@ def _service(args: argparse.Namespace) -> Any:
 
 
 def _backup(args: argparse.Namespace, out: TextIO) -> int:
-    from app.services.model_catalogue import human_size
+    from app.core.sizes import human_size
 
     path = _service(args).take(Path(args.file).expanduser() if args.file else None)
     out.write(f"Backup written to {path} ({human_size(path.stat().st_size)}).\n")
@@ -50,8 +50,8 @@ def _backup(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _backups(args: argparse.Namespace, out: TextIO) -> int:
+    from app.core.sizes import human_size
     from app.services.backups import describe
-    from app.services.model_catalogue import human_size
 
     service = _service(args)
     entries = service.list()

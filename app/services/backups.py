@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.core.errors import ParleyError
-from app.services.model_catalogue import human_size
+from app.core.sizes import human_size
 from app.store import SCHEMA_VERSION
 from app.store.backups import (
     KEEP_DAILY,
