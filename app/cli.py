@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO, cast
 
-from app import cli_diagnostics, cli_mcp, cli_models
+from app import cli_backup, cli_diagnostics, cli_mcp, cli_models
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock, ErrorBlock
 from app.services.events import (
@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
     cli_mcp.register(sub)
     cli_diagnostics.add_parsers(sub, common)
+    cli_backup.add_parsers(sub, common)
     cli_models.register(sub, common)
     return parser
 
@@ -375,6 +376,8 @@ def run(
         if args.command == "mcp":
             return cli_mcp.run(args, out, err)
         if (code := cli_diagnostics.run_command(args, out, err)) is not None:
+            return code
+        if (code := cli_backup.run_command(args, out, err)) is not None:
             return code
         if args.command == "models":
             return cli_models.run(args, out, err)

@@ -37,6 +37,7 @@ PAGES = [
     "auditSettingsPage",
     "limitsSettingsPage",
     "appearanceSettingsPage",
+    "dataSettingsPage",
 ]
 
 
@@ -78,7 +79,28 @@ async def _seed(data: Path, script: Path) -> str:
             scope=scope,
         )
     await ws.aclose()
+    _backups(data / "parley.db")
     return thread.id
+
+
+def _backups(database: Path) -> None:
+    """A few backups of ``database`` as a week of use leaves them, and one damaged."""
+    import datetime
+
+    from app.store import SCHEMA_VERSION
+    from app.store.backups import backup_database, backup_name, backups_folder
+
+    folder = backups_folder(database)
+    today = datetime.datetime.now().replace(hour=9, minute=14, second=0)
+    for days, kind in ((0, "daily"), (1, "daily"), (2, "daily"), (3, "manual"), (9, "daily")):
+        when = today - datetime.timedelta(days=days, minutes=days * 7)
+        backup_database(database, folder / backup_name(database, SCHEMA_VERSION, kind, when))
+    when = today - datetime.timedelta(days=30)
+    old = folder / backup_name(database, SCHEMA_VERSION - 1, "migration", when)
+    backup_database(database, old)
+    damaged = today - datetime.timedelta(days=5)
+    broken = folder / backup_name(database, SCHEMA_VERSION, "daily", damaged)
+    broken.write_bytes(b"SQLite format 3\x00" + b"\xff" * 8000)
 
 
 async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
@@ -110,6 +132,11 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
             await asyncio.sleep(0.2)
             name = "settings" if page == "modelsSettingsPage" else f"settings-{page}"
             dialog.grab().save(str(out / f"{name}{suffix}.png"))
+        if theme == "light":
+            page = await dialog.show_page("dataSettingsPage")
+            page.table.selectRow(1)  # type: ignore[attr-defined]
+            await asyncio.sleep(0.2)
+            dialog.grab().save(str(out / "backups.png"))
         dialog.close()
     await close_window(window)
 

@@ -121,6 +121,7 @@ def main(out_dir: Path) -> int:
     )
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
+    print(out_dir / "backups.png")
     target = out_dir / "attachments.png"
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],

@@ -6,22 +6,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.core.sizes import human_size
 from app.media.errors import Cancelled
+
+__all__ = ["Job", "ProgressFn", "excerpt_of", "human_size"]
 
 ProgressFn = Callable[[float, str], None]
 """Reports a fraction done (0..1) of one file and what is being done."""
-
-
-def human_size(size: int) -> str:
-    """``size`` bytes as a short phrase: ``"512 bytes"``, ``"3.4 MB"``, ``"2.0 GB"``."""
-    if size < 1000:
-        return f"{size} bytes"
-    value = float(size)
-    for unit in ("kB", "MB", "GB", "TB"):
-        value /= 1000
-        if value < 1000 or unit == "TB":
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
 
 
 def excerpt_of(text: str, limit: int = 300) -> str:

@@ -22,6 +22,7 @@ from app.secrets.known import forget_all
 from app.services.locations import Locations
 from app.services.logs import stop_logging
 from app.store import Store, StoreCorruptError, Thread, database_files
+from app.store.backups import BACKUP_FOLDER
 
 __all__ = [
     "KNOWN_KEY_REFS",
@@ -187,8 +188,8 @@ def delete_all_data(
     resolver: KeyringSecretResolver | None = None,
     key_refs: Iterable[str] = KNOWN_KEY_REFS,
 ) -> DeletionReport:
-    """Delete the thread database (threads, media, approvals), rescued copies, logs, cache
-    and settings. Close every :class:`Store` on this data folder first; log files stop.
+    """Delete the thread database (threads, media, approvals), its backups, rescued copies,
+    logs, cache and settings. Close every :class:`Store` on this data folder first; log files stop.
 
     In the data folder only Parley's own files go (it may be a folder of yours); the data
     folder itself goes when nothing else is left in it. Keyring entries are listed in the
@@ -197,7 +198,11 @@ def delete_all_data(
     stop_logging()
     forget_all()
     report = DeletionReport()
-    for path in (*database_files(locations.database), locations.data / RESCUE_FOLDER):
+    for path in (
+        *database_files(locations.database),
+        locations.data / RESCUE_FOLDER,
+        locations.data / BACKUP_FOLDER,
+    ):
         _remove(path, report)
     for folder in (locations.logs, locations.cache, locations.config):
         _remove(folder, report)

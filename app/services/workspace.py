@@ -36,6 +36,7 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
+from app.services.backups import BackupService
 from app.services.data_actions import DataActions
 from app.services.events import (
     ApprovalNeeded,
@@ -155,6 +156,8 @@ class Workspace:
         """Diagnostics, the data and log folders, export all, delete everything."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
+        self.backups = BackupService(store.path, enabled=store.read_only is None)
+        """Backups of the thread database: take, list, restore, and one a day."""
 
     @property
     def attachments(self) -> AttachmentService:
@@ -231,6 +234,7 @@ class Workspace:
         tasks = [r.task for r in self._runs.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        await self.backups.aclose()
         await self.tools.aclose()
         await self._close_models()
         await self._store.aclose()

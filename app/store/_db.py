@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import functools
 import os
 import sqlite3
@@ -13,6 +14,7 @@ import sqlite_utils
 
 from app.store import _search_index
 from app.store._schema import check_version, migrate
+from app.store.backups import backup_database, backup_name, backups_folder
 from app.store.errors import (
     StoreCorruptError,
     StoreError,
@@ -197,13 +199,47 @@ def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Datab
                 page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
                 pages = max(1, max_size_bytes // page_size)
                 conn.execute(f"PRAGMA max_page_count = {pages}")
-            migrate(db, path)
+            _migrate_with_backup(db, path)
             flush_index(db)
             return db
     except BaseException:
         if conn is not None:
             conn.close()
         raise
+
+
+def _migrate_with_backup(db: sqlite_utils.Database, path: Path) -> None:
+    """Migrate ``db``, first writing a backup of an existing older file into ``backups/``.
+
+    No backup, no migration: a file that cannot be copied is left as it is. A migration that
+    fails changes nothing (it is one transaction) and the error names the copy.
+    """
+    copy: list[Path] = []
+
+    def backup_first(version: int) -> None:
+        target = backups_folder(path) / backup_name(
+            path, version, "migration", datetime.datetime.now()
+        )
+        try:
+            copy.append(backup_database(db.conn, target))
+        except StoreError as exc:
+            raise type(exc)(
+                f"Parley needs to update the thread database {path} to a new format and "
+                f"first keeps a copy of it, but could not: {exc} Nothing was changed.",
+                path,
+            ) from None
+
+    try:
+        migrate(db, path, before=backup_first)
+    except StoreError:
+        raise
+    except Exception as exc:
+        where = f"; a copy taken just before is {copy[0]}" if copy else ""
+        raise StoreError(
+            f"Parley could not update the thread database {path} to the new format ({exc}). "
+            f"Nothing in it was changed{where}.",
+            path,
+        ) from exc
 
 
 def open_read_only_database(path: Path) -> sqlite_utils.Database:

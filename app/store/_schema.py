@@ -194,20 +194,33 @@ def check_version(db: sqlite_utils.Database, path: Path) -> int:
     return version
 
 
-def migrate(db: sqlite_utils.Database, path: Path) -> None:
-    """Bring the schema up to :data:`SCHEMA_VERSION`, one migration per transaction."""
+def migrate(
+    db: sqlite_utils.Database,
+    path: Path,
+    before: Callable[[int], object] | None = None,
+) -> None:
+    """Bring the schema up to :data:`SCHEMA_VERSION` in one transaction: every migration is
+    saved, or none is and the file is as it was.
+
+    ``before`` is called with the file's version first when there is anything to migrate in
+    a file that already holds a schema (the backup taken before a migration).
+    """
     version = check_version(db, path)
+    if version >= SCHEMA_VERSION:
+        return
+    if version > 0 and before is not None:
+        before(version)
     conn = db.conn
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= target:
-                conn.execute("COMMIT")  # another process migrated meanwhile
-                continue
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # another process may have migrated meanwhile
+        for target in range(
+            int(conn.execute("PRAGMA user_version").fetchone()[0]) + 1, SCHEMA_VERSION + 1
+        ):
             MIGRATIONS[target - 1](db)
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {target}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

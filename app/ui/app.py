@@ -8,12 +8,14 @@ import gc
 import importlib
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from app.core.errors import ParleyError
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
@@ -95,6 +97,29 @@ async def close_window(window: MainWindow) -> None:
     gc.collect()
 
 
+async def reopen_restored(
+    window: MainWindow,
+    backup: Path,
+    open_again: Callable[[], Awaitable[MainWindow | None]] | None = None,
+) -> MainWindow | None:
+    """Close ``window`` and its database, put ``backup`` in place of the database (the one
+    there is kept aside) and open a new window on it (``open_again``, by default as at
+    start), which says what happened; a restore that fails leaves the database as it was and
+    the new window says why."""
+    data_dir = window.workspace.data_dir
+    service = window.workspace.backups
+    await close_window(window)
+    try:
+        result = await asyncio.to_thread(service.restore, backup)
+        message, level = result.summary(), "info"
+    except ParleyError as exc:
+        message, level = f"The backup was not restored: {exc}", "error"
+    reopened = await (open_again() if open_again else open_window(str(data_dir)))
+    if reopened is not None:
+        reopened.notice.show_message(message, level=level)
+    return reopened
+
+
 async def _main(
     data_dir: str | None,
     model: str | None,
@@ -122,19 +147,31 @@ async def _main(
         ok = window.grab().save(str(screenshot))
         await close_window(window)
         return 0 if ok else 1
-    crashes = install_crash_handler(lambda: window, asyncio.get_running_loop())
-    closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def on_closed() -> None:
-        if not closed.done():
-            closed.set_result(None)
-
-    window.closed.connect(on_closed)
-    spawn(warm_up(window))
-    await closed
-    await close_window(window)
+    current: MainWindow | None = window
+    crashes = install_crash_handler(lambda: current, asyncio.get_running_loop())
+    while current is not None:
+        backup = await _run_until_closed(current)
+        if backup is None:
+            await close_window(current)
+            break
+        current = await reopen_restored(current, backup)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
+
+
+async def _run_until_closed(window: MainWindow) -> Path | None:
+    """Wait until ``window`` is closed, or asks for a backup to be restored (returned)."""
+    done: asyncio.Future[Path | None] = asyncio.get_running_loop().create_future()
+
+    def settle(backup: Path | None) -> None:
+        if not done.done():
+            done.set_result(backup)
+
+    window.closed.connect(lambda: settle(None))
+    window.restore_requested.connect(settle)
+    spawn(warm_up(window))
+    window.workspace.backups.start_daily()
+    return await done
 
 
 async def warm_up(window: MainWindow) -> None:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from app.core.errors import ParleyError
 from app.services.diagnostics import QtInfo
-from app.ui.dialogs import ask
+from app.ui.dialogs import ask, confirmation_box
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
@@ -112,26 +112,19 @@ class DataMenu(QObject):
 
     def confirmation(self, threads: int) -> QMessageBox:
         """The question Delete all data asks; Cancel is the default."""
-        box = QMessageBox(self.window)
-        box.setObjectName("deleteAllDialog")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Delete all data")
-        box.setText("Delete all of Parley's data on this computer?")
-        box.setInformativeText(
-            f"This deletes for good your {threads} threads with their messages and attached "
-            "files, the approvals you gave, your settings (models, granted folders, MCP "
-            "servers), the models you downloaded and the logs. API keys stay in your system "
-            "keyring.\n\n"
+        box, self.delete_button = confirmation_box(
+            self.window,
+            "deleteAllDialog",
+            "Delete all data",
+            "Delete all of Parley's data on this computer?",
+            f"This deletes for good your {threads} threads with their messages, attached "
+            "files and backups, the approvals you gave, your settings (models, granted "
+            "folders, MCP servers), the models you downloaded and the logs. API keys stay in "
+            "your system keyring.\n\n"
             "To keep your threads, cancel and use File > Export all threads… first. "
-            "Parley closes when it is done."
+            "Parley closes when it is done.",
+            ("Delete everything", "confirmDeleteAll", QMessageBox.ButtonRole.DestructiveRole),
         )
-        self.delete_button = box.addButton(
-            "Delete everything", QMessageBox.ButtonRole.DestructiveRole
-        )
-        self.delete_button.setObjectName("confirmDeleteAll")
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
         return box
 
     async def delete_all(self) -> bool:

@@ -10,14 +10,23 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-__all__ = ["SHORTCUTS", "ask", "shortcuts_dialog", "system_prompt_dialog", "text_dialog"]
+__all__ = [
+    "SHORTCUTS",
+    "ask",
+    "confirmation_box",
+    "shortcuts_dialog",
+    "system_prompt_dialog",
+    "text_dialog",
+]
 
 SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+N", "New thread"),
@@ -57,6 +66,31 @@ async def ask(dialog: QDialog) -> int:
     dialog.finished.connect(done)
     dialog.open()
     return await future
+
+
+def confirmation_box(
+    parent: QWidget,
+    name: str,
+    title: str,
+    question: str,
+    details: str,
+    action: tuple[str, str, QMessageBox.ButtonRole],
+) -> tuple[QMessageBox, QPushButton]:
+    """A warning that asks before something that cannot be taken back: ``action`` is the
+    button's text, object name and role; Cancel is the default and what Esc presses."""
+    box = QMessageBox(parent)
+    box.setObjectName(name)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(title)
+    box.setText(question)
+    box.setInformativeText(details)
+    text, button_name, role = action
+    button = box.addButton(text, role)
+    button.setObjectName(button_name)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(cancel)
+    box.setEscapeButton(cancel)
+    return box, button
 
 
 def shortcuts_dialog(parent: QWidget) -> QDialog:

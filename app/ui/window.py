@@ -95,6 +95,9 @@ class MainWindow(QMainWindow):
     """The main window (see the module docstring)."""
 
     closed = Signal()
+    restore_requested = Signal(Path)
+    """The user chose to restore this backup: whoever opened the window closes it, restores
+    and opens a new one (see :func:`app.ui.app.reopen_restored`)."""
 
     def __init__(self, workspace: Workspace, *, settings_path: Path | None = None) -> None:
         super().__init__()
@@ -566,8 +569,16 @@ class MainWindow(QMainWindow):
         if self._settings_dialog is None:
             self._settings_dialog = SettingsDialog(self.workspace, self)
             self.closed.connect(self._settings_dialog.close)
+            data = self._settings_dialog.page("dataSettingsPage")
+            data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog
+
+    def _restore_requested(self, backup: Path) -> None:
+        if self._settings_dialog is not None:
+            self._settings_dialog.close()
+        self.notice.show_message("Restoring the backup…", level="progress")
+        self.restore_requested.emit(backup)
 
     @staticmethod
     def _spawn(coro: Coroutine[Any, Any, Any]) -> None:

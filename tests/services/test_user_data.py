@@ -15,6 +15,7 @@ from app.services.logs import setup_logging, stop_logging
 from app.services.recovery import export_readable
 from app.services.user_data import delete_all_data, export_all_threads, keyring_entries
 from app.store import Store
+from app.store.backups import backup_database, backups_folder
 from tests.services.memory_keyring import MemoryKeyring
 from tests.store.damage import damage_first_thread, make_database
 
@@ -94,6 +95,7 @@ async def test_a_file_that_is_not_a_database_is_copied_and_explained(tmp_path: P
 async def test_delete_all_data_removes_parleys_files_and_lists_keys(tmp_path: Path) -> None:
     where = Locations.resolve(tmp_path / "profile", env={})
     await make_database(where.database, threads=2)
+    backup_database(where.database, backups_folder(where.database) / "b.db")
     damage_first_thread(where.database)
     await export_readable(where.database, tmp_path / "saved")
     setup_logging(where.logs, environ={})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,19 @@ async def append_messages(
         parent = cid
     assert parent is not None
     return current, parent
+
+
+def mount(*args: str) -> None:
+    """Run mount(8) with ``args``."""
+    subprocess.run(["mount", *args], check=True, capture_output=True)
+
+
+def fill_disk(disk: Path) -> None:
+    """Take every free byte of the disk: big pieces first, then the last crumbs."""
+    for name, piece in (("ballast", 65536), ("ballast-2", 512)):
+        with (disk / name).open("wb", buffering=0) as fh:
+            try:
+                while True:
+                    fh.write(b"\0" * piece)
+            except OSError:
+                pass

@@ -6,47 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.store import Store, StoreFullError, StoreNotWritableError
-from tests.store.helpers import append_messages
+from tests.store.helpers import append_messages, fill_disk, mount
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _mount(*args: str) -> None:
-    subprocess.run(["mount", *args], check=True, capture_output=True)
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB file system of its own, unmounted afterwards."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    try:
-        _mount("-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where))
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"cannot mount a tmpfs here: {exc}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False, capture_output=True)
-
-
-def _fill(disk: Path) -> None:
-    """Take every free byte of the disk: big pieces first, then the last crumbs."""
-    for name, piece in (("ballast", 65536), ("ballast-2", 512)):
-        with (disk / name).open("wb", buffering=0) as fh:
-            try:
-                while True:
-                    fh.write(b"\0" * piece)
-            except OSError:
-                pass
 
 
 async def _two_threads(path: Path) -> None:
@@ -72,7 +39,7 @@ def _cli_threads(disk: Path, *extra: str) -> str:
 async def test_opening_on_a_full_disk_says_the_disk_is_full(disk: Path) -> None:
     path = disk / "parley.db"
     await _two_threads(path)
-    _fill(disk)
+    fill_disk(disk)
     with pytest.raises(StoreFullError, match=r"^The disk holding the thread database .* is full"):
         Store.open(path)
 
@@ -80,7 +47,7 @@ async def test_opening_on_a_full_disk_says_the_disk_is_full(disk: Path) -> None:
 async def test_a_full_disk_still_lists_and_searches_threads(disk: Path) -> None:
     path = disk / "parley.db"
     await _two_threads(path)
-    _fill(disk)
+    fill_disk(disk)
     async with Store.open(path, reading_is_enough=True) as store:
         assert isinstance(store.read_only, StoreFullError)
         assert sorted(t.id for t in await store.list_threads()) == ["food", "trip"]
@@ -97,7 +64,7 @@ async def test_a_full_disk_still_lists_and_searches_threads(disk: Path) -> None:
 async def test_a_read_only_disk_still_lists_threads(disk: Path) -> None:
     path = disk / "parley.db"
     await _two_threads(path)
-    _mount("-o", "remount,ro", str(disk))
+    mount("-o", "remount,ro", str(disk))
     with pytest.raises(StoreNotWritableError):
         Store.open(path)
     async with Store.open(path, reading_is_enough=True) as store:
@@ -112,7 +79,7 @@ async def test_search_while_the_disk_fills_finds_what_the_index_has_not_taken_ye
 ) -> None:
     async with Store.open(disk / "parley.db") as store:
         await append_messages(store.checkpointer, "trip", ["plan a trip to Rome", "sure"])
-        _fill(disk)  # the two messages wait in the index's queue, which cannot be applied now
+        fill_disk(disk)  # the two messages wait in the index's queue, which cannot be applied now
         hits = await store.search("rome")
         assert [(h.thread_id, h.snippet) for h in hits] == [("trip", "plan a trip to [Rome]")]
         assert await store.search("paris") == []

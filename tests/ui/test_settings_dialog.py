@@ -82,6 +82,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "Audit log",
             "Limits",
             "Appearance",
+            "Data",
         ]
         url = find(dialog, QLineEdit, "ollamaUrl")
         await wait_until(lambda: url.text() == "http://127.0.0.1:11434", what="the page filled")

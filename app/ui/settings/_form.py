@@ -1,10 +1,18 @@
-"""Small layout pieces the settings pages share: a page heading and an explanation."""
+"""Small layout pieces the settings pages share: a page heading and an explanation, a table of
+rows to read."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-__all__ = ["heading", "page_layout", "result_label"]
+__all__ = ["heading", "page_layout", "result_label", "rows_table"]
 
 
 def page_layout(page: QWidget, title: str, intro: str) -> QVBoxLayout:
@@ -35,3 +43,21 @@ def result_label(parent: QWidget, name: str) -> QLabel:
     label.setWordWrap(True)
     label.setTextInteractionFlags(label.textInteractionFlags())
     return label
+
+
+def rows_table(
+    parent: QWidget, name: str, accessible: str, columns: list[str], stretch: int
+) -> QTableWidget:
+    """A read-only table of whole-row selections, its ``stretch`` column taking the room left
+    and the others sized to their contents."""
+    table = QTableWidget(0, len(columns), parent)
+    table.setObjectName(name)
+    table.setAccessibleName(accessible)
+    table.setHorizontalHeaderLabels(columns)
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return table

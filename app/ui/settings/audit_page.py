@@ -5,20 +5,17 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
 
 from app.services.preferences import DECISIONS, AuditRow, format_time
 from app.services.workspace import Workspace
-from app.ui.settings._form import page_layout
+from app.ui.settings._form import page_layout, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -62,16 +59,7 @@ class AuditPage(SettingsPage):
         filters.addWidget(QLabel("Decision", self))
         filters.addWidget(self.decision)
         layout.addLayout(filters)
-        self.table = QTableWidget(0, len(COLUMNS), self)
-        self.table.setObjectName("auditTable")
-        self.table.setAccessibleName("Audit log")
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table = rows_table(self, "auditTable", "Audit log", COLUMNS, stretch=1)
         layout.addWidget(self.table, 1)
         self.count = QLabel("", self)
         self.count.setObjectName("auditCount")

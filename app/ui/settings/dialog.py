@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from app.services.workspace import Workspace
 from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.audit_page import AuditPage
+from app.ui.settings.data_page import DataPage
 from app.ui.settings.keys_page import KeysPage
 from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
@@ -39,6 +40,7 @@ PAGES: list[type[SettingsPage]] = [
     AuditPage,
     LimitsPage,
     AppearancePage,
+    DataPage,
 ]
 """The dialog's pages, in the order the list shows them."""
 

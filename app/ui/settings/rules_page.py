@@ -4,11 +4,8 @@ to that tool asks again."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
@@ -16,7 +13,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.preferences import RuleRow, format_time
 from app.services.workspace import Workspace
-from app.ui.settings._form import page_layout, result_label
+from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -37,17 +34,9 @@ class RulesPage(SettingsPage):
             'Tools you chose to "always allow" run without asking. Revoke a rule and the '
             "next call to that tool asks you again.",
         )
-        self.table = QTableWidget(0, 4, self)
-        self.table.setObjectName("rulesTable")
-        self.table.setAccessibleName("Always-allow rules")
-        self.table.setHorizontalHeaderLabels(["Tool", "Where", "Since", ""])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for col in (0, 2, 3):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.table = rows_table(
+            self, "rulesTable", "Always-allow rules", ["Tool", "Where", "Since", ""], stretch=1
+        )
         self.empty = QLabel("No always-allow rules: every tool that needs approval asks.", self)
         self.empty.setObjectName("rulesEmpty")
         self.message = result_label(self, "rulesMessage")
