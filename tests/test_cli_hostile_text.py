@@ -1,14 +1,17 @@
 """What a model and an MCP server send reaches the terminal with its controls escaped: no
 ESC, C1, clipboard write or bidi override gets through raw; letters, emoji, newlines and tabs
-are printed as they are. A real process, a real server, the exact bytes printed."""
+are printed as they are. A real process (or the command line's entry, for what starts no
+server), a real server, the exact bytes printed."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
 from pathlib import Path
 
+from app.cli import run
 from tests.test_cli import parley_raw
 from tests.tools.mcp.hostile_server import HOSTILE
 
@@ -43,8 +46,9 @@ def _servers(data: Path) -> None:
     (data / "mcp.json").write_text(json.dumps(servers), encoding="utf-8")
 
 
-def _text(raw: bytes) -> str:
-    text = raw.decode("utf-8")
+def _text(raw: bytes | str) -> str:
+    """What was printed, checked to hold no control."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     assert not RAW.search(text), f"a control reached the terminal: {text!r}"
     return text
 
@@ -132,4 +136,27 @@ def test_mcp_list_prints_descriptions_and_server_errors_with_their_controls_esca
         f"  log: {tmp_path / 'logs' / 'mcp' / 'evil.log'}\n"
         f"broken  (stdio: {sys.executable} {SERVER} --exit-at-start)  failed: server 'broken' "
         f"exited before it answered (last words: broken: {SHOWN})\n"
+    )
+
+
+def test_an_imported_file_s_names_and_commands_are_printed_with_their_controls_escaped(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "servers.json"
+    servers = {f"x{HOSTILE}": {"command": "uvx"}, "ok": {"command": f"uvx{HOSTILE}"}}
+    source.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    data = ["--data-dir", str(tmp_path / "data")]
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["mcp", "import", str(source), *data], out, err) == 0
+    in_repr = SHOWN.replace("\\x1b\\ ", "\\x1b\\\\ ")  # a repr doubles the backslash
+    assert _text(out.getvalue()) == "imported ok\ncheck them with: parley mcp list\n"
+    assert _text(err.getvalue()) == (
+        f"skipped x{SHOWN}: 'x{in_repr}' cannot name a server: use 1 to 64 letters, digits, "
+        "'_', '.' or '-', starting with a letter or digit\n"
+    )
+    out = io.StringIO()
+    assert run(["mcp", "list", *data], out, io.StringIO()) == 0
+    assert _text(out.getvalue()) == (
+        f"ok  (stdio: uvx{SHOWN})  failed: server 'ok' could not start: the command "
+        f"'uvx{in_repr}' was not found; check that it is installed and on PATH\n"
     )
