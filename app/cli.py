@@ -21,6 +21,7 @@ from app.services.events import (
     ToolActivity,
     WorkspaceEvent,
 )
+from app.services.hidden_chars import escape_hidden
 
 if TYPE_CHECKING:
     from app.services.conversation import TurnOutcome
@@ -87,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 class _Output(io.TextIOBase):
     """Writes to ``target`` until it goes away (a closed pipe, as in ``parley chat | head``);
-    after that, output is dropped, so the turn still finishes and is saved whole."""
+    after that, output is dropped, so the turn still finishes and is saved whole. What is
+    written shows terminal controls and bidi characters escaped (see :func:`_printable`)."""
 
     def __init__(self, target: TextIO) -> None:
         super().__init__()
@@ -95,13 +97,22 @@ class _Output(io.TextIOBase):
         self.lost = False
 
     def write(self, text: str) -> int:
-        """Write ``text`` if the target is still there."""
+        """Write ``text``, made printable, if the target is still there."""
+        return self.write_control(_printable(text, getattr(self._target, "encoding", None)))
+
+    def write_control(self, text: str) -> int:
+        """Write ``text`` as it is (Parley's own cursor moves, such as a progress line's
+        carriage return) if the target is still there."""
         if not self.lost:
             try:
                 self._target.write(text)
             except (OSError, ValueError):
                 self._lose()
         return len(text)
+
+    def isatty(self) -> bool:
+        """Whether the target is a terminal."""
+        return not self.lost and self._target.isatty()
 
     def flush(self) -> None:
         """Flush the target if it is still there."""
@@ -125,8 +136,11 @@ class _Output(io.TextIOBase):
 
 
 def _printable(text: str, encoding: str | None) -> str:
-    """``text`` with what the output's encoding cannot write (lone surrogates, or characters
-    a terminal's narrower encoding lacks) as ``?``."""
+    """``text`` with controls, bidi and invisible characters escaped (``\\x1b``, ``\\u202e``),
+    so what a model or server sends cannot move the cursor, rewrite the clipboard or reorder
+    a line, and what the output's encoding cannot write (characters a terminal's narrower
+    encoding lacks) as ``?``."""
+    text = escape_hidden(text)
     codec = encoding or "utf-8"
     try:
         return text.encode(codec, "replace").decode(codec)
@@ -360,7 +374,7 @@ def run(
     """Parse ``argv`` and run the chosen command; return the exit status. With ``log`` the
     run writes log files (the ``parley`` command does; tests calling this need not)."""
     out = cast(TextIO, _Output(out or sys.stdout))
-    err = err or sys.stderr
+    err = cast(TextIO, _Output(err or sys.stderr))
     args = build_parser().parse_args(argv)
     if log and (problem := _start_logging(args.data_dir)):
         err.write(f"parley: {problem}\n")

@@ -49,8 +49,11 @@ class _ProgressLine:
             return
         self.last = pct
         total = human_size(p.total) if p.total else "?"
-        end = "\r" if self.tty and pct < 100 else "\n"
-        self.err.write(f"{self.label}: {pct:3d}% of {total}{end}")
+        self.err.write(f"{self.label}: {pct:3d}% of {total}")
+        if self.tty and pct < 100:  # back to the line's start, to write the next percent over it
+            getattr(self.err, "write_control", self.err.write)("\r")
+        else:
+            self.err.write("\n")
         self.err.flush()
 
 

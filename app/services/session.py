@@ -13,6 +13,7 @@ from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.conversation import Conversation
 from app.services.events import WorkspaceEvent
+from app.services.hidden_chars import escape_hidden
 from app.services.model_access import ENV_KEYS, api_key_lookup
 from app.services.terminal_approvals import TerminalApprovalHandler
 from app.services.workspace import Workspace
@@ -60,7 +61,7 @@ async def open_session(
             offered += mcp.tools()
             granted += mcp.permissions()
             for name, why in mcp.problems().items():
-                sys.stderr.write(f"MCP server {name} is not available: {why}\n")
+                sys.stderr.write(escape_hidden(f"MCP server {name} is not available: {why}\n"))
         workspace = await Workspace.open(
             data_dir,
             secret_resolver=secrets,

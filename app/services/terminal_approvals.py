@@ -1,9 +1,10 @@
 """Asks for tool approvals on the terminal, for ``parley chat``.
 
-Each pending call is printed with its tool, what it may do and its exact arguments. Only a
-whole, explicit answer counts (any letter case): ``y``/``yes``/``approve``, ``n``/``no``/``deny``
-(with an optional reason), ``e``/``edit`` (edit the arguments as JSON, then run) or ``always``
-(allow this tool from now on, in ``thread`` or ``everywhere``, which must be answered too).
+Each pending call is printed with its tool, what it may do and its exact arguments, with
+terminal controls and bidi characters escaped. Only a whole, explicit answer counts (any
+letter case): ``y``/``yes``/``approve``, ``n``/``no``/``deny`` (with an optional reason),
+``e``/``edit`` (edit the arguments as JSON, then run) or ``always`` (allow this tool from now
+on, in ``thread`` or ``everywhere``, which must be answered too).
 Anything else, an empty answer included, asks again; end of input denies.
 
 A run paused at a budget limit is asked about too (:meth:`TerminalApprovalHandler.raise_limit`):
@@ -20,6 +21,7 @@ from typing import Any, Literal, TextIO
 
 from app.core.graph.budget_pause import BudgetPause
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
+from app.services.hidden_chars import escape_hidden, json_escape_hidden
 from app.services.terminal_input import read_line, stdin_lines
 
 __all__ = ["TerminalApprovalHandler"]
@@ -69,12 +71,12 @@ class TerminalApprovalHandler:
 
     def _print(self, text: str) -> None:
         out = self._out or sys.stdout
-        out.write(text + "\n")
+        out.write(escape_hidden(text) + "\n")
         out.flush()
 
     async def _ask(self, prompt: str) -> str | None:
         try:
-            answer = await read_line(prompt, self._read_line)
+            answer = await read_line(escape_hidden(prompt), self._read_line)
         except EOFError:
             return None
         return answer.strip()
@@ -106,6 +108,7 @@ class TerminalApprovalHandler:
         if request.permissions:
             self._print(f"  Permissions: {', '.join(request.permissions)}")
         args = json.dumps(request.args, indent=2, ensure_ascii=False, sort_keys=True)
+        args = json_escape_hidden(args)  # still the same JSON, to copy into an edit
         self._print("  Arguments: " + args.replace("\n", "\n  "))
 
     async def _decide_one(self, request: ApprovalRequest) -> ApprovalDecision:

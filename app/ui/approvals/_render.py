@@ -14,6 +14,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, JsonLexer
 
 from app.core.tools import Tool
+from app.services.hidden_chars import json_escape_hidden
 
 __all__ = ["check_args", "code_html", "one_line", "pretty_json", "wraps"]
 
@@ -24,8 +25,10 @@ def _formatter(style: str) -> HtmlFormatter[str]:
 
 
 def pretty_json(args: Any) -> str:
-    """``args`` as indented JSON with sorted keys, exactly as the tool will receive them."""
-    return json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True)
+    """``args`` as indented JSON with sorted keys, exactly as the tool will receive them;
+    bidi controls and other invisible characters are written as ``\\u`` escapes, so they
+    show (the JSON means the same)."""
+    return json_escape_hidden(json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True))
 
 
 WRAP_LIMIT = 5_000
@@ -53,7 +56,7 @@ def one_line(args: Any, width: int = 80) -> str:
         line = ", ".join(parts) or "(no arguments)"
     else:
         line = json.dumps(args, ensure_ascii=False)
-    line = " ".join(line.split())
+    line = json_escape_hidden(" ".join(line.split()))
     return line if len(line) <= width else line[: width - 1] + "…"
 
 

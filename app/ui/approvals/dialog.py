@@ -3,6 +3,8 @@
 One call: its tool, what the tool does, the permissions it uses, the exact arguments as
 highlighted JSON (editable, checked against the tool before Approve is enabled), the
 request's note and preview, a deny reason the model reads, and Approve / Deny / Always allow.
+Bidi controls and other invisible characters in what the call brings show as escapes (in
+the JSON) or as their code point, such as ⟨U+202E⟩.
 Several calls: one row per call with a decision each, the selected call's details below, and
 Approve all / Deny all / Use these decisions.
 
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
+from app.services.hidden_chars import mark_hidden
 from app.ui.approvals._calls import CHOICES, Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
 from app.ui.theme import ACCENT
@@ -135,13 +138,15 @@ class ToolApprovalDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         for row, call in enumerate(self.calls):
-            table.setItem(row, 0, QTableWidgetItem(call.request.tool))
+            table.setItem(row, 0, QTableWidgetItem(mark_hidden(call.request.tool)))
             summary = QTableWidgetItem(one_line(call.request.args, 60))
             summary.setToolTip(one_line(call.request.args, 2000))
             table.setItem(row, 1, summary)
             combo = QComboBox(table)
             combo.setObjectName(f"decision{row}")
-            combo.setAccessibleName(f"Decision for call {row + 1}, {call.request.tool}")
+            combo.setAccessibleName(
+                f"Decision for call {row + 1}, {mark_hidden(call.request.tool)}"
+            )
             for key, label in CHOICES:
                 combo.addItem(label, key)
             combo.currentIndexChanged.connect(self._choices_changed)
@@ -160,7 +165,7 @@ class ToolApprovalDialog(QDialog):
         meta = QHBoxLayout()
         self.permissions_label = QLabel(self)
         self.permissions_label.setObjectName("approvalPermissions")
-        thread = QLabel(f"Thread: {thread_title or 'New thread'}", self)
+        thread = QLabel(f"Thread: {mark_hidden(thread_title) or 'New thread'}", self)
         thread.setObjectName("approvalThread")
         thread.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         meta.addWidget(self.permissions_label, 1)
@@ -291,13 +296,14 @@ class ToolApprovalDialog(QDialog):
         self._current = index
         call = self.calls[index]
         request = call.request
-        line = request.description.splitlines()[0] if request.description else ""
-        name = f"<b>{escape(request.tool)}</b>" + (f" — {escape(line)}" if line else "")
+        line = mark_hidden(request.description.splitlines()[0] if request.description else "")
+        tool = mark_hidden(request.tool)
+        name = f"<b>{escape(tool)}</b>" + (f" — {escape(line)}" if line else "")
         self.name_label.setText(name)
-        self.name_label.setAccessibleName(f"{request.tool}: {line}")
-        uses = ", ".join(request.permissions) or "no special permissions"
+        self.name_label.setAccessibleName(f"{tool}: {line}")
+        uses = mark_hidden(", ".join(request.permissions)) or "no special permissions"
         self.permissions_label.setText(f"Uses: {uses}")
-        self.note_label.setText(request.note)
+        self.note_label.setText(mark_hidden(request.note))
         self.note_label.setVisible(bool(request.note))
         self._render_args()
         preview = request.preview
@@ -306,11 +312,11 @@ class ToolApprovalDialog(QDialog):
             self.preview_view.hide()
         else:
             what = "What it would change" if preview.format == "diff" else "What it would do"
-            caption = f"{what}: {preview.title}" if preview.title else f"{what}:"
+            caption = f"{what}: {mark_hidden(preview.title)}" if preview.title else f"{what}:"
             if preview.truncated:
                 caption += " (cut short)"
             self.preview_caption.setText(caption)
-            self._show_code(self.preview_view, preview.text, preview.format)
+            self._show_code(self.preview_view, mark_hidden(preview.text), preview.format)
             self.preview_caption.show()
             self.preview_view.show()
         self.reason.setText(call.reason)
@@ -355,7 +361,7 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setVisible(bool(call.problem))
 
     def _explain_scope(self, *_args: object) -> None:
-        tool = self.calls[self._current].request.tool
+        tool = mark_hidden(self.calls[self._current].request.tool)
         thread, everywhere = (
             ("Always allow in this thread", "Always allow this tool")
             if (self.batch)
