@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,7 +15,6 @@ from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.quoting import quoted
 from app.core.state import AgentState, ImageBlock, MediaRef, Message, TextBlock
 from app.services.attach import NOTES_KEY
-from app.store import ImportedThread
 from tests.services.import_attack import (
     SECRET,
     VISION,
@@ -27,6 +27,9 @@ from tests.services.import_attack import (
     scene,
 )
 from tests.services.memory_keyring import MemoryKeyring
+
+if TYPE_CHECKING:
+    from app.store import ImportedThread
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
