@@ -349,7 +349,10 @@ class Workspace:
         left out and why."""
         from app.services.imported_model import imported_model_check
 
-        installed = [c.spec for c in await self.downloads.choices() if c.available]
+        try:
+            installed = [c.spec for c in await self.downloads.choices() if c.available]
+        except (OSError, ParleyError):  # an unreadable model list: only settings count
+            installed = []
         check = imported_model_check(self.settings, installed)
         thread = await self._store.import_json(data, check_model=check)
         self._emit(ThreadsChanged(thread.id))
