@@ -27,6 +27,8 @@ class AddressRefused(ToolError):
 
     def __init__(self, address: IPAddress, host: str, why: str) -> None:
         self.address, self.host, self.why = address, host, why
+        self.redirected = False
+        """Whether a redirect led to the address (set by whoever followed it)."""
         named = "" if host == str(address) else f" (the address of {host!r})"
         super().__init__(
             f"{address}{named} is {why}; web tools reach only public internet addresses "

@@ -100,7 +100,7 @@ async def test_cancel_stops_the_download_and_keeps_its_bytes(
 async def test_a_damaged_download_says_so_keeps_nothing_and_leaves_the_threads_model(
     tmp_path: Path, hub: HubServer
 ) -> None:
-    bad = b"not the model" * 1000
+    bad = b"GGUF" + b"not the model" * 1000
     hub.host(ENTRY.repo, ENTRY.filename, HostedFile(bad))
     window = await window_on(tmp_path, hub)
     try:
