@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +81,7 @@ def _read_existing(path: Path, head_size: int) -> tuple[hashlib._Hash, int, byte
 
 def _duration(seconds: float) -> str:
     if seconds < 120:
-        return f"{seconds:g} seconds"
+        return f"{seconds:g} second" + ("" if seconds == 1 else "s")
     if seconds < 7200:
         return f"{round(seconds / 60)} minutes"
     return f"{seconds / 3600:.1f} hours"
@@ -170,10 +170,24 @@ class _Transfer:
         if check_size is not None and span.total is not None:
             check_size(span.total - self.have)
         cap = span.total if span.total is not None else self.bounds.max_bytes
+        blocks = resp.aiter_bytes()
+        try:
+            await self._write(blocks, span.total, cap)
+        finally:
+            # the connection closes here, in this task, while ``blocks`` still holds the
+            # byte iterators under it: dropped first, they would close it from the garbage
+            # collector, where it cannot be awaited
+            await resp.aclose()
+        if span.total is not None and self.have < span.total:
+            raise httpx.RemoteProtocolError("the connection closed early")
+
+    async def _write(
+        self, blocks: AsyncIterator[bytes], total: int | None, cap: int | None
+    ) -> None:
         with self.part.open("ab") as out:
-            async for block in resp.aiter_bytes():
+            async for block in blocks:
                 if cap is not None and self.have + len(block) > cap:
-                    said = "it announced" if span.total is not None else "the file can have"
+                    said = "it announced" if total is not None else "the file can have"
                     raise _Discard(
                         f"Could not download {self.label}: the server sent more than the "
                         f"{cap} bytes {said}, so nothing was kept; try again later."
@@ -183,9 +197,7 @@ class _Transfer:
                 self.digest.update(block)
                 self.have += len(block)
                 if self.progress is not None:
-                    self.progress(Progress(self.have, span.total, self.resumed_from))
-        if span.total is not None and self.have < span.total:
-            raise httpx.RemoteProtocolError("the connection closed early")
+                    self.progress(Progress(self.have, total, self.resumed_from))
 
     def _check_head(self, block: bytes) -> None:
         wanted = len(self.bounds.magic) - len(self.head)
