@@ -3,8 +3,9 @@ the data directory, plus any GGUF file the user adds; both can be removed again.
 
 Nothing here opens a connection except :meth:`ModelLibrary.download`. Before a download the
 computer's memory and free disk space are checked against the model's needs; the file is
-resumed after a cut and checked against its SHA-256 (the catalogue's, or the one the hub
-publishes) before it is kept. The window's model picker and ``parley models`` both use this.
+resumed after a cut, bounded (its size, its GGUF mark, a deadline) and checked against its
+SHA-256 (the catalogue's, or the one the hub publishes) before it is kept. The window's model
+picker and ``parley models`` both use this.
 """
 
 from __future__ import annotations
@@ -204,8 +205,8 @@ class ModelLibrary:
         named = hub_url or os.environ.get(HUB_ENV)
         self.hub_url = named or HUB_URL
         self.mirror = named if named and named != HUB_URL else None
-        """A hub the user named (a mirror): it may be on the local network, where it
-        redirects may not."""
+        """A hub the user named (a mirror): it may be on the local network, the places it
+        redirects to may not."""
         self.deadline = deadline
         """Seconds a download may take; None: its size at :data:`MIN_RATE`."""
         self.catalogue = catalogue
