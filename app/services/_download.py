@@ -33,7 +33,15 @@ from app.services._download_checks import (
     published_sha,
     shown,
 )
-from app.tools._http import USER_AGENT, Arrived, checked_url, follow, guarded_client, origin
+from app.tools._http import (
+    USER_AGENT,
+    Arrived,
+    body_of,
+    checked_url,
+    follow,
+    guarded_client,
+    origin,
+)
 from app.tools._netguard import AddressRefused, NetworkPolicy
 
 __all__ = ["Bounds", "DownloadError", "Progress", "ProgressCallback", "download_file"]
@@ -170,14 +178,8 @@ class _Transfer:
         if check_size is not None and span.total is not None:
             check_size(span.total - self.have)
         cap = span.total if span.total is not None else self.bounds.max_bytes
-        blocks = resp.aiter_bytes()
-        try:
+        async with body_of(resp) as blocks:
             await self._write(blocks, span.total, cap)
-        finally:
-            # the connection closes here, in this task, while ``blocks`` still holds the
-            # byte iterators under it: dropped first, they would close it from the garbage
-            # collector, where it cannot be awaited
-            await resp.aclose()
         if span.total is not None and self.have < span.total:
             raise httpx.RemoteProtocolError("the connection closed early")
 

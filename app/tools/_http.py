@@ -16,7 +16,16 @@ import httpx
 from app.core.tools import ToolError
 from app.tools._netguard import AddressRefused, NetworkPolicy
 
-__all__ = ["Arrived", "Fetched", "checked_url", "exchange", "follow", "guarded_client", "origin"]
+__all__ = [
+    "Arrived",
+    "Fetched",
+    "body_of",
+    "checked_url",
+    "exchange",
+    "follow",
+    "guarded_client",
+    "origin",
+]
 
 MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -74,12 +83,25 @@ def _pinned(url: httpx.URL, address: str) -> tuple[httpx.URL, dict[str, str], di
     return url.copy_with(host=address), {"Host": host if default else f"{host}:{port}"}, extensions
 
 
+@asynccontextmanager
+async def body_of(response: httpx.Response) -> AsyncIterator[AsyncIterator[bytes]]:
+    """The response's body in blocks, to read as far as wanted: leaving the block closes the
+    connection in this task, while the iterators under the blocks still exist. Dropped
+    first, they would close it from the garbage collector, where it cannot be awaited."""
+    blocks = response.aiter_bytes()
+    try:
+        yield blocks
+    finally:
+        await response.aclose()
+
+
 async def _read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
     body = bytearray()
-    async for piece in response.aiter_bytes():
-        body += piece
-        if len(body) > limit:
-            return bytes(body[:limit]), True
+    async with body_of(response) as pieces:
+        async for piece in pieces:
+            body += piece
+            if len(body) > limit:
+                return bytes(body[:limit]), True
     return bytes(body), False
 
 
