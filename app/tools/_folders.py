@@ -18,10 +18,11 @@ from pathlib import Path
 from app.core.tools import ToolError
 from app.tools._openat import FILE_FLAGS, LinkOnTheWay, open_folder, open_in, stat_in
 
-__all__ = ["GrantedFolders"]
+__all__ = ["GrantedFolders", "file_kind"]
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` is, for a refusal: "a folder", "a named pipe (FIFO)", ..."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -110,7 +111,9 @@ class GrantedFolders:
             if st is None:
                 raise ToolError(f"{label!r} does not exist")
             if not stat.S_ISREG(st.st_mode):
-                raise ToolError(f"{label!r} is {_kind(st.st_mode)}, not a file that can be read")
+                raise ToolError(
+                    f"{label!r} is {file_kind(st.st_mode)}, not a file that can be read"
+                )
             fd = self._open_in(folder, real.name, FILE_FLAGS, label)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
