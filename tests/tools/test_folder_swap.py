@@ -1,7 +1,7 @@
 """A second process keeps swapping a folder inside the granted folder for a link to a folder
 outside it and back (in one step, with ``renameat2(RENAME_EXCHANGE)``) while the real file
 tools read, write and ingest images through it: no read returns the outside file, no write
-lands outside, no image read stores the outside image."""
+lands outside, no search shows its lines, no image read stores the outside image."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
 from tests.tools.helpers import answer, ask
 
-ROUNDS = 400
-"""Each round is three text reads, one write, and (every eighth round) one image read."""
+ROUNDS = 700
+"""Each round is three text reads and one write; every eighth adds a search and an image read."""
 
 SWAPPER_SECONDS = 120.0
 """The swapping process stops by itself after this long, should the test never tell it to."""
@@ -37,7 +37,10 @@ os.symlink(outside, parked)
 libc = ctypes.CDLL(None, use_errno=True)
 def swap():  # the folder and the link trade places in one step (RENAME_EXCHANGE)
     if libc.renameat2(-100, sub.encode(), -100, parked.encode(), 2) != 0:
-        raise OSError(ctypes.get_errno(), "renameat2")
+        # a file system without it: three renames, with the name missing for a moment
+        os.rename(sub, sub + ".swap")
+        os.rename(parked, sub)
+        os.rename(sub + ".swap", parked)
 swaps = 0
 while not os.path.exists(stop) and time.monotonic() < deadline:
     swap()
@@ -73,7 +76,7 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
     settings = AppSettings(granted_folders=[str(granted)])
     stop = tmp_path / "stop"
 
-    read_escapes = image_escapes = reads = images = images_ok = 0
+    read_escapes = image_escapes = searches_out = reads = images = images_ok = 0
     raw_errors: list[str] = []  # every refusal must be a sentence, not an exception's text
     async with Store.open_data_dir(tmp_path / "data") as store:
         workspace_tools = WorkspaceTools(
@@ -92,13 +95,15 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
                 for _ in range(3):
                     output, _code = await ask(tools["read_file"], path="sub/note.txt")
                     reads += 1
-                    read_escapes += OUTSIDE.decode() in str(output)
+                    read_escapes += OUTSIDE.decode().strip() in str(output)
                     raw_errors += [str(output)] if "Errno" in str(output) else []
                 output, _code = await ask(
                     tools["write_file"], path=f"sub/written-{i}.txt", content=f"w{i}"
                 )
                 raw_errors += [str(output)] if "Errno" in str(output) else []
                 if i % 8 == 0:
+                    output, _code = await ask(tools["search_files"], text="diary", path="sub")
+                    searches_out += OUTSIDE.decode().strip() in str(output)
                     message = await answer(tools["read_file"], path="sub/pic.png")
                     images += 1
                     said = str(message.content[0])
@@ -112,10 +117,11 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
             out, _ = await asyncio.wait_for(swapper.communicate(), 60)
     landed_outside = sorted(p.name for p in outside.iterdir())
     assert int(out) > 0  # the folder was swapped while the calls ran
-    assert (read_escapes, image_escapes, landed_outside) == (0, 0, ["note.txt", "pic.png"]), (
+    escapes = (read_escapes, image_escapes, searches_out, landed_outside)
+    assert escapes == (0, 0, 0, ["note.txt", "pic.png"]), (
         f"{read_escapes} of {reads} reads returned the outside file, {image_escapes} of "
-        f"{images} image reads stored the outside image, and "
-        f"{len(landed_outside) - 2} writes landed outside"
+        f"{images} image reads stored the outside image, {searches_out} of {images} searches "
+        f"showed its lines, and {len(landed_outside) - 2} writes landed outside"
     )
     assert raw_errors == []
     assert images_ok > 0  # the image reads that got through read the inside image
