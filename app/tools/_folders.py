@@ -114,7 +114,8 @@ class GrantedFolders:
                 raise ToolError(
                     f"{label!r} is {file_kind(st.st_mode)}, not a file that can be read"
                 )
-            fd = self._open_in(folder, real.name, FILE_FLAGS, label)
+            with self._refusals(label):
+                fd = open_in(folder, real.name, FILE_FLAGS)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise ToolError(f"{label!r} changed while being opened and is no longer a file")
@@ -124,25 +125,21 @@ class GrantedFolders:
     def folder(self, real: Path, label: str) -> Iterator[int]:
         """The opened folder ``real`` (from :meth:`resolve`), reached without following a link;
         a refusal naming ``label`` when it is missing, not a folder, or became a link."""
-        try:
+        with self._refusals(label):
             fd = open_folder(real)
-        except LinkOnTheWay:
-            raise self._swapped(label) from None
-        except (FileNotFoundError, NotADirectoryError):
-            raise ToolError(f"{label!r} does not exist") from None
-        except OSError as exc:
-            raise ToolError(f"{label!r} could not be opened ({exc.strerror or exc})") from None
         try:
             yield fd
         finally:
             os.close(fd)
 
-    def _open_in(self, folder: int, name: str, flags: int, label: str) -> int:
+    @contextmanager
+    def _refusals(self, label: str) -> Iterator[None]:
+        """Turn what opening ``label`` raised into the sentence the model reads."""
         try:
-            return open_in(folder, name, flags)
+            yield
         except LinkOnTheWay:
             raise self._swapped(label) from None
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             raise ToolError(f"{label!r} does not exist") from None
         except OSError as exc:
             raise ToolError(f"{label!r} could not be opened ({exc.strerror or exc})") from None

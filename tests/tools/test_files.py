@@ -72,6 +72,14 @@ async def test_an_empty_file_and_bad_reads_say_so(shared: Path) -> None:
     assert said == "Tool 'read_file' failed: 'notes' is a folder, not a file that can be read"
     said = await refused(tools(shared)["read_file"], path="nope.txt")
     assert said == "Tool 'read_file' failed: 'nope.txt' does not exist"
+    said = await refused(tools(shared)["read_file"], path="readme.md/inner.txt")
+    assert said == "Tool 'read_file' failed: 'readme.md/inner.txt' does not exist"
+    (shared / "loop").symlink_to(shared / "loop")
+    said = await refused(tools(shared)["read_file"], path="loop")
+    assert said == (
+        "Tool 'read_file' failed: the path 'loop' could not be followed to a real file (a link "
+        "on the way loops or changed while it was read)"
+    )
 
 
 async def test_an_oversized_read_is_cut_with_a_note_and_can_be_continued(shared: Path) -> None:
