@@ -1,7 +1,8 @@
 """A second process keeps swapping a folder inside the granted folder for a link to a folder
 outside it and back (in one step, with ``renameat2(RENAME_EXCHANGE)``) while the real file
 tools read, write and ingest images through it: no read returns the outside file, no write
-lands outside, no search shows its lines, no image read stores the outside image."""
+lands outside, no search or listing shows what is outside, no image read stores the outside
+image."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from app.store import Store
 from tests.tools.helpers import answer, ask
 
 ROUNDS = 700
-"""Each round is three text reads and one write; every eighth adds a search and an image read."""
+"""Each round is three text reads and one write; every eighth adds a search, a listing and an
+image read."""
 
 SWAPPER_SECONDS = 120.0
 """The swapping process stops by itself after this long, should the test never tell it to."""
@@ -76,7 +78,8 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
     settings = AppSettings(granted_folders=[str(granted)])
     stop = tmp_path / "stop"
 
-    read_escapes = image_escapes = searches_out = reads = images = images_ok = 0
+    read_escapes = image_escapes = searches_out = listings_out = 0
+    reads = images = images_ok = 0
     raw_errors: list[str] = []  # every refusal must be a sentence, not an exception's text
     async with Store.open_data_dir(tmp_path / "data") as store:
         workspace_tools = WorkspaceTools(
@@ -104,6 +107,8 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
                 if i % 8 == 0:
                     output, _code = await ask(tools["search_files"], text="diary", path="sub")
                     searches_out += OUTSIDE.decode().strip() in str(output)
+                    output, _code = await ask(tools["list_directory"], path="sub")
+                    listings_out += f"note.txt ({len(OUTSIDE)} bytes)" in str(output)
                     message = await answer(tools["read_file"], path="sub/pic.png")
                     images += 1
                     said = str(message.content[0])
@@ -117,11 +122,12 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
             out, _ = await asyncio.wait_for(swapper.communicate(), 60)
     landed_outside = sorted(p.name for p in outside.iterdir())
     assert int(out) > 0  # the folder was swapped while the calls ran
-    escapes = (read_escapes, image_escapes, searches_out, landed_outside)
-    assert escapes == (0, 0, 0, ["note.txt", "pic.png"]), (
+    escapes = (read_escapes, image_escapes, searches_out, listings_out, landed_outside)
+    assert escapes == (0, 0, 0, 0, ["note.txt", "pic.png"]), (
         f"{read_escapes} of {reads} reads returned the outside file, {image_escapes} of "
         f"{images} image reads stored the outside image, {searches_out} of {images} searches "
-        f"showed its lines, and {len(landed_outside) - 2} writes landed outside"
+        f"showed its lines, {listings_out} of {images} listings listed the outside folder, "
+        f"and {len(landed_outside) - 2} writes landed outside"
     )
     assert raw_errors == []
     assert images_ok > 0  # the image reads that got through read the inside image
