@@ -11,6 +11,7 @@ from app.media.ingest import (
     Ingestor,
     IngestProgress,
     IngestResult,
+    OpenedFile,
     Source,
     StoreMedia,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "IngestProgress",
     "IngestResult",
     "Ingestor",
+    "OpenedFile",
     "Source",
     "StoreMedia",
     "page_texts",

@@ -64,6 +64,26 @@ def read_file(path: Path, max_bytes: int, job: Job) -> bytes:
     why = _kind_of(st.st_mode)
     if why:
         raise IngestError(name, why)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except PermissionError:
+        raise IngestError(name, "it cannot be read: permission denied") from None
+    except OSError as exc:
+        raise IngestError(name, f"it cannot be read ({exc.strerror or exc})") from None
+    try:
+        return read_descriptor(fd, name, max_bytes, job)
+    finally:
+        os.close(fd)
+
+
+def read_descriptor(fd: int, name: str, max_bytes: int, job: Job) -> bytes:
+    """Read the whole of the opened file ``fd`` from its start (its offset is left alone), as
+    :func:`read_file` does, checking the opened file itself: a regular, non-empty, non-sparse
+    file within ``max_bytes``. ``name`` is what messages call it."""
+    st = os.fstat(fd)
+    why = _kind_of(st.st_mode)
+    if why:
+        raise IngestError(name, why)
     check_size(name, st.st_size, max_bytes)
     on_disk = getattr(st, "st_blocks", None)
     if on_disk is not None and st.st_size >= _SPARSE_MIN and on_disk * 512 < st.st_size // 16:
@@ -72,19 +92,7 @@ def read_file(path: Path, max_bytes: int, job: Job) -> bytes:
             f"it is a sparse file: it claims {human_size(st.st_size)} but holds only "
             f"{human_size(on_disk * 512)} on disk",
         )
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except PermissionError:
-        raise IngestError(name, "it cannot be read: permission denied") from None
-    except OSError as exc:
-        raise IngestError(name, f"it cannot be read ({exc.strerror or exc})") from None
-    try:
-        why = _kind_of(os.fstat(fd).st_mode)  # swapped for something else since the stat
-        if why:
-            raise IngestError(name, why)
-        return _read_all(fd, name, st.st_size, max_bytes, job)
-    finally:
-        os.close(fd)
+    return _read_all(fd, name, st.st_size, max_bytes, job)
 
 
 def _read_all(fd: int, name: str, expected: int, max_bytes: int, job: Job) -> bytes:
@@ -93,7 +101,7 @@ def _read_all(fd: int, name: str, expected: int, max_bytes: int, job: Job) -> by
     while True:
         job.progress(0.3 * total / max(expected, 1), "reading")
         try:
-            chunk = os.read(fd, _CHUNK)
+            chunk = os.pread(fd, _CHUNK, total)
         except BlockingIOError:
             raise IngestError(name, "it is not a regular file") from None
         except OSError as exc:

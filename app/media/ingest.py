@@ -26,7 +26,8 @@ from pathlib import Path
 from app.core.state.message_block import ContentBlock, DataBlock, DocumentBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
 from app.media._limits import DocxLimits, ImageLimits, PdfLimits
-from app.media._read import check_size, read_file
+from app.media._opened import Lease, OpenedFile
+from app.media._read import check_size, read_descriptor, read_file
 from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
 
@@ -36,6 +37,7 @@ __all__ = [
     "IngestProgress",
     "IngestResult",
     "Ingestor",
+    "OpenedFile",
     "Source",
     "StoreMedia",
     "load_readers",
@@ -56,8 +58,8 @@ class BytesSource:
     name: str
 
 
-Source = str | os.PathLike[str] | BytesSource
-"""A path to a file, or bytes with a name."""
+Source = str | os.PathLike[str] | BytesSource | OpenedFile
+"""A path to a file, bytes with a name, or a file already opened (read through its descriptor)."""
 
 
 @dataclass(frozen=True)
@@ -108,16 +110,18 @@ _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ProgressCallback = Callable[[IngestProgress], None]
 
 
-def source_name(source: Source) -> str:
-    """The name a source is shown by: the file's name, or the bytes' given name."""
-    if isinstance(source, BytesSource):
+def source_name(source: Source | Lease) -> str:
+    """The name a source is shown by: the file's name, or the bytes' (or opened file's) given
+    name."""
+    if isinstance(source, BytesSource | OpenedFile | Lease):
         return source.name
     path = Path(source)
     return path.name or str(path)
 
 
-def extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
-    """Read and check one source completely (in a worker thread); store nothing."""
+def extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
+    """Read and check one source completely (in a worker thread); store nothing. A
+    :class:`Lease` is closed once read."""
     draft = _extract(source, limits, job)
     build = draft.build
 
@@ -179,7 +183,7 @@ def _samples() -> list[tuple[str, bytes]]:
     return out
 
 
-def _extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
+def _extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
     # The readers load here, in the worker thread, the first time a file is read (or earlier
     # through load_readers in a worker): never on the event loop.
     from app.media._av import extract_av
@@ -193,6 +197,13 @@ def _extract(source: Source, limits: IngestLimits, job: Job) -> Draft:
     if isinstance(source, BytesSource):
         data = source.data
         check_size(name, len(data), limits.max_bytes)
+    elif isinstance(source, OpenedFile):
+        data = read_descriptor(source.file.fileno(), name, limits.max_bytes, job)
+    elif isinstance(source, Lease):
+        try:
+            data = read_descriptor(source.take(), name, limits.max_bytes, job)
+        finally:
+            source.close()
     else:
         data = read_file(Path(source), limits.max_bytes, job)
     job.progress(0.3, "recognising")
@@ -258,12 +269,17 @@ class Ingestor:
 
         job.report = report
         emit(0.0, "queued")
+        # the worker reads its own copy of an opened file's descriptor, so the caller may
+        # close the file as soon as this returns, even when it was cancelled
+        work = Lease(source) if isinstance(source, OpenedFile) else source
         try:
-            draft = await asyncio.to_thread(extract, source, self.limits, job)
+            draft = await asyncio.to_thread(extract, work, self.limits, job)
             refs = await self._store(draft, name)
             block = draft.build(refs)
         except asyncio.CancelledError:
             job.cancel_event.set()
+            if isinstance(work, Lease):
+                work.abandon()
             raise
         except Cancelled:  # pragma: no cover - only raised after the task was cancelled
             raise asyncio.CancelledError from None

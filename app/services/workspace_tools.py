@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from app.core.errors import UserError
 from app.core.state import ContentBlock
@@ -139,12 +139,13 @@ class WorkspaceTools:
     async def _search(self, text: str, limit: int) -> Sequence[Any]:
         return await self._store.search(text, limit=limit)
 
-    async def _ingest(self, path: Path, media_type: str) -> Sequence[ContentBlock]:
+    async def _ingest(self, file: BinaryIO, name: str, media_type: str) -> Sequence[ContentBlock]:
+        from app.media import OpenedFile
         from app.services.attach import attach
 
-        result = await attach(self._store.store_media, [path])
+        result = await attach(self._store.store_media, [OpenedFile(file, name)])
         if not result.blocks:
-            raise ToolError(result.problems[0] if result.problems else f"cannot read {path}")
+            raise ToolError(result.problems[0] if result.problems else f"cannot read {name}")
         return result.blocks
 
     # What a thread offers ---------------------------------------------------------

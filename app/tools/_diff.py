@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from pathlib import Path
 
 from app.core.tools import ApprovalPreview
 
@@ -15,12 +14,10 @@ MAX_DIFF_INPUT = 1_000_000
 """A current file larger than this is not diffed; the preview says so instead."""
 
 
-def _current(real: Path) -> str | None:
-    """The file's text now; ``None`` if it does not exist. Raises ``ValueError`` if not text."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(real, flags)
-    except FileNotFoundError:
+def _current(fd: int | None) -> str | None:
+    """The opened file's text (closing it); ``None`` for no file. Raises ``ValueError`` if it
+    is not text."""
+    if fd is None:
         return None
     try:
         st = os.fstat(fd)
@@ -36,10 +33,11 @@ def _current(real: Path) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-def write_preview(real: Path, shown: str, content: str) -> ApprovalPreview:
-    """A unified diff from the current ``real`` (or nothing, for a new file) to ``content``."""
+def write_preview(current_fd: int | None, shown: str, content: str) -> ApprovalPreview:
+    """A unified diff from the file being replaced (opened as ``current_fd``, which this
+    closes; ``None`` for a new file) to ``content``."""
     try:
-        current = _current(real)
+        current = _current(current_fd)
     except ValueError as exc:
         return ApprovalPreview(
             format="text",

@@ -2,23 +2,27 @@
 
 Every path a model names is checked here before anything is opened: ``..`` is refused, ``~``
 and relative paths are expanded, symlinks are resolved, and the real path must lie inside a
-granted folder. Files are then opened without following a last-moment symlink and without
-blocking on a FIFO, and must be regular files.
+granted folder. The real path is then opened one component at a time without following any
+link (:mod:`app.tools._openat`), so a folder swapped for a link meanwhile is refused; files are
+opened without blocking on a FIFO, and must be regular files.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.tools import ToolError
+from app.tools._openat import FILE_FLAGS, LinkOnTheWay, open_folder, open_in, stat_in
 
-__all__ = ["GrantedFolders"]
+__all__ = ["GrantedFolders", "file_kind"]
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` is, for a refusal: "a folder", "a named pipe (FIFO)", ..."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -68,7 +72,13 @@ class GrantedFolders:
                 f"{self._names()}"
             )
         absolute = given if given.is_absolute() else self.roots[0] / given
-        real = absolute.resolve()
+        try:
+            real = absolute.resolve()
+        except (OSError, RuntimeError):  # a link that loops, or one that changed as it was read
+            raise ToolError(
+                f"the path {path!r} could not be followed to a real file (a link on the way "
+                "loops or changed while it was read)"
+            ) from None
         for root in self.roots:
             if real == root or real.is_relative_to(root):
                 return real
@@ -90,24 +100,55 @@ class GrantedFolders:
     def open_regular(self, real: Path, label: str) -> int:
         """Open ``real`` for reading and return the descriptor; refuse anything but a file.
 
-        Opens with ``O_NONBLOCK`` (a FIFO must not hang the tool) and ``O_NOFOLLOW`` (a symlink
-        swapped in after :meth:`resolve` is refused), then checks the opened file itself.
+        Every folder on the way is opened without following links (a folder swapped for a link
+        after :meth:`resolve` is refused), and the file with ``O_NOFOLLOW`` and ``O_NONBLOCK``
+        (a FIFO must not hang the tool); it is checked before and after it is opened.
         """
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            st = os.stat(real, follow_symlinks=False)
-        except FileNotFoundError:
-            raise ToolError(f"{label!r} does not exist") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{label!r} is {_kind(st.st_mode)}, not a file that can be read")
-        try:
-            fd = os.open(real, flags)
-        except OSError as exc:
-            raise ToolError(f"{label!r} could not be opened ({exc.strerror or exc})") from None
+        if real.parent == real:
+            raise ToolError(f"{label!r} is a folder, not a file that can be read")
+        with self.folder(real.parent, label) as folder:
+            st = stat_in(folder, real.name)
+            if st is None:
+                raise ToolError(f"{label!r} does not exist")
+            if not stat.S_ISREG(st.st_mode):
+                raise ToolError(
+                    f"{label!r} is {file_kind(st.st_mode)}, not a file that can be read"
+                )
+            with self._refusals(label):
+                fd = open_in(folder, real.name, FILE_FLAGS)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise ToolError(f"{label!r} changed while being opened and is no longer a file")
         return fd
+
+    @contextmanager
+    def folder(self, real: Path, label: str) -> Iterator[int]:
+        """The opened folder ``real`` (from :meth:`resolve`), reached without following a link;
+        a refusal naming ``label`` when it is missing, not a folder, or became a link."""
+        with self._refusals(label):
+            fd = open_folder(real)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    @contextmanager
+    def _refusals(self, label: str) -> Iterator[None]:
+        """Turn what opening ``label`` raised into the sentence the model reads."""
+        try:
+            yield
+        except LinkOnTheWay:
+            raise self._swapped(label) from None
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"{label!r} does not exist") from None
+        except OSError as exc:
+            raise ToolError(f"{label!r} could not be opened ({exc.strerror or exc})") from None
+
+    def _swapped(self, label: str) -> ToolError:
+        return ToolError(
+            f"the path {label!r} changed while it was being opened (a folder or file on the way "
+            "became a link), so it was not used"
+        )
 
     def _names(self) -> str:
         return ", ".join(str(r) for r in self.roots)

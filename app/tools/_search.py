@@ -7,6 +7,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from app.tools._openat import FILE_FLAGS
+
 __all__ = ["MAX_MATCHES", "MAX_SCANNED_FILES", "search_tree"]
 
 MAX_MATCHES = 100
@@ -25,11 +27,11 @@ _TOO_MANY = f"[stopped after {MAX_MATCHES} matches; search a smaller folder or a
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 
 
-def _line_matches(real: Path, needle: str, budget: list[int]) -> list[tuple[int, str]]:
-    """The lines of ``real`` holding ``needle``; ``budget[0]`` (bytes left) is spent."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+def _line_matches(folder: int, name: str, needle: str, budget: list[int]) -> list[tuple[int, str]]:
+    """The lines of ``name`` in ``folder`` holding ``needle``; ``budget[0]`` (bytes left) is
+    spent."""
     try:
-        fd = os.open(real, flags)
+        fd = os.open(name, FILE_FLAGS, dir_fd=folder)
     except OSError:
         return []
     try:
@@ -48,17 +50,20 @@ def _line_matches(real: Path, needle: str, budget: list[int]) -> list[tuple[int,
     return found
 
 
-def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Path], str]) -> str:
-    """Return one line per match under ``root``: ``path`` for a name, ``path:line: text`` for
-    content. Symlinks are not followed, special files are skipped, and the walk is bounded."""
+def search_tree(
+    root: Path, opened: int, text: str, *, in_content: bool, shown: Callable[[Path], str]
+) -> str:
+    """Return one line per match under ``root`` (opened as ``opened``): ``path`` for a name,
+    ``path:line: text`` for content. The walk goes through opened folders and never follows a
+    link (a folder swapped for one midway is skipped), skips special files, and is bounded."""
     needle = text.lower()
     matches: list[str] = []
     scanned = 0
     stopped = ""
     budget = [MAX_TOTAL_BYTES]
-    for folder, dirs, files in os.walk(root, followlinks=False):
+    for folder, dirs, files, folder_fd in os.fwalk(".", dir_fd=opened, follow_symlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-        base = Path(folder)
+        base = root / os.path.normpath(folder)
         for name in sorted(files):
             if len(matches) >= MAX_MATCHES:
                 stopped = _TOO_MANY
@@ -70,7 +75,7 @@ def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Pat
                 break
             real = base / name
             try:
-                mode = os.lstat(real).st_mode
+                mode = os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode
             except OSError:
                 continue
             if not stat.S_ISREG(mode):
@@ -82,7 +87,7 @@ def search_tree(root: Path, text: str, *, in_content: bool, shown: Callable[[Pat
                 stopped = "[stopped after reading 50 MB; search a smaller folder]"
                 break
             if in_content:
-                for number, line in _line_matches(real, needle, budget):
+                for number, line in _line_matches(folder_fd, name, needle, budget):
                     matches.append(f"{shown(real)}:{number}: {line}")
         if stopped:
             break

@@ -9,11 +9,14 @@ two text-file tools that reach any path, each call waiting for approval.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.core.tools import Tool, tool
+from app.core.tools import Tool, ToolError, tool
+from app.tools._folders import file_kind
 from app.tools._netguard import NetworkPolicy
 from app.tools.calculator import calculator
 from app.tools.files import MediaIngest, file_tools
@@ -46,7 +49,13 @@ def read_text_file(path: str) -> str:
     Args:
         path: The file's path; ``~`` means the user's home folder.
     """
-    with Path(path).expanduser().open("rb") as handle:
+    target = Path(path).expanduser()
+    # not blocking on a FIFO nobody writes to: it, and every other non-file, is refused
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ToolError(f"{str(target)!r} is {file_kind(mode)}, not a file that can be read")
         data = handle.read(MAX_READ_BYTES + 1)
     text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
     if len(data) > MAX_READ_BYTES:

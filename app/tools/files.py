@@ -9,17 +9,18 @@ diff against the current file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from app.core.state import ContentBlock, TextBlock
 from app.core.tools import ApprovalPreview, Tool, ToolError, tool
 from app.tools._diff import write_preview
 from app.tools._folders import GrantedFolders
+from app.tools._openat import create_temp, stat_in
 from app.tools._reading import media_type, read_chunk
 from app.tools._search import search_tree
 
@@ -40,8 +41,10 @@ MAX_LIST_ENTRIES = 500
 MAX_WRITE_BYTES = 5_000_000
 """``write_file`` refuses content larger than this."""
 
-MediaIngest = Callable[[Path, str], Awaitable[Sequence[ContentBlock]]]
-"""Turns an image or PDF (its real path and media type) into content blocks for the model."""
+MediaIngest = Callable[[BinaryIO, str, str], Awaitable[Sequence[ContentBlock]]]
+"""Turns an image or PDF into content blocks for the model, given the file already opened (read
+it through its descriptor, never reopen it by name; it stays open until the ingest returns),
+its name and its media type."""
 
 
 def _size(n: int) -> str:
@@ -60,10 +63,15 @@ def _list(folders: GrantedFolders, path: str) -> str:
         raise ToolError(f"the folder {path!r} does not exist") from None
     if not stat.S_ISDIR(st.st_mode):
         raise ToolError(f"{path!r} is not a folder; use read_file to read a file")
-    try:
-        entries = sorted(os.scandir(real), key=lambda e: e.name.lower())
-    except PermissionError:
-        raise ToolError(f"the folder {path!r} cannot be read (permission denied)") from None
+    with folders.folder(real, path) as fd:
+        try:
+            entries = sorted(os.scandir(fd), key=lambda e: e.name.lower())
+        except PermissionError:
+            raise ToolError(f"the folder {path!r} cannot be read (permission denied)") from None
+        return _listing(real, entries)
+
+
+def _listing(real: Path, entries: list[os.DirEntry[str]]) -> str:
     count = "1 entry" if len(entries) == 1 else f"{len(entries)} entries"
     lines = [f"Folder {real} ({count}):"]
     for entry in entries[:MAX_LIST_ENTRIES]:
@@ -85,17 +93,20 @@ def _list(folders: GrantedFolders, path: str) -> str:
     return "\n".join(lines)
 
 
-def _read(folders: GrantedFolders, path: str, offset: int) -> str | tuple[Path, str]:
-    """The text to return, or ``(real path, media type)`` for an image or PDF."""
+def _read(folders: GrantedFolders, path: str, offset: int) -> str | tuple[BinaryIO, str]:
+    """The text to return, or ``(the opened file, media type)`` for an image or PDF."""
     real = folders.resolve(path)
     fd = folders.open_regular(real, path)
     try:
         mime = media_type(real, os.pread(fd, 16, 0))
         if mime is not None:
-            return real, mime
+            handle = os.fdopen(fd, "rb")
+            fd = -1
+            return handle, mime
         chunk = read_chunk(fd, offset, MAX_READ_CHARS)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     if chunk.binary:
         raise ToolError(f"{path!r} is a binary file ({_size(chunk.size)}), not text")
     if offset >= chunk.size and chunk.size:
@@ -109,11 +120,11 @@ def _read(folders: GrantedFolders, path: str, offset: int) -> str | tuple[Path, 
     return text
 
 
-def _media_note(path: str, real: Path, mime: str) -> str:
+def _media_note(path: str, size: int, mime: str) -> str:
     kind = "a PDF document" if mime == "application/pdf" else f"an image ({mime})"
     return (
-        f"{path!r} is {kind} of {_size(real.stat().st_size)}. Its content cannot be shown as "
-        "text; the user can attach it to a message instead."
+        f"{path!r} is {kind} of {_size(size)}. Its content cannot be shown as text; the user "
+        "can attach it to a message instead."
     )
 
 
@@ -142,20 +153,26 @@ def _write_target(
 
 def _write(folders: GrantedFolders, path: str, content: str) -> str:
     data = content.encode("utf-8")
-    real, st = _write_target(folders, path, data)
-    # a whole new file, renamed over the old one: a failed write never leaves half a file
-    try:
-        fd, temp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(temp, stat.S_IMODE(st.st_mode) if st else 0o644)
-        os.replace(temp, real)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
+    real, _ = _write_target(folders, path, data)
+    # the folder is opened without following links, and everything happens inside it
+    with folders.folder(real.parent, path) as folder:
+        st = stat_in(folder, real.name)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise ToolError(f"{path!r} is not a regular file, so it is not overwritten")
+        # a whole new file, renamed over the old one: a failed write never leaves half a file
+        try:
+            fd, temp = create_temp(folder, real.name)
+        except OSError as exc:
+            raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                os.fchmod(out.fileno(), stat.S_IMODE(st.st_mode) if st else 0o644)
+            os.replace(temp, real.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise ToolError(f"{path!r} could not be written ({exc.strerror or exc})") from None
     verb = "replaced" if st is not None else "created"
     return f"{verb} {folders.shown(real)} ({_size(len(data))})"
 
@@ -205,10 +222,11 @@ def file_tools(
         read = await asyncio.to_thread(_read, folders, path, offset)
         if isinstance(read, str):
             return read
-        real, mime = read
-        if ingest is None:
-            return _media_note(path, real, mime)
-        blocks = list(await ingest(real, mime))
+        handle, mime = read
+        with handle:
+            if ingest is None:
+                return _media_note(path, os.fstat(handle.fileno()).st_size, mime)
+            blocks = list(await ingest(handle, Path(path).name, mime))
         return [TextBlock(text=f"{path} ({mime}):"), *blocks]
 
     @tool(
@@ -232,12 +250,15 @@ def file_tools(
         real = folders.resolve(path)
         if not real.is_dir():
             raise ToolError(f"{path!r} is not a folder; search in a folder")
-        return search_tree(real, text, in_content=in_content, shown=folders.shown)
+        with folders.folder(real, path) as opened:
+            return search_tree(real, opened, text, in_content=in_content, shown=folders.shown)
 
     def preview_write(args: Mapping[str, Any]) -> ApprovalPreview:
         content = str(args["content"])
-        real, _ = _write_target(folders, str(args["path"]), content.encode("utf-8"))
-        return write_preview(real, folders.shown(real), content)
+        path = str(args["path"])
+        real, st = _write_target(folders, path, content.encode("utf-8"))
+        current = folders.open_regular(real, path) if st is not None else None
+        return write_preview(current, folders.shown(real), content)
 
     @tool(
         permissions=("files:write",),

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.state import Message, ToolResultBlock
 from app.core.tools import InMemoryApprovalPolicy, SecretSource, Tool, ToolNode
-from tests.core.tools.helpers import Run, asking, call, error_code, result
+from tests.core.tools.helpers import Run, asking, call
 
 
-async def ask(
-    tool: Tool[..., Any], secrets: SecretSource | None = None, **args: Any
-) -> tuple[Any, str | None]:
+async def answer(tool: Tool[..., Any], secrets: SecretSource | None = None, **args: Any) -> Message:
     """Run one call of ``tool`` with every permission it needs, approved by an "always" rule
-    the user made earlier; return what the model reads (the result's output) and the error
-    code (``None`` when the call succeeded)."""
+    the user made earlier; return the tool message the model reads (its result block first,
+    then any blocks the tool returned, such as images)."""
     policy = InMemoryApprovalPolicy()
     policy.allow(tool.name, None)
     run = Run(permissions=tool.permissions)
     node = ToolNode([tool], approval_policy=policy, secret_resolver=secrets)
     update = await run.once(node, asking(call(tool.name, **args)))
-    return result(update).output, error_code(update)
+    tool_messages: list[Message] = [m for m in update["context"] if m.role == "tool"]
+    return tool_messages[0]
+
+
+async def ask(
+    tool: Tool[..., Any], secrets: SecretSource | None = None, **args: Any
+) -> tuple[Any, str | None]:
+    """Run one call of ``tool`` as :func:`answer` does; return what the model reads (the
+    result's output) and the error code (``None`` when the call succeeded)."""
+    message = await answer(tool, secrets, **args)
+    first = message.content[0]
+    assert isinstance(first, ToolResultBlock)
+    return first.output, message.metadata.get("tool_error")
 
 
 async def ok(tool: Tool[..., Any], secrets: SecretSource | None = None, **args: Any) -> Any:

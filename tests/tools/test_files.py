@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -72,6 +72,14 @@ async def test_an_empty_file_and_bad_reads_say_so(shared: Path) -> None:
     assert said == "Tool 'read_file' failed: 'notes' is a folder, not a file that can be read"
     said = await refused(tools(shared)["read_file"], path="nope.txt")
     assert said == "Tool 'read_file' failed: 'nope.txt' does not exist"
+    said = await refused(tools(shared)["read_file"], path="readme.md/inner.txt")
+    assert said == "Tool 'read_file' failed: 'readme.md/inner.txt' does not exist"
+    (shared / "loop").symlink_to(shared / "loop")
+    said = await refused(tools(shared)["read_file"], path="loop")
+    assert said == (
+        "Tool 'read_file' failed: the path 'loop' could not be followed to a real file (a link "
+        "on the way loops or changed while it was read)"
+    )
 
 
 async def test_an_oversized_read_is_cut_with_a_note_and_can_be_continued(shared: Path) -> None:
@@ -116,15 +124,16 @@ async def test_binary_images_and_pdfs_are_described_not_dumped(shared: Path) -> 
 
 async def test_an_ingest_turns_images_into_blocks(shared: Path) -> None:
     (shared / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
-    seen: list[tuple[Path, str]] = []
+    seen: list[tuple[str, str]] = []
 
-    async def ingest(path: Path, mime: str) -> Sequence[ContentBlock]:
-        seen.append((path, mime))
-        return [TextBlock(text=f"a picture of {path.stat().st_size} bytes")]
+    async def ingest(file: BinaryIO, name: str, mime: str) -> Sequence[ContentBlock]:
+        seen.append((name, mime))
+        head = os.pread(file.fileno(), 8, 0)
+        return [TextBlock(text=f"a picture of {os.fstat(file.fileno()).st_size} bytes: {head!r}")]
 
     output = await ok(tools(shared, ingest=ingest)["read_file"], path="photo.png")
-    assert seen == [(shared / "photo.png", "image/png")]
-    assert output == "photo.png (image/png):\na picture of 108 bytes"
+    assert seen == [("photo.png", "image/png")]
+    assert output == "photo.png (image/png):\na picture of 108 bytes: b'\\x89PNG\\r\\n\\x1a\\n'"
 
 
 @pytest.mark.parametrize(

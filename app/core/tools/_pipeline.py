@@ -19,6 +19,7 @@ from app.core.graph.context import GraphInterrupt, RunContext
 from app.core.state.message_block import ContentBlock, ToolCallBlock
 from app.core.tools._output import NotJsonError, to_content
 from app.core.tools._redact import Redactor
+from app.core.tools._worker import run_in_thread
 from app.core.tools.runtime import Runtime
 from app.core.tools.secrets import SecretError, SecretSource, resolve_secret
 from app.core.tools.tool import Tool, ToolError
@@ -175,7 +176,7 @@ async def execute(
             if tool.is_async:
                 value = await tool.fn(**kwargs)
             else:
-                value = await asyncio.to_thread(tool.fn, **kwargs)
+                value = await run_in_thread(tool.fn, **kwargs)
             if inspect.isawaitable(value):
                 value = await value
         content, state = to_content(call.id, tool.name, value)

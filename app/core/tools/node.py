@@ -71,8 +71,9 @@ class ToolNode:
        starts over when the run resumes, no call runs before the decisions are in: calls
        that need no approval wait for the batch too, then everything runs together.
     3. Per call: secrets resolved, the call counted against the budget, the tool run under its
-       timeout (sync tools in a worker thread; a sync tool that times out gets an error
-       result at once, but its thread can only finish on its own).
+       timeout (sync tools in a daemon thread each; a sync tool that times out gets an
+       error result at once, and its thread, which can only finish on its own, does not keep
+       the program from exiting).
     4. One ``tool`` message per call, in call order, ids from :func:`tool_message_id`; secret
        values are redacted from everything. A failure is a ``ToolResultBlock(status="error")``
        with one sentence for the model and ``metadata["tool_error"]`` naming the kind.
