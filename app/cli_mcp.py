@@ -82,7 +82,7 @@ def register(sub: Any) -> None:
     add.add_argument(
         "--policy",
         choices=["allowed", "approval", "off"],
-        help="for every tool of the server (default: read-only tools allowed, others approval)",
+        help="for every tool of the server (default: each asks first until you allow it)",
     )
     add.add_argument("--timeout", type=float, help="seconds a call may take (default 120)")
     add.set_defaults(server_command=[])

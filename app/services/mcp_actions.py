@@ -15,12 +15,13 @@ from pydantic import ValidationError
 
 from app.core.errors import UserError
 from app.services.mcp_config import ImportReport, McpConfigError, mcp_log_dir
-from app.tools.mcp.config import ServerConfig, ToolPolicy, valid_server_name
+from app.tools.mcp.config import DEFAULT_POLICY, ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:
     from app.services.workspace_tools import WorkspaceTools
 
 __all__ = [
+    "DEFAULT_POLICY",
     "ToolPolicyRow",
     "form_config",
     "import_servers",
@@ -39,8 +40,9 @@ class ToolPolicyRow:
     name: str
     """The tool's own name (as the server calls it)."""
     description: str
-    default: ToolPolicy
-    """What its annotations suggest: ``allowed`` for a read-only tool, else ``approval``."""
+    suggested: ToolPolicy
+    """What its annotations suggest: ``allowed`` for one that says it is read-only, else
+    ``approval``. The server's claim: the tool asks first until the user chooses."""
     chosen: ToolPolicy | None
     """The user's choice for this tool, or None to follow the server's setting."""
 
@@ -143,13 +145,13 @@ def tool_policies(tools: WorkspaceTools, server: str) -> list[ToolPolicyRow]:
     conn = manager.connections.get(server) if manager is not None else None
     if conn is None:
         return []
-    from app.tools.mcp.naming import default_policy
+    from app.tools.mcp.naming import suggested_policy
 
     return [
         ToolPolicyRow(
             t.name,
             (t.description or "").strip().split("\n")[0],
-            default_policy(t),
+            suggested_policy(t),
             conn.config.tools.get(t.name),
         )
         for t in conn.tools

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "DEFAULT_POLICY",
     "SECRET_PATTERN",
     "ServerConfig",
     "ToolPolicy",
@@ -28,6 +29,9 @@ __all__ = [
 
 ToolPolicy = Literal["allowed", "approval", "off"]
 """What a tool may do: run at once, run after the user approves the call, or not be offered."""
+
+DEFAULT_POLICY: ToolPolicy = "approval"
+"""What a tool may do until the user chooses, whatever its server claims of it."""
 
 SECRET_PATTERN = re.compile(r"\{keyring:([^}]+)\}")
 """``{keyring:REF}`` inside an env or header value: the secret ``REF`` from the keyring."""

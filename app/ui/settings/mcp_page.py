@@ -23,7 +23,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.mcp_actions import import_servers, probe_server, set_policy, tool_policies
+from app.services.mcp_actions import (
+    DEFAULT_POLICY,
+    import_servers,
+    probe_server,
+    set_policy,
+    tool_policies,
+)
 from app.services.mcp_config import ImportReport
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
@@ -84,7 +90,7 @@ class McpPage(SettingsPage):
         title = heading("MCP servers", self)
         intro = hint(
             "Programs that give Parley more tools. Their tools appear in each thread's Tools "
-            "menu; a tool that changes things asks you before it runs.",
+            "menu; each asks you before it runs until you allow it here.",
             self,
         )
         self.list = QListWidget(self)
@@ -128,7 +134,7 @@ class McpPage(SettingsPage):
         self.tools = QTreeWidget(self)
         self.tools.setObjectName("mcpServerTools")
         self.tools.setAccessibleName("The server's tools")
-        self.tools.setHeaderLabels(["Tool", "Default", "May"])
+        self.tools.setHeaderLabels(["Tool", "Suggested", "May"])
         self.tools.setRootIsDecorated(False)
         self.tools.setColumnWidth(0, 150)
         self.tools.setColumnWidth(1, 80)
@@ -263,10 +269,14 @@ class McpPage(SettingsPage):
         server_default = POLICIES.get(info.policy or "", "")
         rows = tool_policies(self.workspace.tools, info.name)
         for row in rows:
-            item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.default], ""])
+            item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.suggested], ""])
             item.setToolTip(0, row.description)
-            item.setToolTip(1, "What the tool says of itself: read-only tools may run at once.")
-            first = f"As the server ({server_default or POLICIES[row.default]})"
+            item.setToolTip(
+                1,
+                "What the server says of the tool (read-only or not). It is the server's "
+                "claim: the tool asks first until you choose.",
+            )
+            first = f"As the server ({server_default or POLICIES[DEFAULT_POLICY]})"
             box = _policy_box(self.tools, f"mcpToolPolicy:{row.name}", first, row.chosen)
             box.setAccessibleName(f"What {row.name} may do")
             box.activated.connect(
