@@ -124,3 +124,16 @@ def test_importing_a_file_without_servers_says_so(tmp_path: Path) -> None:
         config.import_file(empty)
     with pytest.raises(McpConfigError, match="is not a file"):
         config.import_file(tmp_path / "missing.json")
+
+
+def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    entry = {"command": "server", "args": ["--token", "{keyring:mcp/gh/token}"]}
+    path.write_text(json.dumps({"mcpServers": {"gh": entry}}))
+    config = McpConfig(path)
+    assert config.servers() == []
+    assert config.problems() == {
+        "gh": "server 'gh': args: an argument names the keyring secret 'mcp/gh/token', but "
+        "secrets are never put on a command line, where any program can read them "
+        "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
+    }

@@ -6,9 +6,10 @@ a subprocess (stdio) and ``{"url": ..., "headers": {...}}`` for a streamable-HTT
 Parley adds ``policy`` (for every tool of the server), ``tools`` (per tool), ``timeout`` (per
 call, seconds) and ``disabled``.
 
-An ``args``, ``env`` or ``headers`` value may name a secret kept in the keyring with
-``{keyring:REF}``, e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved
-just before the server is started and never written anywhere.
+An ``env`` or ``headers`` value may name a secret kept in the keyring with ``{keyring:REF}``,
+e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved just before the server
+is started and never written anywhere. An argument may not: a process's command line can be read
+by every program on the machine (``/proc/PID/cmdline``), so a secret there is refused.
 """
 
 from __future__ import annotations
@@ -77,6 +78,19 @@ class ServerConfig(BaseModel):
         problem = valid_server_name(value)
         if problem:
             raise ValueError(problem)
+        return value
+
+    @field_validator("args")
+    @classmethod
+    def _no_secret_arguments(cls, value: list[str]) -> list[str]:
+        for arg in value:
+            refs = secret_refs_in(arg)
+            if refs:
+                raise ValueError(
+                    f"an argument names the keyring secret {refs[0]!r}, but secrets are never "
+                    "put on a command line, where any program can read them (/proc/PID/cmdline); "
+                    "pass it in an environment variable (env) instead"
+                )
         return value
 
     @field_validator("url")

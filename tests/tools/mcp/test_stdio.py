@@ -268,20 +268,6 @@ async def test_an_env_value_comes_from_the_keyring_and_is_not_kept(tmp_path: Pat
     assert "ada-lovelace" not in conn.log_path.read_text()
 
 
-async def test_an_argument_may_come_from_the_keyring_too(tmp_path: Path) -> None:
-    backend = MemoryKeyring()
-    backend.set_password("parley", "demo/words", "farewell-4d2")
-    server = demo_config("quits", "--exit-at-start", "{keyring:demo/words}")
-    resolver = KeyringSecretResolver(backend=backend)
-    async with McpManager([server], log_dir=tmp_path, secret_resolver=resolver) as manager:
-        failures = await manager.start()
-    assert failures["quits"].startswith(
-        "server 'quits' exited before it answered (last words: farewell-4d2)"
-    )
-    assert "starting: " in (tmp_path / "quits.log").read_text()
-    assert "--exit-at-start {keyring:demo/words}" in (tmp_path / "quits.log").read_text()
-
-
 async def test_the_servers_progress_reports_reach_the_run_as_tool_progress(
     tmp_path: Path,
 ) -> None:
