@@ -1,4 +1,5 @@
-"""``mcp.json``: adding, editing, removing and importing servers, on real files."""
+"""``mcp.json``: adding, editing and removing servers, and files it refuses to read, on real
+files."""
 
 from __future__ import annotations
 
@@ -73,17 +74,22 @@ def test_mistakes_are_refused_with_one_sentence_and_change_nothing(tmp_path: Pat
     assert config.path.read_bytes() == before
 
 
+def refusal(path: Path) -> str:
+    """What adding a server to the list in ``path`` says; the file is left as it was."""
+    before = path.read_bytes()
+    with pytest.raises(McpConfigError) as caught:
+        McpConfig(path).add(ServerConfig(name="docs", url="https://docs.example.org/mcp"))
+    assert path.read_bytes() == before
+    return str(caught.value)
+
+
 def test_a_damaged_file_is_reported_and_never_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     path.write_text('{"mcpServers": {"time": {"command": "uvx",}}}')
-    config = McpConfig(path)
-    with pytest.raises(McpConfigError) as caught:
-        config.add(ServerConfig(name="docs", url="https://docs.example.org/mcp"))
-    assert str(caught.value) == (
+    assert refusal(path) == (
         f"{path} is not valid JSON (line 1, column 43: Expecting property name enclosed in "
         "double quotes); fix it or move it away. Parley has not changed it"
     )
-    assert path.read_text() == '{"mcpServers": {"time": {"command": "uvx",}}}'
 
 
 def test_keys_parley_does_not_know_are_kept(tmp_path: Path) -> None:
@@ -93,6 +99,64 @@ def test_keys_parley_does_not_know_are_kept(tmp_path: Path) -> None:
     assert json.loads(path.read_text()) == {
         "theme": "dark",
         "mcpServers": {"t": {"x-y": 1, "command": "x", "policy": "allowed"}},
+    }
+
+
+def deep_json(levels: int) -> str:
+    """A JSON file whose one server's entry nests ``levels`` arrays deep."""
+    return (
+        '{"mcpServers": {"deep": {"command": "x", "extra": ' + "[" * levels + "]" * levels + "}}}"
+    )
+
+
+def test_a_file_nested_100000_deep_is_one_sentence_and_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(deep_json(100_000))
+    expected = (
+        f"{path} nests its values more than 64 levels deep, which no server list does; fix it "
+        "or move it away. Parley has not changed it"
+    )
+    assert refusal(path) == expected
+    for reading in (McpConfig(path).servers, McpConfig(path).problems):
+        with pytest.raises(McpConfigError) as caught:
+            reading()
+        assert str(caught.value) == expected
+    path.write_text(deep_json(500))  # within Python's own limit, still no server list
+    assert refusal(path) == expected
+
+
+def test_a_server_named_twice_is_reported_and_neither_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    text = (
+        '{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]},\n'
+        '                "time": {"command": "other"},\n'
+        '                "docs": {"url": "https://docs.example.org/mcp", "env": {},'
+        ' "env": {"A": "1"}}}}'
+    )
+    path.write_text(text)
+    assert refusal(path) == (
+        f"{path} names the server 'time' 2 times; keep one of them, or move the file away. "
+        "Parley has not changed it"
+    )
+    config = McpConfig(path)
+    path.write_text(text.replace('"time": {"command": "other"}', '"clock": {"command": "other"}'))
+    assert [s.name for s in config.servers()] == ["time", "clock"]
+    assert config.problems() == {
+        "docs": "server 'docs': its entry names 'env' more than once, so it is unclear which "
+        "one is meant; keep one"
+    }
+
+
+def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    entry = {"command": "server", "args": ["--token", "{keyring:mcp/gh/token}"]}
+    path.write_text(json.dumps({"mcpServers": {"gh": entry}}))
+    config = McpConfig(path)
+    assert config.servers() == []
+    assert config.problems() == {
+        "gh": "server 'gh': args: an argument names the keyring secret 'mcp/gh/token', but "
+        "secrets are never put on a command line, where any program can read them "
+        "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
     }
 
 
@@ -124,16 +188,3 @@ def test_importing_a_file_without_servers_says_so(tmp_path: Path) -> None:
         config.import_file(empty)
     with pytest.raises(McpConfigError, match="is not a file"):
         config.import_file(tmp_path / "missing.json")
-
-
-def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: Path) -> None:
-    path = tmp_path / "mcp.json"
-    entry = {"command": "server", "args": ["--token", "{keyring:mcp/gh/token}"]}
-    path.write_text(json.dumps({"mcpServers": {"gh": entry}}))
-    config = McpConfig(path)
-    assert config.servers() == []
-    assert config.problems() == {
-        "gh": "server 'gh': args: an argument names the keyring secret 'mcp/gh/token', but "
-        "secrets are never put on a command line, where any program can read them "
-        "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
-    }
