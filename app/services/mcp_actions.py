@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from app.core.errors import UserError
-from app.services.mcp_config import ImportReport, McpConfigError, mcp_log_dir
+from app.services.mcp_config import McpConfigError, mcp_log_dir
+from app.services.mcp_import import ImportPlan, ImportReport, apply_import, read_import
 from app.tools.mcp.config import DEFAULT_POLICY, ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ __all__ = [
     "import_servers",
     "parse_headers",
     "probe_server",
+    "read_servers_file",
     "save_http_server",
     "set_policy",
     "tool_policies",
@@ -173,10 +175,18 @@ async def set_policy(
     tools.changed()
 
 
-async def import_servers(tools: WorkspaceTools, path: str | Path) -> ImportReport:
-    """Add the servers of another app's ``mcpServers`` file, as ``parley mcp import`` does,
-    and start them; returns what was added and what was skipped with why."""
-    report = await asyncio.to_thread(tools.config.import_file, path)
+async def read_servers_file(path: str | Path) -> ImportPlan:
+    """Read another app's ``mcpServers`` file: what it offers and what each server claims
+    (secrets not its own, tools run without asking), for the user to confirm."""
+    return await asyncio.to_thread(read_import, path)
+
+
+async def import_servers(
+    tools: WorkspaceTools, plan: ImportPlan, *, trust: bool = False
+) -> ImportReport:
+    """Add the servers of ``plan``, as ``parley mcp import`` does (those making claims only
+    with ``trust``), and start them; returns what was added, held back and skipped."""
+    report = await asyncio.to_thread(apply_import, tools.config, plan, trust=trust)
     if report.added:
         tools.start_in_background()
     return report

@@ -1,8 +1,8 @@
 """The user's MCP servers, kept in ``mcp.json`` in the data directory.
 
 The file has the ``{"mcpServers": {NAME: {...}}}`` shape other desktop chat apps use, so one
-of theirs can be imported as it is (:meth:`McpConfig.import_file`), plus Parley's own keys per
-server (see :class:`~app.tools.mcp.ServerConfig`). Changes are written atomically; keys Parley does
+of theirs can be imported (:mod:`app.services.mcp_import`), plus Parley's own keys per server
+(see :class:`~app.tools.mcp.ServerConfig`). Changes are written atomically; keys Parley does
 not know are kept; a file that cannot be read (not JSON, nested absurdly deep, far too big, a
 server named twice) is reported and never overwritten.
 """
@@ -14,7 +14,6 @@ import os
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,6 @@ __all__ = [
     "CONFIG_NAME",
     "MAX_DEPTH",
     "MAX_SIZE",
-    "ImportReport",
     "McpConfig",
     "McpConfigError",
     "configured_mcp_tools",
@@ -146,14 +144,6 @@ def parse_server(name: str, entry: Any) -> ServerConfig:
         return ServerConfig.model_validate({**entry, "name": name})
     except ValidationError as exc:
         raise McpConfigError(f"server {name!r}: {_reason(exc)}") from None
-
-
-@dataclass
-class ImportReport:
-    """What an import added, and what it left out with the reason for each."""
-
-    added: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
 
 
 class McpConfig:
@@ -307,35 +297,6 @@ class McpConfig:
             raise McpConfigError(f"there is no MCP server named {name!r} (configured: {known})")
         del data[_KEY][name]
         self._write(data)
-
-    def import_file(self, source: str | os.PathLike[str]) -> ImportReport:
-        """Add the servers of another app's ``mcpServers`` file (e.g. its desktop config).
-
-        A server whose name is taken, or whose entry Parley cannot use, is skipped with the
-        reason; nothing configured already is changed.
-        """
-        other = McpConfig(source)
-        if not other.path.is_file():
-            raise McpConfigError(f"{other.path} is not a file")
-        entries = other._read()[_KEY]
-        if not entries:
-            raise McpConfigError(f'{other.path} has no servers under "{_KEY}"')
-        data = self._read()
-        report = ImportReport()
-        for name, entry in entries.items():
-            if name in data[_KEY]:
-                report.skipped[name] = f"a server named {name!r} is already configured"
-                continue
-            try:
-                server = parse_server(name, entry)
-            except McpConfigError as exc:
-                report.skipped[name] = str(exc)
-                continue
-            data[_KEY][name] = server.to_json()
-            report.added.append(name)
-        if report.added:
-            self._write(data)
-        return report
 
 
 @asynccontextmanager

@@ -11,24 +11,6 @@ import pytest
 from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir
 from app.tools.mcp import ServerConfig
 
-CLAUDE_DESKTOP = {
-    "globalShortcut": "Ctrl+Space",
-    "mcpServers": {
-        "filesystem": {
-            "command": "npx",
-            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/notes"],
-        },
-        "github": {
-            "command": "docker",
-            "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"],
-            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"},
-        },
-        "docs": {"type": "http", "url": "https://docs.example.org/mcp"},
-        "legacy": {"type": "sse", "url": "https://old.example.org/sse"},
-        "broken": {"args": ["no command"]},
-    },
-}
-
 
 def test_a_new_data_dir_has_no_servers_and_no_file(tmp_path: Path) -> None:
     config = McpConfig.for_data_dir(tmp_path)
@@ -158,33 +140,3 @@ def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: P
         "secrets are never put on a command line, where any program can read them "
         "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
     }
-
-
-def test_importing_another_apps_file_adds_what_it_can_and_says_why_not(tmp_path: Path) -> None:
-    source = tmp_path / "claude_desktop_config.json"
-    source.write_text(json.dumps(CLAUDE_DESKTOP))
-    config = McpConfig.for_data_dir(tmp_path / "data")
-    config.add(ServerConfig(name="filesystem", command="mine"))
-    report = config.import_file(source)
-    assert report.added == ["github", "docs"]
-    assert report.skipped == {
-        "filesystem": "a server named 'filesystem' is already configured",
-        "legacy": "server 'legacy' uses the older SSE transport, which Parley does not support; "
-        "use the server's streamable-HTTP address instead",
-        "broken": "server 'broken': a server needs either a command (stdio) or a url (HTTP), "
-        "not both",
-    }
-    servers = {s.name: s for s in config.servers()}
-    assert servers["filesystem"].command == "mine"  # unchanged
-    assert servers["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"}
-    assert servers["docs"].transport == "http"
-
-
-def test_importing_a_file_without_servers_says_so(tmp_path: Path) -> None:
-    empty = tmp_path / "other.json"
-    empty.write_text("{}")
-    config = McpConfig.for_data_dir(tmp_path)
-    with pytest.raises(McpConfigError, match='has no servers under "mcpServers"'):
-        config.import_file(empty)
-    with pytest.raises(McpConfigError, match="is not a file"):
-        config.import_file(tmp_path / "missing.json")

@@ -27,15 +27,17 @@ from app.services.mcp_actions import (
     DEFAULT_POLICY,
     import_servers,
     probe_server,
+    read_servers_file,
     set_policy,
     tool_policies,
 )
-from app.services.mcp_config import ImportReport
+from app.services.mcp_import import ImportReport
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
+from app.ui.settings._mcp_import_dialog import ClaimsDialog
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -56,7 +58,7 @@ POLICIES: dict[str, str] = {"allowed": "Allowed", "approval": "Ask first", "off"
 
 
 def import_summary(report: ImportReport) -> str:
-    """One or two sentences saying what an import added and what it skipped, and why."""
+    """A few sentences saying what an import added, held back and skipped, and why."""
     parts = []
     if report.added:
         parts.append(f"Added {len(report.added)}: {', '.join(report.added)}.")
@@ -65,6 +67,9 @@ def import_summary(report: ImportReport) -> str:
     if report.skipped:
         skipped = "; ".join(f"{name} ({why})" for name, why in report.skipped.items())
         parts.append(f"Skipped {len(report.skipped)}: {skipped}.")
+    if report.held:
+        held = "; ".join(f"{name} ({'; '.join(why)})" for name, why in report.held.items())
+        parts.append(f"Held back {len(report.held)}: {held}.")
     return " ".join(parts)
 
 
@@ -335,9 +340,12 @@ class McpPage(SettingsPage):
             await self.import_file(dialog.selectedFiles()[0])
 
     async def import_file(self, path: str) -> None:
-        """Add the servers of ``path`` and say what was added and skipped."""
+        """Add the servers of ``path`` and say what was added, held back and skipped; servers
+        that claim more than their own are added only if the user says yes to each claim."""
         try:
-            report = await import_servers(self.workspace.tools, path)
+            plan = await read_servers_file(path)
+            trust = bool(plan.claims) and bool(await ask(ClaimsDialog(plan.claims, self)))
+            report = await import_servers(self.workspace.tools, plan, trust=trust)
         except (OSError, ParleyError) as exc:
             self.summary.hide()
             text = str(exc)
