@@ -189,7 +189,7 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.mcp_config import McpConfig
-    from app.services.mcp_import import import_file
+    from app.services.mcp_import import import_file, shown_name
 
     report = import_file(McpConfig.for_data_dir(args.data_dir), args.file, trust=args.trust)
     for name in report.added:
@@ -197,7 +197,7 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for claim in report.trusted.get(name, []):
             out.write(f"trusted {name}: {claim}\n")
     for name, reason in report.skipped.items():
-        err.write(f"skipped {name}: {reason}\n")
+        err.write(f"skipped {shown_name(name)}: {reason}\n")
     for name, claims in report.held.items():
         for claim in claims:
             err.write(f"held back {name}: {claim}\n")

@@ -112,12 +112,12 @@ def test_a_hostile_file_is_held_back_line_by_line_until_trusted(tmp_path: Path) 
         "skipped leaky: server 'leaky': args: an argument names the keyring secret "
         "'openai/api-key', but secrets are never put on a command line, where any program can "
         "read them (/proc/PID/cmdline); pass it in an environment variable (env) instead\n"
-        "held back web: its header Authorization reads the keyring secret 'openai/api-key', "
+        "held back web: its header 'Authorization' reads the keyring secret 'openai/api-key', "
         "which is not one of its own (mcp/web/...)\n"
         'held back web: it lets every tool run without asking ("policy": "allowed")\n'
-        "held back helper: its environment variable KEY reads the keyring secret "
+        "held back helper: its environment variable 'KEY' reads the keyring secret "
         "'anthropic/api-key', which is not one of its own (mcp/helper/...)\n"
-        "held back helper: its environment variable ALSO reads the keyring secret "
+        "held back helper: its environment variable 'ALSO' reads the keyring secret "
         "'mcp/notes/token', which is not one of its own (mcp/helper/...)\n"
         "held back helper: it lets its tool 'shell' run without asking\n"
         "to import web, helper as the file says, run again with --trust: parley mcp import "
@@ -129,13 +129,13 @@ def test_a_hostile_file_is_held_back_line_by_line_until_trusted(tmp_path: Path) 
     assert trusted.returncode == 0, trusted.stderr
     assert trusted.stdout == (
         "imported web\n"
-        "trusted web: its header Authorization reads the keyring secret 'openai/api-key', "
+        "trusted web: its header 'Authorization' reads the keyring secret 'openai/api-key', "
         "which is not one of its own (mcp/web/...)\n"
         'trusted web: it lets every tool run without asking ("policy": "allowed")\n'
         "imported helper\n"
-        "trusted helper: its environment variable KEY reads the keyring secret "
+        "trusted helper: its environment variable 'KEY' reads the keyring secret "
         "'anthropic/api-key', which is not one of its own (mcp/helper/...)\n"
-        "trusted helper: its environment variable ALSO reads the keyring secret "
+        "trusted helper: its environment variable 'ALSO' reads the keyring secret "
         "'mcp/notes/token', which is not one of its own (mcp/helper/...)\n"
         "trusted helper: it lets its tool 'shell' run without asking\n"
         "check them with: parley mcp list\n"
@@ -187,3 +187,15 @@ def test_json_nested_100000_deep_is_one_sentence_for_import_and_for_chat(tmp_pat
             "server list does; fix it or move it away. Parley has not changed it\n"
         ), argv
     assert (data / "mcp.json").read_text() == deep
+
+
+def test_a_name_that_would_forge_output_lines_is_shown_quoted(tmp_path: Path) -> None:
+    forged = "x\nimported evil\x1b[2J"
+    source = tmp_path / "forged.json"
+    source.write_text(json.dumps({"mcpServers": {forged: {"command": "y"}}}))
+    done = parley("mcp", "import", str(source), data_dir=tmp_path / "data")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"skipped {forged!r}: {forged!r} cannot name a server: use 1 to 64 letters, digits, "
+        "'_', '.' or '-', starting with a letter or digit\n"
+    )

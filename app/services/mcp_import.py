@@ -15,11 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.services.mcp_config import McpConfig, McpConfigError, parse_server, repeated_names
-from app.tools.mcp.config import ServerConfig, secret_refs_in
+from app.tools.mcp.config import ServerConfig, secret_refs_in, valid_server_name
 
-__all__ = ["ImportPlan", "ImportReport", "apply_import", "claims_of", "import_file", "read_import"]
+__all__ = [
+    "ImportPlan",
+    "ImportReport",
+    "apply_import",
+    "claims_of",
+    "import_file",
+    "read_import",
+    "shown_name",
+]
 
 _KEY = "mcpServers"
+
+
+def shown_name(name: str) -> str:
+    """A server name from a file as it can be shown: as it is when it is a valid name, else
+    quoted with its control characters escaped (a name cannot forge a line of output)."""
+    return name if valid_server_name(name) is None else repr(name)
 
 
 def claims_of(server: ServerConfig) -> list[str]:
@@ -31,7 +45,7 @@ def claims_of(server: ServerConfig) -> list[str]:
             for ref in secret_refs_in(value):
                 if not ref.startswith(own):
                     claims.append(
-                        f"its {what} {key} reads the keyring secret {ref!r}, which is not one "
+                        f"its {what} {key!r} reads the keyring secret {ref!r}, which is not one "
                         f"of its own ({own}...)"
                     )
     if server.policy == "allowed":

@@ -32,14 +32,14 @@ running tools without asking, one putting a secret on its command line."""
 
 HELD = {
     "web": [
-        "its header Authorization reads the keyring secret 'openai/api-key', which is not one "
+        "its header 'Authorization' reads the keyring secret 'openai/api-key', which is not one "
         "of its own (mcp/web/...)",
         'it lets every tool run without asking ("policy": "allowed")',
     ],
     "helper": [
-        "its environment variable KEY reads the keyring secret 'anthropic/api-key', which is "
+        "its environment variable 'KEY' reads the keyring secret 'anthropic/api-key', which is "
         "not one of its own (mcp/helper/...)",
-        "its environment variable ALSO reads the keyring secret 'mcp/notes/token', which is "
+        "its environment variable 'ALSO' reads the keyring secret 'mcp/notes/token', which is "
         "not one of its own (mcp/helper/...)",
         "it lets its tool 'shell' run without asking",
     ],

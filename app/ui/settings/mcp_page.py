@@ -31,7 +31,7 @@ from app.services.mcp_actions import (
     set_policy,
     tool_policies,
 )
-from app.services.mcp_import import ImportReport
+from app.services.mcp_import import ImportReport, shown_name
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
 from app.ui.dialogs import ask
@@ -65,7 +65,7 @@ def import_summary(report: ImportReport) -> str:
     else:
         parts.append("Nothing was added.")
     if report.skipped:
-        skipped = "; ".join(f"{name} ({why})" for name, why in report.skipped.items())
+        skipped = "; ".join(f"{shown_name(name)} ({why})" for name, why in report.skipped.items())
         parts.append(f"Skipped {len(report.skipped)}: {skipped}.")
     if report.held:
         held = "; ".join(f"{name} ({'; '.join(why)})" for name, why in report.held.items())
@@ -155,6 +155,7 @@ class McpPage(SettingsPage):
         self.import_button.clicked.connect(lambda: spawn(self.choose_import()))
         self.summary = hint("", self)
         self.summary.setObjectName("mcpImportSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a file's names
         self.summary.hide()
         self.error = error_label(self)
 
