@@ -111,8 +111,8 @@ async def resolve_values(values: Mapping[str, str], secrets: SecretSource | None
 def stdio_transport(
     config: ServerConfig, args: list[str], env: dict[str, str], errlog: TextIO
 ) -> Transport:
-    """The SDK's stdio transport running ``config``'s command with ``args`` and ``env`` (its
-    secrets resolved), the server's stderr going to ``errlog``."""
+    """The SDK's stdio transport running ``config``'s command with ``args`` and ``env`` (both
+    with their secrets resolved), the server's stderr going to ``errlog``."""
     assert config.command is not None
     params = StdioServerParameters(
         command=config.command, args=args, env=env or None, cwd=config.cwd

@@ -241,7 +241,8 @@ class McpConnection:
                 if self.config.command is not None:
                     secrets = self.secret_resolver
                     env = await resolve_values(self.config.env, secrets)
-                    args = list(self.config.args)  # never a secret (ServerConfig refuses one)
+                    numbered = {str(i): a for i, a in enumerate(self.config.args)}
+                    args = list((await resolve_values(numbered, secrets)).values())
                     log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
                     inner = stdio_transport(self.config, args, env, log)
                 else:
