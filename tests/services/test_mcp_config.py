@@ -140,3 +140,12 @@ def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: P
         "secrets are never put on a command line, where any program can read them "
         "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
     }
+
+
+def test_a_file_far_too_big_for_a_server_list_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {}}' + " " * (10 * 1024 * 1024))
+    assert refusal(path) == (
+        f"{path} is larger than 10 MB, far more than a server list; fix it or move it away. "
+        "Parley has not changed it"
+    )
