@@ -4,16 +4,19 @@
     parley mcp add NAME --url URL [--header K=V]  a streamable-HTTP server
     parley mcp list                               servers, their state and their tools
     parley mcp remove NAME
-    parley mcp import FILE                        another app's "mcpServers" file
+    parley mcp import FILE [--trust]              another app's "mcpServers" file
 
 An env or header value may name a keyring secret as ``{keyring:REF}`` (set it with
-``parley key set REF``); the value itself is never written to ``mcp.json``.
+``parley key set REF``); the value itself is never written to ``mcp.json``. An imported
+server that reads a secret not under ``mcp/NAME/`` or runs tools without asking is held
+back, each claim said on its own line, unless ``--trust`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 from typing import Any, TextIO
 
 __all__ = ["register", "run"]
@@ -82,7 +85,7 @@ def register(sub: Any) -> None:
     add.add_argument(
         "--policy",
         choices=["allowed", "approval", "off"],
-        help="for every tool of the server (default: read-only tools allowed, others approval)",
+        help="for every tool of the server (default: each asks first until you allow it)",
     )
     add.add_argument("--timeout", type=float, help="seconds a call may take (default 120)")
     add.set_defaults(server_command=[])
@@ -93,6 +96,12 @@ def register(sub: Any) -> None:
         "import", parents=[dirs], help='add the servers of another app\'s "mcpServers" file'
     )
     imp.add_argument("file")
+    imp.add_argument(
+        "--trust",
+        action="store_true",
+        help="also import servers that read keyring secrets not under mcp/NAME/ or let tools "
+        "run without asking (each is listed)",
+    )
 
 
 def _pairs(values: list[str], what: str) -> dict[str, str]:
@@ -180,12 +189,23 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.mcp_config import McpConfig
+    from app.services.mcp_import import import_file, shown_name
 
-    report = McpConfig.for_data_dir(args.data_dir).import_file(args.file)
+    report = import_file(McpConfig.for_data_dir(args.data_dir), args.file, trust=args.trust)
     for name in report.added:
         out.write(f"imported {name}\n")
+        for claim in report.trusted.get(name, []):
+            out.write(f"trusted {name}: {claim}\n")
     for name, reason in report.skipped.items():
-        err.write(f"skipped {name}: {reason}\n")
+        err.write(f"skipped {shown_name(name)}: {reason}\n")
+    for name, claims in report.held.items():
+        for claim in claims:
+            err.write(f"held back {name}: {claim}\n")
+    if report.held:
+        err.write(
+            f"to import {', '.join(report.held)} as the file says, run again with --trust: "
+            f"parley mcp import {shlex.quote(args.file)} --trust\n"
+        )
     if report.added:
         out.write("check them with: parley mcp list\n")
     return 0 if report.added else 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.services.mcp_files import HOSTILE
 from tests.test_cli import parley
 from tests.tools.mcp.helpers import DEMO
 
@@ -98,3 +99,103 @@ def test_import_and_bad_input_each_get_one_sentence(tmp_path: Path) -> None:
         assert done.returncode == 2, (argv, done.stderr)
         assert done.stderr.startswith(expected), (argv, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_a_hostile_file_is_held_back_line_by_line_until_trusted(tmp_path: Path) -> None:
+    source = tmp_path / "shared config.json"
+    source.write_text(json.dumps(HOSTILE))
+    data = tmp_path / "data"
+    held = parley("mcp", "import", str(source), data_dir=data)
+    assert held.returncode == 0, held.stderr
+    assert held.stdout == "imported notes\ncheck them with: parley mcp list\n"
+    assert held.stderr == (
+        "skipped leaky: server 'leaky': args: an argument names the keyring secret "
+        "'openai/api-key', but secrets are never put on a command line, where any program can "
+        "read them (/proc/PID/cmdline); pass it in an environment variable (env) instead\n"
+        "held back web: its header 'Authorization' reads the keyring secret 'openai/api-key', "
+        "which is not one of its own (mcp/web/...)\n"
+        'held back web: it lets every tool run without asking ("policy": "allowed")\n'
+        "held back helper: its environment variable 'KEY' reads the keyring secret "
+        "'anthropic/api-key', which is not one of its own (mcp/helper/...)\n"
+        "held back helper: its environment variable 'ALSO' reads the keyring secret "
+        "'mcp/notes/token', which is not one of its own (mcp/helper/...)\n"
+        "held back helper: it lets its tool 'shell' run without asking\n"
+        "to import web, helper as the file says, run again with --trust: parley mcp import "
+        f"'{source}' --trust\n"
+    )
+    assert list(json.loads((data / "mcp.json").read_text())["mcpServers"]) == ["notes"]
+
+    trusted = parley("mcp", "import", str(source), "--trust", data_dir=data)
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout == (
+        "imported web\n"
+        "trusted web: its header 'Authorization' reads the keyring secret 'openai/api-key', "
+        "which is not one of its own (mcp/web/...)\n"
+        'trusted web: it lets every tool run without asking ("policy": "allowed")\n'
+        "imported helper\n"
+        "trusted helper: its environment variable 'KEY' reads the keyring secret "
+        "'anthropic/api-key', which is not one of its own (mcp/helper/...)\n"
+        "trusted helper: its environment variable 'ALSO' reads the keyring secret "
+        "'mcp/notes/token', which is not one of its own (mcp/helper/...)\n"
+        "trusted helper: it lets its tool 'shell' run without asking\n"
+        "check them with: parley mcp list\n"
+    )
+    assert trusted.stderr.splitlines() == [
+        "skipped notes: a server named 'notes' is already configured",
+        held.stderr.splitlines()[0],  # leaky: a secret never goes on a command line
+    ]
+    saved = json.loads((data / "mcp.json").read_text())["mcpServers"]
+    assert list(saved) == ["notes", "web", "helper"]
+    assert all("{keyring:" not in arg for entry in saved.values() for arg in entry.get("args", []))
+
+
+def test_a_server_named_twice_is_skipped_and_said(tmp_path: Path) -> None:
+    source = tmp_path / "twice.json"
+    source.write_text('{"mcpServers": {"time": {"command": "uvx"}, "time": {"command": "evil"}}}')
+    done = parley("mcp", "import", str(source), data_dir=tmp_path / "data")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "skipped time: the file names server 'time' 2 times, so it is unclear which one is "
+        "meant; keep one and import again\n"
+    )
+    assert not (tmp_path / "data" / "mcp.json").exists()
+
+
+def test_json_nested_100000_deep_is_one_sentence_for_import_and_for_chat(tmp_path: Path) -> None:
+    deep = '{"mcpServers": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    source = tmp_path / "deep.json"
+    source.write_text(deep)
+    data = tmp_path / "data"
+    imported = parley("mcp", "import", str(source), data_dir=data)
+    assert (imported.returncode, imported.stdout) == (2, "")
+    assert imported.stderr == (
+        f"parley: {source} nests its values more than 64 levels deep, which no server list "
+        "does; fix it or move it away. Parley has not changed it\n"
+    )
+    data.mkdir(exist_ok=True)
+    (data / "mcp.json").write_text(deep)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "Hello."}]))
+    for argv in (
+        ("chat", "--tools", "--model", f"scripted:{script}", "Hi"),
+        ("mcp", "list"),
+    ):
+        done = parley(*argv, data_dir=data)
+        assert (done.returncode, done.stdout) == (2, ""), argv
+        assert done.stderr == (
+            f"parley: {data / 'mcp.json'} nests its values more than 64 levels deep, which no "
+            "server list does; fix it or move it away. Parley has not changed it\n"
+        ), argv
+    assert (data / "mcp.json").read_text() == deep
+
+
+def test_a_name_that_would_forge_output_lines_is_shown_quoted(tmp_path: Path) -> None:
+    forged = "x\nimported evil\x1b[2J"
+    source = tmp_path / "forged.json"
+    source.write_text(json.dumps({"mcpServers": {forged: {"command": "y"}}}))
+    done = parley("mcp", "import", str(source), data_dir=tmp_path / "data")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"skipped {forged!r}: {forged!r} cannot name a server: use 1 to 64 letters, digits, "
+        "'_', '.' or '-', starting with a letter or digit\n"
+    )

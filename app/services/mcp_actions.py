@@ -14,18 +14,21 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from app.core.errors import UserError
-from app.services.mcp_config import ImportReport, McpConfigError, mcp_log_dir
-from app.tools.mcp.config import ServerConfig, ToolPolicy, valid_server_name
+from app.services.mcp_config import McpConfigError, mcp_log_dir
+from app.services.mcp_import import ImportPlan, ImportReport, apply_import, read_import
+from app.tools.mcp.config import DEFAULT_POLICY, ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:
     from app.services.workspace_tools import WorkspaceTools
 
 __all__ = [
+    "DEFAULT_POLICY",
     "ToolPolicyRow",
     "form_config",
     "import_servers",
     "parse_headers",
     "probe_server",
+    "read_servers_file",
     "save_http_server",
     "set_policy",
     "tool_policies",
@@ -39,8 +42,9 @@ class ToolPolicyRow:
     name: str
     """The tool's own name (as the server calls it)."""
     description: str
-    default: ToolPolicy
-    """What its annotations suggest: ``allowed`` for a read-only tool, else ``approval``."""
+    suggested: ToolPolicy
+    """What its annotations suggest: ``allowed`` for one that says it is read-only, else
+    ``approval``. The server's claim: the tool asks first until the user chooses."""
     chosen: ToolPolicy | None
     """The user's choice for this tool, or None to follow the server's setting."""
 
@@ -143,13 +147,13 @@ def tool_policies(tools: WorkspaceTools, server: str) -> list[ToolPolicyRow]:
     conn = manager.connections.get(server) if manager is not None else None
     if conn is None:
         return []
-    from app.tools.mcp.naming import default_policy
+    from app.tools.mcp.naming import suggested_policy
 
     return [
         ToolPolicyRow(
             t.name,
             (t.description or "").strip().split("\n")[0],
-            default_policy(t),
+            suggested_policy(t),
             conn.config.tools.get(t.name),
         )
         for t in conn.tools
@@ -171,10 +175,18 @@ async def set_policy(
     tools.changed()
 
 
-async def import_servers(tools: WorkspaceTools, path: str | Path) -> ImportReport:
-    """Add the servers of another app's ``mcpServers`` file, as ``parley mcp import`` does,
-    and start them; returns what was added and what was skipped with why."""
-    report = await asyncio.to_thread(tools.config.import_file, path)
+async def read_servers_file(path: str | Path) -> ImportPlan:
+    """Read another app's ``mcpServers`` file: what it offers and what each server claims
+    (secrets not its own, tools run without asking), for the user to confirm."""
+    return await asyncio.to_thread(read_import, path)
+
+
+async def import_servers(
+    tools: WorkspaceTools, plan: ImportPlan, *, trust: bool = False
+) -> ImportReport:
+    """Add the servers of ``plan``, as ``parley mcp import`` does (those making claims only
+    with ``trust``), and start them; returns what was added, held back and skipped."""
+    report = await asyncio.to_thread(apply_import, tools.config, plan, trust=trust)
     if report.added:
         tools.start_in_background()
     return report

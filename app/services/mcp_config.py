@@ -1,9 +1,10 @@
 """The user's MCP servers, kept in ``mcp.json`` in the data directory.
 
 The file has the ``{"mcpServers": {NAME: {...}}}`` shape other desktop chat apps use, so one
-of theirs can be imported as it is (:meth:`McpConfig.import_file`), plus Parley's own keys per
-server (see :class:`~app.tools.mcp.ServerConfig`). Changes are written atomically; keys
-Parley does not know are kept; a file that cannot be read is reported and never overwritten.
+of theirs can be imported (:mod:`app.services.mcp_import`), plus Parley's own keys per server
+(see :class:`~app.tools.mcp.ServerConfig`). Changes are written atomically; keys Parley does
+not know are kept; a file that cannot be read (not JSON, nested absurdly deep, far too big, a
+server named twice) is reported and never overwritten.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import os
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,19 +29,78 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_NAME",
-    "ImportReport",
+    "MAX_DEPTH",
+    "MAX_SIZE",
     "McpConfig",
     "McpConfigError",
     "configured_mcp_tools",
     "mcp_log_dir",
     "parse_server",
+    "repeated_names",
 ]
 
 CONFIG_NAME = "mcp.json"
 """The file name of the server list inside the data directory."""
 
+MAX_DEPTH = 64
+"""How deeply a server list's values may nest (a real one nests four levels)."""
+
+MAX_SIZE = 10 * 1024 * 1024
+"""The largest server list read, in bytes (a real one is a few kilobytes)."""
+
 _KEY = "mcpServers"
 _FIELDS = set(ServerConfig.model_fields) - {"name"}
+
+
+class _Repeated(dict[str, Any]):
+    """A JSON object that names some of its keys more than once (the last value kept)."""
+
+    counts: dict[str, int]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    for key, value in pairs:
+        counts[key] = counts.get(key, 0) + 1
+        obj[key] = value
+    if len(counts) == len(pairs):
+        return obj
+    repeated = _Repeated(obj)
+    repeated.counts = {k: n for k, n in counts.items() if n > 1}
+    return repeated
+
+
+def repeated_names(obj: Any) -> dict[str, int]:
+    """The keys a parsed JSON object names more than once, with how often."""
+    return dict(obj.counts) if isinstance(obj, _Repeated) else {}
+
+
+def _nested_repeat(value: Any) -> str | None:
+    """The first key repeated anywhere inside ``value``, or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if repeated := repeated_names(item):
+                return next(iter(repeated))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
 
 
 class McpConfigError(ParleyError, ValueError):
@@ -69,6 +128,12 @@ def parse_server(name: str, entry: Any) -> ServerConfig:
         raise McpConfigError(problem)
     if not isinstance(entry, Mapping):
         raise McpConfigError(f"server {name!r}: its entry is not a JSON object")
+    repeated = _nested_repeat(entry)
+    if repeated is not None:
+        raise McpConfigError(
+            f"server {name!r}: its entry names {repeated!r} more than once, so it is unclear "
+            "which one is meant; keep one"
+        )
     kind = str(entry.get("type") or entry.get("transport") or "").lower()
     if kind == "sse":
         raise McpConfigError(
@@ -79,14 +144,6 @@ def parse_server(name: str, entry: Any) -> ServerConfig:
         return ServerConfig.model_validate({**entry, "name": name})
     except ValidationError as exc:
         raise McpConfigError(f"server {name!r}: {_reason(exc)}") from None
-
-
-@dataclass
-class ImportReport:
-    """What an import added, and what it left out with the reason for each."""
-
-    added: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
 
 
 class McpConfig:
@@ -102,24 +159,46 @@ class McpConfig:
 
     # -------------------------------------------------------------------- file
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self, *, repeats: bool = False) -> dict[str, Any]:
+        """The file's JSON (``{"mcpServers": {}}`` when there is none); with ``repeats`` a
+        server named twice is left for the caller to find with :func:`repeated_names`."""
+        unchanged = "fix it or move it away. Parley has not changed it"
         try:
+            if self.path.stat().st_size > MAX_SIZE:
+                raise McpConfigError(
+                    f"{self.path} is larger than {MAX_SIZE // (1024 * 1024)} MB, far more than "
+                    f"a server list; {unchanged}"
+                )
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {_KEY: {}}
         except (OSError, UnicodeDecodeError) as exc:
             raise McpConfigError(f"{self.path} cannot be read ({exc})") from None
+        too_deep = (
+            f"{self.path} nests its values more than {MAX_DEPTH} levels deep, which no server "
+            f"list does; {unchanged}"
+        )
         try:
-            data = json.loads(text) if text.strip() else {}
+            data = json.loads(text, object_pairs_hook=_object) if text.strip() else {}
         except json.JSONDecodeError as exc:
             raise McpConfigError(
                 f"{self.path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                f"{exc.msg}); fix it or move it away. Parley has not changed it"
+                f"{exc.msg}); {unchanged}"
             ) from None
+        except RecursionError:
+            raise McpConfigError(too_deep) from None
+        if _too_deep(data, MAX_DEPTH):
+            raise McpConfigError(too_deep)
         if not isinstance(data, dict) or not isinstance(data.get(_KEY, {}), dict):
+            raise McpConfigError(f'{self.path} should hold {{"{_KEY}": {{...}}}}; {unchanged}')
+        if _KEY in repeated_names(data):
+            raise McpConfigError(f'{self.path} holds "{_KEY}" more than once; {unchanged}')
+        named_twice = repeated_names(data.get(_KEY))
+        if named_twice and not repeats:
+            name, count = next(iter(named_twice.items()))
             raise McpConfigError(
-                f'{self.path} should hold {{"{_KEY}": {{...}}}}; fix it or move it away. '
-                "Parley has not changed it"
+                f"{self.path} names the server {name!r} {count} times; keep one of them, or "
+                "move the file away. Parley has not changed it"
             )
         data.setdefault(_KEY, {})
         return data
@@ -218,35 +297,6 @@ class McpConfig:
             raise McpConfigError(f"there is no MCP server named {name!r} (configured: {known})")
         del data[_KEY][name]
         self._write(data)
-
-    def import_file(self, source: str | os.PathLike[str]) -> ImportReport:
-        """Add the servers of another app's ``mcpServers`` file (e.g. its desktop config).
-
-        A server whose name is taken, or whose entry Parley cannot use, is skipped with the
-        reason; nothing configured already is changed.
-        """
-        other = McpConfig(source)
-        if not other.path.is_file():
-            raise McpConfigError(f"{other.path} is not a file")
-        entries = other._read()[_KEY]
-        if not entries:
-            raise McpConfigError(f'{other.path} has no servers under "{_KEY}"')
-        data = self._read()
-        report = ImportReport()
-        for name, entry in entries.items():
-            if name in data[_KEY]:
-                report.skipped[name] = f"a server named {name!r} is already configured"
-                continue
-            try:
-                server = parse_server(name, entry)
-            except McpConfigError as exc:
-                report.skipped[name] = str(exc)
-                continue
-            data[_KEY][name] = server.to_json()
-            report.added.append(name)
-        if report.added:
-            self._write(data)
-        return report
 
 
 @asynccontextmanager

@@ -147,7 +147,9 @@ async def _starts(log_dir: Path) -> tuple[float, float]:
 
 async def _measure() -> list[Row]:
     with TemporaryDirectory() as tmp:
-        async with McpManager([demo_config()], log_dir=tmp) as manager:
+        # the user allowed the tools, so a call measures the call and not an approval pause
+        allowed = demo_config(policy="allowed")
+        async with McpManager([allowed], log_dir=tmp) as manager:
             await manager.start()
             parley_call, sdk_call = await _calls(manager)
             mcp_turn, local_turn_plus_sdk = await _turns(manager, sdk_call)

@@ -1,4 +1,5 @@
-"""``mcp.json``: adding, editing, removing and importing servers, on real files."""
+"""``mcp.json``: adding, editing and removing servers, and files it refuses to read, on real
+files."""
 
 from __future__ import annotations
 
@@ -9,24 +10,6 @@ import pytest
 
 from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir
 from app.tools.mcp import ServerConfig
-
-CLAUDE_DESKTOP = {
-    "globalShortcut": "Ctrl+Space",
-    "mcpServers": {
-        "filesystem": {
-            "command": "npx",
-            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/notes"],
-        },
-        "github": {
-            "command": "docker",
-            "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"],
-            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"},
-        },
-        "docs": {"type": "http", "url": "https://docs.example.org/mcp"},
-        "legacy": {"type": "sse", "url": "https://old.example.org/sse"},
-        "broken": {"args": ["no command"]},
-    },
-}
 
 
 def test_a_new_data_dir_has_no_servers_and_no_file(tmp_path: Path) -> None:
@@ -73,17 +56,22 @@ def test_mistakes_are_refused_with_one_sentence_and_change_nothing(tmp_path: Pat
     assert config.path.read_bytes() == before
 
 
+def refusal(path: Path) -> str:
+    """What adding a server to the list in ``path`` says; the file is left as it was."""
+    before = path.read_bytes()
+    with pytest.raises(McpConfigError) as caught:
+        McpConfig(path).add(ServerConfig(name="docs", url="https://docs.example.org/mcp"))
+    assert path.read_bytes() == before
+    return str(caught.value)
+
+
 def test_a_damaged_file_is_reported_and_never_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     path.write_text('{"mcpServers": {"time": {"command": "uvx",}}}')
-    config = McpConfig(path)
-    with pytest.raises(McpConfigError) as caught:
-        config.add(ServerConfig(name="docs", url="https://docs.example.org/mcp"))
-    assert str(caught.value) == (
+    assert refusal(path) == (
         f"{path} is not valid JSON (line 1, column 43: Expecting property name enclosed in "
         "double quotes); fix it or move it away. Parley has not changed it"
     )
-    assert path.read_text() == '{"mcpServers": {"time": {"command": "uvx",}}}'
 
 
 def test_keys_parley_does_not_know_are_kept(tmp_path: Path) -> None:
@@ -96,31 +84,68 @@ def test_keys_parley_does_not_know_are_kept(tmp_path: Path) -> None:
     }
 
 
-def test_importing_another_apps_file_adds_what_it_can_and_says_why_not(tmp_path: Path) -> None:
-    source = tmp_path / "claude_desktop_config.json"
-    source.write_text(json.dumps(CLAUDE_DESKTOP))
-    config = McpConfig.for_data_dir(tmp_path / "data")
-    config.add(ServerConfig(name="filesystem", command="mine"))
-    report = config.import_file(source)
-    assert report.added == ["github", "docs"]
-    assert report.skipped == {
-        "filesystem": "a server named 'filesystem' is already configured",
-        "legacy": "server 'legacy' uses the older SSE transport, which Parley does not support; "
-        "use the server's streamable-HTTP address instead",
-        "broken": "server 'broken': a server needs either a command (stdio) or a url (HTTP), "
-        "not both",
+def deep_json(levels: int) -> str:
+    """A JSON file whose one server's entry nests ``levels`` arrays deep."""
+    return (
+        '{"mcpServers": {"deep": {"command": "x", "extra": ' + "[" * levels + "]" * levels + "}}}"
+    )
+
+
+def test_a_file_nested_100000_deep_is_one_sentence_and_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(deep_json(100_000))
+    expected = (
+        f"{path} nests its values more than 64 levels deep, which no server list does; fix it "
+        "or move it away. Parley has not changed it"
+    )
+    assert refusal(path) == expected
+    for reading in (McpConfig(path).servers, McpConfig(path).problems):
+        with pytest.raises(McpConfigError) as caught:
+            reading()
+        assert str(caught.value) == expected
+    path.write_text(deep_json(500))  # within Python's own limit, still no server list
+    assert refusal(path) == expected
+
+
+def test_a_server_named_twice_is_reported_and_neither_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    text = (
+        '{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]},\n'
+        '                "time": {"command": "other"},\n'
+        '                "docs": {"url": "https://docs.example.org/mcp", "env": {},'
+        ' "env": {"A": "1"}}}}'
+    )
+    path.write_text(text)
+    assert refusal(path) == (
+        f"{path} names the server 'time' 2 times; keep one of them, or move the file away. "
+        "Parley has not changed it"
+    )
+    config = McpConfig(path)
+    path.write_text(text.replace('"time": {"command": "other"}', '"clock": {"command": "other"}'))
+    assert [s.name for s in config.servers()] == ["time", "clock"]
+    assert config.problems() == {
+        "docs": "server 'docs': its entry names 'env' more than once, so it is unclear which "
+        "one is meant; keep one"
     }
-    servers = {s.name: s for s in config.servers()}
-    assert servers["filesystem"].command == "mine"  # unchanged
-    assert servers["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": "{keyring:github/token}"}
-    assert servers["docs"].transport == "http"
 
 
-def test_importing_a_file_without_servers_says_so(tmp_path: Path) -> None:
-    empty = tmp_path / "other.json"
-    empty.write_text("{}")
-    config = McpConfig.for_data_dir(tmp_path)
-    with pytest.raises(McpConfigError, match='has no servers under "mcpServers"'):
-        config.import_file(empty)
-    with pytest.raises(McpConfigError, match="is not a file"):
-        config.import_file(tmp_path / "missing.json")
+def test_a_secret_in_a_commands_arguments_is_refused_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    entry = {"command": "server", "args": ["--token", "{keyring:mcp/gh/token}"]}
+    path.write_text(json.dumps({"mcpServers": {"gh": entry}}))
+    config = McpConfig(path)
+    assert config.servers() == []
+    assert config.problems() == {
+        "gh": "server 'gh': args: an argument names the keyring secret 'mcp/gh/token', but "
+        "secrets are never put on a command line, where any program can read them "
+        "(/proc/PID/cmdline); pass it in an environment variable (env) instead"
+    }
+
+
+def test_a_file_far_too_big_for_a_server_list_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {}}' + " " * (10 * 1024 * 1024))
+    assert refusal(path) == (
+        f"{path} is larger than 10 MB, far more than a server list; fix it or move it away. "
+        "Parley has not changed it"
+    )

@@ -13,14 +13,14 @@ if TYPE_CHECKING:
     from app.tools.mcp.connection import Backoff, McpConnection, McpServerError, ServerState
     from app.tools.mcp.content import blocks_of, prompt_blocks, resource_blocks
     from app.tools.mcp.manager import McpManager, mcp_tools
-    from app.tools.mcp.naming import default_policy, effective_policy, tool_names
+    from app.tools.mcp.naming import effective_policy, suggested_policy, tool_names
     from app.tools.mcp.tool import McpTool, McpToolError, permission_for
 
 _LAZY = {
     **dict.fromkeys(["Backoff", "McpConnection", "McpServerError", "ServerState"], "connection"),
     **dict.fromkeys(["blocks_of", "prompt_blocks", "resource_blocks"], "content"),
     **dict.fromkeys(["McpManager", "mcp_tools"], "manager"),
-    **dict.fromkeys(["default_policy", "effective_policy", "tool_names"], "naming"),
+    **dict.fromkeys(["effective_policy", "suggested_policy", "tool_names"], "naming"),
     **dict.fromkeys(["McpTool", "McpToolError", "permission_for"], "tool"),
 }
 """What needs the ``mcp`` SDK, imported on first use: the SDK takes long to import and the
@@ -47,13 +47,13 @@ __all__ = [
     "ServerState",
     "ToolPolicy",
     "blocks_of",
-    "default_policy",
     "effective_policy",
     "mcp_tools",
     "permission_for",
     "prompt_blocks",
     "resource_blocks",
     "secret_refs_in",
+    "suggested_policy",
     "tool_names",
     "valid_server_name",
 ]

@@ -6,9 +6,10 @@ a subprocess (stdio) and ``{"url": ..., "headers": {...}}`` for a streamable-HTT
 Parley adds ``policy`` (for every tool of the server), ``tools`` (per tool), ``timeout`` (per
 call, seconds) and ``disabled``.
 
-An ``args``, ``env`` or ``headers`` value may name a secret kept in the keyring with
-``{keyring:REF}``, e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved
-just before the server is started and never written anywhere.
+An ``env`` or ``headers`` value may name a secret kept in the keyring with ``{keyring:REF}``,
+e.g. ``"Authorization": "Bearer {keyring:github/token}"``; it is resolved just before the server
+is started and never written anywhere. An argument may not: a process's command line can be read
+by every program on the machine (``/proc/PID/cmdline``), so a secret there is refused.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "DEFAULT_POLICY",
     "SECRET_PATTERN",
     "ServerConfig",
     "ToolPolicy",
@@ -28,6 +30,9 @@ __all__ = [
 
 ToolPolicy = Literal["allowed", "approval", "off"]
 """What a tool may do: run at once, run after the user approves the call, or not be offered."""
+
+DEFAULT_POLICY: ToolPolicy = "approval"
+"""What a tool may do until the user chooses, whatever its server claims of it."""
 
 SECRET_PATTERN = re.compile(r"\{keyring:([^}]+)\}")
 """``{keyring:REF}`` inside an env or header value: the secret ``REF`` from the keyring."""
@@ -73,6 +78,19 @@ class ServerConfig(BaseModel):
         problem = valid_server_name(value)
         if problem:
             raise ValueError(problem)
+        return value
+
+    @field_validator("args")
+    @classmethod
+    def _no_secret_arguments(cls, value: list[str]) -> list[str]:
+        for arg in value:
+            refs = secret_refs_in(arg)
+            if refs:
+                raise ValueError(
+                    f"an argument names the keyring secret {refs[0]!r}, but secrets are never "
+                    "put on a command line, where any program can read them (/proc/PID/cmdline); "
+                    "pass it in an environment variable (env) instead"
+                )
         return value
 
     @field_validator("url")

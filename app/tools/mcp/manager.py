@@ -20,15 +20,19 @@ from app.tools.mcp.content import prompt_blocks, resource_blocks
 from app.tools.mcp.naming import effective_policy, tool_names
 from app.tools.mcp.tool import McpTool, permission_for
 
-__all__ = ["McpManager", "mcp_tools"]
+__all__ = ["MAX_STARTING", "McpManager", "mcp_tools"]
+
+MAX_STARTING = 8
+"""How many servers :meth:`McpManager.start` starts at the same time; the others wait their
+turn, so a list of hundreds does not launch hundreds of processes at once."""
 
 
 class McpManager:
     """The connections to a set of servers (disabled ones left out), started when needed.
 
-    Use as ``async with``: leaving it stops every server. :meth:`start` starts them all at
-    once; a server that fails does not stop the others and keeps its reason in
-    ``connection.reason``.
+    Use as ``async with``: leaving it stops every server. :meth:`start` starts them all,
+    ``max_starting`` at a time; a server that fails does not stop the others and keeps its
+    reason in ``connection.reason``.
     """
 
     def __init__(
@@ -40,7 +44,9 @@ class McpManager:
         start_timeout: float = 30.0,
         call_timeout: float = 120.0,
         backoff: Backoff | None = None,
+        max_starting: int = MAX_STARTING,
     ) -> None:
+        self.max_starting = max(1, max_starting)
         self.connections: dict[str, McpConnection] = {
             s.name: McpConnection(
                 s,
@@ -65,11 +71,14 @@ class McpManager:
             ) from None
 
     async def start(self) -> dict[str, str]:
-        """Start every server at once; return the reason of each that failed, by name."""
+        """Start every server, :attr:`max_starting` at a time; return the reason of each that
+        failed, by name."""
+        turns = asyncio.Semaphore(self.max_starting)
 
         async def one(conn: McpConnection) -> str | None:
             try:
-                await conn.ensure_started()
+                async with turns:
+                    await conn.ensure_started()
             except McpServerError as exc:
                 return str(exc)
             return None

@@ -1,5 +1,9 @@
 """Tool names a model provider accepts, and the policy a server's tool gets by default.
 
+Every tool asks first until the user chooses otherwise. What a tool's annotations say of it
+(``readOnlyHint``) is the server's claim, not a fact: it is shown as the suggested policy and
+never applied on its own, so a tool that calls itself read-only but writes still asks.
+
 Providers accept function names of at most 64 characters from ``[A-Za-z0-9_-]``. An MCP tool
 is offered as ``SERVER__TOOL``; a name that would break those rules has the other characters
 replaced by ``_`` and, when it is too long or collides, a short hash of the original added, so
@@ -14,9 +18,16 @@ from collections.abc import Iterable, Mapping
 
 import mcp.types as mcp_types
 
-from app.tools.mcp.config import ToolPolicy
+from app.tools.mcp.config import DEFAULT_POLICY, ToolPolicy
 
-__all__ = ["MAX_TOOL_NAME", "SEPARATOR", "default_policy", "effective_policy", "tool_names"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "MAX_TOOL_NAME",
+    "SEPARATOR",
+    "effective_policy",
+    "suggested_policy",
+    "tool_names",
+]
 
 MAX_TOOL_NAME = 64
 """The longest function name every supported provider accepts."""
@@ -58,8 +69,9 @@ def tool_names(server: str, tools: Iterable[str], taken: set[str] | None = None)
     return result
 
 
-def default_policy(tool: mcp_types.Tool) -> ToolPolicy:
-    """A read-only tool may run at once; anything else (or unannotated) needs approval."""
+def suggested_policy(tool: mcp_types.Tool) -> ToolPolicy:
+    """What the tool's annotations suggest: ``allowed`` for one that says it is read-only,
+    else ``approval``. Shown to the user; never applied without their choice."""
     hints = tool.annotations
     if hints is not None and hints.read_only_hint is True:
         return "allowed"
@@ -69,6 +81,6 @@ def default_policy(tool: mcp_types.Tool) -> ToolPolicy:
 def effective_policy(
     tool: mcp_types.Tool, server_policy: ToolPolicy | None, per_tool: Mapping[str, ToolPolicy]
 ) -> ToolPolicy:
-    """The user's choice for this tool, else for its server, else the annotations' default."""
-    chosen = per_tool.get(tool.name) or server_policy
-    return chosen or default_policy(tool)
+    """The user's choice for this tool, else for its server, else :data:`DEFAULT_POLICY`
+    (whatever the tool's annotations claim)."""
+    return per_tool.get(tool.name) or server_policy or DEFAULT_POLICY

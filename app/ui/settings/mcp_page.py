@@ -23,13 +23,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.mcp_actions import import_servers, probe_server, set_policy, tool_policies
-from app.services.mcp_config import ImportReport
+from app.services.mcp_actions import (
+    DEFAULT_POLICY,
+    import_servers,
+    probe_server,
+    read_servers_file,
+    set_policy,
+    tool_policies,
+)
+from app.services.mcp_import import ImportReport, shown_name
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
+from app.ui.settings._mcp_import_dialog import ClaimsDialog
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -50,15 +58,18 @@ POLICIES: dict[str, str] = {"allowed": "Allowed", "approval": "Ask first", "off"
 
 
 def import_summary(report: ImportReport) -> str:
-    """One or two sentences saying what an import added and what it skipped, and why."""
+    """A few sentences saying what an import added, held back and skipped, and why."""
     parts = []
     if report.added:
         parts.append(f"Added {len(report.added)}: {', '.join(report.added)}.")
     else:
         parts.append("Nothing was added.")
     if report.skipped:
-        skipped = "; ".join(f"{name} ({why})" for name, why in report.skipped.items())
+        skipped = "; ".join(f"{shown_name(name)} ({why})" for name, why in report.skipped.items())
         parts.append(f"Skipped {len(report.skipped)}: {skipped}.")
+    if report.held:
+        held = "; ".join(f"{name} ({'; '.join(why)})" for name, why in report.held.items())
+        parts.append(f"Held back {len(report.held)}: {held}.")
     return " ".join(parts)
 
 
@@ -84,7 +95,7 @@ class McpPage(SettingsPage):
         title = heading("MCP servers", self)
         intro = hint(
             "Programs that give Parley more tools. Their tools appear in each thread's Tools "
-            "menu; a tool that changes things asks you before it runs.",
+            "menu; each asks you before it runs until you allow it here.",
             self,
         )
         self.list = QListWidget(self)
@@ -128,7 +139,7 @@ class McpPage(SettingsPage):
         self.tools = QTreeWidget(self)
         self.tools.setObjectName("mcpServerTools")
         self.tools.setAccessibleName("The server's tools")
-        self.tools.setHeaderLabels(["Tool", "Default", "May"])
+        self.tools.setHeaderLabels(["Tool", "Suggested", "May"])
         self.tools.setRootIsDecorated(False)
         self.tools.setColumnWidth(0, 150)
         self.tools.setColumnWidth(1, 80)
@@ -144,6 +155,7 @@ class McpPage(SettingsPage):
         self.import_button.clicked.connect(lambda: spawn(self.choose_import()))
         self.summary = hint("", self)
         self.summary.setObjectName("mcpImportSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a file's names
         self.summary.hide()
         self.error = error_label(self)
 
@@ -263,10 +275,14 @@ class McpPage(SettingsPage):
         server_default = POLICIES.get(info.policy or "", "")
         rows = tool_policies(self.workspace.tools, info.name)
         for row in rows:
-            item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.default], ""])
+            item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.suggested], ""])
             item.setToolTip(0, row.description)
-            item.setToolTip(1, "What the tool says of itself: read-only tools may run at once.")
-            first = f"As the server ({server_default or POLICIES[row.default]})"
+            item.setToolTip(
+                1,
+                "What the server says of the tool (read-only or not). It is the server's "
+                "claim: the tool asks first until you choose.",
+            )
+            first = f"As the server ({server_default or POLICIES[DEFAULT_POLICY]})"
             box = _policy_box(self.tools, f"mcpToolPolicy:{row.name}", first, row.chosen)
             box.setAccessibleName(f"What {row.name} may do")
             box.activated.connect(
@@ -325,9 +341,12 @@ class McpPage(SettingsPage):
             await self.import_file(dialog.selectedFiles()[0])
 
     async def import_file(self, path: str) -> None:
-        """Add the servers of ``path`` and say what was added and skipped."""
+        """Add the servers of ``path`` and say what was added, held back and skipped; servers
+        that claim more than their own are added only if the user says yes to each claim."""
         try:
-            report = await import_servers(self.workspace.tools, path)
+            plan = await read_servers_file(path)
+            trust = bool(plan.claims) and bool(await ask(ClaimsDialog(plan.claims, self)))
+            report = await import_servers(self.workspace.tools, plan, trust=trust)
         except (OSError, ParleyError) as exc:
             self.summary.hide()
             text = str(exc)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
+from app.services.mcp_config import CONFIG_NAME
 from app.services.workspace import Workspace
 from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged
 from app.ui.tasks import spawn
@@ -161,7 +162,11 @@ class ToolsButton(QPushButton):
         if not isinstance(event, ToolsChanged):
             return
         for name, reason in event.problems.items():
-            if self._reported.get(name) != reason:
+            if self._reported.get(name) == reason:
+                continue
+            if name == CONFIG_NAME:
+                self.problem.emit(f"No MCP server's tools are offered: {reason}")
+            else:
                 self.problem.emit(
                     f"The MCP server {name} is not running, so its tools are not offered: {reason}"
                 )

@@ -74,7 +74,7 @@ def _web(url: str, token: str = "{keyring:web/token}") -> ServerConfig:
 async def test_tools_over_http_with_a_token_from_the_keyring(
     http_demo: HttpDemo, tmp_path: Path
 ) -> None:
-    servers = [_web(http_demo.url)]
+    servers = [_web(http_demo.url).model_copy(update={"tools": {"echo": "allowed"}})]
     async with McpManager(servers, log_dir=tmp_path, secret_resolver=_keyring()) as manager:
         assert await manager.start() == {}
         calls = [{"name": "web__echo", "args": {"text": "over the wire"}, "id": "c1"}]

@@ -1,4 +1,5 @@
-"""Tool names every provider accepts, policies from annotations, and MCP content as blocks."""
+"""Tool names every provider accepts, policies (annotations only suggest one), and MCP content
+as blocks."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ import re
 import mcp.types as mcp_types
 
 from app.core.state.message_block import DocumentBlock, ImageBlock, TextBlock
-from app.tools.mcp import blocks_of, default_policy, effective_policy, resource_blocks, tool_names
+from app.tools.mcp import (
+    blocks_of,
+    effective_policy,
+    resource_blocks,
+    suggested_policy,
+    tool_names,
+)
 
 PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -33,17 +40,19 @@ def test_names_join_server_and_tool_and_keep_within_provider_limits() -> None:
     assert tool_names("git.hub", ["x" * 80]) == {"x" * 80: names["x" * 80]}  # stable
 
 
-def test_policies_follow_annotations_unless_the_user_chose() -> None:
+def test_annotations_suggest_a_policy_but_every_tool_asks_until_the_user_chose() -> None:
     read_only = _tool("look", read_only_hint=True)
     destructive = _tool("drop", read_only_hint=False, destructive_hint=True)
     additive = _tool("add", read_only_hint=False, destructive_hint=False)
     bare = _tool("bare")
-    assert [default_policy(t) for t in (read_only, destructive, additive, bare)] == [
+    assert [suggested_policy(t) for t in (read_only, destructive, additive, bare)] == [
         "allowed",
         "approval",
         "approval",
         "approval",
     ]
+    assert effective_policy(read_only, None, {}) == "approval"  # a hint is only a claim
+    assert effective_policy(read_only, "allowed", {}) == "allowed"  # the user's, per server
     assert effective_policy(read_only, "approval", {}) == "approval"  # the server's setting
     assert effective_policy(destructive, "approval", {"drop": "off"}) == "off"  # the tool's
     assert effective_policy(bare, None, {"look": "off"}) == "approval"

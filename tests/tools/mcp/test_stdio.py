@@ -21,12 +21,13 @@ CONFIG = {"thread_id": "t1", "tool_permissions": ["mcp:time", "mcp:demo"]}
 
 
 async def test_the_time_server_converts_a_time_through_the_agent(tmp_path: Path) -> None:
-    async with McpManager([time_config()], log_dir=tmp_path) as manager:
+    allowed = time_config().model_copy(update={"policy": "allowed"})
+    async with McpManager([allowed], log_dir=tmp_path) as manager:
         assert await manager.start() == {}
         tools = {t.name: t for t in manager.tools()}
         assert set(tools) == {"time__get_current_time", "time__convert_time"}
         convert = tools["time__convert_time"]
-        assert convert.policy == "allowed"  # the server marks it read-only
+        assert convert.policy == "allowed"  # the user allowed the server's tools
         assert convert.spec.parameters["required"] == [
             "source_timezone",
             "time",
@@ -54,7 +55,7 @@ async def test_tools_are_named_by_server_with_the_server_schema_and_policy(
         await manager.start()
         tools = {t.name: t for t in manager.tools()}
     assert "demo__echo" not in tools  # turned off by the user
-    assert tools["demo__add"].policy == "allowed"  # read-only
+    assert tools["demo__add"].policy == "approval"  # says it is read-only: a claim, it asks
     assert tools["demo__write_note"].policy == "approval"  # destructive
     assert tools["demo__pid"].policy == "allowed"  # unannotated, but the user allowed it
     assert tools["demo__add"].spec.parameters["properties"]["a"]["type"] == "integer"
@@ -96,7 +97,7 @@ async def test_errors_reach_the_model_as_error_results(tmp_path: Path) -> None:
         {"name": "demo__add", "args": {"a": "two", "b": 3}, "id": "c2"},
         {"name": "demo__add", "args": {"a": 2, "b": 3}, "id": "c3"},
     ]
-    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+    async with McpManager([demo_config(policy="allowed")], log_dir=tmp_path) as manager:
         await manager.start()
         agent, _ = agent_calling(manager.tools(), calls)
         done = await agent.ainvoke({"messages": [HumanMessage("Go")]}, CONFIG)
@@ -115,7 +116,7 @@ async def test_a_slow_call_times_out_with_a_reason_and_the_server_stays_usable(
     tmp_path: Path,
 ) -> None:
     calls = [{"name": "demo__slow", "args": {"seconds": 30}, "id": "c1"}]
-    config = demo_config(timeout=0.5)
+    config = demo_config(timeout=0.5, policy="allowed")
     async with McpManager([config], log_dir=tmp_path) as manager:
         await manager.start()
         agent, _ = agent_calling(manager.tools(), calls)
@@ -267,25 +268,11 @@ async def test_an_env_value_comes_from_the_keyring_and_is_not_kept(tmp_path: Pat
     assert "ada-lovelace" not in conn.log_path.read_text()
 
 
-async def test_an_argument_may_come_from_the_keyring_too(tmp_path: Path) -> None:
-    backend = MemoryKeyring()
-    backend.set_password("parley", "demo/words", "farewell-4d2")
-    server = demo_config("quits", "--exit-at-start", "{keyring:demo/words}")
-    resolver = KeyringSecretResolver(backend=backend)
-    async with McpManager([server], log_dir=tmp_path, secret_resolver=resolver) as manager:
-        failures = await manager.start()
-    assert failures["quits"].startswith(
-        "server 'quits' exited before it answered (last words: farewell-4d2)"
-    )
-    assert "starting: " in (tmp_path / "quits.log").read_text()
-    assert "--exit-at-start {keyring:demo/words}" in (tmp_path / "quits.log").read_text()
-
-
 async def test_the_servers_progress_reports_reach_the_run_as_tool_progress(
     tmp_path: Path,
 ) -> None:
     calls = [{"name": "demo__count", "args": {"steps": 3}, "id": "c1"}]
-    async with McpManager([demo_config()], log_dir=tmp_path) as manager:
+    async with McpManager([demo_config(policy="allowed")], log_dir=tmp_path) as manager:
         await manager.start()
         agent, _ = agent_calling(manager.tools(), calls)
         events = [

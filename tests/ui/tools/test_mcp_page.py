@@ -102,7 +102,7 @@ async def test_an_http_server_with_a_keyring_token_is_added_tested_and_runs(
     assert TOKEN not in (workspace.data_dir / "mcp.json").read_text(encoding="utf-8")
     await workspace.tools.wait_started()
     await wait_until(lambda: page.state.text() == "Running", what="running")
-    assert ("echo", "Allowed", "As the server (Allowed)") in tool_rows(page)
+    assert ("echo", "Allowed", "As the server (Ask first)") in tool_rows(page)
 
     page.edit_button.click()
     again = await wait_until(lambda: visible(page, ServerDialog), what="the edit dialog")
@@ -135,16 +135,19 @@ async def test_server_and_tool_policies_show_defaults_and_apply_at_once(
 ) -> None:
     await workspace.tools.save_server("demo", sys.executable, [str(DEMO)])
     page = await shown_page(workspace)
-    rows = {name: (default, may) for name, default, may in tool_rows(page)}
-    assert rows["echo"] == ("Allowed", "As the server (Allowed)")
+    rows = {name: (suggested, may) for name, suggested, may in tool_rows(page)}
+    assert rows["echo"] == ("Allowed", "As the server (Ask first)")  # says it is read-only
     assert rows["write_note"] == ("Ask first", "As the server (Ask first)")
+    assert {t.name: t for t in workspace.tools.available()}["demo__echo"].requires_approval
 
     box = find(page, QComboBox, "mcpToolPolicy:echo")
-    choose(box, "Ask first")
-    await wait_until(lambda: servers(workspace)["demo"].get("tools") == {"echo": "approval"})
+    choose(box, "Allowed")
+    await wait_until(lambda: servers(workspace)["demo"].get("tools") == {"echo": "allowed"})
     await wait_until(
-        lambda: {t.name: t for t in workspace.tools.available()}["demo__echo"].requires_approval,
-        what="echo to ask first",
+        lambda: (
+            not {t.name: t for t in workspace.tools.available()}["demo__echo"].requires_approval
+        ),
+        what="echo to run at once",
     )
 
     choose(find(page, QComboBox, "mcpToolPolicy:echo"), "Off")

@@ -128,7 +128,8 @@ async def test_a_tool_switched_off_is_not_offered_and_the_choice_survives_reopen
 
 
 async def test_an_mcp_servers_tool_appears_in_the_menu_and_runs(tmp_path: Path) -> None:
-    McpConfig.for_data_dir(tmp_path).add(demo_config())
+    # the user allowed echo: a server's own read-only claim would not let it run unasked
+    McpConfig.for_data_dir(tmp_path).add(demo_config(tools={"echo": "allowed"}))
     models = Models({"scripted:a": calling("demo__echo", {"text": "hello from the window"})})
     window = await open_test_window(tmp_path, models)
     try:
