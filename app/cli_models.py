@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -25,11 +26,28 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     actions.add_parser("list", help="list the catalogue and installed models (the default)")
     download = actions.add_parser("download", help="download a catalogue model")
     download.add_argument("name")
+    download.add_argument(
+        "--deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        help="give up after this long, keeping the bytes so far (default: the model's size "
+        "at 250 kB/s, at least 30 minutes)",
+    )
     remove = actions.add_parser("remove", help="remove an installed model")
     remove.add_argument("name")
     add = actions.add_parser("add", help="add a GGUF file from your disk")
     add.add_argument("path")
     add.add_argument("--name", help="the name to list it under (default: the file's name)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return seconds
 
 
 class _ProgressLine:
@@ -83,7 +101,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``parley models ...``; return the exit status."""
     from app.services.model_catalogue import ModelLibrary
 
-    library = ModelLibrary(args.data_dir)
+    library = ModelLibrary(args.data_dir, deadline=getattr(args, "deadline", None))
     action = args.models_action or "list"
     if action == "list":
         return _list(library, out)

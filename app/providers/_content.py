@@ -5,10 +5,9 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
-from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from app.core.errors import UnsupportedContent
+from app.core.quoting import quoted
 from app.core.state.message_block import (
     AnnotationBlock,
     ContentBlock,
@@ -50,7 +49,8 @@ def is_remote(ref: MediaRef) -> bool:
 
 
 def media_bytes(ref: MediaRef, loader: MediaLoader | None, model: str) -> bytes:
-    """Read the bytes of ``ref`` (inline data, a ``file://`` URL or a media-store id)."""
+    """Read the bytes of ``ref``: inline data or a media-store id. Never a file named by a
+    URL or path: only what the user attached (kept in the store) is read and sent."""
     if ref.kind == "data" and ref.data_base64 is not None:
         return base64.b64decode(ref.data_base64)
     if ref.kind == "file_id":
@@ -61,13 +61,16 @@ def media_bytes(ref: MediaRef, loader: MediaLoader | None, model: str) -> bytes:
             )
         return loader(ref)
     url = ref.url or ""
-    if url.startswith("file://"):
-        return Path(unquote(urlparse(url).path)).read_bytes()
     if url.startswith("data:") and ";base64," in url:
         return base64.b64decode(url.split(";base64,", 1)[1])
+    if is_remote(ref):
+        raise UnsupportedContent(
+            f"The model {model} needs the attachment's bytes, but it is only a link "
+            f"({quoted(url)}). Download it and attach the file instead."
+        )
     raise UnsupportedContent(
-        f"The model {model} needs the attachment's bytes, but it is only a link ({url[:80]}). "
-        "Download it and attach the file instead."
+        f"The attachment {quoted(ref.filename or url)} points at a file Parley was not given "
+        "(it reads only files you attach), so it was not sent. Attach the file instead."
     )
 
 

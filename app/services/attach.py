@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
 from app.core.state import ContentBlock, Message, TextBlock
+from app.core.state.message import NOTES_KEY
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
 from app.services.model_access import media_loader
 
-__all__ = ["Attachments", "attach", "compose", "media_loader"]
-
-NOTES_KEY = "notes"
-"""``Message.metadata`` key of the notes shown on a message (e.g. what a model left out)."""
+__all__ = ["NOTES_KEY", "Attachments", "attach", "compose", "media_loader"]
 
 
 @dataclass

@@ -3,8 +3,9 @@ the data directory, plus any GGUF file the user adds; both can be removed again.
 
 Nothing here opens a connection except :meth:`ModelLibrary.download`. Before a download the
 computer's memory and free disk space are checked against the model's needs; the file is
-resumed after a cut and checked against its SHA-256 (the catalogue's, or the one the hub
-publishes) before it is kept. The window's model picker and ``parley models`` both use this.
+resumed after a cut, bounded (its size, its GGUF mark, a deadline) and checked against its
+SHA-256 (the catalogue's, or the one the hub publishes) before it is kept. The window's model
+picker and ``parley models`` both use this.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Literal
 
 from app.core.errors import UserError
 from app.core.netgate import purpose
-from app.services._download import DownloadError, ProgressCallback, download_file
+from app.services._download import Bounds, DownloadError, ProgressCallback, download_file
 from app.store.paths import resolve_data_dir
 
 __all__ = [
@@ -42,6 +43,13 @@ MANIFEST = "models.json"
 GB = 1_000_000_000
 DISK_MARGIN = 200_000_000
 """Free space kept beyond the file itself, so the disk is never filled to the last byte."""
+SIZE_SLACK = 0.01
+"""How much bigger than its catalogue size a file may be (a few sizes here are rounded)."""
+MIN_RATE = 250_000
+"""Bytes per second a download is given at the least: its deadline is its size at this rate
+(and never under :data:`DEADLINE_FLOOR`); the bytes so far are kept when it runs out."""
+DEADLINE_FLOOR = 30 * 60
+GGUF_MAGIC = b"GGUF"
 
 
 class NotEnoughResources(UserError):
@@ -192,9 +200,16 @@ class ModelLibrary:
         catalogue: tuple[CatalogueEntry, ...] = CATALOGUE,
         total_ram: Callable[[], int] = _total_ram,
         free_disk: Callable[[Path], int] = _free_disk,
+        deadline: float | None = None,
     ) -> None:
         self.dir = resolve_data_dir(data_dir) / MODELS_DIR
-        self.hub_url = hub_url or os.environ.get(HUB_ENV) or HUB_URL
+        named = hub_url or os.environ.get(HUB_ENV)
+        self.hub_url = named or HUB_URL
+        self.mirror = named if named and named != HUB_URL else None
+        """A hub the user named (a mirror): it may be on the local network, the places it
+        redirects to may not."""
+        self.deadline = deadline
+        """Seconds a download may take; None: its size at :data:`MIN_RATE`."""
         self.catalogue = catalogue
         self._total_ram = total_ram
         self._free_disk = free_disk
@@ -268,6 +283,13 @@ class ModelLibrary:
                 "smaller model."
             )
 
+    def bounds(self, entry: CatalogueEntry) -> Bounds:
+        """What a download of ``entry`` may be: no bigger than its size allows, a GGUF file,
+        done by the deadline."""
+        seconds = self.deadline or max(DEADLINE_FLOOR, entry.size_bytes / MIN_RATE)
+        limit = int(entry.size_bytes * (1 + SIZE_SLACK))
+        return Bounds(limit, GGUF_MAGIC, "a GGUF model file", seconds)
+
     async def download(
         self, name: str, progress: ProgressCallback | None = None, *, retry_delay: float = 1.0
     ) -> InstalledModel:
@@ -285,6 +307,8 @@ class ModelLibrary:
                 progress=progress,
                 retry_delay=retry_delay,
                 check_size=lambda remaining: self.check_fits(entry, remaining),
+                bounds=self.bounds(entry),
+                trusted=self.mirror,
             )
         return self._record(entry, target)
 
@@ -314,7 +338,7 @@ class ModelLibrary:
             raise UserError(f"{file} is not a file. Give the path of a .gguf model file.")
         with file.open("rb") as f:
             magic = f.read(4)
-        if magic != b"GGUF":
+        if magic != GGUF_MAGIC:
             raise UserError(f"{file} is not a GGUF model file (it does not start with 'GGUF').")
         label = name or file.stem
         models = self._manifest()

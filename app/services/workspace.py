@@ -58,7 +58,7 @@ from app.services.network import NetworkLedger, forced_offline
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
 from app.services.workspace_tools import WorkspaceTools
-from app.store import MessagePage, SearchHit, Store, Thread
+from app.store import ImportedThread, MessagePage, SearchHit, Store, Thread
 from app.store.paths import database_path, resolve_data_dir
 
 if TYPE_CHECKING:
@@ -352,9 +352,19 @@ class Workspace:
             return (await self._store.export_markdown(thread_id)).encode()
         return await self._store.export_json(thread_id)
 
-    async def import_thread(self, data: bytes) -> Thread:
-        """A new thread from an exported JSON document."""
-        thread = await self._store.import_json(data)
+    async def import_thread(self, data: bytes) -> ImportedThread:
+        """A new thread from an exported JSON document. An export is a file from anywhere: the
+        thread keeps only media whose bytes it carries and a model set up here (else the
+        default model); ``notes`` on the result, and on the messages concerned, say what was
+        left out and why."""
+        from app.services.imported_model import imported_model_check
+
+        try:
+            installed = [c.spec for c in await self.downloads.choices() if c.available]
+        except (OSError, ParleyError):  # an unreadable model list: only settings count
+            installed = []
+        check = imported_model_check(self.settings, installed)
+        thread = await self._store.import_json(data, check_model=check)
         self._emit(ThreadsChanged(thread.id))
         return thread
 

@@ -7,6 +7,7 @@ One SQLite file (WAL, versioned schema) in the data directory. Open it with
 
 import app.store._no_numpy  # noqa: F401  (first: see its docstring)
 from app.store._approvals import fingerprint_args
+from app.store._export import ModelCheck
 from app.store._schema import SCHEMA_VERSION
 from app.store.checkpointer import SqliteCheckpointer
 from app.store.errors import (
@@ -22,6 +23,7 @@ from app.store.health import DatabaseHealth, check_database, database_files
 from app.store.models import (
     AllowRule,
     ApprovalRecord,
+    ImportedThread,
     MediaBlob,
     MessagePage,
     SearchHit,
@@ -36,8 +38,10 @@ __all__ = [
     "AllowRule",
     "ApprovalRecord",
     "DatabaseHealth",
+    "ImportedThread",
     "MediaBlob",
     "MessagePage",
+    "ModelCheck",
     "SearchHit",
     "SqliteCheckpointer",
     "Store",

@@ -13,6 +13,8 @@ import json
 import math
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import sqlite_utils
@@ -25,10 +27,14 @@ from app.core.state.storable import problem_in
 from app.store import _checkpoints, _media, _threads
 from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
+from app.store._import_media import keep_carried_media
 from app.store._markdown import render_markdown
-from app.store.models import Thread
+from app.store.models import ImportedThread, Thread
 
-__all__ = ["FORMAT", "export_json", "export_markdown", "import_json"]
+__all__ = ["FORMAT", "ModelCheck", "export_json", "export_markdown", "import_json"]
+
+ModelCheck = Callable[[str | None], tuple[str | None, str | None]]
+"""Given an export's model spec, the spec the new thread gets and, when it differs, why."""
 
 FORMAT = "parley.thread"
 VERSION = 1
@@ -172,11 +178,23 @@ def _parse(
 
 
 def import_json(
-    db: sqlite_utils.Database, data: bytes | str, state_cls: type[AgentState]
-) -> Thread:
-    """Create a new thread (new id) from an :func:`export_json` document."""
+    db: sqlite_utils.Database,
+    data: bytes | str,
+    state_cls: type[AgentState],
+    check_model: ModelCheck | None = None,
+) -> ImportedThread:
+    """Create a new thread (new id) from an :func:`export_json` document.
+
+    The thread keeps only media whose bytes the export carries (see
+    :mod:`app.store._import_media`) and the model ``check_model`` allows (the export's own
+    model when it is not given); its ``notes`` say what was left out and why."""
     with gc_paused():  # the parse allocates an object per value; collecting doubles it
         meta, state, blobs = _parse(data, state_cls)
+    notes = keep_carried_media(state, {sha for sha, _, _ in blobs})
+    model = meta["model"]
+    if check_model is not None:
+        model, why = check_model(model)
+        notes[:0] = [why] if why else []
     new_id = uuid.uuid4().hex
     if state.execution_meta.thread_id is not None:
         state.execution_meta.thread_id = new_id
@@ -186,7 +204,7 @@ def import_json(
             conn,
             new_id,
             meta["title"] or "",
-            meta["model"],
+            model,
             meta["system_prompt"],
             now=meta["created_at"] or now,
         )
@@ -216,4 +234,4 @@ def import_json(
         )
         thread = _threads.get_in(conn, new_id)
     assert thread is not None
-    return thread
+    return ImportedThread(**asdict(thread), notes=tuple(notes))

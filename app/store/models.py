@@ -12,6 +12,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRecord",
     "ApprovalScope",
+    "ImportedThread",
     "MediaBlob",
     "MessagePage",
     "SearchHit",
@@ -38,6 +39,14 @@ class Thread:
     message_count: int = 0
     pending_interrupts: int = 0
     head_checkpoint_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedThread(Thread):
+    """A thread just made from an export, with a sentence for each thing the import left out
+    or changed (media that pointed outside the export, a model the user never set up)."""
+
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from app.core.errors import UserError
 from app.core.netgate import Connection
 from app.core.state.agent_state import AgentState
 from app.store import _approvals, _check, _export, _ledger, _media, _pages, _threads
+from app.store._export import ModelCheck
 from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
@@ -21,6 +22,7 @@ from app.store.errors import StoreError
 from app.store.models import (
     AllowRule,
     ApprovalRecord,
+    ImportedThread,
     MediaBlob,
     MessagePage,
     SearchHit,
@@ -233,10 +235,16 @@ class Store:
         return await self._worker.acall(_export.export_markdown, thread_id, state_cls)
 
     async def import_json(
-        self, data: bytes | str, *, state_cls: type[AgentState] = AgentState
-    ) -> Thread:
-        """Create a new thread from an exported JSON document."""
-        return await self._worker.acall(_export.import_json, data, state_cls)
+        self,
+        data: bytes | str,
+        *,
+        state_cls: type[AgentState] = AgentState,
+        check_model: ModelCheck | None = None,
+    ) -> ImportedThread:
+        """Create a new thread from an exported JSON document. It keeps only the media the
+        export carries and the model ``check_model`` allows; its ``notes`` say what was left
+        out. ``check_model`` runs on the store's thread, so it must not block or await."""
+        return await self._worker.acall(_export.import_json, data, state_cls, check_model)
 
     # Media ---------------------------------------------------------------------------
 

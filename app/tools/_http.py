@@ -6,20 +6,32 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import certifi
 import httpx
 
 from app.core.tools import ToolError
-from app.tools._netguard import NetworkPolicy
+from app.tools._netguard import AddressRefused, NetworkPolicy
 
-__all__ = ["Fetched", "exchange"]
+__all__ = [
+    "Arrived",
+    "Fetched",
+    "body_of",
+    "checked_url",
+    "exchange",
+    "follow",
+    "guarded_client",
+    "origin",
+]
 
 MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 USER_AGENT = "Parley/0.1 (desktop chat app)"
+_ANYWHERE = NetworkPolicy(allow_private=True)
 
 
 @functools.cache
@@ -41,7 +53,8 @@ class Fetched:
     cut: bool
 
 
-def _checked_url(text: str) -> httpx.URL:
+def checked_url(text: str) -> httpx.URL:
+    """``text`` as an http(s) URL with a host; :class:`ToolError` says what is wrong."""
     try:
         url = httpx.URL(text)
     except (httpx.InvalidURL, TypeError, ValueError) as exc:
@@ -70,12 +83,25 @@ def _pinned(url: httpx.URL, address: str) -> tuple[httpx.URL, dict[str, str], di
     return url.copy_with(host=address), {"Host": host if default else f"{host}:{port}"}, extensions
 
 
+@asynccontextmanager
+async def body_of(response: httpx.Response) -> AsyncIterator[AsyncIterator[bytes]]:
+    """The response's body in blocks, to read as far as wanted: leaving the block closes the
+    connection in this task, while the iterators under the blocks still exist. Dropped
+    first, they would close it from the garbage collector, where it cannot be awaited."""
+    blocks = response.aiter_bytes()
+    try:
+        yield blocks
+    finally:
+        await response.aclose()
+
+
 async def _read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
     body = bytearray()
-    async for piece in response.aiter_bytes():
-        body += piece
-        if len(body) > limit:
-            return bytes(body[:limit]), True
+    async with body_of(response) as pieces:
+        async for piece in pieces:
+            body += piece
+            if len(body) > limit:
+                return bytes(body[:limit]), True
     return bytes(body), False
 
 
@@ -105,6 +131,68 @@ async def _send(
     raise AssertionError("resolve() returns at least one address")
 
 
+def origin(url: httpx.URL) -> tuple[str, str, int]:
+    """The scheme, host and port a URL reaches: what "the same site" means for a redirect."""
+    return url.scheme, _ascii_host(url), url.port or _DEFAULT_PORTS[url.scheme]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrived:
+    """The answer at the end of the redirects, open for streaming, and the headers of each
+    redirect on the way (first first)."""
+
+    url: httpx.URL
+    response: httpx.Response
+    hops: tuple[httpx.Headers, ...]
+
+
+@asynccontextmanager
+async def follow(
+    client: httpx.AsyncClient,
+    method: str,
+    url: httpx.URL,
+    *,
+    policy: NetworkPolicy,
+    headers: dict[str, str],
+    content: bytes | None = None,
+    trusted: tuple[str, str, int] | None = None,
+) -> AsyncIterator[Arrived]:
+    """Send one request, following up to five redirects, each to an address ``policy``
+    allows, and yield the final answer unread. Only the ``trusted`` origin (a server the user
+    named) is reached whatever its address. Raise :class:`ToolError` for a redirect that is
+    not http(s), or too many of them, and :class:`AddressRefused` for a refused address."""
+    start = origin(url)
+    hops: list[httpx.Headers] = []
+    for _ in range(MAX_REDIRECTS + 1):
+        port = url.port or _DEFAULT_PORTS[url.scheme]
+        guard = _ANYWHERE if origin(url) == trusted else policy
+        try:
+            addresses = await guard.resolve(_ascii_host(url), port)
+        except AddressRefused as exc:
+            exc.redirected = bool(hops)
+            raise
+        response = await _send(client, method, url, addresses, headers, content)
+        try:
+            location = response.headers.get("location")
+            if response.status_code in _REDIRECTS and location:
+                next_url = checked_url(str(url.join(location)))
+                if response.status_code == 303 or (
+                    response.status_code in (301, 302) and method == "POST"
+                ):
+                    method, content = "GET", None
+                if origin(next_url) != start:
+                    # credentials are never carried to another site
+                    headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+                hops.append(response.headers)
+                url = next_url
+                continue
+            yield Arrived(url, response, tuple(hops))
+            return
+        finally:
+            await response.aclose()
+    raise ToolError(f"the address redirected more than {MAX_REDIRECTS} times; stopped following")
+
+
 async def _exchange(
     client: httpx.AsyncClient,
     method: str,
@@ -115,38 +203,30 @@ async def _exchange(
     content: bytes | None,
     limit: int,
 ) -> Fetched:
-    origin = (url.scheme, url.host, url.port)
-    for _ in range(MAX_REDIRECTS + 1):
-        port = url.port or _DEFAULT_PORTS[url.scheme]
-        addresses = await policy.resolve(_ascii_host(url), port)
-        response = await _send(client, method, url, addresses, headers, content)
-        try:
-            location = response.headers.get("location")
-            if response.status_code in _REDIRECTS and location:
-                next_url = _checked_url(str(url.join(location)))
-                if response.status_code == 303 or (
-                    response.status_code in (301, 302) and method == "POST"
-                ):
-                    method, content = "GET", None
-                if (next_url.scheme, next_url.host, next_url.port) != origin:
-                    # credentials are never carried to another site
-                    headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
-                url = next_url
-                continue
-            body, cut = await _read_capped(response, limit)
-            media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            return Fetched(
-                url=str(url),
-                status=response.status_code,
-                reason=response.reason_phrase,
-                media_type=media_type,
-                charset=response.charset_encoding,
-                body=body,
-                cut=cut,
-            )
-        finally:
-            await response.aclose()
-    raise ToolError(f"the address redirected more than {MAX_REDIRECTS} times; stopped following")
+    async with follow(client, method, url, policy=policy, headers=headers, content=content) as got:
+        response = got.response
+        body, cut = await _read_capped(response, limit)
+        media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        return Fetched(
+            url=str(got.url),
+            status=response.status_code,
+            reason=response.reason_phrase,
+            media_type=media_type,
+            charset=response.charset_encoding,
+            body=body,
+            cut=cut,
+        )
+
+
+def guarded_client(seconds: float, verify: ssl.SSLContext | None = None) -> httpx.AsyncClient:
+    """A client for :func:`follow`: redirects left to it, no proxy from the environment (a
+    proxy would reach the addresses the guard refuses), the system's TLS trust by default."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(seconds),
+        trust_env=False,
+        follow_redirects=False,
+        verify=verify or _system_trust(),
+    )
 
 
 async def exchange(
@@ -164,19 +244,10 @@ async def exchange(
     most ``limit`` bytes of the answer, all within ``seconds``. Failures raise
     :class:`ToolError` with one sentence (never the request's headers). ``verify`` is the TLS
     trust to use (the system's by default)."""
-    checked = _checked_url(url)
+    checked = checked_url(url)
     sent = {"User-Agent": USER_AGENT, **(headers or {})}
-    timeout = httpx.Timeout(seconds)
     try:
-        async with (
-            asyncio.timeout(seconds),
-            httpx.AsyncClient(
-                timeout=timeout,
-                trust_env=False,
-                follow_redirects=False,
-                verify=verify or _system_trust(),
-            ) as client,
-        ):
+        async with asyncio.timeout(seconds), guarded_client(seconds, verify) as client:
             return await _exchange(
                 client,
                 method,

@@ -13,28 +13,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.core.tools import ToolError
+from app.tools._address_kinds import not_public
 
-__all__ = ["IPAddress", "IPNetwork", "NetworkPolicy"]
+__all__ = ["AddressRefused", "IPAddress", "IPNetwork", "NetworkPolicy"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def _private_kind(ip: IPAddress) -> str | None:
-    """Why ``ip`` is not a public internet address, or ``None`` if it is one."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return _private_kind(ip.ipv4_mapped)
-    if ip.is_loopback:
-        return "a loopback address (this computer)"
-    if ip.is_unspecified:
-        return "an unspecified address"
-    if ip.is_link_local:
-        return "a link-local address"
-    if ip.is_multicast:
-        return "a multicast address"
-    if ip.is_private or not ip.is_global:
-        return "a private or reserved address"
-    return None
+class AddressRefused(ToolError):
+    """An address the policy does not let a connection reach; the message is for web tools,
+    the fields let other callers say it their own way."""
+
+    def __init__(self, address: IPAddress, host: str, why: str) -> None:
+        self.address, self.host, self.why = address, host, why
+        self.redirected = False
+        """Whether a redirect led to the address (set by whoever followed it)."""
+        named = "" if host == str(address) else f" (the address of {host!r})"
+        super().__init__(
+            f"{address}{named} is {why}; web tools reach only public internet addresses "
+            "unless the user allows the local network in the settings"
+        )
 
 
 @dataclass(frozen=True)
@@ -54,11 +53,12 @@ class NetworkPolicy:
         """Why ``ip`` may not be reached, or ``None`` if it may."""
         if self.allow_private or any(ip in net for net in self.allowed):
             return None
-        return _private_kind(ip)
+        return not_public(ip)
 
     async def resolve(self, host: str, port: int) -> list[str]:
         """Resolve ``host`` and return its addresses, in the order to try them; raise
-        :class:`ToolError` if it cannot be resolved or any of its addresses may not be reached."""
+        :class:`ToolError` if it cannot be resolved, :class:`AddressRefused` if any of its
+        addresses may not be reached."""
         try:
             literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -79,9 +79,5 @@ class NetworkPolicy:
         for ip in addresses:
             why = self.refusal(ip)
             if why is not None:
-                named = "" if literal is not None else f" (the address of {host!r})"
-                raise ToolError(
-                    f"{ip}{named} is {why}; web tools reach only public internet addresses "
-                    "unless the user allows the local network in the settings"
-                )
+                raise AddressRefused(ip, str(ip) if literal is not None else host, why)
         return [str(ip) for ip in addresses]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 __all__ = ["NoticeBar"]
@@ -20,6 +20,7 @@ class NoticeBar(QFrame):
         self.setAccessibleName("Notice")
         self.label = QLabel("", self)
         self.label.setObjectName("noticeText")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # notices quote files and servers
         self.label.setWordWrap(True)
         self.action = QPushButton("", self)
         self.action.setObjectName("noticeAction")

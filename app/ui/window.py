@@ -417,6 +417,10 @@ class MainWindow(QMainWindow):
             return None
         await self.threads_vm.refresh()
         await self.open_thread(thread.id)
+        if thread.notes:  # what the import left out, and why
+            self.notice.show_message(
+                " ".join([f"Imported {path.name}.", *thread.notes]), level="warning"
+            )
         return thread.id
 
     # Sending -------------------------------------------------------------------------

@@ -89,6 +89,7 @@ class ReplayServer:
                             "path": path,
                             "headers": {k.lower(): v for k, v in self.headers.items()},
                             "json": body,
+                            "raw": raw,
                         }
                     )
                     queue = server.replies.get(path) or [Reply(404, [b'{"error":"no route"}'])]

@@ -3,7 +3,9 @@
 ``/{repo}/resolve/{revision}/{file}`` answers ``302 Found`` to a content-server path, with the
 file's SHA-256 in ``X-Linked-Etag`` and its size in ``X-Linked-Size``; the content path honours
 ``Range: bytes=N-`` with ``206 Partial Content``. Faults: drop the connection after some bytes
-(for the next few requests), publish a wrong checksum, or ignore ranges.
+(for the next few requests), publish a wrong checksum, ignore ranges, send the body chunked
+with no length, drip it a byte at a time, send malformed or other size headers, or redirect
+somewhere else.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +31,18 @@ class HostedFile:
     drops: int = 0
     """... for this many replies."""
     honour_range: bool = True
+    linked_size: str | None = None
+    """The ``X-Linked-Size`` value ("" for none; default: the data's length)."""
+    content_length: str | None = None
+    """A ``Content-Length`` value sent instead of the body's length."""
+    content_range: str | None = None
+    """A ``Content-Range`` value sent instead of the true one ("" for none)."""
+    chunked: bool = False
+    """Send the body chunked, with no ``Content-Length``."""
+    drip: float | None = None
+    """Send the body one byte at a time, this many seconds apart."""
+    redirect: str | None = None
+    """Where the file's address redirects instead of the content path."""
 
     def __post_init__(self) -> None:
         self.published_sha256 = self.published_sha256 or hashlib.sha256(self.data).hexdigest()
@@ -64,9 +80,12 @@ class HubServer:
                 if self.path in hub.files:
                     f = hub.files[self.path]
                     self.send_response(302)
-                    self.send_header("Location", f"/cdn/{f.published_sha256}{self.path}")
+                    cdn = f"/cdn/{f.published_sha256}{self.path}"
+                    self.send_header("Location", f.redirect or cdn)
                     self.send_header("X-Linked-Etag", f'"{f.published_sha256}"')
-                    self.send_header("X-Linked-Size", str(len(f.data)))
+                    size = str(len(f.data)) if f.linked_size is None else f.linked_size
+                    if size:
+                        self.send_header("X-Linked-Size", size)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -88,15 +107,24 @@ class HubServer:
                         self.end_headers()
                         return
                     self.send_response(206)
-                    self.send_header(
-                        "Content-Range", f"bytes {start}-{len(f.data) - 1}/{len(f.data)}"
-                    )
+                    whole = f"bytes {start}-{len(f.data) - 1}/{len(f.data)}"
+                    if f.content_range != "":
+                        self.send_header("Content-Range", f.content_range or whole)
                 else:
                     self.send_response(200)
                 body = f.data[start:]
-                self.send_header("Content-Length", str(len(body)))
+                if f.chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", f.content_length or str(len(body)))
                 self.send_header("Accept-Ranges", "bytes")
                 self.end_headers()
+                if f.chunked:
+                    self._chunked(body)
+                    return
+                if f.drip is not None:
+                    self._drip(body, f.drip)
+                    return
                 if f.drops > 0 and f.drop_after is not None:
                     f.drops -= 1
                     self.wfile.write(body[: f.drop_after])
@@ -104,6 +132,18 @@ class HubServer:
                     self.close_connection = True
                     return
                 self.wfile.write(body)
+
+            def _chunked(self, body: bytes) -> None:
+                for i in range(0, len(body), 65536):
+                    piece = body[i : i + 65536]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+
+            def _drip(self, body: bytes, seconds: float) -> None:
+                for i in range(len(body)):
+                    self.wfile.write(body[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(seconds)
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
@@ -122,3 +162,12 @@ class HubServer:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+
+
+def serving() -> Iterator[HubServer]:
+    """A started hub, stopped when the generator is closed (a fixture's body)."""
+    server = HubServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -8,7 +8,6 @@ import hashlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +21,10 @@ from app.services.model_catalogue import (
     ModelLibrary,
     NotEnoughResources,
 )
-from tests.services.hub_server import HostedFile, HubServer
+from tests.services.hub_server import HostedFile, HubServer, serving
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = os.urandom(300_000)
+DATA = b"GGUF" + os.urandom(299_996)
 SHA = hashlib.sha256(DATA).hexdigest()
 ENTRY = CatalogueEntry(
     name="tiny",
@@ -41,13 +40,7 @@ ENTRY = CatalogueEntry(
 UNPINNED = CatalogueEntry(**{**ENTRY.__dict__, "name": "unpinned", "sha256": None})
 
 
-@pytest.fixture
-def hub() -> Iterator[HubServer]:
-    server = HubServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+hub = pytest.fixture(serving, name="hub")
 
 
 def library(tmp_path: Path, hub: HubServer, **kw: object) -> ModelLibrary:
@@ -127,11 +120,12 @@ async def test_a_server_that_ignores_ranges_gets_the_whole_file_again(
 async def test_a_file_that_does_not_match_the_catalogue_checksum_is_refused(
     tmp_path: Path, hub: HubServer
 ) -> None:
-    hub.host(ENTRY.repo, ENTRY.filename, HostedFile(b"not the model" * 1000))
+    bad = b"GGUF" + b"not the model" * 1000
+    hub.host(ENTRY.repo, ENTRY.filename, HostedFile(bad))
     lib = library(tmp_path, hub)
     with pytest.raises(DownloadError) as err:
         await lib.download("tiny")
-    got = hashlib.sha256(b"not the model" * 1000).hexdigest()
+    got = hashlib.sha256(bad).hexdigest()
     assert str(err.value) == (
         f"The download of Tiny test model was damaged in transit (its SHA-256 is {got[:12]}…, "
         f"the published one {SHA[:12]}…), so nothing was kept; try again."

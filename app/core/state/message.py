@@ -17,9 +17,12 @@ from app.core.state.message_block import (
 )
 from app.core.state.storable import INT64, check_storable
 
-__all__ = ["Message", "Role", "TokenUsages", "new_message_id"]
+__all__ = ["NOTES_KEY", "Message", "Role", "TokenUsages", "new_message_id"]
 
 Role = Literal["user", "assistant", "system", "tool"]
+
+NOTES_KEY = "notes"
+"""``Message.metadata`` key of the notes shown on a message (e.g. what a model left out)."""
 
 
 def new_message_id() -> str:

@@ -19,9 +19,11 @@ from tests.ui.harness import Models, close_test_window, find, open_test_window, 
 __all__ = ["hub"]  # the local hub server fixture
 
 
-async def window_on(tmp_path: Path, hub: HubServer) -> MainWindow:
+async def window_on(tmp_path: Path, hub: HubServer, deadline: float | None = None) -> MainWindow:
     window = await open_test_window(tmp_path, Models({"scripted:a": []}))
-    window.workspace.downloads.library = ModelLibrary(tmp_path, hub_url=hub.url, catalogue=(ENTRY,))
+    window.workspace.downloads.library = ModelLibrary(
+        tmp_path, hub_url=hub.url, catalogue=(ENTRY,), deadline=deadline
+    )
     await window.refresh_models()
     return window
 
@@ -40,6 +42,25 @@ def choose(window: MainWindow, spec: str) -> None:
     row = [s for _, s in picker_rows(window)].index(spec)
     picker.setCurrentIndex(row)
     picker.activated.emit(row)
+
+
+async def refusal_of(window: MainWindow, spec: str, needle: str) -> tuple[str | None, str]:
+    """Choose ``spec`` in the picker and wait for a notice with ``needle`` in it; return the
+    thread's model from before and the notice's text."""
+    thread = window.chat_vm.thread_id
+    assert thread is not None
+    before = (await window.workspace.get_thread(thread)).model
+    choose(window, spec)
+    await wait_until(lambda: needle in window.notice.label.text(), what="the refusal")
+    return before, window.notice.label.text()
+
+
+async def assert_model_kept(window: MainWindow, before: str | None) -> None:
+    """The thread and the picker still have the model from before."""
+    thread = window.chat_vm.thread_id
+    assert thread is not None
+    assert (await window.workspace.get_thread(thread)).model == before
+    assert find(window, QComboBox, "modelPicker").currentData() == before
 
 
 async def test_a_catalogue_model_downloads_from_the_picker_and_becomes_the_threads_model(
@@ -100,24 +121,18 @@ async def test_cancel_stops_the_download_and_keeps_its_bytes(
 async def test_a_damaged_download_says_so_keeps_nothing_and_leaves_the_threads_model(
     tmp_path: Path, hub: HubServer
 ) -> None:
-    bad = b"not the model" * 1000
+    bad = b"GGUF" + b"not the model" * 1000
     hub.host(ENTRY.repo, ENTRY.filename, HostedFile(bad))
     window = await window_on(tmp_path, hub)
     try:
-        thread = window.chat_vm.thread_id
-        assert thread is not None
-        before = (await window.workspace.get_thread(thread)).model
-        choose(window, "download:tiny")
-        await wait_until(lambda: "damaged" in window.notice.label.text(), what="the refusal")
+        before, said = await refusal_of(window, "download:tiny", "damaged")
         got = hashlib.sha256(bad).hexdigest()
-        assert window.notice.label.text() == (
+        assert said == (
             f"The download of Tiny test model was damaged in transit (its SHA-256 is "
             f"{got[:12]}…, the published one {SHA[:12]}…), so nothing was kept; try again."
         )
         assert list((tmp_path / "models").iterdir()) == []
-        assert (await window.workspace.get_thread(thread)).model == before
-        picker = find(window, QComboBox, "modelPicker")
-        assert picker.currentData() == before
+        await assert_model_kept(window, before)
         assert ("   Tiny test model", f"gguf:{tmp_path / 'models' / ENTRY.filename}") not in (
             picker_rows(window)
         )
