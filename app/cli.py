@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--offline",
         action="store_true",
+        default=argparse.SUPPRESS,  # given before or after the command, it counts
         help="refuse every connection to another computer (also: PARLEY_OFFLINE=1)",
     )
     common.add_argument(
