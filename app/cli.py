@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO, cast
 
-from app import cli_backup, cli_diagnostics, cli_mcp, cli_models
+from app import cli_backup, cli_diagnostics, cli_mcp, cli_models, cli_network
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock, ErrorBlock
 from app.services.events import (
@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--data-dir",
         help="where threads are stored (default: PARLEY_DATA_DIR or your user data directory)",
+    )
+    common.add_argument(
+        "--offline",
+        action="store_true",
+        default=argparse.SUPPRESS,  # given before or after the command, it counts
+        help="refuse every connection to another computer (also: PARLEY_OFFLINE=1)",
     )
     common.add_argument(
         "--model",
@@ -82,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_mcp.register(sub)
     cli_diagnostics.add_parsers(sub, common)
     cli_backup.add_parsers(sub, common)
+    cli_network.add_parsers(sub, common)
     cli_models.register(sub, common)
     return parser
 
@@ -382,6 +389,7 @@ def run(
         if isinstance(getattr(args, name, None), str):
             setattr(args, name, _as_text(getattr(args, name)))
     _tolerant_stdin()
+    cli_network.apply_offline(args)
     try:
         if args.command == "threads":
             return asyncio.run(_threads(args, out))
@@ -392,6 +400,8 @@ def run(
         if (code := cli_diagnostics.run_command(args, out, err)) is not None:
             return code
         if (code := cli_backup.run_command(args, out, err)) is not None:
+            return code
+        if (code := cli_network.run_command(args, out, err)) is not None:
             return code
         if args.command == "models":
             return cli_models.run(args, out, err)

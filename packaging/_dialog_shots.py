@@ -37,6 +37,7 @@ PAGES = [
     "auditSettingsPage",
     "limitsSettingsPage",
     "appearanceSettingsPage",
+    "networkSettingsPage",
     "dataSettingsPage",
 ]
 

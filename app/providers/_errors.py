@@ -12,8 +12,11 @@ from app.core.errors import (
     ModelRateLimited,
     ModelTimeout,
 )
+from app.core.netgate import refusal_in
 
-FailureKind = Literal["connect", "timeout", "auth", "rate", "server", "not_found", "request"]
+FailureKind = Literal[
+    "connect", "offline", "timeout", "auth", "rate", "server", "not_found", "request"
+]
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,19 @@ def _http(failure: Failure) -> str:
     return f" (HTTP {failure.status})" if failure.status else ""
 
 
+def offline_failure(exc: BaseException) -> Failure | None:
+    """The failure of a connection offline mode refused (its sentence as it is), or ``None``
+    when ``exc`` is something else."""
+    refusal = refusal_in(exc)
+    return Failure("offline", str(refusal)) if refusal is not None else None
+
+
 def to_model_error(failure: Failure, where: Endpoint, attempts: int = 1) -> ModelError:
     """Build the :class:`ModelError` subclass for ``failure``, saying what to do next."""
     who = f"{where.provider} at {where.url}"
     detail = _detail(failure)
+    if failure.kind == "offline":
+        return ModelConnectionError(failure.detail)
     if failure.kind == "connect":
         return ModelConnectionError(
             f"Could not connect to {who}{detail}. Check that the server is running and that the "

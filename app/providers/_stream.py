@@ -11,7 +11,7 @@ from app.core.models.retries import RetryNotice, notify_retry
 from app.core.models.streaming import merged
 from app.core.state.message import Message
 from app.core.state.message_block import ContentBlock
-from app.providers._errors import Endpoint, Failure, to_model_error
+from app.providers._errors import Endpoint, Failure, offline_failure, to_model_error
 from app.providers._retry import RetryPolicy
 
 __all__ = [
@@ -64,7 +64,9 @@ async def guarded_stream(
         except ModelError:
             raise
         except Exception as exc:
-            failure = None if isinstance(exc, MalformedChunk) else classify(exc)
+            failure = (
+                None if isinstance(exc, MalformedChunk) else offline_failure(exc) or classify(exc)
+            )
             if received or isinstance(exc, MalformedChunk):
                 what = str(exc) if isinstance(exc, MalformedChunk) else _reason(failure, exc)
                 yield chunk(

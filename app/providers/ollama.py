@@ -32,7 +32,13 @@ from app.providers._content import (
     tool_output_text,
     unsupported,
 )
-from app.providers._errors import Endpoint, Failure, status_failure, to_model_error
+from app.providers._errors import (
+    Endpoint,
+    Failure,
+    offline_failure,
+    status_failure,
+    to_model_error,
+)
 from app.providers._openai_messages import function_tools
 from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
@@ -243,7 +249,7 @@ async def list_ollama_models(
         async with httpx.AsyncClient(base_url=where.url, timeout=wait_s) as client:
             resp = await client.get("/api/tags")
     except Exception as exc:
-        failure = classify(exc)
+        failure = offline_failure(exc) or classify(exc)
         if failure is None:
             raise
         raise to_model_error(failure, where) from exc

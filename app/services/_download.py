@@ -22,6 +22,7 @@ from pathlib import Path
 
 import httpx
 
+from app.core.netgate import refusal_in
 from app.core.tools import ToolError
 from app.services._download_checks import (
     Bounds,
@@ -285,6 +286,9 @@ async def download_file(
                     await transfer.receive(http, start, mirror, check_size)
                     break
                 except (httpx.TransportError, OSError) as exc:
+                    if (refusal := refusal_in(exc)) is not None:
+                        more = f" {kept(transfer.have)}" if transfer.have else ""
+                        raise DownloadError(f"{refusal}{more}") from None
                     if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
                         raise DownloadError(f"Could not write {part}: {exc}.") from exc
                     # only cuts in a row without any progress count against the retries

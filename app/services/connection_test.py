@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import httpx
 
 from app.core.errors import UserError
+from app.core.netgate import purpose, refusal_in
 
 __all__ = ["ConnectionResult", "Provider", "check_url", "probe_connection"]
 
@@ -72,9 +73,12 @@ async def probe_connection(
         return ConnectionResult(False, f"Not tested: {exc}.")
     target, headers = _request(provider, base, key)
     try:
-        async with httpx.AsyncClient(timeout=TIMEOUT_S, trust_env=False) as client:
-            response = await client.get(target, headers=headers)
-    except httpx.ConnectError:
+        with purpose(f"testing the connection to {name}"):
+            async with httpx.AsyncClient(timeout=TIMEOUT_S, trust_env=False) as client:
+                response = await client.get(target, headers=headers)
+    except httpx.ConnectError as exc:
+        if (refusal := refusal_in(exc)) is not None:
+            return ConnectionResult(False, f"Not tested: {refusal}")
         return ConnectionResult(
             False, f"Could not connect to {base}: nothing answered there. Is {name} running?"
         )

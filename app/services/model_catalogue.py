@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.core.errors import UserError
+from app.core.netgate import purpose
 from app.services._download import Bounds, DownloadError, ProgressCallback, download_file
 from app.store.paths import resolve_data_dir
 
@@ -297,17 +298,18 @@ class ModelLibrary:
         if done is not None:
             return done
         target = self.dir / entry.filename
-        await download_file(
-            entry.url(self.hub_url),
-            target,
-            sha256=entry.sha256,
-            label=entry.title,
-            progress=progress,
-            retry_delay=retry_delay,
-            check_size=lambda remaining: self.check_fits(entry, remaining),
-            bounds=self.bounds(entry),
-            trusted=self.mirror,
-        )
+        with purpose(f"downloading {name}"):
+            await download_file(
+                entry.url(self.hub_url),
+                target,
+                sha256=entry.sha256,
+                label=entry.title,
+                progress=progress,
+                retry_delay=retry_delay,
+                check_size=lambda remaining: self.check_fits(entry, remaining),
+                bounds=self.bounds(entry),
+                trusted=self.mirror,
+            )
         return self._record(entry, target)
 
     def _plan(self, name: str) -> tuple[CatalogueEntry, InstalledModel | None]:

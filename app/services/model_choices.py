@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from app.core.netgate import GATE, is_local_host, purpose
 from app.services.settings import AppSettings
 
 __all__ = ["ModelChoice", "list_model_choices"]
@@ -44,11 +46,14 @@ def _gguf(path_text: str) -> ModelChoice:
     )
 
 
-def _endpoint(spec: str) -> ModelChoice:
+def _endpoint(spec: str, settings: AppSettings) -> ModelChoice:
     provider, _, rest = spec.partition(":")
     name, _, url = rest.partition("@")
     group = {"openai": "OpenAI-compatible", "anthropic": "Anthropic"}.get(provider, provider)
     label = f"{name} ({url})" if url else name
+    where = url or settings.provider_urls().get(provider, "")
+    if GATE.offline and not is_local_host(urlsplit(where).hostname or ""):
+        return ModelChoice(spec, label, group, False, "offline: it is on another computer")
     return ModelChoice(spec, label, group)
 
 
@@ -64,7 +69,8 @@ async def list_model_choices(
     if list_ollama is not None:
         url = settings.ollama_url
         try:
-            models = await asyncio.wait_for(list_ollama(url), wait_s)
+            with purpose("listing the models of Ollama"):
+                models = await asyncio.wait_for(list_ollama(url), wait_s)
         except Exception as exc:  # not running, refused, slow: the picker says so
             reason = str(exc).split(". ")[0] if str(exc) else "not reachable"
             choices.append(
@@ -77,5 +83,5 @@ async def list_model_choices(
                 name = str(entry.get("name", ""))
                 if name:
                     choices.append(ModelChoice(f"ollama:{name}@{url}", name, "Ollama"))
-    choices += [_endpoint(s) for s in settings.endpoints]
+    choices += [_endpoint(s, settings) for s in settings.endpoints]
     return choices

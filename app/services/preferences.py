@@ -290,6 +290,11 @@ class Preferences:
         settings = self._workspace.settings.model_copy(update={"theme": theme})
         await self._workspace.save_settings(settings)
 
+    async def set_offline(self, offline: bool) -> None:
+        """Keep the offline choice; it applies to every connection at once."""
+        settings = self._workspace.settings.model_copy(update={"offline": offline})
+        await self._workspace.save_settings(settings)
+
 
 def format_time(when: float) -> str:
     """A local date and time for the audit log."""

@@ -45,6 +45,8 @@ class AppSettings(BaseModel):
     """Folders the file tools may work in (none: every path is refused)."""
     allow_private_network: bool = False
     """Let the web tools reach this computer and the local network."""
+    offline: bool = False
+    """Refuse every connection to another computer (see :mod:`app.core.netgate`)."""
 
     def provider_urls(self) -> dict[str, str]:
         """The base URL of each provider, for models whose spec names none."""

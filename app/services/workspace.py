@@ -54,6 +54,7 @@ from app.services.events import (
 )
 from app.services.model_choices import ModelChoice, list_model_choices
 from app.services.model_downloads import ModelDownloads
+from app.services.network import NetworkLedger, forced_offline
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
 from app.services.workspace_tools import WorkspaceTools
@@ -158,6 +159,8 @@ class Workspace:
         """The model catalogue: models to download, and the downloaded ones."""
         self.backups = BackupService(store.path, enabled=store.read_only is None)
         """Backups of the thread database: take, list, restore, and one a day."""
+        self.network = NetworkLedger(store)
+        """Offline mode, and the ledger of every connection Parley opens."""
 
     @property
     def attachments(self) -> AttachmentService:
@@ -225,6 +228,8 @@ class Workspace:
         )
         if list_ollama is not None:
             opened.append(workspace)  # models built from now on use its provider URLs
+        workspace.network.set_offline(settings.offline or forced_offline())
+        workspace.network.start()
         return workspace
 
     async def aclose(self) -> None:
@@ -237,6 +242,7 @@ class Workspace:
         await self.backups.aclose()
         await self.tools.aclose()
         await self._close_models()
+        await self.network.aclose()
         await self._store.aclose()
 
     async def _close_models(self) -> None:
@@ -391,6 +397,8 @@ class Workspace:
         """Keep ``settings`` and write them to disk. Remote models are built again on their
         next turn when a provider's URL changed."""
         changed = settings.provider_urls() != self.settings.provider_urls()
+        if settings.offline != self.settings.offline:
+            self.network.set_offline(settings.offline or forced_offline())
         self.settings = settings
         await asyncio.to_thread(save_settings, self.data_dir, settings)
         if changed:

@@ -163,7 +163,24 @@ def _v5(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite_utils.Database) -> None:
+    # every connection the process opened or was refused: address, purpose, outcome only
+    db.conn.execute(
+        "CREATE TABLE network_ledger ("
+        " id INTEGER PRIMARY KEY,"
+        " time REAL NOT NULL,"
+        " host TEXT NOT NULL,"
+        " port INTEGER,"
+        " purpose TEXT NOT NULL,"
+        " local INTEGER NOT NULL,"
+        " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused')),"
+        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup'))"
+        ")"
+    )
+    db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

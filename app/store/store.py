@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from app.core.errors import UserError
+from app.core.netgate import Connection
 from app.core.state.agent_state import AgentState
-from app.store import _approvals, _check, _export, _media, _pages, _threads
+from app.store import _approvals, _check, _export, _ledger, _media, _pages, _threads
 from app.store._export import ModelCheck
 from app.store._threads import _UNSET
 from app.store._worker import Worker
@@ -268,6 +270,19 @@ class Store:
         if blob is None:
             raise UserError(f"no media with SHA-256 {sha256} is stored")
         return blob.data
+
+    # The network ledger ---------------------------------------------------------------
+
+    async def record_connections(self, connections: Sequence[Connection]) -> None:
+        """Append connections the network gate saw to the ledger (old rows are dropped)."""
+        if connections:
+            await self._worker.acall(_ledger.record_connections, list(connections))
+
+    async def list_connections(
+        self, *, limit: int = 200, since: float | None = None
+    ) -> list[Connection]:
+        """The ledger's newest ``limit`` connections, newest first."""
+        return await self._worker.acall(_ledger.list_connections, limit, since)
 
     # Approvals -----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import certifi
 import httpx
 
+from app.core.netgate import OfflineRefusal, refusal_in
 from app.core.tools import ToolError
 from app.tools._netguard import AddressRefused, NetworkPolicy
 
@@ -257,11 +258,15 @@ async def exchange(
                 content=content,
                 limit=limit,
             )
+    except OfflineRefusal as exc:  # looking the host up was refused
+        raise ToolError(str(exc).rstrip(".")) from None
     except TimeoutError:
         raise ToolError(f"{url} did not answer within {seconds:g} s") from None
     except httpx.TimeoutException:
         raise ToolError(f"{url} did not answer within {seconds:g} s") from None
     except httpx.ConnectError as exc:
+        if (refusal := refusal_in(exc)) is not None:
+            raise ToolError(str(refusal).rstrip(".")) from None
         if "CERTIFICATE_VERIFY_FAILED" in str(exc):
             raise ToolError(f"the certificate of {url} could not be verified") from None
         raise ToolError(f"could not connect to {url} (refused or unreachable)") from None

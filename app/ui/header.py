@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 from app.services.model_choices import ModelChoice
 from app.ui.budget.meter import BudgetMeter
 from app.ui.model_manage import MANAGE_MODELS
+from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["ADD_GGUF", "Header"]
 
@@ -56,6 +57,7 @@ class Header(QFrame):
         self.status.setObjectName("modelStatus")
 
         self.budget = BudgetMeter(self)
+        self.network = NetworkIndicator(self)
 
         self.picker = QComboBox(self)
         self.picker.setObjectName("modelPicker")
@@ -75,6 +77,7 @@ class Header(QFrame):
         layout.setSpacing(12)
         layout.addWidget(self.title, 1)
         layout.addWidget(self.status)
+        layout.addWidget(self.network)
         layout.addWidget(self.budget)
         layout.addWidget(self.picker)
 

@@ -190,6 +190,8 @@ class MainWindow(QMainWindow):
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
         self.header.modelChosen.connect(lambda spec: spawn(self._choose_model(spec)))
         self.header.renameRequested.connect(lambda: spawn(self.rename_thread()))
+        self.header.network.watch(self.workspace.network)
+        self.header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
         self.workspace.subscribe(self._on_workspace_event)
 
     def _menus(self) -> None:
@@ -242,8 +244,26 @@ class MainWindow(QMainWindow):
         act(thread, "&Next thread", QKeySequence("Ctrl+PgDown"), lambda: self._step_thread(1))
         view = bar.addMenu("&View")
         act(view, "Show &sidebar", QKeySequence("Ctrl+B"), self.toggle_sidebar)
+        self.offline_action = act(view, "Work &offline", None, lambda: None)
+        self.offline_action.setCheckable(True)
+        self.offline_action.setChecked(self.workspace.network.offline)
+        self.offline_action.toggled.connect(
+            lambda on: spawn(self.workspace.preferences.set_offline(on))
+        )
+        view.aboutToShow.connect(self._sync_offline)
+        act(
+            view,
+            "&Network connections…",
+            None,
+            lambda: self.open_settings("networkSettingsPage"),
+        )
         helpm = bar.addMenu("&Help")
         act(helpm, "&Keyboard shortcuts", QKeySequence("F1"), lambda: spawn(self.show_shortcuts()))
+
+    def _sync_offline(self) -> None:
+        self.offline_action.blockSignals(True)
+        self.offline_action.setChecked(self.workspace.network.offline)
+        self.offline_action.blockSignals(False)
 
     # Start-up and threads ------------------------------------------------------------
 

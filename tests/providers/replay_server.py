@@ -62,7 +62,7 @@ def json_reply(data: Any, status: int = 200, headers: dict[str, str] | None = No
 class ReplayServer:
     """Serves queued :class:`Reply` objects; records each request's path, headers and JSON."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.replies: dict[str, list[Reply]] = {}
         self.requests: list[dict[str, Any]] = []
         self._stop = threading.Event()
@@ -116,7 +116,7 @@ class ReplayServer:
             do_GET = _serve
             do_POST = _serve
 
-        self._server = _QuietServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer((host, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True

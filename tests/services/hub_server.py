@@ -67,8 +67,8 @@ class HubServer:
         """Serve ``file`` at ``/{repo}/resolve/{revision}/{filename}``."""
         self.files[f"/{repo}/resolve/{revision}/{filename}"] = file
 
-    def start(self) -> HubServer:
-        """Listen on a free port on 127.0.0.1."""
+    def start(self, address: str = "127.0.0.1") -> HubServer:
+        """Listen on a free port on ``address``."""
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -151,7 +151,7 @@ class HubServer:
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass  # a client hanging up mid-file is part of the tests
 
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server((address, 0), Handler)
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         ).start()

@@ -9,6 +9,7 @@ from typing import Any
 from app.core.errors import ModelError, ModelStreamInterrupted
 from app.core.graph.context import RunContext
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
+from app.core.netgate import purpose
 from app.core.state.message import Message, new_message_id
 from app.core.state.message_block import ErrorBlock, ToolCallBlock
 
@@ -39,14 +40,17 @@ async def stream_reply(
     failure: str | None = None
     code = "model"
     stream: AsyncIterator[Message] | None = None
+    info = getattr(model, "info", None)
+    label = f"the model {getattr(info, 'spec', None) or type(model).__name__}"
     try:
-        stream = model.astream(messages, tools=tools, config=config)
-        async for chunk in stream:
-            ctx.stream_message(chunk)
-            merged = chunk if merged is None else merged + chunk
-            if ctx.stop_requested:
-                stopped = True
-                break
+        with purpose(label):
+            stream = model.astream(messages, tools=tools, config=config)
+            async for chunk in stream:
+                ctx.stream_message(chunk)
+                merged = chunk if merged is None else merged + chunk
+                if ctx.stop_requested:
+                    stopped = True
+                    break
     except ModelStreamInterrupted as exc:
         failure, code = str(exc), exc.code
         if merged is None and isinstance(exc.partial, Message):
@@ -57,7 +61,6 @@ async def stream_reply(
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
             await aclose()
-    info = getattr(model, "info", None)
     reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
     ctx.budget.record_model_call(reply.usages, getattr(info, "price", None))
     update: dict[str, Any] = {"delta": False}

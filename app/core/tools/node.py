@@ -12,6 +12,7 @@ from app.core.errors import UserError
 from app.core.graph.budget_pause import pause_for_budget
 from app.core.graph.context import RunContext, current_context
 from app.core.models.protocol import ToolSpec
+from app.core.netgate import purpose
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.core.state.serde import dump_messages, load_messages
@@ -158,7 +159,9 @@ class ToolNode:
         name, call_id = outcome.tool.name, outcome.call.id
         if ctx is not None:
             ctx.report_progress(call_id, name, status="started")
-        done = await execute(outcome, ctx, self.secret_resolver, redactor)
+        where = f" in thread {ctx.thread_id}" if ctx is not None and ctx.thread_id else ""
+        with purpose(f"the tool {name}{where}"):
+            done = await execute(outcome, ctx, self.secret_resolver, redactor)
         if ctx is not None:
             failed = isinstance(done, Failure)
             ctx.report_progress(

@@ -22,6 +22,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from app.core.errors import ParleyError
+from app.core.netgate import purpose
 from app.core.tools.secrets import SecretError, SecretSource
 from app.tools.mcp._reasons import describe_failure, log_tail
 from app.tools.mcp._transport import (
@@ -178,7 +179,8 @@ class McpConnection:
         self._log(f"starting: {self._described()}")
         self._log_start = self.log_path.stat().st_size
         self._http_status = None
-        run.task = asyncio.create_task(self._serve(run), name=f"mcp:{self.name}")
+        with purpose(f"the MCP server {self.name}"):  # its connections, in the ledger
+            run.task = asyncio.create_task(self._serve(run), name=f"mcp:{self.name}")
         self._run = run
         try:
             async with asyncio.timeout(self.start_timeout):

@@ -24,6 +24,7 @@ from app.ui.settings.keys_page import KeysPage
 from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.models_page import ModelsPage
+from app.ui.settings.network_page import NetworkPage
 from app.ui.settings.page import SettingsPage
 from app.ui.settings.rules_page import RulesPage
 from app.ui.settings.tools_page import ToolsPage
@@ -40,6 +41,7 @@ PAGES: list[type[SettingsPage]] = [
     AuditPage,
     LimitsPage,
     AppearancePage,
+    NetworkPage,
     DataPage,
 ]
 """The dialog's pages, in the order the list shows them."""

@@ -1,0 +1,228 @@
+"""One gate for every connection this process opens: it records each and, offline, refuses
+every one that is not to this computer.
+
+The gate is a Python audit hook (:func:`sys.addaudithook`): CPython raises the
+``socket.connect`` and ``socket.getaddrinfo`` events inside the socket module itself, so
+every library that opens a socket from Python (the provider SDKs, httpx, asyncio, a raw
+``socket.create_connection``) passes through it, and nothing can go around it from inside
+the process. A hook cannot be removed once installed, so :func:`install` is called once
+and the gate's state (offline or not, who listens) is changed through :data:`GATE`.
+
+What a connection is for comes from :func:`purpose`, a context variable the code opening it
+sets ("the model openai:gpt-4o-mini", "downloading qwen2.5-1.5b"); a connection opened with
+none is recorded as ``unlabelled``. Only the address, the purpose and the outcome are
+recorded: never what is sent, never a key.
+
+Local means ``127.0.0.1``, ``::1`` and local (Unix) sockets. Every other address, other
+loopback addresses such as ``127.0.0.2`` included, counts as remote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "GATE",
+    "Connection",
+    "NetworkGate",
+    "OfflineRefusal",
+    "install",
+    "is_local_host",
+    "purpose",
+    "refusal_in",
+]
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+"""Hosts that are this computer (``localhost`` only as a name to look up)."""
+
+_purpose: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "parley_network_purpose", default=None
+)
+
+Outcome = Literal["allowed", "refused"]
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One connection the gate saw (or one name it was asked to look up and refused)."""
+
+    time: float
+    """When (``time.time()``)."""
+    host: str
+    """The address connected to (a path for a local socket)."""
+    port: int | None
+    purpose: str
+    """What it was for, as the code that opened it said (``unlabelled`` when it did not)."""
+    local: bool
+    """To this computer (``127.0.0.1``, ``::1`` or a local socket)."""
+    outcome: Outcome
+    kind: Literal["connect", "lookup"] = "connect"
+
+
+class OfflineRefusal(ConnectionRefusedError):
+    """Offline, a connection to another computer was refused before any byte was sent.
+
+    A :class:`ConnectionRefusedError` (an :class:`OSError`), so every library reports it as
+    the connection failure it is; its text is the sentence a person reads.
+    """
+
+
+def refusal_in(exc: BaseException | None) -> OfflineRefusal | None:
+    """The offline refusal behind ``exc`` (itself, its causes, or inside an exception group,
+    as libraries wrap a failed connect), or ``None``."""
+    stack, seen = [exc], set()
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, OfflineRefusal):
+            return item
+        stack += [item.__cause__, item.__context__]
+        if isinstance(item, BaseExceptionGroup):
+            stack += list(item.exceptions)
+    return None
+
+
+def is_local_host(host: str) -> bool:
+    """Whether ``host`` (an address, or ``localhost``) is this computer."""
+    return host.strip("[]").lower() in LOCAL_HOSTS
+
+
+@contextlib.contextmanager
+def purpose(label: str) -> Iterator[None]:
+    """Connections opened inside the block (in this task or thread, and in tasks and
+    ``asyncio.to_thread`` calls started from it) are recorded as being for ``label``."""
+    token = _purpose.set(label)
+    try:
+        yield
+    finally:
+        _purpose.reset(token)
+
+
+def current_purpose() -> str | None:
+    """The purpose connections opened here would be recorded with."""
+    return _purpose.get()
+
+
+Listener = Callable[[Connection], None]
+
+
+class NetworkGate:
+    """The gate's state: offline or not, the connections of this session, and listeners."""
+
+    def __init__(self, keep: int = 1000) -> None:
+        self.offline = False
+        self.session: deque[Connection] = deque(maxlen=keep)
+        """The latest connections of this process, oldest first."""
+        self.count = 0
+        """How many connections this process has made or tried (refused ones included)."""
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with each connection from now on (on the thread that opens it;
+        it must be quick and must not raise); returns the unsubscribe call."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def refusal(self, host: str, port: int | None, label: str | None) -> OfflineRefusal:
+        """The error an offline refusal raises, in one sentence."""
+        where = f"{host}:{port}" if port is not None else host
+        why = f" for {label}" if label else ""
+        return OfflineRefusal(
+            f"Parley is offline, so it did not connect to {where}{why}. To allow it, turn "
+            f"offline mode off (Settings > Network, or run without --offline and "
+            f"PARLEY_OFFLINE)."
+        )
+
+    def _record(self, connection: Connection) -> None:
+        with self._lock:
+            self.session.append(connection)
+            self.count += 1
+            listeners = list(self._listeners)
+        for listener in listeners:
+            with contextlib.suppress(Exception):  # a listener must never break a connect
+                listener(connection)
+
+    def on_connect(self, address: Any, family: int | None) -> None:
+        """Record (and offline, refuse) a connection to ``address``."""
+        label = _purpose.get()
+        if family == getattr(socket, "AF_UNIX", None) or isinstance(address, str | bytes):
+            path = address.decode(errors="replace") if isinstance(address, bytes) else address
+            host, port, local = str(path) or "(unnamed local socket)", None, True
+        elif isinstance(address, tuple) and len(address) >= 2:
+            host, port = str(address[0]), int(address[1])
+            local = is_local_host(host) and host != "localhost"
+        else:
+            host, port, local = repr(address), None, False
+        refused = self.offline and not local
+        self._record(
+            Connection(
+                time.time(),
+                host,
+                port,
+                label or "unlabelled",
+                local,
+                "refused" if refused else "allowed",
+            )
+        )
+        if refused:
+            raise self.refusal(host, port, label)
+
+    def on_lookup(self, host: Any, port: Any) -> None:
+        """Offline, refuse looking up the address of another computer (the question itself
+        would leave the computer); lookups are not recorded otherwise."""
+        if not self.offline or host is None:
+            return
+        name = host.decode(errors="replace") if isinstance(host, bytes) else str(host)
+        if is_local_host(name) or not name:
+            return
+        label = _purpose.get()
+        number = port if isinstance(port, int) else None
+        self._record(
+            Connection(time.time(), name, number, label or "unlabelled", False, "refused", "lookup")
+        )
+        raise self.refusal(name, number, label)
+
+
+GATE = NetworkGate()
+"""The process's gate."""
+
+_installed = False
+_install_lock = threading.Lock()
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    # called for every audit event in the process: keep the common path to two comparisons
+    if event == "socket.connect":
+        sock, address = args
+        GATE.on_connect(address, getattr(sock, "family", None))
+    elif event == "socket.getaddrinfo":
+        GATE.on_lookup(args[0], args[1])
+
+
+def install() -> NetworkGate:
+    """Install the gate's audit hook (once per process) and return the gate."""
+    global _installed
+    with _install_lock:
+        if not _installed:
+            sys.addaudithook(_hook)
+            _installed = True
+    return GATE

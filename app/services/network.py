@@ -1,0 +1,138 @@
+"""The network ledger and offline mode, for the window and the terminal.
+
+The gate itself (:mod:`app.core.netgate`) sees every connection the process opens; this
+service turns offline mode on or off (the user's setting, ``--offline`` or
+``PARLEY_OFFLINE=1``) and saves what the gate saw into the store's ledger, in batches and off
+the event loop, so a connection costs the turn that opens it nothing but a list append.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Mapping
+
+from app.core.netgate import GATE, Connection, NetworkGate, install
+from app.store import Store
+
+__all__ = [
+    "ENV_VAR",
+    "NetworkLedger",
+    "describe_connection",
+    "forced_offline",
+]
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "PARLEY_OFFLINE"
+"""Set to 1 to start offline whatever the settings say."""
+
+FLUSH_SECONDS = 2.0
+"""How often the connections seen are written to the ledger."""
+
+
+def forced_offline(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``PARLEY_OFFLINE`` asks for offline mode."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def describe_connection(connection: Connection) -> str:
+    """One line for a person: when, where, what for, and what happened."""
+    import datetime
+
+    when = datetime.datetime.fromtimestamp(connection.time).strftime("%Y-%m-%d %H:%M:%S")
+    where = connection.host if connection.port is None else f"{connection.host}:{connection.port}"
+    place = "local" if connection.local else "remote"
+    verb = "looked up" if connection.kind == "lookup" else "connected"
+    if connection.outcome == "refused":
+        verb = "refused (offline)"
+    return f"{when}  {place:<6}  {where}  {connection.purpose}  {verb}"
+
+
+class NetworkLedger:
+    """Offline mode and the ledger of one store; :meth:`start` begins recording."""
+
+    def __init__(self, store: Store, gate: NetworkGate = GATE) -> None:
+        self._store = store
+        self._gate = gate
+        self._pending: list[Connection] = []
+        self._lock = threading.Lock()
+        self._unsubscribe: object = None
+        self._task: asyncio.Task[None] | None = None
+        self.started_count = gate.count
+        """The gate's count when this workspace opened: the session's connections are the
+        ones after it."""
+
+    @property
+    def offline(self) -> bool:
+        """Whether connections to other computers are refused."""
+        return self._gate.offline
+
+    def set_offline(self, offline: bool) -> None:
+        """Turn offline mode on or off for the whole process, at once."""
+        self._gate.offline = offline
+
+    @property
+    def session_count(self) -> int:
+        """Connections made or refused since this workspace opened."""
+        return self._gate.count - self.started_count
+
+    def session(self) -> list[Connection]:
+        """This session's latest connections, newest first."""
+        count = min(self.session_count, len(self._gate.session))
+        return list(reversed(list(self._gate.session)[len(self._gate.session) - count :]))
+
+    def start(self) -> None:
+        """Install the gate and record what it sees from now on."""
+        install()
+        if self._unsubscribe is None:
+            self._unsubscribe = self._gate.subscribe(self._seen)
+        with contextlib.suppress(RuntimeError):  # no running loop: flushed on close only
+            if self._task is None:
+                self._task = asyncio.get_running_loop().create_task(
+                    self._flush_every(FLUSH_SECONDS), name="network ledger"
+                )
+
+    def _seen(self, connection: Connection) -> None:
+        with self._lock:
+            self._pending.append(connection)
+
+    async def flush(self) -> None:
+        """Write what the gate saw since the last flush into the ledger."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if not batch or self._store.read_only is not None:
+            return
+        try:
+            await self._store.record_connections(batch)
+        except Exception:  # the ledger must not break a turn; the next flush tries again
+            log.warning("the network ledger could not be written", exc_info=True)
+            with self._lock:
+                self._pending[:0] = batch
+
+    async def _flush_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            await self.flush()
+
+    async def recent(self, limit: int = 200) -> list[Connection]:
+        """The ledger's newest connections (saved ones and those not yet saved)."""
+        await self.flush()
+        return await self._store.list_connections(limit=limit)
+
+    async def aclose(self) -> None:
+        """Stop recording and save what is left."""
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if callable(unsubscribe):
+            unsubscribe()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.flush()
+        self._gate.offline = forced_offline()  # what this workspace's settings asked ends
