@@ -17,6 +17,7 @@ import keyring.backends.fail
 import keyring.errors
 from keyring.backend import KeyringBackend
 
+from app.core.netgate import purpose
 from app.core.tools.secrets import SecretError
 from app.secrets.known import remember_secret
 
@@ -24,6 +25,9 @@ __all__ = ["SERVICE", "KeyringSecretResolver", "KeyringStatus"]
 
 SERVICE = "parley"
 """The keyring service name every Parley secret is stored under."""
+
+KEYRING_PURPOSE = "the system keyring"
+"""What the network ledger says a keyring call's (local) connection was for."""
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +111,8 @@ class KeyringSecretResolver:
         if ref in self._session:
             return self._session[ref]
         try:
-            value = self._usable_backend(ref).get_password(self.service, ref)
+            with purpose(KEYRING_PURPOSE):
+                value = self._usable_backend(ref).get_password(self.service, ref)
         except SecretError:
             if self.session_fallback:
                 raise SecretError(
@@ -138,7 +143,8 @@ class KeyringSecretResolver:
             raise SecretError(ref, f"secret {ref!r} cannot be empty; use delete() to remove it")
         remember_secret(value)
         try:
-            self._usable_backend(ref).set_password(self.service, ref, value)
+            with purpose(KEYRING_PURPOSE):
+                self._usable_backend(ref).set_password(self.service, ref, value)
         except (SecretError, keyring.errors.KeyringError) as exc:
             if not self.session_fallback:
                 raise (
@@ -155,7 +161,8 @@ class KeyringSecretResolver:
         """Remove ``ref`` from the keyring and the session store; a missing secret is fine."""
         had_session = self._session.pop(ref, None) is not None
         try:
-            self._usable_backend(ref).delete_password(self.service, ref)
+            with purpose(KEYRING_PURPOSE):
+                self._usable_backend(ref).delete_password(self.service, ref)
         except keyring.errors.PasswordDeleteError:
             return
         except (SecretError, keyring.errors.KeyringError) as exc:
