@@ -26,7 +26,7 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.problems import problem_of
-from app.services.workspace import Workspace
+from app.services.workspace import ThreadBusy, Workspace
 from app.ui.chat.message_model import MessageListModel
 from app.ui.tasks import spawn
 
@@ -178,7 +178,7 @@ class ChatViewModel(QObject):
         try:
             await starting
         except ParleyError as exc:
-            kind = "busy" if type(exc).__name__ == "ThreadBusy" else getattr(exc, "kind", "invalid")
+            kind = "busy" if isinstance(exc, ThreadBusy) else getattr(exc, "kind", "invalid")
             self.problem.emit(problem_of(kind, str(exc), self.thread_id))
             return False
         return True
