@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
+import os
 import socket
+import struct
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -66,6 +70,13 @@ class Connection:
     """To this computer (``127.0.0.1``, ``::1`` or a local socket)."""
     outcome: Outcome
     kind: Literal["connect", "lookup"] = "connect"
+    ref: str = ""
+    """Unique to this connection (process and number): a later byte count names it."""
+    sent: int | None = None
+    """Bytes sent (acknowledged by the other end), once the connection closed; ``None``
+    while open or where the system does not say."""
+    received: int | None = None
+    """Bytes received, likewise."""
 
 
 class OfflineRefusal(ConnectionRefusedError):
@@ -128,10 +139,14 @@ class NetworkGate:
         """How many connections this process has made or tried (refused ones included)."""
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
+        self._open: dict[int, tuple[weakref.ref[Any], Connection]] = {}
+        self._serial = 0
+        self._started = int(time.time())
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with each connection from now on (on the thread that opens it;
-        it must be quick and must not raise); returns the unsubscribe call."""
+        it must be quick and must not raise), and again, with its byte counts and the same
+        :attr:`Connection.ref`, when it closes; returns the unsubscribe call."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -161,8 +176,9 @@ class NetworkGate:
             with contextlib.suppress(Exception):  # a listener must never break a connect
                 listener(connection)
 
-    def on_connect(self, address: Any, family: int | None) -> None:
-        """Record (and offline, refuse) a connection to ``address``."""
+    def on_connect(self, address: Any, family: int | None, sock: Any = None) -> None:
+        """Record (and offline, refuse) a connection to ``address``; a TCP connection that
+        is let through is counted in bytes when ``sock`` closes."""
         label = _purpose.get()
         if family == getattr(socket, "AF_UNIX", None) or isinstance(address, str | bytes):
             path = address.decode(errors="replace") if isinstance(address, bytes) else address
@@ -173,18 +189,47 @@ class NetworkGate:
         else:
             host, port, local = repr(address), None, False
         refused = self.offline and not local
-        self._record(
-            Connection(
-                time.time(),
-                host,
-                port,
-                label or "unlabelled",
-                local,
-                "refused" if refused else "allowed",
-            )
+        connection = Connection(
+            time.time(),
+            host,
+            port,
+            label or "unlabelled",
+            local,
+            "refused" if refused else "allowed",
+            ref=self._next_ref(),
         )
+        self._record(connection)
         if refused:
             raise self.refusal(host, port, label)
+        if sock is not None and port is not None and _counts_bytes(sock):
+            with self._lock:
+                self._open[id(sock)] = (weakref.ref(sock), connection)
+
+    def _next_ref(self) -> str:
+        with self._lock:
+            self._serial += 1
+            return f"{os.getpid()}:{self._started}:{self._serial}"
+
+    def on_close(self, sock: Any) -> None:
+        """Count the bytes of a recorded connection as its socket closes."""
+        with self._lock:
+            entry = self._open.pop(id(sock), None)
+        if entry is None or entry[0]() is not sock:
+            return
+        counted = _tcp_bytes(sock)
+        if counted is not None:
+            self._updated(dataclasses.replace(entry[1], sent=counted[0], received=counted[1]))
+
+    def _updated(self, connection: Connection) -> None:
+        with self._lock:
+            for i in range(len(self.session) - 1, -1, -1):
+                if self.session[i].ref == connection.ref:
+                    self.session[i] = connection
+                    break
+            listeners = list(self._listeners)
+        for listener in listeners:
+            with contextlib.suppress(Exception):
+                listener(connection)
 
     def on_lookup(self, host: Any, port: Any) -> None:
         """Offline, refuse looking up the address of another computer (the question itself
@@ -209,11 +254,48 @@ _installed = False
 _install_lock = threading.Lock()
 
 
+def _counts_bytes(sock: Any) -> bool:
+    return getattr(sock, "type", None) == socket.SOCK_STREAM and getattr(sock, "family", None) in (
+        socket.AF_INET,
+        socket.AF_INET6,
+    )
+
+
+_TCP_INFO = getattr(socket, "TCP_INFO", None)
+_BYTES = struct.Struct("=QQ")  # tcpi_bytes_acked, tcpi_bytes_received (Linux's tcp_info)
+_BYTES_AT = 120
+
+
+def _tcp_bytes(sock: Any) -> tuple[int, int] | None:
+    """Bytes sent (acknowledged) and received on ``sock``, where the system says."""
+    if _TCP_INFO is None:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, _TCP_INFO, 256)
+    except OSError:
+        return None
+    if len(info) < _BYTES_AT + _BYTES.size:
+        return None
+    acked, received = _BYTES.unpack_from(info, _BYTES_AT)
+    return max(int(acked) - 1, 0), int(received)  # the SYN counts as one byte acked
+
+
+_real_close = socket.socket.close
+
+
+def _close(self: socket.socket) -> None:
+    # a recorded connection is counted in bytes as it closes (close is Python code, so this
+    # is the one place every library's socket passes on its way out)
+    if GATE._open:
+        GATE.on_close(self)
+    _real_close(self)
+
+
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     # called for every audit event in the process: keep the common path to two comparisons
     if event == "socket.connect":
         sock, address = args
-        GATE.on_connect(address, getattr(sock, "family", None))
+        GATE.on_connect(address, getattr(sock, "family", None), sock)
     elif event == "socket.getaddrinfo":
         GATE.on_lookup(args[0], args[1])
 
@@ -224,5 +306,6 @@ def install() -> NetworkGate:
     with _install_lock:
         if not _installed:
             sys.addaudithook(_hook)
+            socket.socket.close = _close  # type: ignore[method-assign,assignment]
             _installed = True
     return GATE

@@ -16,11 +16,13 @@ import threading
 from collections.abc import Mapping
 
 from app.core.netgate import GATE, Connection, NetworkGate, install
+from app.core.sizes import human_size
 from app.store import Store
 
 __all__ = [
     "ENV_VAR",
     "NetworkLedger",
+    "byte_counts",
     "describe_connection",
     "forced_offline",
 ]
@@ -50,7 +52,17 @@ def describe_connection(connection: Connection) -> str:
     verb = "looked up" if connection.kind == "lookup" else "connected"
     if connection.outcome == "refused":
         verb = "refused (offline)"
-    return f"{when}  {place:<6}  {where}  {connection.purpose}  {verb}"
+    counted = byte_counts(connection)
+    return f"{when}  {place:<6}  {where}  {connection.purpose}  {verb}" + (
+        f"  ({counted})" if counted else ""
+    )
+
+
+def byte_counts(connection: Connection) -> str:
+    """``1.2 kB sent, 45.0 kB received`` once the connection closed, else ``""``."""
+    if connection.sent is None or connection.received is None:
+        return ""
+    return f"{human_size(connection.sent)} sent, {human_size(connection.received)} received"
 
 
 class NetworkLedger:

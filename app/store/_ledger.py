@@ -23,17 +23,23 @@ KEEP_SECONDS = 30 * 24 * 3600.0
 def record_connections(
     db: sqlite_utils.Database, connections: Sequence[Connection], now: float | None = None
 ) -> None:
-    """Append ``connections`` and drop the rows older than :data:`KEEP_SECONDS`."""
+    """Append ``connections`` (one already there by its ``ref`` gets its byte counts) and
+    drop the rows older than :data:`KEEP_SECONDS`."""
     cutoff = (time.time() if now is None else now) - KEEP_SECONDS
     with write_tx(db) as conn:
         conn.executemany(
-            "INSERT INTO network_ledger (time, host, port, purpose, local, outcome, kind) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO network_ledger "
+            "(time, host, port, purpose, local, outcome, kind, ref, sent, received) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(ref) DO UPDATE SET sent = excluded.sent, received = excluded.received",
             [
-                (c.time, c.host, c.port, c.purpose, int(c.local), c.outcome, c.kind)
+                (
+                    c.time, c.host, c.port, c.purpose, int(c.local), c.outcome, c.kind,
+                    c.ref or None, c.sent, c.received,
+                )
                 for c in connections
             ],
-        )
+        )  # fmt: skip
         conn.execute("DELETE FROM network_ledger WHERE time < ?", (cutoff,))
 
 
@@ -42,11 +48,14 @@ def list_connections(
 ) -> list[Connection]:
     """The newest ``limit`` connections (since ``since`` when given), newest first."""
     rows = db.conn.execute(
-        "SELECT time, host, port, purpose, local, outcome, kind FROM network_ledger "
-        "WHERE time >= ? ORDER BY time DESC, id DESC LIMIT ?",
+        "SELECT time, host, port, purpose, local, outcome, kind, ref, sent, received "
+        "FROM network_ledger WHERE time >= ? ORDER BY time DESC, id DESC LIMIT ?",
         (since if since is not None else 0.0, limit),
     ).fetchall()
     return [
-        Connection(float(t), str(h), None if p is None else int(p), str(u), bool(lo), o, k)
-        for t, h, p, u, lo, o, k in rows
-    ]
+        Connection(
+            float(t), str(h), None if p is None else int(p), str(u), bool(lo), o, k,
+            ref or "", sent, received,
+        )
+        for t, h, p, u, lo, o, k, ref, sent, received in rows
+    ]  # fmt: skip

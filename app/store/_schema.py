@@ -174,7 +174,10 @@ def _v6(db: sqlite_utils.Database) -> None:
         " purpose TEXT NOT NULL,"
         " local INTEGER NOT NULL,"
         " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused')),"
-        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup'))"
+        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup')),"
+        " ref TEXT UNIQUE,"
+        " sent INTEGER,"
+        " received INTEGER"
         ")"
     )
     db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")

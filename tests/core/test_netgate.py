@@ -16,12 +16,29 @@ import pytest
 from app.core.netgate import GATE, Connection, OfflineRefusal, install, purpose
 
 
+class Seen(list[Connection]):
+    """What the gate reported, one entry per connection (its latest report: with byte
+    counts once it closed), in the order they were opened; ``reports`` has every call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reports: list[Connection] = []
+
+    def __call__(self, connection: Connection) -> None:
+        self.reports.append(connection)
+        for i, known in enumerate(self):
+            if known.ref == connection.ref:
+                self[i] = connection
+                return
+        self.append(connection)
+
+
 @pytest.fixture
-def gate() -> Iterator[list[Connection]]:
+def gate() -> Iterator[Seen]:
     """The installed gate, online; what it records during the test."""
     install()
-    seen: list[Connection] = []
-    unsubscribe = GATE.subscribe(seen.append)
+    seen = Seen()
+    unsubscribe = GATE.subscribe(seen)
     try:
         yield seen
     finally:
@@ -44,9 +61,7 @@ def _connections_waiting(server: socket.socket) -> bool:
     return bool(ready)
 
 
-def test_a_connection_is_recorded_with_its_purpose(
-    gate: list[Connection], remote: socket.socket
-) -> None:
+def test_a_connection_is_recorded_with_its_purpose(gate: Seen, remote: socket.socket) -> None:
     port = remote.getsockname()[1]
     with purpose("the model openai:test"), socket.create_connection(("127.0.0.2", port)):
         pass
@@ -58,9 +73,7 @@ def test_a_connection_is_recorded_with_its_purpose(
     assert GATE.session[-1] == seen
 
 
-def test_offline_refuses_a_raw_socket_before_any_byte(
-    gate: list[Connection], remote: socket.socket
-) -> None:
+def test_offline_refuses_a_raw_socket_before_any_byte(gate: Seen, remote: socket.socket) -> None:
     port = remote.getsockname()[1]
     GATE.offline = True
     with pytest.raises(OfflineRefusal) as refused, purpose("a direct library call"):
@@ -75,7 +88,7 @@ def test_offline_refuses_a_raw_socket_before_any_byte(
 
 
 def test_offline_refuses_httpx_and_asyncio_and_lets_local_through(
-    gate: list[Connection], remote: socket.socket
+    gate: Seen, remote: socket.socket
 ) -> None:
     port = remote.getsockname()[1]
     local = socket.create_server(("127.0.0.1", 0))
@@ -104,7 +117,7 @@ def test_offline_refuses_httpx_and_asyncio_and_lets_local_through(
 
 
 def test_offline_refuses_looking_up_another_computer_but_not_localhost(
-    gate: list[Connection],
+    gate: Seen,
 ) -> None:
     GATE.offline = True
     with pytest.raises(OfflineRefusal, match="did not connect to example.invalid:443"):
@@ -113,9 +126,7 @@ def test_offline_refuses_looking_up_another_computer_but_not_localhost(
     assert [(c.host, c.kind, c.outcome) for c in gate] == [("example.invalid", "lookup", "refused")]
 
 
-def test_a_local_socket_is_local_and_allowed_offline(
-    gate: list[Connection], tmp_path: Path
-) -> None:
+def test_a_local_socket_is_local_and_allowed_offline(gate: Seen, tmp_path: Path) -> None:
     path = str(tmp_path / "s")
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
@@ -131,7 +142,7 @@ def test_a_local_socket_is_local_and_allowed_offline(
 
 
 async def test_the_purpose_follows_into_worker_threads_and_tasks(
-    gate: list[Connection], remote: socket.socket
+    gate: Seen, remote: socket.socket
 ) -> None:
     port = remote.getsockname()[1]
 
@@ -143,3 +154,23 @@ async def test_the_purpose_follows_into_worker_threads_and_tasks(
         await asyncio.create_task(asyncio.to_thread(connect))
     await asyncio.to_thread(connect)
     assert [c.purpose for c in gate] == ["downloading tiny", "downloading tiny", "unlabelled"]
+
+
+def test_a_closed_connection_is_counted_in_bytes(gate: Seen, remote: socket.socket) -> None:
+    port = remote.getsockname()[1]
+    client = socket.create_connection(("127.0.0.2", port))
+    server_side, _ = remote.accept()
+    client.sendall(b"x" * 3000)
+    got = b""
+    while len(got) < 3000:
+        got += server_side.recv(65536)
+    server_side.sendall(b"y" * 1234)
+    received = b""
+    while len(received) < 1234:
+        received += client.recv(65536)
+    client.close()
+    server_side.close()
+    opened, closed = gate.reports
+    assert opened.ref == closed.ref and opened.sent is None
+    assert (closed.sent, closed.received) == (3000, 1234)
+    assert GATE.session[-1] == closed  # the session's entry has its counts too

@@ -63,6 +63,11 @@ async def test_a_turn_on_a_remote_server_is_in_the_ledger(
     async with Store.open(tmp_path / "parley.db") as store:
         saved = await store.list_connections()
     assert [(c.host, c.purpose) for c in saved] == [(seen.host, seen.purpose)]
+    # counted once the model's connection closed: the request out, the streamed reply in
+    (row,) = saved
+    request = remote.requests[0].get("raw", b"")
+    assert row.sent is not None and row.received is not None
+    assert row.sent > len(request) and row.received > len(b"".join(sse_events("openai_text.sse")))
 
 
 async def test_offline_refuses_the_turn_before_the_server_sees_it(

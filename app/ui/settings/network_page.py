@@ -10,6 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QTableWidgetItem, QWidget
 
 from app.core.netgate import Connection
+from app.services.network import byte_counts
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
@@ -17,7 +18,7 @@ from app.ui.tasks import spawn
 
 __all__ = ["NetworkPage"]
 
-COLUMNS = ["When", "Where", "Address", "For", "Outcome"]
+COLUMNS = ["When", "Where", "Address", "For", "Outcome", "Bytes"]
 STDIO_NOTE = (
     "A local MCP server (one Parley starts as a program) is a program of its own: offline "
     "mode covers Parley's connections, not that program's. Switch such a server off on the "
@@ -95,6 +96,7 @@ class NetworkPage(SettingsPage):
                 where,
                 connection.purpose,
                 _outcome(connection),
+                byte_counts(connection),
             )
             for col, text in enumerate(cells):
                 self.table.setItem(row, col, QTableWidgetItem(text))
