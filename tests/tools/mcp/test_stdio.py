@@ -275,8 +275,9 @@ async def test_an_argument_may_come_from_the_keyring_too(tmp_path: Path) -> None
     async with McpManager([server], log_dir=tmp_path, secret_resolver=resolver) as manager:
         failures = await manager.start()
     assert failures["quits"].startswith(
-        "server 'quits' exited before it answered (last words: farewell-4d2)"
+        "server 'quits' exited before it answered (last words: [redacted secret demo/words])"
     )
+    assert "farewell-4d2" not in (tmp_path / "quits.log").read_text()
     assert "starting: " in (tmp_path / "quits.log").read_text()
     assert "--exit-at-start {keyring:demo/words}" in (tmp_path / "quits.log").read_text()
 

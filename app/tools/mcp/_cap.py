@@ -1,0 +1,73 @@
+"""A server's tool result cut to what is worth keeping and sending, as the web tools cut a page.
+
+Text is kept up to :data:`MAX_RESULT_CHARS` characters over all its blocks and media up to
+:data:`MAX_MEDIA_BYTES` a block; what is cut is said in a note at the end of the result, which
+the model reads and the user sees with the call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.core.state.message_block import ContentBlock, TextBlock
+from app.tools.web import MAX_TEXT_CHARS
+
+__all__ = ["MAX_MEDIA_BYTES", "MAX_RESULT_CHARS", "capped", "capped_json"]
+
+MAX_RESULT_CHARS = MAX_TEXT_CHARS
+"""The most text of one result that is kept."""
+
+MAX_MEDIA_BYTES = 5_000_000
+"""The largest image, audio or document of one result that is kept."""
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def _media_size(block: ContentBlock) -> int:
+    media = getattr(block, "media", None)
+    data = getattr(media, "data_base64", None)
+    return len(data) * 3 // 4 if isinstance(data, str) else 0
+
+
+def capped(blocks: list[ContentBlock]) -> list[ContentBlock]:
+    """``blocks`` within the caps, with a note saying what was cut."""
+    kept: list[ContentBlock] = []
+    room = MAX_RESULT_CHARS
+    text_chars = 0
+    notes: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            text_chars += len(block.text)
+            if room <= 0:
+                continue
+            if len(block.text) > room:
+                block = TextBlock(text=block.text[:room])
+            room -= len(block.text)
+            kept.append(block)
+        elif (size := _media_size(block)) > MAX_MEDIA_BYTES:
+            notes.append(
+                f"[... the {block.type} of {_megabytes(size)} was left out: at most "
+                f"{_megabytes(MAX_MEDIA_BYTES)} is kept]"
+            )
+        else:
+            kept.append(block)
+    if text_chars > MAX_RESULT_CHARS:
+        notes.insert(
+            0,
+            f"[... the result was cut at {MAX_RESULT_CHARS} characters; the server sent "
+            f"{text_chars}]",
+        )
+    if notes:
+        kept.append(TextBlock(text="\n".join(notes)))
+    return kept
+
+
+def capped_json(value: Any) -> Any:
+    """A structured result as it is when small, else its JSON text cut with a note."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= MAX_RESULT_CHARS:
+        return value
+    return capped([TextBlock(text=text)])
