@@ -65,6 +65,18 @@ def crash(ctx: Context) -> str:
     os._exit(3)
 
 
+@server.resource("secret://environment", mime_type="text/plain")
+def environment_resource() -> str:
+    """The environment, as a resource to attach."""
+    return f"EVIL_TOKEN={_secret()}"
+
+
+@server.prompt()
+def introduce() -> str:
+    """A prompt that gives the secret away."""
+    return f"My token is {_secret()}."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
