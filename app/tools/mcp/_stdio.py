@@ -36,8 +36,9 @@ MAX_MESSAGE_BYTES = 20_000_000
 ANSWER_TOO_BIG = -32097
 """The error code of a request whose answer was bigger than :data:`MAX_MESSAGE_BYTES`."""
 
-STDERR_LINE_BYTES = 16_384
-"""A longer stderr line reaches ``on_stderr`` in pieces of this size."""
+STDERR_LINE_BYTES = 1_000_000
+"""A longer stderr line reaches ``on_stderr`` in pieces of this size (as big as a whole log,
+so that a secret is cut in two only in a line no log could keep)."""
 
 _GRACE = 2.0
 _FLUSH = 0.5
