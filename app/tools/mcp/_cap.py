@@ -8,6 +8,7 @@ the model reads and the user sees with the call.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from app.core.state.message_block import ContentBlock, TextBlock
@@ -32,28 +33,45 @@ def _media_size(block: ContentBlock) -> int:
     return len(data) * 3 // 4 if isinstance(data, str) else 0
 
 
-def capped(blocks: list[ContentBlock]) -> list[ContentBlock]:
-    """``blocks`` within the caps, with a note saying what was cut."""
+def _without_big_media(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     kept: list[ContentBlock] = []
-    room = MAX_RESULT_CHARS
-    text_chars = 0
     notes: list[str] = []
     for block in blocks:
-        if isinstance(block, TextBlock):
-            text_chars += len(block.text)
-            if room <= 0:
-                continue
-            if len(block.text) > room:
-                block = TextBlock(text=block.text[:room])
-            room -= len(block.text)
-            kept.append(block)
-        elif (size := _media_size(block)) > MAX_MEDIA_BYTES:
+        if (size := _media_size(block)) > MAX_MEDIA_BYTES:
             notes.append(
                 f"[... the {block.type} of {_megabytes(size)} was left out: at most "
                 f"{_megabytes(MAX_MEDIA_BYTES)} is kept]"
             )
         else:
             kept.append(block)
+    return kept, notes
+
+
+def capped(
+    blocks: list[ContentBlock],
+    clean: Callable[[list[ContentBlock]], list[ContentBlock]] = lambda blocks: blocks,
+) -> list[ContentBlock]:
+    """``blocks`` within the caps, with a note saying what was cut.
+
+    ``clean`` (the redaction) sees the blocks after media too big to keep are dropped and
+    before the text is cut, so that it never works on what is thrown away nor misses a
+    secret cut in two.
+    """
+    blocks, notes = _without_big_media(blocks)
+    kept: list[ContentBlock] = []
+    room = MAX_RESULT_CHARS
+    text_chars = 0
+    for block in clean(blocks):
+        if not isinstance(block, TextBlock):
+            kept.append(block)
+            continue
+        text_chars += len(block.text)
+        if room <= 0:
+            continue
+        if len(block.text) > room:
+            block = TextBlock(text=block.text[:room])
+        room -= len(block.text)
+        kept.append(block)
     if text_chars > MAX_RESULT_CHARS:
         notes.insert(
             0,

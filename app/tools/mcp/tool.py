@@ -107,7 +107,7 @@ class McpTool(Tool[..., Any]):
             runtime.report_progress(connection.redact(message or ""), share)
 
         result = await connection.call_tool(self.remote_name, call_arguments, progress=heard)
-        blocks = capped(connection.redact_value(blocks_of(result.content)))
+        blocks = capped(blocks_of(result.content), connection.redact_value)
         if result.is_error:
             said = " ".join(b.text for b in blocks if isinstance(b, TextBlock)).strip()
             raise McpToolError(said or f"the server reported an error in {self.remote_name!r}")
