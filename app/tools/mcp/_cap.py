@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.state.message_block import ContentBlock, TextBlock
+from app.tools.mcp._stdio import megabytes
 from app.tools.web import MAX_TEXT_CHARS
 
 __all__ = ["MAX_MEDIA_BYTES", "MAX_RESULT_CHARS", "capped", "capped_json"]
@@ -21,10 +22,6 @@ MAX_RESULT_CHARS = MAX_TEXT_CHARS
 
 MAX_MEDIA_BYTES = 5_000_000
 """The largest image, audio or document of one result that is kept."""
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB"
 
 
 def _media_size(block: ContentBlock) -> int:
@@ -39,8 +36,8 @@ def _without_big_media(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], 
     for block in blocks:
         if (size := _media_size(block)) > MAX_MEDIA_BYTES:
             notes.append(
-                f"[... the {block.type} of {_megabytes(size)} was left out: at most "
-                f"{_megabytes(MAX_MEDIA_BYTES)} is kept]"
+                f"[... the {block.type} of {megabytes(size)} was left out: at most "
+                f"{megabytes(MAX_MEDIA_BYTES)} is kept]"
             )
         else:
             kept.append(block)

@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from app.tools.mcp._framing import Lines, Oversized, request_id
 
-__all__ = ["ANSWER_TOO_BIG", "MAX_MESSAGE_BYTES", "stdio_client"]
+__all__ = ["ANSWER_TOO_BIG", "MAX_MESSAGE_BYTES", "megabytes", "stdio_client"]
 
 MAX_MESSAGE_BYTES = 20_000_000
 """The largest message read from a server; a bigger answer fails its request."""
@@ -52,7 +52,8 @@ _PIPE_ERRORS = (
 )
 
 
-def _megabytes(size: int) -> str:
+def megabytes(size: int) -> str:
+    """``size`` bytes as a user reads it: ``20.0 MB``."""
     return f"{size / 1_000_000:.1f} MB"
 
 
@@ -60,7 +61,7 @@ def _message(line: bytes | Oversized, limit: int) -> SessionMessage | Exception 
     """The SDK's message for one stdout line (``None`` for a blank one)."""
     if isinstance(line, Oversized):
         said = (
-            f"more than {_megabytes(limit)} ({_megabytes(line.size)}), so Parley stopped reading it"
+            f"more than {megabytes(limit)} ({megabytes(line.size)}), so Parley stopped reading it"
         )
         answered = request_id(line)
         if answered is None:

@@ -14,15 +14,24 @@ from types import TracebackType
 from typing import Any
 
 import httpx2
+from mcp import MCPError
 from mcp.client import Transport
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CONNECTION_CLOSED, PARSE_ERROR
 
 from app.core.tools import Redactor
 from app.core.tools.secrets import SecretSource, resolve_secret
-from app.tools.mcp._stdio import stdio_client
+from app.tools.mcp._http_cap import TOO_BIG, CappedTransport
+from app.tools.mcp._stdio import ANSWER_TOO_BIG, MAX_MESSAGE_BYTES, megabytes, stdio_client
 from app.tools.mcp.config import SECRET_PATTERN, ServerConfig
 
-__all__ = ["WatchedTransport", "http_transport", "resolve_values", "stdio_transport"]
+__all__ = [
+    "WatchedTransport",
+    "http_transport",
+    "resolve_values",
+    "stdio_transport",
+    "too_big",
+]
 
 HTTP_TIMEOUT = 30.0
 """Seconds to connect to and write to an HTTP server (reads wait as long as a call may)."""
@@ -144,8 +153,26 @@ def http_transport(
         timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None),
         follow_redirects=False,
         event_hooks={"response": [watch]},
+        transport=CappedTransport(MAX_MESSAGE_BYTES),
     )
-    return streamable_http_client(config.url, http_client=client), client
+    transport = streamable_http_client(
+        config.url, http_client=client, max_sse_event_size=MAX_MESSAGE_BYTES
+    )
+    return transport, client
+
+
+def too_big(exc: MCPError) -> str | None:
+    """What to say when ``exc`` reports an answer bigger than Parley reads, else ``None``.
+
+    Over stdio the answer's request gets :data:`ANSWER_TOO_BIG`; over HTTP the SDK stops
+    reading an event past its size limit and reports the stream as failed, or reports a JSON
+    answer it could not read whole (:class:`CappedTransport` stopped it)."""
+    if exc.code == ANSWER_TOO_BIG:
+        return exc.message
+    sdk_limit = exc.code == CONNECTION_CLOSED and "byte limit" in exc.message
+    if sdk_limit or (exc.code == PARSE_ERROR and TOO_BIG in exc.message):
+        return f"more than {megabytes(MAX_MESSAGE_BYTES)}, so Parley stopped reading it"
+    return None
 
 
 def redact_url(url: str) -> str:

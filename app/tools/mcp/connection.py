@@ -30,13 +30,13 @@ from app.core.private_files import open_private, private_folder
 from app.core.tools import Redactor
 from app.core.tools.secrets import SecretError, SecretSource
 from app.tools.mcp._reasons import describe_failure, log_tail
-from app.tools.mcp._stdio import ANSWER_TOO_BIG
 from app.tools.mcp._transport import (
     WatchedTransport,
     http_transport,
     redact_url,
     resolve_values,
     stdio_transport,
+    too_big,
 )
 from app.tools.mcp.config import ServerConfig
 
@@ -357,16 +357,16 @@ class McpConnection:
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise self._timed_out(what, limit) from None
+            said = too_big(exc)
+            if said is not None:
+                raise self._error(
+                    f"server {self.name!r} answered {what} with {said}; ask it for less at a time"
+                ) from None
             if exc.code == CONNECTION_CLOSED:
                 await self._settle()
                 gone = self.reason or f"server {self.name!r} went away"
                 raise self._error(
                     f"{gone}, during {what}; it will be restarted{self._hint()}"
-                ) from None
-            if exc.code == ANSWER_TOO_BIG:
-                raise self._error(
-                    f"server {self.name!r} answered {what} with {exc.message}; ask it for "
-                    "less at a time"
                 ) from None
             raise self._error(f"server {self.name!r} refused {what}: {exc.message}") from None
 

@@ -1,11 +1,13 @@
 """An MCP server for the tests whose answers are as big as asked, written with the SDK.
 
 ``blob(megabytes)`` answers that many megabytes of text (and, as SDK servers do, the same
-again as structured content); ``picture(megabytes)`` an image of that size.
+again as structured content); ``picture(megabytes)`` an image of that size. It serves over
+stdio, or streamable HTTP with ``--http PORT``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from mcp.server.mcpserver import Image, MCPServer
@@ -34,5 +36,17 @@ def pid() -> int:
     return os.getpid()
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int)
+    port = parser.parse_args().http
+    if port:
+        import uvicorn
+
+        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
+    else:
+        server.run()
+
+
 if __name__ == "__main__":
-    server.run()
+    main()
