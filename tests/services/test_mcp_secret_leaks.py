@@ -121,6 +121,7 @@ async def test_no_encoding_of_a_stdio_servers_secret_is_kept_or_sent(
     assert crashed.count("\n") == 0  # one line of the server's stderr, no more
     log = (tmp_path / "data" / "logs" / "mcp" / "leaky.log").read_text()
     assert f"EVIL_TOKEN={REDACTED}" in log  # the log still says what the server said
+    assert f"(on stdout, not a message) EVIL_TOKEN={REDACTED}\n" in log
 
 
 @pytest.fixture

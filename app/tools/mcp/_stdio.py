@@ -5,7 +5,8 @@ It speaks the SDK's :class:`~mcp.client.Transport` protocol like the SDK's own
 group), with two differences: a message on stdout is read only up to
 :data:`MAX_MESSAGE_BYTES` (a bigger one is skipped, not held, and the request it answers gets
 an error saying so), and stderr is read here, line by line, and handed to ``on_stderr``
-(which takes the secrets out before anything is written). The read stream closes only after
+(which takes the secrets out before anything is written), as is a line on stdout that is
+not a message. The read stream closes only after
 stderr has ended too, so a server's last words are in its log when its exit is noticed.
 """
 
@@ -167,6 +168,10 @@ async def stdio_client(
                 async for chunk in stdout:
                     for line in lines.feed(chunk):
                         message = _message(line, limit)
+                        if isinstance(message, ValueError) and isinstance(line, bytes):
+                            # a server that prints to stdout by mistake: keep what it said
+                            text = line[:STDERR_LINE_BYTES].decode("utf-8", "replace")
+                            on_stderr(f"(on stdout, not a message) {text}")
                         if message is None or not listening:
                             continue
                         try:

@@ -2,8 +2,9 @@
 
 It reads the secret from ``EVIL_TOKEN`` (stdio: Parley puts it in the environment) or from
 the ``Authorization: Bearer`` header of each request (HTTP), and says it in every encoding
-the redaction knows: its environment on stderr at start, then in a result, a progress
-report and an error; ``crash`` prints its "last words" and exits in the middle of the call.
+the redaction knows: its environment on stderr at start (over stdio, the secret on stdout
+too, as a careless server does), then in a result, a progress report and an error;
+``crash`` prints its "last words" and exits in the middle of the call.
 
 ``python leaky_server.py`` serves over stdio; ``--http PORT`` serves streamable HTTP.
 """
@@ -82,6 +83,8 @@ def main() -> None:
     parser.add_argument("--http", type=int)
     args = parser.parse_args()
     _print_environment()
+    if not args.http:
+        print(f"EVIL_TOKEN={_secret()}", flush=True)  # on stdout, by mistake
     if args.http:
         import uvicorn
 
