@@ -9,6 +9,7 @@ text, and keeps other libraries' records below WARNING out (some log request bod
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
@@ -20,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.core.private_files import open_private, private_folder
 from app.core.state import Message
 from app.secrets.known import known_secrets, remember_secret
 from app.services.locations import Locations
@@ -87,6 +89,9 @@ class _QuietFileHandler(logging.handlers.RotatingFileHandler):
     def handleError(self, record: logging.LogRecord) -> None:
         return
 
+    def _open(self) -> io.TextIOWrapper:
+        return open_private(Path(self.baseFilename), encoding=self.encoding or "utf-8")
+
 
 class PrivacyFilter(logging.Filter):
     """Makes a record safe to write: secrets out, content out, other libraries' chatter out."""
@@ -136,7 +141,7 @@ def setup_logging(
     ``backup_count`` older files kept; return the file. Calling it again moves the logs."""
     stop_logging()
     remember_environment_secrets(environ)
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_folder(log_dir)
     path = log_dir / LOG_FILE
     handler = _QuietFileHandler(
         path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8"

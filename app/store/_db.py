@@ -12,6 +12,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.store import _search_index
 from app.store._schema import check_version, migrate
 from app.store.backups import backup_database, backup_name, backups_folder
@@ -75,7 +76,7 @@ def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
 def _check_location(path: Path) -> None:
     folder = path.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder, tighten_existing=False)
     except OSError as exc:
         raise StoreNotWritableError(
             f"Parley cannot create its data directory {folder} ({exc.strerror}). Choose a "
@@ -112,6 +113,16 @@ def _check_location(path: Path) -> None:
                 f"one) or choose another data directory with --data-dir or PARLEY_DATA_DIR.",
                 path,
             )
+
+
+def _make_private(path: Path) -> None:
+    """Create the database file as ``0600`` if it is missing (SQLite gives its WAL and
+    shared-memory files the same mode) and narrow existing ones to their owner."""
+    if not path.exists():
+        with contextlib.suppress(OSError):  # SQLite then says what is wrong
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        tighten(path.with_name(name))
 
 
 def read_only_reason(db: sqlite_utils.Database) -> StoreError | None:
@@ -173,6 +184,7 @@ def _open_readable(path: Path, why: StoreError) -> sqlite_utils.Database:
 
 def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Database:
     _check_location(path)
+    _make_private(path)
     conn: sqlite3.Connection | None = None
     try:
         with translated(path):

@@ -4,7 +4,6 @@ error. None of it may reach the database file, its WAL, either export, the log o
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -12,22 +11,10 @@ import pytest
 
 from app.core import Runtime, tool
 from app.core.models import ScriptedChatModel
-from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.store import Store
 from tests.core.tools.test_encoded_secrets import ENCODINGS, SECRETS
 from tests.services.conversations import conversation
-from tests.services.memory_keyring import MemoryKeyring
-
-
-def leaked_forms(secret: str) -> dict[str, bytes]:
-    """Every encoded form of ``secret``, and each as it looks inside stored JSON."""
-    forms: dict[str, bytes] = {}
-    for name, encode in ENCODINGS.items():
-        text = encode(secret)
-        forms[name] = text.encode()
-        forms[f"{name}, in JSON"] = json.dumps(text)[1:-1].encode()
-        forms[f"{name}, in ASCII JSON"] = json.dumps(text, ensure_ascii=False)[1:-1].encode()
-    return forms
+from tests.services.secret_scan import files_holding, keyring_holding, leaked_forms, turn_leaks
 
 
 def everything(token: str) -> str:
@@ -47,21 +34,11 @@ def call_service_badly(token: str) -> str:
     raise ConnectionError(f"request failed:\n{everything(token)}")
 
 
-def files_holding(folder: Path, forms: dict[str, bytes]) -> list[str]:
-    found = []
-    for path in folder.iterdir():
-        data = path.read_bytes()
-        found += [f"{path.name}: {name}" for name, form in forms.items() if form in data]
-    return found
-
-
 @pytest.mark.parametrize("secret", SECRETS)
 async def test_no_encoding_of_the_secret_is_kept_or_sent(
     tmp_path: Path, secret: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    keyring = MemoryKeyring()
-    keyring.set_password("parley", "svc/api-key", secret)
     model = ScriptedChatModel(
         [
             {
@@ -82,7 +59,7 @@ async def test_no_encoding_of_the_secret_is_kept_or_sent(
         chat = conversation(
             store, model,
             tools=[call_service, call_service_badly],
-            secret_resolver=KeyringSecretResolver(backend=keyring),
+            secret_resolver=keyring_holding("svc/api-key", secret),
             on_event=lambda e: events.append(repr(e)),
         )  # fmt: skip
         thread = await chat.new_thread("leak test")
@@ -100,11 +77,6 @@ async def test_no_encoding_of_the_secret_is_kept_or_sent(
         while_open = files_holding(data, forms)  # the WAL is still there
     finally:
         await store.aclose()
-    sent = json.dumps([[m.model_dump(mode="json") for m in call] for call in model.calls])
     assert while_open == []
     assert files_holding(data, forms) == []
-    assert [n for n, f in forms.items() if f in exported] == []
-    assert [n for n, f in forms.items() if f in markdown] == []
-    assert [n for n, f in forms.items() if f in sent.encode()] == []
-    assert [n for n, f in forms.items() if f in "\n".join(events).encode()] == []
-    assert [n for n, f in forms.items() if f in caplog.text.encode()] == []
+    assert turn_leaks(forms, model, (exported, markdown), events, caplog.text) == []

@@ -14,6 +14,7 @@ from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.secrets.known import forget_all
 from app.services.logs import LOG_FILE, setup_logging, start_logging, stop_logging
 from app.store import Store
+from tests.file_modes import mode, usual_umask
 from tests.services.memory_keyring import MemoryKeyring
 
 SECRET = "sk-MARKER-SECRET-5f2c9a1e"
@@ -104,3 +105,14 @@ def test_an_unwritable_log_folder_is_one_sentence_and_no_logging(tmp_path: Path)
     assert problem is not None
     assert problem.startswith(f"Parley keeps no log files this time: it cannot write to {tmp_path}")
     assert (tmp_path / "logs").read_text() == "a file where the folder should be"
+
+
+def test_the_log_folder_and_file_are_private(tmp_path: Path) -> None:
+    with usual_umask():
+        try:
+            assert start_logging(tmp_path / "data") is None
+            logging.getLogger("app.services").warning("hello")
+        finally:
+            stop_logging()
+    logs = tmp_path / "data" / "logs"
+    assert [mode(logs / LOG_FILE), mode(logs), mode(logs.parent)] == ["0o600", "0o700", "0o700"]

@@ -6,6 +6,7 @@ in an error result; the run goes on.
 """
 
 from app.core.tools._pipeline import ToolAuthorize
+from app.core.tools._redact import Redactor
 from app.core.tools.approvals import (
     APPROVAL_KIND,
     ApprovalAnswer,
@@ -39,6 +40,7 @@ __all__ = [
     "ApprovalRequest",
     "AuditEntry",
     "InMemoryApprovalPolicy",
+    "Redactor",
     "Runtime",
     "SecretError",
     "SecretResolver",

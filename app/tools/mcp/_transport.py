@@ -11,17 +11,27 @@ import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any
 
 import httpx2
+from mcp import MCPError
 from mcp.client import Transport
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CONNECTION_CLOSED, PARSE_ERROR
 
+from app.core.tools import Redactor
 from app.core.tools.secrets import SecretSource, resolve_secret
+from app.tools.mcp._http_cap import TOO_BIG, CappedTransport
+from app.tools.mcp._stdio import ANSWER_TOO_BIG, MAX_MESSAGE_BYTES, megabytes, stdio_client
 from app.tools.mcp.config import SECRET_PATTERN, ServerConfig
 
-__all__ = ["WatchedTransport", "http_transport", "resolve_values", "stdio_transport"]
+__all__ = [
+    "WatchedTransport",
+    "http_transport",
+    "resolve_values",
+    "stdio_transport",
+    "too_big",
+]
 
 HTTP_TIMEOUT = 30.0
 """Seconds to connect to and write to an HTTP server (reads wait as long as a call may)."""
@@ -95,29 +105,32 @@ class WatchedTransport:
         return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
 
 
-async def resolve_values(values: Mapping[str, str], secrets: SecretSource | None) -> dict[str, str]:
-    """Replace every ``{keyring:REF}`` in ``values`` by the secret; raises ``SecretError``."""
+async def resolve_values(
+    values: Mapping[str, str], secrets: SecretSource | None, redactor: Redactor
+) -> dict[str, str]:
+    """Replace every ``{keyring:REF}`` in ``values`` by the secret, which ``redactor`` learns
+    so it can take it out of whatever the server says; raises ``SecretError``."""
     resolved: dict[str, str] = {}
     for key, value in values.items():
         parts: list[str] = []
         last = 0
         for match in SECRET_PATTERN.finditer(value):
-            parts += [value[last : match.start()], await resolve_secret(secrets, match[1].strip())]
+            ref = match[1].strip()
+            secret = await resolve_secret(secrets, ref)
+            redactor.add(ref, secret)
+            parts += [value[last : match.start()], secret]
             last = match.end()
         resolved[key] = "".join([*parts, value[last:]])
     return resolved
 
 
 def stdio_transport(
-    config: ServerConfig, args: list[str], env: dict[str, str], errlog: TextIO
+    config: ServerConfig, args: list[str], env: dict[str, str], on_stderr: Callable[[str], None]
 ) -> Transport:
-    """The SDK's stdio transport running ``config``'s command with ``args`` and ``env`` (both
-    with their secrets resolved), the server's stderr going to ``errlog``."""
+    """The stdio transport running ``config``'s command with ``args`` and ``env`` (both with
+    their secrets resolved), each line of the server's stderr going to ``on_stderr``."""
     assert config.command is not None
-    params = StdioServerParameters(
-        command=config.command, args=args, env=env or None, cwd=config.cwd
-    )
-    return stdio_client(params, errlog=errlog)
+    return stdio_client(config.command, args, env, config.cwd, on_stderr)
 
 
 def http_transport(
@@ -140,8 +153,26 @@ def http_transport(
         timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None),
         follow_redirects=False,
         event_hooks={"response": [watch]},
+        transport=CappedTransport(MAX_MESSAGE_BYTES),
     )
-    return streamable_http_client(config.url, http_client=client), client
+    transport = streamable_http_client(
+        config.url, http_client=client, max_sse_event_size=MAX_MESSAGE_BYTES
+    )
+    return transport, client
+
+
+def too_big(exc: MCPError) -> str | None:
+    """What to say when ``exc`` reports an answer bigger than Parley reads, else ``None``.
+
+    Over stdio the answer's request gets :data:`ANSWER_TOO_BIG`; over HTTP the SDK stops
+    reading an event past its size limit and reports the stream as failed, or reports a JSON
+    answer it could not read whole (:class:`CappedTransport` stopped it)."""
+    if exc.code == ANSWER_TOO_BIG:
+        return exc.message
+    sdk_limit = exc.code == CONNECTION_CLOSED and "byte limit" in exc.message
+    if sdk_limit or (exc.code == PARSE_ERROR and TOO_BIG in exc.message):
+        return f"more than {megabytes(MAX_MESSAGE_BYTES)}, so Parley stopped reading it"
+    return None
 
 
 def redact_url(url: str) -> str:

@@ -3,7 +3,11 @@
 Everything is async and bounded by a timeout, so a server that hangs never holds up the event
 loop: starting gives up after ``start_timeout``, a call after its ``timeout``, and stopping
 kills what does not exit. A stdio server's stderr, and every start, stop and crash, go to a
-log file the user can open (:attr:`McpConnection.log_path`).
+log file the user can open (:attr:`McpConnection.log_path`), readable by the user alone.
+
+Every secret resolved for the server is taken out, in each encoding the engine's redaction
+knows, of what the server says before it is kept or shown: its stderr in the log, the
+reasons it failed, its errors and its results (see :meth:`McpConnection.redact`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import datetime as dt
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TextIO, TypeVar
 
 import mcp.types as mcp_types
 from mcp import Client, MCPError
@@ -23,6 +27,8 @@ from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from app.core.errors import ParleyError
 from app.core.netgate import purpose
+from app.core.private_files import open_private, private_folder
+from app.core.tools import Redactor
 from app.core.tools.secrets import SecretError, SecretSource
 from app.tools.mcp._reasons import describe_failure, log_tail
 from app.tools.mcp._transport import (
@@ -31,6 +37,7 @@ from app.tools.mcp._transport import (
     redact_url,
     resolve_values,
     stdio_transport,
+    too_big,
 )
 from app.tools.mcp.config import ServerConfig
 
@@ -92,7 +99,8 @@ class McpConnection:
     """A connection to one configured MCP server, through the official SDK's ``Client``.
 
     ``secret_resolver`` turns the ``{keyring:REF}`` parts of the env and headers into values
-    just before each start; the values are handed to the transport and kept nowhere else.
+    just before each start; the values are handed to the transport and kept nowhere else
+    but in the redaction that takes them out of what the server says.
     """
 
     def __init__(
@@ -127,14 +135,32 @@ class McpConnection:
         self._http_status: int | None = None
         self._reaping: set[asyncio.Task[None]] = set()
         self._closed = False
+        self._redactor = Redactor()
+
+    # ---------------------------------------------------------------- redaction
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret resolved for this server replaced, in any encoding."""
+        return self._redactor.text(text)
+
+    def redact_value(self, value: T) -> T:
+        """``value`` (blocks, JSON) with the server's secrets replaced in every string."""
+        cleaned: T = self._redactor.value(value)
+        return cleaned
+
+    def _error(self, message: str) -> McpServerError:
+        return McpServerError(self.redact(message))
 
     # ----------------------------------------------------------------------- log
 
+    def _open_log(self) -> TextIO:
+        private_folder(self.log_path.parent)
+        return open_private(self.log_path)
+
     def _log(self, line: str) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.now().astimezone().isoformat(timespec="seconds")
-        with self.log_path.open("a", encoding="utf-8") as log:
-            log.write(f"[parley {stamp}] {line}\n")
+        with self._open_log() as log:
+            log.write(f"[parley {stamp}] {self.redact(line)}\n")
 
     def _rotate_log(self) -> None:
         with contextlib.suppress(OSError):
@@ -155,14 +181,14 @@ class McpConnection:
         if client is not None and self.state == "running":
             return client
         if self._closed:
-            raise McpServerError(f"server {self.name!r} has been shut down with Parley")
+            raise self._error(f"server {self.name!r} has been shut down with Parley")
         async with self._lock:
             client = self._client
             if client is not None and self.state == "running":
                 return client
             wait = self._not_before - asyncio.get_running_loop().time()
             if wait > self.start_timeout:
-                raise McpServerError(
+                raise self._error(
                     f"server {self.name!r} failed {self._failures} times in a row "
                     f"({self.reason}); it will be tried again in {wait:.0f} s{self._hint()}"
                 )
@@ -209,6 +235,7 @@ class McpConnection:
         return client
 
     def _failed(self, reason: str) -> NoReturn:
+        reason = self.redact(reason)
         self.state, self.reason = "failed", reason
         self._failures += 1
         delay = self.backoff.delay(self._failures)
@@ -240,15 +267,15 @@ class McpConnection:
         client: Client | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
+                secrets, redactor = self.secret_resolver, self._redactor
                 if self.config.command is not None:
-                    secrets = self.secret_resolver
-                    env = await resolve_values(self.config.env, secrets)
+                    env = await resolve_values(self.config.env, secrets, redactor)
                     numbered = {str(i): a for i, a in enumerate(self.config.args)}
-                    args = list((await resolve_values(numbered, secrets)).values())
-                    log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
-                    inner = stdio_transport(self.config, args, env, log)
+                    args = list((await resolve_values(numbered, secrets, redactor)).values())
+                    log = stack.enter_context(self._open_log())
+                    inner = stdio_transport(self.config, args, env, self._stderr_to(log))
                 else:
-                    headers = await resolve_values(self.config.headers, self.secret_resolver)
+                    headers = await resolve_values(self.config.headers, secrets, redactor)
                     inner, http = http_transport(self.config, headers, self._refused)
                     await stack.enter_async_context(http)
                 opened = Client(
@@ -275,6 +302,16 @@ class McpConnection:
                 self._run = None
                 self._crashed(error)
 
+    def _stderr_to(self, log: TextIO) -> Callable[[str], None]:
+        """Where the server's stderr goes: each line, redacted, into its log."""
+
+        def write(line: str) -> None:
+            with contextlib.suppress(OSError, ValueError):  # a full disk, a closed log
+                log.write(self.redact(line) + "\n")
+                log.flush()
+
+        return write
+
     # ------------------------------------------------------------------ crashes
 
     def _crashed(self, error: BaseException | None) -> None:
@@ -288,6 +325,7 @@ class McpConnection:
         else:
             last = f" (last words: {tail})" if tail else ""
             reason = f"server {self.name!r} stopped unexpectedly{last}"
+        reason = self.redact(reason)
         self.state, self.reason = "crashed", reason
         self._log(f"crashed: {reason}")
         if self._failures > self.backoff.attempts:
@@ -321,17 +359,22 @@ class McpConnection:
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise self._timed_out(what, limit) from None
+            said = too_big(exc)
+            if said is not None:
+                raise self._error(
+                    f"server {self.name!r} answered {what} with {said}; ask it for less at a time"
+                ) from None
             if exc.code == CONNECTION_CLOSED:
                 await self._settle()
                 gone = self.reason or f"server {self.name!r} went away"
-                raise McpServerError(
+                raise self._error(
                     f"{gone}, during {what}; it will be restarted{self._hint()}"
                 ) from None
-            raise McpServerError(f"server {self.name!r} refused {what}: {exc.message}") from None
+            raise self._error(f"server {self.name!r} refused {what}: {exc.message}") from None
 
     def _timed_out(self, what: str, timeout: float) -> McpServerError:
         self._log(f"{what} timed out after {timeout:g} s")
-        return McpServerError(
+        return self._error(
             f"server {self.name!r} did not answer {what} within {timeout:g} s; the call was "
             f"given up{self._hint()}"
         )

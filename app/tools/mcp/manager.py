@@ -116,8 +116,10 @@ class McpManager:
         return await self.connection(server).list_resources()
 
     async def read_resource(self, server: str, uri: str) -> list[ContentBlock]:
-        """The content of resource ``uri`` of ``server``, as blocks to attach to a message."""
-        return resource_blocks(await self.connection(server).read_resource(uri))
+        """The content of resource ``uri`` of ``server``, as blocks to attach to a message
+        (with the server's secrets taken out)."""
+        conn = self.connection(server)
+        return conn.redact_value(resource_blocks(await conn.read_resource(uri)))
 
     async def list_prompts(self, server: str) -> list[mcp_types.Prompt]:
         """The prompts ``server`` offers."""
@@ -126,8 +128,10 @@ class McpManager:
     async def get_prompt(
         self, server: str, name: str, arguments: dict[str, str] | None = None
     ) -> list[ContentBlock]:
-        """Prompt ``name`` of ``server`` filled in, as blocks to attach to a message."""
-        return prompt_blocks(await self.connection(server).get_prompt(name, arguments))
+        """Prompt ``name`` of ``server`` filled in, as blocks to attach to a message (with
+        the server's secrets taken out)."""
+        conn = self.connection(server)
+        return conn.redact_value(prompt_blocks(await conn.get_prompt(name, arguments)))
 
     async def aclose(self) -> None:
         """Stop every server for good."""

@@ -16,6 +16,7 @@ from app.core.errors import ParleyError
 from app.core.models.protocol import ToolSpec
 from app.core.state.message_block import TextBlock
 from app.core.tools import Runtime, Tool
+from app.tools.mcp._cap import capped, capped_json
 from app.tools.mcp.config import ToolPolicy
 from app.tools.mcp.connection import McpConnection
 from app.tools.mcp.content import blocks_of
@@ -99,17 +100,19 @@ class McpTool(Tool[..., Any]):
         return "runtime"
 
     async def _call(self, call_arguments: dict[str, Any], runtime: Runtime) -> Any:
+        connection = self.connection
+
         async def heard(progress: float, total: float | None, message: str | None) -> None:
             share = min(1.0, progress / total) if total else None
-            runtime.report_progress(message or "", share)
+            runtime.report_progress(connection.redact(message or ""), share)
 
-        result = await self.connection.call_tool(self.remote_name, call_arguments, progress=heard)
-        blocks = blocks_of(result.content)
+        result = await connection.call_tool(self.remote_name, call_arguments, progress=heard)
+        blocks = capped(blocks_of(result.content), connection.redact_value)
         if result.is_error:
             said = " ".join(b.text for b in blocks if isinstance(b, TextBlock)).strip()
             raise McpToolError(said or f"the server reported an error in {self.remote_name!r}")
         if not blocks:
-            return result.structured_content
+            return capped_json(connection.redact_value(result.structured_content))
         return blocks
 
     def __repr__(self) -> str:

@@ -34,11 +34,20 @@ def time_config(name: str = "time") -> ServerConfig:
     )
 
 
+def calling_model(calls: list[dict[str, Any]], answer: str = "Done.") -> ScriptedChatModel:
+    """A scripted model that asks for ``calls`` once, then answers ``answer``."""
+    return ScriptedChatModel([{"text": "", "tool_calls": calls}, {"text": answer}])
+
+
 def agent_calling(
-    tools: Sequence[Tool[..., Any]], calls: list[dict[str, Any]], answer: str = "Done."
+    tools: Sequence[Tool[..., Any]],
+    calls: list[dict[str, Any]],
+    answer: str = "Done.",
+    model: ScriptedChatModel | None = None,
 ) -> tuple[CompiledGraph[Any], InMemoryApprovalPolicy]:
-    """An agent whose scripted model asks for ``calls`` once, then answers ``answer``."""
-    model = ScriptedChatModel([{"text": "", "tool_calls": calls}, {"text": answer}])
+    """An agent whose scripted model (``model``, or a new one) asks for ``calls`` once, then
+    answers ``answer``."""
+    model = model or calling_model(calls, answer)
     policy = InMemoryApprovalPolicy()
     agent = create_agent(
         model, list(tools), approval_policy=policy, checkpointer=InMemoryCheckpointer()

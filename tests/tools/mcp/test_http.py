@@ -23,16 +23,19 @@ CONFIG = {"thread_id": "t1", "tool_permissions": ["mcp:web"]}
 
 
 class HttpDemo:
-    """The demo server as its own process, serving HTTP until stopped."""
+    """A test server (the demo server unless ``script`` says) as its own process, serving
+    HTTP until stopped; ``extra`` are more arguments for it."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, script: Path = DEMO, extra: tuple[str, ...] = ()) -> None:
         self.port = port
         self.url = f"http://127.0.0.1:{port}/mcp"
         self.process: subprocess.Popen[bytes] | None = None
+        self.script = script
+        self.extra = extra or (() if script != DEMO else ("--token", TOKEN))
 
     def start(self) -> None:
         """Start the process and wait until it accepts connections."""
-        args = [sys.executable, str(DEMO), "--http", str(self.port), "--token", TOKEN]
+        args = [sys.executable, str(self.script), "--http", str(self.port), *self.extra]
         self.process = subprocess.Popen(args, stderr=subprocess.DEVNULL)
         import socket
         import time
