@@ -8,6 +8,7 @@ import httpx2
 from mcp import MCPError
 from mcp.types import CONNECTION_CLOSED
 
+from app.core.netgate import refusal_in
 from app.tools.mcp._transport import redact_url
 from app.tools.mcp.config import ServerConfig
 
@@ -58,6 +59,8 @@ def describe_failure(
     name = config.name
     cause = root_cause(exc)
     verb = "could not start" if starting else "stopped"
+    if (refusal := refusal_in(exc)) is not None:  # offline: a server on another computer
+        return f"server {name!r} {verb}: {str(refusal).rstrip('.')}"
     last = f" (last words: {tail})" if tail else ""
     if isinstance(cause, FileNotFoundError) and config.command is not None:
         return (
