@@ -95,7 +95,9 @@ class McpPage(SettingsPage):
         title = heading("MCP servers", self)
         intro = hint(
             "Programs that give Parley more tools. Their tools appear in each thread's Tools "
-            "menu; each asks you before it runs until you allow it here.",
+            "menu; each asks you before it runs until you allow it here. A server Parley "
+            "starts as a program is a program of its own: offline mode covers Parley's "
+            "connections, not that program's.",
             self,
         )
         self.list = QListWidget(self)
