@@ -151,7 +151,7 @@ def test_an_imported_file_s_names_and_commands_are_printed_with_their_controls_e
     in_repr = SHOWN.replace("\\x1b\\ ", "\\x1b\\\\ ")  # a repr doubles the backslash
     assert _text(out.getvalue()) == "imported ok\ncheck them with: parley mcp list\n"
     assert _text(err.getvalue()) == (
-        f"skipped x{SHOWN}: 'x{in_repr}' cannot name a server: use 1 to 64 letters, digits, "
+        f"skipped 'x{in_repr}': 'x{in_repr}' cannot name a server: use 1 to 64 letters, digits, "
         "'_', '.' or '-', starting with a letter or digit\n"
     )
     out = io.StringIO()

@@ -29,8 +29,10 @@ class DecodeError(ParleyError, ValueError):
         self.errors = errors
         parts = []
         for err in errors[:5]:
-            loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
-            parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+            loc = ".".join(str(p) for p in err.get("loc", ()))[:80] or "(root)"
+            # one line, and short: a message may quote a huge or many-lined input
+            msg = " ".join(str(err.get("msg", "invalid")).split())
+            parts.append(f"{loc}: {msg if len(msg) <= 120 else msg[:119] + '…'}")
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid {what}: " + "; ".join(parts) + more)
 

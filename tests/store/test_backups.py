@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import re
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -93,16 +92,15 @@ async def test_a_backup_taken_while_another_process_writes_turns_is_consistent(
 
 
 async def test_a_migration_first_leaves_a_backup_named_for_the_old_version(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "parley.db"
-    async with Store.open(path) as store:
-        await append_messages(store.checkpointer, "t", ["kept across the upgrade"])
-    conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE step_writes")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
-    conn.commit()
-    conn.close()
+    with monkeypatch.context() as older:  # a database written by the version before
+        older.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:-1])
+        older.setattr(_schema, "SCHEMA_VERSION", SCHEMA_VERSION - 1)
+        async with Store.open(path) as store:
+            await append_messages(store.checkpointer, "t", ["kept across the upgrade"])
+    assert scalar(path, "PRAGMA user_version") == SCHEMA_VERSION - 1
 
     async with Store.open(path) as store:
         got = await store.checkpointer.aget("t", AgentState)
