@@ -29,22 +29,32 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "local"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser for ``parley``."""
+def _common(default: object) -> argparse.ArgumentParser:
+    """``--data-dir`` and ``--model``, defaulting to ``default``. Subcommands take them with
+    no default of their own, so a value given before the subcommand is kept."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
+        default=default,
         help="where threads are stored (default: PARLEY_DATA_DIR or your user data directory)",
     )
     common.add_argument(
         "--model",
-        default=None,
+        default=default,
         help="model spec: local, gguf:PATH, ollama:NAME[@URL], "
         "openai:NAME[@BASE_URL], anthropic:NAME, scripted:FILE.json",
     )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser for ``parley``."""
     parser = argparse.ArgumentParser(
-        prog="parley", parents=[common], description="Chat with AI agents on your own machine."
+        prog="parley",
+        parents=[_common(None)],
+        description="Chat with AI agents on your own machine.",
     )
+    common = _common(argparse.SUPPRESS)
     parser.add_argument("--thread", help="open this thread in the window")
     parser.add_argument(
         "--screenshot", metavar="PNG", help="render the window offscreen to PNG and exit"
