@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO, cast
 
-from app import cli_diagnostics, cli_mcp, cli_models
+from app import cli_diagnostics, cli_mcp, cli_models, cli_threads
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock, ErrorBlock
 from app.services.events import (
@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
     threads.add_argument("--search", help="full-text search in messages")
+    cli_threads.register(threads, common)
     key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
@@ -379,7 +380,8 @@ def run(
     _tolerant_stdin()
     try:
         if args.command == "threads":
-            return asyncio.run(_threads(args, out))
+            code = cli_threads.run(args, out, err)
+            return asyncio.run(_threads(args, out)) if code is None else code
         if args.command == "key":
             return _key(args, out, err)
         if args.command == "mcp":

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +14,8 @@ import pytest
 
 from app.cli import build_parser
 from app.services.model_catalogue import CATALOGUE
+from tests.cli_run import parley
 from tests.services.hub_server import HostedFile, HubServer
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _commands(
@@ -57,23 +53,14 @@ def test_the_commands_checked_include_every_models_action() -> None:
     }  # fmt: skip
 
 
-def parley(*args: str, hub: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PARLEY_DATA_DIR"}
-    if hub:
-        env["PARLEY_HUB_URL"] = hub
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, check=False,
-    )  # fmt: skip
-
-
 def test_models_download_with_data_dir_installs_into_that_folder(tmp_path: Path) -> None:
     entry = next(e for e in CATALOGUE if not e.sha256)
     hub = HubServer().start()
     try:
         hub.host(entry.repo, entry.filename, HostedFile(b"GGUF" + bytes(1000)))
         data = tmp_path / "data"
-        done = parley("models", "download", entry.name, "--data-dir", str(data), hub=hub.url)
+        argv = ("models", "download", entry.name, "--data-dir", str(data))
+        done = parley(*argv, PARLEY_HUB_URL=hub.url)
     finally:
         hub.stop()
     assert done.returncode == 0, done.stderr
