@@ -36,11 +36,15 @@ contracts: setup
 
 # The window's tests run in a process of their own (one QApplication, one qasync loop per
 # test) and are bounded in time: a Qt event loop cannot be interrupted by pytest-timeout.
+# Both halves always run; the target fails when either failed.
 QT_TESTS := tests/ui tests/e2e/window
 
 pytest: setup $(TEST_STAMP)
-	$(BIN)/python -m pytest -q $(addprefix --ignore=,$(QT_TESTS)) $(PYTEST_ARGS)
-	timeout 1200 $(BIN)/python -m pytest -q $(QT_TESTS) $(PYTEST_ARGS)
+	@failed=""; \
+	$(BIN)/python -m pytest -q $(addprefix --ignore=,$(QT_TESTS)) $(PYTEST_ARGS) \
+		|| failed="$$failed non-window"; \
+	timeout 1200 $(BIN)/python -m pytest -q $(QT_TESTS) $(PYTEST_ARGS) || failed="$$failed window"; \
+	if [ -n "$$failed" ]; then echo "pytest failed in:$$failed tests"; exit 1; fi
 
 test: lint typecheck contracts pytest
 

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO, cast
 
-from app import cli_backup, cli_diagnostics, cli_mcp, cli_models, cli_network
+from app import cli_backup, cli_diagnostics, cli_mcp, cli_models, cli_network, cli_threads
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock, ErrorBlock
 from app.services.events import (
@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "local"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser for ``parley``."""
+def _common(default: object) -> argparse.ArgumentParser:
+    """``--data-dir`` and ``--model``, defaulting to ``default``. Subcommands take them with
+    no default of their own, so a value given before the subcommand is kept."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
+        default=default,
         help="where threads are stored (default: PARLEY_DATA_DIR or your user data directory)",
     )
     common.add_argument(
@@ -45,13 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--model",
-        default=None,
+        default=default,
         help="model spec: local, gguf:PATH, ollama:NAME[@URL], "
         "openai:NAME[@BASE_URL], anthropic:NAME, scripted:FILE.json",
     )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser for ``parley``."""
     parser = argparse.ArgumentParser(
-        prog="parley", parents=[common], description="Chat with AI agents on your own machine."
+        prog="parley",
+        parents=[_common(None)],
+        description="Chat with AI agents on your own machine.",
     )
+    common = _common(argparse.SUPPRESS)
     parser.add_argument("--thread", help="open this thread in the window")
     parser.add_argument(
         "--screenshot", metavar="PNG", help="render the window offscreen to PNG and exit"
@@ -82,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
     threads.add_argument("--search", help="full-text search in messages")
+    cli_threads.register(threads, common)
     key = sub.add_parser("key", parents=[common], help="keep API keys in the keyring")
     key.add_argument("action", choices=["set", "delete", "status"])
     key.add_argument("ref", nargs="?", help="e.g. openai/api-key or anthropic/api-key")
@@ -392,7 +403,8 @@ def run(
     cli_network.apply_offline(args)
     try:
         if args.command == "threads":
-            return asyncio.run(_threads(args, out))
+            code = cli_threads.run(args, out, err)
+            return asyncio.run(_threads(args, out)) if code is None else code
         if args.command == "key":
             return _key(args, out, err)
         if args.command == "mcp":

@@ -23,8 +23,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "'download' connects to the internet.",
     )
     actions = models.add_subparsers(dest="models_action")
-    actions.add_parser("list", help="list the catalogue and installed models (the default)")
-    download = actions.add_parser("download", help="download a catalogue model")
+    actions.add_parser(
+        "list", parents=[common], help="list the catalogue and installed models (the default)"
+    )
+    download = actions.add_parser("download", parents=[common], help="download a catalogue model")
     download.add_argument("name")
     download.add_argument(
         "--deadline",
@@ -33,9 +35,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="give up after this long, keeping the bytes so far (default: the model's size "
         "at 250 kB/s, at least 30 minutes)",
     )
-    remove = actions.add_parser("remove", help="remove an installed model")
+    remove = actions.add_parser("remove", parents=[common], help="remove an installed model")
     remove.add_argument("name")
-    add = actions.add_parser("add", help="add a GGUF file from your disk")
+    add = actions.add_parser("add", parents=[common], help="add a GGUF file from your disk")
     add.add_argument("path")
     add.add_argument("--name", help="the name to list it under (default: the file's name)")
 

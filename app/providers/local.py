@@ -24,7 +24,7 @@ from app.core.errors import ModelError, UserError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.models.streaming import CollectingChatModel
 from app.core.state.message import Message, TokenUsages, new_message_id
-from app.core.state.message_block import TextBlock
+from app.core.state.message_block import TextBlock, ToolCallBlock
 from app.providers._llama_grammar import (
     call_start_ids,
     first_token_bias,
@@ -296,7 +296,9 @@ class LlamaCppChatModel(CollectingChatModel):
             stop.set()
             await asyncio.shield(done)
         blocks = router.finish()
-        if any(b.type == "tool_call" for b in blocks):
+        calls = [b for b in blocks if isinstance(b, ToolCallBlock)]
+        # a call cut at the token limit is reported as cut, not as a finished call
+        if calls and not (finish == "length" and any(c.partial_args for c in calls)):
             finish = "tool_calls"
         usage = TokenUsages(
             prompt_tokens=stats.prompt_tokens,

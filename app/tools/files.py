@@ -47,12 +47,22 @@ it through its descriptor, never reopen it by name; it stays open until the inge
 its name and its media type."""
 
 
-def _size(n: int) -> str:
+def _size(n: int, digits: int = 1) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1000 or unit == "GB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.{digits}f} {unit}"
         n = n / 1000  # type: ignore[assignment]
     return f"{n} bytes"
+
+
+def _sizes(a: int, b: int) -> tuple[str, str]:
+    """``a`` and ``b`` as sizes that read differently when they differ: more digits when they
+    round alike, exact bytes when even three digits do not tell them apart."""
+    for digits in (1, 2, 3):
+        shown = _size(a, digits), _size(b, digits)
+        if a == b or shown[0] != shown[1]:
+            return shown
+    return f"{a:,} bytes", f"{b:,} bytes"
 
 
 def _list(folders: GrantedFolders, path: str) -> str:
@@ -133,9 +143,8 @@ def _write_target(
 ) -> tuple[Path, os.stat_result | None]:
     """The real path to write and its current status (``None``: a new file), or a refusal."""
     if len(data) > MAX_WRITE_BYTES:
-        raise ToolError(
-            f"the content is {_size(len(data))}; at most {_size(MAX_WRITE_BYTES)} may be written"
-        )
+        size, most = _sizes(len(data), MAX_WRITE_BYTES)
+        raise ToolError(f"the content is {size}; at most {most} may be written")
     real = folders.resolve(path)
     try:
         st = os.stat(real, follow_symlinks=False)

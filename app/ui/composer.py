@@ -184,7 +184,7 @@ class ComposerPanel(QFrame):
     def _submit(self) -> None:
         text = self.text()
         empty = not text.strip() and (self.editing is not None or not self.allow_empty())
-        if empty or (self.running and self.editing is None):
+        if empty:
             return
         self.sendRequested.emit(text)
 

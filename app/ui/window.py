@@ -40,6 +40,7 @@ from app.ui.header import ADD_GGUF, Header
 from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
 from app.ui.model_manage import MANAGE_MODELS, add_gguf, manage_models
 from app.ui.notices import NoticeBar
+from app.ui.pending_send import PendingSend
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
@@ -119,6 +120,9 @@ class MainWindow(QMainWindow):
         self.chat = ChatView(self.chat_vm, self)
         self.empty = _EmptyState(self)
         self.composer = ComposerPanel(self)
+        self.pending_send = PendingSend(
+            self.composer, lambda: spawn(self._send(self.composer.text())), self
+        )
         self.budget_pause = BudgetPausePanel(workspace, self)
         self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
         self.stack = QStackedWidget(self)
@@ -176,6 +180,7 @@ class MainWindow(QMainWindow):
         vm.budgetChanged.connect(self._on_budget)
         vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
         vm.threadOpened.connect(self._on_thread_opened)
+        vm.threadOpened.connect(self.pending_send.thread_opened)
         self.threads_vm.problem.connect(self._on_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
@@ -451,6 +456,9 @@ class MainWindow(QMainWindow):
             if fork is not None:
                 self.composer.accept_sent()
             return
+        if self.chat_vm.thread_id is not None and self.chat_vm.status() == "running":
+            self.pending_send.hold(self.chat_vm.thread_id)  # sent when the run ends
+            return
         self.composer.send_button.setEnabled(False)
         try:
             blocks = self.attachments.blocks_to_send()
@@ -539,6 +547,7 @@ class MainWindow(QMainWindow):
         self.composer.hint.setText(
             "Parley is answering… (Esc stops)" if status == "running" else ""
         )
+        self.pending_send.status_changed(self.chat_vm.thread_id, status)
         if status not in ("running", "waiting"):
             self._show_usage()
 

@@ -1,45 +1,65 @@
 """The bundled model as a new user meets it: ``parley chat`` in a fresh data directory, in a
-real process, answers the first question anyone asks, and offers a tool call when asked for the
-time; on the public evaluation set it keeps its measured score."""
+real process, answers and saves the thread; with tools, every call it makes is answered and
+the turn ends with a reply; on the public set, every call the default agent makes is held by
+the grammar. Only what holds on every build is checked here: llama.cpp is compiled for the CPU
+it is built on, so greedy decoding, and with it any score or wording, differs from machine to
+machine. Scores (Paris, the clock, the public set) are in ``make bench`` (bench_scores)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from app.core.models.protocol import GenerationConfig
+from app.core.state.message import Message
 from app.providers.local import LlamaCppChatModel
-from tests.eval.runner import parley_agent, parley_chat
-from tests.eval.scoring import load_set
+from app.services.workspace import DEFAULT_SYSTEM_PROMPT
+from app.store import Store
+from tests import cli_run
+from tests.eval.runner import CALL_TOKENS, agent_tools
+from tests.eval.scoring import call_valid, load_set
 
 # a busy machine runs the model many times slower: room for that, not a speed check
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def parley(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PARLEY_DATA_DIR": str(data_dir)}
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=800, env=env, check=False,
-    )  # fmt: skip
+    return cli_run.parley(*args, data_dir=data_dir, timeout=800)
 
 
-@pytest.mark.parametrize("run", [1, 2, 3])
-def test_the_capital_of_france_is_paris_every_time(tmp_path: Path, run: int) -> None:
-    done = parley("chat", "What is the capital of France?", data_dir=tmp_path / f"fresh{run}")
+async def saved_thread(done: subprocess.CompletedProcess[str], data_dir: Path) -> list[Message]:
+    """The messages of the thread a ``parley chat`` run started."""
+    async with Store.open_data_dir(str(data_dir)) as store:
+        return (await store.read_messages(cli_run.new_thread_id(done.stderr))).messages
+
+
+async def test_a_first_question_is_answered_and_saved(tmp_path: Path) -> None:
+    question = "What is the capital of France?"
+    done = parley("chat", question, data_dir=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Paris" in done.stdout, done.stdout
+    messages = await saved_thread(done, tmp_path)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[0].text() == question
+    answer = messages[1].text()
+    assert answer.strip(), "the answer is empty"
+    assert done.stdout == f"{answer}\n"
 
 
-def test_asking_for_the_time_calls_the_clock(tmp_path: Path) -> None:
+async def test_with_tools_every_call_is_answered_and_the_turn_ends_with_a_reply(
+    tmp_path: Path,
+) -> None:
     done = parley("chat", "--tools", "What time is it now?", data_dir=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "[current_time: started]" in done.stdout, done.stdout
+    messages = await saved_thread(done, tmp_path)
+    calls = {c.id for m in messages for c in m.tool_calls()}
+    answered = {r.call_id for m in messages for r in m.tool_results()}
+    assert calls == answered
+    for call in (c for m in messages for c in m.tool_calls()):
+        assert f"[{call.name}: started]" in done.stdout
+    assert messages[-1].role == "assistant" and not messages[-1].tool_calls()
 
 
 @pytest.fixture(scope="module")
@@ -51,16 +71,25 @@ def model() -> Iterator[LlamaCppChatModel]:
         loaded.close()
 
 
-async def test_default_chat_keeps_its_score_on_the_public_set(model: LlamaCppChatModel) -> None:
-    tally = await parley_chat(model, load_set())
-    # measured: 29 of 45 (64%); llama.cpp's own chat completion gets 27 (60%)
-    assert tally.answer_rate >= 60, tally.failures
-
-
-async def test_default_agent_calls_are_valid_and_mostly_well_chosen(
+# 20 grammar-held replies: on a busy machine this takes longer than the other tests
+@pytest.mark.timeout(2400)
+async def test_every_call_of_the_default_agent_parses_or_is_reported_cut(
     model: LlamaCppChatModel,
 ) -> None:
-    tally = await parley_agent(model, load_set())
-    # measured: 14 of 20 right decisions, 15 of 16 calls valid (one cut at the token limit)
-    assert tally.valid_rate >= 90, tally.failures
-    assert tally.decision_rate >= 65, tally.failures
+    evalset = load_set()
+    tools = agent_tools(evalset)
+    cfg = GenerationConfig(max_tokens=CALL_TOKENS, seed=1)
+    for prompt in evalset.tool_prompts:
+        turn = [Message.text_message(DEFAULT_SYSTEM_PROMPT, role="system"),
+                Message.text_message(prompt.prompt)]  # fmt: skip
+        reply = await model.agenerate(turn, tools=tools, config=cfg)
+        finish = reply.metadata["finish_reason"]
+        if not reply.tool_calls():
+            assert finish in ("stop", "length"), prompt.id
+            continue
+        if finish == "length":
+            assert model.last_run.tokens >= CALL_TOKENS, prompt.id
+            continue
+        assert finish == "tool_calls", prompt.id
+        for call in reply.tool_calls():
+            assert call_valid(call, tools), (prompt.id, call)

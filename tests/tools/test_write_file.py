@@ -117,7 +117,16 @@ async def test_write_refuses_what_it_should_not_replace(tmp_path: Path) -> None:
         "existing folder"
     )
     said = await refused(write_file, path="big.txt", content="x" * (MAX_WRITE_BYTES + 1))
-    assert said.startswith("Tool 'write_file' failed: the content is 5.0 MB")
+    assert said == (
+        "Tool 'write_file' failed: the content is 5,000,001 bytes; at most 5,000,000 bytes may "
+        "be written"
+    )
+    said = await refused(write_file, path="big.txt", content="x" * (MAX_WRITE_BYTES + 4_000))
+    assert said == (
+        "Tool 'write_file' failed: the content is 5.004 MB; at most 5.000 MB may be written"
+    )
+    said = await refused(write_file, path="big.txt", content="x" * (2 * MAX_WRITE_BYTES))
+    assert said == "Tool 'write_file' failed: the content is 10.0 MB; at most 5.0 MB may be written"
     assert not (tmp_path / "big.txt").exists()
     assert await ok(write_file, path="a.txt", content="ünïcode") == "created a.txt (9 bytes)"
     assert (tmp_path / "a.txt").read_text() == "ünïcode"

@@ -69,13 +69,14 @@ class Recorder:
 
 async def open_tool_window(
     data_dir: Path,
-    model: Recorder,
+    model: Recorder | ScriptedChatModel,
     tools: list[Tool[..., Any]] | None = None,
     *,
     secret_resolver: Any = None,
 ) -> MainWindow:
-    """A real window on ``data_dir`` whose default model is ``model``, offering ``tools``."""
-    scripted = ScriptedChatModel(model)
+    """A real window on ``data_dir`` whose default model is ``model`` (a recorder is replayed
+    by a scripted model), offering ``tools``."""
+    scripted = model if isinstance(model, ScriptedChatModel) else ScriptedChatModel(model)
 
     def resolve(spec: str) -> ScriptedChatModel:
         return scripted

@@ -1,0 +1,104 @@
+"""``parley threads export ID [FILE]`` and ``parley threads import FILE``: move a thread
+between data folders from a terminal, through the same workspace calls as the window's
+Export and Import (and so with the same checks on what is read)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+__all__ = ["register", "run"]
+
+
+def register(threads: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    """Add ``export`` and ``import`` under ``parley threads``."""
+    actions = threads.add_subparsers(dest="threads_action", metavar="{export,import}")
+    export = actions.add_parser(
+        "export",
+        parents=[common],
+        help="write a thread as JSON (to import elsewhere) or as Markdown (--markdown)",
+    )
+    export.add_argument("thread_id", metavar="ID", help="the thread's id (see parley threads)")
+    export.add_argument("file", nargs="?", metavar="FILE", help="where to write (default: stdout)")
+    export.add_argument("--markdown", action="store_true", help="a Markdown document instead")
+    export.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    imp = actions.add_parser(
+        "import", parents=[common], help="add a thread from an exported JSON file; prints its id"
+    )
+    imp.add_argument("file", metavar="FILE")
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``parley threads export|import``; ``None`` when neither was asked for."""
+    action = getattr(args, "threads_action", None)
+    if action == "export":
+        return asyncio.run(_export(args, out, err))
+    if action == "import":
+        return asyncio.run(_import(args, out, err))
+    return None
+
+
+async def _workspace(data_dir: str | None) -> Any:
+    from app.services.workspace import Workspace
+
+    return await Workspace.open(data_dir)
+
+
+async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    target = Path(args.file) if args.file else None
+    if target is not None and target.exists() and not args.force:
+        err.write(f"parley: {target} already exists; nothing was written (--force replaces it)\n")
+        return 2
+    fmt: Literal["markdown", "json"] = "markdown" if args.markdown else "json"
+    workspace = await _workspace(args.data_dir)
+    try:
+        data = await workspace.export_thread(args.thread_id, fmt)
+    finally:
+        await workspace.aclose()
+    if target is None:
+        out.write(data.decode("utf-8"))
+        out.flush()
+        return 0
+    try:
+        await asyncio.to_thread(_write, target, data)
+    except OSError as exc:
+        err.write(f"parley: could not write {target}: {exc.strerror or exc}; nothing was written\n")
+        return 2
+    err.write(f"exported thread {args.thread_id} to {target}\n")
+    return 0
+
+
+def _write(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` whole or not at all."""
+    part = target.with_name(f".{target.name}.part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+async def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.core.errors import ParleyError
+
+    source = Path(args.file)
+    try:
+        data = await asyncio.to_thread(source.read_bytes)
+    except OSError as exc:
+        err.write(f"parley: could not read {source}: {exc.strerror or exc}\n")
+        return 2
+    workspace = await _workspace(args.data_dir)
+    try:
+        thread = await workspace.import_thread(data)
+    except ParleyError as exc:
+        err.write(f"parley: could not import {source.name}: {exc}; nothing was added\n")
+        return 2
+    finally:
+        await workspace.aclose()
+    out.write(f"{thread.id}\n")
+    for note in thread.notes:  # what the import left out (a file link, a model) and why
+        err.write(f"parley: {note}\n")
+    return 0
