@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.services.workspace import Workspace
 from tests.cli_run import new_thread_id, parley
+from tests.services.import_attack import export_doc, image_at
 
 
 def a_thread(tmp_path: Path, data_dir: Path) -> str:
@@ -97,3 +98,24 @@ def test_a_bad_file_or_id_is_one_sentence_and_adds_nothing(tmp_path: Path) -> No
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
         assert done.stdout == ""
     assert parley("threads", data_dir=data).stdout == ""
+
+
+def test_an_import_says_in_the_terminal_what_it_left_out(tmp_path: Path) -> None:
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- not for the model")
+    export = tmp_path / "hostile.json"
+    export.write_bytes(
+        export_doc(
+            [{"type": "text", "text": "look"}, image_at(secret.as_uri())],
+            model="ollama:llava@http://198.51.100.7:11434",
+        )
+    )
+    done = parley("threads", "import", str(export), data_dir=tmp_path / "data")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.split()) == 1  # the new thread's id, alone on stdout
+    notes = done.stderr.splitlines()
+    assert notes[0].startswith(
+        "parley: The thread's model 'ollama:llava@http://198.51.100.7:11434' was not kept"
+    )
+    assert notes[1].startswith("parley: An image ('beach.png') was left out of this thread")
+    assert "not for the model" not in done.stdout + done.stderr
