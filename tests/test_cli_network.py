@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
 from tests.services.hub_server import HubServer
 
@@ -40,6 +42,9 @@ def test_a_local_turn_a_search_and_an_export_connect_to_no_other_computer(
     chat = parley("chat", "--model", f"scripted:{script}", "The answer?", data_dir=tmp_path)
     assert chat.returncode == 0, chat.stderr
     assert parley("threads", "--search", "answer", data_dir=tmp_path).returncode == 0
+    thread_id = parley("threads", data_dir=tmp_path).stdout.split()[0]
+    exported = parley("threads", "export", thread_id, data_dir=tmp_path)
+    assert exported.returncode == 0 and "Forty-two." in exported.stdout, exported.stderr
     listed = parley("network", data_dir=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert _remote_lines(listed.stdout) == []
@@ -94,3 +99,13 @@ def test_offline_refuses_a_download_in_one_sentence(tmp_path: Path) -> None:
         "qwen2.5-0.5b. To allow it, turn offline mode off"
     ), done.stderr
     assert not (tmp_path / "models").exists() or not any((tmp_path / "models").glob("*.gguf"))
+
+
+@pytest.mark.slow
+def test_a_turn_on_the_bundled_model_connects_to_no_other_computer(tmp_path: Path) -> None:
+    chat = parley("chat", "What is the capital of France?", data_dir=tmp_path)
+    assert chat.returncode == 0, chat.stderr
+    assert chat.stdout.strip()
+    listed = parley("network", data_dir=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert _remote_lines(listed.stdout) == [], listed.stdout

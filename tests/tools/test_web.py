@@ -15,6 +15,7 @@ from app.core.agent import create_agent
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import Resume
 from app.core.models.scripted import ScriptedChatModel
+from app.core.netgate import GATE, install
 from app.core.state import HumanMessage, ToolResultBlock
 from app.core.state.serde import dump_state
 from app.core.tools import ToolError, requests_of
@@ -263,3 +264,17 @@ async def test_an_international_name_is_resolved_in_its_ascii_form() -> None:
     assert said.startswith(
         "Tool 'fetch_url' failed: the host name 'xn--bcher-kva.invalid' could not"
     )
+
+
+async def test_offline_a_fetch_is_refused_before_the_server_sees_it(other: Served) -> None:
+    install().offline = True
+    try:
+        said = await refused(fetch_tool(True), url=f"{other.url}/page")
+    finally:
+        GATE.offline = False
+    assert said == (
+        f"Tool 'fetch_url' failed: Parley is offline, so it did not connect to "
+        f"127.0.0.2:{other.port} for the tool fetch_url in thread t1. To allow it, turn "
+        "offline mode off (Settings > Network, or run without --offline and PARLEY_OFFLINE)"
+    )
+    assert other.seen == []
