@@ -17,7 +17,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["CodeBlocks", "render_markdown"]
+__all__ = ["CodeBlocks", "markdown_parser", "render_markdown", "style_inline_code"]
 
 CodeBlocks = list[str]
 
@@ -44,7 +44,8 @@ def _code_html(code: str, lang: str, dark: bool) -> str:
 
 
 @lru_cache(maxsize=2)
-def _md(dark: bool) -> MarkdownIt:
+def markdown_parser(dark: bool) -> MarkdownIt:
+    """The parser and renderer for one theme (code blocks land in ``env["blocks"]``)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     colours = _DARK if dark else _LIGHT
@@ -81,10 +82,14 @@ def _md(dark: bool) -> MarkdownIt:
     return md
 
 
+def style_inline_code(rendered: str, dark: bool) -> str:
+    """Give the inline code spans of rendered HTML their background."""
+    colours = _DARK if dark else _LIGHT
+    return rendered.replace("<code>", f'<code style="background-color:{colours["code_bg"]};">')
+
+
 def render_markdown(text: str, *, dark: bool = False) -> tuple[str, CodeBlocks]:
     """Return ``text`` as HTML for ``QTextDocument`` and the texts of its code blocks."""
     blocks: CodeBlocks = []
-    rendered = _md(dark).render(text, {"blocks": blocks})
-    colours = _DARK if dark else _LIGHT
-    rendered = rendered.replace("<code>", f'<code style="background-color:{colours["code_bg"]};">')
-    return rendered, blocks
+    rendered = markdown_parser(dark).render(text, {"blocks": blocks})
+    return style_inline_code(rendered, dark), blocks
