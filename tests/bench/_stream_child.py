@@ -59,22 +59,31 @@ async def _longest_gap(until: asyncio.Future[object] | None, seconds: float) -> 
 
 
 async def _run(data_dir: str, chars: int, replies: int, at_once: int, thread: str) -> object:
+    from PySide6.QtWidgets import QApplication
+
     from app.core.models import ScriptedChatModel
     from app.services.settings import AppSettings
-    from app.services.workspace import Workspace
-    from app.ui.app import close_window
-    from app.ui.window import MainWindow
+    from app.ui.app import close_window, open_window, warm_up
+    from app.ui.collector import MainThreadCollector
 
     def model(spec: str) -> ScriptedChatModel:
         text = markdown_reply(chars, seed=len(spec))
         return ScriptedChatModel(lambda _messages: {"text": text}, delay=0.0, chunk_size=6)
 
-    workspace = await Workspace.open(data_dir, resolve_model=model, secret_resolver=lambda r: "")
+    MainThreadCollector(QApplication.instance())  # as the app collects garbage
+    window = await open_window(
+        data_dir,
+        thread_id=thread or None,
+        preload=False,
+        check_store=False,
+        resolve_model=model,
+        secret_resolver=lambda _ref: "",
+    )
+    assert window is not None
+    workspace = window.workspace
     workspace.settings = AppSettings(default_model="scripted:a")
-    window = MainWindow(workspace)
     window.resize(1200, 800)
-    window.show()
-    await window.start(thread or None, preload=False)
+    await warm_up(window)  # as the app does a second after start
     idle = await _longest_gap(None, 0.5)
     stalls = []
     for _ in range(replies):

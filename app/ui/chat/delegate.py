@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from app.core.state import Message
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.markdown import WARM_UP_SAMPLE
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_layout import MessageLayout
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
@@ -279,6 +280,13 @@ class MessageDelegate(QStyledItemDelegate):
         ]
         if any([doc.fill(key) for doc in docs]):
             self._view.viewport().update()
+
+    def warm_up(self) -> None:
+        """Lay out one message off-screen (fonts, code blocks, tables), so the first reply's
+        first layout does not pay for them."""
+        for dark in (False, True):
+            rendered = message_html(Message.text_message(WARM_UP_SAMPLE), dark=dark)
+            self._document(rendered.html, max(200, self._text_width()), dark).size()
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""

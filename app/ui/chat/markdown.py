@@ -17,7 +17,14 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["CodeBlocks", "markdown_parser", "render_markdown", "style_inline_code"]
+__all__ = [
+    "WARM_UP_SAMPLE",
+    "CodeBlocks",
+    "markdown_parser",
+    "render_markdown",
+    "style_inline_code",
+    "warm_up",
+]
 
 CodeBlocks = list[str]
 
@@ -93,3 +100,17 @@ def render_markdown(text: str, *, dark: bool = False) -> tuple[str, CodeBlocks]:
     blocks: CodeBlocks = []
     rendered = markdown_parser(dark).render(text, {"blocks": blocks})
     return style_inline_code(rendered, dark), blocks
+
+
+WARM_UP_SAMPLE = "".join(
+    f"**Bold** `code` [link](https://example.org)\n\n- item\n\n```{lang}\nx = 1\n```\n\n"
+    for lang in ("python", "bash", "javascript", "typescript", "json", "rust", "c", "cpp", "")
+)
+"""Markdown that loads the parser and the code lexers replies use most."""
+
+
+def warm_up() -> None:
+    """Load the parser, both themes and the common code lexers (their first use imports
+    them), so the first reply does not pause the window for it; safe off the GUI thread."""
+    for dark in (False, True):
+        render_markdown(WARM_UP_SAMPLE, dark=dark)

@@ -2,9 +2,10 @@
 
 A streamed reply only ever grows at its end, and in Markdown a top-level block (a paragraph,
 a list, a code fence, a table) can no longer change once the next block has begun on a
-finished line and the line after that is finished too (a table's header becomes a table only
-when its delimiter line follows). So the blocks before that point are parsed and rendered
-once; each update parses only the open tail and renders it again. The HTML is exactly that of
+finished line (a heading, a rule, a fence, or a paragraph a blank line ended, as soon as the
+next block begins; a table needs its delimiter line finished too). So the blocks before that
+point are parsed and rendered once; each update parses only the open tail and renders it
+again. The HTML is exactly that of
 :func:`~app.ui.chat.markdown.render_markdown` over the whole text.
 
 A link reference definition (``[label]: url``) can change blocks before it, so a text that has
@@ -100,7 +101,7 @@ class MarkdownStream:
         blocks = top_level_blocks(tokens)
         finished_lines = tail.count("\n")
         keep = 0
-        while keep + 1 < len(blocks) and blocks[keep + 1][0] + 2 <= finished_lines:
+        while keep + 1 < len(blocks) and _closed(blocks[keep], blocks[keep + 1], finished_lines):
             keep += 1
         if keep:
             done_env: dict[str, Any] = {"blocks": self._codes}
@@ -122,6 +123,21 @@ class MarkdownStream:
         env: dict[str, Any] = {"blocks": []}
         html = md.render(text, env)
         return RenderedMarkdown(style_inline_code(html, self._dark), env["blocks"])
+
+
+def _closed(
+    block: tuple[int, list[Token]], after: tuple[int, list[Token]], finished_lines: int
+) -> bool:
+    """Whether ``block`` can no longer change, now that ``after`` follows it."""
+    kind = block[1][0].type
+    if kind in ("heading_open", "hr", "fence"):
+        return True  # ended by its own line, which the next block shows is finished
+    if kind == "paragraph_open" and (block[1][0].map or [0, 0])[1] < after[0]:
+        return True  # a blank line ended it
+    # otherwise the next block's first line must be finished, and for a table (which may
+    # yet turn back into text) its delimiter line too
+    needed = 2 if after[1][0].type == "table_open" else 1
+    return after[0] + needed <= finished_lines
 
 
 def _follows_paragraph(done: list[str], html: str) -> bool:
