@@ -47,7 +47,8 @@ class MainThreadCollector(QObject):
         gc.freeze()
 
     def stop(self) -> None:
-        """Give collection back to Python."""
+        """Give collection back to Python (with what :meth:`settle` set aside)."""
         self._timer.stop()
+        gc.unfreeze()
         if self._was_enabled:
             gc.enable()

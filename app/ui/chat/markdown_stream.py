@@ -62,7 +62,16 @@ def _normalised(text: str) -> str:
 class MarkdownStream:
     """One growing text's rendering; :meth:`render` it again each time it grows."""
 
-    __slots__ = ("_breaks", "_codes", "_dark", "_done", "_done_html", "_done_len", "_whole")
+    __slots__ = (
+        "_breaks",
+        "_codes",
+        "_dark",
+        "_done",
+        "_done_html",
+        "_done_len",
+        "_tail",
+        "_whole",
+    )
 
     def __init__(self, *, dark: bool) -> None:
         self._dark = dark
@@ -73,6 +82,12 @@ class MarkdownStream:
         self._breaks: list[tuple[int, bool]] = []
         self._codes: CodeBlocks = []
         self._whole = False
+        self._tail = ""
+
+    @property
+    def open_tail(self) -> str:
+        """The text that the last :meth:`render` still had to parse (the blocks not finished)."""
+        return self._tail
 
     def _reset(self) -> None:
         self._done, self._done_html, self._codes = "", [], []
@@ -92,7 +107,7 @@ class MarkdownStream:
         md = markdown_parser(self._dark)
         if self._whole:
             return self._render_all(text)
-        tail = text[len(self._done) :]
+        tail = self._tail = text[len(self._done) :]
         env: dict[str, Any] = {"blocks": list(self._codes)}
         tokens = md.parse(tail, env)
         if env.get("references"):
@@ -119,6 +134,7 @@ class MarkdownStream:
 
     def _render_all(self, text: str) -> RenderedMarkdown:
         self._reset()
+        self._tail = text
         md = markdown_parser(self._dark)
         env: dict[str, Any] = {"blocks": []}
         html = md.render(text, env)
