@@ -76,7 +76,7 @@ async def open_window(
     app = QApplication.instance()
     collector = app.findChild(MainThreadCollector) if app is not None else None
     if collector is not None:
-        collector.settle()
+        collector.settle(busy=workspace.any_running)
     if workspace.data.read_only:
         window.show_read_only()
     if workspace.data.read_only and window.start_problem:
