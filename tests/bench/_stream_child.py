@@ -84,7 +84,8 @@ async def _run(data_dir: str, chars: int, replies: int, at_once: int, thread: st
     workspace.settings = AppSettings(default_model="scripted:a")
     window.resize(1200, 800)
     await warm_up(window)  # as the app does a second after start
-    idle = await _longest_gap(None, 0.5)
+    await asyncio.sleep(1.5)  # the opened thread's layout and collection are done
+    idle = await _longest_gap(None, 1.0)
     stalls = []
     for _ in range(replies):
         threads = []
