@@ -14,7 +14,14 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
 )
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QMenu,
+    QStyleOptionViewItem,
+    QToolButton,
+    QWidget,
+)
 
 from app.core.state import Message
 from app.ui.chat.delegate import LABELS, MessageDelegate
@@ -91,7 +98,16 @@ class ChatView(QListView):
             QTimer.singleShot(0, self.scrollToBottom)
 
     def _on_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: object = None) -> None:
-        # a row's height may have changed (a streaming reply grew): lay out again
+        # a streaming reply grew: lay the rows out again only when its height changed (laying
+        # out asks every loaded row its height), else just paint it again
+        option = QStyleOptionViewItem()
+        for row in range(top.row(), bottom.row() + 1):
+            index = self.model().index(row, 0)
+            if self.delegate.sizeHint(option, index).height() != self.visualRect(index).height():
+                break
+        else:
+            self.viewport().update()
+            return
         self.scheduleDelayedItemsLayout()
         if self.follow:
             QTimer.singleShot(0, self.scrollToBottom)
