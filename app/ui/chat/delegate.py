@@ -138,6 +138,13 @@ class MessageDelegate(QStyledItemDelegate):
         laid = self._laid(index, self._text_width())
         return laid.codes[n] if 0 <= n < len(laid.codes) else None
 
+    def changed_rect(self, rect: QRect, index: Index) -> QRect:
+        """The part of the row drawn at ``rect`` that its latest layout changed (from the
+        first part laid out anew to the row's end, footer included)."""
+        laid = self._laid(index, self._text_width())
+        top = min(rect.bottom(), rect.y() + GAP + HEADER + int(laid.changed_top))
+        return QRect(rect.x(), top, rect.width(), rect.bottom() - top + 1)
+
     def _text_width(self) -> int:
         return self.column(self._view.viewport().rect()).width() - 2 * PAD
 

@@ -56,6 +56,8 @@ class MessageLayout:
     height: float
     streams: dict[int, MarkdownStream] = field(default_factory=dict)
     """Each text block's rendering, kept for the message's next revision."""
+    changed_top: float = 0.0
+    """Where the first part laid out anew begins (the height when none was)."""
     _make: DocumentFactory | None = None
     _whole: QTextDocument | None = None
 
@@ -74,15 +76,21 @@ class MessageLayout:
         old = {(p.start, len(p.html)): p for p in previous.parts} if previous else {}
         parts: list[_Part] = []
         top = 0.0
+        changed: float | None = None
         for start, end in zip(cuts, [*cuts[1:], len(html)], strict=True):
             if parts:
                 top += _bottom_margin(parts[-1].doc)
             piece = html[start:end]
             kept = old.get((start, end - start))
-            doc = kept.doc if kept is not None and kept.html == piece else make(piece)
+            if kept is not None and kept.html == piece:
+                doc = kept.doc
+            else:
+                doc = make(piece)
+                changed = top if changed is None else changed
             parts.append(_Part(start, piece, doc, top))
             top += doc.size().height()
-        return cls(revision, rendered.code_blocks, html, parts, top, streams, make)
+        changed_top = top if changed is None else changed
+        return cls(revision, rendered.code_blocks, html, parts, top, streams, changed_top, make)
 
     @property
     def doc(self) -> QTextDocument:

@@ -3,10 +3,10 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
@@ -79,7 +79,6 @@ class ChatView(QListView):
         self._user_scrolling = False
         vm.model.rowsInserted.connect(self._on_rows)
         vm.model.modelReset.connect(self._on_reset)
-        vm.model.dataChanged.connect(self._on_changed)
         self.delegate.linkActivated.connect(self._on_link)
         self.delegate.actionTriggered.connect(self._on_action)
 
@@ -97,17 +96,26 @@ class ChatView(QListView):
         if self.follow:
             QTimer.singleShot(0, self.scrollToBottom)
 
-    def _on_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: object = None) -> None:
-        # a streaming reply grew: lay the rows out again only when its height changed (laying
-        # out asks every loaded row its height), else just paint it again
+    def dataChanged(
+        self,
+        top: QModelIndex | QPersistentModelIndex,
+        bottom: QModelIndex | QPersistentModelIndex,
+        roles: Sequence[int] = (),
+    ) -> None:
+        # A streaming reply grew. When its height is unchanged, paint again only the part of
+        # it that was laid out again (its open tail), not every row in sight; otherwise lay
+        # the rows out again (which asks every loaded row its height) and follow the reply.
         option = QStyleOptionViewItem()
-        for row in range(top.row(), bottom.row() + 1):
-            index = self.model().index(row, 0)
-            if self.delegate.sizeHint(option, index).height() != self.visualRect(index).height():
-                break
-        else:
-            self.viewport().update()
+        rows = range(top.row(), bottom.row() + 1)
+        indexes = [self.model().index(row, 0) for row in rows]
+        if all(
+            self.delegate.sizeHint(option, i).height() == self.visualRect(i).height()
+            for i in indexes
+        ):
+            for index in indexes:
+                self.viewport().update(self.delegate.changed_rect(self.visualRect(index), index))
             return
+        super().dataChanged(top, bottom, list(roles))
         self.scheduleDelayedItemsLayout()
         if self.follow:
             QTimer.singleShot(0, self.scrollToBottom)
