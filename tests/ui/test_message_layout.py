@@ -78,6 +78,8 @@ def test_a_streamed_reply_keeps_the_layout_of_its_finished_parts(qapp: QApplicat
     later = _layout(delegate, text + "The reply goes on and on", streams, first)
     kept = [a.doc is b.doc for a, b in zip(first.parts, later.parts, strict=True)]
     assert kept == [True] * (len(kept) - 1) + [False]
+    assert first.changed_top == 0  # all of it was new
+    assert later.changed_top == later.parts[-1].top > 0  # only the open tail is painted again
     assert later.doc.toPlainText().rstrip().endswith("The reply goes on and on")
     fresh = _layout(delegate, text + "The reply goes on and on", {})
     assert [p.html for p in fresh.parts] == [p.html for p in later.parts]
