@@ -131,25 +131,26 @@ class MessageDelegate(QStyledItemDelegate):
 
     def document(self, index: Index) -> QTextDocument:
         """The row's laid-out rich text, as painted (its text is what the row says)."""
-        return self._laid(index, self._text_width()).doc
+        return self._laid(index, self.text_width()).doc
 
     def code_block(self, index: Index, n: int) -> str | None:
         """The text of code block ``n`` of the row (for ``copy:N`` links)."""
-        laid = self._laid(index, self._text_width())
+        laid = self._laid(index, self.text_width())
         return laid.codes[n] if 0 <= n < len(laid.codes) else None
 
     def changed_rect(self, rect: QRect, index: Index) -> QRect:
         """The part of the row drawn at ``rect`` that its latest layout changed (from the
         first part laid out anew to the row's end, footer included)."""
-        laid = self._laid(index, self._text_width())
+        laid = self._laid(index, self.text_width())
         top = min(rect.bottom(), rect.y() + GAP + HEADER + int(laid.changed_top))
         return QRect(rect.x(), top, rect.width(), rect.bottom() - top + 1)
 
-    def _text_width(self) -> int:
+    def text_width(self) -> int:
+        """How wide a message's text is laid out in the view as it is now."""
         return self.column(self._view.viewport().rect()).width() - 2 * PAD
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        laid = self._laid(index, self._text_width())
+        laid = self._laid(index, self.text_width())
         height = GAP + HEADER + int(laid.height) + FOOTER + GAP
         return QSize(self._view.viewport().width(), height)
 
@@ -293,7 +294,7 @@ class MessageDelegate(QStyledItemDelegate):
         first layout does not pay for them."""
         for dark in (False, True):
             rendered = message_html(Message.text_message(WARM_UP_SAMPLE), dark=dark)
-            self._document(rendered.html, max(200, self._text_width()), dark).size()
+            self._document(rendered.html, max(200, self.text_width()), dark).size()
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""

@@ -77,6 +77,7 @@ class ChatView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
         self._user_scrolling = False
+        self._laid_width = -1
         vm.model.rowsInserted.connect(self._on_rows)
         vm.model.modelReset.connect(self._on_reset)
         self.delegate.linkActivated.connect(self._on_link)
@@ -152,7 +153,12 @@ class ChatView(QListView):
         super().wheelEvent(event)  # type: ignore[arg-type]
 
     def resizeEvent(self, event: object) -> None:
-        self.delegate.forget()
+        # layouts are kept per width: drop them only when the text's width changes, not when
+        # only the height does or a scroll bar appears beside a column that keeps its width
+        width = self.delegate.text_width()
+        if width != self._laid_width:
+            self.delegate.forget()
+            self._laid_width = width
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._place_jump()
         if self.follow:
