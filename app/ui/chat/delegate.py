@@ -138,6 +138,10 @@ class MessageDelegate(QStyledItemDelegate):
         laid = self._laid(index, self.text_width())
         return laid.codes[n] if 0 <= n < len(laid.codes) else None
 
+    def resized(self, index: Index) -> bool:
+        """Whether the row's latest change changed its height (so the rows need laying out)."""
+        return self._laid(index, self.text_width()).resized
+
     def changed_rect(self, rect: QRect, index: Index) -> QRect:
         """The part of the row drawn at ``rect`` that its latest layout changed (from the
         first part laid out anew to the row's end, footer included)."""

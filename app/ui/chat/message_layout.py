@@ -58,6 +58,8 @@ class MessageLayout:
     """Each text block's rendering, kept for the message's next revision."""
     changed_top: float = 0.0
     """Where the first part laid out anew begins (the height when none was)."""
+    resized: bool = True
+    """Whether the height differs from the previous revision's (or there was none)."""
     _make: DocumentFactory | None = None
     _whole: QTextDocument | None = None
 
@@ -90,7 +92,10 @@ class MessageLayout:
             parts.append(_Part(start, piece, doc, top))
             top += doc.size().height()
         changed_top = top if changed is None else changed
-        return cls(revision, rendered.code_blocks, html, parts, top, streams, changed_top, make)
+        resized = previous is None or previous.height != top
+        return cls(
+            revision, rendered.code_blocks, html, parts, top, streams, changed_top, resized, make
+        )
 
     @property
     def doc(self) -> QTextDocument:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
     QMenu,
-    QStyleOptionViewItem,
     QToolButton,
     QWidget,
 )
@@ -106,13 +105,9 @@ class ChatView(QListView):
         # A streaming reply grew. When its height is unchanged, paint again only the part of
         # it that was laid out again (its open tail), not every row in sight; otherwise lay
         # the rows out again (which asks every loaded row its height) and follow the reply.
-        option = QStyleOptionViewItem()
         rows = range(top.row(), bottom.row() + 1)
         indexes = [self.model().index(row, 0) for row in rows]
-        if all(
-            self.delegate.sizeHint(option, i).height() == self.visualRect(i).height()
-            for i in indexes
-        ):
+        if not any([self.delegate.resized(i) for i in indexes]):
             for index in indexes:
                 self.viewport().update(self.delegate.changed_rect(self.visualRect(index), index))
             return
