@@ -483,6 +483,10 @@ class Workspace:
         """Whether a turn is running on the thread now."""
         return thread_id in self._runs
 
+    def any_running(self) -> bool:
+        """Whether a turn is running on any thread now."""
+        return bool(self._runs)
+
     async def send(
         self,
         thread_id: str,

@@ -305,6 +305,27 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+PARSE_BATCH = 250
+"""How many stored messages are parsed at once when a history is read."""
+
+
+def _parse_in_batches(bodies: list[Any]) -> list[Message]:
+    """Parse stored message bodies a batch at a time, letting other threads run in between:
+    the parser holds the interpreter lock while it works, so one parse of a 10,000-message
+    history would freeze the window for its whole length."""
+    messages: list[Message] = []
+    for start in range(0, len(bodies), PARSE_BATCH):
+        batch = bodies[start : start + PARSE_BATCH]
+        if not all(isinstance(body, str) for body in batch):  # a damaged row: look closer
+            raise DecodeError("messages", [])
+        array = "[" + ",".join(batch) + "]"
+        if "\ufffd" in array:  # bytes that were not UTF-8 read as U+FFFD: look closer
+            raise DecodeError("messages", [])
+        messages += load_messages(array)
+        time.sleep(0)  # gives the lock up, so the window's thread can take its turn
+    return messages
+
+
 def get(
     db: sqlite_utils.Database, thread_id: str, state_cls: type[S], checkpoint_id: str | None
 ) -> Checkpoint | None:
@@ -331,17 +352,18 @@ def get(
     else:
         where = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
         params = (thread_id, segment, seq, seq)
-    (array,) = conn.execute(
-        "SELECT '[' || ifnull(group_concat(body, ','), '') || ']' FROM (SELECT body FROM "
-        f"messages WHERE thread_id = ? AND segment = ? AND {where} ORDER BY position)",
-        params,
-    ).fetchone()
+    bodies = [
+        body
+        for (body,) in conn.execute(
+            f"SELECT body FROM messages WHERE thread_id = ? AND segment = ? AND {where} "
+            "ORDER BY position",
+            params,
+        )
+    ]
     state = read_stored(load_state, state_json, state_cls, what=f"the state of thread {thread_id}")
     with gc_paused():
         try:
-            if "\ufffd" in array:  # bytes that were not UTF-8 read as U+FFFD: look closer
-                raise DecodeError("messages", [])
-            messages = load_messages(array)
+            messages = _parse_in_batches(bodies)
         except DecodeError:
             messages = _load_rows(conn, f"{where} ORDER BY position", params)
     state.__dict__["context"] = messages

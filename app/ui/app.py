@@ -19,6 +19,7 @@ from app.core.errors import ParleyError
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
+from app.ui.chat.markdown import warm_up as warm_markdown
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
@@ -74,6 +75,10 @@ async def open_window(
     window = MainWindow(workspace)
     window.show()
     await window.start(thread_id, preload=preload)
+    app = QApplication.instance()
+    collector = app.findChild(MainThreadCollector) if app is not None else None
+    if collector is not None:
+        collector.settle(busy=workspace.any_running)
     if workspace.data.read_only:
         window.show_read_only()
     if workspace.data.read_only and window.start_problem:
@@ -176,9 +181,13 @@ async def _run_until_closed(window: MainWindow) -> Path | None:
 
 async def warm_up(window: MainWindow) -> None:
     """Load the attachment stack (image, PDF, document and media readers, Qt's image format
-    plugins) in the background once the window is up, then build one attachment chip
-    off-screen, so the first files dropped attach at once without stalling the window."""
+    plugins) and the Markdown renderer with its code lexers in the background once the
+    window is up, then build one attachment chip and lay out one message off-screen, so the
+    first files dropped attach and the first reply streams without stalling the window."""
     await asyncio.sleep(1.0)
+    await asyncio.to_thread(warm_markdown)
+    if window.isVisible():
+        window.chat.delegate.warm_up()
     ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")
     await asyncio.to_thread(ingest.load_readers)
     await asyncio.to_thread(warm_image_formats)

@@ -4,12 +4,16 @@ The collector runs on whichever thread happens to allocate when a threshold is c
 that is a worker thread (the store's, a model's decoding), unreachable Qt objects are destroyed
 there, which Qt does not allow and which can crash it. :class:`MainThreadCollector` turns
 automatic collection off and runs the same generational collection from a timer on the GUI
-thread.
+thread. Once the window is up, what start-up made is set aside (:meth:`settle`), so a full
+collection walks only what came after; and a full collection waits while a reply streams
+(:attr:`MainThreadCollector.busy`): it walks every object alive, a long thread's history
+included, and would pause the reply for as long.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -28,6 +32,8 @@ class MainThreadCollector(QObject):
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.check)
         self._timer.start()
+        self.busy: Callable[[], bool] = lambda: False
+        """Whether the app is busy (a reply streaming): full collections wait until it is not."""
 
     def check(self) -> None:
         """Collect the generations whose counts are over their thresholds, as Python would."""
@@ -36,11 +42,21 @@ class MainThreadCollector(QObject):
             gc.collect(0)
             if second > self._thresholds[1]:
                 gc.collect(1)
-                if third > self._thresholds[2]:
-                    gc.collect(2)
+        if third > self._thresholds[2] and not self.busy():
+            gc.collect(2)
+
+    def settle(self, busy: Callable[[], bool] | None = None) -> None:
+        """Set aside everything alive now (once the window is up: modules, schemas, widgets,
+        all living as long as the app), so that later full collections walk only what came
+        after and stay short instead of pausing the window for a tenth of a second; ``busy``
+        says when full collections must wait."""
+        gc.freeze()
+        if busy is not None:
+            self.busy = busy
 
     def stop(self) -> None:
-        """Give collection back to Python."""
+        """Give collection back to Python (with what :meth:`settle` set aside)."""
         self._timer.stop()
+        gc.unfreeze()
         if self._was_enabled:
             gc.enable()

@@ -1,7 +1,8 @@
 """Run every benchmark module (``tests/bench/bench_*.py``) and print one table.
 
 Each module has ``run() -> list[Row]``. ``python -m tests.bench NAME...`` runs only the named
-modules (e.g. ``state``).
+modules (e.g. ``state``). The table starts with the machine it was measured on; a module that
+fails is one row saying so and why, and the others still run.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ import pkgutil
 import sys
 import time
 
-from tests.bench.table import Row, render
+from tests.bench.machine import describe_machine
+from tests.bench.table import Row, failed_row, render
+
+
+def _section(name: str) -> list[Row]:
+    try:
+        module = importlib.import_module(f"tests.bench.bench_{name}")
+        return list(module.run())
+    except Exception as exc:  # one failing section must not take the whole table with it
+        return [failed_row(name, exc)]
 
 
 def main(argv: list[str]) -> int:
@@ -24,14 +34,15 @@ def main(argv: list[str]) -> int:
         if m.name.startswith("bench_")
     )
     chosen = [n for n in names if not argv or n in argv]
+    print(describe_machine(), flush=True)
     rows: list[Row] = []
     for name in chosen:
         start = time.perf_counter()
-        module = importlib.import_module(f"tests.bench.bench_{name}")
-        got = module.run()
+        got = _section(name)
         rows.extend(got)
         print(f"[{name}: {len(got)} figures in {time.perf_counter() - start:.1f} s]", flush=True)
     print()
+    print(describe_machine())
     print(render(rows))
     return 0
 

@@ -98,6 +98,7 @@ async def _stall(data_dir: str) -> dict[str, float]:
     window.resize(1200, 800)
     window.show()
     await window.start(preload=False)
+    _settle()
 
     async def longest_gap(seconds: float) -> float:
         worst = 0.0
@@ -128,6 +129,16 @@ async def _stall(data_dir: str) -> dict[str, float]:
     return {"idle_ms": idle * 1000, "one_ms": one * 1000, "two_ms": two * 1000}
 
 
+def _settle() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.collector import MainThreadCollector
+
+    collector = QApplication.instance().findChild(MainThreadCollector)  # type: ignore[union-attr]
+    if collector is not None:
+        collector.settle()  # as open_window does once the window is up
+
+
 def main(argv: list[str]) -> int:
     mode = argv[0]
     if mode == "baseline":
@@ -136,8 +147,11 @@ def main(argv: list[str]) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.collector import MainThreadCollector
+
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
+    MainThreadCollector(app)  # garbage is collected as in the app
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     coro = {

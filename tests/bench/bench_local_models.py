@@ -25,6 +25,7 @@ from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
 from tests.bench.table import Row
 from tests.eval.runner import (
+    CALL_TOKENS,
     parley_after_tool,
     parley_agent,
     parley_chat,
@@ -43,6 +44,34 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 LONG_PROMPT = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
 DECODE_TOKENS = 128
+
+
+def inside_context(llama: llama_cpp.Llama, budget: int) -> llama_cpp.Llama:
+    """Keep llama.cpp's own function calling inside its context window.
+
+    Its handler asks each step (a call's arguments, whether another call follows) for as many
+    tokens as the context holds, whatever ``max_tokens`` the caller gave; a model that keeps
+    writing arguments fills the context, and the next step then asks for more than fits
+    ("Requested tokens (2049) exceed context window"). Here each step gets ``budget`` tokens,
+    fewer when less room is left, and a step with no room left writes nothing (which ends
+    the calls), as a server would stop at its context's end.
+    """
+    complete = llama.create_completion
+
+    def bounded(prompt: str | list[int], **kwargs: Any) -> Any:
+        text = prompt.encode("utf-8") if isinstance(prompt, str) else b""
+        used = len(llama.tokenize(text, special=True)) if text else len(prompt)
+        room = llama.n_ctx() - used - 1
+        if room < 1:
+            choice = {"text": "", "index": 0, "logprobs": None, "finish_reason": "length"}
+            usage = {"prompt_tokens": used, "completion_tokens": 0, "total_tokens": used}
+            return {"id": "cmpl-full", "object": "text_completion", "created": int(time.time()),
+                    "model": llama.model_path, "choices": [choice], "usage": usage}  # fmt: skip
+        kwargs["max_tokens"] = min(kwargs.get("max_tokens") or budget, room)
+        return complete(prompt, **kwargs)
+
+    llama.create_completion = bounded  # type: ignore[method-assign]
+    return llama
 
 
 def _model(**overrides: Any) -> LlamaCppChatModel:
@@ -76,8 +105,14 @@ async def _quality_rows() -> list[Row]:
             model.close()
     with model_params():
         peer = llama_cpp.Llama(model_path=str(path), n_ctx=2048, verbose=False)
-        calling = llama_cpp.Llama(
-            model_path=str(path), n_ctx=2048, verbose=False, chat_format="chatml-function-calling"
+        calling = inside_context(
+            llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=2048,
+                verbose=False,
+                chat_format="chatml-function-calling",
+            ),
+            CALL_TOKENS,
         )
     peer_tally = peer_chat(peer, evalset)
     peer_tools = peer_agent(calling, evalset)

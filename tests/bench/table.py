@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 
 
@@ -18,6 +19,18 @@ class Row:
     target: str = ""
     ok: bool | None = None
     higher_is_better: bool = False
+    failure: str = ""
+    """Why the figure could not be measured (the row then shows that instead of a value)."""
+
+
+def failed_row(section: str, exc: BaseException) -> Row:
+    """The row of a section that stopped with ``exc``: it failed, and why, in one line."""
+    why = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+    if isinstance(exc, subprocess.CalledProcessError) and exc.stderr:
+        lines = [x for x in str(exc.stderr).strip().splitlines() if x.strip()]
+        why = lines[-1] if lines else why
+    reason = f"{type(exc).__name__}: {why}" if why else type(exc).__name__
+    return Row(section, "section failed", float("nan"), "", failure=reason[:200])
 
 
 def render(rows: list[Row]) -> str:
@@ -25,6 +38,9 @@ def render(rows: list[Row]) -> str:
     head = ("benchmark", "Parley", "peer", "Parley better by", "target", "met")
     lines = []
     for r in rows:
+        if r.failure:
+            lines.append((f"{r.group}: {r.name}", "FAILED", r.failure, "", r.target, "NO"))
+            continue
         peer = f"{r.peer:.4g} {r.unit} ({r.peer_name})" if r.peer is not None else ""
         ratio = ""
         if r.peer and r.value:

@@ -10,6 +10,7 @@ from app.core.errors import ModelError, ModelStreamInterrupted
 from app.core.graph.context import RunContext
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.netgate import purpose
+from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message, new_message_id
 from app.core.state.message_block import ErrorBlock, ToolCallBlock
 
@@ -35,7 +36,8 @@ async def stream_reply(
     A stop request ends the stream at the next chunk (closing it stops generation). A model
     error becomes an ``ErrorBlock`` in the reply, keeping every chunk that had arrived.
     """
-    merged: Message | None = None
+    merging: ChunkMerge | None = None
+    partial: Message | None = None
     stopped = False
     failure: str | None = None
     code = "model"
@@ -47,20 +49,25 @@ async def stream_reply(
             stream = model.astream(messages, tools=tools, config=config)
             async for chunk in stream:
                 ctx.stream_message(chunk)
-                merged = chunk if merged is None else merged + chunk
+                # merged as pieces: adding a chunk costs its own size, not the reply's so far
+                if merging is None:
+                    merging = ChunkMerge(chunk)
+                else:
+                    merging.add(chunk)
                 if ctx.stop_requested:
                     stopped = True
                     break
     except ModelStreamInterrupted as exc:
         failure, code = str(exc), exc.code
-        if merged is None and isinstance(exc.partial, Message):
-            merged = exc.partial
+        if merging is None and isinstance(exc.partial, Message):
+            partial = exc.partial
     except ModelError as exc:
         failure, code = str(exc), exc.code
     finally:
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
             await aclose()
+    merged = merging.message() if merging is not None else partial
     reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
     ctx.budget.record_model_call(reply.usages, getattr(info, "price", None))
     update: dict[str, Any] = {"delta": False}

@@ -131,8 +131,11 @@ class RunContext:
         self.sink(event)
 
     def stream_message(self, chunk: Message) -> None:
-        """Stream a ``delta=True`` chunk of a message this node is producing."""
-        self.emit(MessageDelta(node=self.node, chunk=chunk))
+        """Stream a ``delta=True`` chunk of a message this node is producing.
+
+        The chunk was validated when it was made; wrapping it is not validating it again
+        (which walked every chunk a second time)."""
+        self.emit(MessageDelta.model_construct(node=self.node, chunk=chunk))
 
     def report_progress(
         self,

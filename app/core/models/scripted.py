@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -198,25 +198,26 @@ class ScriptedChatModel(CollectingChatModel):
         self._next += 1
         return turn
 
-    def _chunks(self, turn: ScriptedTurn) -> list[Message]:
+    def _chunks(self, turn: ScriptedTurn) -> Iterator[Message]:
+        """The turn's chunks, each built when it is wanted (a long reply is not built, nor
+        validated, all at once before its first chunk)."""
         mid = turn.id or new_message_id()
         n = self.chunk_size
-        out: list[list[ContentBlock]] = []
         if turn.reasoning:
             r = turn.reasoning
-            out += [[ReasoningBlock(text=r[i : i + n])] for i in range(0, len(r), n)]
-        out += [[TextBlock(text=turn.text[i : i + n])] for i in range(0, len(turn.text), n)]
+            for i in range(0, len(r), n):
+                yield self._chunk(mid, [ReasoningBlock(text=r[i : i + n])])
+        for i in range(0, len(turn.text), n):
+            yield self._chunk(mid, [TextBlock(text=turn.text[i : i + n])])
         for k, call in enumerate(turn.tool_calls):
             raw = call.args if isinstance(call.args, str) else json.dumps(call.args)
             cid = call.id or f"call_{mid[:8]}_{k}"
             head = ToolCallBlock(id=cid, name=call.name, index=k, partial_args=raw[:n] or None)
-            out.append([head])
-            out += [
-                [ToolCallBlock(id=cid, name="", index=k, partial_args=raw[i : i + n])]
-                for i in range(n, len(raw), n)
-            ]
-        chunks = [Message(message_id=mid, role="assistant", content=c, delta=True) for c in out]
-        last = Message(
+            yield self._chunk(mid, [head])
+            for i in range(n, len(raw), n):
+                part = ToolCallBlock(id=cid, name="", index=k, partial_args=raw[i : i + n])
+                yield self._chunk(mid, [part])
+        yield Message(
             message_id=mid,
             role="assistant",
             content=[],
@@ -227,7 +228,10 @@ class ScriptedChatModel(CollectingChatModel):
                 "finish_reason": "tool_calls" if turn.tool_calls else "stop",
             },
         )
-        return [*chunks, last]
+
+    @staticmethod
+    def _chunk(mid: str, content: list[ContentBlock]) -> Message:
+        return Message(message_id=mid, role="assistant", content=content, delta=True)
 
     async def astream(
         self,

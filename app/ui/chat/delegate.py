@@ -1,8 +1,9 @@
-"""``MessageDelegate``: paints one message row from a cached, laid-out ``QTextDocument``.
+"""``MessageDelegate``: paints one message row from its cached :class:`MessageLayout`.
 
-Only visible rows are painted, and each message's document is laid out once per revision,
-width and theme (an LRU cache), so long threads scroll smoothly and a streaming reply costs
-one layout per update of its own row.
+Only visible rows are painted, and each message is laid out once per revision, width and
+theme (an LRU cache), so long threads scroll smoothly. When a streaming reply changes, its
+finished Markdown blocks keep their rendering and their laid-out parts; an update renders and
+lays out only the open tail, so its cost does not grow with the reply.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import datetime as dt
 import html
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt
 from PySide6.QtCore import Signal as QtSignal
@@ -30,7 +30,9 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from app.core.state import Message
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.markdown import WARM_UP_SAMPLE
 from app.ui.chat.message_html import RenderedMessage, message_html
+from app.ui.chat.message_layout import MessageLayout
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
 from app.ui.painting import draw_focus_ring
 
@@ -55,12 +57,6 @@ def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
-@dataclass
-class _Laid:
-    doc: QTextDocument
-    codes: list[str]
-
-
 class MessageDelegate(QStyledItemDelegate):
     """Paints messages; emits what the user clicked (a link or a row action)."""
 
@@ -72,7 +68,7 @@ class MessageDelegate(QStyledItemDelegate):
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self._view = view
-        self._cache: OrderedDict[tuple[object, ...], _Laid] = OrderedDict()
+        self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
         self.expanded: set[str] = set()
         """Keys of unfolded cards (``message_id:block``)."""
         self.thumbs: ThumbnailCache | None = None
@@ -85,22 +81,36 @@ class MessageDelegate(QStyledItemDelegate):
         left = rect.x() + max(SIDE, (rect.width() - width) // 2)
         return QRect(left, rect.y(), width, rect.height())
 
-    def _laid(self, index: Index, width: int) -> _Laid:
+    def _laid(self, index: Index, width: int) -> MessageLayout:
         message: Message = index.data(MessageRole)
         model = index.model()
         dark = is_dark(self._view.palette())
         mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
-        key = (str(message.message_id), index.data(RevisionRole), width, dark, mine)
+        key = (str(message.message_id), width, dark, mine)
+        revision = index.data(RevisionRole)
         laid = self._cache.get(key)
         if laid is not None:
             self._cache.move_to_end(key)
-            return laid
+            if laid.revision == revision:
+                return laid
         results = model.results if isinstance(model, MessageListModel) else None
+        streams = {} if laid is None else laid.streams
         try:
-            rendered = message_html(message, dark=dark, expanded=mine, results=results)
+            rendered = message_html(
+                message, dark=dark, expanded=mine, results=results, streams=streams
+            )
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
+        laid = MessageLayout.build(
+            rendered, revision, lambda part: self._document(part, width, dark), streams, laid
+        )
+        self._cache[key] = laid
+        if len(self._cache) > 600:
+            self._cache.popitem(last=False)
+        return laid
+
+    def _document(self, html_text: str, width: int, dark: bool) -> QTextDocument:
         doc = QTextDocument() if self.thumbs is None else MediaDocument(self.thumbs, dark)
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
@@ -113,31 +123,39 @@ class MessageDelegate(QStyledItemDelegate):
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
         if isinstance(doc, MediaDocument):
-            doc.set_media_html(rendered.html)
+            doc.set_media_html(html_text)
         else:
-            doc.setHtml(rendered.html)
+            doc.setHtml(html_text)
         doc.setTextWidth(width)
-        laid = _Laid(doc, rendered.code_blocks)
-        self._cache[key] = laid
-        if len(self._cache) > 600:
-            self._cache.popitem(last=False)
-        return laid
+        return doc
 
     def document(self, index: Index) -> QTextDocument:
         """The row's laid-out rich text, as painted (its text is what the row says)."""
-        return self._laid(index, self._text_width()).doc
+        return self._laid(index, self.text_width()).doc
 
     def code_block(self, index: Index, n: int) -> str | None:
         """The text of code block ``n`` of the row (for ``copy:N`` links)."""
-        laid = self._laid(index, self._text_width())
+        laid = self._laid(index, self.text_width())
         return laid.codes[n] if 0 <= n < len(laid.codes) else None
 
-    def _text_width(self) -> int:
+    def resized(self, index: Index) -> bool:
+        """Whether the row's latest change changed its height (so the rows need laying out)."""
+        return self._laid(index, self.text_width()).resized
+
+    def changed_rect(self, rect: QRect, index: Index) -> QRect:
+        """The part of the row drawn at ``rect`` that its latest layout changed (from the
+        first part laid out anew to the row's end, footer included)."""
+        laid = self._laid(index, self.text_width())
+        top = min(rect.bottom(), rect.y() + GAP + HEADER + int(laid.changed_top))
+        return QRect(rect.x(), top, rect.width(), rect.bottom() - top + 1)
+
+    def text_width(self) -> int:
+        """How wide a message's text is laid out in the view as it is now."""
         return self.column(self._view.viewport().rect()).width() - 2 * PAD
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        laid = self._laid(index, self._text_width())
-        height = GAP + HEADER + int(laid.doc.size().height()) + FOOTER + GAP
+        laid = self._laid(index, self.text_width())
+        height = GAP + HEADER + int(laid.height) + FOOTER + GAP
         return QSize(self._view.viewport().width(), height)
 
     def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
@@ -212,11 +230,10 @@ class MessageDelegate(QStyledItemDelegate):
         )
         # body
         painter.translate(QPointF(col.x() + PAD, top + HEADER))
-        if isinstance(laid.doc, MediaDocument):
-            laid.doc.ensure()
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
-        laid.doc.documentLayout().draw(painter, ctx)
+        shown = -(top + HEADER), self._view.viewport().height() - (top + HEADER)
+        laid.draw(painter, ctx, shown, _ensure_pictures)
         painter.translate(QPointF(-(col.x() + PAD), -(top + HEADER)))
         # footer: usage, and the row's actions when hovered or focused
         foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)
@@ -258,7 +275,7 @@ class MessageDelegate(QStyledItemDelegate):
         col = self.column(rect)
         laid = self._laid(index, col.width() - 2 * PAD)
         local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
-        return str(laid.doc.documentLayout().anchorAt(local))
+        return laid.anchor_at(local)
 
     def use_thumbnails(self, thumbs: ThumbnailCache) -> None:
         """Draw stored pictures from ``thumbs`` (decoded when first seen, off the UI thread)."""
@@ -267,10 +284,27 @@ class MessageDelegate(QStyledItemDelegate):
         self.forget()
 
     def _thumbnail_ready(self, key: str) -> None:
-        docs = [laid.doc for laid in self._cache.values() if isinstance(laid.doc, MediaDocument)]
+        docs = [
+            doc
+            for laid in self._cache.values()
+            for doc in laid.documents()
+            if isinstance(doc, MediaDocument)
+        ]
         if any([doc.fill(key) for doc in docs]):
             self._view.viewport().update()
+
+    def warm_up(self) -> None:
+        """Lay out one message off-screen (fonts, code blocks, tables), so the first reply's
+        first layout does not pay for them."""
+        for dark in (False, True):
+            rendered = message_html(Message.text_message(WARM_UP_SAMPLE), dark=dark)
+            self._document(rendered.html, max(200, self.text_width()), dark).size()
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""
         self._cache.clear()
+
+
+def _ensure_pictures(doc: QTextDocument) -> None:
+    if isinstance(doc, MediaDocument):
+        doc.ensure()

@@ -17,7 +17,14 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["CodeBlocks", "render_markdown"]
+__all__ = [
+    "WARM_UP_SAMPLE",
+    "CodeBlocks",
+    "markdown_parser",
+    "render_markdown",
+    "style_inline_code",
+    "warm_up",
+]
 
 CodeBlocks = list[str]
 
@@ -44,7 +51,8 @@ def _code_html(code: str, lang: str, dark: bool) -> str:
 
 
 @lru_cache(maxsize=2)
-def _md(dark: bool) -> MarkdownIt:
+def markdown_parser(dark: bool) -> MarkdownIt:
+    """The parser and renderer for one theme (code blocks land in ``env["blocks"]``)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     colours = _DARK if dark else _LIGHT
@@ -81,10 +89,28 @@ def _md(dark: bool) -> MarkdownIt:
     return md
 
 
+def style_inline_code(rendered: str, dark: bool) -> str:
+    """Give the inline code spans of rendered HTML their background."""
+    colours = _DARK if dark else _LIGHT
+    return rendered.replace("<code>", f'<code style="background-color:{colours["code_bg"]};">')
+
+
 def render_markdown(text: str, *, dark: bool = False) -> tuple[str, CodeBlocks]:
     """Return ``text`` as HTML for ``QTextDocument`` and the texts of its code blocks."""
     blocks: CodeBlocks = []
-    rendered = _md(dark).render(text, {"blocks": blocks})
-    colours = _DARK if dark else _LIGHT
-    rendered = rendered.replace("<code>", f'<code style="background-color:{colours["code_bg"]};">')
-    return rendered, blocks
+    rendered = markdown_parser(dark).render(text, {"blocks": blocks})
+    return style_inline_code(rendered, dark), blocks
+
+
+WARM_UP_SAMPLE = "".join(
+    f"**Bold** `code` [link](https://example.org)\n\n- item\n\n```{lang}\nx = 1\n```\n\n"
+    for lang in ("python", "bash", "javascript", "typescript", "json", "rust", "c", "cpp", "")
+)
+"""Markdown that loads the parser and the code lexers replies use most."""
+
+
+def warm_up() -> None:
+    """Load the parser, both themes and the common code lexers (their first use imports
+    them), so the first reply does not pause the window for it; safe off the GUI thread."""
+    for dark in (False, True):
+        render_markdown(WARM_UP_SAMPLE, dark=dark)

@@ -22,17 +22,19 @@ from app.core.state import (
 )
 from app.services.problems import remedies_for
 from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
-from app.ui.chat.markdown import render_markdown
+from app.ui.chat.markdown_stream import MarkdownStream
 
 __all__ = ["RenderedMessage", "message_html"]
 
 
 @dataclass
 class RenderedMessage:
-    """A message's HTML and the texts its ``copy:N`` links copy."""
+    """A message's HTML, the texts its ``copy:N`` links copy, and where the HTML may be cut
+    into parts laid out apart (see :class:`~app.ui.chat.markdown_stream.RenderedMarkdown`)."""
 
     html: str
     code_blocks: list[str] = field(default_factory=list)
+    breaks: list[tuple[int, bool]] = field(default_factory=list)
 
 
 def _one_line(args: dict[str, Any], width: int = 80) -> str:
@@ -73,20 +75,35 @@ def message_html(
     dark: bool,
     expanded: frozenset[str] = frozenset(),
     results: dict[str, ToolResultBlock] | None = None,
+    streams: dict[int, MarkdownStream] | None = None,
 ) -> RenderedMessage:
-    """Render ``message``; ``expanded`` holds the keys of unfolded cards."""
+    """Render ``message``; ``expanded`` holds the keys of unfolded cards.
+
+    ``streams`` keeps each text block's rendering between calls (by block position), so a
+    streamed message renders only what changed since the last call.
+    """
     parts: list[str] = []
     codes: list[str] = []
+    breaks: list[tuple[int, bool]] = []
+    streams = {} if streams is None else streams
     ok, bad = ("#2e7d32", "#c62828") if not dark else ("#81c784", "#ef9a9a")
     for i, block in enumerate(message.content):
         key = f"{message.message_id}:{i}"
         if isinstance(block, TextBlock):
             if not block.text:
                 continue
-            body, found = render_markdown(block.text, dark=dark)
-            # renumber this block's copy links after the ones already collected
-            for n in range(len(found) - 1, -1, -1):
-                body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(codes)}"')
+            stream = streams.get(i)
+            if stream is None:
+                stream = streams[i] = MarkdownStream(dark=dark)
+            rendered = stream.render(block.text)
+            body, found = rendered.html, rendered.codes
+            if codes and found:
+                # renumber this block's copy links after the ones already collected
+                for n in range(len(found) - 1, -1, -1):
+                    body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(codes)}"')
+            else:
+                size = sum(map(len, parts))
+                breaks += [(size + at, always) for at, always in rendered.breaks]
             codes += found
             parts.append(body)
             for ann in block.annotations:
@@ -135,4 +152,4 @@ def message_html(
         parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.metadata.get("stopped"):
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
-    return RenderedMessage("".join(parts), codes)
+    return RenderedMessage("".join(parts), codes, breaks)

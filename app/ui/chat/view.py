@@ -3,10 +3,10 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
@@ -14,7 +14,13 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
 )
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QMenu,
+    QToolButton,
+    QWidget,
+)
 
 from app.core.state import Message
 from app.ui.chat.delegate import LABELS, MessageDelegate
@@ -70,9 +76,9 @@ class ChatView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
         self._user_scrolling = False
+        self._laid_width = -1
         vm.model.rowsInserted.connect(self._on_rows)
         vm.model.modelReset.connect(self._on_reset)
-        vm.model.dataChanged.connect(self._on_changed)
         self.delegate.linkActivated.connect(self._on_link)
         self.delegate.actionTriggered.connect(self._on_action)
 
@@ -90,8 +96,22 @@ class ChatView(QListView):
         if self.follow:
             QTimer.singleShot(0, self.scrollToBottom)
 
-    def _on_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: object = None) -> None:
-        # a row's height may have changed (a streaming reply grew): lay out again
+    def dataChanged(
+        self,
+        top: QModelIndex | QPersistentModelIndex,
+        bottom: QModelIndex | QPersistentModelIndex,
+        roles: Sequence[int] = (),
+    ) -> None:
+        # A streaming reply grew. When its height is unchanged, paint again only the part of
+        # it that was laid out again (its open tail), not every row in sight; otherwise lay
+        # the rows out again (which asks every loaded row its height) and follow the reply.
+        rows = range(top.row(), bottom.row() + 1)
+        indexes = [self.model().index(row, 0) for row in rows]
+        if not any([self.delegate.resized(i) for i in indexes]):
+            for index in indexes:
+                self.viewport().update(self.delegate.changed_rect(self.visualRect(index), index))
+            return
+        super().dataChanged(top, bottom, list(roles))
         self.scheduleDelayedItemsLayout()
         if self.follow:
             QTimer.singleShot(0, self.scrollToBottom)
@@ -128,7 +148,12 @@ class ChatView(QListView):
         super().wheelEvent(event)  # type: ignore[arg-type]
 
     def resizeEvent(self, event: object) -> None:
-        self.delegate.forget()
+        # layouts are kept per width: drop them only when the text's width changes, not when
+        # only the height does or a scroll bar appears beside a column that keeps its width
+        width = self.delegate.text_width()
+        if width != self._laid_width:
+            self.delegate.forget()
+            self._laid_width = width
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._place_jump()
         if self.follow:

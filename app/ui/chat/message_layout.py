@@ -1,0 +1,146 @@
+"""``MessageLayout``: one message's rich text laid out as a stack of documents.
+
+A long message is cut, between two top-level paragraphs (where no margin is shared), into
+parts of about :data:`PART` characters of HTML, each laid out in its own ``QTextDocument``.
+When the message changes (a reply streams in), a part whose HTML is unchanged keeps its
+document and its layout; only the changed parts (the open tail, and the part it joins) are
+laid out again. The stack looks exactly like one document of the whole HTML: a paragraph's
+top margin is 0, so the space between two parts is the bottom margin of the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QTextDocument
+
+from app.ui.chat.markdown_stream import MarkdownStream
+from app.ui.chat.message_html import RenderedMessage
+
+__all__ = ["PART", "MessageLayout", "cut_points"]
+
+PART = 1500
+"""About how many characters of HTML one laid-out part holds."""
+
+DocumentFactory = Callable[[str], QTextDocument]
+"""Makes a document of the given HTML, styled and laid out at the row's width."""
+
+
+def cut_points(length: int, breaks: list[tuple[int, bool]], size: int = PART) -> list[int]:
+    """Where the parts of an HTML text of ``length`` begin, given where it may be cut."""
+    cuts = [0]
+    for at, always in breaks:
+        if cuts[-1] < at < length and (always or at - cuts[-1] >= size):
+            cuts.append(at)
+    return cuts
+
+
+@dataclass
+class _Part:
+    start: int
+    html: str
+    doc: QTextDocument
+    top: float
+
+
+@dataclass
+class MessageLayout:
+    """A message laid out for one width and theme, at one revision of the message."""
+
+    revision: object
+    codes: list[str]
+    html: str
+    parts: list[_Part]
+    height: float
+    streams: dict[int, MarkdownStream] = field(default_factory=dict)
+    """Each text block's rendering, kept for the message's next revision."""
+    changed_top: float = 0.0
+    """Where the first part laid out anew begins (the height when none was)."""
+    resized: bool = True
+    """Whether the height differs from the previous revision's (or there was none)."""
+    _make: DocumentFactory | None = None
+    _whole: QTextDocument | None = None
+
+    @classmethod
+    def build(
+        cls,
+        rendered: RenderedMessage,
+        revision: object,
+        make: DocumentFactory,
+        streams: dict[int, MarkdownStream],
+        previous: MessageLayout | None = None,
+    ) -> MessageLayout:
+        """Lay ``rendered`` out, keeping the documents of ``previous`` whose HTML is unchanged."""
+        html = rendered.html
+        cuts = cut_points(len(html), rendered.breaks)
+        old = {(p.start, len(p.html)): p for p in previous.parts} if previous else {}
+        parts: list[_Part] = []
+        top = 0.0
+        changed: float | None = None
+        for start, end in zip(cuts, [*cuts[1:], len(html)], strict=True):
+            if parts:
+                top += _bottom_margin(parts[-1].doc)
+            piece = html[start:end]
+            kept = old.get((start, end - start))
+            if kept is not None and kept.html == piece:
+                doc = kept.doc
+            else:
+                doc = make(piece)
+                changed = top if changed is None else changed
+            parts.append(_Part(start, piece, doc, top))
+            top += doc.size().height()
+        changed_top = top if changed is None else changed
+        resized = previous is None or previous.height != top
+        return cls(
+            revision, rendered.code_blocks, html, parts, top, streams, changed_top, resized, make
+        )
+
+    @property
+    def doc(self) -> QTextDocument:
+        """The whole message as one document (as the parts are drawn; for reading it)."""
+        if len(self.parts) == 1:
+            return self.parts[0].doc
+        if self._whole is None:
+            assert self._make is not None
+            self._whole = self._make(self.html)
+        return self._whole
+
+    def documents(self) -> Iterator[QTextDocument]:
+        """The laid-out parts' documents."""
+        return (p.doc for p in self.parts)
+
+    def draw(
+        self,
+        painter: QPainter,
+        context: QAbstractTextDocumentLayout.PaintContext,
+        visible: tuple[float, float],
+        before: Callable[[QTextDocument], None] | None = None,
+    ) -> None:
+        """Draw the parts that lie within ``visible`` (top and bottom, in the message's own
+        coordinates); ``before`` is called with each document about to be drawn."""
+        low, high = visible
+        for part in self.parts:
+            bottom = part.top + part.doc.size().height()
+            if bottom < low or part.top > high:
+                continue
+            if before is not None:
+                before(part.doc)
+            painter.translate(QPointF(0, part.top))
+            context.clip = QRectF(0, low - part.top, part.doc.textWidth(), high - low)
+            part.doc.documentLayout().draw(painter, context)
+            painter.translate(QPointF(0, -part.top))
+
+    def anchor_at(self, pos: QPointF) -> str:
+        """The link at ``pos`` (the message's own coordinates), or ``""``."""
+        for part in reversed(self.parts):
+            if pos.y() >= part.top:
+                local = QPointF(pos.x(), pos.y() - part.top)
+                return str(part.doc.documentLayout().anchorAt(local))
+        return ""
+
+
+def _bottom_margin(doc: QTextDocument) -> float:
+    # a document's height leaves out its last block's bottom margin; the next part needs it
+    return float(doc.lastBlock().blockFormat().bottomMargin())
