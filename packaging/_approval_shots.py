@@ -31,7 +31,7 @@ def render(out_dir: Path, theme: str, suffix: str = "") -> list[Path]:
         existing = Path(tmp) / "oslo.txt"
         existing.write_text("Flights: SK 4035, 09:40\nPack: passport, charger\n")
         content = "Flights: SK 4035, 09:40\nPack: passport, charger, rain jacket\n"
-        preview = write_preview(existing, "~/notes/oslo.txt", content)
+        preview = write_preview(os.open(existing, os.O_RDONLY), "~/notes/oslo.txt", content)
 
     def request(
         call_id: str,
