@@ -12,6 +12,7 @@ import pytest
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.errors import ModelConnectionError, UserError
 from app.core.models import ScriptedChatModel
+from app.core.netgate import GATE, install
 from app.core.state import AgentState, Message
 from app.services.events import (
     MessageAdded,
@@ -200,3 +201,30 @@ async def test_a_failure_inside_the_turn_is_kept_in_the_thread(tmp_path: Path) -
         assert error.code == "model"
     finally:
         await ws.aclose()
+
+
+async def test_offline_remote_models_are_greyed_out_and_local_ones_stay(tmp_path: Path) -> None:
+    settings = AppSettings(
+        endpoints=[
+            "anthropic:claude-x",
+            "openai:gpt-4o-mini",
+            "openai:qwen@http://127.0.0.1:8080/v1",
+            "openai:far@http://127.0.0.2:8080/v1",
+        ]
+    )
+    install().offline = True
+    try:
+        choices = {c.spec: c for c in await list_model_choices(settings, None)}
+    finally:
+        GATE.offline = False
+    for remote in (
+        "anthropic:claude-x",
+        "openai:gpt-4o-mini",
+        "openai:far@http://127.0.0.2:8080/v1",
+    ):
+        assert not choices[remote].available
+        assert choices[remote].detail == "offline: it is on another computer"
+    assert choices["openai:qwen@http://127.0.0.1:8080/v1"].available
+    assert choices["local"].available
+    online = {c.spec: c for c in await list_model_choices(settings, None)}
+    assert all(online[spec].available for spec in settings.endpoints)
