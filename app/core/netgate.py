@@ -120,11 +120,6 @@ def purpose(label: str) -> Iterator[None]:
         _purpose.reset(token)
 
 
-def current_purpose() -> str | None:
-    """The purpose connections opened here would be recorded with."""
-    return _purpose.get()
-
-
 Listener = Callable[[Connection], None]
 
 
@@ -171,6 +166,10 @@ class NetworkGate:
         with self._lock:
             self.session.append(connection)
             self.count += 1
+        self._notify(connection)
+
+    def _notify(self, connection: Connection) -> None:
+        with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:
             with contextlib.suppress(Exception):  # a listener must never break a connect
@@ -226,10 +225,7 @@ class NetworkGate:
                 if self.session[i].ref == connection.ref:
                     self.session[i] = connection
                     break
-            listeners = list(self._listeners)
-        for listener in listeners:
-            with contextlib.suppress(Exception):
-                listener(connection)
+        self._notify(connection)
 
     def on_lookup(self, host: Any, port: Any) -> None:
         """Offline, refuse looking up the address of another computer (the question itself

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from app.core.netgate import GATE, Connection, NetworkGate, install
 from app.core.sizes import human_size
@@ -22,9 +23,11 @@ from app.store import Store
 __all__ = [
     "ENV_VAR",
     "NetworkLedger",
+    "address_of",
     "byte_counts",
     "describe_connection",
     "forced_offline",
+    "outcome_of",
 ]
 
 log = logging.getLogger(__name__)
@@ -42,16 +45,25 @@ def forced_offline(environ: Mapping[str, str] | None = None) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+def address_of(connection: Connection) -> str:
+    """``host:port``, or the path of a local socket."""
+    if connection.port is None:
+        return connection.host
+    return f"{connection.host}:{connection.port}"
+
+
+def outcome_of(connection: Connection) -> str:
+    """What happened: ``connected``, ``looked up`` or ``refused (offline)``."""
+    if connection.outcome == "refused":
+        return "refused (offline)"
+    return "looked up" if connection.kind == "lookup" else "connected"
+
+
 def describe_connection(connection: Connection) -> str:
     """One line for a person: when, where, what for, and what happened."""
-    import datetime
-
     when = datetime.datetime.fromtimestamp(connection.time).strftime("%Y-%m-%d %H:%M:%S")
-    where = connection.host if connection.port is None else f"{connection.host}:{connection.port}"
+    where, verb = address_of(connection), outcome_of(connection)
     place = "local" if connection.local else "remote"
-    verb = "looked up" if connection.kind == "lookup" else "connected"
-    if connection.outcome == "refused":
-        verb = "refused (offline)"
     counted = byte_counts(connection)
     return f"{when}  {place:<6}  {where}  {connection.purpose}  {verb}" + (
         f"  ({counted})" if counted else ""
@@ -73,7 +85,7 @@ class NetworkLedger:
         self._gate = gate
         self._pending: list[Connection] = []
         self._lock = threading.Lock()
-        self._unsubscribe: object = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self.started_count = gate.count
         """The gate's count when this workspace opened: the session's connections are the
@@ -139,7 +151,7 @@ class NetworkLedger:
     async def aclose(self) -> None:
         """Stop recording and save what is left."""
         unsubscribe, self._unsubscribe = self._unsubscribe, None
-        if callable(unsubscribe):
+        if unsubscribe is not None:
             unsubscribe()
         task, self._task = self._task, None
         if task is not None:

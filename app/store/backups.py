@@ -55,7 +55,7 @@ KEEP_DAILY = 7
 KEEP_WEEKLY = 4
 """...and the newest of each of the last this many ISO weeks with one."""
 
-BackupKind = Literal["daily", "weekly", "migration", "manual"]
+BackupKind = Literal["daily", "migration", "manual"]
 _NAME = re.compile(
     r"^(?P<stem>.+)-v(?P<version>\d+)-(?P<date>\d{8})-(?P<time>\d{6})(?:-\d+)?"
     r"-(?P<kind>daily|migration|manual)\.db$"
@@ -95,7 +95,7 @@ def backups_folder(database: Path) -> Path:
 def backup_name(
     database: Path,
     version: int,
-    kind: Literal["daily", "migration", "manual"],
+    kind: BackupKind,
     now: datetime.datetime,
 ) -> str:
     """The file name of a backup of ``database`` at schema ``version`` taken at ``now``."""

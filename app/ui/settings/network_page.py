@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QTableWidgetItem, QWidget
 
 from app.core.netgate import Connection
-from app.services.network import byte_counts
+from app.services.network import address_of, byte_counts, outcome_of
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
@@ -24,12 +24,6 @@ STDIO_NOTE = (
     "mode covers Parley's connections, not that program's. Switch such a server off on the "
     "MCP servers page if it must not reach the network."
 )
-
-
-def _outcome(connection: Connection) -> str:
-    if connection.outcome == "refused":
-        return "refused (offline)"
-    return "looked up" if connection.kind == "lookup" else "connected"
 
 
 class NetworkPage(SettingsPage):
@@ -87,15 +81,12 @@ class NetworkPage(SettingsPage):
         self.table.setRowCount(len(self.rows))
         for row, connection in enumerate(self.rows):
             when = datetime.datetime.fromtimestamp(connection.time)
-            where = connection.host
-            if connection.port is not None:
-                where = f"{connection.host}:{connection.port}"
             cells = (
                 f"{when:%Y-%m-%d %H:%M:%S}",
                 "this computer" if connection.local else "another computer",
-                where,
+                address_of(connection),
                 connection.purpose,
-                _outcome(connection),
+                outcome_of(connection),
                 byte_counts(connection),
             )
             for col, text in enumerate(cells):
