@@ -25,8 +25,8 @@ run: setup
 	$(BIN)/parley $(ARGS)
 
 lint: setup
-	$(BIN)/ruff check app tests
-	$(BIN)/ruff format --check app tests
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
 
 typecheck: setup
 	$(BIN)/mypy
@@ -49,7 +49,7 @@ pytest: setup $(TEST_STAMP)
 test: lint typecheck contracts pytest
 
 bench: setup
-	$(BIN)/python -m tests.bench
+	$(BIN)/python -m bench
 
 # Add Parley (icon, menu entry, AppStream data) to this user's desktop; XDG_DATA_HOME is honoured.
 install-desktop: setup

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.bench.table import Row
+from bench.table import Row
 
 ROOT = Path(__file__).resolve().parents[2]
 CONNECT_TARGET_US = 100.0
@@ -17,7 +17,7 @@ CONNECT_TARGET_US = 100.0
 
 def _side(mode: str) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-m", "tests.bench._netgate_child", mode],
+        [sys.executable, "-m", "bench._netgate_child", mode],
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])

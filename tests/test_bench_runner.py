@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.bench.__main__ import _section
-from tests.bench.machine import describe_machine
-from tests.bench.table import Row, failed_row, render
+from bench.__main__ import _section
+from bench.machine import describe_machine
+from bench.table import Row, failed_row, render
 
 
 def test_a_failing_section_is_one_row_saying_why_and_the_table_still_prints() -> None:
@@ -45,7 +45,7 @@ def test_a_failing_section_is_one_row_saying_why_and_the_table_still_prints() ->
         "FAILED",
         "ModuleNotFoundError:",
     ]
-    assert "No module named 'tests.bench.bench_no_such_section'" in lines[3]
+    assert "No module named 'bench.bench_no_such_section'" in lines[3]
     assert lines[4].split()[:4] == ["local", "models:", "section", "failed"]
     assert "ValueError: Requested tokens (2049) exceed context" in lines[4]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.state import AgentState, Message
 from app.store import Store
-from tests.bench.table import Row
+from bench.table import Row
 
 TARGET_S = 5.0
 

@@ -1,6 +1,6 @@
-"""Run every benchmark module (``tests/bench/bench_*.py``) and print one table.
+"""Run every benchmark module (``bench/bench_*.py``) and print one table.
 
-Each module has ``run() -> list[Row]``. ``python -m tests.bench NAME...`` runs only the named
+Each module has ``run() -> list[Row]``. ``python -m bench NAME...`` runs only the named
 modules (e.g. ``state``). The table starts with the machine it was measured on; a module that
 fails is one row saying so and why, and the others still run.
 """
@@ -12,13 +12,13 @@ import pkgutil
 import sys
 import time
 
-from tests.bench.machine import describe_machine
-from tests.bench.table import Row, failed_row, render
+from bench.machine import describe_machine
+from bench.table import Row, failed_row, render
 
 
 def _section(name: str) -> list[Row]:
     try:
-        module = importlib.import_module(f"tests.bench.bench_{name}")
+        module = importlib.import_module(f"bench.bench_{name}")
         return list(module.run())
     except Exception as exc:  # one failing section must not take the whole table with it
         return [failed_row(name, exc)]
@@ -26,7 +26,7 @@ def _section(name: str) -> list[Row]:
 
 def main(argv: list[str]) -> int:
     """Run the selected benchmark modules and print their rows."""
-    import tests.bench as pkg
+    import bench as pkg
 
     names = sorted(
         m.name[len("bench_") :]

@@ -1,6 +1,6 @@
 """Replies streamed into the window, in a fresh process: the longest event-loop stall of each.
 
-``python -m tests.bench._stream_child DATA_DIR CHARS REPLIES AT_ONCE [THREAD_ID]`` opens the
+``python -m bench._stream_child DATA_DIR CHARS REPLIES AT_ONCE [THREAD_ID]`` opens the
 window, then streams ``REPLIES`` times a Markdown reply of about ``CHARS`` characters (short
 paragraphs with bold, code and links) as fast as the model gives it, ``AT_ONCE`` replies at a
 time, each into a new thread shown in the window, or into ``THREAD_ID`` when given (a long

@@ -8,7 +8,7 @@ import pytest
 
 from app.providers._llama_load import model_params
 from app.providers.bundled import bundled_model_path
-from tests.bench.bench_local_models import inside_context
+from bench.bench_local_models import inside_context
 
 
 def test_a_prompt_that_fills_the_context_ends_the_step_instead_of_failing() -> None:

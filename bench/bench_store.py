@@ -22,7 +22,7 @@ from typing import Any
 from app.core.checkpoint import Checkpoint, StateChanges, new_checkpoint_id
 from app.core.state import AgentState, Message
 from app.store import Store
-from tests.bench.table import Row
+from bench.table import Row
 
 GROUP = "store"
 PEER = "LangGraph SqliteSaver"

@@ -23,7 +23,7 @@ from app.core.state.message import Message
 from app.providers._llama_load import load_llama, model_params
 from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
-from tests.bench.table import Row
+from bench.table import Row
 from tests.eval.runner import (
     CALL_TOKENS,
     parley_after_tool,

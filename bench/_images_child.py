@@ -1,6 +1,6 @@
 """Scrolling a thread of 1,000 image messages, in a fresh process.
 
-``python -m tests.bench._images_child parley DATA_DIR THREAD_ID`` scrolls Parley's chat view
+``python -m bench._images_child parley DATA_DIR THREAD_ID`` scrolls Parley's chat view
 through the whole thread; ``... peer DATA_DIR THREAD_ID`` does the same with a plain
 ``QListWidget`` holding the same 1,000 thumbnails as icons (decoded up front, as a list
 widget needs them). Each prints one JSON object of frame times (scroll step + repaint).

@@ -29,7 +29,7 @@ from app.core.models.scripted import ScriptedChatModel
 from app.core.state import AgentState, HumanMessage, Message, ToolCallBlock
 from app.core.tools import ToolNode, tool
 from app.tools.mcp import McpConnection, McpManager
-from tests.bench.table import Row
+from bench.table import Row
 from tests.tools.mcp.helpers import demo_config, time_config
 
 CALLS = 200
@@ -194,6 +194,6 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tests.bench.table import render
+    from bench.table import render
 
     print(render(run()))

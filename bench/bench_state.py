@@ -13,7 +13,7 @@ from typing import Any
 
 from app.core.state import Message, TextBlock, TokenUsages, ToolCallBlock, add_messages
 from app.core.state.serde import dump_messages, load_messages
-from tests.bench.table import Row
+from bench.table import Row
 
 N = 10_000
 REPEATS = 3

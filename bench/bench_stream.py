@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.state import ChunkMerge, Message, MessageLog, TextBlock, add_messages, merge_chunk
-from tests.bench.bench_state import WORDS, best_us, langgraph_messages, parley_messages
-from tests.bench.table import Row
+from bench.bench_state import WORDS, best_us, langgraph_messages, parley_messages
+from bench.table import Row
 
 LENGTHS = (10, 1_000, 10_000)
 CHUNKS = 500

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.bench.table import Row
+from bench.table import Row
 from tests.media import corpus
 
 GROUP = "media"

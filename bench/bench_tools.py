@@ -16,7 +16,7 @@ from app.core.budget import Budget
 from app.core.graph.context import RunContext, RunControl, bind_context
 from app.core.state import AgentState, Message, ToolCallBlock
 from app.core.tools import InMemoryApprovalPolicy, Runtime, ToolNode, tool
-from tests.bench.table import Row
+from bench.table import Row
 
 RUNS = 1500
 ROUNDS = 3
@@ -164,6 +164,6 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tests.bench.table import render
+    from bench.table import render
 
     print(render(run()))

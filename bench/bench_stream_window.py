@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.bench.bench_window import RUNS, _long_thread, median_and_spread, run_child
-from tests.bench.table import Row
+from bench.bench_window import RUNS, _long_thread, median_and_spread, run_child
+from bench.table import Row
 
 TARGET_MS = 8.0
 
@@ -23,7 +23,7 @@ def _child(
     data: Path, chars: int, replies: int, at_once: int = 1, thread: str = ""
 ) -> dict[str, Any]:
     args = [str(data), str(chars), str(replies), str(at_once), *([thread] if thread else [])]
-    return run_child("tests.bench._stream_child", *args, timeout=900)
+    return run_child("bench._stream_child", *args, timeout=900)
 
 
 def _row(name: str, stalls: list[float], idle: list[float]) -> Row:
@@ -90,7 +90,7 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tests.bench.table import render
+    from bench.table import render
 
     t = time.perf_counter()
     print(render(run()))

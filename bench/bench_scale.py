@@ -21,8 +21,8 @@ from typing import Any
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.state import AgentState
 from app.store import Store
-from tests.bench.bench_store import _LangGraph, _messages, _texts
-from tests.bench.table import Row
+from bench.bench_store import _LangGraph, _messages, _texts
+from bench.table import Row
 
 GROUP = "store scale"
 _SIZES_MB = (0.25, 0.5, 1, 2, 5, 10, 20)

@@ -19,7 +19,7 @@ from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.state import AgentState, ImageBlock, MediaRef, Message, TextBlock
 from app.store import Store
 from app.store.paths import database_path
-from tests.bench.table import Row
+from bench.table import Row
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = 1000
@@ -84,7 +84,7 @@ def _twenty_files(folder: Path) -> None:
 
 def _child(*args: str) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, "-m", "tests.bench._images_child", *args],
+        [sys.executable, "-m", "bench._images_child", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -182,7 +182,7 @@ def run(keep: Path | None = None) -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tests.bench.table import render
+    from bench.table import render
 
     t = time.perf_counter()
     print(render(run()))

@@ -21,7 +21,7 @@ from pathlib import Path
 import llama_cpp
 
 from app.providers.local import LlamaCppChatModel
-from tests.bench.table import Row
+from bench.table import Row
 from tests.eval.runner import parley_agent, parley_chat
 from tests.eval.scoring import load_set
 

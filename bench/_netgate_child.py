@@ -1,5 +1,5 @@
 """One side of the network gate's bench, in a process of its own (an audit hook cannot be
-removed): ``python -m tests.bench._netgate_child gate|bare`` prints JSON figures."""
+removed): ``python -m bench._netgate_child gate|bare`` prints JSON figures."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import END, START, StateGraph
 from app.core.state import AgentState
-from tests.bench.table import Row
+from bench.table import Row
 
 STEPS = 600
 ROUNDS = 3

@@ -16,7 +16,7 @@ from typing import Any
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.state import AgentState, Message
 from app.store import Store
-from tests.bench.table import Row
+from bench.table import Row
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def run_child(module: str, *args: str, timeout: float = 300) -> dict[str, Any]:
 
 
 def _child(*args: str) -> dict[str, float]:
-    return run_child("tests.bench._window_child", *args)
+    return run_child("bench._window_child", *args)
 
 
 async def _long_thread(path: Path, n: int) -> str:
@@ -101,7 +101,7 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tests.bench.table import render
+    from bench.table import render
 
     t = time.perf_counter()
     print(render(run()))

@@ -24,7 +24,7 @@ from app.providers.anthropic_api import AnthropicChatModel
 from app.providers.local import LlamaCppChatModel
 from app.providers.ollama import OllamaChatModel
 from app.providers.openai_compat import OpenAIChatModel
-from tests.bench.table import Row
+from bench.table import Row
 from tests.providers.replay_server import ReplayServer, Reply
 
 GROUP = "providers"

@@ -1,6 +1,6 @@
 """One window measurement in a fresh process (so start-up time and memory are its own).
 
-``python -m tests.bench._window_child MODE DATA_DIR [THREAD_ID]`` prints one JSON object.
+``python -m bench._window_child MODE DATA_DIR [THREAD_ID]`` prints one JSON object.
 Modes: ``launch`` (app start to window painted), ``baseline`` (a bare Qt window, the floor),
 ``open`` (open a long thread to first paint, RSS after), ``stall`` (longest event-loop stall
 while replies stream at about 200 tokens/s, in one and in two threads, and with none).
