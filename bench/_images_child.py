@@ -196,6 +196,9 @@ def main(argv: list[str]) -> dict[str, float]:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.qt_env import prepare_qt_environment
+
+    prepare_qt_environment()  # as the app starts Qt
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)

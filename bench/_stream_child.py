@@ -110,6 +110,9 @@ def main(argv: list[str]) -> int:
 
     data_dir, chars, replies, at_once = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     thread = argv[4] if len(argv) > 4 else ""
+    from app.ui.qt_env import prepare_qt_environment
+
+    prepare_qt_environment()  # as the app starts Qt
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)

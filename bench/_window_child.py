@@ -148,7 +148,9 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.ui.collector import MainThreadCollector
+    from app.ui.qt_env import prepare_qt_environment
 
+    prepare_qt_environment()  # as the app starts Qt
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
     MainThreadCollector(app)  # garbage is collected as in the app

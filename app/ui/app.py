@@ -22,6 +22,7 @@ from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
+from app.ui.qt_env import prepare_qt_environment
 from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
 from app.ui.tasks import drain, spawn
 from app.ui.theme import apply_theme
@@ -41,6 +42,7 @@ def has_display(env: dict[str, str] | None = None) -> bool:
 
 
 def _application(theme: str) -> QApplication:
+    prepare_qt_environment()
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(["parley"])
     app.setApplicationName("Parley")

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from app.ui.chat.markdown import render_markdown
-from app.ui.chat.markdown_stream import MarkdownStream
+from app.ui.chat.markdown_stream import GROWTH, MarkdownStream
 
 REPLIES = {
     "everything": (
@@ -58,3 +58,34 @@ def test_a_text_that_is_not_a_continuation_starts_again() -> None:
     stream.render("First paragraph.\n\nSecond paragraph.\n\nThird")
     rendered = stream.render("Something else entirely.\n\n- a list")
     assert rendered.html == render_markdown("Something else entirely.\n\n- a list")[0]
+
+
+def _long_reply(paragraphs: int) -> str:
+    return "".join(
+        f"## Part {i}\n\nParagraph {i} with **bold**, `code({i})` and "
+        f"[a link](https://example.org/{i}).\n\n```\nline {i}\n```\n\n"
+        for i in range(paragraphs)
+    )
+
+
+def test_text_that_outruns_one_render_is_shown_a_part_at_a_time_until_all_of_it_is() -> None:
+    text = _long_reply(120)
+    assert len(text) > 10 * GROWTH
+    stream = MarkdownStream(dark=False)
+    assert not stream.render(text[:50]).behind
+    shown = [stream.render(text)]
+    while shown[-1].behind:
+        shown.append(stream.render(text))
+    # each render took in one more part and drew it as the whole text up to there is drawn
+    for step, rendered in enumerate(shown[:-1], start=1):
+        assert rendered.html == render_markdown(text[: 50 + step * GROWTH])[0]
+    assert len(shown) == -(-(len(text) - 50) // GROWTH)
+    assert shown[-1].html == render_markdown(text)[0]
+    assert stream.render(text + "More.").html == render_markdown(text + "More.")[0]
+
+
+def test_a_text_first_seen_whole_is_rendered_whole() -> None:
+    text = _long_reply(120)
+    rendered = MarkdownStream(dark=True).render(text)
+    assert not rendered.behind
+    assert rendered.html == render_markdown(text, dark=True)[0]

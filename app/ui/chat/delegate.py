@@ -72,6 +72,8 @@ class MessageDelegate(QStyledItemDelegate):
         self.expanded: set[str] = set()
         """Keys of unfolded cards (``message_id:block``)."""
         self.thumbs: ThumbnailCache | None = None
+        self.behind: set[str] = set()
+        """Ids of messages whose text is laid out only in part so far (see :meth:`advance`)."""
 
     # Layout --------------------------------------------------------------------------
 
@@ -81,7 +83,7 @@ class MessageDelegate(QStyledItemDelegate):
         left = rect.x() + max(SIDE, (rect.width() - width) // 2)
         return QRect(left, rect.y(), width, rect.height())
 
-    def _laid(self, index: Index, width: int) -> MessageLayout:
+    def _laid(self, index: Index, width: int, *, advance: bool = False) -> MessageLayout:
         message: Message = index.data(MessageRole)
         model = index.model()
         dark = is_dark(self._view.palette())
@@ -91,7 +93,7 @@ class MessageDelegate(QStyledItemDelegate):
         laid = self._cache.get(key)
         if laid is not None:
             self._cache.move_to_end(key)
-            if laid.revision == revision:
+            if laid.revision == revision and not (advance and laid.behind):
                 return laid
         results = model.results if isinstance(model, MessageListModel) else None
         streams = {} if laid is None else laid.streams
@@ -106,6 +108,10 @@ class MessageDelegate(QStyledItemDelegate):
             rendered, revision, lambda part: self._document(part, width, dark), streams, laid
         )
         self._cache[key] = laid
+        if laid.behind:
+            self.behind.add(key[0])
+        else:
+            self.behind.discard(key[0])
         if len(self._cache) > 600:
             self._cache.popitem(last=False)
         return laid
@@ -137,6 +143,10 @@ class MessageDelegate(QStyledItemDelegate):
         """The text of code block ``n`` of the row (for ``copy:N`` links)."""
         laid = self._laid(index, self.text_width())
         return laid.codes[n] if 0 <= n < len(laid.codes) else None
+
+    def advance(self, index: Index) -> None:
+        """Lay out more of the row's text, if it is laid out only in part."""
+        self._laid(index, self.text_width(), advance=True)
 
     def resized(self, index: Index) -> bool:
         """Whether the row's latest change changed its height (so the rows need laying out)."""
@@ -303,6 +313,7 @@ class MessageDelegate(QStyledItemDelegate):
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""
         self._cache.clear()
+        self.behind.clear()
 
 
 def _ensure_pictures(doc: QTextDocument) -> None:

@@ -10,6 +10,10 @@ again. The HTML is exactly that of
 
 A link reference definition (``[label]: url``) can change blocks before it, so a text that has
 one is rendered whole each time.
+
+However fast the text grows, one render takes in at most :data:`GROWTH` characters more than
+the last one did, so an update's cost is bounded: a text that outran it is rendered up to there
+and marked ``behind``, and the next render goes on from there.
 """
 
 from __future__ import annotations
@@ -21,18 +25,24 @@ from markdown_it.token import Token
 
 from app.ui.chat.markdown import CodeBlocks, markdown_parser, style_inline_code
 
-__all__ = ["MarkdownStream", "RenderedMarkdown", "top_level_blocks"]
+__all__ = ["GROWTH", "MarkdownStream", "RenderedMarkdown", "top_level_blocks"]
+
+GROWTH = 800
+"""The most text one render takes in beyond what the last one showed (about 25,000 characters a
+second at the chat's 33 ms updates, far above what any model writes)."""
 
 
 @dataclass
 class RenderedMarkdown:
     """A text's HTML, its code blocks, and where its HTML may be cut into parts laid out
     apart: before a top-level paragraph that follows one (so no margin changes), as
-    ``(offset, always)``; ``always`` marks the cut before the open tail."""
+    ``(offset, always)``; ``always`` marks the cut before the open tail. ``behind``: the text
+    was longer than what was rendered (see :data:`GROWTH`)."""
 
     html: str
     codes: CodeBlocks
     breaks: list[tuple[int, bool]] = field(default_factory=list)
+    behind: bool = False
 
 
 def top_level_blocks(tokens: list[Token]) -> list[tuple[int, list[Token]]]:
@@ -69,6 +79,7 @@ class MarkdownStream:
         "_done",
         "_done_html",
         "_done_len",
+        "_shown",
         "_tail",
         "_whole",
     )
@@ -83,6 +94,8 @@ class MarkdownStream:
         self._codes: CodeBlocks = []
         self._whole = False
         self._tail = ""
+        self._shown = 0
+        """How much of the text the last render showed (none: render it all)."""
 
     @property
     def open_tail(self) -> str:
@@ -91,7 +104,7 @@ class MarkdownStream:
 
     def _reset(self) -> None:
         self._done, self._done_html, self._codes = "", [], []
-        self._done_len, self._breaks = 0, []
+        self._done_len, self._breaks, self._shown = 0, [], 0
 
     def _add_done(self, html: str) -> None:
         if _follows_paragraph(self._done_html, html):
@@ -100,10 +113,20 @@ class MarkdownStream:
         self._done_len += len(html)
 
     def render(self, text: str) -> RenderedMarkdown:
-        """Return ``text`` as HTML, as ``render_markdown`` would, with its code blocks."""
+        """Return ``text`` as HTML, as ``render_markdown`` would, with its code blocks; if it
+        grew by more than :data:`GROWTH` since the last render, only its first part, ``behind``."""
         text = _normalised(text)
         if not text.startswith(self._done):
             self._reset()
+        behind = bool(self._shown) and len(text) > self._shown + GROWTH
+        if behind:
+            text = text[: self._shown + GROWTH]
+        self._shown = len(text)
+        rendered = self._render(text)
+        rendered.behind = behind
+        return rendered
+
+    def _render(self, text: str) -> RenderedMarkdown:
         md = markdown_parser(self._dark)
         if self._whole:
             return self._render_all(text)
@@ -134,6 +157,7 @@ class MarkdownStream:
 
     def _render_all(self, text: str) -> RenderedMarkdown:
         self._reset()
+        self._shown = len(text)
         self._tail = text
         md = markdown_parser(self._dark)
         env: dict[str, Any] = {"blocks": []}

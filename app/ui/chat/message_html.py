@@ -30,11 +30,13 @@ __all__ = ["RenderedMessage", "message_html"]
 @dataclass
 class RenderedMessage:
     """A message's HTML, the texts its ``copy:N`` links copy, and where the HTML may be cut
-    into parts laid out apart (see :class:`~app.ui.chat.markdown_stream.RenderedMarkdown`)."""
+    into parts laid out apart (see :class:`~app.ui.chat.markdown_stream.RenderedMarkdown`);
+    ``behind``: some text grew faster than it is rendered, and shows only in part so far."""
 
     html: str
     code_blocks: list[str] = field(default_factory=list)
     breaks: list[tuple[int, bool]] = field(default_factory=list)
+    behind: bool = False
 
 
 def _one_line(args: dict[str, Any], width: int = 80) -> str:
@@ -85,6 +87,7 @@ def message_html(
     parts: list[str] = []
     codes: list[str] = []
     breaks: list[tuple[int, bool]] = []
+    behind = False
     streams = {} if streams is None else streams
     ok, bad = ("#2e7d32", "#c62828") if not dark else ("#81c784", "#ef9a9a")
     for i, block in enumerate(message.content):
@@ -96,7 +99,7 @@ def message_html(
             if stream is None:
                 stream = streams[i] = MarkdownStream(dark=dark)
             rendered = stream.render(block.text)
-            body, found = rendered.html, rendered.codes
+            body, found, behind = rendered.html, rendered.codes, behind or rendered.behind
             if codes and found:
                 # renumber this block's copy links after the ones already collected
                 for n in range(len(found) - 1, -1, -1):
@@ -152,4 +155,4 @@ def message_html(
         parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.metadata.get("stopped"):
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
-    return RenderedMessage("".join(parts), codes, breaks)
+    return RenderedMessage("".join(parts), codes, breaks, behind)

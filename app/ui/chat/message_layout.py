@@ -60,6 +60,8 @@ class MessageLayout:
     """Where the first part laid out anew begins (the height when none was)."""
     resized: bool = True
     """Whether the height differs from the previous revision's (or there was none)."""
+    behind: bool = False
+    """Whether some text is not laid out yet (it grew faster than it is rendered)."""
     _make: DocumentFactory | None = None
     _whole: QTextDocument | None = None
 
@@ -94,7 +96,16 @@ class MessageLayout:
         changed_top = top if changed is None else changed
         resized = previous is None or previous.height != top
         return cls(
-            revision, rendered.code_blocks, html, parts, top, streams, changed_top, resized, make
+            revision,
+            rendered.code_blocks,
+            html,
+            parts,
+            top,
+            streams,
+            changed_top,
+            resized,
+            rendered.behind,
+            make,
         )
 
     @property

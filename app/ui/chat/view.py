@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.state import Message
 from app.ui.chat.delegate import LABELS, MessageDelegate
-from app.ui.chat.viewmodel import ChatViewModel
+from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.tasks import spawn
 
 __all__ = ["ChatView"]
@@ -77,6 +77,10 @@ class ChatView(QListView):
         bar.rangeChanged.connect(self._on_range)
         self._user_scrolling = False
         self._laid_width = -1
+        self._catch_up = QTimer(self)
+        self._catch_up.setSingleShot(True)
+        self._catch_up.setInterval(FRAME_MS * 3 // 2)
+        self._catch_up.timeout.connect(self._lay_out_more)
         vm.model.rowsInserted.connect(self._on_rows)
         vm.model.modelReset.connect(self._on_reset)
         self.delegate.linkActivated.connect(self._on_link)
@@ -110,11 +114,26 @@ class ChatView(QListView):
         if not any([self.delegate.resized(i) for i in indexes]):
             for index in indexes:
                 self.viewport().update(self.delegate.changed_rect(self.visualRect(index), index))
-            return
-        super().dataChanged(top, bottom, list(roles))
-        self.scheduleDelayedItemsLayout()
-        if self.follow:
-            QTimer.singleShot(0, self.scrollToBottom)
+        else:
+            super().dataChanged(top, bottom, list(roles))
+            self.scheduleDelayedItemsLayout()
+            if self.follow:
+                QTimer.singleShot(0, self.scrollToBottom)
+        if self.delegate.behind:
+            self._catch_up.start()  # (again): while updates come, each lays out a part
+
+    def _lay_out_more(self) -> None:
+        # a reply grew faster than one update lays out, and no update came for a frame and a
+        # half (it is done, or paused): lay out its next part
+        model = self.vm.model
+        for message_id in list(self.delegate.behind):
+            row = model.row_of(message_id)
+            if row is None:
+                self.delegate.behind.discard(message_id)
+                continue
+            index = model.index(row)
+            self.delegate.advance(index)
+            self.dataChanged(index, index)
 
     def _on_range(self, _low: int, high: int) -> None:
         if self.follow:

@@ -85,6 +85,35 @@ async def test_send_streams_the_reply_into_one_row(tmp_path: Path) -> None:
         await close_test_window(window)
 
 
+async def test_a_long_reply_streamed_faster_than_it_is_drawn_is_shown_in_full(
+    tmp_path: Path,
+) -> None:
+    answer = "".join(
+        f"## Step {i}\n\nDo **this** with `tool_{i}` and read [the notes](https://example.org/{i})."
+        f"\n\n```\nrun {i}\n```\n\n"
+        for i in range(150)
+    )
+    models = Models({"scripted:a": [{"text": answer}]})
+    window = await open_test_window(tmp_path, models)
+    try:
+        view = find(window, QListView, "chatView")
+        await send(window, "How do I do it?")
+        await wait_until(
+            lambda: len(rows(window)) == 2 and rows(window)[1].text() == answer,
+            what="the reply to arrive",
+        )
+        reply = view.vm.model.index(1, 0)
+
+        def shown() -> str:
+            return str(view.delegate.document(reply).toPlainText())
+
+        await wait_until(lambda: "run 149" in shown(), what="the whole reply drawn")
+        assert shown().count("Do this with tool_") == 150
+        assert shown().rstrip().endswith("run 149")
+    finally:
+        await close_test_window(window)
+
+
 async def test_stop_mid_stream_keeps_what_arrived(tmp_path: Path) -> None:
     models = Models({"scripted:a": [{"text": LONG}]}, delay=0.01)
     window = await open_test_window(tmp_path, models)
