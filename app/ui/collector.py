@@ -6,25 +6,43 @@ there, which Qt does not allow and which can crash it. :class:`MainThreadCollect
 automatic collection off and runs the same generational collection from a timer on the GUI
 thread. Once the window is up, what start-up made is set aside (:meth:`settle`), so a full
 collection walks only what came after; and a full collection waits while a reply streams
-(:attr:`MainThreadCollector.busy`): it walks every object alive, a long thread's history
-included, and would pause the reply for as long.
+(:attr:`MainThreadCollector.busy`) and for :data:`QUIET_S` after it: it walks every object
+alive, a long thread's history included, and would pause the reply (or its last lines) for as
+long. It waits :data:`MOST_WAIT_S` at most, so a run that goes on and on still frees its cycles.
+The young generations are collected every :data:`CHECK_MS`, while they are still small.
 """
 
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
-__all__ = ["MainThreadCollector"]
+__all__ = ["CHECK_MS", "MOST_WAIT_S", "QUIET_S", "MainThreadCollector"]
+
+CHECK_MS = 100
+"""How often the generations' counts are looked at (a young collection then takes a few ms)."""
+QUIET_S = 2.0
+"""How long the app must have been not busy before a full collection runs."""
+MOST_WAIT_S = 30.0
+"""The longest a due full collection waits for the app to be quiet."""
 
 
 class MainThreadCollector(QObject):
     """Collects garbage from a GUI-thread timer while it lives (see the module docstring)."""
 
-    def __init__(self, parent: QObject | None = None, interval_ms: int = 500) -> None:
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        interval_ms: int = CHECK_MS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(parent)
+        self._clock = clock
+        self._busy_at = float("-inf")
+        self._due_at: float | None = None
         self._thresholds = gc.get_threshold()
         self._was_enabled = gc.isenabled()
         gc.disable()
@@ -42,8 +60,17 @@ class MainThreadCollector(QObject):
             gc.collect(0)
             if second > self._thresholds[1]:
                 gc.collect(1)
-        if third > self._thresholds[2] and not self.busy():
+        if third > self._thresholds[2] and self._may_collect_all():
             gc.collect(2)
+            self._due_at = None
+
+    def _may_collect_all(self) -> bool:
+        now = self._clock()
+        if self.busy():
+            self._busy_at = now
+        if self._due_at is None:
+            self._due_at = now
+        return now - self._busy_at >= QUIET_S or now - self._due_at >= MOST_WAIT_S
 
     def settle(self, busy: Callable[[], bool] | None = None) -> None:
         """Set aside everything alive now (once the window is up: modules, schemas, widgets,

@@ -84,3 +84,31 @@ def test_a_streamed_reply_keeps_the_layout_of_its_finished_parts(qapp: QApplicat
     fresh = _layout(delegate, text + "The reply goes on and on", {})
     assert [p.html for p in fresh.parts] == [p.html for p in later.parts]
     assert fresh.height == later.height
+
+
+def test_a_band_in_the_middle_of_a_long_message_is_drawn_as_the_whole_is(
+    qapp: QApplication,
+) -> None:
+    delegate = _delegate()
+    streams: dict[int, MarkdownStream] = {}
+    text = "".join(SECTION.format(i=i) for i in range(30))
+    first = _layout(delegate, text[: len(text) // 2], streams)
+    laid = _layout(delegate, text, streams, first)  # grown: its finished parts are kept
+    while laid.behind:  # it grew by more than one update takes in
+        laid = _layout(delegate, text, streams, laid)
+    assert len(laid.parts) > 5
+    low, high = laid.height * 0.4, laid.height * 0.6
+    context = QAbstractTextDocumentLayout.PaintContext
+
+    def band(painter: QPainter) -> None:
+        painter.setClipRect(0, int(low), WIDTH, int(high - low))
+        laid.draw(painter, context(), (low, high))
+
+    def everything(painter: QPainter) -> None:
+        painter.setClipRect(0, int(low), WIDTH, int(high - low))
+        laid.draw(painter, context(), (0, laid.height))
+
+    assert _image(laid.height, band) == _image(laid.height, everything)
+    fresh = _layout(delegate, text, {})
+    assert [p.html for p in fresh.parts] == [p.html for p in laid.parts]
+    assert [p.top for p in fresh.parts] == [p.top for p in laid.parts]

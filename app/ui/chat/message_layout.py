@@ -10,6 +10,7 @@ top margin is 0, so the space between two parts is the bottom margin of the firs
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -43,6 +44,7 @@ class _Part:
     html: str
     doc: QTextDocument
     top: float
+    bottom: float
 
 
 @dataclass
@@ -77,11 +79,13 @@ class MessageLayout:
         """Lay ``rendered`` out, keeping the documents of ``previous`` whose HTML is unchanged."""
         html = rendered.html
         cuts = cut_points(len(html), rendered.breaks)
-        old = {(p.start, len(p.html)): p for p in previous.parts} if previous else {}
-        parts: list[_Part] = []
-        top = 0.0
+        parts = _finished_parts(previous, html, cuts)
+        top = parts[-1].bottom if parts else 0.0
+        old = {(p.start, len(p.html)): p for p in previous.parts[len(parts) :]} if previous else {}
         changed: float | None = None
-        for start, end in zip(cuts, [*cuts[1:], len(html)], strict=True):
+        for start, end in zip(
+            cuts[len(parts) :], [*cuts[len(parts) + 1 :], len(html)], strict=True
+        ):
             if parts:
                 top += _bottom_margin(parts[-1].doc)
             piece = html[start:end]
@@ -91,8 +95,8 @@ class MessageLayout:
             else:
                 doc = make(piece)
                 changed = top if changed is None else changed
-            parts.append(_Part(start, piece, doc, top))
-            top += doc.size().height()
+            parts.append(_Part(start, piece, doc, top, top + doc.size().height()))
+            top = parts[-1].bottom
         changed_top = top if changed is None else changed
         resized = previous is None or previous.height != top
         return cls(
@@ -132,9 +136,11 @@ class MessageLayout:
         """Draw the parts that lie within ``visible`` (top and bottom, in the message's own
         coordinates); ``before`` is called with each document about to be drawn."""
         low, high = visible
-        for part in self.parts:
-            bottom = part.top + part.doc.size().height()
-            if bottom < low or part.top > high:
+        first = max(0, bisect_right(self.parts, low, key=_bottom_of) - 1)
+        for part in self.parts[first:]:
+            if part.top > high:
+                break
+            if part.bottom < low:
                 continue
             if before is not None:
                 before(part.doc)
@@ -150,6 +156,29 @@ class MessageLayout:
                 local = QPointF(pos.x(), pos.y() - part.top)
                 return str(part.doc.documentLayout().anchorAt(local))
         return ""
+
+
+def _bottom_of(part: _Part) -> float:
+    return part.bottom
+
+
+def _finished_parts(previous: MessageLayout | None, html: str, cuts: list[int]) -> list[_Part]:
+    """The parts of ``previous`` before its last one, when ``html`` begins with the same HTML
+    and is cut at the same place after them (a streamed reply's finished blocks): kept as they
+    are, without comparing each."""
+    if previous is None or len(previous.parts) < 2:
+        return []
+    keep = len(previous.parts) - 1
+    end = previous.parts[keep].start
+    if (
+        keep >= len(cuts)
+        or cuts[keep] != end
+        or cuts[:keep] != [p.start for p in previous.parts[:keep]]
+    ):
+        return []
+    if not html.startswith(previous.html[:end]):
+        return []
+    return previous.parts[:keep]
 
 
 def _bottom_margin(doc: QTextDocument) -> float:

@@ -204,6 +204,12 @@ class ChatViewModel(QObject):
         if thread_id != self.thread_id or thread_id is None:
             return
         if isinstance(event, MessageStreamed):
+            if self.model.row_of(event.message_id) is None:
+                # a new reply's row appears with its first chunk, while it is still short to
+                # lay out; later chunks are shown a frame at a time
+                self._pending.pop(event.message_id, None)
+                self.model.upsert(event.message)
+                return
             self._pending[event.message_id] = event
             if not self._flush_timer.isActive():
                 self._flush_timer.start()
