@@ -37,42 +37,52 @@ def _old_garbage() -> weakref.ref[_Node]:
     return gone
 
 
-def test_a_full_collection_waits_while_a_reply_streams(
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clocked(
     qapp: QApplication, low_thresholds: None
+) -> Iterator[tuple[MainThreadCollector, _Clock]]:
+    clock = _Clock()
+    collector = MainThreadCollector(clock=clock)
+    yield collector, clock
+    collector.stop()
+
+
+def test_a_full_collection_waits_while_a_reply_streams(
+    clocked: tuple[MainThreadCollector, _Clock],
 ) -> None:
+    collector, clock = clocked
     streaming = True
-    now = [100.0]
-    collector = MainThreadCollector(clock=lambda: now[0])
-    try:
-        collector.settle(busy=lambda: streaming)
-        gone = _old_garbage()
-        collector.check()
-        assert gone() is not None  # left for later: walking everything would pause the reply
-        streaming = False
-        now[0] += QUIET_S / 2
-        collector.check()
-        assert gone() is not None  # the reply's last lines are still being drawn
-        now[0] += QUIET_S / 2
-        collector.check()
-        assert gone() is None
-    finally:
-        collector.stop()
+    collector.settle(busy=lambda: streaming)
+    gone = _old_garbage()
+    collector.check()
+    assert gone() is not None  # left for later: walking everything would pause the reply
+    streaming = False
+    clock.now += QUIET_S / 2
+    collector.check()
+    assert gone() is not None  # the reply's last lines are still being drawn
+    clock.now += QUIET_S / 2
+    collector.check()
+    assert gone() is None
 
 
 def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
-    qapp: QApplication, low_thresholds: None
+    clocked: tuple[MainThreadCollector, _Clock],
 ) -> None:
-    now = [100.0]
-    collector = MainThreadCollector(clock=lambda: now[0])
-    try:
-        collector.settle(busy=lambda: True)
-        gone = _old_garbage()
-        collector.check()
-        now[0] += MOST_WAIT_S - 1
-        collector.check()
-        assert gone() is not None
-        now[0] += 1
-        collector.check()
-        assert gone() is None
-    finally:
-        collector.stop()
+    collector, clock = clocked
+    collector.settle(busy=lambda: True)
+    gone = _old_garbage()
+    collector.check()
+    clock.now += MOST_WAIT_S - 1
+    collector.check()
+    assert gone() is not None
+    clock.now += 1
+    collector.check()
+    assert gone() is None
