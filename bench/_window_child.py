@@ -41,9 +41,15 @@ def baseline() -> dict[str, float]:
 
 
 async def _launch(data_dir: str) -> dict[str, float]:
+    from PySide6.QtWidgets import QListView, QPlainTextEdit
+
     from app.ui.app import close_window, open_window
 
     window = await open_window(data_dir, preload=False)
+    composer = window.findChild(QPlainTextEdit, "composer")
+    threads = window.findChild(QListView, "threadList")
+    while not (window.focusWidget() is composer and threads.isVisible()):  # noqa: ASYNC110
+        await asyncio.sleep(0)  # until it is usable: the thread list up, the composer focused
     window.repaint()
     shown = time.perf_counter() - START
     await close_window(window)

@@ -23,7 +23,7 @@ from bench.table import Row
 from tests.media import corpus
 
 GROUP = "media"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 _CHILD = r"""
 import asyncio, io, json, os, sys, threading, time

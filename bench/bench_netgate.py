@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bench.table import Row
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CONNECT_TARGET_US = 100.0
 
 

@@ -25,7 +25,7 @@ from bench.table import Row
 from tests.eval.runner import parley_agent, parley_chat
 from tests.eval.scoring import load_set
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PARIS_RUNS = 3
 
 
