@@ -311,3 +311,31 @@ def test_what_a_screen_reader_hears_after_a_drop() -> None:
     ) == (
         "2 files attached. broken.jpg: it is not a readable image: the file is damaged or cut off."
     )
+
+
+async def test_many_files_dropped_at_once_attach_in_order_and_a_clear_stops_the_rest(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    names = [f"note-{i:02}.txt" for i in range(13)]
+    for i, name in enumerate(names):
+        (folder / name).write_text(f"Note number {i}.\n")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        target = drop_target(window)
+        assert drop_on(target, [folder / n for n in names])
+        assert 0 < len(chips(window)) < len(names)  # the first chips at once, the rest after
+        await settled(window)
+        assert [chip.name for chip in chips(window)] == names
+        texts = [b.text for b in window.attachments.tray.blocks() if isinstance(b, DocumentBlock)]
+        assert texts == [f"Note number {i}.\n" for i in range(13)]
+        window.attachments.tray.clear()
+        assert drop_on(target, [folder / n for n in names])
+        window.attachments.tray.clear()  # sent, or cleared, before its chips were all made
+        await asyncio.sleep(0.3)
+        await settled(window)
+        assert chips(window) == []
+        assert window.attachments.tray.blocks() == []
+    finally:
+        await close_test_window(window)

@@ -27,6 +27,9 @@ from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
 from app.ui.theme import ACCENT
 
+CHIPS_AT_ONCE = 4
+"""How many chips one turn of the event loop makes (about 1 ms each)."""
+
 if TYPE_CHECKING:
     from app.media import IngestProgress, IngestResult, Source
     from app.services.attachments import AttachmentService
@@ -66,6 +69,8 @@ class AttachmentTray(QObject):
         self.bar = bar
         self.chips: list[AttachmentChip] = []
         self._pending: dict[AttachmentChip, _Pending] = {}
+        self._unshown: list[list[Source]] = []
+        """Per drop, the files whose chips are not made yet."""
         self._batches: set[asyncio.Task[None]] = set()
         self.problems: list[str] = []
         """One line per file of the latest drop, paste or pick that could not be attached."""
@@ -115,14 +120,11 @@ class AttachmentTray(QObject):
         from app.media.ingest import source_name  # the ingest stack loads on first use
 
         self.clear_problems()
-        items = []
-        for source in sources:
-            chip = self._chip(source_name(source))
-            item = _Pending(source, chip)
-            self._pending[chip] = item
-            items.append(item)
+        items = [self._pend(source, source_name(source)) for source in sources[:CHIPS_AT_ONCE]]
+        later = list(sources[CHIPS_AT_ONCE:])
+        self._unshown.append(later)
         self._update()
-        task = spawn(self._read(items))
+        task = spawn(self._read(items, later))
         self._batches.add(task)
         task.add_done_callback(self._batches.discard)
         return task
@@ -136,6 +138,22 @@ class AttachmentTray(QObject):
         self._update()
         announce(self.bar, summary(len(blocks), []))
         spawn(self.refresh_fit())
+
+    def _pend(self, source: Source, name: str) -> _Pending:
+        item = _Pending(source, self._chip(name))
+        self._pending[item.chip] = item
+        return item
+
+    async def _show_later(self, items: list[_Pending], later: list[Source]) -> None:
+        # the chips past the first few are made a few per turn of the loop, so that dropping
+        # many files at once never holds the window for the time of making every chip
+        from app.media.ingest import source_name
+
+        while later:
+            await asyncio.sleep(0)
+            batch, later[:] = later[:CHIPS_AT_ONCE], later[CHIPS_AT_ONCE:]
+            items += [self._pend(source, source_name(source)) for source in batch]
+            self._update()
 
     def _chip(self, name: str) -> AttachmentChip:
         chip = AttachmentChip(name, self.bar)
@@ -177,6 +195,8 @@ class AttachmentTray(QObject):
 
     def clear(self) -> None:
         """Forget every attachment (after sending)."""
+        for later in self._unshown:
+            later.clear()
         for chip in list(self.chips):
             self.remove(chip)
         self.clear_problems()
@@ -200,7 +220,7 @@ class AttachmentTray(QObject):
     @property
     def busy(self) -> bool:
         """Whether a file is still being read."""
-        return any(chip.busy for chip in self.chips)
+        return any(self._unshown) or any(chip.busy for chip in self.chips)
 
     def blocks(self) -> list[ContentBlock]:
         """The attached blocks, in the order their chips show."""
@@ -216,7 +236,11 @@ class AttachmentTray(QObject):
 
     # Reading -------------------------------------------------------------------------
 
-    async def _read(self, items: list[_Pending]) -> None:
+    async def _read(self, items: list[_Pending], later: list[Source]) -> None:
+        try:
+            await self._show_later(items, later)
+        finally:
+            self._unshown.remove(later)
         problems: list[str] = []
         attached = 0
         for item in items:
