@@ -54,5 +54,5 @@ class PendingSend(QObject):
         self.thread_id = None
         if status == "waiting":
             self._composer.hint.setText(NOT_SENT_WAITING)
-        elif self._composer.text().strip() or self._composer.allow_empty():
+        elif self._composer.text().strip() or self._composer.attached():
             self._send()

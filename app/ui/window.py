@@ -1,5 +1,8 @@
 """``MainWindow``: sidebar and chat in a splitter, header, notice bar, composer, menus and
-shortcuts. It wires widgets to the view models; it holds no conversation state itself."""
+shortcuts. It is where the window's parts are made, each with the narrow things it needs
+(:meth:`MainWindow._make_parts`), placed (:meth:`MainWindow._add_widgets`) and wired
+(:meth:`MainWindow._connect_signals`); the menus and shortcuts come from one table
+(:meth:`MainWindow._action_table`). It holds no conversation state itself."""
 
 from __future__ import annotations
 
@@ -12,10 +15,8 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMenu,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -26,70 +27,33 @@ from app.core.errors import ParleyError
 from app.services.events import BudgetUpdated, ModelStatus, Problem
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
+from app.ui.actions import Action, build_menus, shortcut_rows
 from app.ui.approvals import ApprovalController
-from app.ui.attachments.mcp_offers import install_mcp_offers
+from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
-from app.ui.data_menu import install_data_actions
+from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
-from app.ui.header import ADD_GGUF, Header
-from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
-from app.ui.model_manage import MANAGE_MODELS, add_gguf, manage_models
+from app.ui.empty_state import EXAMPLES, EmptyState
+from app.ui.header import Header
+from app.ui.model_download import DownloadBar
+from app.ui.model_manage import ManageModels, add_gguf, manage_models
 from app.ui.notices import NoticeBar
+from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
-from app.ui.tools import install_tools
+from app.ui.tools import ToolsButton
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
-EXAMPLES = (
-    "What is the capital of France?",
-    "Write a haiku about autumn rain.",
-    "Explain what a CPU does in two sentences.",
-)
-"""Prompts the empty state offers; each gets a sensible answer from the bundled model."""
-
-
-class _EmptyState(QWidget):
-    chosen = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("emptyState")
-        title = QLabel("What can I help with?", self)
-        title.setObjectName("emptyTitle")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint = QLabel(
-            "Parley runs a small model on this computer; nothing leaves it unless you pick "
-            "an online model. Try one of these:",
-            self,
-        )
-        hint.setWordWrap(True)
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint.setObjectName("emptyHint")
-        layout = QVBoxLayout(self)
-        layout.addStretch(2)
-        layout.addWidget(title)
-        layout.addSpacing(8)
-        layout.addWidget(hint)
-        layout.addSpacing(16)
-        self.buttons = []
-        for text in EXAMPLES:
-            button = QPushButton(text, self)
-            button.setObjectName("examplePrompt")
-            button.setAccessibleName(f"Ask: {text}")
-            button.clicked.connect(lambda _c=False, t=text: self.chosen.emit(t))
-            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
-            button.setMinimumWidth(380)
-            self.buttons.append(button)
-        layout.addStretch(3)
+_KEYS = QKeySequence.StandardKey
 
 
 class MainWindow(QMainWindow):
@@ -107,28 +71,66 @@ class MainWindow(QMainWindow):
         self.workspace = workspace
         self.start_problem: str | None = None
         """Why the thread list could not be read at start (a damaged database), if so."""
-        self.chat_vm = ChatViewModel(workspace, self)
-        self.threads_vm = ThreadsViewModel(workspace, self)
         self._settings = QSettings(
             str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
         )
-
         self._settings_dialog: SettingsDialog | None = None
+        self.notifier = Notifier(self)
+        """Where every part of the window sends what the notice bar is to say."""
+        self.chat_vm = ChatViewModel(workspace, self)
+        self.threads_vm = ThreadsViewModel(workspace, self)
+        self._make_widgets()
+        self._make_parts()
+        self._add_widgets()
+        self._connect_signals()
+        self._actions = self._action_table()
+        made, menus = build_menus(self, self.menuBar(), self._actions)
+        self.offline_action = made["view.offline"]
+        self._connect_offline(self.offline_action, menus["&View"])
+        self.resize(1200, 800)
+        self._restore_layout()
+        self._set_tab_order()
+        set_failure_reporter(self._report_failure)
+
+    # Making, placing and wiring the parts -------------------------------------------
+
+    def _make_widgets(self) -> None:
         self.header = Header(self)
         self.notice = NoticeBar(self)
+        self.downloads = DownloadBar(self.workspace.downloads, self.notifier, self)
         self.sidebar = Sidebar(self.threads_vm, self)
         self.chat = ChatView(self.chat_vm, self)
-        self.empty = _EmptyState(self)
+        self.empty = EmptyState(self)
+        self.stack = QStackedWidget(self)
         self.composer = ComposerPanel(self)
+        self.budget_pause = BudgetPausePanel(self.workspace, self)
+
+    def _make_parts(self) -> None:
+        workspace, chat_vm = self.workspace, self.chat_vm
         self.pending_send = PendingSend(
             self.composer, lambda: spawn(self._send(self.composer.text())), self
         )
-        self.budget_pause = BudgetPausePanel(workspace, self)
-        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
-        self.stack = QStackedWidget(self)
+        self.approvals = ApprovalController(workspace, chat_vm, self.notifier, self)
+        self.attachments = WindowAttachments(
+            workspace.attachments,
+            chat_vm,
+            self.chat,
+            self.composer,
+            (self.stack, self.empty),
+            self.notifier,
+            self,
+        )
+        self.chat.delegate.use_thumbnails(self.attachments.thumbs)
+        self.mcp_offers = McpOffersButton(workspace.tools, self.attachments.tray)
+        self.tools_button = ToolsButton(
+            workspace.tools, workspace.subscribe, lambda: chat_vm.thread_id
+        )
+        self.data_actions = DataMenu(workspace, chat_vm, self.notifier, self)
+
+    def _add_widgets(self) -> None:
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
-
+        self.composer.place_actions([self.mcp_offers, self.tools_button])
         column = QWidget(self)
         column.setObjectName("chatColumn")
         col = QVBoxLayout(column)
@@ -136,12 +138,11 @@ class MainWindow(QMainWindow):
         col.setSpacing(0)
         col.addWidget(self.header)
         col.addWidget(self.notice)
+        col.addWidget(self.downloads)
         col.addWidget(self.stack, 1)
-        self.approvals = ApprovalController(self)
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
-
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.sidebar)
@@ -150,37 +151,19 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 900])
         self.splitter.setChildrenCollapsible(True)
         self.setCentralWidget(self.splitter)
-        self.attachments = WindowAttachments(self)
-        self.resize(1200, 800)
-        self._restore_layout()
 
-        self._wire()
-        self._menus()
-        self.tools_button = install_tools(self)
-        self.mcp_offers = install_mcp_offers(self)
-        self.data_actions = install_data_actions(self)
-        self.downloads = install_downloads(self)
+    def _set_tab_order(self) -> None:
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
         self.setTabOrder(self.header.picker, self.chat)
         self.setTabOrder(self.chat, self.composer.edit)
-        set_failure_reporter(self._report_failure)
 
-    # Wiring --------------------------------------------------------------------------
-
-    def _wire(self) -> None:
-        vm = self.chat_vm
-        vm.model.modelReset.connect(self._update_stack)
-        vm.model.rowsInserted.connect(self._update_stack)
-        vm.model.rowsRemoved.connect(self._update_stack)
-        vm.statusChanged.connect(self._on_status)
-        vm.problem.connect(self._on_problem)
-        vm.notice.connect(lambda text: self.notice.show_message(text, timeout_ms=4000))
-        vm.budgetChanged.connect(self._on_budget)
-        vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
-        vm.threadOpened.connect(self._on_thread_opened)
-        vm.threadOpened.connect(self.pending_send.thread_opened)
+    def _connect_signals(self) -> None:
+        self.notifier.shown.connect(self.notice.show_notice)
+        self._connect_chat()
+        self._connect_parts()
+        self._connect_header()
         self.threads_vm.problem.connect(self._on_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
@@ -190,85 +173,144 @@ class MainWindow(QMainWindow):
         self.composer.stopRequested.connect(self.chat_vm.stop)
         self.composer.editLastRequested.connect(self._edit_last)
         self.composer.attachRequested.connect(self.attachments.pick)
-        self.chat.editRequested.connect(self.composer.enter_edit_mode)
-        self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
-        self.header.modelChosen.connect(lambda spec: spawn(self._choose_model(spec)))
-        self.header.renameRequested.connect(lambda: spawn(self.rename_thread()))
-        self.header.network.watch(self.workspace.network)
-        self.header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
         self.workspace.subscribe(self._on_workspace_event)
 
-    def _menus(self) -> None:
-        def act(
-            menu: QMenu,
-            text: str,
-            keys: QKeySequence | QKeySequence.StandardKey | None,
-            slot: Callable[[], object],
-        ) -> QAction:
-            action = QAction(text, self)
-            if keys is not None:
-                action.setShortcut(keys)
-            action.triggered.connect(slot)
-            menu.addAction(action)
-            self.addAction(action)
-            return action
+    def _connect_chat(self) -> None:
+        vm = self.chat_vm
+        vm.model.modelReset.connect(self._update_stack)
+        vm.model.rowsInserted.connect(self._update_stack)
+        vm.model.rowsRemoved.connect(self._update_stack)
+        vm.statusChanged.connect(self._on_status)
+        vm.problem.connect(self._on_problem)
+        vm.notice.connect(lambda text: self.notifier.show(text, timeout_ms=4000))
+        vm.budgetChanged.connect(self._on_budget)
+        vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
+        vm.threadOpened.connect(self.attachments.thread_opened)
+        vm.threadOpened.connect(self._on_thread_opened)
+        vm.threadOpened.connect(self.pending_send.thread_opened)
+        vm.threadOpened.connect(self._refresh_tools)
+        self.chat.editRequested.connect(self.composer.enter_edit_mode)
+        self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
+        self.chat.menuFilling.connect(self.attachments.extend_menu)
+        self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
-        act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
-        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
-        act(
-            file,
-            "Attach from &MCP server…",
-            QKeySequence("Ctrl+Shift+O"),
-            lambda: spawn(self.mcp_offers.open_menu()),
-        )
-        act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
-        act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
-        file.addSeparator()
-        act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)
-        act(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
-        edit = bar.addMenu("&Edit")
-        act(edit, "Copy last &answer", QKeySequence("Ctrl+Shift+C"), self.copy_last_answer)
-        act(
-            edit,
-            "&Regenerate answer",
-            QKeySequence("Ctrl+R"),
-            lambda: spawn(self.chat_vm.regenerate()),
-        )
-        act(edit, "Focus &message box", QKeySequence("Ctrl+L"), self.composer.edit.setFocus)
-        act(edit, "&Search threads", QKeySequence.StandardKey.Find, self._focus_search)
-        thread = bar.addMenu("&Thread")
-        act(thread, "&Rename", QKeySequence("F2"), self._rename_in_place)
-        act(thread, "System &prompt…", None, lambda: spawn(self.edit_system_prompt()))
-        act(thread, "Choose &model", QKeySequence("Ctrl+M"), self._open_picker)
-        act(thread, "&Delete", None, self._delete_current)
-        act(thread, "&Previous thread", QKeySequence("Ctrl+PgUp"), lambda: self._step_thread(-1))
-        act(thread, "&Next thread", QKeySequence("Ctrl+PgDown"), lambda: self._step_thread(1))
-        view = bar.addMenu("&View")
-        act(view, "Show &sidebar", QKeySequence("Ctrl+B"), self.toggle_sidebar)
-        self.offline_action = act(view, "Work &offline", None, lambda: None)
-        self.offline_action.setCheckable(True)
-        self.offline_action.setChecked(self.workspace.network.offline)
-        self.offline_action.toggled.connect(
-            lambda on: spawn(self.workspace.preferences.set_offline(on))
-        )
+    def _connect_parts(self) -> None:
+        self.attachments.tray.changed.connect(self._attachments_changed)
+        self.tools_button.problem.connect(self._warn)
+        self.mcp_offers.problem.connect(self._warn)
+        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
+        self.downloads.downloaded.connect(lambda spec, title: spawn(self._downloaded(spec, title)))
+        self.downloads.stopped.connect(lambda: spawn(self.refresh_models()))
+        self.data_actions.closeRequested.connect(self.close)
+        self.closed.connect(self.approvals.dismiss)
+        self.closed.connect(self.data_actions.after_close)
+
+    def _connect_header(self) -> None:
+        header = self.header
+        header.modelChosen.connect(lambda spec: spawn(self._choose_model(spec)))
+        header.downloadRequested.connect(self._download)
+        header.addFileRequested.connect(lambda: spawn(self._add_gguf()))
+        header.manageRequested.connect(lambda: spawn(self._manage_models()))
+        header.renameRequested.connect(lambda: spawn(self.rename_thread()))
+        header.network.watch(self.workspace.network)
+        header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
+
+    def _connect_offline(self, action: QAction, view: QMenu) -> None:
+        action.setChecked(self.workspace.network.offline)
+        action.toggled.connect(lambda on: spawn(self.workspace.preferences.set_offline(on)))
         view.aboutToShow.connect(self._sync_offline)
-        act(
-            view,
-            "&Network connections…",
-            None,
-            lambda: self.open_settings("networkSettingsPage"),
-        )
-        helpm = bar.addMenu("&Help")
-        act(helpm, "&Keyboard shortcuts", QKeySequence("F1"), lambda: spawn(self.show_shortcuts()))
+
+    def _warn(self, text: str) -> None:
+        self.notifier.show(text, level="warning")
+
+    def _attachments_changed(self) -> None:
+        self.composer.set_attached(self.attachments.tray.has_chips())
+
+    def _refresh_tools(self, _thread_id: str) -> None:
+        self.tools_button.refresh()
 
     def _sync_offline(self) -> None:
         self.offline_action.blockSignals(True)
         self.offline_action.setChecked(self.workspace.network.offline)
         self.offline_action.blockSignals(False)
+
+    # The action table -----------------------------------------------------------------
+
+    def _action_table(self) -> list[Action]:
+        """Every menu entry, shortcut and line of the F1 list, in menu order."""
+        data = self.data_actions
+        return [
+            *self._file_actions(),
+            Action("edit.copyAnswer", "Copy last &answer", "&Edit", "Ctrl+Shift+C",
+                   self.copy_last_answer, "Copy the last answer"),
+            Action("edit.regenerate", "&Regenerate answer", "&Edit", "Ctrl+R",
+                   lambda: spawn(self.chat_vm.regenerate()), "Regenerate the last answer"),
+            Action("edit.focusMessage", "Focus &message box", "&Edit", "Ctrl+L",
+                   self.composer.edit.setFocus, "Focus the message box"),
+            Action("edit.search", "&Search threads", "&Edit", _KEYS.Find, self._focus_search,
+                   "Search threads", "Ctrl+F"),
+            Action("keys.send", "", None, help="Send", keys_text="Enter"),
+            Action("keys.newLine", "", None, help="New line in the message",
+                   keys_text="Shift+Enter"),
+            Action("keys.escape", "", None, help="Stop the reply / leave edit mode",
+                   keys_text="Esc"),
+            Action("keys.editLast", "", None, help="Edit your last message",
+                   keys_text="Up (empty message box)"),
+            Action("thread.rename", "&Rename", "&Thread", "F2", self._rename_in_place,
+                   "Rename the thread"),
+            Action("thread.systemPrompt", "System &prompt…", "&Thread",
+                   handler=lambda: spawn(self.edit_system_prompt())),
+            Action("thread.model", "Choose &model", "&Thread", "Ctrl+M", self._open_picker,
+                   "Choose the model"),
+            Action("thread.delete", "&Delete", "&Thread", handler=self._delete_current),
+            Action("keys.deleteThread", "", None, help="Delete the thread (with Undo)",
+                   keys_text="Delete (in the thread list)"),
+            Action("thread.previous", "&Previous thread", "&Thread", "Ctrl+PgUp",
+                   lambda: self._step_thread(-1), "Previous / next thread",
+                   "Ctrl+Page Up / Page Down"),
+            Action("thread.next", "&Next thread", "&Thread", "Ctrl+PgDown",
+                   lambda: self._step_thread(1)),
+            Action("keys.messageMenu", "", None, help="Actions for the focused message",
+                   keys_text="Menu key (in the conversation)"),
+            Action("view.sidebar", "Show &sidebar", "&View", "Ctrl+B", self.toggle_sidebar,
+                   "Show or hide the sidebar"),
+            Action("view.offline", "Work &offline", "&View", checkable=True),
+            Action("view.network", "&Network connections…", "&View",
+                   handler=lambda: self.open_settings("networkSettingsPage")),
+            Action("help.shortcuts", "&Keyboard shortcuts", "&Help", "F1",
+                   lambda: spawn(self.show_shortcuts()), "This list"),
+            Action("help.diagnostics", "&Copy diagnostics", "&Help",
+                   handler=lambda: spawn(data.copy_diagnostics()), separator_before=True),
+            Action("help.dataFolder", "Open &data folder", "&Help",
+                   handler=data.open_data_folder),
+            Action("help.logFolder", "Open &log folder", "&Help", handler=data.open_log_folder),
+        ]  # fmt: skip
+
+    def _file_actions(self) -> list[Action]:
+        data = self.data_actions
+        return [
+            Action("file.newThread", "&New thread", "&File", _KEYS.New,
+                   lambda: spawn(self.new_thread()), "New thread", "Ctrl+N"),
+            Action("file.import", "&Import thread…", "&File", "Ctrl+I",
+                   lambda: spawn(self.import_thread()), "Import a thread"),
+            Action("file.attach", "&Attach files…", "&File", "Ctrl+O", self.attachments.pick,
+                   "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
+            Action("file.attachMcp", "Attach from &MCP server…", "&File", "Ctrl+Shift+O",
+                   lambda: spawn(self.mcp_offers.open_menu()),
+                   "Attach a resource or prompt from an MCP server"),
+            Action("file.export", "&Export thread…", "&File", "Ctrl+E",
+                   lambda: spawn(self._export_current()), "Export the thread"),
+            Action("file.settings", "&Settings…", "&File", "Ctrl+,",
+                   lambda: self.open_settings(), "Settings"),
+            Action("file.exportAll", "Export &all threads…", "&File",
+                   handler=lambda: spawn(data.export_all()), separator_before=True),
+            Action("file.deleteAll", "&Delete all data…", "&File",
+                   handler=lambda: spawn(data.delete_all())),
+            Action("file.close", "&Close window", "&File", _KEYS.Close, self.close,
+                   "Close the window", "Ctrl+W", separator_before=True),
+            Action("file.quit", "&Quit", "&File", _KEYS.Quit, self.close, "Quit", "Ctrl+Q"),
+        ]  # fmt: skip
 
     # Start-up and threads ------------------------------------------------------------
 
@@ -373,7 +415,7 @@ class MainWindow(QMainWindow):
         dialog, edit = system_prompt_dialog(self, thread.system_prompt or "")
         if await ask(dialog):
             await self.workspace.set_system_prompt(thread.id, edit.toPlainText())
-            self.notice.show_message("The system prompt is saved.", timeout_ms=3000)
+            self.notifier.show("The system prompt is saved.", timeout_ms=3000)
 
     def _delete_current(self) -> None:
         if self.chat_vm.thread_id is None:
@@ -419,9 +461,9 @@ class MainWindow(QMainWindow):
             )
             await asyncio.to_thread(path.write_bytes, data)
         except (OSError, ParleyError) as exc:
-            self.notice.show_message(f"Could not export to {path}: {exc}", level="error")
+            self.notifier.show(f"Could not export to {path}: {exc}", level="error")
             return None
-        self.notice.show_message(f"Exported to {path}.", timeout_ms=5000)
+        self.notifier.show(f"Exported to {path}.", timeout_ms=5000)
         return path
 
     async def import_thread(self, path: Path | None = None) -> str | None:
@@ -438,14 +480,12 @@ class MainWindow(QMainWindow):
             data = await asyncio.to_thread(path.read_bytes)
             thread = await self.workspace.import_thread(data)
         except (OSError, ParleyError) as exc:
-            self.notice.show_message(f"Could not import {path.name}: {exc}", level="error")
+            self.notifier.show(f"Could not import {path.name}: {exc}", level="error")
             return None
         await self.threads_vm.refresh()
         await self.open_thread(thread.id)
         if thread.notes:  # what the import left out, and why
-            self.notice.show_message(
-                " ".join([f"Imported {path.name}.", *thread.notes]), level="warning"
-            )
+            self.notifier.show(" ".join([f"Imported {path.name}.", *thread.notes]), level="warning")
         return thread.id
 
     # Sending -------------------------------------------------------------------------
@@ -482,7 +522,7 @@ class MainWindow(QMainWindow):
             message = self.chat_vm.model.message_at(row)
             if message is not None and message.role == "assistant" and message.text():
                 QGuiApplication.clipboard().setText(message.text())
-                self.notice.show_message("Copied the last answer.", timeout_ms=3000)
+                self.notifier.show("Copied the last answer.", timeout_ms=3000)
                 return
 
     # Models --------------------------------------------------------------------------
@@ -497,29 +537,39 @@ class MainWindow(QMainWindow):
         self.header.set_choices(choices, current or self.workspace.settings.default_model)
 
     async def _choose_model(self, spec: str) -> None:
-        if spec == ADD_GGUF:
-            await self._add_gguf()
-            return
-        if spec == MANAGE_MODELS:
-            await manage_models(self)
-            await self.refresh_models()  # the picker goes back to the thread's model
-            return
-        if spec.startswith(DOWNLOAD_PREFIX):
-            self.downloads.start(spec)
-            await self.refresh_models()  # the picker goes back to the thread's model
-            return
         if self.chat_vm.thread_id is None:
             return
         try:
             await self.workspace.set_thread_model(self.chat_vm.thread_id, spec)
         except ParleyError as exc:
-            self.notice.show_message(str(exc), level="error")
+            self.notifier.show(str(exc), level="error")
             return
-        self.notice.show_message(f"This thread now talks to {spec}.", timeout_ms=3000)
+        self.notifier.show(f"This thread now talks to {spec}.", timeout_ms=3000)
         self.attachments.refresh_fit()
 
+    def _download(self, name: str) -> None:
+        self.downloads.start(name)
+        spawn(self.refresh_models())  # the picker goes back to the thread's model
+
+    async def _downloaded(self, spec: str, title: str) -> None:
+        await self.refresh_models()
+        thread = self.chat_vm.thread_id
+        if thread is not None:
+            await self.workspace.set_thread_model(thread, spec)
+            self.header.show_model(spec)
+        self.notifier.show(f"Downloaded {title}; this thread now talks to it.", timeout_ms=6000)
+
+    async def _manage_models(self) -> None:
+        dialog = ManageModels(self.workspace.downloads, self.notifier, self)
+        dialog.removed.connect(self._model_removed)
+        await manage_models(dialog)
+        await self.refresh_models()  # the picker goes back to the thread's model
+
+    def _model_removed(self, _name: str) -> None:
+        spawn(self.refresh_models())
+
     async def _add_gguf(self) -> None:
-        await add_gguf(self, self._choose_model)
+        await add_gguf(self, self.workspace.downloads, self.notifier, self._choose_model)
         await self.refresh_models()
 
     def _open_picker(self) -> None:
@@ -536,7 +586,7 @@ class MainWindow(QMainWindow):
                 self.header.status.setText("")
             else:
                 self.header.status.setText("")
-                self.notice.show_message(event.text, level="error")
+                self.notifier.show(event.text, level="error")
 
     def _update_stack(self, *_args: object) -> None:
         empty = self.chat_vm.model.rowCount() == 0
@@ -563,7 +613,7 @@ class MainWindow(QMainWindow):
                 )
             elif remedy.action == "pick_model":
                 action = (remedy.label, self._open_picker)
-        self.notice.show_message(problem.text, level="error", action=action)
+        self.notifier.show(problem.text, level="error", action=action)
 
     def _on_budget(self, event: BudgetUpdated) -> None:
         self.header.budget.show_run(event.usage, event.limits)
@@ -589,9 +639,9 @@ class MainWindow(QMainWindow):
                 try:
                     where = await self.workspace.preferences.set_key(target, edit.text())
                 except ParleyError as exc:
-                    self.notice.show_message(str(exc), level="error")
+                    self.notifier.show(str(exc), level="error")
                     return
-                self.notice.show_message(where, timeout_ms=4000)
+                self.notifier.show(where, timeout_ms=4000)
         elif action == "pick_model":
             self._open_picker()
         elif action == "open_settings":
@@ -610,7 +660,7 @@ class MainWindow(QMainWindow):
     def _restore_requested(self, backup: Path) -> None:
         if self._settings_dialog is not None:
             self._settings_dialog.close()
-        self.notice.show_message("Restoring the backup…", level="progress")
+        self.notifier.show("Restoring the backup…", level="progress")
         self.restore_requested.emit(backup)
 
     @staticmethod
@@ -620,7 +670,7 @@ class MainWindow(QMainWindow):
     def _report_failure(self, exc: BaseException) -> None:
         if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
             return
-        self.notice.show_message(
+        self.notifier.show(
             f"Something went wrong ({type(exc).__name__}: {str(exc)[:200]}). Your data is safe.",
             level="error",
         )
@@ -645,7 +695,7 @@ class MainWindow(QMainWindow):
 
     async def show_shortcuts(self) -> None:
         """Help > Keyboard shortcuts."""
-        await ask(shortcuts_dialog(self))
+        await ask(shortcuts_dialog(self, shortcut_rows(self._actions)))
 
     def _restore_layout(self) -> None:
         geometry = self._settings.value("geometry")

@@ -55,7 +55,7 @@ async def switch(window: QWidget, name: str, on: bool = True) -> None:
     action.trigger()
     thread = window.chat_vm.thread_id  # type: ignore[attr-defined]
     await wait_until(
-        lambda: (name in tools.workspace.tools.enabled(thread)) == on, what=f"{name} switched"
+        lambda: (name in tools.tools.enabled(thread)) == on, what=f"{name} switched"
     )
 
 
