@@ -22,6 +22,7 @@ from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
+from app.ui.notifier import Level
 from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
 from app.ui.tasks import drain, spawn
 from app.ui.theme import apply_theme
@@ -82,11 +83,11 @@ async def open_window(
     if workspace.data.read_only:
         window.show_read_only()
     if workspace.data.read_only and window.start_problem:
-        window.notice.show_message(UNREADABLE_COPY_NOTICE, level="error")
+        window.notifier.show(UNREADABLE_COPY_NOTICE, level="error")
     elif workspace.data.read_only:
-        window.notice.show_message(READ_ONLY_NOTICE, level="warning")
+        window.notifier.show(READ_ONLY_NOTICE, level="warning")
     elif window.start_problem:
-        window.notice.show_message(window.start_problem, level="error")
+        window.notifier.show(window.start_problem, level="error")
     return window
 
 
@@ -114,14 +115,15 @@ async def reopen_restored(
     data_dir = window.workspace.data_dir
     service = window.workspace.backups
     await close_window(window)
+    level: Level = "info"
     try:
         result = await asyncio.to_thread(service.restore, backup)
-        message, level = result.summary(), "info"
+        message = result.summary()
     except ParleyError as exc:
         message, level = f"The backup was not restored: {exc}", "error"
     reopened = await (open_again() if open_again else open_window(str(data_dir)))
     if reopened is not None:
-        reopened.notice.show_message(message, level=level)
+        reopened.notifier.show(message, level=level)
     return reopened
 
 

@@ -6,40 +6,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QUrl, Signal, qVersion
+from PySide6.QtCore import QUrl, Signal, qVersion
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.core.errors import ParleyError
 from app.services.diagnostics import QtInfo
-from app.services.workspace import Workspace
-from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask, confirmation_box
-from app.ui.notifier import Notifier
+from app.ui.window_part import ThreadPart
 
 __all__ = ["DataMenu"]
 
 
-class DataMenu(QObject):
+class DataMenu(ThreadPart):
     """The actions, each a coroutine the menu items spawn (tests await them); dialogs open
     over ``window``."""
 
     closeRequested = Signal()
     """Everything was deleted: the window closes."""
 
-    def __init__(
-        self, workspace: Workspace, chat_vm: ChatViewModel, notifier: Notifier, window: QWidget
-    ) -> None:
-        super().__init__(window)
-        self.workspace = workspace
-        self.chat_vm = chat_vm
-        self.notifier = notifier
-        self.deleted = False
-
-    def _over(self) -> QWidget:
-        window = self.parent()
-        assert isinstance(window, QWidget)
-        return window
+    deleted = False
+    """Whether Delete all data went through."""
 
     # Help ---------------------------------------------------------------------------
 
@@ -94,7 +81,7 @@ class DataMenu(QObject):
         """Ask for a folder (unless given) and write every thread into it as JSON and
         Markdown."""
         if folder is None:
-            dialog = QFileDialog(self._over(), "Export all threads into a folder")
+            dialog = QFileDialog(self.over(), "Export all threads into a folder")
             dialog.setObjectName("exportAllDialog")
             dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
             dialog.setFileMode(QFileDialog.FileMode.Directory)
@@ -114,7 +101,7 @@ class DataMenu(QObject):
     def confirmation(self, threads: int) -> QMessageBox:
         """The question Delete all data asks; Cancel is the default."""
         box, self.delete_button = confirmation_box(
-            self._over(),
+            self.over(),
             "deleteAllDialog",
             "Delete all data",
             "Delete all of Parley's data on this computer?",
@@ -138,7 +125,7 @@ class DataMenu(QObject):
         self.notifier.show("Deleting all data…", level="progress")
         report = await self.workspace.data.delete_everything()
         self.deleted = True
-        done = QMessageBox(self._over())
+        done = QMessageBox(self.over())
         done.setObjectName("deletedAllDialog")
         done.setWindowTitle("Data deleted")
         done.setText(report.summary())

@@ -6,15 +6,11 @@ shortcuts. It is where the window's parts are made, each with the narrow things 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QFileDialog,
     QMainWindow,
     QMenu,
     QSplitter,
@@ -24,10 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.events import BudgetUpdated, ModelStatus, Problem
+from app.services.events import BudgetUpdated, ModelStatus
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
-from app.ui.actions import Action, build_menus, shortcut_rows
+from app.ui.actions import build_menus, shortcut_rows
 from app.ui.approvals import ApprovalController
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
@@ -41,19 +37,20 @@ from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dia
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
 from app.ui.model_download import DownloadBar
-from app.ui.model_manage import ManageModels, add_gguf, manage_models
+from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
 from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
+from app.ui.remedies import Remedies
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.tasks import set_failure_reporter, spawn
+from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
+from app.ui.window_actions import window_actions
 
 __all__ = ["EXAMPLES", "MainWindow"]
-
-_KEYS = QKeySequence.StandardKey
 
 
 class MainWindow(QMainWindow):
@@ -83,7 +80,7 @@ class MainWindow(QMainWindow):
         self._make_parts()
         self._add_widgets()
         self._connect_signals()
-        self._actions = self._action_table()
+        self._actions = window_actions(self)
         made, menus = build_menus(self, self.menuBar(), self._actions)
         self.offline_action = made["view.offline"]
         self._connect_offline(self.offline_action, menus["&View"])
@@ -126,6 +123,11 @@ class MainWindow(QMainWindow):
             workspace.tools, workspace.subscribe, lambda: chat_vm.thread_id
         )
         self.data_actions = DataMenu(workspace, chat_vm, self.notifier, self)
+        self.files = ThreadFiles(workspace, self.notifier, self)
+        self.remedies = Remedies(workspace, chat_vm, self.notifier, self)
+        self.models = ModelPicking(
+            workspace, chat_vm, self.header, self.downloads, self.notifier, self
+        )
 
     def _add_widgets(self) -> None:
         self.stack.addWidget(self.empty)
@@ -164,7 +166,7 @@ class MainWindow(QMainWindow):
         self._connect_chat()
         self._connect_parts()
         self._connect_header()
-        self.threads_vm.problem.connect(self._on_problem)
+        self.threads_vm.problem.connect(self.remedies.show_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
         self.sidebar.newThreadRequested.connect(lambda: spawn(self.new_thread()))
@@ -182,7 +184,7 @@ class MainWindow(QMainWindow):
         vm.model.rowsInserted.connect(self._update_stack)
         vm.model.rowsRemoved.connect(self._update_stack)
         vm.statusChanged.connect(self._on_status)
-        vm.problem.connect(self._on_problem)
+        vm.problem.connect(self.remedies.show_problem)
         vm.notice.connect(lambda text: self.notifier.show(text, timeout_ms=4000))
         vm.budgetChanged.connect(self._on_budget)
         vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
@@ -191,7 +193,7 @@ class MainWindow(QMainWindow):
         vm.threadOpened.connect(self.pending_send.thread_opened)
         vm.threadOpened.connect(self._refresh_tools)
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
-        self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
+        self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
@@ -200,18 +202,24 @@ class MainWindow(QMainWindow):
         self.tools_button.problem.connect(self._warn)
         self.mcp_offers.problem.connect(self._warn)
         self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
-        self.downloads.downloaded.connect(lambda spec, title: spawn(self._downloaded(spec, title)))
-        self.downloads.stopped.connect(lambda: spawn(self.refresh_models()))
+        self.downloads.downloaded.connect(
+            lambda spec, title: spawn(self.models.downloaded(spec, title))
+        )
+        self.downloads.stopped.connect(lambda: spawn(self.models.refresh()))
         self.data_actions.closeRequested.connect(self.close)
         self.closed.connect(self.approvals.dismiss)
         self.closed.connect(self.data_actions.after_close)
 
     def _connect_header(self) -> None:
         header = self.header
-        header.modelChosen.connect(lambda spec: spawn(self._choose_model(spec)))
-        header.downloadRequested.connect(self._download)
-        header.addFileRequested.connect(lambda: spawn(self._add_gguf()))
-        header.manageRequested.connect(lambda: spawn(self._manage_models()))
+        models = self.models
+        header.modelChosen.connect(lambda spec: spawn(models.choose(spec)))
+        header.downloadRequested.connect(models.download)
+        header.addFileRequested.connect(lambda: spawn(models.add_file()))
+        header.manageRequested.connect(lambda: spawn(models.manage()))
+        self.remedies.pickModelRequested.connect(models.open_picker)
+        self.remedies.settingsRequested.connect(lambda: self.open_settings())
+        models.modelChanged.connect(lambda _spec: self.attachments.refresh_fit())
         header.renameRequested.connect(lambda: spawn(self.rename_thread()))
         header.network.watch(self.workspace.network)
         header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
@@ -234,83 +242,6 @@ class MainWindow(QMainWindow):
         self.offline_action.blockSignals(True)
         self.offline_action.setChecked(self.workspace.network.offline)
         self.offline_action.blockSignals(False)
-
-    # The action table -----------------------------------------------------------------
-
-    def _action_table(self) -> list[Action]:
-        """Every menu entry, shortcut and line of the F1 list, in menu order."""
-        data = self.data_actions
-        return [
-            *self._file_actions(),
-            Action("edit.copyAnswer", "Copy last &answer", "&Edit", "Ctrl+Shift+C",
-                   self.copy_last_answer, "Copy the last answer"),
-            Action("edit.regenerate", "&Regenerate answer", "&Edit", "Ctrl+R",
-                   lambda: spawn(self.chat_vm.regenerate()), "Regenerate the last answer"),
-            Action("edit.focusMessage", "Focus &message box", "&Edit", "Ctrl+L",
-                   self.composer.edit.setFocus, "Focus the message box"),
-            Action("edit.search", "&Search threads", "&Edit", _KEYS.Find, self._focus_search,
-                   "Search threads", "Ctrl+F"),
-            Action("keys.send", "", None, help="Send", keys_text="Enter"),
-            Action("keys.newLine", "", None, help="New line in the message",
-                   keys_text="Shift+Enter"),
-            Action("keys.escape", "", None, help="Stop the reply / leave edit mode",
-                   keys_text="Esc"),
-            Action("keys.editLast", "", None, help="Edit your last message",
-                   keys_text="Up (empty message box)"),
-            Action("thread.rename", "&Rename", "&Thread", "F2", self._rename_in_place,
-                   "Rename the thread"),
-            Action("thread.systemPrompt", "System &prompt…", "&Thread",
-                   handler=lambda: spawn(self.edit_system_prompt())),
-            Action("thread.model", "Choose &model", "&Thread", "Ctrl+M", self._open_picker,
-                   "Choose the model"),
-            Action("thread.delete", "&Delete", "&Thread", handler=self._delete_current),
-            Action("keys.deleteThread", "", None, help="Delete the thread (with Undo)",
-                   keys_text="Delete (in the thread list)"),
-            Action("thread.previous", "&Previous thread", "&Thread", "Ctrl+PgUp",
-                   lambda: self._step_thread(-1), "Previous / next thread",
-                   "Ctrl+Page Up / Page Down"),
-            Action("thread.next", "&Next thread", "&Thread", "Ctrl+PgDown",
-                   lambda: self._step_thread(1)),
-            Action("keys.messageMenu", "", None, help="Actions for the focused message",
-                   keys_text="Menu key (in the conversation)"),
-            Action("view.sidebar", "Show &sidebar", "&View", "Ctrl+B", self.toggle_sidebar,
-                   "Show or hide the sidebar"),
-            Action("view.offline", "Work &offline", "&View", checkable=True),
-            Action("view.network", "&Network connections…", "&View",
-                   handler=lambda: self.open_settings("networkSettingsPage")),
-            Action("help.shortcuts", "&Keyboard shortcuts", "&Help", "F1",
-                   lambda: spawn(self.show_shortcuts()), "This list"),
-            Action("help.diagnostics", "&Copy diagnostics", "&Help",
-                   handler=lambda: spawn(data.copy_diagnostics()), separator_before=True),
-            Action("help.dataFolder", "Open &data folder", "&Help",
-                   handler=data.open_data_folder),
-            Action("help.logFolder", "Open &log folder", "&Help", handler=data.open_log_folder),
-        ]  # fmt: skip
-
-    def _file_actions(self) -> list[Action]:
-        data = self.data_actions
-        return [
-            Action("file.newThread", "&New thread", "&File", _KEYS.New,
-                   lambda: spawn(self.new_thread()), "New thread", "Ctrl+N"),
-            Action("file.import", "&Import thread…", "&File", "Ctrl+I",
-                   lambda: spawn(self.import_thread()), "Import a thread"),
-            Action("file.attach", "&Attach files…", "&File", "Ctrl+O", self.attachments.pick,
-                   "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
-            Action("file.attachMcp", "Attach from &MCP server…", "&File", "Ctrl+Shift+O",
-                   lambda: spawn(self.mcp_offers.open_menu()),
-                   "Attach a resource or prompt from an MCP server"),
-            Action("file.export", "&Export thread…", "&File", "Ctrl+E",
-                   lambda: spawn(self._export_current()), "Export the thread"),
-            Action("file.settings", "&Settings…", "&File", "Ctrl+,",
-                   lambda: self.open_settings(), "Settings"),
-            Action("file.exportAll", "Export &all threads…", "&File",
-                   handler=lambda: spawn(data.export_all()), separator_before=True),
-            Action("file.deleteAll", "&Delete all data…", "&File",
-                   handler=lambda: spawn(data.delete_all())),
-            Action("file.close", "&Close window", "&File", _KEYS.Close, self.close,
-                   "Close the window", "Ctrl+W", separator_before=True),
-            Action("file.quit", "&Quit", "&File", _KEYS.Quit, self.close, "Quit", "Ctrl+Q"),
-        ]  # fmt: skip
 
     # Start-up and threads ------------------------------------------------------------
 
@@ -388,7 +319,7 @@ class MainWindow(QMainWindow):
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
 
-    def _rename_in_place(self) -> None:
+    def rename_in_place(self) -> None:
         """F2: edit the focused thread's title right in the sidebar."""
         if self.splitter.sizes()[0] == 0:
             self.toggle_sidebar()
@@ -417,13 +348,13 @@ class MainWindow(QMainWindow):
             await self.workspace.set_system_prompt(thread.id, edit.toPlainText())
             self.notifier.show("The system prompt is saved.", timeout_ms=3000)
 
-    def _delete_current(self) -> None:
+    def delete_current(self) -> None:
         if self.chat_vm.thread_id is None:
             return
         self.sidebar.select(self.chat_vm.thread_id)
         self.sidebar.delete_current()
 
-    def _step_thread(self, step: int) -> None:
+    def step_thread(self, step: int) -> None:
         rows = self.threads_vm.model.rowCount()
         if not rows:
             return
@@ -433,60 +364,29 @@ class MainWindow(QMainWindow):
 
     # Export and import ---------------------------------------------------------------
 
-    async def _export_current(self) -> None:
+    async def export_current(self) -> None:
         if self.chat_vm.thread_id:
             await self.export_thread(self.chat_vm.thread_id, "markdown")
 
     async def export_thread(self, thread_id: str, fmt: str) -> Path | None:
         """Ask where, then write the thread as Markdown or JSON."""
-        dialog = QFileDialog(self, "Export thread")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        suffix = "md" if fmt == "markdown" else "json"
-        dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
-        dialog.selectNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
-        dialog.setDefaultSuffix(suffix)
-        dialog.selectFile(f"{self.header.title.text() or 'thread'}.{suffix}")
-        if not await ask(dialog) or not dialog.selectedFiles():
-            return None
-        path = Path(dialog.selectedFiles()[0])
-        chosen = "json" if path.suffix.lower() == ".json" else "markdown"
-        return await self.write_export(thread_id, chosen, path)
+        return await self.files.export_thread(thread_id, fmt, self.header.title.text())
 
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
-        try:
-            data = await self.workspace.export_thread(
-                thread_id, "json" if fmt == "json" else "markdown"
-            )
-            await asyncio.to_thread(path.write_bytes, data)
-        except (OSError, ParleyError) as exc:
-            self.notifier.show(f"Could not export to {path}: {exc}", level="error")
-            return None
-        self.notifier.show(f"Exported to {path}.", timeout_ms=5000)
-        return path
+        return await self.files.write_export(thread_id, fmt, path)
 
     async def import_thread(self, path: Path | None = None) -> str | None:
         """Ask for an exported JSON file (unless ``path`` is given) and open it as a thread."""
-        if path is None:
-            dialog = QFileDialog(self, "Import thread")
-            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-            dialog.setNameFilters(["Parley thread (*.json)", "All files (*)"])
-            if not await ask(dialog) or not dialog.selectedFiles():
-                return None
-            path = Path(dialog.selectedFiles()[0])
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-            thread = await self.workspace.import_thread(data)
-        except (OSError, ParleyError) as exc:
-            self.notifier.show(f"Could not import {path.name}: {exc}", level="error")
+        imported = await self.files.import_file(path)
+        if imported is None:
             return None
+        thread_id, notes, read = imported
         await self.threads_vm.refresh()
-        await self.open_thread(thread.id)
-        if thread.notes:  # what the import left out, and why
-            self.notifier.show(" ".join([f"Imported {path.name}.", *thread.notes]), level="warning")
-        return thread.id
+        await self.open_thread(thread_id)
+        if notes:  # what the import left out, and why
+            self.notifier.show(" ".join([f"Imported {read.name}.", *notes]), level="warning")
+        return thread_id
 
     # Sending -------------------------------------------------------------------------
 
@@ -525,67 +425,16 @@ class MainWindow(QMainWindow):
                 self.notifier.show("Copied the last answer.", timeout_ms=3000)
                 return
 
-    # Models --------------------------------------------------------------------------
-
     async def refresh_models(self) -> None:
         """List the models the picker offers."""
-        choices = await self.workspace.model_choices()
-        current = None
-        if self.chat_vm.thread_id:
-            thread = await self.workspace.get_thread(self.chat_vm.thread_id)
-            current = thread.model
-        self.header.set_choices(choices, current or self.workspace.settings.default_model)
-
-    async def _choose_model(self, spec: str) -> None:
-        if self.chat_vm.thread_id is None:
-            return
-        try:
-            await self.workspace.set_thread_model(self.chat_vm.thread_id, spec)
-        except ParleyError as exc:
-            self.notifier.show(str(exc), level="error")
-            return
-        self.notifier.show(f"This thread now talks to {spec}.", timeout_ms=3000)
-        self.attachments.refresh_fit()
-
-    def _download(self, name: str) -> None:
-        self.downloads.start(name)
-        spawn(self.refresh_models())  # the picker goes back to the thread's model
-
-    async def _downloaded(self, spec: str, title: str) -> None:
-        await self.refresh_models()
-        thread = self.chat_vm.thread_id
-        if thread is not None:
-            await self.workspace.set_thread_model(thread, spec)
-            self.header.show_model(spec)
-        self.notifier.show(f"Downloaded {title}; this thread now talks to it.", timeout_ms=6000)
-
-    async def _manage_models(self) -> None:
-        dialog = ManageModels(self.workspace.downloads, self.notifier, self)
-        dialog.removed.connect(self._model_removed)
-        await manage_models(dialog)
-        await self.refresh_models()  # the picker goes back to the thread's model
-
-    def _model_removed(self, _name: str) -> None:
-        spawn(self.refresh_models())
-
-    async def _add_gguf(self) -> None:
-        await add_gguf(self, self.workspace.downloads, self.notifier, self._choose_model)
-        await self.refresh_models()
-
-    def _open_picker(self) -> None:
-        self.header.picker.setFocus()
-        self.header.picker.showPopup()
+        await self.models.refresh()
 
     # Events --------------------------------------------------------------------------
 
     def _on_workspace_event(self, event: object) -> None:
         if isinstance(event, ModelStatus):
-            if event.state == "loading":
-                self.header.status.setText("Loading model…")
-            elif event.state == "ready":
-                self.header.status.setText("")
-            else:
-                self.header.status.setText("")
+            self.header.status.setText("Loading model…" if event.state == "loading" else "")
+            if event.state not in ("loading", "ready"):
                 self.notifier.show(event.text, level="error")
 
     def _update_stack(self, *_args: object) -> None:
@@ -601,51 +450,11 @@ class MainWindow(QMainWindow):
         if status not in ("running", "waiting"):
             self._show_usage()
 
-    def _on_problem(self, problem: Problem) -> None:
-        action: tuple[str, Callable[[], None]] | None = None
-        for remedy in problem.remedies:
-            if remedy.action == "retry":
-                action = (remedy.label, lambda: self._spawn(self.chat_vm.regenerate()))
-            elif remedy.action == "set_key":
-                action = (
-                    remedy.label,
-                    lambda t=remedy.target or "": self._spawn(self._remedy("set_key", t)),
-                )
-            elif remedy.action == "pick_model":
-                action = (remedy.label, self._open_picker)
-        self.notifier.show(problem.text, level="error", action=action)
-
     def _on_budget(self, event: BudgetUpdated) -> None:
         self.header.budget.show_run(event.usage, event.limits)
 
     def _show_usage(self) -> None:
-        tokens = 0
-        for row in range(self.chat_vm.model.rowCount()):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.usages:
-                tokens += message.usages.total_tokens
-        self.header.budget.show_total(tokens)
-
-    async def _remedy(self, action: str, target: str) -> None:
-        if action == "set_key":
-            dialog, edit = text_dialog(
-                self,
-                "API key",
-                f"Paste the API key for {target}. It is kept in your system "
-                "keyring, never in Parley's files.",
-                secret=True,
-            )
-            if await ask(dialog) and edit.text().strip():
-                try:
-                    where = await self.workspace.preferences.set_key(target, edit.text())
-                except ParleyError as exc:
-                    self.notifier.show(str(exc), level="error")
-                    return
-                self.notifier.show(where, timeout_ms=4000)
-        elif action == "pick_model":
-            self._open_picker()
-        elif action == "open_settings":
-            self.open_settings()
+        self.header.budget.show_total(self.chat_vm.model.total_tokens())
 
     def open_settings(self, page: str | None = None) -> SettingsDialog:
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
@@ -662,10 +471,6 @@ class MainWindow(QMainWindow):
             self._settings_dialog.close()
         self.notifier.show("Restoring the backup…", level="progress")
         self.restore_requested.emit(backup)
-
-    @staticmethod
-    def _spawn(coro: Coroutine[Any, Any, Any]) -> None:
-        spawn(coro)
 
     def _report_failure(self, exc: BaseException) -> None:
         if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
@@ -687,7 +492,7 @@ class MainWindow(QMainWindow):
             width = getattr(self, "_sidebar_width", 260)
             self.splitter.setSizes([width, max(200, sum(sizes) - width)])
 
-    def _focus_search(self) -> None:
+    def focus_search(self) -> None:
         if self.splitter.sizes()[0] == 0:
             self.toggle_sidebar()
         self.sidebar.search.setFocus()

@@ -84,30 +84,10 @@ class ToolApprovalDialog(QDialog):
         self.decisions: list[ApprovalDecision] | None = None
         self._current = 0
         self._dark = _dark(self)
-        title = (
-            "Allow Parley to run a tool?"
-            if not self.batch
-            else (f"Allow Parley to run {len(requests)} tools?")
-        )
-        self.setWindowTitle(title)
-        self.setAccessibleName(title)
-        heading = QLabel(title, self)
-        heading.setObjectName("approvalTitle")
-        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
         layout.setSpacing(8)
-        layout.addWidget(heading)
-        intro = QLabel(
-            "The model asked for these calls at once. Choose what happens to each, or decide "
-            "for all of them; the selected call's details are shown below."
-            if self.batch
-            else "Nothing runs until you decide.",
-            self,
-        )
-        intro.setWordWrap(True)
-        intro.setObjectName("approvalIntro")
-        layout.addWidget(intro)
+        self._build_heading(layout, len(requests))
         self.table = self._build_table() if self.batch else None
         if self.table is not None:
             layout.addWidget(self.table)
@@ -120,6 +100,29 @@ class ToolApprovalDialog(QDialog):
         self.resize(640, 720 if self.batch else 600)
 
     # Building ------------------------------------------------------------------------
+
+    def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
+        title = (
+            "Allow Parley to run a tool?"
+            if not self.batch
+            else (f"Allow Parley to run {count} tools?")
+        )
+        self.setWindowTitle(title)
+        self.setAccessibleName(title)
+        heading = QLabel(title, self)
+        heading.setObjectName("approvalTitle")
+        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
+        layout.addWidget(heading)
+        intro = QLabel(
+            "The model asked for these calls at once. Choose what happens to each, or decide "
+            "for all of them; the selected call's details are shown below."
+            if self.batch
+            else "Nothing runs until you decide.",
+            self,
+        )
+        intro.setWordWrap(True)
+        intro.setObjectName("approvalIntro")
+        layout.addWidget(intro)
 
     def _build_table(self) -> QTableWidget:
         table = QTableWidget(len(self.calls), 3, self)
@@ -157,6 +160,13 @@ class ToolApprovalDialog(QDialog):
         return table
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
+        self._build_call_head(layout, thread_title)
+        self._build_args(layout)
+        self._build_preview(layout)
+        self._build_reason(layout)
+        self._build_scope(layout)
+
+    def _build_call_head(self, layout: QVBoxLayout, thread_title: str) -> None:
         self.name_label = QLabel(self)
         self.name_label.setObjectName("approvalTool")
         self.name_label.setWordWrap(True)
@@ -178,6 +188,7 @@ class ToolApprovalDialog(QDialog):
         self.note_label.setStyleSheet(f"color: {warn};")
         layout.addWidget(self.note_label)
 
+    def _build_args(self, layout: QVBoxLayout) -> None:
         args_head = QHBoxLayout()
         self.args_caption = QLabel("Arguments (exactly what will run):", self)
         self.edit_button = QPushButton("Edit", self)
@@ -214,6 +225,7 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setStyleSheet(f"color: {'#f87171' if self._dark else '#b42318'};")
         layout.addWidget(self.args_error)
 
+    def _build_preview(self, layout: QVBoxLayout) -> None:
         self.preview_caption = QLabel(self)
         self.preview_caption.setObjectName("previewCaption")
         self.preview_view = QTextBrowser(self)
@@ -222,6 +234,7 @@ class ToolApprovalDialog(QDialog):
         layout.addWidget(self.preview_caption)
         layout.addWidget(self.preview_view, 2)
 
+    def _build_reason(self, layout: QVBoxLayout) -> None:
         reason_row = QHBoxLayout()
         reason_label = QLabel("Reason if you deny (the model sees it):", self)
         self.reason = QLineEdit(self)
@@ -234,6 +247,7 @@ class ToolApprovalDialog(QDialog):
         reason_row.addWidget(self.reason, 1)
         layout.addLayout(reason_row)
 
+    def _build_scope(self, layout: QVBoxLayout) -> None:
         scope_row = QHBoxLayout()
         self.scope_caption = QLabel("Always allow:", self)
         self.scope_thread = QRadioButton("in this thread", self)

@@ -68,8 +68,7 @@ class WindowAttachments(QObject):
         self.intake.watch(chat.viewport(), empty, composer.edit.viewport())
         self.intake.on_tooltip = self._tooltip
         self.thumbs = ThumbnailCache(service, parent=self)
-        self.actions = MediaActions(service, parent)
-        self.actions.chat = chat
+        self.actions = MediaActions(service, chat, parent)
         self.actions.notice.connect(self._notice)
 
     def _notice(self, text: str) -> None:

@@ -157,3 +157,7 @@ class MessageListModel(QAbstractListModel):
     def messages(self) -> list[Message]:
         """The loaded messages, oldest first."""
         return list(self._rows)
+
+    def total_tokens(self) -> int:
+        """The tokens the loaded messages' model calls used, all told."""
+        return sum(m.usages.total_tokens for m in self._rows if m.usages)
