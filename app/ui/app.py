@@ -4,7 +4,6 @@ loop, the main window shown at once (models load behind it), and a clean shutdow
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import os
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 import qasync
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from app.core.errors import ParleyError
@@ -98,9 +98,7 @@ async def close_window(window: MainWindow) -> None:
     await window.threads_vm.commit_delete()
     await drain()
     await window.workspace.aclose()
-    # Collect the closed window's reference cycles now, between events, rather than let the
-    # cycle collector destroy its Qt objects at some later moment inside Qt's own dispatch.
-    gc.collect()
+    window.deleteLater()  # Qt destroys it and its parts between events, dropping their slots
 
 
 async def reopen_restored(
@@ -155,7 +153,7 @@ async def _main(
         await close_window(window)
         return 0 if ok else 1
     current: MainWindow | None = window
-    crashes = install_crash_handler(lambda: current, asyncio.get_running_loop())
+    crashes = install_crash_handler(lambda: _alive(current), asyncio.get_running_loop())
     while current is not None:
         backup = await _run_until_closed(current)
         if backup is None:
@@ -164,6 +162,11 @@ async def _main(
         current = await reopen_restored(current, backup)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
+
+
+def _alive(window: MainWindow | None) -> MainWindow | None:
+    """``window`` unless it was closed and Qt has deleted it (during a restore)."""
+    return window if window is not None and shiboken6.isValid(window) else None
 
 
 async def _run_until_closed(window: MainWindow) -> Path | None:

@@ -176,7 +176,7 @@ class MainWindow(QMainWindow):
         self.composer.editLastRequested.connect(self._edit_last)
         self.composer.attachRequested.connect(self.attachments.pick)
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
-        self.workspace.subscribe(self._on_workspace_event)
+        self._unsubscribe = self.workspace.subscribe(self._on_workspace_event)
 
     def _connect_chat(self) -> None:
         vm = self.chat_vm
@@ -525,5 +525,6 @@ class MainWindow(QMainWindow):
         self.budget_pause.close_panel()
         self.tools_button.close_subscription()
         self.downloads.cancel()
+        self._unsubscribe()
         super().closeEvent(event)
         self.closed.emit()
