@@ -163,6 +163,10 @@ class ComposerPanel(QFrame):
             previous = button
         self.setTabOrder(previous, self.send_button)
 
+    def set_hint(self, text: str) -> None:
+        """Say ``text`` beside the buttons (a reply running, a message held)."""
+        self.hint.setText(text)
+
     def set_attached(self, attached: bool) -> None:
         """Whether files are attached: then an empty text may be sent with them."""
         self._attached = attached

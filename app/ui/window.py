@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
-    QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -45,6 +44,7 @@ from app.ui.remedies import Remedies
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
+from app.ui.splitter import MainSplitter, WindowLayout
 from app.ui.tasks import set_failure_reporter, spawn
 from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
@@ -68,9 +68,7 @@ class MainWindow(QMainWindow):
         self.workspace = workspace
         self.start_problem: str | None = None
         """Why the thread list could not be read at start (a damaged database), if so."""
-        self._settings = QSettings(
-            str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
-        )
+        self._layout = WindowLayout(settings_path or workspace.data_dir / "window.ini")
         self._settings_dialog: SettingsDialog | None = None
         self.notifier = Notifier(self)
         """Where every part of the window sends what the notice bar is to say."""
@@ -85,7 +83,7 @@ class MainWindow(QMainWindow):
         self.offline_action = made["view.offline"]
         self._connect_offline(self.offline_action, menus["&View"])
         self.resize(1200, 800)
-        self._restore_layout()
+        self._layout.restore(self, self.splitter)
         self._set_tab_order()
         set_failure_reporter(self._report_failure)
 
@@ -145,13 +143,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.setObjectName("mainSplitter")
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(column)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 900])
-        self.splitter.setChildrenCollapsible(True)
+        self.splitter = MainSplitter(self.sidebar, column, self)
         self.setCentralWidget(self.splitter)
 
     def _set_tab_order(self) -> None:
@@ -321,7 +313,7 @@ class MainWindow(QMainWindow):
 
     def rename_in_place(self) -> None:
         """F2: edit the focused thread's title right in the sidebar."""
-        if self.splitter.sizes()[0] == 0:
+        if self.splitter.sidebar_hidden():
             self.toggle_sidebar()
         if not self.sidebar.list.hasFocus() and self.chat_vm.thread_id:
             self.sidebar.select(self.chat_vm.thread_id)
@@ -410,20 +402,16 @@ class MainWindow(QMainWindow):
             self.composer.send_button.setEnabled(True)
 
     def _edit_last(self) -> None:
-        for row in range(self.chat_vm.model.rowCount() - 1, -1, -1):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.role == "user":
-                self.composer.enter_edit_mode(str(message.message_id), message.text())
-                return
+        message = self.chat_vm.model.last("user")
+        if message is not None:
+            self.composer.enter_edit_mode(str(message.message_id), message.text())
 
     def copy_last_answer(self) -> None:
         """Copy the newest answer's text."""
-        for row in range(self.chat_vm.model.rowCount() - 1, -1, -1):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.role == "assistant" and message.text():
-                QGuiApplication.clipboard().setText(message.text())
-                self.notifier.show("Copied the last answer.", timeout_ms=3000)
-                return
+        message = self.chat_vm.model.last("assistant", with_text=True)
+        if message is not None:
+            QGuiApplication.clipboard().setText(message.text())
+            self.notifier.show("Copied the last answer.", timeout_ms=3000)
 
     async def refresh_models(self) -> None:
         """List the models the picker offers."""
@@ -443,9 +431,7 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: str) -> None:
         self.composer.set_running(status == "running")
-        self.composer.hint.setText(
-            "Parley is answering… (Esc stops)" if status == "running" else ""
-        )
+        self.composer.set_hint("Parley is answering… (Esc stops)" if status == "running" else "")
         self.pending_send.status_changed(self.chat_vm.thread_id, status)
         if status not in ("running", "waiting"):
             self._show_usage()
@@ -484,16 +470,10 @@ class MainWindow(QMainWindow):
 
     def toggle_sidebar(self) -> None:
         """Collapse or expand the sidebar (Ctrl+B)."""
-        sizes = self.splitter.sizes()
-        if sizes[0] > 0:
-            self._sidebar_width = sizes[0]
-            self.splitter.setSizes([0, sum(sizes)])
-        else:
-            width = getattr(self, "_sidebar_width", 260)
-            self.splitter.setSizes([width, max(200, sum(sizes) - width)])
+        self.splitter.toggle_sidebar()
 
     def focus_search(self) -> None:
-        if self.splitter.sizes()[0] == 0:
+        if self.splitter.sidebar_hidden():
             self.toggle_sidebar()
         self.sidebar.search.setFocus()
         self.sidebar.search.selectAll()
@@ -502,19 +482,9 @@ class MainWindow(QMainWindow):
         """Help > Keyboard shortcuts."""
         await ask(shortcuts_dialog(self, shortcut_rows(self._actions)))
 
-    def _restore_layout(self) -> None:
-        geometry = self._settings.value("geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        splitter = self._settings.value("splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
-
     def save_layout(self) -> None:
         """Remember the window's size, position and splitter."""
-        self._settings.setValue("geometry", self.saveGeometry())
-        self._settings.setValue("splitter", self.splitter.saveState())
-        self._settings.sync()
+        self._layout.save(self, self.splitter)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()

@@ -158,6 +158,13 @@ class MessageListModel(QAbstractListModel):
         """The loaded messages, oldest first."""
         return list(self._rows)
 
+    def last(self, role: str, *, with_text: bool = False) -> Message | None:
+        """The newest loaded message of ``role`` (that has text, when ``with_text``)."""
+        return next(
+            (m for m in reversed(self._rows) if m.role == role and (m.text() or not with_text)),
+            None,
+        )
+
     def total_tokens(self) -> int:
         """The tokens the loaded messages' model calls used, all told."""
         return sum(m.usages.total_tokens for m in self._rows if m.usages)
