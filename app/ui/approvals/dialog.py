@@ -19,19 +19,16 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
     QComboBox,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QTableWidget,
-    QTableWidgetItem,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -39,8 +36,9 @@ from PySide6.QtWidgets import (
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
 from app.services.hidden_chars import mark_hidden
-from app.ui.approvals._calls import CHOICES, Choice, PendingCall
-from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
+from app.ui.approvals._calls import Choice, PendingCall
+from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
+from app.ui.approvals._table import calls_table
 from app.ui.theme import ACCENT
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
@@ -125,39 +123,7 @@ class ToolApprovalDialog(QDialog):
         layout.addWidget(intro)
 
     def _build_table(self) -> QTableWidget:
-        table = QTableWidget(len(self.calls), 3, self)
-        table.setObjectName("approvalCalls")
-        table.setAccessibleName("Tool calls waiting for your decision")
-        table.setHorizontalHeaderLabels(["Tool", "Arguments", "Decision"])
-        table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(32)
-        table.setWordWrap(False)
-        table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        for row, call in enumerate(self.calls):
-            table.setItem(row, 0, QTableWidgetItem(mark_hidden(call.request.tool)))
-            summary = QTableWidgetItem(one_line(call.request.args, 60))
-            summary.setToolTip(one_line(call.request.args, 2000))
-            table.setItem(row, 1, summary)
-            combo = QComboBox(table)
-            combo.setObjectName(f"decision{row}")
-            combo.setAccessibleName(
-                f"Decision for call {row + 1}, {mark_hidden(call.request.tool)}"
-            )
-            for key, label in CHOICES:
-                combo.addItem(label, key)
-            combo.currentIndexChanged.connect(self._choices_changed)
-            table.setCellWidget(row, 2, combo)
-        table.setFixedHeight(
-            min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
-        )
-        return table
+        return calls_table(self, self.calls, self._choices_changed)
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
         self._build_call_head(layout, thread_title)
