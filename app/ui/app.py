@@ -4,7 +4,6 @@ loop, the main window shown at once (models load behind it), and a clean shutdow
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import os
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 import qasync
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from app.core.errors import ParleyError
@@ -22,6 +22,7 @@ from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
+from app.ui.notifier import Level
 from app.ui.qt_env import prepare_qt_environment
 from app.ui.startup_check import READ_ONLY_NOTICE, UNREADABLE_COPY_NOTICE, store_at_start
 from app.ui.tasks import drain, spawn
@@ -84,11 +85,11 @@ async def open_window(
     if workspace.data.read_only:
         window.show_read_only()
     if workspace.data.read_only and window.start_problem:
-        window.notice.show_message(UNREADABLE_COPY_NOTICE, level="error")
+        window.notifier.show(UNREADABLE_COPY_NOTICE, level="error")
     elif workspace.data.read_only:
-        window.notice.show_message(READ_ONLY_NOTICE, level="warning")
+        window.notifier.show(READ_ONLY_NOTICE, level="warning")
     elif window.start_problem:
-        window.notice.show_message(window.start_problem, level="error")
+        window.notifier.show(window.start_problem, level="error")
     return window
 
 
@@ -99,9 +100,7 @@ async def close_window(window: MainWindow) -> None:
     await window.threads_vm.commit_delete()
     await drain()
     await window.workspace.aclose()
-    # Collect the closed window's reference cycles now, between events, rather than let the
-    # cycle collector destroy its Qt objects at some later moment inside Qt's own dispatch.
-    gc.collect()
+    window.deleteLater()  # Qt destroys it and its parts between events, dropping their slots
 
 
 async def reopen_restored(
@@ -116,14 +115,15 @@ async def reopen_restored(
     data_dir = window.workspace.data_dir
     service = window.workspace.backups
     await close_window(window)
+    level: Level = "info"
     try:
         result = await asyncio.to_thread(service.restore, backup)
-        message, level = result.summary(), "info"
+        message = result.summary()
     except ParleyError as exc:
         message, level = f"The backup was not restored: {exc}", "error"
     reopened = await (open_again() if open_again else open_window(str(data_dir)))
     if reopened is not None:
-        reopened.notice.show_message(message, level=level)
+        reopened.notifier.show(message, level=level)
     return reopened
 
 
@@ -155,7 +155,7 @@ async def _main(
         await close_window(window)
         return 0 if ok else 1
     current: MainWindow | None = window
-    crashes = install_crash_handler(lambda: current, asyncio.get_running_loop())
+    crashes = install_crash_handler(lambda: _alive(current), asyncio.get_running_loop())
     while current is not None:
         backup = await _run_until_closed(current)
         if backup is None:
@@ -164,6 +164,11 @@ async def _main(
         current = await reopen_restored(current, backup)
     crashes.uninstall(asyncio.get_running_loop())
     return 0
+
+
+def _alive(window: MainWindow | None) -> MainWindow | None:
+    """``window`` unless it was closed and Qt has deleted it (during a restore)."""
+    return window if window is not None and shiboken6.isValid(window) else None
 
 
 async def _run_until_closed(window: MainWindow) -> Path | None:

@@ -7,7 +7,7 @@ was accepted, so nothing typed is lost when a send fails.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -82,9 +82,12 @@ class ComposerPanel(QFrame):
         self.editing: str | None = None
         """The id of the message being edited, in edit mode."""
         self.running = False
-        self.allow_empty: Callable[[], bool] = lambda: False
-        """Whether an empty text may be sent (e.g. files are attached)."""
+        self._attached = False
+        self._build_boxes()
+        self._build_buttons()
+        self._lay_out()
 
+    def _build_boxes(self) -> None:
         self.edit_banner = QLabel("", self)
         self.edit_banner.setObjectName("editBanner")
         self.edit_banner.hide()
@@ -100,6 +103,7 @@ class ComposerPanel(QFrame):
         self.edit.escapePressed.connect(self._escape)
         self.edit.upInEmpty.connect(self.editLastRequested)
 
+    def _build_buttons(self) -> None:
         self.attach_button = QPushButton("Attach…", self)
         self.attach_button.setObjectName("attachButton")
         self.attach_button.setAccessibleName("Attach files")
@@ -123,6 +127,7 @@ class ComposerPanel(QFrame):
         self.stop_button.clicked.connect(self.stopRequested)
         self.stop_button.hide()
 
+    def _lay_out(self) -> None:
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(8)
@@ -130,8 +135,7 @@ class ComposerPanel(QFrame):
         row.addWidget(self.hint, 1)
         row.addWidget(self.stop_button)
         row.addWidget(self.send_button)
-        self.actions_row = row
-        """The row of buttons under the text box (other parts add theirs here)."""
+        self._row = row
 
         box = QFrame(self)
         box.setObjectName("composerBox")
@@ -148,6 +152,28 @@ class ComposerPanel(QFrame):
         layout.addLayout(row)
         self.setTabOrder(self.edit, self.attach_button)
         self.setTabOrder(self.attach_button, self.send_button)
+
+    def place_actions(self, buttons: Sequence[QWidget]) -> None:
+        """Put ``buttons`` after Attach…, in this order, which is also their tab order."""
+        previous: QWidget = self.attach_button
+        for index, button in enumerate(buttons, start=1):
+            button.setParent(self)
+            self._row.insertWidget(index, button)
+            self.setTabOrder(previous, button)
+            previous = button
+        self.setTabOrder(previous, self.send_button)
+
+    def set_hint(self, text: str) -> None:
+        """Say ``text`` beside the buttons (a reply running, a message held)."""
+        self.hint.setText(text)
+
+    def set_attached(self, attached: bool) -> None:
+        """Whether files are attached: then an empty text may be sent with them."""
+        self._attached = attached
+
+    def attached(self) -> bool:
+        """Whether files are attached (see :meth:`set_attached`)."""
+        return self._attached
 
     def text(self) -> str:
         """What is written."""
@@ -183,7 +209,7 @@ class ComposerPanel(QFrame):
 
     def _submit(self) -> None:
         text = self.text()
-        empty = not text.strip() and (self.editing is not None or not self.allow_empty())
+        empty = not text.strip() and (self.editing is not None or not self.attached())
         if empty:
             return
         self.sendRequested.emit(text)

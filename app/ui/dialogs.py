@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from PySide6.QtWidgets import (
     QDialog,
@@ -20,38 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "SHORTCUTS",
     "ask",
     "confirmation_box",
     "shortcuts_dialog",
     "system_prompt_dialog",
     "text_dialog",
-]
-
-SHORTCUTS: list[tuple[str, str]] = [
-    ("Ctrl+N", "New thread"),
-    ("Ctrl+F", "Search threads"),
-    ("Ctrl+L", "Focus the message box"),
-    ("Enter", "Send"),
-    ("Shift+Enter", "New line in the message"),
-    ("Esc", "Stop the reply / leave edit mode"),
-    ("Up (empty message box)", "Edit your last message"),
-    ("Ctrl+Shift+C", "Copy the last answer"),
-    ("Ctrl+R", "Regenerate the last answer"),
-    ("F2", "Rename the thread"),
-    ("Delete (in the thread list)", "Delete the thread (with Undo)"),
-    ("Ctrl+B", "Show or hide the sidebar"),
-    ("Ctrl+M", "Choose the model"),
-    ("Ctrl+E", "Export the thread"),
-    ("Ctrl+I", "Import a thread"),
-    ("Ctrl+,", "Settings"),
-    ("Ctrl+O", "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
-    ("Ctrl+Shift+O", "Attach a resource or prompt from an MCP server"),
-    ("Ctrl+Page Up / Page Down", "Previous / next thread"),
-    ("Menu key (in the conversation)", "Actions for the focused message"),
-    ("Ctrl+W", "Close the window"),
-    ("Ctrl+Q", "Quit"),
-    ("F1", "This list"),
 ]
 
 
@@ -93,15 +67,15 @@ def confirmation_box(
     return box, button
 
 
-def shortcuts_dialog(parent: QWidget) -> QDialog:
-    """Help > Keyboard shortcuts."""
+def shortcuts_dialog(parent: QWidget, rows: Sequence[tuple[str, str]]) -> QDialog:
+    """Help > Keyboard shortcuts: a table of ``rows``, each the keys and what they do."""
     dialog = QDialog(parent)
     dialog.setObjectName("shortcutsDialog")
     dialog.setWindowTitle("Keyboard shortcuts")
-    table = QTableWidget(len(SHORTCUTS), 2, dialog)
+    table = QTableWidget(len(rows), 2, dialog)
     table.setHorizontalHeaderLabels(["Keys", "Does"])
     table.verticalHeader().hide()
-    for row, (keys, what) in enumerate(SHORTCUTS):
+    for row, (keys, what) in enumerate(rows):
         table.setItem(row, 0, QTableWidgetItem(keys))
         table.setItem(row, 1, QTableWidgetItem(what))
     table.resizeColumnsToContents()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -9,13 +10,18 @@ from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
 from app.services.model_choices import ModelChoice
+from app.services.model_downloads import DOWNLOAD_PREFIX
 from app.ui.budget.meter import BudgetMeter
-from app.ui.model_manage import MANAGE_MODELS
 from app.ui.network_indicator import NetworkIndicator
 
-__all__ = ["ADD_GGUF", "Header"]
+__all__ = ["Header", "PickerCommand"]
 
-ADD_GGUF = "__add_gguf__"
+
+class PickerCommand(Enum):
+    """The picker's entries that are not models: what choosing each asks for."""
+
+    ADD_FILE = "Add a model file (.gguf)…"
+    MANAGE = "Manage models…"
 
 
 def friendly_name(spec: str) -> str:
@@ -41,11 +47,23 @@ class Header(QFrame):
     """Title (double-click to rename), ``modelPicker`` and ``budgetMeter``."""
 
     modelChosen = Signal(str)
+    """The thread is to talk to this model (its spec)."""
+    downloadRequested = Signal(str)
+    """Download the catalogue model of this name."""
+    addFileRequested = Signal()
+    manageRequested = Signal()
     renameRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("header")
+        self._build_title()
+        self.budget = BudgetMeter(self)
+        self.network = NetworkIndicator(self)
+        self._build_picker()
+        self._lay_out()
+
+    def _build_title(self) -> None:
         self.title = _Title("", self)
         self.title.setObjectName("threadTitle")
         self.title.setAccessibleName("Thread title")
@@ -56,9 +74,7 @@ class Header(QFrame):
         self.status = QLabel("", self)
         self.status.setObjectName("modelStatus")
 
-        self.budget = BudgetMeter(self)
-        self.network = NetworkIndicator(self)
-
+    def _build_picker(self) -> None:
         self.picker = QComboBox(self)
         self.picker.setObjectName("modelPicker")
         self.picker.setAccessibleName("Model")
@@ -72,6 +88,7 @@ class Header(QFrame):
         self.picker.setModel(self._items)
         self.picker.activated.connect(self._activated)
 
+    def _lay_out(self) -> None:
         layout = QHBoxLayout(self)
         layout.setContentsMargins(16, 8, 16, 8)
         layout.setSpacing(12)
@@ -98,12 +115,10 @@ class Header(QFrame):
             item.setEnabled(choice.available)
             item.setToolTip(choice.detail or choice.spec)
             self._items.appendRow(item)
-        add = QStandardItem("Add a model file (.gguf)…")
-        add.setData(ADD_GGUF, Qt.ItemDataRole.UserRole)
-        self._items.appendRow(add)
-        manage = QStandardItem("Manage models…")
-        manage.setData(MANAGE_MODELS, Qt.ItemDataRole.UserRole)
-        self._items.appendRow(manage)
+        for command in PickerCommand:
+            item = QStandardItem(command.value)
+            item.setData(command, Qt.ItemDataRole.UserRole)
+            self._items.appendRow(item)
         view = self.picker.view()
         view.setMinimumWidth(view.sizeHintForColumn(0) + 32)
         self.show_model(current)
@@ -118,10 +133,16 @@ class Header(QFrame):
                 return
         item = QStandardItem(f"   {friendly_name(spec)}")
         item.setData(spec, Qt.ItemDataRole.UserRole)
-        self._items.insertRow(max(0, self._items.rowCount() - 2), item)
+        self._items.insertRow(max(0, self._items.rowCount() - len(PickerCommand)), item)
         self.picker.setCurrentIndex(self._items.indexFromItem(item).row())
 
     def _activated(self, row: int) -> None:
-        spec = self._items.item(row).data(Qt.ItemDataRole.UserRole)
-        if spec:
-            self.modelChosen.emit(str(spec))
+        data = self._items.item(row).data(Qt.ItemDataRole.UserRole)
+        if data == PickerCommand.ADD_FILE:
+            self.addFileRequested.emit()
+        elif data == PickerCommand.MANAGE:
+            self.manageRequested.emit()
+        elif isinstance(data, str) and data.startswith(DOWNLOAD_PREFIX):
+            self.downloadRequested.emit(data.removeprefix(DOWNLOAD_PREFIX))
+        elif isinstance(data, str) and data:
+            self.modelChosen.emit(data)

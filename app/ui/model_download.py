@@ -5,36 +5,33 @@ cancelled one keeps its bytes, so choosing it again resumes."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import (
-    QBoxLayout,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services._download import Progress
-from app.services.model_downloads import DOWNLOAD_PREFIX, human_size
+from app.services.model_downloads import ModelDownloads, human_size
+from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 
-if TYPE_CHECKING:
-    from app.ui.window import MainWindow
-
-__all__ = ["DOWNLOAD_PREFIX", "DownloadBar", "install_downloads"]
+__all__ = ["DownloadBar"]
 
 
 class DownloadBar(QFrame):
     """The download bar (object name ``modelDownload``)."""
 
-    def __init__(self, window: MainWindow, parent: QWidget | None = None) -> None:
+    downloaded = Signal(str, str)
+    """A model finished downloading: its spec and its title."""
+    stopped = Signal()
+    """A download ended without a model (cancelled or failed; the notifier said why)."""
+
+    def __init__(
+        self, downloads: ModelDownloads, notifier: Notifier, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
-        self.window_ = window
-        self.workspace = window.workspace
+        self.downloads = downloads
+        self.notifier = notifier
         self.setObjectName("modelDownload")
         self.label = QLabel("", self)
         self.label.setObjectName("downloadText")
@@ -57,16 +54,16 @@ class DownloadBar(QFrame):
         self.task: asyncio.Task[None] | None = None
         self.hide()
 
-    def start(self, spec: str) -> None:
-        """Download the catalogue model ``download:NAME`` (one at a time)."""
+    def start(self, name: str) -> None:
+        """Download the catalogue model ``name`` (one at a time)."""
         if self.task is not None and not self.task.done():
-            self.window_.notice.show_message(
+            self.notifier.show(
                 "A model is already downloading; wait for it or cancel it first.",
                 level="warning",
                 timeout_ms=5000,
             )
             return
-        self.task = spawn(self._download(spec))
+        self.task = spawn(self._download(name))
 
     def cancel(self) -> None:
         """Stop the download; what arrived is kept for the next try."""
@@ -85,48 +82,35 @@ class DownloadBar(QFrame):
         self.label.setText(text)
         self.bar.setAccessibleDescription(text)
 
-    async def _download(self, spec: str) -> None:
-        downloads = self.workspace.downloads
-        window = self.window_
+    async def _download(self, name: str) -> None:
+        downloads = self.downloads
         try:
-            entry = downloads.entry(spec)
+            entry = downloads.entry(name)
         except ParleyError as exc:
-            window.notice.show_message(str(exc), level="error")
+            self.notifier.show(str(exc), level="error")
             return
         self.bar.setRange(0, 1000)
         self.bar.setValue(0)
         self.label.setText(f"Downloading {entry.title}…")
         self.show()
         try:
-            model = await downloads.download(spec, lambda p: self._show(entry.title, p))
+            model = await downloads.download(name, lambda p: self._show(entry.title, p))
         except asyncio.CancelledError:
-            kept = await downloads.partial_bytes(spec)
-            window.notice.show_message(
+            kept = await downloads.partial_bytes(name)
+            self._stop()
+            self.notifier.show(
                 f"Stopped downloading {entry.title}"
                 + (f"; {human_size(kept)} are kept, choose it again to resume." if kept else "."),
                 timeout_ms=8000,
             )
             return
         except (OSError, ParleyError) as exc:
-            window.notice.show_message(str(exc), level="error")
+            self._stop()
+            self.notifier.show(str(exc), level="error")
             return
-        finally:
-            self.hide()
-            await window.refresh_models()
-        thread = window.chat_vm.thread_id
-        if thread is not None:
-            await self.workspace.set_thread_model(thread, model.spec)
-            window.header.show_model(model.spec)
-        window.notice.show_message(
-            f"Downloaded {entry.title}; this thread now talks to it.", timeout_ms=6000
-        )
+        self.hide()
+        self.downloaded.emit(model.spec, entry.title)
 
-
-def install_downloads(window: MainWindow) -> DownloadBar:
-    """Put the download bar under the window's notice bar."""
-    column_widget = window.notice.parentWidget()
-    bar = DownloadBar(window, column_widget)
-    column = column_widget.layout() if column_widget is not None else None
-    if isinstance(column, QBoxLayout):
-        column.insertWidget(column.indexOf(window.notice) + 1, bar)
-    return bar
+    def _stop(self) -> None:
+        self.hide()
+        self.stopped.emit()

@@ -10,9 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -28,15 +27,12 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError
 from app.services.model_catalogue import InstalledModel, ModelLibrary, human_size
-from app.services.model_downloads import bundled_model_bytes
+from app.services.model_downloads import ModelDownloads, bundled_model_bytes
 from app.ui.dialogs import ask
+from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 
-if TYPE_CHECKING:
-    from app.ui.window import MainWindow
-
 __all__ = [
-    "MANAGE_MODELS",
     "ManageModels",
     "ModelRow",
     "add_gguf",
@@ -44,8 +40,6 @@ __all__ = [
     "model_rows",
 ]
 
-MANAGE_MODELS = "__manage_models__"
-"""The picker's entry that opens :class:`ManageModels`."""
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
 
 
@@ -105,10 +99,13 @@ def confirmation(row: ModelRow) -> str:
 class ManageModels(QDialog):
     """The Manage models dialog (object name ``manageModels``)."""
 
-    def __init__(self, window: MainWindow, parent: QWidget | None = None) -> None:
-        super().__init__(parent or window)
-        self.window_ = window
-        self.library = window.workspace.downloads.library
+    removed = Signal(str)
+    """A model was removed (its name): the picker lists the models again."""
+
+    def __init__(self, downloads: ModelDownloads, notifier: Notifier, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.notifier = notifier
+        self.library = downloads.library
         self.setObjectName("manageModels")
         self.setWindowTitle("Manage models")
         self.setMinimumWidth(520)
@@ -146,7 +143,7 @@ class ManageModels(QDialog):
         try:
             self.rows = await asyncio.to_thread(model_rows, self.library)
         except ParleyError as exc:
-            self.window_.notice.show_message(str(exc), level="error")
+            self.notifier.show(str(exc), level="error")
             self.rows = []
         self.list.clear()
         for row in self.rows:
@@ -167,7 +164,7 @@ class ManageModels(QDialog):
         self.remove_button.setEnabled(row is not None and row.removable)
 
     async def remove_selected(self) -> None:
-        """Ask, then remove the chosen model and tell the window's picker."""
+        """Ask, then remove the chosen model and say so (:attr:`removed`)."""
         row = self.selected()
         if row is None or not row.removable:
             return
@@ -190,17 +187,16 @@ class ManageModels(QDialog):
         try:
             await asyncio.to_thread(self.library.remove, row.name)
         except (OSError, ParleyError) as exc:
-            self.window_.notice.show_message(f"Could not remove {row.title}: {exc}", level="error")
+            self.notifier.show(f"Could not remove {row.title}: {exc}", level="error")
             return
         freed = f"; {human_size(row.frees)} of disk space freed" if row.frees else ""
-        self.window_.notice.show_message(f"Removed {row.title}{freed}.", timeout_ms=6000)
+        self.notifier.show(f"Removed {row.title}{freed}.", timeout_ms=6000)
         await self.load()
-        await self.window_.refresh_models()
+        self.removed.emit(row.name)
 
 
-async def manage_models(window: MainWindow) -> None:
+async def manage_models(dialog: ManageModels) -> None:
     """Open the Manage models dialog and wait until it is closed."""
-    dialog = ManageModels(window)
     await dialog.load()
     await ask(dialog)
     dialog.deleteLater()
@@ -215,10 +211,15 @@ def _add(library: ModelLibrary, path: str) -> tuple[InstalledModel, bool]:
     return library.add(wanted), True
 
 
-async def add_gguf(window: MainWindow, choose: Callable[[str], Awaitable[None]]) -> None:
+async def add_gguf(
+    parent: QWidget,
+    downloads: ModelDownloads,
+    notifier: Notifier,
+    choose: Callable[[str], Awaitable[None]],
+) -> None:
     """Ask for a GGUF file on disk, add it to the models (once: a file already there is just
     chosen again) and ``choose`` its spec for the thread."""
-    dialog = QFileDialog(window, "Add a model file")
+    dialog = QFileDialog(parent, "Add a model file")
     dialog.setObjectName("addModelFile")
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
@@ -227,15 +228,15 @@ async def add_gguf(window: MainWindow, choose: Callable[[str], Awaitable[None]])
     dialog.deleteLater()
     if not chosen:
         return
-    library = window.workspace.downloads.library
+    library = downloads.library
     try:
         model, new = await asyncio.to_thread(_add, library, chosen[0])
     except (OSError, ParleyError) as exc:
-        window.notice.show_message(str(exc), level="error")
+        notifier.show(str(exc), level="error")
         return
     await choose(model.spec)
     if not new:
-        window.notice.show_message(
+        notifier.show(
             f"{model.name} is already in your models; this thread now talks to it.",
             timeout_ms=4000,
         )

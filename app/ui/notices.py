@@ -8,6 +8,8 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from app.ui.notifier import Notice
+
 __all__ = ["NoticeBar"]
 
 
@@ -70,6 +72,12 @@ class NoticeBar(QFrame):
             self._timer.start(timeout_ms)
         else:
             self._timer.stop()
+
+    def show_notice(self, notice: Notice) -> None:
+        """Show what a :class:`~app.ui.notifier.Notifier` emitted."""
+        self.show_message(
+            notice.text, level=notice.level, action=notice.action, timeout_ms=notice.timeout_ms
+        )
 
     def _act(self) -> None:
         callback = self._callback

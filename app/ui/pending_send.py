@@ -36,23 +36,23 @@ class PendingSend(QObject):
     def hold(self, thread_id: str) -> None:
         """Keep the composer's message for ``thread_id`` until its run ends."""
         self.thread_id = thread_id
-        self._composer.hint.setText(HELD)
+        self._composer.set_hint(HELD)
 
     def thread_opened(self, thread_id: str) -> None:
         """Another thread was opened: the message stays in the box, unsent."""
         if self.thread_id is not None and thread_id != self.thread_id:
             self.thread_id = None
-            self._composer.hint.setText("")
+            self._composer.set_hint("")
 
     def status_changed(self, thread_id: str | None, status: str) -> None:
         """The open thread's run status changed: send the held message once it has ended."""
         if self.thread_id is None or thread_id != self.thread_id:
             return
         if status == "running":
-            self._composer.hint.setText(HELD)
+            self._composer.set_hint(HELD)
             return
         self.thread_id = None
         if status == "waiting":
-            self._composer.hint.setText(NOT_SENT_WAITING)
-        elif self._composer.text().strip() or self._composer.allow_empty():
+            self._composer.set_hint(NOT_SENT_WAITING)
+        elif self._composer.text().strip() or self._composer.attached():
             self._send()

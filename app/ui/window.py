@@ -1,95 +1,56 @@
 """``MainWindow``: sidebar and chat in a splitter, header, notice bar, composer, menus and
-shortcuts. It wires widgets to the view models; it holds no conversation state itself."""
+shortcuts. It is where the window's parts are made, each with the narrow things it needs
+(:meth:`MainWindow._make_parts`), placed (:meth:`MainWindow._add_widgets`) and wired
+(:meth:`MainWindow._connect_signals`); the menus and shortcuts come from one table
+(:meth:`MainWindow._action_table`). It holds no conversation state itself."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QFileDialog,
-    QLabel,
     QMainWindow,
     QMenu,
-    QPushButton,
-    QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.errors import ParleyError
-from app.services.events import BudgetUpdated, ModelStatus, Problem
+from app.services.events import BudgetUpdated, ModelStatus
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
+from app.ui.actions import build_menus, shortcut_rows
 from app.ui.approvals import ApprovalController
-from app.ui.attachments.mcp_offers import install_mcp_offers
+from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
-from app.ui.data_menu import install_data_actions
+from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
-from app.ui.header import ADD_GGUF, Header
-from app.ui.model_download import DOWNLOAD_PREFIX, install_downloads
-from app.ui.model_manage import MANAGE_MODELS, add_gguf, manage_models
+from app.ui.empty_state import EXAMPLES, EmptyState
+from app.ui.header import Header
+from app.ui.model_download import DownloadBar
+from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
+from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
+from app.ui.remedies import Remedies
 from app.ui.settings.dialog import SettingsDialog
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
+from app.ui.splitter import MainSplitter, WindowLayout
 from app.ui.tasks import set_failure_reporter, spawn
-from app.ui.tools import install_tools
+from app.ui.thread_files import ThreadFiles
+from app.ui.tools import ToolsButton
+from app.ui.window_actions import window_actions
 
 __all__ = ["EXAMPLES", "MainWindow"]
-
-EXAMPLES = (
-    "What is the capital of France?",
-    "Write a haiku about autumn rain.",
-    "Explain what a CPU does in two sentences.",
-)
-"""Prompts the empty state offers; each gets a sensible answer from the bundled model."""
-
-
-class _EmptyState(QWidget):
-    chosen = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("emptyState")
-        title = QLabel("What can I help with?", self)
-        title.setObjectName("emptyTitle")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint = QLabel(
-            "Parley runs a small model on this computer; nothing leaves it unless you pick "
-            "an online model. Try one of these:",
-            self,
-        )
-        hint.setWordWrap(True)
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint.setObjectName("emptyHint")
-        layout = QVBoxLayout(self)
-        layout.addStretch(2)
-        layout.addWidget(title)
-        layout.addSpacing(8)
-        layout.addWidget(hint)
-        layout.addSpacing(16)
-        self.buttons = []
-        for text in EXAMPLES:
-            button = QPushButton(text, self)
-            button.setObjectName("examplePrompt")
-            button.setAccessibleName(f"Ask: {text}")
-            button.clicked.connect(lambda _c=False, t=text: self.chosen.emit(t))
-            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
-            button.setMinimumWidth(380)
-            self.buttons.append(button)
-        layout.addStretch(3)
 
 
 class MainWindow(QMainWindow):
@@ -107,28 +68,69 @@ class MainWindow(QMainWindow):
         self.workspace = workspace
         self.start_problem: str | None = None
         """Why the thread list could not be read at start (a damaged database), if so."""
+        self._layout = WindowLayout(settings_path or workspace.data_dir / "window.ini")
+        self._settings_dialog: SettingsDialog | None = None
+        self.notifier = Notifier(self)
+        """Where every part of the window sends what the notice bar is to say."""
         self.chat_vm = ChatViewModel(workspace, self)
         self.threads_vm = ThreadsViewModel(workspace, self)
-        self._settings = QSettings(
-            str(settings_path or workspace.data_dir / "window.ini"), QSettings.Format.IniFormat
-        )
+        self._make_widgets()
+        self._make_parts()
+        self._add_widgets()
+        self._connect_signals()
+        self._actions = window_actions(self)
+        made, menus = build_menus(self, self.menuBar(), self._actions)
+        self.offline_action = made["view.offline"]
+        self._connect_offline(self.offline_action, menus["&View"])
+        self.resize(1200, 800)
+        self._layout.restore(self, self.splitter)
+        self._set_tab_order()
+        set_failure_reporter(self._report_failure)
 
-        self._settings_dialog: SettingsDialog | None = None
+    # Making, placing and wiring the parts -------------------------------------------
+
+    def _make_widgets(self) -> None:
         self.header = Header(self)
         self.notice = NoticeBar(self)
+        self.downloads = DownloadBar(self.workspace.downloads, self.notifier, self)
         self.sidebar = Sidebar(self.threads_vm, self)
         self.chat = ChatView(self.chat_vm, self)
-        self.empty = _EmptyState(self)
+        self.empty = EmptyState(self)
+        self.stack = QStackedWidget(self)
         self.composer = ComposerPanel(self)
+        self.budget_pause = BudgetPausePanel(self.workspace, self)
+
+    def _make_parts(self) -> None:
+        workspace, chat_vm = self.workspace, self.chat_vm
         self.pending_send = PendingSend(
             self.composer, lambda: spawn(self._send(self.composer.text())), self
         )
-        self.budget_pause = BudgetPausePanel(workspace, self)
-        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
-        self.stack = QStackedWidget(self)
+        self.approvals = ApprovalController(workspace, chat_vm, self.notifier, self)
+        self.attachments = WindowAttachments(
+            workspace.attachments,
+            chat_vm,
+            self.chat,
+            self.composer,
+            (self.stack, self.empty),
+            self.notifier,
+            self,
+        )
+        self.chat.delegate.use_thumbnails(self.attachments.thumbs)
+        self.mcp_offers = McpOffersButton(workspace.tools, self.attachments.tray)
+        self.tools_button = ToolsButton(
+            workspace.tools, workspace.subscribe, lambda: chat_vm.thread_id
+        )
+        self.data_actions = DataMenu(workspace, chat_vm, self.notifier, self)
+        self.files = ThreadFiles(workspace, self.notifier, self)
+        self.remedies = Remedies(workspace, chat_vm, self.notifier, self)
+        self.models = ModelPicking(
+            workspace, chat_vm, self.header, self.downloads, self.notifier, self
+        )
+
+    def _add_widgets(self) -> None:
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
-
+        self.composer.place_actions([self.mcp_offers, self.tools_button])
         column = QWidget(self)
         column.setObjectName("chatColumn")
         col = QVBoxLayout(column)
@@ -136,52 +138,27 @@ class MainWindow(QMainWindow):
         col.setSpacing(0)
         col.addWidget(self.header)
         col.addWidget(self.notice)
+        col.addWidget(self.downloads)
         col.addWidget(self.stack, 1)
-        self.approvals = ApprovalController(self)
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
-
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.setObjectName("mainSplitter")
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(column)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 900])
-        self.splitter.setChildrenCollapsible(True)
+        self.splitter = MainSplitter(self.sidebar, column, self)
         self.setCentralWidget(self.splitter)
-        self.attachments = WindowAttachments(self)
-        self.resize(1200, 800)
-        self._restore_layout()
 
-        self._wire()
-        self._menus()
-        self.tools_button = install_tools(self)
-        self.mcp_offers = install_mcp_offers(self)
-        self.data_actions = install_data_actions(self)
-        self.downloads = install_downloads(self)
+    def _set_tab_order(self) -> None:
         self.setTabOrder(self.sidebar.new_button, self.sidebar.search)
         self.setTabOrder(self.sidebar.search, self.sidebar.list)
         self.setTabOrder(self.sidebar.list, self.header.picker)
         self.setTabOrder(self.header.picker, self.chat)
         self.setTabOrder(self.chat, self.composer.edit)
-        set_failure_reporter(self._report_failure)
 
-    # Wiring --------------------------------------------------------------------------
-
-    def _wire(self) -> None:
-        vm = self.chat_vm
-        vm.model.modelReset.connect(self._update_stack)
-        vm.model.rowsInserted.connect(self._update_stack)
-        vm.model.rowsRemoved.connect(self._update_stack)
-        vm.statusChanged.connect(self._on_status)
-        vm.problem.connect(self._on_problem)
-        vm.notice.connect(lambda text: self.notice.show_message(text, timeout_ms=4000))
-        vm.budgetChanged.connect(self._on_budget)
-        vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
-        vm.threadOpened.connect(self._on_thread_opened)
-        vm.threadOpened.connect(self.pending_send.thread_opened)
-        self.threads_vm.problem.connect(self._on_problem)
+    def _connect_signals(self) -> None:
+        self.notifier.shown.connect(self.notice.show_notice)
+        self._connect_chat()
+        self._connect_parts()
+        self._connect_header()
+        self.threads_vm.problem.connect(self.remedies.show_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
         self.sidebar.newThreadRequested.connect(lambda: spawn(self.new_thread()))
@@ -190,80 +167,68 @@ class MainWindow(QMainWindow):
         self.composer.stopRequested.connect(self.chat_vm.stop)
         self.composer.editLastRequested.connect(self._edit_last)
         self.composer.attachRequested.connect(self.attachments.pick)
-        self.chat.editRequested.connect(self.composer.enter_edit_mode)
-        self.chat.remedyRequested.connect(lambda a, t: spawn(self._remedy(a, t)))
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
-        self.header.modelChosen.connect(lambda spec: spawn(self._choose_model(spec)))
-        self.header.renameRequested.connect(lambda: spawn(self.rename_thread()))
-        self.header.network.watch(self.workspace.network)
-        self.header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
-        self.workspace.subscribe(self._on_workspace_event)
+        self._unsubscribe = self.workspace.subscribe(self._on_workspace_event)
 
-    def _menus(self) -> None:
-        def act(
-            menu: QMenu,
-            text: str,
-            keys: QKeySequence | QKeySequence.StandardKey | None,
-            slot: Callable[[], object],
-        ) -> QAction:
-            action = QAction(text, self)
-            if keys is not None:
-                action.setShortcut(keys)
-            action.triggered.connect(slot)
-            menu.addAction(action)
-            self.addAction(action)
-            return action
+    def _connect_chat(self) -> None:
+        vm = self.chat_vm
+        vm.model.modelReset.connect(self._update_stack)
+        vm.model.rowsInserted.connect(self._update_stack)
+        vm.model.rowsRemoved.connect(self._update_stack)
+        vm.statusChanged.connect(self._on_status)
+        vm.problem.connect(self.remedies.show_problem)
+        vm.notice.connect(lambda text: self.notifier.show(text, timeout_ms=4000))
+        vm.budgetChanged.connect(self._on_budget)
+        vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
+        vm.threadOpened.connect(self.attachments.thread_opened)
+        vm.threadOpened.connect(self._on_thread_opened)
+        vm.threadOpened.connect(self.pending_send.thread_opened)
+        vm.threadOpened.connect(self._refresh_tools)
+        self.chat.editRequested.connect(self.composer.enter_edit_mode)
+        self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
+        self.chat.menuFilling.connect(self.attachments.extend_menu)
+        self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        act(file, "&New thread", QKeySequence.StandardKey.New, lambda: spawn(self.new_thread()))
-        act(file, "&Import thread…", QKeySequence("Ctrl+I"), lambda: spawn(self.import_thread()))
-        act(file, "&Attach files…", QKeySequence("Ctrl+O"), self.attachments.pick)
-        act(
-            file,
-            "Attach from &MCP server…",
-            QKeySequence("Ctrl+Shift+O"),
-            lambda: spawn(self.mcp_offers.open_menu()),
+    def _connect_parts(self) -> None:
+        self.attachments.tray.changed.connect(self._attachments_changed)
+        self.tools_button.problem.connect(self._warn)
+        self.mcp_offers.problem.connect(self._warn)
+        self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
+        self.downloads.downloaded.connect(
+            lambda spec, title: spawn(self.models.downloaded(spec, title))
         )
-        act(file, "&Export thread…", QKeySequence("Ctrl+E"), lambda: spawn(self._export_current()))
-        act(file, "&Settings…", QKeySequence("Ctrl+,"), lambda: self.open_settings())
-        file.addSeparator()
-        act(file, "&Close window", QKeySequence.StandardKey.Close, self.close)
-        act(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
-        edit = bar.addMenu("&Edit")
-        act(edit, "Copy last &answer", QKeySequence("Ctrl+Shift+C"), self.copy_last_answer)
-        act(
-            edit,
-            "&Regenerate answer",
-            QKeySequence("Ctrl+R"),
-            lambda: spawn(self.chat_vm.regenerate()),
-        )
-        act(edit, "Focus &message box", QKeySequence("Ctrl+L"), self.composer.edit.setFocus)
-        act(edit, "&Search threads", QKeySequence.StandardKey.Find, self._focus_search)
-        thread = bar.addMenu("&Thread")
-        act(thread, "&Rename", QKeySequence("F2"), self._rename_in_place)
-        act(thread, "System &prompt…", None, lambda: spawn(self.edit_system_prompt()))
-        act(thread, "Choose &model", QKeySequence("Ctrl+M"), self._open_picker)
-        act(thread, "&Delete", None, self._delete_current)
-        act(thread, "&Previous thread", QKeySequence("Ctrl+PgUp"), lambda: self._step_thread(-1))
-        act(thread, "&Next thread", QKeySequence("Ctrl+PgDown"), lambda: self._step_thread(1))
-        view = bar.addMenu("&View")
-        act(view, "Show &sidebar", QKeySequence("Ctrl+B"), self.toggle_sidebar)
-        self.offline_action = act(view, "Work &offline", None, lambda: None)
-        self.offline_action.setCheckable(True)
-        self.offline_action.setChecked(self.workspace.network.offline)
-        self.offline_action.toggled.connect(
-            lambda on: spawn(self.workspace.preferences.set_offline(on))
-        )
+        self.downloads.stopped.connect(lambda: spawn(self.models.refresh()))
+        self.data_actions.closeRequested.connect(self.close)
+        self.closed.connect(self.approvals.dismiss)
+        self.closed.connect(self.data_actions.after_close)
+
+    def _connect_header(self) -> None:
+        header = self.header
+        models = self.models
+        header.modelChosen.connect(lambda spec: spawn(models.choose(spec)))
+        header.downloadRequested.connect(models.download)
+        header.addFileRequested.connect(lambda: spawn(models.add_file()))
+        header.manageRequested.connect(lambda: spawn(models.manage()))
+        self.remedies.pickModelRequested.connect(models.open_picker)
+        self.remedies.settingsRequested.connect(lambda: self.open_settings())
+        models.modelChanged.connect(lambda _spec: self.attachments.refresh_fit())
+        header.renameRequested.connect(lambda: spawn(self.rename_thread()))
+        header.network.watch(self.workspace.network)
+        header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
+
+    def _connect_offline(self, action: QAction, view: QMenu) -> None:
+        action.setChecked(self.workspace.network.offline)
+        action.toggled.connect(lambda on: spawn(self.workspace.preferences.set_offline(on)))
         view.aboutToShow.connect(self._sync_offline)
-        act(
-            view,
-            "&Network connections…",
-            None,
-            lambda: self.open_settings("networkSettingsPage"),
-        )
-        helpm = bar.addMenu("&Help")
-        act(helpm, "&Keyboard shortcuts", QKeySequence("F1"), lambda: spawn(self.show_shortcuts()))
+
+    def _warn(self, text: str) -> None:
+        self.notifier.show(text, level="warning")
+
+    def _attachments_changed(self) -> None:
+        self.composer.set_attached(self.attachments.tray.has_chips())
+
+    def _refresh_tools(self, _thread_id: str) -> None:
+        self.tools_button.refresh()
 
     def _sync_offline(self) -> None:
         self.offline_action.blockSignals(True)
@@ -346,9 +311,9 @@ class MainWindow(QMainWindow):
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
 
-    def _rename_in_place(self) -> None:
+    def rename_in_place(self) -> None:
         """F2: edit the focused thread's title right in the sidebar."""
-        if self.splitter.sizes()[0] == 0:
+        if self.splitter.sidebar_hidden():
             self.toggle_sidebar()
         if not self.sidebar.list.hasFocus() and self.chat_vm.thread_id:
             self.sidebar.select(self.chat_vm.thread_id)
@@ -373,15 +338,15 @@ class MainWindow(QMainWindow):
         dialog, edit = system_prompt_dialog(self, thread.system_prompt or "")
         if await ask(dialog):
             await self.workspace.set_system_prompt(thread.id, edit.toPlainText())
-            self.notice.show_message("The system prompt is saved.", timeout_ms=3000)
+            self.notifier.show("The system prompt is saved.", timeout_ms=3000)
 
-    def _delete_current(self) -> None:
+    def delete_current(self) -> None:
         if self.chat_vm.thread_id is None:
             return
         self.sidebar.select(self.chat_vm.thread_id)
         self.sidebar.delete_current()
 
-    def _step_thread(self, step: int) -> None:
+    def step_thread(self, step: int) -> None:
         rows = self.threads_vm.model.rowCount()
         if not rows:
             return
@@ -391,62 +356,29 @@ class MainWindow(QMainWindow):
 
     # Export and import ---------------------------------------------------------------
 
-    async def _export_current(self) -> None:
+    async def export_current(self) -> None:
         if self.chat_vm.thread_id:
             await self.export_thread(self.chat_vm.thread_id, "markdown")
 
     async def export_thread(self, thread_id: str, fmt: str) -> Path | None:
         """Ask where, then write the thread as Markdown or JSON."""
-        dialog = QFileDialog(self, "Export thread")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        suffix = "md" if fmt == "markdown" else "json"
-        dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
-        dialog.selectNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
-        dialog.setDefaultSuffix(suffix)
-        dialog.selectFile(f"{self.header.title.text() or 'thread'}.{suffix}")
-        if not await ask(dialog) or not dialog.selectedFiles():
-            return None
-        path = Path(dialog.selectedFiles()[0])
-        chosen = "json" if path.suffix.lower() == ".json" else "markdown"
-        return await self.write_export(thread_id, chosen, path)
+        return await self.files.export_thread(thread_id, fmt, self.header.title.text())
 
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
-        try:
-            data = await self.workspace.export_thread(
-                thread_id, "json" if fmt == "json" else "markdown"
-            )
-            await asyncio.to_thread(path.write_bytes, data)
-        except (OSError, ParleyError) as exc:
-            self.notice.show_message(f"Could not export to {path}: {exc}", level="error")
-            return None
-        self.notice.show_message(f"Exported to {path}.", timeout_ms=5000)
-        return path
+        return await self.files.write_export(thread_id, fmt, path)
 
     async def import_thread(self, path: Path | None = None) -> str | None:
         """Ask for an exported JSON file (unless ``path`` is given) and open it as a thread."""
-        if path is None:
-            dialog = QFileDialog(self, "Import thread")
-            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-            dialog.setNameFilters(["Parley thread (*.json)", "All files (*)"])
-            if not await ask(dialog) or not dialog.selectedFiles():
-                return None
-            path = Path(dialog.selectedFiles()[0])
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-            thread = await self.workspace.import_thread(data)
-        except (OSError, ParleyError) as exc:
-            self.notice.show_message(f"Could not import {path.name}: {exc}", level="error")
+        imported = await self.files.import_file(path)
+        if imported is None:
             return None
+        thread_id, notes, read = imported
         await self.threads_vm.refresh()
-        await self.open_thread(thread.id)
-        if thread.notes:  # what the import left out, and why
-            self.notice.show_message(
-                " ".join([f"Imported {path.name}.", *thread.notes]), level="warning"
-            )
-        return thread.id
+        await self.open_thread(thread_id)
+        if notes:  # what the import left out, and why
+            self.notifier.show(" ".join([f"Imported {read.name}.", *notes]), level="warning")
+        return thread_id
 
     # Sending -------------------------------------------------------------------------
 
@@ -470,73 +402,28 @@ class MainWindow(QMainWindow):
             self.composer.send_button.setEnabled(True)
 
     def _edit_last(self) -> None:
-        for row in range(self.chat_vm.model.rowCount() - 1, -1, -1):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.role == "user":
-                self.composer.enter_edit_mode(str(message.message_id), message.text())
-                return
+        message = self.chat_vm.model.last("user")
+        if message is not None:
+            self.composer.enter_edit_mode(str(message.message_id), message.text())
 
     def copy_last_answer(self) -> None:
         """Copy the newest answer's text."""
-        for row in range(self.chat_vm.model.rowCount() - 1, -1, -1):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.role == "assistant" and message.text():
-                QGuiApplication.clipboard().setText(message.text())
-                self.notice.show_message("Copied the last answer.", timeout_ms=3000)
-                return
-
-    # Models --------------------------------------------------------------------------
+        message = self.chat_vm.model.last("assistant", with_text=True)
+        if message is not None:
+            QGuiApplication.clipboard().setText(message.text())
+            self.notifier.show("Copied the last answer.", timeout_ms=3000)
 
     async def refresh_models(self) -> None:
         """List the models the picker offers."""
-        choices = await self.workspace.model_choices()
-        current = None
-        if self.chat_vm.thread_id:
-            thread = await self.workspace.get_thread(self.chat_vm.thread_id)
-            current = thread.model
-        self.header.set_choices(choices, current or self.workspace.settings.default_model)
-
-    async def _choose_model(self, spec: str) -> None:
-        if spec == ADD_GGUF:
-            await self._add_gguf()
-            return
-        if spec == MANAGE_MODELS:
-            await manage_models(self)
-            await self.refresh_models()  # the picker goes back to the thread's model
-            return
-        if spec.startswith(DOWNLOAD_PREFIX):
-            self.downloads.start(spec)
-            await self.refresh_models()  # the picker goes back to the thread's model
-            return
-        if self.chat_vm.thread_id is None:
-            return
-        try:
-            await self.workspace.set_thread_model(self.chat_vm.thread_id, spec)
-        except ParleyError as exc:
-            self.notice.show_message(str(exc), level="error")
-            return
-        self.notice.show_message(f"This thread now talks to {spec}.", timeout_ms=3000)
-        self.attachments.refresh_fit()
-
-    async def _add_gguf(self) -> None:
-        await add_gguf(self, self._choose_model)
-        await self.refresh_models()
-
-    def _open_picker(self) -> None:
-        self.header.picker.setFocus()
-        self.header.picker.showPopup()
+        await self.models.refresh()
 
     # Events --------------------------------------------------------------------------
 
     def _on_workspace_event(self, event: object) -> None:
         if isinstance(event, ModelStatus):
-            if event.state == "loading":
-                self.header.status.setText("Loading model…")
-            elif event.state == "ready":
-                self.header.status.setText("")
-            else:
-                self.header.status.setText("")
-                self.notice.show_message(event.text, level="error")
+            self.header.status.setText("Loading model…" if event.state == "loading" else "")
+            if event.state not in ("loading", "ready"):
+                self.notifier.show(event.text, level="error")
 
     def _update_stack(self, *_args: object) -> None:
         empty = self.chat_vm.model.rowCount() == 0
@@ -544,58 +431,16 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: str) -> None:
         self.composer.set_running(status == "running")
-        self.composer.hint.setText(
-            "Parley is answering… (Esc stops)" if status == "running" else ""
-        )
+        self.composer.set_hint("Parley is answering… (Esc stops)" if status == "running" else "")
         self.pending_send.status_changed(self.chat_vm.thread_id, status)
         if status not in ("running", "waiting"):
             self._show_usage()
-
-    def _on_problem(self, problem: Problem) -> None:
-        action: tuple[str, Callable[[], None]] | None = None
-        for remedy in problem.remedies:
-            if remedy.action == "retry":
-                action = (remedy.label, lambda: self._spawn(self.chat_vm.regenerate()))
-            elif remedy.action == "set_key":
-                action = (
-                    remedy.label,
-                    lambda t=remedy.target or "": self._spawn(self._remedy("set_key", t)),
-                )
-            elif remedy.action == "pick_model":
-                action = (remedy.label, self._open_picker)
-        self.notice.show_message(problem.text, level="error", action=action)
 
     def _on_budget(self, event: BudgetUpdated) -> None:
         self.header.budget.show_run(event.usage, event.limits)
 
     def _show_usage(self) -> None:
-        tokens = 0
-        for row in range(self.chat_vm.model.rowCount()):
-            message = self.chat_vm.model.message_at(row)
-            if message is not None and message.usages:
-                tokens += message.usages.total_tokens
-        self.header.budget.show_total(tokens)
-
-    async def _remedy(self, action: str, target: str) -> None:
-        if action == "set_key":
-            dialog, edit = text_dialog(
-                self,
-                "API key",
-                f"Paste the API key for {target}. It is kept in your system "
-                "keyring, never in Parley's files.",
-                secret=True,
-            )
-            if await ask(dialog) and edit.text().strip():
-                try:
-                    where = await self.workspace.preferences.set_key(target, edit.text())
-                except ParleyError as exc:
-                    self.notice.show_message(str(exc), level="error")
-                    return
-                self.notice.show_message(where, timeout_ms=4000)
-        elif action == "pick_model":
-            self._open_picker()
-        elif action == "open_settings":
-            self.open_settings()
+        self.header.budget.show_total(self.chat_vm.model.total_tokens())
 
     def open_settings(self, page: str | None = None) -> SettingsDialog:
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
@@ -610,17 +455,13 @@ class MainWindow(QMainWindow):
     def _restore_requested(self, backup: Path) -> None:
         if self._settings_dialog is not None:
             self._settings_dialog.close()
-        self.notice.show_message("Restoring the backup…", level="progress")
+        self.notifier.show("Restoring the backup…", level="progress")
         self.restore_requested.emit(backup)
-
-    @staticmethod
-    def _spawn(coro: Coroutine[Any, Any, Any]) -> None:
-        spawn(coro)
 
     def _report_failure(self, exc: BaseException) -> None:
         if not isinstance(exc, ParleyError) and report_unexpected(exc, "a window task"):
             return
-        self.notice.show_message(
+        self.notifier.show(
             f"Something went wrong ({type(exc).__name__}: {str(exc)[:200]}). Your data is safe.",
             level="error",
         )
@@ -629,37 +470,21 @@ class MainWindow(QMainWindow):
 
     def toggle_sidebar(self) -> None:
         """Collapse or expand the sidebar (Ctrl+B)."""
-        sizes = self.splitter.sizes()
-        if sizes[0] > 0:
-            self._sidebar_width = sizes[0]
-            self.splitter.setSizes([0, sum(sizes)])
-        else:
-            width = getattr(self, "_sidebar_width", 260)
-            self.splitter.setSizes([width, max(200, sum(sizes) - width)])
+        self.splitter.toggle_sidebar()
 
-    def _focus_search(self) -> None:
-        if self.splitter.sizes()[0] == 0:
+    def focus_search(self) -> None:
+        if self.splitter.sidebar_hidden():
             self.toggle_sidebar()
         self.sidebar.search.setFocus()
         self.sidebar.search.selectAll()
 
     async def show_shortcuts(self) -> None:
         """Help > Keyboard shortcuts."""
-        await ask(shortcuts_dialog(self))
-
-    def _restore_layout(self) -> None:
-        geometry = self._settings.value("geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        splitter = self._settings.value("splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
+        await ask(shortcuts_dialog(self, shortcut_rows(self._actions)))
 
     def save_layout(self) -> None:
         """Remember the window's size, position and splitter."""
-        self._settings.setValue("geometry", self.saveGeometry())
-        self._settings.setValue("splitter", self.splitter.saveState())
-        self._settings.sync()
+        self._layout.save(self, self.splitter)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
@@ -670,5 +495,6 @@ class MainWindow(QMainWindow):
         self.budget_pause.close_panel()
         self.tools_button.close_subscription()
         self.downloads.cancel()
+        self._unsubscribe()
         super().closeEvent(event)
         self.closed.emit()

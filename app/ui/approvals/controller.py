@@ -10,7 +10,6 @@ Review…. A thread whose run was cut off gets a banner with Resume and Discard.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
@@ -18,25 +17,28 @@ from PySide6.QtWidgets import QWidget
 from app.core.errors import ParleyError
 from app.core.tools.approvals import ApprovalAnswer, bind_decision
 from app.services.events import ApprovalNeeded
+from app.services.workspace import Workspace
 from app.ui.approvals.banner import RunBanner
 from app.ui.approvals.dialog import ToolApprovalDialog
+from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask
+from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
-
-if TYPE_CHECKING:
-    from app.ui.window import MainWindow
 
 __all__ = ["ApprovalController"]
 
 
 class ApprovalController(QObject):
-    """Wires the approval dialog and the run banner to a main window."""
+    """Asks for the open thread's approvals in dialogs over ``window`` and keeps the run
+    banner; the window places :attr:`banner` and calls :meth:`dismiss` when it closes."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(
+        self, workspace: Workspace, chat_vm: ChatViewModel, notifier: Notifier, window: QWidget
+    ) -> None:
         super().__init__(window)
-        self._notice = window.notice  # only what it needs: no reference cycle to the window
-        self.workspace = window.workspace
-        self.chat_vm = window.chat_vm
+        self._notifier = notifier
+        self.workspace = workspace
+        self.chat_vm = chat_vm
         self.banner = RunBanner(window)
         self.dialog: ToolApprovalDialog | None = None
         self._asking: set[str] = set()
@@ -46,7 +48,6 @@ class ApprovalController(QObject):
         self.chat_vm.approvalNeeded.connect(self._on_approval)
         self.chat_vm.threadOpened.connect(self._on_opened)
         self.chat_vm.statusChanged.connect(self._status)
-        window.closed.connect(self.dismiss)
 
     def _on_approval(self, approval: ApprovalNeeded) -> None:
         spawn(self.ask(approval))
@@ -152,7 +153,7 @@ class ApprovalController(QObject):
         try:
             await self.workspace.resume_cut_off(thread_id)
         except ParleyError as exc:
-            self._notice.show_message(str(exc), level="error")
+            self._notifier.show(str(exc), level="error")
 
     async def discard(self, thread_id: str) -> None:
         """End the cut-off run of ``thread_id`` without running more."""
@@ -160,9 +161,9 @@ class ApprovalController(QObject):
         try:
             await self.workspace.discard_cut_off(thread_id)
         except ParleyError as exc:
-            self._notice.show_message(str(exc), level="error")
+            self._notifier.show(str(exc), level="error")
             return
-        self._notice.show_message("The cut-off run was discarded.", timeout_ms=4000)
+        self._notifier.show("The cut-off run was discarded.", timeout_ms=4000)
 
     def _status(self, status: str) -> None:
         if status == "running":

@@ -19,19 +19,16 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
     QComboBox,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QTableWidget,
-    QTableWidgetItem,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -39,8 +36,9 @@ from PySide6.QtWidgets import (
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
 from app.services.hidden_chars import mark_hidden
-from app.ui.approvals._calls import CHOICES, Choice, PendingCall
-from app.ui.approvals._render import check_args, code_html, escape, one_line, pretty_json, wraps
+from app.ui.approvals._calls import Choice, PendingCall
+from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
+from app.ui.approvals._table import calls_table
 from app.ui.theme import ACCENT
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
@@ -84,30 +82,10 @@ class ToolApprovalDialog(QDialog):
         self.decisions: list[ApprovalDecision] | None = None
         self._current = 0
         self._dark = _dark(self)
-        title = (
-            "Allow Parley to run a tool?"
-            if not self.batch
-            else (f"Allow Parley to run {len(requests)} tools?")
-        )
-        self.setWindowTitle(title)
-        self.setAccessibleName(title)
-        heading = QLabel(title, self)
-        heading.setObjectName("approvalTitle")
-        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
         layout.setSpacing(8)
-        layout.addWidget(heading)
-        intro = QLabel(
-            "The model asked for these calls at once. Choose what happens to each, or decide "
-            "for all of them; the selected call's details are shown below."
-            if self.batch
-            else "Nothing runs until you decide.",
-            self,
-        )
-        intro.setWordWrap(True)
-        intro.setObjectName("approvalIntro")
-        layout.addWidget(intro)
+        self._build_heading(layout, len(requests))
         self.table = self._build_table() if self.batch else None
         if self.table is not None:
             layout.addWidget(self.table)
@@ -121,42 +99,40 @@ class ToolApprovalDialog(QDialog):
 
     # Building ------------------------------------------------------------------------
 
-    def _build_table(self) -> QTableWidget:
-        table = QTableWidget(len(self.calls), 3, self)
-        table.setObjectName("approvalCalls")
-        table.setAccessibleName("Tool calls waiting for your decision")
-        table.setHorizontalHeaderLabels(["Tool", "Arguments", "Decision"])
-        table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(32)
-        table.setWordWrap(False)
-        table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        for row, call in enumerate(self.calls):
-            table.setItem(row, 0, QTableWidgetItem(mark_hidden(call.request.tool)))
-            summary = QTableWidgetItem(one_line(call.request.args, 60))
-            summary.setToolTip(one_line(call.request.args, 2000))
-            table.setItem(row, 1, summary)
-            combo = QComboBox(table)
-            combo.setObjectName(f"decision{row}")
-            combo.setAccessibleName(
-                f"Decision for call {row + 1}, {mark_hidden(call.request.tool)}"
-            )
-            for key, label in CHOICES:
-                combo.addItem(label, key)
-            combo.currentIndexChanged.connect(self._choices_changed)
-            table.setCellWidget(row, 2, combo)
-        table.setFixedHeight(
-            min(6, len(self.calls)) * 32 + table.horizontalHeader().sizeHint().height() + 4
+    def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
+        title = (
+            "Allow Parley to run a tool?"
+            if not self.batch
+            else (f"Allow Parley to run {count} tools?")
         )
-        return table
+        self.setWindowTitle(title)
+        self.setAccessibleName(title)
+        heading = QLabel(title, self)
+        heading.setObjectName("approvalTitle")
+        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
+        layout.addWidget(heading)
+        intro = QLabel(
+            "The model asked for these calls at once. Choose what happens to each, or decide "
+            "for all of them; the selected call's details are shown below."
+            if self.batch
+            else "Nothing runs until you decide.",
+            self,
+        )
+        intro.setWordWrap(True)
+        intro.setObjectName("approvalIntro")
+        layout.addWidget(intro)
+
+    def _build_table(self) -> QTableWidget:
+        return calls_table(self, self.calls, self._choices_changed)
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
+        self._build_call_head(layout, thread_title)
+        self._build_args(layout)
+        self._build_preview(layout)
+        self._build_reason(layout)
+        self._build_scope(layout)
+
+    def _build_call_head(self, layout: QVBoxLayout, thread_title: str) -> None:
         self.name_label = QLabel(self)
         self.name_label.setObjectName("approvalTool")
         self.name_label.setWordWrap(True)
@@ -178,6 +154,7 @@ class ToolApprovalDialog(QDialog):
         self.note_label.setStyleSheet(f"color: {warn};")
         layout.addWidget(self.note_label)
 
+    def _build_args(self, layout: QVBoxLayout) -> None:
         args_head = QHBoxLayout()
         self.args_caption = QLabel("Arguments (exactly what will run):", self)
         self.edit_button = QPushButton("Edit", self)
@@ -214,6 +191,7 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setStyleSheet(f"color: {'#f87171' if self._dark else '#b42318'};")
         layout.addWidget(self.args_error)
 
+    def _build_preview(self, layout: QVBoxLayout) -> None:
         self.preview_caption = QLabel(self)
         self.preview_caption.setObjectName("previewCaption")
         self.preview_view = QTextBrowser(self)
@@ -222,6 +200,7 @@ class ToolApprovalDialog(QDialog):
         layout.addWidget(self.preview_caption)
         layout.addWidget(self.preview_view, 2)
 
+    def _build_reason(self, layout: QVBoxLayout) -> None:
         reason_row = QHBoxLayout()
         reason_label = QLabel("Reason if you deny (the model sees it):", self)
         self.reason = QLineEdit(self)
@@ -234,6 +213,7 @@ class ToolApprovalDialog(QDialog):
         reason_row.addWidget(self.reason, 1)
         layout.addLayout(reason_row)
 
+    def _build_scope(self, layout: QVBoxLayout) -> None:
         scope_row = QHBoxLayout()
         self.scope_caption = QLabel("Always allow:", self)
         self.scope_thread = QRadioButton("in this thread", self)

@@ -22,9 +22,8 @@ from app.ui.tasks import spawn
 if TYPE_CHECKING:
     from app.services.workspace_tools import WorkspaceTools
     from app.ui.attachments.tray import AttachmentTray
-    from app.ui.window import MainWindow
 
-__all__ = ["McpOffersButton", "install_mcp_offers"]
+__all__ = ["McpOffersButton"]
 
 
 def _short(text: str, width: int = 60) -> str:
@@ -38,7 +37,9 @@ class McpOffersButton(QPushButton):
     problem = Signal(str)
     """A sentence to show the user: a server offered nothing usable, or a read failed."""
 
-    def __init__(self, tools: WorkspaceTools, tray: AttachmentTray, parent: QWidget) -> None:
+    def __init__(
+        self, tools: WorkspaceTools, tray: AttachmentTray, parent: QWidget | None = None
+    ) -> None:
         super().__init__("From MCP…", parent)
         self.setObjectName("mcpOffersButton")
         self.setAccessibleName("Add from MCP server")
@@ -118,15 +119,3 @@ class McpOffersButton(QPushButton):
         if arguments:
             name = _short(f"{name} ({', '.join(arguments.values())})", 40)
         self.tray.add_blocks(name, blocks)
-
-
-def install_mcp_offers(window: MainWindow) -> McpOffersButton:
-    """Put the button beside the composer's Attach button."""
-    composer = window.composer
-    button = McpOffersButton(window.workspace.tools, window.attachments.tray, composer)
-    row = composer.actions_row
-    row.insertWidget(row.indexOf(composer.attach_button) + 1, button)
-    composer.setTabOrder(composer.attach_button, button)
-    composer.setTabOrder(button, window.tools_button)
-    button.problem.connect(lambda text: window.notice.show_message(text, level="warning"))
-    return button

@@ -157,3 +157,14 @@ class MessageListModel(QAbstractListModel):
     def messages(self) -> list[Message]:
         """The loaded messages, oldest first."""
         return list(self._rows)
+
+    def last(self, role: str, *, with_text: bool = False) -> Message | None:
+        """The newest loaded message of ``role`` (that has text, when ``with_text``)."""
+        return next(
+            (m for m in reversed(self._rows) if m.role == role and (m.text() or not with_text)),
+            None,
+        )
+
+    def total_tokens(self) -> int:
+        """The tokens the loaded messages' model calls used, all told."""
+        return sum(m.usages.total_tokens for m in self._rows if m.usages)

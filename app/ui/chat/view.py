@@ -3,7 +3,7 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
@@ -37,6 +37,9 @@ class ChatView(QListView):
     """The user wants to edit message ``id`` whose text is given."""
     remedyRequested = Signal(str, str)
     """An error's remedy was chosen: action and target (e.g. ``set_key``, ``openai/api-key``)."""
+    menuFilling = Signal(QMenu, Message, int)
+    """A message's menu is being made: whoever listens may add entries (e.g. View/Play/Save
+    for its attachments); the menu, the message and its row."""
 
     def __init__(self, vm: ChatViewModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,8 +64,6 @@ class ChatView(QListView):
         self.verticalScrollBar().setSingleStep(24)
         self.follow = True
         """Whether the view keeps the newest message in sight."""
-        self.menu_extensions: list[Callable[[QMenu, Message, int], None]] = []
-        """Add entries to a message's menu (e.g. View/Play/Save for its attachments)."""
 
         self.jump = QToolButton(self.viewport())
         self.jump.setObjectName("jumpToLatestButton")
@@ -232,8 +233,7 @@ class ChatView(QListView):
         menu = QMenu(self)
         for action in self.delegate.actions_for(message):
             menu.addAction(LABELS[action], partial(self._on_action, action, row))
-        for extend in self.menu_extensions:
-            extend(menu, message, row)
+        self.menuFilling.emit(menu, message, row)
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:

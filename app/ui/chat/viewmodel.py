@@ -75,6 +75,18 @@ class ChatViewModel(QObject):
         self._unsubscribe()
         self._flush_timer.stop()
 
+    async def thread_model(self) -> str | None:
+        """The spec of the model the open thread talks to (the default model when no thread
+        is open); ``None`` when the thread cannot be read."""
+        thread_id = self.thread_id
+        if thread_id is None:
+            return self.workspace.settings.default_model
+        try:
+            thread = await self.workspace.get_thread(thread_id)
+        except ParleyError:
+            return None
+        return thread.model or self.workspace.settings.default_model
+
     # Opening and paging --------------------------------------------------------------
 
     async def open_thread(self, thread_id: str) -> None:

@@ -102,6 +102,12 @@ class ServerDialog(QDialog):
         self.server = server
         self.setObjectName("mcpServerDialog")
         self.setWindowTitle("Edit MCP server" if server else "Add MCP server")
+        self._build_fields(server)
+        self._build_http_fields(server)
+        self._build_test()
+        self._lay_out(server)
+
+    def _build_fields(self, server: ServerInfo | None) -> None:
         self.name = QLineEdit(server.name if server else "", self)
         self.name.setObjectName("mcpServerName")
         self.name.setAccessibleName("Server name")
@@ -128,6 +134,7 @@ class ServerDialog(QDialog):
         self.secret_button.clicked.connect(lambda: spawn(self.add_secret()))
         self.error = error_label(self)
 
+    def _build_http_fields(self, server: ServerInfo | None) -> None:
         self.kind = QComboBox(self)
         self.kind.setObjectName("mcpServerKind")
         self.kind.setAccessibleName("How Parley reaches the server")
@@ -148,6 +155,8 @@ class ServerDialog(QDialog):
         self.header_secret_button.setObjectName("mcpAddHeaderSecret")
         self.header_secret_button.setAccessibleName("Add a header whose value is secret")
         self.header_secret_button.clicked.connect(lambda: spawn(self.add_header_secret()))
+
+    def _build_test(self) -> None:
         self.test_button = QPushButton("Test connection", self)
         self.test_button.setObjectName("mcpDialogTest")
         self.test_button.setAccessibleName("Start the server and list its tools")
@@ -155,11 +164,7 @@ class ServerDialog(QDialog):
         self.test_result = hint("", self)
         self.test_result.setObjectName("mcpDialogTestResult")
 
-        top = QFormLayout()
-        top.setSpacing(8)
-        top.addRow("&Name:", self.name)
-        top.addRow("&Kind:", self.kind)
-
+    def _stdio_page(self) -> tuple[QWidget, QFormLayout]:
         stdio = QWidget(self)
         form = QFormLayout(stdio)
         form.setContentsMargins(0, 0, 0, 0)
@@ -176,7 +181,9 @@ class ServerDialog(QDialog):
         row.addWidget(self.secret_button)
         env_box.addLayout(row)
         form.addRow("&Environment:", env_box)
+        return stdio, form
 
+    def _http_page(self) -> tuple[QWidget, QFormLayout]:
         http = QWidget(self)
         web = QFormLayout(http)
         web.setContentsMargins(0, 0, 0, 0)
@@ -190,7 +197,15 @@ class ServerDialog(QDialog):
         row.addWidget(self.header_secret_button)
         header_box.addLayout(row)
         web.addRow("Headers:", header_box)
+        return http, web
 
+    def _lay_out(self, server: ServerInfo | None) -> None:
+        top = QFormLayout()
+        top.setSpacing(8)
+        top.addRow("&Name:", self.name)
+        top.addRow("&Kind:", self.kind)
+        stdio, form = self._stdio_page()
+        http, web = self._http_page()
         self.pages = QStackedWidget(self)
         self.pages.addWidget(stdio)
         self.pages.addWidget(http)
@@ -199,7 +214,6 @@ class ServerDialog(QDialog):
         self.kind.setCurrentIndex(1 if server is not None and server.url else 0)
         self._show_page(self.kind.currentIndex())
         align_labels(top, form, web)
-
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_result, 1)

@@ -92,14 +92,16 @@ class McpPage(SettingsPage):
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(workspace, parent)
         self.infos: list[ServerInfo] = []
-        title = heading("MCP servers", self)
-        intro = hint(
-            "Programs that give Parley more tools. Their tools appear in each thread's Tools "
-            "menu; each asks you before it runs until you allow it here. A server Parley "
-            "starts as a program is a program of its own: offline mode covers Parley's "
-            "connections, not that program's.",
-            self,
-        )
+        self._build_list()
+        self._build_server_buttons()
+        self._build_details()
+        self._build_import()
+        self._lay_out()
+        unsubscribe = workspace.subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: unsubscribe())
+        self._fill([])
+
+    def _build_list(self) -> None:
         self.list = QListWidget(self)
         self.list.setObjectName("mcpServerList")
         self.list.setAccessibleName("MCP servers")
@@ -109,6 +111,7 @@ class McpPage(SettingsPage):
             "No server yet. Add one with its command, e.g. uvx mcp-server-time.", self
         )
 
+    def _build_server_buttons(self) -> None:
         self.add_button = QPushButton("Add…", self)
         self.add_button.setObjectName("addServerButton")
         self.add_button.setAccessibleName("Add an MCP server")
@@ -122,6 +125,7 @@ class McpPage(SettingsPage):
         self.remove_button.setAccessibleName("Remove the selected server")
         self.remove_button.clicked.connect(lambda: spawn(self.remove_selected()))
 
+    def _build_details(self) -> None:
         self.enabled = QCheckBox("Use this server", self)
         self.enabled.setObjectName("mcpServerEnabled")
         self.enabled.toggled.connect(lambda on: spawn(self._set_enabled(on)))
@@ -151,6 +155,8 @@ class McpPage(SettingsPage):
         self.test_button.clicked.connect(lambda: spawn(self.test_selected()))
         self.test_result = hint("", self)
         self.test_result.setObjectName("mcpTestResult")
+
+    def _build_import(self) -> None:
         self.import_button = QPushButton("Import…", self)
         self.import_button.setObjectName("importServersButton")
         self.import_button.setAccessibleName("Import another app's mcpServers file")
@@ -161,6 +167,15 @@ class McpPage(SettingsPage):
         self.summary.hide()
         self.error = error_label(self)
 
+    def _lay_out(self) -> None:
+        title = heading("MCP servers", self)
+        intro = hint(
+            "Programs that give Parley more tools. Their tools appear in each thread's Tools "
+            "menu; each asks you before it runs until you allow it here. A server Parley "
+            "starts as a program is a program of its own: offline mode covers Parley's "
+            "connections, not that program's.",
+            self,
+        )
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
         for button in (self.add_button, self.edit_button, self.remove_button):
@@ -199,9 +214,6 @@ class McpPage(SettingsPage):
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
         layout.addWidget(self.error)
-        unsubscribe = workspace.subscribe(self._on_event)
-        self.destroyed.connect(lambda *_: unsubscribe())
-        self._fill([])
 
     async def load(self) -> None:
         """Show the configured servers as they are now."""

@@ -33,20 +33,24 @@ class ToolsPage(SettingsPage):
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(workspace, parent)
-        title = heading("Folders the file tools may use", self)
-        intro = hint(
+        self._build_folders()
+        self._build_network()
+        self._lay_out()
+        self._show(self.workspace.settings.granted_folders)
+
+    def _build_folders(self) -> None:
+        self._title = heading("Folders the file tools may use", self)
+        self._intro = hint(
             "The file tools (list, read, search and write files) work only inside these "
             "folders; every other path is refused. Writing a file always asks you first.",
             self,
         )
-
         self.folders = QListWidget(self)
         self.folders.setObjectName("grantedFolders")
         self.folders.setAccessibleName("Granted folders")
         self.folders.setSpacing(3)
         self.folders.currentRowChanged.connect(self._update_buttons)
         self.empty = hint("No folder is granted yet, so the file tools refuse every path.", self)
-
         self.add_button = QPushButton("Add folder…", self)
         self.add_button.setObjectName("addFolderButton")
         self.add_button.setAccessibleName("Add a granted folder")
@@ -56,7 +60,8 @@ class ToolsPage(SettingsPage):
         self.remove_button.setAccessibleName("Remove the selected folder")
         self.remove_button.clicked.connect(lambda: spawn(self.remove_selected()))
 
-        net_heading = heading("Network", self)
+    def _build_network(self) -> None:
+        self._net_heading = heading("Network", self)
         self.private_network = QCheckBox(
             "Let the web tools reach this computer and my local network", self
         )
@@ -65,13 +70,14 @@ class ToolsPage(SettingsPage):
             "Let the web tools reach this computer and the local network"
         )
         self.private_network.toggled.connect(lambda on: spawn(self._set_network(on)))
-        net_hint = hint(
+        self._net_hint = hint(
             "Off by default: fetch_url and http_request reach only public addresses, so a page "
             "cannot make Parley probe your router or local services. Each fetch asks you first.",
             self,
         )
         self.error = error_label(self)
 
+    def _lay_out(self) -> None:
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
         buttons.addWidget(self.add_button)
@@ -81,18 +87,17 @@ class ToolsPage(SettingsPage):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
-        layout.addWidget(title)
-        layout.addWidget(intro)
+        layout.addWidget(self._title)
+        layout.addWidget(self._intro)
         layout.addWidget(self.folders, 1)
         layout.addWidget(self.empty)
         layout.addLayout(buttons)
         layout.addSpacing(16)
-        layout.addWidget(net_heading)
+        layout.addWidget(self._net_heading)
         layout.addWidget(self.private_network)
-        layout.addWidget(net_hint)
+        layout.addWidget(self._net_hint)
         layout.addWidget(self.error)
         layout.addStretch(0)
-        self._show(self.workspace.settings.granted_folders)
 
     async def load(self) -> None:
         """Show the granted folders and the network policy from the settings."""

@@ -159,13 +159,20 @@ class Sidebar(QFrame):
         self.vm = vm
         self.setObjectName("sidebar")
         self.setMinimumWidth(200)
+        self._build_new_button()
+        self._build_search()
+        self._build_list()
+        self._build_undo_bar()
+        self._lay_out()
 
+    def _build_new_button(self) -> None:
         self.new_button = QPushButton("+  New thread", self)
         self.new_button.setObjectName("newThreadButton")
         self.new_button.setAccessibleName("New thread")
         self.new_button.setToolTip("New thread (Ctrl+N)")
         self.new_button.clicked.connect(self.newThreadRequested)
 
+    def _build_search(self) -> None:
         self.search = QLineEdit(self)
         self.search.setObjectName("threadSearch")
         self.search.setAccessibleName("Search threads")
@@ -174,14 +181,15 @@ class Sidebar(QFrame):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(150)
-        self._search_timer.timeout.connect(lambda: spawn(vm.search(self.search.text())))
+        self._search_timer.timeout.connect(lambda: spawn(self.vm.search(self.search.text())))
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(self._open_first)
 
+    def _build_list(self) -> None:
         self.list = _ThreadList(self)
         self.list.setObjectName("threadList")
         self.list.setAccessibleName("Threads")
-        self.list.setModel(vm.model)
+        self.list.setModel(self.vm.model)
         self.list.setItemDelegate(_RowDelegate(self.list))
         self.list.setUniformItemSizes(True)
         self.list.setMouseTracking(True)
@@ -194,6 +202,7 @@ class Sidebar(QFrame):
         self.list.clicked.connect(self._activated)
         self.list.deleteKey.connect(self.delete_current)
 
+    def _build_undo_bar(self) -> None:
         self.undo_bar = QFrame(self)
         self.undo_bar.setObjectName("undoBar")
         self.undo_label = QLabel("", self.undo_bar)
@@ -207,9 +216,10 @@ class Sidebar(QFrame):
         bar.addWidget(self.undo_label, 1)
         bar.addWidget(self.undo_button)
         self.undo_bar.hide()
-        vm.deletePending.connect(self._show_undo)
-        vm.deleteSettled.connect(self.undo_bar.hide)
+        self.vm.deletePending.connect(self._show_undo)
+        self.vm.deleteSettled.connect(self.undo_bar.hide)
 
+    def _lay_out(self) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 10, 8, 8)
         layout.setSpacing(8)

@@ -1,5 +1,5 @@
-"""The tools part of the window: the composer's tools menu (per thread) and its wiring."""
+"""The tools part of the window: the composer's tools menu (per thread)."""
 
-from app.ui.tools.button import ToolsButton, install_tools
+from app.ui.tools.button import ToolsButton
 
-__all__ = ["ToolsButton", "install_tools"]
+__all__ = ["ToolsButton"]

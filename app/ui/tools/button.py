@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Signal
 from PySide6.QtGui import QAction
@@ -18,14 +17,11 @@ from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services.mcp_config import CONFIG_NAME
-from app.services.workspace import Workspace
-from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged
+from app.services.workspace import Listener
+from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged, WorkspaceTools
 from app.ui.tasks import spawn
 
-if TYPE_CHECKING:
-    from app.ui.window import MainWindow
-
-__all__ = ["ToolsButton", "install_tools"]
+__all__ = ["ToolsButton"]
 
 _DESCRIPTION_CHARS = 56
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
@@ -47,12 +43,13 @@ class ToolsButton(QPushButton):
 
     def __init__(
         self,
-        workspace: Workspace,
+        tools: WorkspaceTools,
+        subscribe: Callable[[Listener], Callable[[], None]],
         thread_id: Callable[[], str | None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.workspace = workspace
+        self.tools = tools
         self._thread_id = thread_id
         self._reported: dict[str, str] = {}
         self.setObjectName("toolsButton")
@@ -63,7 +60,7 @@ class ToolsButton(QPushButton):
         self.menu_.setAccessibleName("Tools")
         self.menu_.setToolTipsVisible(True)
         self.clicked.connect(self.open_menu)
-        self._unsubscribe = workspace.subscribe(self._on_event)
+        self._unsubscribe = subscribe(self._on_event)
         self.refresh()
 
     # What it shows ------------------------------------------------------------------
@@ -80,8 +77,8 @@ class ToolsButton(QPushButton):
         thread = self._thread_id()
         if thread is None:
             return set()
-        available = {e.name for e in self.workspace.tools.catalogue()}
-        return set(self.workspace.tools.enabled(thread)) & available
+        available = {e.name for e in self.tools.catalogue()}
+        return set(self.tools.enabled(thread)) & available
 
     def open_menu(self) -> None:
         """Show the menu above the button, without blocking (never a nested event loop)."""
@@ -99,9 +96,9 @@ class ToolsButton(QPushButton):
         menu = self.menu_
         menu.clear()
         thread = self._thread_id()
-        on = set(self.workspace.tools.enabled(thread)) if thread else set()
+        on = set(self.tools.enabled(thread)) if thread else set()
         groups: dict[str, list[ToolEntry]] = {}
-        for entry in self.workspace.tools.catalogue():
+        for entry in self.tools.catalogue():
             groups.setdefault(entry.group, []).append(entry)
         for group in [BUILTIN_GROUP, *sorted(g for g in groups if g != BUILTIN_GROUP)]:
             entries = groups.get(group, [])
@@ -143,17 +140,17 @@ class ToolsButton(QPushButton):
         thread = self._thread_id()
         if thread is None:
             return
-        on = set(self.workspace.tools.enabled(thread))
+        on = set(self.tools.enabled(thread))
         await self._set(on | {name} if checked else on - {name})
 
     async def _set(self, names: set[str]) -> None:
         thread = self._thread_id()
         if thread is None:
             return
-        order = [e.name for e in self.workspace.tools.catalogue()]
-        kept = [n for n in self.workspace.tools.enabled(thread) if n not in order and n in names]
+        order = [e.name for e in self.tools.catalogue()]
+        kept = [n for n in self.tools.enabled(thread) if n not in order and n in names]
         try:
-            await self.workspace.tools.set_enabled(thread, [n for n in order if n in names] + kept)
+            await self.tools.set_enabled(thread, [n for n in order if n in names] + kept)
         except (OSError, ParleyError) as exc:
             self.problem.emit(f"The tool choice could not be saved: {exc}")
         self.refresh()
@@ -170,7 +167,7 @@ class ToolsButton(QPushButton):
                 self.problem.emit(
                     f"The MCP server {name} is not running, so its tools are not offered: {reason}"
                 )
-        running = {e.group for e in self.workspace.tools.catalogue()}
+        running = {e.group for e in self.tools.catalogue()}
         self._reported = {
             **{n: r for n, r in self._reported.items() if n not in running},
             **event.problems,
@@ -180,14 +177,3 @@ class ToolsButton(QPushButton):
     def close_subscription(self) -> None:
         """Stop listening to the workspace (the window is closing)."""
         self._unsubscribe()
-
-
-def install_tools(window: MainWindow) -> ToolsButton:
-    """Put the tools button in the window's composer and wire it to the open thread."""
-    button = ToolsButton(window.workspace, lambda: window.chat_vm.thread_id, window.composer)
-    row = window.composer.actions_row
-    row.insertWidget(row.indexOf(window.composer.attach_button) + 1, button)
-    window.composer.setTabOrder(window.composer.attach_button, button)
-    window.chat_vm.threadOpened.connect(lambda _t: button.refresh())
-    button.problem.connect(lambda text: window.notice.show_message(text, level="warning"))
-    return button

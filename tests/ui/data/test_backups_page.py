@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton, QTableWidget
@@ -91,6 +92,6 @@ async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: P
         assert "Restored the backup" in reopened.notice.label.text()
         assert "was kept as" in reopened.notice.label.text()
     finally:
-        for w in (reopened, window):
-            if w is not None and w.isVisible():
+        for w in (reopened, window):  # the window the restore closed is gone
+            if w is not None and shiboken6.isValid(w) and w.isVisible():
                 await close_test_window(w)

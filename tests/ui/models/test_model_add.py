@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit
 
 from app.services.model_catalogue import ModelLibrary
-from app.ui.header import ADD_GGUF
+from app.ui.header import PickerCommand
 from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 from tests.ui.models.test_model_download import choose, picker_rows
@@ -21,7 +21,7 @@ def file_dialog(window: MainWindow) -> QFileDialog | None:
 
 
 async def pick_file(window: MainWindow, path: Path) -> None:
-    choose(window, ADD_GGUF)
+    choose(window, PickerCommand.ADD_FILE)
     dialog = await wait_until(lambda: file_dialog(window), what="the file dialog")
     name_box = dialog.findChild(QLineEdit, "fileNameEdit")  # the user types the path
     name_box.setText(str(path))

@@ -37,7 +37,7 @@ def picker_rows(window: MainWindow) -> list[tuple[str, object]]:
     ]
 
 
-def choose(window: MainWindow, spec: str) -> None:
+def choose(window: MainWindow, spec: object) -> None:
     picker = find(window, QComboBox, "modelPicker")
     row = [s for _, s in picker_rows(window)].index(spec)
     picker.setCurrentIndex(row)

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QComboBox, QListWidget, QMessageBox, QPlainTextEdi
 from app.core.models.protocol import ChatModel
 from app.services.model_catalogue import ModelLibrary
 from app.services.model_registry import ModelRegistry
-from app.ui.model_manage import MANAGE_MODELS, ManageModels
+from app.ui.header import PickerCommand
+from app.ui.model_manage import ManageModels
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
 from tests.services.test_model_catalogue import DATA, ENTRY, hub
@@ -46,7 +47,7 @@ async def downloaded(tmp_path: Path, hub: HubServer) -> MainWindow:
 
 
 async def open_manage(window: MainWindow) -> ManageModels:
-    choose(window, MANAGE_MODELS)
+    choose(window, PickerCommand.MANAGE)
     await wait_until(lambda: window.findChild(ManageModels) is not None, what="the dialog")
     dialog = window.findChild(ManageModels)
     assert isinstance(dialog, ManageModels)

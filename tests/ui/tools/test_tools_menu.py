@@ -54,9 +54,7 @@ async def switch(window: QWidget, name: str, on: bool = True) -> None:
     assert action.isChecked() != on
     action.trigger()
     thread = window.chat_vm.thread_id  # type: ignore[attr-defined]
-    await wait_until(
-        lambda: (name in tools.workspace.tools.enabled(thread)) == on, what=f"{name} switched"
-    )
+    await wait_until(lambda: (name in tools.tools.enabled(thread)) == on, what=f"{name} switched")
 
 
 async def ask(window: QWidget, text: str) -> Message:

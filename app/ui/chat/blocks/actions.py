@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,30 +44,22 @@ class MediaActions(QObject):
     notice = Signal(str)
     """A sentence for the user (e.g. a file could not be saved)."""
 
-    def __init__(self, service: AttachmentService, parent: QWidget) -> None:
+    def __init__(self, service: AttachmentService, chat: ChatView, parent: QWidget) -> None:
         super().__init__(parent)
         self._service = service
-        self._parent_ref = weakref.ref(parent)  # weak: no reference cycle with the window
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.windows: list[QDialog] = []
         """The viewer and player windows opened (and not yet closed)."""
         self.save_dialog: QFileDialog | None = None
-        self._chat_ref: weakref.ref[ChatView] | None = None
+        self.chat = chat
+        """The chat view clips play in."""
         self.dock: PlayerDock | None = None
         """Lays the playing clip's player over its row (made on the first play)."""
 
     @property
-    def chat(self) -> ChatView | None:
-        """The chat view clips play in."""
-        return None if self._chat_ref is None else self._chat_ref()
-
-    @chat.setter
-    def chat(self, view: ChatView) -> None:
-        self._chat_ref = weakref.ref(view)
-
-    @property
     def _parent(self) -> QWidget | None:
-        return self._parent_ref()
+        parent = self.parent()
+        return parent if isinstance(parent, QWidget) else None
 
     async def run(self, action: str, message: Message, index: int) -> None:
         """Do ``action`` (view, play, open, save) on block ``index`` of ``message``."""

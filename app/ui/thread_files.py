@@ -1,0 +1,76 @@
+"""``ThreadFiles``: a thread written to a file (Markdown or JSON, File > Export thread…) and
+an exported JSON file read back as a new thread (File > Import thread…). Every failure is
+said in one sentence, never raised."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.core.errors import ParleyError
+from app.services.workspace import Workspace
+from app.ui.dialogs import ask
+from app.ui.notifier import Notifier
+from app.ui.window_part import WindowPart
+
+__all__ = ["ThreadFiles"]
+
+
+class ThreadFiles(WindowPart):
+    """Export and import for one window; file dialogs open over ``window``."""
+
+    def __init__(self, workspace: Workspace, notifier: Notifier, window: QWidget) -> None:
+        super().__init__(window)
+        self.workspace = workspace
+        self.notifier = notifier
+
+    async def export_thread(self, thread_id: str, fmt: str, title: str) -> Path | None:
+        """Ask where (offering ``title`` as the name), then write the thread as Markdown or
+        JSON."""
+        dialog = QFileDialog(self.over(), "Export thread")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        suffix = "md" if fmt == "markdown" else "json"
+        dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
+        dialog.selectNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
+        dialog.setDefaultSuffix(suffix)
+        dialog.selectFile(f"{title or 'thread'}.{suffix}")
+        if not await ask(dialog) or not dialog.selectedFiles():
+            return None
+        path = Path(dialog.selectedFiles()[0])
+        chosen = "json" if path.suffix.lower() == ".json" else "markdown"
+        return await self.write_export(thread_id, chosen, path)
+
+    async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
+        """Write the thread to ``path``; a failure is shown, never raised."""
+        try:
+            data = await self.workspace.export_thread(
+                thread_id, "json" if fmt == "json" else "markdown"
+            )
+            await asyncio.to_thread(path.write_bytes, data)
+        except (OSError, ParleyError) as exc:
+            self.notifier.show(f"Could not export to {path}: {exc}", level="error")
+            return None
+        self.notifier.show(f"Exported to {path}.", timeout_ms=5000)
+        return path
+
+    async def import_file(self, path: Path | None = None) -> tuple[str, list[str], Path] | None:
+        """Ask for an exported JSON file (unless ``path`` is given) and import it: the new
+        thread's id, what the import left out and why, and the file read."""
+        if path is None:
+            dialog = QFileDialog(self.over(), "Import thread")
+            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+            dialog.setNameFilters(["Parley thread (*.json)", "All files (*)"])
+            if not await ask(dialog) or not dialog.selectedFiles():
+                return None
+            path = Path(dialog.selectedFiles()[0])
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+            thread = await self.workspace.import_thread(data)
+        except (OSError, ParleyError) as exc:
+            self.notifier.show(f"Could not import {path.name}: {exc}", level="error")
+            return None
+        return thread.id, list(thread.notes), path
