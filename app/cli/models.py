@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from app.services._download import Progress
 
-__all__ = ["register", "run"]
+__all__ = ["add_parsers", "run_command"]
 
 
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``parley models`` to the ``parley`` subcommands."""
     models = sub.add_parser(
         "models",
@@ -99,10 +99,13 @@ def _list(library: Any, out: TextIO) -> int:
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``parley models ...``; return the exit status."""
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``parley models ...`` if ``args.command`` is ``models``; ``None`` when it is
+    another command."""
     from app.services.model_catalogue import ModelLibrary
 
+    if args.command != "models":
+        return None
     library = ModelLibrary(args.data_dir, deadline=getattr(args, "deadline", None))
     action = args.models_action or "list"
     if action == "list":
