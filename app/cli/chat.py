@@ -90,6 +90,8 @@ class _Printer:
 
 
 def _report(outcome: TurnOutcome, out: TextIO, err: TextIO, thread_id: str) -> int:
+    """Say on ``err`` how the turn ended (problems, a wait for approval, the reply's errors)
+    and return the exit status."""
     out.write("\n")
     for problem in outcome.problems:
         err.write(f"parley: {problem.text}\n")
@@ -115,18 +117,8 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``parley chat`` as ``args`` say; return the exit status."""
     from app.cli.session import open_session
 
-    if args.resume:
-        if not args.thread:
-            err.write("--resume needs --thread THREAD_ID\n")
-            return 2
-        if args.prompt is not None or args.attach:
-            err.write("--resume answers the pending approvals; send the prompt after it\n")
-            return 2
-    elif args.attach and args.prompt is None:
-        err.write("--attach needs a PROMPT to send the files with\n")
-        return 2
-    elif args.prompt is not None and not args.prompt.strip():
-        err.write("nothing to say: the prompt is empty\n")
+    if (refused := _refusal(args)) is not None:
+        err.write(refused + "\n")
         return 2
     model = args.model or DEFAULT_MODEL
     printer = _Printer(out, err)
@@ -142,16 +134,37 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _report(outcome, out, err, args.thread)
         if args.prompt is None:
             return await _repl(s, args.thread, out, err)
-        blocks: list[ContentBlock] = []
-        notes: list[str] = []
-        if args.attach:
-            blocks, notes = await _attach_files(s, args, err)
-        thread_id = args.thread or (await s.chat.new_thread(args.prompt)).id
-        outcome = await s.chat.send(thread_id, args.prompt, blocks, notes=notes)
-        code = _report(outcome, out, err, thread_id)
+        return await _one_turn(s, args, out, err)
+
+
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why the arguments make no turn (``--resume`` with a prompt, an empty prompt), or
+    ``None`` when they do."""
+    if args.resume:
         if not args.thread:
-            err.write(f"(thread {thread_id})\n")
-        return code
+            return "--resume needs --thread THREAD_ID"
+        if args.prompt is not None or args.attach:
+            return "--resume answers the pending approvals; send the prompt after it"
+    elif args.attach and args.prompt is None:
+        return "--attach needs a PROMPT to send the files with"
+    elif args.prompt is not None and not args.prompt.strip():
+        return "nothing to say: the prompt is empty"
+    return None
+
+
+async def _one_turn(session: Session, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Send ``args.prompt`` with its ``--attach`` files, on ``args.thread`` or a new thread
+    (named on stderr), and report how the turn ended."""
+    blocks: list[ContentBlock] = []
+    notes: list[str] = []
+    if args.attach:
+        blocks, notes = await _attach_files(session, args, err)
+    thread_id = args.thread or (await session.chat.new_thread(args.prompt)).id
+    outcome = await session.chat.send(thread_id, args.prompt, blocks, notes=notes)
+    code = _report(outcome, out, err, thread_id)
+    if not args.thread:
+        err.write(f"(thread {thread_id})\n")
+    return code
 
 
 async def _choose_thread_model(session: Session, thread_id: str, model: str | None) -> None:

@@ -61,6 +61,15 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     actions = mcp.add_subparsers(
         dest="mcp_command", metavar="{add,list,remove,import}", parser_class=_DashesParser
     )
+    _add_add_parser(actions, dirs)
+    actions.add_parser("list", parents=[dirs], help="servers, their state and their tools")
+    remove = actions.add_parser("remove", parents=[dirs], help="remove a server")
+    remove.add_argument("name")
+    _add_import_parser(actions, dirs)
+
+
+def _add_add_parser(actions: Any, dirs: argparse.ArgumentParser) -> None:
+    """``parley mcp add``: a command after ``--``, or ``--url``."""
     add = actions.add_parser(
         "add",
         parents=[dirs],
@@ -91,9 +100,10 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     add.add_argument("--timeout", type=float, help="seconds a call may take (default 120)")
     add.set_defaults(server_command=[])
-    actions.add_parser("list", parents=[dirs], help="servers, their state and their tools")
-    remove = actions.add_parser("remove", parents=[dirs], help="remove a server")
-    remove.add_argument("name")
+
+
+def _add_import_parser(actions: Any, dirs: argparse.ArgumentParser) -> None:
+    """``parley mcp import FILE [--trust]``."""
     imp = actions.add_parser(
         "import", parents=[dirs], help='add the servers of another app\'s "mcpServers" file'
     )

@@ -99,6 +99,15 @@ def _list(library: Any, out: TextIO) -> int:
     return 0
 
 
+def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
+    """Download catalogue model ``name``, its progress on ``err``, and say how to use it."""
+    entry = library.entry(name)
+    err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
+    model = asyncio.run(library.download(name, _ProgressLine(err, name)))
+    out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
+    return 0
+
+
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
     """Run ``parley models ...`` if ``args.command`` is ``models``; ``None`` when it is
     another command."""
@@ -111,11 +120,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     if action == "list":
         return _list(library, out)
     if action == "download":
-        entry = library.entry(args.name)
-        err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
-        model = asyncio.run(library.download(args.name, _ProgressLine(err, args.name)))
-        out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
-        return 0
+        return _download(library, args.name, out, err)
     if action == "remove":
         model = library.remove(args.name)
         kept = " (the file itself was left where it is)" if model.source == "local" else ""
