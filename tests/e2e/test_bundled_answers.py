@@ -18,7 +18,7 @@ from app.core.state.message import Message
 from app.providers.local import LlamaCppChatModel
 from app.services.workspace import DEFAULT_SYSTEM_PROMPT
 from app.store import Store
-from tests import cli_run
+from tests.cli import process
 from tests.eval.runner import CALL_TOKENS, agent_tools
 from tests.eval.scoring import call_valid, load_set
 
@@ -27,13 +27,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def parley(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    return cli_run.parley(*args, data_dir=data_dir, timeout=800)
+    return process.parley(*args, data_dir=data_dir, timeout=800)
 
 
 async def saved_thread(done: subprocess.CompletedProcess[str], data_dir: Path) -> list[Message]:
     """The messages of the thread a ``parley chat`` run started."""
     async with Store.open_data_dir(str(data_dir)) as store:
-        return (await store.read_messages(cli_run.new_thread_id(done.stderr))).messages
+        return (await store.read_messages(process.new_thread_id(done.stderr))).messages
 
 
 async def test_a_first_question_is_answered_and_saved(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from app.cli.session import open_session
 from app.core.tools import args_fingerprint
-from app.services.session import open_session
 from app.store import Store
-from tests.test_cli import parley
+from tests.cli.test_chat import parley
 
 
 async def spoofed_thread(

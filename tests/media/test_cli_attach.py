@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from app.store import Store
+from tests.cli.test_chat import parley
 from tests.media import corpus
-from tests.test_cli import parley
 
 
 def _thread_id(stderr: str) -> str:

@@ -22,6 +22,8 @@ class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up mid-reply is what several fault tests do on purpose: no
     traceback for it. Anything else is still reported."""
 
+    replay: ReplayServer
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
@@ -59,68 +61,79 @@ def json_reply(data: Any, status: int = 200, headers: dict[str, str] | None = No
     return Reply(status, [body], headers or {}, "application/json")
 
 
+class _ReplayHandler(BaseHTTPRequestHandler):
+    """Answers each request with the next reply its :class:`ReplayServer` has queued."""
+
+    protocol_version = "HTTP/1.1"
+    server: _QuietServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        reply = self.server.replay.take(self.path.split("?")[0], self.headers.items(), raw)
+        if reply.delay and self.server.replay.stopping.wait(reply.delay):
+            return
+        self._send(reply)
+
+    def _send(self, reply: Reply) -> None:
+        """Write ``reply``'s status, headers and chunks, or cut the connection where it says."""
+        self.send_response(reply.status)
+        self.send_header("content-type", reply.content_type)
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for i, piece in enumerate(reply.chunks):
+            if reply.cut_after is not None and i >= reply.cut_after:
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    do_GET = _serve
+    do_POST = _serve
+
+
 class ReplayServer:
     """Serves queued :class:`Reply` objects; records each request's path, headers and JSON."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.replies: dict[str, list[Reply]] = {}
         self.requests: list[dict[str, Any]] = []
-        self._stop = threading.Event()
+        self.stopping = threading.Event()
         self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _serve(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = raw.decode(errors="replace")
-                path = self.path.split("?")[0]
-                with server._lock:
-                    server.requests.append(
-                        {
-                            "path": path,
-                            "headers": {k.lower(): v for k, v in self.headers.items()},
-                            "json": body,
-                            "raw": raw,
-                        }
-                    )
-                    queue = server.replies.get(path) or [Reply(404, [b'{"error":"no route"}'])]
-                    reply = queue.pop(0) if len(queue) > 1 else queue[0]
-                if reply.delay and server._stop.wait(reply.delay):
-                    return
-                self.send_response(reply.status)
-                self.send_header("content-type", reply.content_type)
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for i, piece in enumerate(reply.chunks):
-                    if reply.cut_after is not None and i >= reply.cut_after:
-                        self.wfile.flush()
-                        self.connection.shutdown(socket.SHUT_RDWR)
-                        self.close_connection = True
-                        return
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-
-            do_GET = _serve
-            do_POST = _serve
-
-        self._server = _QuietServer((host, 0), Handler)
+        self._server = _QuietServer((host, 0), _ReplayHandler)
+        self._server.replay = self
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
+
+    def take(self, path: str, headers: list[tuple[str, str]], raw: bytes) -> Reply:
+        """Record a request to ``path`` and return the reply it gets: the next one queued
+        for ``path`` (the last one repeats), or a 404."""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode(errors="replace")
+        with self._lock:
+            self.requests.append(
+                {
+                    "path": path,
+                    "headers": {k.lower(): v for k, v in headers},
+                    "json": body,
+                    "raw": raw,
+                }
+            )
+            queue = self.replies.get(path) or [Reply(404, [b'{"error":"no route"}'])]
+            return queue.pop(0) if len(queue) > 1 else queue[0]
 
     @property
     def url(self) -> str:
@@ -139,7 +152,7 @@ class ReplayServer:
 
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
-        self._stop.set()
+        self.stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

@@ -44,6 +44,47 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+def _type_hints(fn: Callable[..., Any], name: str) -> dict[str, Any]:
+    """The annotations of tool ``name``'s function ``fn``, resolved."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError) as exc:
+        raise UserError(
+            f"tool {name!r}: cannot read the annotations of {fn.__qualname__} ({exc}); "
+            "define the types it names at module level"
+        ) from None
+
+
+def _check_secret_refs(
+    fn: Callable[..., Any],
+    name: str,
+    secret_refs: Mapping[str, str],
+    params: Mapping[str, inspect.Parameter],
+) -> None:
+    """Refuse ``secret_refs`` that name no parameter of ``fn``."""
+    unknown = set(secret_refs) - set(params)
+    if unknown:
+        raise UserError(
+            f"tool {name!r}: secret_refs names {sorted(unknown)}, which are not parameters "
+            f"of {fn.__qualname__}"
+        )
+
+
+def _check_named(fn: Callable[..., Any], name: str, param: inspect.Parameter) -> None:
+    """Refuse ``*args`` and ``**kwargs``, which no schema can describe."""
+    if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        raise UserError(
+            f"tool {name!r}: *args and **kwargs cannot be described to a model; "
+            f"name each parameter of {fn.__qualname__}"
+        )
+
+
+def _field(param: inspect.Parameter, annotation: Any, description: str | None) -> tuple[Any, Any]:
+    """The argument model's field for ``param``: its type, default and description."""
+    default = ... if param.default is param.empty else param.default
+    return (annotation, Field(default, description=description))
+
+
 class Signature:
     """What the decorator learnt from a function: its argument model and injected params."""
 
@@ -53,39 +94,20 @@ class Signature:
         name: str,
         secret_refs: Mapping[str, str],
     ) -> None:
-        try:
-            hints = typing.get_type_hints(fn, include_extras=True)
-        except (NameError, TypeError) as exc:
-            raise UserError(
-                f"tool {name!r}: cannot read the annotations of {fn.__qualname__} ({exc}); "
-                "define the types it names at module level"
-            ) from None
+        hints = _type_hints(fn, name)
         summary, docs = parse_docstring(fn.__doc__)
         self.summary = summary
         self.runtime_param: str | None = None
-        fields: dict[str, Any] = {}
         params = inspect.signature(fn).parameters
-        unknown = set(secret_refs) - set(params)
-        if unknown:
-            raise UserError(
-                f"tool {name!r}: secret_refs names {sorted(unknown)}, which are not parameters "
-                f"of {fn.__qualname__}"
-            )
+        _check_secret_refs(fn, name, secret_refs, params)
+        fields: dict[str, Any] = {}
         for pname, param in params.items():
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise UserError(
-                    f"tool {name!r}: *args and **kwargs cannot be described to a model; "
-                    f"name each parameter of {fn.__qualname__}"
-                )
+            _check_named(fn, name, param)
             annotation = hints.get(pname, Any)
             if _is_runtime(annotation):
                 self.runtime_param = pname
-                continue
-            if pname in secret_refs:
-                continue
-            default = ... if param.default is param.empty else param.default
-            desc = docs.get(pname) or None
-            fields[pname] = (annotation, Field(default, description=desc))
+            elif pname not in secret_refs:
+                fields[pname] = _field(param, annotation, docs.get(pname) or None)
         self.model: type[BaseModel] = create_model(
             f"{name}_arguments", __config__=_CONFIG, **fields
         )

@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import build_parser
 from app.services.model_catalogue import CATALOGUE
-from tests.cli_run import parley
+from tests.cli.process import parley
 from tests.services.hub_server import HostedFile, HubServer
 
 

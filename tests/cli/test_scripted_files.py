@@ -13,12 +13,13 @@ from unittest.mock import ANY
 
 import pytest
 
-from app.cli import _Printer, run
+from app.cli import run
+from app.cli.chat import _Printer
 from app.core.state import AgentState, ChunkMerge, Message, TextBlock
 from app.services.events import MessageStreamed
 from app.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 DEEP = "[" * 5000 + "]" * 5000
 DEEP_METADATA = json.dumps([{"text": "hi", "metadata": json.loads("[" * 300 + "]" * 300)}])

@@ -16,7 +16,7 @@ import pytest
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
 from tests.services.hub_server import HubServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def parley(

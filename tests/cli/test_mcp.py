@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_chat import parley
 from tests.services.mcp_files import HOSTILE
-from tests.test_cli import parley
 from tests.tools.mcp.helpers import DEMO
 
 

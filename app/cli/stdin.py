@@ -1,16 +1,17 @@
-"""Reading lines the user types on the terminal, without blocking the event loop and without
-keeping the program alive after Ctrl-C."""
+"""Reading what the user types on the terminal: lines, without blocking the event loop and
+without keeping the program alive after Ctrl-C, and bytes that are not text, as U+FFFD."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import sys
 import threading
 from collections.abc import Callable
 
-__all__ = ["StdinLines", "read_line", "stdin_lines"]
+__all__ = ["StdinLines", "read_line", "stdin_lines", "tolerant_stdin"]
 
 
 class StdinLines:
@@ -86,3 +87,9 @@ async def read_line(prompt: str, reader: Callable[[str], str] = stdin_lines) -> 
 
     threading.Thread(target=work, name="parley-input", daemon=True).start()
     return await future
+
+
+def tolerant_stdin() -> None:
+    """Read bytes on stdin that are not valid text as U+FFFD instead of failing on them."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")

@@ -8,9 +8,9 @@ from pathlib import Path
 import keyring
 import pytest
 
+from app.cli.session import api_key_lookup, open_session
 from app.core.state import ErrorBlock
 from app.secrets.keyring_resolver import KeyringSecretResolver
-from app.services.session import api_key_lookup, open_session
 from tests.services.memory_keyring import MemoryKeyring
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from app.services.workspace import Workspace
-from tests.cli_run import new_thread_id, parley
+from tests.cli.process import new_thread_id, parley
 from tests.services.import_attack import export_doc, image_at
 
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from app.services._download import Progress
 
-__all__ = ["register", "run"]
+__all__ = ["add_parsers", "run_command"]
 
 
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``parley models`` to the ``parley`` subcommands."""
     models = sub.add_parser(
         "models",
@@ -99,20 +99,28 @@ def _list(library: Any, out: TextIO) -> int:
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``parley models ...``; return the exit status."""
+def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
+    """Download catalogue model ``name``, its progress on ``err``, and say how to use it."""
+    entry = library.entry(name)
+    err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
+    model = asyncio.run(library.download(name, _ProgressLine(err, name)))
+    out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
+    return 0
+
+
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``parley models ...`` if ``args.command`` is ``models``; ``None`` when it is
+    another command."""
     from app.services.model_catalogue import ModelLibrary
 
+    if args.command != "models":
+        return None
     library = ModelLibrary(args.data_dir, deadline=getattr(args, "deadline", None))
     action = args.models_action or "list"
     if action == "list":
         return _list(library, out)
     if action == "download":
-        entry = library.entry(args.name)
-        err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
-        model = asyncio.run(library.download(args.name, _ProgressLine(err, args.name)))
-        out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
-        return 0
+        return _download(library, args.name, out, err)
     if action == "remove":
         model = library.remove(args.name)
         kept = " (the file itself was left where it is)" if model.source == "local" else ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.cli.test_chat import parley
 from tests.store.damage import damage_first_thread, make_database
-from tests.test_cli import parley
 
 
 def test_diagnostics_prints_the_report_and_writes_a_log(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import ROOT, _read_until, parley
+from tests.cli.test_chat import ROOT, _read_until, parley
 
 QUESTION = b"The run reached its limit of 1 model call. Raise by 1 model call and continue? [y/N]"
 STOPPED = "I stopped before finishing"

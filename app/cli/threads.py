@@ -1,6 +1,7 @@
-"""``parley threads export ID [FILE]`` and ``parley threads import FILE``: move a thread
-between data folders from a terminal, through the same workspace calls as the window's
-Export and Import (and so with the same checks on what is read)."""
+"""``parley threads`` (list or search the saved threads), ``parley threads export ID [FILE]``
+and ``parley threads import FILE``: move a thread between data folders from a terminal,
+through the same workspace calls as the window's Export and Import (and so with the same
+checks on what is read)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import os
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-__all__ = ["register", "run"]
+__all__ = ["add_parsers", "run_command"]
 
 
-def register(threads: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    """Add ``export`` and ``import`` under ``parley threads``."""
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``threads``, with its ``export`` and ``import``, to the ``parley`` subcommands."""
+    threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
+    threads.add_argument("--search", help="full-text search in messages")
     actions = threads.add_subparsers(dest="threads_action", metavar="{export,import}")
     export = actions.add_parser(
         "export",
@@ -31,14 +34,30 @@ def register(threads: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     imp.add_argument("file", metavar="FILE")
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
-    """Run ``parley threads export|import``; ``None`` when neither was asked for."""
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``args.command`` if it is ``threads``; ``None`` when it is another command."""
+    if args.command != "threads":
+        return None
     action = getattr(args, "threads_action", None)
     if action == "export":
         return asyncio.run(_export(args, out, err))
     if action == "import":
         return asyncio.run(_import(args, out, err))
-    return None
+    return asyncio.run(_list(args, out))
+
+
+async def _list(args: argparse.Namespace, out: TextIO) -> int:
+    from app.store import Store
+
+    # listing and searching need no writing: a read-only or full disk still shows them
+    async with Store.open_data_dir(args.data_dir, reading_is_enough=True) as store:
+        if args.search:
+            for hit in await store.search(args.search):
+                out.write(f"{hit.thread_id}  {hit.snippet}\n")
+            return 0
+        for thread in await store.list_threads():
+            out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")
+    return 0
 
 
 async def _workspace(data_dir: str | None) -> Any:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import io
 
+from app.cli.approvals import TerminalApprovalHandler
 from app.core.tools import ApprovalRequest
-from app.services.terminal_approvals import TerminalApprovalHandler
-from tests.services.test_terminal_approvals import Keyboard
+from tests.cli.test_approvals import Keyboard
 
 
 async def test_every_line_of_the_prompt_shows_controls_and_bidi_characters_escaped() -> None:

@@ -9,13 +9,13 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from app.cli.approvals import TerminalApprovalHandler
+from app.cli.conversation import Conversation
 from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
-from app.services.conversation import Conversation
 from app.services.events import WorkspaceEvent
 from app.services.hidden_chars import escape_hidden
 from app.services.model_access import ENV_KEYS, api_key_lookup
-from app.services.terminal_approvals import TerminalApprovalHandler
 from app.services.workspace import Workspace
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 
 import pytest
 
+from app.cli.approvals import TerminalApprovalHandler
 from app.core.graph.context import GraphInterrupt
 from app.core.tools import ApprovalRequest, ToolNode, answer_approvals, tool
-from app.services.terminal_approvals import TerminalApprovalHandler
 from tests.core.tools.helpers import Run, asking, call, results
 
 

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 from app.cli import run
-from tests.test_cli import parley_raw
+from tests.cli.test_chat import parley_raw
 from tests.tools.mcp.hostile_server import HOSTILE
 
-SERVER = Path(__file__).with_name("tools") / "mcp" / "hostile_server.py"
+SERVER = Path(__file__).parents[1] / "tools" / "mcp" / "hostile_server.py"
 
 SHOWN = (
     r"A\x1b[2J\x1b[8mhidden\x1b[0m \x1b]52;c;cm0gLXJmIH4=\x07 \x1bP+q\x1b\ \x07\x08\x7f\x9b31m "

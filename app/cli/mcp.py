@@ -19,7 +19,7 @@ import asyncio
 import shlex
 from typing import Any, TextIO
 
-__all__ = ["register", "run"]
+__all__ = ["add_parsers", "run_command"]
 
 _ADD_EXAMPLE = (
     "e.g. parley mcp add time -- uvx mcp-server-time, or "
@@ -47,8 +47,10 @@ class _DashesParser(argparse.ArgumentParser):
         return parsed, extras
 
 
-def register(sub: Any) -> None:
-    """Add ``mcp`` and its actions to the ``parley`` subcommands ``sub``."""
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``mcp`` and its actions to the ``parley`` subcommands ``sub`` (with a
+    ``--data-dir`` of their own rather than ``common``: they take no model)."""
+    del common
     dirs = argparse.ArgumentParser(add_help=False)
     dirs.add_argument(
         "--data-dir",
@@ -59,6 +61,15 @@ def register(sub: Any) -> None:
     actions = mcp.add_subparsers(
         dest="mcp_command", metavar="{add,list,remove,import}", parser_class=_DashesParser
     )
+    _add_add_parser(actions, dirs)
+    actions.add_parser("list", parents=[dirs], help="servers, their state and their tools")
+    remove = actions.add_parser("remove", parents=[dirs], help="remove a server")
+    remove.add_argument("name")
+    _add_import_parser(actions, dirs)
+
+
+def _add_add_parser(actions: Any, dirs: argparse.ArgumentParser) -> None:
+    """``parley mcp add``: a command after ``--``, or ``--url``."""
     add = actions.add_parser(
         "add",
         parents=[dirs],
@@ -89,9 +100,10 @@ def register(sub: Any) -> None:
     )
     add.add_argument("--timeout", type=float, help="seconds a call may take (default 120)")
     add.set_defaults(server_command=[])
-    actions.add_parser("list", parents=[dirs], help="servers, their state and their tools")
-    remove = actions.add_parser("remove", parents=[dirs], help="remove a server")
-    remove.add_argument("name")
+
+
+def _add_import_parser(actions: Any, dirs: argparse.ArgumentParser) -> None:
+    """``parley mcp import FILE [--trust]``."""
     imp = actions.add_parser(
         "import", parents=[dirs], help='add the servers of another app\'s "mcpServers" file'
     )
@@ -211,10 +223,13 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0 if report.added else 1
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``parley mcp ACTION``; return the exit status."""
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``parley mcp ACTION`` if ``args.command`` is ``mcp``; ``None`` when it is another
+    command."""
     from app.services.mcp_config import McpConfig
 
+    if args.command != "mcp":
+        return None
     args.data_dir = getattr(args, "data_dir", None)
     if args.mcp_command == "add":
         return _add(args, out)

@@ -19,10 +19,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TextIO
 
+from app.cli.stdin import read_line, stdin_lines
 from app.core.graph.budget_pause import BudgetPause
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
 from app.services.hidden_chars import escape_hidden, json_escape_hidden
-from app.services.terminal_input import read_line, stdin_lines
 
 __all__ = ["TerminalApprovalHandler"]
 
@@ -56,7 +56,7 @@ class TerminalApprovalHandler:
     """An :class:`~app.core.tools.ApprovalHandler` that prompts on stdin/stdout.
 
     ``read_line`` defaults to reading stdin like :func:`input`; it runs on a daemon thread
-    (:func:`app.services.terminal_input.read_line`), so the event loop keeps going while the
+    (:func:`app.cli.stdin.read_line`), so the event loop keeps going while the
     user thinks and Ctrl-C ends the program at once. End of input denies every remaining
     call.
     """

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def chat_calling(tmp_path: Path, call: dict[str, object]) -> subprocess.CompletedProcess[str]:

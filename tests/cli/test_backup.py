@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from app.store import Store
-from tests.test_cli import parley
+from tests.cli.test_chat import parley
 
 
 def _chat(data_dir: Path, prompt: str, reply: str) -> None:
