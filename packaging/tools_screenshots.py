@@ -22,7 +22,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
     from PySide6.QtGui import QPainter
     from PySide6.QtWidgets import QApplication
 
-    from app.services.mcp_config import McpConfig
+    from app.services.mcp.config import McpConfig
     from app.tools.mcp import ServerConfig
     from app.ui.app import close_window, open_window
     from app.ui.settings.mcp_page import McpPage

@@ -130,7 +130,7 @@ class Preferences:
         if provider == "openai":
             from urllib.parse import urlparse
 
-            from app.services.model_registry import OPENAI_URL
+            from app.services.models.registry import OPENAI_URL
 
             url = self.url("openai")
             return (

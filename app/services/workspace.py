@@ -36,8 +36,8 @@ from app.core.state.agent_state import normalise_update
 from app.core.tools import Tool, requests_of
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
-from app.services.backups import BackupService
-from app.services.data_actions import DataActions
+from app.services.data.actions import DataActions
+from app.services.data.backups import BackupService
 from app.services.events import (
     ApprovalNeeded,
     BudgetPaused,
@@ -52,8 +52,8 @@ from app.services.events import (
     ToolActivity,
     WorkspaceEvent,
 )
-from app.services.model_choices import ModelChoice, list_model_choices
-from app.services.model_downloads import ModelDownloads
+from app.services.models.choices import ModelChoice, list_model_choices
+from app.services.models.downloads import ModelDownloads
 from app.services.network import NetworkLedger, forced_offline
 from app.services.problems import problem_of
 from app.services.settings import AppSettings, load_settings, save_settings
@@ -64,8 +64,8 @@ from app.store.paths import database_path, resolve_data_dir
 if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
     from app.media import IngestProgress, Source
-    from app.services.attach import Attachments
-    from app.services.attachments import AttachmentService
+    from app.services.attachments.compose import Attachments
+    from app.services.attachments.service import AttachmentService
     from app.services.preferences import Preferences
 
 __all__ = [
@@ -167,7 +167,7 @@ class Workspace:
         """Attaching files and reading their stored media back (the window's door); built on
         first use, so opening the window does not load the ingest stack."""
         if self._attachments is None:
-            from app.services.attachments import AttachmentService
+            from app.services.attachments.service import AttachmentService
 
             self._attachments = AttachmentService(self._store, self._model)
         return self._attachments
@@ -194,8 +194,8 @@ class Workspace:
         list_ollama = None
         if resolve_model is None or secret_resolver is None:
             from app.secrets.keyring_resolver import KeyringSecretResolver
-            from app.services.model_access import api_key_lookup, media_loader
-            from app.services.model_registry import ModelRegistry
+            from app.services.models.access import api_key_lookup, media_loader
+            from app.services.models.registry import ModelRegistry
 
             keyring = (
                 secret_resolver
@@ -328,7 +328,7 @@ class Workspace:
 
     async def set_thread_model(self, thread_id: str, spec: str) -> Thread:
         """Run the thread's next turns on ``spec``."""
-        from app.services.model_registry import parse_spec
+        from app.services.models.registry import parse_spec
 
         parse_spec(spec)  # refuse a malformed spec before saving it
         thread = await self._store.update_thread(thread_id, model=spec)
@@ -357,7 +357,7 @@ class Workspace:
         thread keeps only media whose bytes it carries and a model set up here (else the
         default model); ``notes`` on the result, and on the messages concerned, say what was
         left out and why."""
-        from app.services.imported_model import imported_model_check
+        from app.services.models.imported import imported_model_check
 
         try:
             installed = [c.spec for c in await self.downloads.choices() if c.available]
@@ -381,7 +381,7 @@ class Workspace:
     ) -> Attachments:
         """Turn files into content blocks, their bytes kept once in the store's media; a
         problem line for each file that cannot be attached (the others still are)."""
-        from app.services.attach import attach
+        from app.services.attachments.compose import attach
 
         return await attach(self._store.store_media, sources, on_progress=on_progress)
 
@@ -511,7 +511,7 @@ class Workspace:
         content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
         message = Message(role="user", content=[*content, *blocks])
         if notes:
-            from app.services.attach import NOTES_KEY
+            from app.services.attachments.compose import NOTES_KEY
 
             message.metadata[NOTES_KEY] = list(notes)
         await self._abandon_pending(thread_id)

@@ -22,7 +22,7 @@ from app.core.errors import UserError
 from app.core.state import ContentBlock
 from app.core.tools import Tool, ToolError
 from app.core.tools.secrets import SecretSource
-from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir, parse_server
+from app.services.mcp.config import McpConfig, McpConfigError, mcp_log_dir, parse_server
 from app.services.settings import AppSettings
 from app.services.tool_choice import ThreadToolChoices
 from app.store import Store
@@ -141,7 +141,7 @@ class WorkspaceTools:
 
     async def _ingest(self, file: BinaryIO, name: str, media_type: str) -> Sequence[ContentBlock]:
         from app.media import OpenedFile
-        from app.services.attach import attach
+        from app.services.attachments.compose import attach
 
         result = await attach(self._store.store_media, [OpenedFile(file, name)])
         if not result.blocks:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
-from app.services.model_choices import ModelChoice
+from app.services.models.choices import ModelChoice
 from app.ui.budget.meter import BudgetMeter
 from app.ui.model_manage import MANAGE_MODELS
 from app.ui.network_indicator import NetworkIndicator

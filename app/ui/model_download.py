@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services._download import Progress
-from app.services.model_downloads import DOWNLOAD_PREFIX, human_size
+from app.services.models._download import Progress
+from app.services.models.downloads import DOWNLOAD_PREFIX, human_size
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:

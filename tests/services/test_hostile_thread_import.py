@@ -14,7 +14,7 @@ import pytest
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.quoting import quoted
 from app.core.state import AgentState, ImageBlock, MediaRef, Message, TextBlock
-from app.services.attach import NOTES_KEY
+from app.services.attachments.compose import NOTES_KEY
 from tests.services.import_attack import (
     SECRET,
     VISION,

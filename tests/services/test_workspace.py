@@ -20,7 +20,7 @@ from app.services.events import (
     RunStatusChanged,
     WorkspaceEvent,
 )
-from app.services.model_choices import list_model_choices
+from app.services.models.choices import list_model_choices
 from app.services.problems import remedies_for
 from app.services.settings import AppSettings, load_settings, save_settings
 from app.services.workspace import ThreadBusy, Workspace

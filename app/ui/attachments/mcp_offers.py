@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.mcp_offers import Offer, fetch_offer, offers
+from app.services.mcp.offers import Offer, fetch_offer, offers
 from app.ui.attachments.prompt_form import PromptForm
 from app.ui.dialogs import ask
 from app.ui.tasks import spawn

@@ -29,7 +29,7 @@ from app.ui.theme import ACCENT
 
 if TYPE_CHECKING:
     from app.media import IngestProgress, IngestResult, Source
-    from app.services.attachments import AttachmentService
+    from app.services.attachments.service import AttachmentService
 
 __all__ = ["AttachmentTray"]
 

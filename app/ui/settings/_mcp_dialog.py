@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError, UserError
-from app.services.mcp_actions import form_config, parse_headers, probe_server, save_http_server
+from app.services.mcp.actions import form_config, parse_headers, probe_server, save_http_server
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask, text_dialog

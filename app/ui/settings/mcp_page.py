@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.mcp_actions import (
+from app.services.mcp.actions import (
     DEFAULT_POLICY,
     import_servers,
     probe_server,
@@ -31,7 +31,7 @@ from app.services.mcp_actions import (
     set_policy,
     tool_policies,
 )
-from app.services.mcp_import import ImportReport, shown_name
+from app.services.mcp.importing import ImportReport, shown_name
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo, ToolsChanged
 from app.ui.dialogs import ask

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.mcp_config import CONFIG_NAME
+from app.services.mcp.config import CONFIG_NAME
 from app.services.workspace import Workspace
 from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged
 from app.ui.tasks import spawn

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit
 
-from app.services.model_catalogue import ModelLibrary
+from app.services.models.catalogue import ModelLibrary
 from app.ui.header import ADD_GGUF
 from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until

@@ -10,10 +10,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
-from app.services.model_catalogue import ModelLibrary
+from app.services.models.catalogue import ModelLibrary
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY, SHA, hub
+from tests.services.models.test_catalogue import DATA, ENTRY, SHA, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 __all__ = ["hub"]  # the local hub server fixture

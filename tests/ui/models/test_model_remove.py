@@ -10,12 +10,12 @@ from pathlib import Path
 from PySide6.QtWidgets import QComboBox, QListWidget, QMessageBox, QPlainTextEdit, QPushButton
 
 from app.core.models.protocol import ChatModel
-from app.services.model_catalogue import ModelLibrary
-from app.services.model_registry import ModelRegistry
+from app.services.models.catalogue import ModelLibrary
+from app.services.models.registry import ModelRegistry
 from app.ui.model_manage import MANAGE_MODELS, ManageModels
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY, hub
+from tests.services.models.test_catalogue import DATA, ENTRY, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 from tests.ui.models.test_model_download import choose, picker_rows
 

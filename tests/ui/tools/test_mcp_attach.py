@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.state import Message, TextBlock
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.prompt_form import PromptForm
 from app.ui.window import MainWindow

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QLabel, QListWidget, QPushButton, QWidget
 
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.services.workspace import Workspace
 from app.tools.mcp import ServerConfig
 from app.ui.app import close_window

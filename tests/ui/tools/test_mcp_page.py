@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QComboBox, QDialog, QPushButton, QTreeWidget, QWidget
 
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.settings import mcp_page

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QPushButton, QWidget
 
 from app.core.state import Message, ToolResultBlock
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.ui.tools import ToolsButton
 from tests.tools.mcp.helpers import demo_config
 from tests.ui.harness import (

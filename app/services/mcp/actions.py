@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from app.core.errors import UserError
-from app.services.mcp_config import McpConfigError, mcp_log_dir
-from app.services.mcp_import import ImportPlan, ImportReport, apply_import, read_import
+from app.services.mcp.config import McpConfigError, mcp_log_dir
+from app.services.mcp.importing import ImportPlan, ImportReport, apply_import, read_import
 from app.tools.mcp.config import DEFAULT_POLICY, ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:

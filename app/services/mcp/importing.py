@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.services.mcp_config import McpConfig, McpConfigError, parse_server, repeated_names
+from app.services.mcp.config import McpConfig, McpConfigError, parse_server, repeated_names
 from app.tools.mcp.config import ServerConfig, secret_refs_in, valid_server_name
 
 __all__ = [

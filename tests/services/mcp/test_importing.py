@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.services.mcp_config import McpConfig, McpConfigError
-from app.services.mcp_import import import_file, read_import
+from app.services.mcp.config import McpConfig, McpConfigError
+from app.services.mcp.importing import import_file, read_import
 from app.tools.mcp import ServerConfig
 from tests.services.mcp_files import HELD, HOSTILE, LEAKY
 

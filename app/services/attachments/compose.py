@@ -15,7 +15,7 @@ from app.core.models.protocol import ModelInfo
 from app.core.state import ContentBlock, Message, TextBlock
 from app.core.state.message import NOTES_KEY
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
-from app.services.model_access import media_loader
+from app.services.models.access import media_loader
 
 __all__ = ["NOTES_KEY", "Attachments", "attach", "compose", "media_loader"]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.services._download import Progress, download_file
-from app.services.model_catalogue import DownloadError, ModelLibrary
+from app.services.models._download import Progress, download_file
+from app.services.models.catalogue import DownloadError, ModelLibrary
 from tests.services.hub_server import HostedFile, HubServer, serving
-from tests.services.test_model_catalogue import DATA, ENTRY, UNPINNED, hub, library
+from tests.services.models.test_catalogue import DATA, ENTRY, UNPINNED, hub, library
 
 __all__ = ["hub"]  # the local hub server fixture
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.imported_model import imported_model_check
+from app.services.models.imported import imported_model_check
 from app.services.settings import AppSettings
 
 SETTINGS = AppSettings(

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from app.core.errors import UserError
 from app.core.quoting import quoted
-from app.services.model_registry import parse_spec
+from app.services.models.registry import parse_spec
 from app.services.settings import AppSettings
 from app.store import ModelCheck
 

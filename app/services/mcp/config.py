@@ -1,7 +1,7 @@
 """The user's MCP servers, kept in ``mcp.json`` in the data directory.
 
 The file has the ``{"mcpServers": {NAME: {...}}}`` shape other desktop chat apps use, so one
-of theirs can be imported (:mod:`app.services.mcp_import`), plus Parley's own keys per server
+of theirs can be imported (:mod:`app.services.mcp.importing`), plus Parley's own keys per server
 (see :class:`~app.tools.mcp.ServerConfig`). Changes are written atomically; keys Parley does
 not know are kept; a file that cannot be read (not JSON, nested absurdly deep, far too big, a
 server named twice) is reported and never overwritten.

@@ -9,14 +9,14 @@ import asyncio
 from pathlib import Path
 
 from app.core.errors import UserError
-from app.services._download import ProgressCallback
-from app.services.model_catalogue import (
+from app.services.models._download import ProgressCallback
+from app.services.models.catalogue import (
     CatalogueEntry,
     InstalledModel,
     ModelLibrary,
     human_size,
 )
-from app.services.model_choices import ModelChoice
+from app.services.models.choices import ModelChoice
 
 __all__ = [
     "DOWNLOAD_GROUP",

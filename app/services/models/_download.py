@@ -24,7 +24,7 @@ import httpx
 
 from app.core.netgate import refusal_in
 from app.core.tools import ToolError
-from app.services._download_checks import (
+from app.services.models._download_checks import (
     Bounds,
     DownloadError,
     announced_span,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir
+from app.services.mcp.config import McpConfig, McpConfigError, mcp_log_dir
 from app.tools.mcp import ServerConfig
 
 

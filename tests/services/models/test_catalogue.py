@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import UserError
-from app.services._download import Progress
-from app.services.model_catalogue import (
+from app.services.models._download import Progress
+from app.services.models.catalogue import (
     GB,
     CatalogueEntry,
     DownloadError,
@@ -23,7 +23,7 @@ from app.services.model_catalogue import (
 )
 from tests.services.hub_server import HostedFile, HubServer, serving
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = b"GGUF" + os.urandom(299_996)
 SHA = hashlib.sha256(DATA).hexdigest()
 ENTRY = CatalogueEntry(

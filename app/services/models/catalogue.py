@@ -20,7 +20,7 @@ from typing import Literal
 
 from app.core.errors import UserError
 from app.core.netgate import purpose
-from app.services._download import Bounds, DownloadError, ProgressCallback, download_file
+from app.services.models._download import Bounds, DownloadError, ProgressCallback, download_file
 from app.store.paths import resolve_data_dir
 
 __all__ = [

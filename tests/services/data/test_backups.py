@@ -7,7 +7,7 @@ import asyncio
 import datetime
 from pathlib import Path
 
-from app.services.backups import BackupService, describe
+from app.services.data.backups import BackupService, describe
 from app.store import Store
 from tests.store.helpers import append_messages
 from tests.ui.harness import wait_until

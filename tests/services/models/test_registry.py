@@ -14,7 +14,7 @@ from app.providers.anthropic_api import AnthropicChatModel
 from app.providers.local import LlamaCppChatModel
 from app.providers.ollama import OllamaChatModel
 from app.providers.openai_compat import OpenAIChatModel
-from app.services.model_registry import ModelRegistry, ModelSpec, parse_spec, resolve_model
+from app.services.models.registry import ModelRegistry, ModelSpec, parse_spec, resolve_model
 
 KEYS = {"openai/api-key": "sk-openai", "anthropic/api-key": "sk-ant", "openai/h:1/api-key": "k2"}
 
@@ -112,7 +112,7 @@ async def test_scripted_models_play_their_file(tmp_path: Path) -> None:
 
 def test_openai_without_a_key_fails_before_any_connection() -> None:
     from app.core.errors import ModelAuthError
-    from app.services.model_registry import resolve_model
+    from app.services.models.registry import resolve_model
 
     model = resolve_model("openai:gpt-4o-mini", api_key_lookup=lambda ref: None)
     with pytest.raises(ModelAuthError, match="openai/api-key"):
