@@ -73,7 +73,9 @@ async def open_session(
             },
         )
         stack.push_async_callback(workspace.aclose)
-        workspace.settings = workspace.settings.model_copy(update={"default_model": model_spec})
+        workspace.settings.use(
+            workspace.settings.current.model_copy(update={"default_model": model_spec})
+        )
         handler = TerminalApprovalHandler() if interactive else None
         chat = Conversation(
             workspace,

@@ -5,7 +5,7 @@ The window reaches all of this through ``workspace.tools`` (a :class:`WorkspaceT
 lists the tools for the composer's menu, keeps each thread's choice, changes granted folders and
 the network policy, and adds, changes and removes MCP servers. Servers start in the background
 (:meth:`WorkspaceTools.start_servers`) and stop when the workspace closes; a server that fails
-offers no tools and says why in a :class:`ToolsChanged` event.
+offers no tools and says why in a :class:`~app.services.events.ToolsChanged` event on the bus.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -22,8 +22,10 @@ from app.core.errors import UserError
 from app.core.state import ContentBlock
 from app.core.tools import Tool, ToolError
 from app.core.tools.secrets import SecretSource
+from app.services.bus import EventBus
+from app.services.events import ToolsChanged
 from app.services.mcp.config import McpConfig, McpConfigError, mcp_log_dir, parse_server
-from app.services.settings import AppSettings
+from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
 from app.store import Store
 from app.tools.builtin import builtin_tools, permissions_of
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 _MANAGER = "app.tools.mcp.manager"
 
-__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "ToolsChanged", "WorkspaceTools"]
+__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools"]
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +80,6 @@ class ServerInfo:
     """What every tool of the server may do (``allowed``, ``approval``, ``off``), or None."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolsChanged:
-    """The tools on offer changed (a server started, failed or was reconfigured).
-    ``problems`` holds, by server name, why each failed server is not running."""
-
-    problems: dict[str, str] = field(default_factory=dict)
-
-
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0].strip() if text.strip() else ""
 
@@ -98,17 +92,15 @@ class WorkspaceTools:
         data_dir: Path,
         store: Store,
         *,
-        settings: Callable[[], AppSettings],
-        save_settings: Callable[[AppSettings], Awaitable[None]],
-        emit: Callable[[Any], None],
+        settings: SettingsStore,
+        events: EventBus,
         secret_resolver: SecretSource | None = None,
         start_timeout: float = 30.0,
     ) -> None:
         self.data_dir = Path(data_dir)
         self._store = store
         self._settings = settings
-        self._save_settings = save_settings
-        self._emit = emit
+        self._emit = events.emit
         self._secrets = secret_resolver
         self._start_timeout = start_timeout
         self.choices = ThreadToolChoices(self.data_dir)
@@ -124,7 +116,7 @@ class WorkspaceTools:
 
     def builtin(self) -> list[Tool[..., Any]]:
         """The built-in tools as the current settings set them up (rebuilt when they change)."""
-        settings = self._settings()
+        settings = self._settings.current
         key = (tuple(settings.granted_folders), settings.allow_private_network)
         if key != self._builtin_key:
             self._builtin = builtin_tools(
@@ -199,24 +191,24 @@ class WorkspaceTools:
             return str(path.resolve())
 
         resolved = await asyncio.to_thread(check)
-        settings = self._settings()
+        settings = self._settings.current
         if resolved in settings.granted_folders:
             return list(settings.granted_folders)
         folders = [*settings.granted_folders, resolved]
-        await self._save_settings(settings.model_copy(update={"granted_folders": folders}))
+        await self._settings.save(settings.model_copy(update={"granted_folders": folders}))
         return folders
 
     async def revoke_folder(self, folder: str) -> list[str]:
         """Stop the file tools working inside ``folder``; returns the granted folders."""
-        settings = self._settings()
+        settings = self._settings.current
         folders = [f for f in settings.granted_folders if f != folder]
-        await self._save_settings(settings.model_copy(update={"granted_folders": folders}))
+        await self._settings.save(settings.model_copy(update={"granted_folders": folders}))
         return folders
 
     async def set_private_network(self, allowed: bool) -> None:
         """Let the web tools reach this computer and the local network, or not."""
-        settings = self._settings()
-        await self._save_settings(settings.model_copy(update={"allow_private_network": allowed}))
+        settings = self._settings.current
+        await self._settings.save(settings.model_copy(update={"allow_private_network": allowed}))
 
     # MCP servers --------------------------------------------------------------------
 

@@ -115,7 +115,7 @@ class DownloadBar(QFrame):
             await window.refresh_models()
         thread = window.chat_vm.thread_id
         if thread is not None:
-            await self.workspace.set_thread_model(thread, model.spec)
+            await self.workspace.threads.set_model(thread, model.spec)
             window.header.show_model(model.spec)
         window.notice.show_message(
             f"Downloaded {entry.title}; this thread now talks to it.", timeout_ms=6000

@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
         self.header.renameRequested.connect(lambda: spawn(self.rename_thread()))
         self.header.network.watch(self.workspace.network)
         self.header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
-        self.workspace.subscribe(self._on_workspace_event)
+        self.workspace.events.subscribe(self._on_workspace_event)
 
     def _menus(self) -> None:
         def act(
@@ -282,15 +282,15 @@ class MainWindow(QMainWindow):
         if thread_id is None and self.threads_vm.model.rowCount():
             thread_id = self.threads_vm.model.rows[0].thread_id
         if thread_id is None and self.start_problem is None and not self.workspace.data.read_only:
-            thread_id = (await self.workspace.create_thread()).id
+            thread_id = (await self.workspace.threads.create()).id
             await self.threads_vm.refresh()
         if thread_id is not None:
             await self.open_thread(thread_id)
         spawn(self.refresh_models())
         self.workspace.tools.start_in_background()
-        default = self.workspace.settings.default_model
+        default = self.workspace.settings.current.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
-            spawn(self.workspace.preload(default))
+            spawn(self.workspace.models.preload(default))
         self.composer.edit.setFocus()
 
     async def open_thread(self, thread_id: str) -> None:
@@ -307,12 +307,12 @@ class MainWindow(QMainWindow):
     async def _after_open(self, thread_id: str) -> None:
         self.sidebar.select(thread_id)
         try:
-            thread = await self.workspace.get_thread(thread_id)
+            thread = await self.workspace.threads.get(thread_id)
         except ParleyError:
             return
         self.header.title.setText(thread.title or "New thread")
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
-        self.header.show_model(thread.model or self.workspace.settings.default_model)
+        self.header.show_model(thread.model or self.workspace.settings.current.default_model)
         self._show_usage()
         await self.budget_pause.show_for(thread_id)
 
@@ -342,7 +342,7 @@ class MainWindow(QMainWindow):
         if self.chat_vm.thread_id and self.chat_vm.model.rowCount() == 0:
             self.composer.edit.setFocus()
             return
-        thread = await self.workspace.create_thread()
+        thread = await self.workspace.threads.create()
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
 
@@ -369,10 +369,10 @@ class MainWindow(QMainWindow):
         """Edit the open thread's system prompt."""
         if self.chat_vm.thread_id is None:
             return
-        thread = await self.workspace.get_thread(self.chat_vm.thread_id)
+        thread = await self.workspace.threads.get(self.chat_vm.thread_id)
         dialog, edit = system_prompt_dialog(self, thread.system_prompt or "")
         if await ask(dialog):
-            await self.workspace.set_system_prompt(thread.id, edit.toPlainText())
+            await self.workspace.threads.set_system_prompt(thread.id, edit.toPlainText())
             self.notice.show_message("The system prompt is saved.", timeout_ms=3000)
 
     def _delete_current(self) -> None:
@@ -414,7 +414,7 @@ class MainWindow(QMainWindow):
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
         try:
-            data = await self.workspace.export_thread(
+            data = await self.workspace.threads.export(
                 thread_id, "json" if fmt == "json" else "markdown"
             )
             await asyncio.to_thread(path.write_bytes, data)
@@ -436,7 +436,7 @@ class MainWindow(QMainWindow):
             path = Path(dialog.selectedFiles()[0])
         try:
             data = await asyncio.to_thread(path.read_bytes)
-            thread = await self.workspace.import_thread(data)
+            thread = await self.workspace.threads.import_json(data)
         except (OSError, ParleyError) as exc:
             self.notice.show_message(f"Could not import {path.name}: {exc}", level="error")
             return None
@@ -489,12 +489,12 @@ class MainWindow(QMainWindow):
 
     async def refresh_models(self) -> None:
         """List the models the picker offers."""
-        choices = await self.workspace.model_choices()
+        choices = await self.workspace.models.choices()
         current = None
         if self.chat_vm.thread_id:
-            thread = await self.workspace.get_thread(self.chat_vm.thread_id)
+            thread = await self.workspace.threads.get(self.chat_vm.thread_id)
             current = thread.model
-        self.header.set_choices(choices, current or self.workspace.settings.default_model)
+        self.header.set_choices(choices, current or self.workspace.settings.current.default_model)
 
     async def _choose_model(self, spec: str) -> None:
         if spec == ADD_GGUF:
@@ -511,7 +511,7 @@ class MainWindow(QMainWindow):
         if self.chat_vm.thread_id is None:
             return
         try:
-            await self.workspace.set_thread_model(self.chat_vm.thread_id, spec)
+            await self.workspace.threads.set_model(self.chat_vm.thread_id, spec)
         except ParleyError as exc:
             self.notice.show_message(str(exc), level="error")
             return

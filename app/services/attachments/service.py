@@ -17,7 +17,10 @@ from app.core.state import ContentBlock, MediaRef
 from app.store import Store
 
 if TYPE_CHECKING:
+    import os
+
     from app.media import IngestLimits, IngestProgress, IngestResult, Source
+    from app.services.attachments.compose import Attachments
 
 __all__ = ["AttachmentService"]
 
@@ -58,6 +61,18 @@ class AttachmentService:
 
         ingestor = Ingestor(self._store.store_media, self.limits)
         return await ingestor.ingest(source, on_progress)
+
+    async def attach(
+        self,
+        sources: Sequence[Source | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> Attachments:
+        """Turn files into content blocks, their bytes kept once in the store's media; a
+        problem line for each file that cannot be attached (the others still are)."""
+        from app.services.attachments.compose import attach
+
+        return await attach(self._store.store_media, sources, on_progress=on_progress)
 
     async def media(self, ref: MediaRef | None) -> bytes | None:
         """The stored bytes ``ref`` points at, or ``None`` when they are not in the store."""

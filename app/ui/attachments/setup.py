@@ -76,12 +76,12 @@ class WindowAttachments(QObject):
     async def _spec(self) -> str | None:
         thread_id = self._window.chat_vm.thread_id
         if thread_id is None:
-            return self._window.workspace.settings.default_model
+            return self._window.workspace.settings.current.default_model
         try:
-            thread = await self._window.workspace.get_thread(thread_id)
+            thread = await self._window.workspace.threads.get(thread_id)
         except ParleyError:
             return None
-        return thread.model or self._window.workspace.settings.default_model
+        return thread.model or self._window.workspace.settings.current.default_model
 
     def _thread_opened(self, _thread_id: str) -> None:
         self.refresh_fit()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
+from app.services.events import ToolsChanged
 from app.services.mcp.actions import (
     DEFAULT_POLICY,
     import_servers,
@@ -33,7 +34,7 @@ from app.services.mcp.actions import (
 )
 from app.services.mcp.importing import ImportReport, shown_name
 from app.services.workspace import Workspace
-from app.services.workspace_tools import ServerInfo, ToolsChanged
+from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
@@ -199,7 +200,7 @@ class McpPage(SettingsPage):
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
         layout.addWidget(self.error)
-        unsubscribe = workspace.subscribe(self._on_event)
+        unsubscribe = workspace.events.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
         self._fill([])
 

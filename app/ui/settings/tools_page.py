@@ -92,11 +92,11 @@ class ToolsPage(SettingsPage):
         layout.addWidget(net_hint)
         layout.addWidget(self.error)
         layout.addStretch(0)
-        self._show(self.workspace.settings.granted_folders)
+        self._show(self.workspace.settings.current.granted_folders)
 
     async def load(self) -> None:
         """Show the granted folders and the network policy from the settings."""
-        self._show(self.workspace.settings.granted_folders)
+        self._show(self.workspace.settings.current.granted_folders)
 
     def _show(self, folders: list[str]) -> None:
         current = self.folders.currentItem()
@@ -110,7 +110,7 @@ class ToolsPage(SettingsPage):
         self.empty.setVisible(not folders)
         self.folders.setVisible(bool(folders))
         self.private_network.blockSignals(True)
-        self.private_network.setChecked(self.workspace.settings.allow_private_network)
+        self.private_network.setChecked(self.workspace.settings.current.allow_private_network)
         self.private_network.blockSignals(False)
         self._update_buttons()
 
@@ -162,6 +162,6 @@ class ToolsPage(SettingsPage):
             await self.workspace.tools.set_private_network(allowed)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change the network setting: {exc}")
-            self._show(self.workspace.settings.granted_folders)
+            self._show(self.workspace.settings.current.granted_folders)
             return
         self._say("")

@@ -17,9 +17,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
+from app.services.events import ToolsChanged
 from app.services.mcp.config import CONFIG_NAME
 from app.services.workspace import Workspace
-from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged
+from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class ToolsButton(QPushButton):
         self.menu_.setAccessibleName("Tools")
         self.menu_.setToolTipsVisible(True)
         self.clicked.connect(self.open_menu)
-        self._unsubscribe = workspace.subscribe(self._on_event)
+        self._unsubscribe = workspace.events.subscribe(self._on_event)
         self.refresh()
 
     # What it shows ------------------------------------------------------------------

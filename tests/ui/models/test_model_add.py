@@ -41,7 +41,7 @@ async def test_a_gguf_file_is_added_once_and_becomes_the_threads_model(tmp_path:
     try:
         await pick_file(window, gguf)
         await wait_until(lambda: "now talks to" in window.notice.label.text(), what="chosen")
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
         picker = find(window, QComboBox, "modelPicker")
         await wait_until(lambda: picker.currentData() == spec, what="the picker")
         assert ("   My-Model.Q4", spec) in picker_rows(window)
@@ -68,6 +68,6 @@ async def test_a_gguf_file_is_added_once_and_becomes_the_threads_model(tmp_path:
             f"{text} is not a GGUF model file (it does not start with 'GGUF')."
         )
         assert len(library.installed()) == 1
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
     finally:
         await close_test_window(window)

@@ -105,7 +105,7 @@ async def test_removing_a_downloaded_model_asks_then_deletes_it_and_its_thread_s
         await wait_until(lambda: window.findChild(ManageModels) is None, what="closing")
 
         # the thread keeps its model and messages; the picker says it is not downloaded
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
         picker = find(window, QComboBox, "modelPicker")
         assert picker.currentData() == spec
         assert picker.currentText() == "   tiny-q4 (not downloaded)"
@@ -125,7 +125,7 @@ async def test_removing_a_downloaded_model_asks_then_deletes_it_and_its_thread_s
         offer.click()  # the picker opens, offering the download again
         await wait_until(picker.view().isVisible, what="the picker's list")
         picker.hidePopup()
-        page = await window.workspace.read_messages(thread)
+        page = await window.workspace.threads.read_messages(thread)
         assert [m.text() for m in page.messages] == ["Hi", "Hello there."]
     finally:
         await close_test_window(window)

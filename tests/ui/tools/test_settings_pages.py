@@ -82,7 +82,7 @@ async def test_a_missing_folder_is_refused_with_a_sentence(
         f"Could not grant {tmp_path / 'gone'}: {tmp_path / 'gone'} is not a folder; "
         "choose an existing folder to grant"
     )
-    assert workspace.settings.granted_folders == []
+    assert workspace.settings.current.granted_folders == []
     page.close()
 
 
@@ -94,7 +94,7 @@ async def test_the_network_policy_is_saved_at_once(workspace: Workspace) -> None
     settings = workspace.data_dir / "settings.json"
     await wait_until(settings.exists, what="the settings written")
     assert saved(workspace, "settings.json")["allow_private_network"] is True
-    assert workspace.settings.allow_private_network
+    assert workspace.settings.current.allow_private_network
     page.close()
 
 

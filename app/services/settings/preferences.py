@@ -3,7 +3,9 @@
 Provider URLs and "test connection", API keys in the OS keyring (or for this session only when
 there is none, never in a file), the "always allow" rules, the approval audit log, default
 limits for new runs and the theme. Widgets reach it as ``workspace.preferences``; it is the
-only way they touch the store or the keyring.
+only way they touch the store or the keyring. Settings are changed through the shared
+:class:`~app.services.settings.store.SettingsStore`; a changed key is told on the bus
+(:class:`~app.services.events.KeysChanged`) so models that read it are built again.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.core.tools.secrets import SecretError
+from app.services.bus import EventBus
 from app.services.connection_test import ConnectionResult, Provider, probe_connection
+from app.services.events import KeysChanged
+from app.services.settings.store import SettingsStore
 from app.store import Store
 from app.store.models import ApprovalDecision
 
 if TYPE_CHECKING:
     from app.secrets.keyring_resolver import KeyringSecretResolver
-    from app.services.workspace import Workspace
 
 __all__ = [
     "DECISIONS",
@@ -91,9 +95,12 @@ def mask(value: str) -> str:
 class Preferences:
     """The settings service (see the module docstring)."""
 
-    def __init__(self, workspace: Workspace, store: Store, secrets: object) -> None:
-        self._workspace = workspace
+    def __init__(
+        self, settings: SettingsStore, store: Store, secrets: object, events: EventBus
+    ) -> None:
+        self._settings = settings
         self._store = store
+        self._events = events
         self._given = secrets
         self._keyring: KeyringSecretResolver | None = None
 
@@ -101,16 +108,14 @@ class Preferences:
 
     def url(self, provider: Provider) -> str:
         """The base URL configured for ``provider``."""
-        return str(getattr(self._workspace.settings, _URL_FIELDS[provider]))
+        return str(getattr(self._settings.current, _URL_FIELDS[provider]))
 
     async def set_url(self, provider: Provider, url: str) -> str:
         """Keep ``url`` as ``provider``'s base URL; refuses anything but an http(s) address."""
         from app.services.connection_test import check_url
 
         clean = check_url(url)
-        settings = self._workspace.settings.model_copy(update={_URL_FIELDS[provider]: clean})
-        await self._workspace.save_settings(settings)
-        self._workspace.drop_remote_models()
+        await self._settings.update(**{_URL_FIELDS[provider]: clean})
         return clean
 
     async def test_connection(self, provider: Provider, url: str | None = None) -> ConnectionResult:
@@ -188,7 +193,7 @@ class Preferences:
             status = await asyncio.to_thread(resolver.set, ref, value)
         except SecretError as exc:
             raise UserError(str(exc)) from None
-        self._workspace.drop_remote_models()
+        self._events.emit(KeysChanged(ref))
         if status.session_only:
             return "Key kept for this session only: no system keyring is available."
         return "Key saved in the system keyring."
@@ -200,7 +205,7 @@ class Preferences:
             await asyncio.to_thread(resolver.delete, ref)
         except SecretError as exc:
             raise UserError(str(exc)) from None
-        self._workspace.drop_remote_models()
+        self._events.emit(KeysChanged(ref))
 
     # Rules and audit ------------------------------------------------------------------
 
@@ -265,7 +270,7 @@ class Preferences:
     @property
     def default_limits(self) -> BudgetLimits:
         """The budget new runs start with."""
-        return self._workspace.settings.default_limits
+        return self._settings.current.default_limits
 
     async def set_default_limits(self, **limits: Any) -> BudgetLimits:
         """Change some of the default limits (``None``: no limit)."""
@@ -274,26 +279,23 @@ class Preferences:
                 raise UserError(f"a limit must be more than 0, or off; {name} was {value}")
         merged = self.default_limits.model_copy(update=limits)
         checked = BudgetLimits.model_validate(merged.model_dump())
-        settings = self._workspace.settings.model_copy(update={"default_limits": checked})
-        await self._workspace.save_settings(settings)
+        await self._settings.update(default_limits=checked)
         return checked
 
     @property
     def theme(self) -> str:
         """``system``, ``light`` or ``dark``."""
-        return self._workspace.settings.theme
+        return self._settings.current.theme
 
     async def set_theme(self, theme: Literal["system", "light", "dark"] | str) -> None:
         """Keep the theme choice."""
         if theme not in THEMES:
             raise UserError(f"the theme must be one of {', '.join(THEMES)}, not {theme!r}")
-        settings = self._workspace.settings.model_copy(update={"theme": theme})
-        await self._workspace.save_settings(settings)
+        await self._settings.update(theme=theme)
 
     async def set_offline(self, offline: bool) -> None:
         """Keep the offline choice; it applies to every connection at once."""
-        settings = self._workspace.settings.model_copy(update={"offline": offline})
-        await self._workspace.save_settings(settings)
+        await self._settings.update(offline=offline)
 
 
 def format_time(when: float) -> str:
