@@ -50,7 +50,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
     assert window is not None
     try:
         window.resize(1100, 720)
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         if not window.workspace.settings.current.granted_folders:
             await window.workspace.tools.grant_folder(folder)
             thread = window.chat_vm.thread_id or ""

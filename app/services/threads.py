@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from app.core.errors import ParleyError, UserError
 from app.core.state import AgentState
@@ -21,11 +21,9 @@ from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
 from app.store import ImportedThread, MessagePage, SearchHit, Store, Thread
 
-if TYPE_CHECKING:
-    from app.services.runs import RunService
-
 __all__ = [
     "MessagePage",
+    "RunControl",
     "SearchHit",
     "ThreadService",
     "ThreadSummary",
@@ -57,6 +55,19 @@ async def require_thread(store: Store, thread_id: str) -> Thread:
     return found
 
 
+class RunControl(Protocol):
+    """What the thread service asks of the runs (:class:`~app.services.runs.RunService`)."""
+
+    def is_running(self, thread_id: str) -> bool:
+        """Whether a turn is running on the thread now."""
+
+    def refuse_if_busy(self, thread_id: str) -> None:
+        """Raise when a turn is running on the thread."""
+
+    async def stop_and_wait(self, thread_id: str) -> None:
+        """Stop the thread's turn, if one runs, and wait a little for it to end."""
+
+
 class ThreadService:
     """The threads of one store; see the module docstring."""
 
@@ -66,7 +77,7 @@ class ThreadService:
         *,
         events: EventBus,
         settings: SettingsStore,
-        runs: RunService,
+        runs: RunControl,
         tool_choices: ThreadToolChoices,
         downloads: ModelDownloads,
     ) -> None:

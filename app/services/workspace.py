@@ -6,8 +6,8 @@ the settings store, its neighbours): ``threads`` (list, search, rename, delete, 
 import, pages of messages), ``runs`` (send, answer, stop, cut-off and budget pauses),
 ``models`` (model and agent cache, choices, check, preload), ``settings`` (the typed settings
 with their change event), ``preferences`` (what the settings pages change), ``tools`` (the
-tools threads may switch on and the MCP servers behind some of them), ``downloads``, ``data``,
-``backups``, ``network`` and ``attachments``. Every event goes through ``events``.
+tools threads may switch on), ``mcp`` (the MCP servers behind some of them), ``downloads``,
+``data``, ``backups``, ``network`` and ``attachments``. Every event goes through ``events``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
 from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
+from app.services.mcp.service import McpService
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
 from app.services.network import NetworkLedger, forced_offline
@@ -68,14 +69,10 @@ class Workspace:
         self.network = NetworkLedger(store)
         """Offline mode, and the ledger of every connection Parley opens."""
         self.events.subscribe(self.network.follow_settings)
-        self.tools = WorkspaceTools(
-            data_dir,
-            store,
-            settings=self.settings,
-            events=self.events,
-            secret_resolver=secret_resolver,
-        )
-        """The tools threads may switch on, and the MCP servers behind some of them."""
+        self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
+        """The MCP servers: their file, starting them, adding, changing and removing one."""
+        self.tools = WorkspaceTools(data_dir, store, settings=self.settings, mcp=self.mcp)
+        """The tools threads may switch on: built-in and the running MCP servers'."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
         policy = StoreApprovalPolicy(store)
@@ -187,7 +184,7 @@ class Workspace:
         """Stop every run (each keeps what it saved), then close every service and the store."""
         await self.runs.aclose()
         await self.backups.aclose()
-        await self.tools.aclose()
+        await self.mcp.aclose()
         await self.models.aclose()
         await self.network.aclose()
         await self._store.aclose()

@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
         if thread_id is not None:
             await self.open_thread(thread_id)
         spawn(self.refresh_models())
-        self.workspace.tools.start_in_background()
+        self.workspace.mcp.start_in_background()
         default = self.workspace.settings.current.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
             spawn(self.workspace.models.preload(default))

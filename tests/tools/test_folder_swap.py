@@ -17,6 +17,7 @@ from PIL import Image
 
 from app.core.state import ImageBlock
 from app.services.bus import EventBus
+from app.services.mcp.service import McpService
 from app.services.settings import AppSettings
 from app.services.settings.store import SettingsStore
 from app.services.workspace_tools import WorkspaceTools
@@ -86,7 +87,7 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
             tmp_path / "data",
             store,
             settings=SettingsStore(tmp_path / "data", events, settings),
-            events=events,
+            mcp=McpService(tmp_path / "data", events=events),
         )
         tools = {t.name: t for t in workspace_tools.builtin()}
         args = [str(sub), str(granted / "parked"), str(outside), str(stop), str(SWAPPER_SECONDS)]

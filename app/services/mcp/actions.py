@@ -1,7 +1,8 @@
 """What the window does to MCP servers beyond adding a command: streamable-HTTP servers,
 the policy of a server and of each of its tools (applied to the running servers at once, so
 the next call follows it), testing a server's connection, and importing another app's
-``mcpServers`` file. Each function works on the window's :class:`WorkspaceTools`."""
+``mcpServers`` file. Each function works on the window's
+:class:`~app.services.mcp.service.McpService`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from app.services.mcp.importing import ImportPlan, ImportReport, apply_import, r
 from app.tools.mcp.config import DEFAULT_POLICY, ServerConfig, ToolPolicy, valid_server_name
 
 if TYPE_CHECKING:
-    from app.services.workspace_tools import WorkspaceTools
+    from app.services.mcp.service import McpService
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -97,7 +98,7 @@ def _reason(exc: ValueError) -> str:
 
 
 async def save_http_server(
-    tools: WorkspaceTools,
+    mcp: McpService,
     name: str,
     url: str,
     headers: dict[str, str] | None = None,
@@ -115,7 +116,7 @@ async def save_http_server(
         server = ServerConfig(name=name, url=url.strip(), headers=dict(headers or {}))
     except ValueError as exc:
         raise UserError(f"server {name!r} cannot be saved: {_reason(exc)}") from None
-    config = tools.config
+    config = mcp.config
 
     def write() -> None:
         kept = {}
@@ -138,12 +139,12 @@ async def save_http_server(
         config.add(merged, replace=True)
 
     await asyncio.to_thread(write)
-    tools.start_in_background()
+    mcp.start_in_background()
 
 
-def tool_policies(tools: WorkspaceTools, server: str) -> list[ToolPolicyRow]:
+def tool_policies(mcp: McpService, server: str) -> list[ToolPolicyRow]:
     """Every tool of running server ``server`` (those turned off too), with its policy."""
-    manager = tools.manager
+    manager = mcp.manager
     conn = manager.connections.get(server) if manager is not None else None
     if conn is None:
         return []
@@ -161,18 +162,18 @@ def tool_policies(tools: WorkspaceTools, server: str) -> list[ToolPolicyRow]:
 
 
 async def set_policy(
-    tools: WorkspaceTools, server: str, policy: ToolPolicy | None, tool: str | None = None
+    mcp: McpService, server: str, policy: ToolPolicy | None, tool: str | None = None
 ) -> None:
     """Set what every tool of ``server`` (or its tool ``tool``) may do; None follows the
     default. Saved at once and applied to the running server without restarting it."""
-    config = tools.config
+    config = mcp.config
     await asyncio.to_thread(config.set_policy, server, policy, tool)
     updated = await asyncio.to_thread(config.get, server)
-    manager = tools.manager
+    manager = mcp.manager
     conn = manager.connections.get(server) if manager is not None else None
     if conn is not None:
         conn.config = updated
-    tools.changed()
+    mcp.changed()
 
 
 async def read_servers_file(path: str | Path) -> ImportPlan:
@@ -181,20 +182,16 @@ async def read_servers_file(path: str | Path) -> ImportPlan:
     return await asyncio.to_thread(read_import, path)
 
 
-async def import_servers(
-    tools: WorkspaceTools, plan: ImportPlan, *, trust: bool = False
-) -> ImportReport:
+async def import_servers(mcp: McpService, plan: ImportPlan, *, trust: bool = False) -> ImportReport:
     """Add the servers of ``plan``, as ``parley mcp import`` does (those making claims only
     with ``trust``), and start them; returns what was added, held back and skipped."""
-    report = await asyncio.to_thread(apply_import, tools.config, plan, trust=trust)
+    report = await asyncio.to_thread(apply_import, mcp.config, plan, trust=trust)
     if report.added:
-        tools.start_in_background()
+        mcp.start_in_background()
     return report
 
 
-async def probe_server(
-    tools: WorkspaceTools, server: ServerConfig, *, limit: float = 20.0
-) -> list[str]:
+async def probe_server(mcp: McpService, server: ServerConfig, *, limit: float = 20.0) -> list[str]:
     """Start ``server`` on its own, list its tools and stop it; returns the tool names.
 
     Raises :class:`UserError` with one sentence saying why it cannot be used (a server that
@@ -204,8 +201,8 @@ async def probe_server(
     manager_module = await asyncio.to_thread(importlib.import_module, "app.tools.mcp.connection")
     conn = manager_module.McpConnection(
         server.model_copy(update={"disabled": False}),
-        log_dir=mcp_log_dir(tools.data_dir) / "tests",
-        secret_resolver=tools.secrets,
+        log_dir=mcp_log_dir(mcp.data_dir) / "tests",
+        secret_resolver=mcp.secrets,
         start_timeout=limit,
     )
     try:

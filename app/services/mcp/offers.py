@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from app.core.state import ContentBlock
-    from app.services.workspace_tools import WorkspaceTools
+    from app.services.mcp.service import McpService
 
 __all__ = ["Offer", "PromptArgument", "ServerOffers", "fetch_offer", "offers"]
 
@@ -58,9 +58,9 @@ class ServerOffers:
     problem: str | None = None
 
 
-async def offers(tools: WorkspaceTools) -> list[ServerOffers]:
+async def offers(mcp: McpService) -> list[ServerOffers]:
     """The resources and prompts of every running server, by server name."""
-    manager = tools.manager
+    manager = mcp.manager
     if manager is None:
         return []
     out = []
@@ -88,11 +88,11 @@ async def offers(tools: WorkspaceTools) -> list[ServerOffers]:
 
 
 async def fetch_offer(
-    tools: WorkspaceTools, offer: Offer, arguments: Mapping[str, str] | None = None
+    mcp: McpService, offer: Offer, arguments: Mapping[str, str] | None = None
 ) -> list[ContentBlock]:
     """The blocks of ``offer``: the resource's content, or the prompt's messages filled in
     with ``arguments`` (blank values are left out; a required one must be given)."""
-    manager = tools.manager
+    manager = mcp.manager
     what = f"the {offer.kind} {offer.name} of the MCP server {offer.server}"
     if manager is None:
         raise UserError(f"{what} cannot be read: the MCP servers are not running")

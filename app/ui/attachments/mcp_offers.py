@@ -20,7 +20,7 @@ from app.ui.dialogs import ask
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from app.services.workspace_tools import WorkspaceTools
+    from app.services.mcp.service import McpService
     from app.ui.attachments.tray import AttachmentTray
     from app.ui.window import MainWindow
 
@@ -38,7 +38,7 @@ class McpOffersButton(QPushButton):
     problem = Signal(str)
     """A sentence to show the user: a server offered nothing usable, or a read failed."""
 
-    def __init__(self, tools: WorkspaceTools, tray: AttachmentTray, parent: QWidget) -> None:
+    def __init__(self, tools: McpService, tray: AttachmentTray, parent: QWidget) -> None:
         super().__init__("From MCP…", parent)
         self.setObjectName("mcpOffersButton")
         self.setAccessibleName("Add from MCP server")
@@ -123,7 +123,7 @@ class McpOffersButton(QPushButton):
 def install_mcp_offers(window: MainWindow) -> McpOffersButton:
     """Put the button beside the composer's Attach button."""
     composer = window.composer
-    button = McpOffersButton(window.workspace.tools, window.attachments.tray, composer)
+    button = McpOffersButton(window.workspace.mcp, window.attachments.tray, composer)
     row = composer.actions_row
     row.insertWidget(row.indexOf(composer.attach_button) + 1, button)
     composer.setTabOrder(composer.attach_button, button)

@@ -207,7 +207,7 @@ class McpPage(SettingsPage):
     async def load(self) -> None:
         """Show the configured servers as they are now."""
         try:
-            infos = await self.workspace.tools.servers()
+            infos = await self.workspace.mcp.servers()
         except (OSError, ParleyError) as exc:
             self._say(str(exc))
             return
@@ -276,7 +276,7 @@ class McpPage(SettingsPage):
         self.policy.setEnabled(info.state != "invalid")
         self.test_button.setEnabled(info.state != "invalid")
         server_default = POLICIES.get(info.policy or "", "")
-        rows = tool_policies(self.workspace.tools, info.name)
+        rows = tool_policies(self.workspace.mcp, info.name)
         for row in rows:
             item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.suggested], ""])
             item.setToolTip(0, row.description)
@@ -309,7 +309,7 @@ class McpPage(SettingsPage):
     async def _apply(self, server: str, policy: object, tool: str | None) -> None:
         chosen = policy if policy in POLICIES else None
         try:
-            await set_policy(self.workspace.tools, server, chosen, tool)  # type: ignore[arg-type]
+            await set_policy(self.workspace.mcp, server, chosen, tool)  # type: ignore[arg-type]
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {server}: {exc}")
             return
@@ -324,8 +324,8 @@ class McpPage(SettingsPage):
         self.test_result.setProperty("server", info.name)
         self.test_result.setText("Starting the server…")
         try:
-            server = self.workspace.tools.config.get(info.name)
-            names = await probe_server(self.workspace.tools, server, limit=TEST_TIMEOUT)
+            server = self.workspace.mcp.config.get(info.name)
+            names = await probe_server(self.workspace.mcp, server, limit=TEST_TIMEOUT)
         except (OSError, ParleyError) as exc:
             text = str(exc)
             self.test_result.setText(f"Failed: {text[:1].upper()}{text[1:]}")
@@ -349,7 +349,7 @@ class McpPage(SettingsPage):
         try:
             plan = await read_servers_file(path)
             trust = bool(plan.claims) and bool(await ask(ClaimsDialog(plan.claims, self)))
-            report = await import_servers(self.workspace.tools, plan, trust=trust)
+            report = await import_servers(self.workspace.mcp, plan, trust=trust)
         except (OSError, ParleyError) as exc:
             self.summary.hide()
             text = str(exc)
@@ -377,7 +377,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.tools.remove_server(info.name)
+            await self.workspace.mcp.remove_server(info.name)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not remove {info.name}: {exc}")
             return
@@ -389,7 +389,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.tools.set_server_enabled(info.name, on)
+            await self.workspace.mcp.set_server_enabled(info.name, on)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {info.name}: {exc}")
             return
