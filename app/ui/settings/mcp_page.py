@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.events import ToolsChanged
+from app.services.events import ToolsChanged, WorkspaceEvent
 from app.services.mcp.actions import (
     DEFAULT_POLICY,
     import_servers,
@@ -213,7 +213,7 @@ class McpPage(SettingsPage):
             return
         self._fill(infos)
 
-    def _on_event(self, event: object) -> None:
+    def _on_event(self, event: WorkspaceEvent) -> None:
         if isinstance(event, ToolsChanged):
             spawn(self.load())
 

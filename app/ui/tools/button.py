@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.events import ToolsChanged
+from app.services.events import ToolsChanged, WorkspaceEvent
 from app.services.mcp.config import CONFIG_NAME
 from app.services.workspace import Workspace
 from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry
@@ -159,7 +159,7 @@ class ToolsButton(QPushButton):
             self.problem.emit(f"The tool choice could not be saved: {exc}")
         self.refresh()
 
-    def _on_event(self, event: object) -> None:
+    def _on_event(self, event: WorkspaceEvent) -> None:
         if not isinstance(event, ToolsChanged):
             return
         for name, reason in event.problems.items():
