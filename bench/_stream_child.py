@@ -81,7 +81,7 @@ async def _run(data_dir: str, chars: int, replies: int, at_once: int, thread: st
     )
     assert window is not None
     workspace = window.workspace
-    workspace.settings = AppSettings(default_model="scripted:a")
+    workspace.settings.use(AppSettings(default_model="scripted:a"))
     window.resize(1200, 800)
     await warm_up(window)  # as the app does a second after start
     await asyncio.sleep(1.5)  # the opened thread's layout and collection are done
@@ -93,9 +93,9 @@ async def _run(data_dir: str, chars: int, replies: int, at_once: int, thread: st
             if thread and k == 0:
                 threads.append(thread)
             else:
-                threads.append((await workspace.create_thread(model=f"scripted:{k}")).id)
+                threads.append((await workspace.threads.create(model=f"scripted:{k}")).id)
         await window.open_thread(threads[0])
-        tasks = [await workspace.send(t, "go") for t in threads]
+        tasks = [await workspace.runs.send(t, "go") for t in threads]
         done = asyncio.ensure_future(asyncio.gather(*tasks))
         stalls.append(await _longest_gap(done, 600) * 1000)
     rows = window.chat.model().rowCount()

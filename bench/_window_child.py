@@ -99,7 +99,7 @@ async def _stall(data_dir: str) -> dict[str, float]:
         resolve_model=lambda spec: models[spec.split(":", 1)[1]],
         secret_resolver=lambda ref: "",
     )
-    workspace.settings = AppSettings(default_model="scripted:a")
+    workspace.settings.use(AppSettings(default_model="scripted:a"))
     window = MainWindow(workspace)
     window.resize(1200, 800)
     window.show()
@@ -120,15 +120,14 @@ async def _stall(data_dir: str) -> dict[str, float]:
     idle = await longest_gap(1.0)
     first = window.chat_vm.thread_id
     assert first is not None
-    task = await workspace.send(first, "go")
+    task = await workspace.runs.send(first, "go")
     one = await longest_gap(2.0)
     await task
-    second = (await workspace.create_thread(model="scripted:b")).id
+    second = (await workspace.threads.create(model="scripted:b")).id
     models["a"] = ScriptedChatModel([{"text": reply}], delay=0.005, chunk_size=6)
-    workspace._models.clear()
-    workspace._agents.clear()
-    t1 = await workspace.send(first, "again")
-    t2 = await workspace.send(second, "go")
+    workspace.models.forget()
+    t1 = await workspace.runs.send(first, "again")
+    t2 = await workspace.runs.send(second, "go")
     two = await longest_gap(2.0)
     await asyncio.gather(t1, t2)
     await close_window(window)

@@ -51,8 +51,8 @@ async def _seed(data: Path, script: Path) -> str:
 
     spec = f"scripted:{script}"
     ws = await Workspace.open(data, tools=[calculator, current_time])
-    await ws.save_settings(
-        ws.settings.model_copy(
+    await ws.settings.save(
+        ws.settings.current.model_copy(
             update={
                 "default_model": spec,
                 "default_limits": BudgetLimits(max_model_calls=2, max_tool_calls=40),
@@ -60,9 +60,9 @@ async def _seed(data: Path, script: Path) -> str:
         )
     )
     for title in ("Trip to Oslo: packing list", "Fix the CSV import"):
-        await ws.create_thread(title=title, model=spec)
-    thread = await ws.create_thread(model=spec)
-    await (await ws.send(thread.id, "What is 17 × 23, plus 9?"))
+        await ws.threads.create(title=title, model=spec)
+    thread = await ws.threads.create(model=spec)
+    await (await ws.runs.send(thread.id, "What is 17 × 23, plus 9?"))
     store = ws._store
     await store.allow_always("calculator")
     await store.allow_always("write_text_file", thread_id=thread.id)

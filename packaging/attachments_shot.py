@@ -90,14 +90,14 @@ async def _shoot(out: Path, tmp: Path) -> None:
     workspace = await Workspace.open(
         tmp / "data", resolve_model=lambda spec: model, secret_resolver=lambda ref: None
     )
-    workspace.settings = AppSettings(default_model="scripted:vision")
-    thread = await workspace.create_thread(title="Q3 review")
+    workspace.settings.use(AppSettings(default_model="scripted:vision"))
+    thread = await workspace.threads.create(title="Q3 review")
     blocks = []
     for key in ("chart", "pdf", "wav", "mp4", "zip"):
         result = await workspace.attachments.ingest(files[key])
         assert result.block is not None, result.message
         blocks.append(result.block)
-    await (await workspace.send(thread.id, "What do these show?", blocks))
+    await (await workspace.runs.send(thread.id, "What do these show?", blocks))
     window = MainWindow(workspace, settings_path=tmp / "window.ini")
     window.resize(1280, 1000)
     window.show()

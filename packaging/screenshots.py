@@ -52,16 +52,16 @@ async def _seed(data_dir: Path, script: Path) -> str:
 
     spec = f"scripted:{script}"
     ws = await Workspace.open(data_dir, tools=[current_time])
-    ws.settings = ws.settings.model_copy(update={"default_model": spec})
+    ws.settings.use(ws.settings.current.model_copy(update={"default_model": spec}))
     for title in ("Trip to Oslo: packing list", "Fix the CSV import", "Ticket T-42"):
-        await ws.create_thread(title=title, model=spec)
-    thread = await ws.create_thread(model=spec)
+        await ws.threads.create(title=title, model=spec)
+    thread = await ws.threads.create(model=spec)
     await (
-        await ws.send(
+        await ws.runs.send(
             thread.id, "Write a Python function that finds the most common words in a file."
         )
     )
-    await (await ws.send(thread.id, "And what time is it?"))
+    await (await ws.runs.send(thread.id, "And what time is it?"))
     await ws.aclose()
     return thread.id
 

@@ -22,7 +22,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
     from PySide6.QtGui import QPainter
     from PySide6.QtWidgets import QApplication
 
-    from app.services.mcp_config import McpConfig
+    from app.services.mcp.config import McpConfig
     from app.tools.mcp import ServerConfig
     from app.ui.app import close_window, open_window
     from app.ui.settings.mcp_page import McpPage
@@ -50,8 +50,8 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
     assert window is not None
     try:
         window.resize(1100, 720)
-        await window.workspace.tools.wait_started()
-        if not window.workspace.settings.granted_folders:
+        await window.workspace.mcp.wait_started()
+        if not window.workspace.settings.current.granted_folders:
             await window.workspace.tools.grant_folder(folder)
             thread = window.chat_vm.thread_id or ""
             await window.workspace.tools.set_enabled(

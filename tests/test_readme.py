@@ -41,7 +41,7 @@ async def test_the_folder_the_readme_names_for_settings_is_where_they_are_writte
         monkeypatch.setenv(var, str(tmp_path / var.lower()))
     workspace = await Workspace.open(None, secret_resolver=lambda ref: None)
     try:
-        await workspace.save_settings(AppSettings(theme="dark"))
+        await workspace.settings.save(AppSettings(theme="dark"))
     finally:
         await workspace.aclose()
     holders = [name for name, holds in _folder_table().items() if "`settings.json`" in holds]

@@ -35,7 +35,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from app.services.backups import BackupService
+    from app.services.data.backups import BackupService
     from app.services.locations import Locations
 
     return BackupService(Locations.resolve(args.data_dir).database)
@@ -51,7 +51,7 @@ def _backup(args: argparse.Namespace, out: TextIO) -> int:
 
 def _backups(args: argparse.Namespace, out: TextIO) -> int:
     from app.core.sizes import human_size
-    from app.services.backups import describe
+    from app.services.data.backups import describe
 
     service = _service(args)
     entries = service.list()
@@ -67,7 +67,7 @@ def _backups(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from app.services.backups import describe
+    from app.services.data.backups import describe
     from app.store.backups import inspect_backup
 
     service = _service(args)

@@ -128,7 +128,7 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.thread:
             await _choose_thread_model(s, args.thread, args.model)
         else:
-            await s.workspace.check_model(model)  # a model that cannot be used makes no thread
+            await s.workspace.models.check(model)  # a model that cannot be used makes no thread
         if args.resume:
             outcome = await s.chat.resume(args.thread)
             return _report(outcome, out, err, args.thread)
@@ -169,13 +169,13 @@ async def _one_turn(session: Session, args: argparse.Namespace, out: TextIO, err
 
 async def _choose_thread_model(session: Session, thread_id: str, model: str | None) -> None:
     """Continue ``thread_id`` on its own model, or on ``model`` from now on when one is given."""
-    thread = await session.workspace.get_thread(thread_id)
+    thread = await session.workspace.threads.get(thread_id)
     spec = model or thread.model or session.model_spec
-    await session.workspace.check_model(spec)
+    await session.workspace.models.check(spec)
     if model is not None and model != thread.model:
-        await session.workspace.set_thread_model(thread_id, model)
+        await session.workspace.threads.set_model(thread_id, model)
     elif not thread.model:
-        await session.workspace.set_thread_model(thread_id, spec)
+        await session.workspace.threads.set_model(thread_id, spec)
 
 
 async def _attach_files(
@@ -184,10 +184,10 @@ async def _attach_files(
     """Ingest ``--attach`` files: a line for each that could not be attached and for each the
     model will not see (those notes are also kept on the message); the turn runs with the
     rest."""
-    got = await session.workspace.attach(args.attach)
+    got = await session.workspace.attachments.attach(args.attach)
     for line in got.problems:
         err.write(f"not attached: {as_text(line)}\n")
-    thread = await session.workspace.get_thread(args.thread) if args.thread else None
+    thread = await session.workspace.threads.get(args.thread) if args.thread else None
     spec = (thread and thread.model) or session.model_spec
     left_out = await session.workspace.attachments.left_out(got.blocks, spec)
     for note in [*got.notes, *left_out]:

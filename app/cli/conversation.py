@@ -61,9 +61,9 @@ class Conversation:
     async def new_thread(self, first_text: str = "", *, model: str | None = None) -> Thread:
         """A new thread on ``model`` (the default model when not given), titled after
         ``first_text``."""
-        from app.services.workspace import title_of
+        from app.services.threads import title_of
 
-        return await self.workspace.create_thread(title=title_of(first_text), model=model)
+        return await self.workspace.threads.create(title=title_of(first_text), model=model)
 
     async def send(
         self,
@@ -77,13 +77,13 @@ class Conversation:
         stops, or pauses with nobody to ask. Raises at once, sending nothing, when the thread
         does not exist."""
         return await self._drive(
-            thread_id, lambda: self.workspace.send(thread_id, text, blocks, notes=notes)
+            thread_id, lambda: self.workspace.runs.send(thread_id, text, blocks, notes=notes)
         )
 
     async def resume(self, thread_id: str) -> TurnOutcome:
         """Ask for the decisions the thread waits on (also after a restart) and continue."""
-        await self.workspace.get_thread(thread_id)
-        if not await self.workspace.pending_approvals(thread_id):
+        await self.workspace.threads.get(thread_id)
+        if not await self.workspace.runs.pending_approvals(thread_id):
             raise UserError(
                 f"thread {thread_id} is not waiting for an approval; there is nothing to resume"
             )
@@ -100,14 +100,14 @@ class Conversation:
             if self._on_event is not None:
                 self._on_event(event)
 
-        unsubscribe = self.workspace.subscribe(listen)
+        unsubscribe = self.workspace.events.subscribe(listen)
         try:
             if start is not None:
                 outcome.state = await (await start())
             while (run := await self._answer_pause(thread_id)) is not None:
                 outcome.state = await run
             if outcome.state is None:
-                outcome.state = await self.workspace.saved_state(thread_id)
+                outcome.state = await self.workspace.threads.saved_state(thread_id)
         finally:
             unsubscribe()
         return outcome
@@ -116,14 +116,16 @@ class Conversation:
         """Ask about what the thread waits on and return the continued run, or ``None`` when
         it waits on nothing (or nobody here can answer)."""
         if self.approvals is not None:
-            pending = await self.workspace.pending_approvals(thread_id)
+            pending = await self.workspace.runs.pending_approvals(thread_id)
             if pending:
                 answers = {p.interrupt_id: await self._decide(p) for p in pending}
-                return await self.workspace.answer(thread_id, answers)
+                return await self.workspace.runs.answer(thread_id, answers)
         if self.budget is not None:
-            for paused in await self.workspace.pending_budget(thread_id):
+            for paused in await self.workspace.runs.pending_budget(thread_id):
                 raise_to = await self.budget(paused.pause)
-                return await self.workspace.answer_budget(thread_id, paused.interrupt_id, raise_to)
+                return await self.workspace.runs.answer_budget(
+                    thread_id, paused.interrupt_id, raise_to
+                )
         return None
 
     async def _decide(self, approval: ApprovalNeeded) -> Any:

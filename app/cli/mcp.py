@@ -117,7 +117,7 @@ def _add_import_parser(actions: Any, dirs: argparse.ArgumentParser) -> None:
 
 
 def _pairs(values: list[str], what: str) -> dict[str, str]:
-    from app.services.mcp_config import McpConfigError
+    from app.services.mcp.config import McpConfigError
 
     pairs: dict[str, str] = {}
     for item in values:
@@ -129,7 +129,7 @@ def _pairs(values: list[str], what: str) -> dict[str, str]:
 
 
 def _add(args: argparse.Namespace, out: TextIO) -> int:
-    from app.services.mcp_config import McpConfig, McpConfigError, parse_server
+    from app.services.mcp.config import McpConfig, McpConfigError, parse_server
 
     if args.url and args.server_command:
         raise McpConfigError("give either a command after -- or --url, not both")
@@ -158,7 +158,7 @@ def _add(args: argparse.Namespace, out: TextIO) -> int:
 
 async def _list(args: argparse.Namespace, out: TextIO) -> int:
     from app.secrets.keyring_resolver import KeyringSecretResolver
-    from app.services.mcp_config import McpConfig, mcp_log_dir
+    from app.services.mcp.config import McpConfig, mcp_log_dir
     from app.tools.mcp import McpManager
 
     config = McpConfig.for_data_dir(args.data_dir)
@@ -200,8 +200,8 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from app.services.mcp_config import McpConfig
-    from app.services.mcp_import import import_file, shown_name
+    from app.services.mcp.config import McpConfig
+    from app.services.mcp.importing import import_file, shown_name
 
     report = import_file(McpConfig.for_data_dir(args.data_dir), args.file, trust=args.trust)
     for name in report.added:
@@ -226,7 +226,7 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
     """Run ``parley mcp ACTION`` if ``args.command`` is ``mcp``; ``None`` when it is another
     command."""
-    from app.services.mcp_config import McpConfig
+    from app.services.mcp.config import McpConfig
 
     if args.command != "mcp":
         return None

@@ -8,7 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from app.services._download import Progress
+    from app.services.models._download import Progress
 
 __all__ = ["add_parsers", "run_command"]
 
@@ -62,7 +62,7 @@ class _ProgressLine:
         self.tty = err.isatty()
 
     def __call__(self, p: Progress) -> None:
-        from app.services.model_catalogue import human_size
+        from app.services.models.catalogue import human_size
 
         pct = int(100 * (p.fraction or 0))
         if pct == self.last or (not self.tty and pct % 10 and pct != 100):
@@ -78,7 +78,7 @@ class _ProgressLine:
 
 
 def _list(library: Any, out: TextIO) -> int:
-    from app.services.model_catalogue import human_size
+    from app.services.models.catalogue import human_size
 
     out.write(f"{'NAME':<16}{'SIZE':>9}{'RAM':>8}  {'TOOLS':<6}{'LICENCE':<29}STATUS\n")
     for row in library.listing():
@@ -111,7 +111,7 @@ def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
     """Run ``parley models ...`` if ``args.command`` is ``models``; ``None`` when it is
     another command."""
-    from app.services.model_catalogue import ModelLibrary
+    from app.services.models.catalogue import ModelLibrary
 
     if args.command != "models":
         return None

@@ -15,7 +15,7 @@ from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.events import WorkspaceEvent
 from app.services.hidden_chars import escape_hidden
-from app.services.model_access import ENV_KEYS, api_key_lookup
+from app.services.models.access import ENV_KEYS, api_key_lookup
 from app.services.workspace import Workspace
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
@@ -48,7 +48,7 @@ async def open_session(
     offered the built-in tools (file tools ask for approval) and the configured MCP servers'
     tools; every event of a driven thread reaches ``on_event``.
     """
-    from app.services.mcp_config import configured_mcp_tools
+    from app.services.mcp.config import configured_mcp_tools
 
     secrets = await asyncio.to_thread(KeyringSecretResolver)
     asking_budget = interactive and sys.stdin.isatty()
@@ -73,7 +73,9 @@ async def open_session(
             },
         )
         stack.push_async_callback(workspace.aclose)
-        workspace.settings = workspace.settings.model_copy(update={"default_model": model_spec})
+        workspace.settings.use(
+            workspace.settings.current.model_copy(update={"default_model": model_spec})
+        )
         handler = TerminalApprovalHandler() if interactive else None
         chat = Conversation(
             workspace,

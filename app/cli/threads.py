@@ -74,7 +74,7 @@ async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     fmt: Literal["markdown", "json"] = "markdown" if args.markdown else "json"
     workspace = await _workspace(args.data_dir)
     try:
-        data = await workspace.export_thread(args.thread_id, fmt)
+        data = await workspace.threads.export(args.thread_id, fmt)
     finally:
         await workspace.aclose()
     if target is None:
@@ -111,7 +111,7 @@ async def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     workspace = await _workspace(args.data_dir)
     try:
-        thread = await workspace.import_thread(data)
+        thread = await workspace.threads.import_json(data)
     except ParleyError as exc:
         err.write(f"parley: could not import {source.name}: {exc}; nothing was added\n")
         return 2

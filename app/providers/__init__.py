@@ -6,7 +6,7 @@
 - :class:`AnthropicChatModel`: Claude.
 
 Each lives in its own module (``local``, ``openai_compat``, ``ollama``, ``anthropic_api``) so
-importing one does not import every provider SDK; ``app.services.model_registry`` picks by spec.
+importing one does not import every provider SDK; ``app.services.models.registry`` picks by spec.
 """
 
 from app.providers._retry import RetryPolicy

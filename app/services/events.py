@@ -1,24 +1,28 @@
-"""What the workspace tells its views: typed events, each about one thread (or none).
+"""What the services tell their views: typed events, each about one thread (or none).
 
-Views subscribe with :meth:`app.services.workspace.Workspace.subscribe` and receive these on
-the event loop, in order. Messages arrive already reduced: a streamed reply comes as the
-whole message so far, under the id it will keep.
+Every service emits on one :class:`~app.services.bus.EventBus`; views subscribe with
+``workspace.events.subscribe`` and receive these on the event loop, in order. Messages arrive
+already reduced: a streamed reply comes as the whole message so far, under the id it will keep.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.core.budget import BudgetLimits, BudgetUsage
 from app.core.graph.budget_pause import BudgetPause
 from app.core.state import ChunkMerge, Message
 from app.core.tools import ApprovalRequest
 
+if TYPE_CHECKING:
+    from app.services.settings.file import AppSettings
+
 __all__ = [
     "ApprovalNeeded",
     "BudgetPaused",
     "BudgetUpdated",
+    "KeysChanged",
     "MessageAdded",
     "MessageRemoved",
     "MessageStreamed",
@@ -29,8 +33,10 @@ __all__ = [
     "Retrying",
     "RunStatus",
     "RunStatusChanged",
+    "SettingsChanged",
     "ThreadsChanged",
     "ToolActivity",
+    "ToolsChanged",
     "WorkspaceEvent",
 ]
 
@@ -187,6 +193,29 @@ class Problem:
     remedies: tuple[Remedy, ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True, slots=True)
+class ToolsChanged:
+    """The tools on offer changed (a server started, failed or was reconfigured).
+    ``problems`` holds, by server name, why each failed server is not running."""
+
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    """The user's settings were saved: ``before`` is what they were, ``after`` what they are."""
+
+    before: AppSettings
+    after: AppSettings
+
+
+@dataclass(frozen=True, slots=True)
+class KeysChanged:
+    """An API key was set or deleted: models that read one are built again."""
+
+    ref: str
+
+
 WorkspaceEvent = (
     ThreadsChanged
     | MessageAdded
@@ -200,4 +229,8 @@ WorkspaceEvent = (
     | Retrying
     | ModelStatus
     | Problem
+    | ToolsChanged
+    | SettingsChanged
+    | KeysChanged
 )
+"""Every event a service emits."""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from app.core.netgate import GATE, Connection, NetworkGate, install
 from app.core.sizes import human_size
+from app.services.events import SettingsChanged, WorkspaceEvent
 from app.store import Store
 
 __all__ = [
@@ -99,6 +100,12 @@ class NetworkLedger:
     def set_offline(self, offline: bool) -> None:
         """Turn offline mode on or off for the whole process, at once."""
         self._gate.offline = offline
+
+    def follow_settings(self, event: WorkspaceEvent) -> None:
+        """Subscribed to the bus: follow the offline setting when it changes (``PARLEY_OFFLINE``
+        keeps Parley offline whatever it says)."""
+        if isinstance(event, SettingsChanged) and event.before.offline != event.after.offline:
+            self.set_offline(event.after.offline or forced_offline())
 
     @property
     def session_count(self) -> int:

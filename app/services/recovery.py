@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import ParleyError, UserError
-from app.services.user_data import RESCUE_FOLDER, ExportReport, export_all_threads
+from app.services.data.export_delete import RESCUE_FOLDER, ExportReport, export_all_threads
 from app.store import Store, database_files
 
 __all__ = ["RescueResult", "export_readable", "rescue_copy"]

@@ -1,130 +1,51 @@
 """The tools a window's threads may use: the built-in set, set up from the user's settings, and
-the configured MCP servers' tools, with each thread's own choice of which are on.
+the running MCP servers' tools (from :class:`~app.services.mcp.service.McpService`), with each
+thread's own choice of which are on.
 
-The window reaches all of this through ``workspace.tools`` (a :class:`WorkspaceTools`): it
-lists the tools for the composer's menu, keeps each thread's choice, changes granted folders and
-the network policy, and adds, changes and removes MCP servers. Servers start in the background
-(:meth:`WorkspaceTools.start_servers`) and stop when the workspace closes; a server that fails
-offers no tools and says why in a :class:`ToolsChanged` event.
+The window reaches this through ``workspace.tools`` (a :class:`WorkspaceTools`): it lists the
+tools for the composer's menu, keeps each thread's choice, and changes granted folders and the
+network policy.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from app.core.errors import UserError
 from app.core.state import ContentBlock
 from app.core.tools import Tool, ToolError
-from app.core.tools.secrets import SecretSource
-from app.services.mcp_config import McpConfig, McpConfigError, mcp_log_dir, parse_server
-from app.services.settings import AppSettings
+from app.services.mcp.service import McpService, ServerInfo
+from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
+from app.services.tool_entry import BUILTIN_GROUP, ToolEntry, first_line
 from app.store import Store
 from app.tools.builtin import builtin_tools, permissions_of
-from app.tools.mcp.config import ServerConfig, valid_server_name
 
-if TYPE_CHECKING:
-    from app.tools.mcp.manager import McpManager
-
-_MANAGER = "app.tools.mcp.manager"
-
-__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "ToolsChanged", "WorkspaceTools"]
-
-log = logging.getLogger(__name__)
-
-BUILTIN_GROUP = "Built-in"
-"""The group the built-in tools are listed under (MCP tools are grouped by server)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolEntry:
-    """One tool as the composer's menu lists it."""
-
-    name: str
-    """The name the model sees (``SERVER__TOOL`` for an MCP tool)."""
-    label: str
-    """The short name to show (an MCP tool's own name, without the server)."""
-    description: str
-    """The first line of what the tool does."""
-    group: str
-    """:data:`BUILTIN_GROUP` or the MCP server's name."""
-
-
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
-    """One configured MCP server as the settings page shows it (no secret values in it: an
-    environment value kept in the keyring shows as ``{keyring:REF}``)."""
-
-    name: str
-    command: str
-    args: list[str]
-    env: dict[str, str]
-    enabled: bool
-    state: str
-    """``disabled``, ``starting``, ``running``, ``failed``, ``crashed``, ``stopped`` or
-    ``invalid`` (the entry in ``mcp.json`` cannot be used)."""
-    reason: str | None
-    tools: list[ToolEntry] = field(default_factory=list)
-    url: str | None = None
-    """The address of a streamable-HTTP server (``command`` is then the same address)."""
-    headers: dict[str, str] = field(default_factory=dict)
-    policy: str | None = None
-    """What every tool of the server may do (``allowed``, ``approval``, ``off``), or None."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolsChanged:
-    """The tools on offer changed (a server started, failed or was reconfigured).
-    ``problems`` holds, by server name, why each failed server is not running."""
-
-    problems: dict[str, str] = field(default_factory=dict)
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0].strip() if text.strip() else ""
+__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools"]
 
 
 class WorkspaceTools:
     """The window's tools; see the module docstring."""
 
     def __init__(
-        self,
-        data_dir: Path,
-        store: Store,
-        *,
-        settings: Callable[[], AppSettings],
-        save_settings: Callable[[AppSettings], Awaitable[None]],
-        emit: Callable[[Any], None],
-        secret_resolver: SecretSource | None = None,
-        start_timeout: float = 30.0,
+        self, data_dir: Path, store: Store, *, settings: SettingsStore, mcp: McpService
     ) -> None:
         self.data_dir = Path(data_dir)
         self._store = store
         self._settings = settings
-        self._save_settings = save_settings
-        self._emit = emit
-        self._secrets = secret_resolver
-        self._start_timeout = start_timeout
+        self._mcp = mcp
         self.choices = ThreadToolChoices(self.data_dir)
-        self.config = McpConfig.for_data_dir(self.data_dir)
         self._builtin_key: tuple[Any, ...] | None = None
         self._builtin: list[Tool[..., Any]] = []
-        self._manager: McpManager | None = None
-        self._starting: asyncio.Task[None] | None = None
-        self._lock = asyncio.Lock()
-        self._closed = False
 
     # Built-in tools ---------------------------------------------------------------
 
     def builtin(self) -> list[Tool[..., Any]]:
         """The built-in tools as the current settings set them up (rebuilt when they change)."""
-        settings = self._settings()
+        settings = self._settings.current
         key = (tuple(settings.granted_folders), settings.allow_private_network)
         if key != self._builtin_key:
             self._builtin = builtin_tools(
@@ -141,7 +62,7 @@ class WorkspaceTools:
 
     async def _ingest(self, file: BinaryIO, name: str, media_type: str) -> Sequence[ContentBlock]:
         from app.media import OpenedFile
-        from app.services.attach import attach
+        from app.services.attachments.compose import attach
 
         result = await attach(self._store.store_media, [OpenedFile(file, name)])
         if not result.blocks:
@@ -152,21 +73,15 @@ class WorkspaceTools:
 
     def available(self) -> list[Tool[..., Any]]:
         """Every tool a thread can switch on now: built-in, then each running server's."""
-        mcp = self._manager.tools() if self._manager is not None else []
-        return [*self.builtin(), *mcp]
+        return [*self.builtin(), *self._mcp.tools()]
 
     def catalogue(self) -> list[ToolEntry]:
         """:meth:`available` as the composer's menu lists it, grouped."""
         entries = [
-            ToolEntry(t.name, t.name, _first_line(t.description), BUILTIN_GROUP)
+            ToolEntry(t.name, t.name, first_line(t.description), BUILTIN_GROUP)
             for t in self.builtin()
         ]
-        if self._manager is not None:
-            for tool in self._manager.tools():
-                server = tool.connection.name
-                label = getattr(tool, "remote_name", tool.name)
-                entries.append(ToolEntry(tool.name, label, _first_line(tool.description), server))
-        return entries
+        return [*entries, *self._mcp.entries()]
 
     def enabled(self, thread_id: str) -> list[str]:
         """The tool names switched on in the thread (kept even while their server is down)."""
@@ -199,205 +114,21 @@ class WorkspaceTools:
             return str(path.resolve())
 
         resolved = await asyncio.to_thread(check)
-        settings = self._settings()
+        settings = self._settings.current
         if resolved in settings.granted_folders:
             return list(settings.granted_folders)
         folders = [*settings.granted_folders, resolved]
-        await self._save_settings(settings.model_copy(update={"granted_folders": folders}))
+        await self._settings.save(settings.model_copy(update={"granted_folders": folders}))
         return folders
 
     async def revoke_folder(self, folder: str) -> list[str]:
         """Stop the file tools working inside ``folder``; returns the granted folders."""
-        settings = self._settings()
+        settings = self._settings.current
         folders = [f for f in settings.granted_folders if f != folder]
-        await self._save_settings(settings.model_copy(update={"granted_folders": folders}))
+        await self._settings.save(settings.model_copy(update={"granted_folders": folders}))
         return folders
 
     async def set_private_network(self, allowed: bool) -> None:
         """Let the web tools reach this computer and the local network, or not."""
-        settings = self._settings()
-        await self._save_settings(settings.model_copy(update={"allow_private_network": allowed}))
-
-    # MCP servers --------------------------------------------------------------------
-
-    @property
-    def manager(self) -> McpManager | None:
-        """The running servers, or None before they start."""
-        return self._manager
-
-    @property
-    def secrets(self) -> SecretSource | None:
-        """Where ``{keyring:REF}`` values are looked up."""
-        return self._secrets
-
-    def changed(self) -> None:
-        """Tell the window the tools on offer changed (e.g. a policy was set)."""
-        self._emit(ToolsChanged(self._manager.problems() if self._manager else {}))
-
-    async def start_servers(self) -> None:
-        """Start the enabled servers (again, stopping the running ones first); report a
-        :class:`ToolsChanged` when each attempt is done."""
-        async with self._lock:
-            if self._closed:
-                return
-            old, self._manager = self._manager, None
-            if old is not None:
-                await old.aclose()
-            try:
-                servers = await asyncio.to_thread(self.config.servers)
-            except McpConfigError as exc:
-                self._emit(ToolsChanged({"mcp.json": str(exc)}))
-                return
-            if not servers:
-                self._emit(ToolsChanged({}))
-                return
-            # the SDK takes long to import: off the loop, so the window stays responsive
-            manager_module = await asyncio.to_thread(importlib.import_module, _MANAGER)
-            manager = manager_module.McpManager(
-                servers,
-                log_dir=mcp_log_dir(self.data_dir),
-                secret_resolver=self._secrets,
-                start_timeout=self._start_timeout,
-            )
-            self._manager = manager
-            self._emit(ToolsChanged())
-            problems = await manager.start()
-            self._emit(ToolsChanged(problems))
-
-    def start_in_background(self) -> asyncio.Task[None]:
-        """Start (or restart) the servers without waiting; :meth:`wait_started` waits."""
-        previous = self._starting
-        if previous is not None and not previous.done():
-            previous.cancel()
-        task = asyncio.create_task(self.start_servers())
-        task.add_done_callback(_log_failure)
-        self._starting = task
-        return task
-
-    async def wait_started(self) -> None:
-        """Wait for the latest background start (for tests and shutdown)."""
-        if self._starting is not None:
-            await asyncio.gather(self._starting, return_exceptions=True)
-
-    async def servers(self) -> list[ServerInfo]:
-        """Every configured server with its state, reason and tools."""
-        raw = await asyncio.to_thread(self.config._read)
-        entries: dict[str, Any] = raw.get("mcpServers", {})
-        running = self._manager.connections if self._manager is not None else {}
-        tools = self.catalogue()
-        out = []
-        for name, entry in entries.items():
-            try:
-                server = parse_server(name, entry)
-            except McpConfigError as exc:
-                out.append(ServerInfo(name, "", [], {}, False, "invalid", str(exc)))
-                continue
-            conn = running.get(name)
-            if server.disabled:
-                state, reason = "disabled", None
-            elif conn is None:
-                state, reason = "starting", None
-            else:
-                state, reason = conn.state, conn.reason
-            out.append(
-                ServerInfo(
-                    name,
-                    server.command or server.url or "",
-                    list(server.args),
-                    dict(server.env),
-                    not server.disabled,
-                    state,
-                    reason,
-                    [t for t in tools if t.group == name],
-                    server.url,
-                    dict(server.headers),
-                    server.policy,
-                )
-            )
-        return out
-
-    async def save_server(
-        self,
-        name: str,
-        command: str,
-        args: Sequence[str] = (),
-        env: dict[str, str] | None = None,
-        *,
-        replace: str | None = None,
-    ) -> None:
-        """Add the stdio server ``name`` (or change server ``replace``) and restart servers."""
-        problem = valid_server_name(name)
-        if problem:
-            raise UserError(problem)
-        if not command.strip():
-            raise UserError("the server needs a command to run")
-        try:
-            server = ServerConfig(
-                name=name, command=command.strip(), args=list(args), env=dict(env or {})
-            )
-        except ValueError as exc:
-            raise UserError(f"server {name!r} cannot be saved: {exc}") from None
-
-        def write() -> None:
-            if replace is None:
-                self.config.add(server)
-                return
-            try:  # keep what the form does not show (policies, disabled, timeout)
-                kept = self.config.get(replace).model_dump()
-            except McpConfigError:
-                kept = {}
-            shown = server.model_dump(include={"command", "args", "env"})
-            merged = ServerConfig.model_validate({**kept, "url": None, **shown, "name": name})
-            if replace != name:
-                if name in self.config._read()["mcpServers"]:
-                    raise McpConfigError(f"a server named {name!r} is already configured")
-                self.config.remove(replace)
-            self.config.add(merged, replace=True)
-
-        await asyncio.to_thread(write)
-        self.start_in_background()
-
-    async def store_secret(self, server: str, variable: str, value: str) -> str:
-        """Keep ``value`` in the keyring for ``server``'s environment variable ``variable`` and
-        return the ``{keyring:REF}`` text to put in the environment instead of the value."""
-        from app.secrets.keyring_resolver import KeyringSecretResolver
-
-        variable = variable.strip()
-        if not variable.replace("_", "").isalnum():
-            raise UserError(
-                f"{variable!r} cannot name an environment variable: use letters, digits and '_'"
-            )
-        if not value:
-            raise UserError("the secret is empty; paste its value")
-        ref = f"mcp/{server}/{variable}"
-        resolver = self._secrets
-        if not isinstance(resolver, KeyringSecretResolver):
-            resolver = await asyncio.to_thread(KeyringSecretResolver)
-        await asyncio.to_thread(resolver.set, ref, value)
-        return f"{{keyring:{ref}}}"
-
-    async def remove_server(self, name: str) -> None:
-        """Remove server ``name`` and stop it."""
-        await asyncio.to_thread(self.config.remove, name)
-        self.start_in_background()
-
-    async def set_server_enabled(self, name: str, enabled: bool) -> None:
-        """Enable or disable server ``name`` (a disabled server is kept but not started)."""
-        await asyncio.to_thread(self.config.edit, name, disabled=not enabled)
-        self.start_in_background()
-
-    async def aclose(self) -> None:
-        """Stop every server for good."""
-        self._closed = True
-        if self._starting is not None and not self._starting.done():
-            self._starting.cancel()
-            await asyncio.gather(self._starting, return_exceptions=True)
-        async with self._lock:
-            if self._manager is not None:
-                await self._manager.aclose()
-                self._manager = None
-
-
-def _log_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("starting the MCP servers failed", exc_info=task.exception())
+        settings = self._settings.current
+        await self._settings.save(settings.model_copy(update={"allow_private_network": allowed}))

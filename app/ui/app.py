@@ -74,14 +74,16 @@ async def open_window(
         workspace_options["store"] = rescued
     workspace = await Workspace.open(data_dir, **workspace_options)  # type: ignore[arg-type]
     if model:
-        workspace.settings = workspace.settings.model_copy(update={"default_model": model})
+        workspace.settings.use(
+            workspace.settings.current.model_copy(update={"default_model": model})
+        )
     window = MainWindow(workspace)
     window.show()
     await window.start(thread_id, preload=preload)
     app = QApplication.instance()
     collector = app.findChild(MainThreadCollector) if app is not None else None
     if collector is not None:
-        collector.settle(busy=workspace.any_running)
+        collector.settle(busy=workspace.runs.any_running)
     if workspace.data.read_only:
         window.show_read_only()
     if workspace.data.read_only and window.start_problem:
@@ -143,7 +145,7 @@ async def _main(
     )
     if window is None:
         return 1
-    saved = window.workspace.settings.theme
+    saved = window.workspace.settings.current.theme
     app = QApplication.instance()
     if theme is None and saved != "system" and isinstance(app, QApplication):
         apply_theme(app, saved)  # the choice made in Settings > Appearance

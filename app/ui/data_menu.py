@@ -34,10 +34,10 @@ class DataMenu(ThreadPart):
         """Put the diagnostics report on the clipboard (no message text, no secrets)."""
         app = QGuiApplication.instance()
         platform = app.platformName() if isinstance(app, QGuiApplication) else "unknown"
-        specs = [self.workspace.settings.default_model]
+        specs = [self.workspace.settings.current.default_model]
         if self.chat_vm.thread_id:
             try:
-                thread = await self.workspace.get_thread(self.chat_vm.thread_id)
+                thread = await self.workspace.threads.get(self.chat_vm.thread_id)
             except ParleyError:
                 thread = None
             if thread is not None and thread.model:
@@ -117,7 +117,7 @@ class DataMenu(ThreadPart):
 
     async def delete_all(self) -> bool:
         """Ask, then delete everything and close the window; ``False`` when cancelled."""
-        threads = len(await self.workspace.list_threads(limit=100_000))
+        threads = len(await self.workspace.threads.list_all(limit=100_000))
         box = self.confirmation(threads)
         await ask(box)
         if box.clickedButton() is not self.delete_button:

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.model_catalogue import InstalledModel, ModelLibrary, human_size
-from app.services.model_downloads import ModelDownloads, bundled_model_bytes
+from app.services.models.catalogue import InstalledModel, ModelLibrary, human_size
+from app.services.models.downloads import ModelDownloads, bundled_model_bytes
 from app.ui.dialogs import ask
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn

@@ -45,19 +45,19 @@ class ModelPicking(WindowPart):
 
     async def refresh(self) -> None:
         """List the models the picker offers."""
-        choices = await self.workspace.model_choices()
+        choices = await self.workspace.models.choices()
         current = None
         if self.chat_vm.thread_id:
-            thread = await self.workspace.get_thread(self.chat_vm.thread_id)
+            thread = await self.workspace.threads.get(self.chat_vm.thread_id)
             current = thread.model
-        self.header.set_choices(choices, current or self.workspace.settings.default_model)
+        self.header.set_choices(choices, current or self.workspace.settings.current.default_model)
 
     async def choose(self, spec: str) -> None:
         """The open thread talks to ``spec`` from now on."""
         if self.chat_vm.thread_id is None:
             return
         try:
-            await self.workspace.set_thread_model(self.chat_vm.thread_id, spec)
+            await self.workspace.threads.set_model(self.chat_vm.thread_id, spec)
         except ParleyError as exc:
             self.notifier.show(str(exc), level="error")
             return
@@ -74,7 +74,7 @@ class ModelPicking(WindowPart):
         await self.refresh()
         thread = self.chat_vm.thread_id
         if thread is not None:
-            await self.workspace.set_thread_model(thread, spec)
+            await self.workspace.threads.set_model(thread, spec)
             self.header.show_model(spec)
         self.notifier.show(f"Downloaded {title}; this thread now talks to it.", timeout_ms=6000)
 

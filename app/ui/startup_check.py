@@ -11,7 +11,7 @@ from typing import Literal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from app.core.errors import ParleyError
-from app.services.data_actions import (
+from app.services.data.actions import (
     DatabaseHealth,
     RescuedStore,
     check_store,

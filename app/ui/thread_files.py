@@ -46,7 +46,7 @@ class ThreadFiles(WindowPart):
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
         try:
-            data = await self.workspace.export_thread(
+            data = await self.workspace.threads.export(
                 thread_id, "json" if fmt == "json" else "markdown"
             )
             await asyncio.to_thread(path.write_bytes, data)
@@ -69,7 +69,7 @@ class ThreadFiles(WindowPart):
             path = Path(dialog.selectedFiles()[0])
         try:
             data = await asyncio.to_thread(path.read_bytes)
-            thread = await self.workspace.import_thread(data)
+            thread = await self.workspace.threads.import_json(data)
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Could not import {path.name}: {exc}", level="error")
             return None

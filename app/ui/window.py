@@ -116,9 +116,9 @@ class MainWindow(QMainWindow):
             self,
         )
         self.chat.delegate.use_thumbnails(self.attachments.thumbs)
-        self.mcp_offers = McpOffersButton(workspace.tools, self.attachments.tray)
+        self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
         self.tools_button = ToolsButton(
-            workspace.tools, workspace.subscribe, lambda: chat_vm.thread_id
+            workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
         self.data_actions = DataMenu(workspace, chat_vm, self.notifier, self)
         self.files = ThreadFiles(workspace, self.notifier, self)
@@ -168,7 +168,7 @@ class MainWindow(QMainWindow):
         self.composer.editLastRequested.connect(self._edit_last)
         self.composer.attachRequested.connect(self.attachments.pick)
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
-        self._unsubscribe = self.workspace.subscribe(self._on_workspace_event)
+        self._unsubscribe = self.workspace.events.subscribe(self._on_workspace_event)
 
     def _connect_chat(self) -> None:
         vm = self.chat_vm
@@ -247,15 +247,15 @@ class MainWindow(QMainWindow):
         if thread_id is None and self.threads_vm.model.rowCount():
             thread_id = self.threads_vm.model.rows[0].thread_id
         if thread_id is None and self.start_problem is None and not self.workspace.data.read_only:
-            thread_id = (await self.workspace.create_thread()).id
+            thread_id = (await self.workspace.threads.create()).id
             await self.threads_vm.refresh()
         if thread_id is not None:
             await self.open_thread(thread_id)
         spawn(self.refresh_models())
-        self.workspace.tools.start_in_background()
-        default = self.workspace.settings.default_model
+        self.workspace.mcp.start_in_background()
+        default = self.workspace.settings.current.default_model
         if preload and (default == "local" or default.startswith("gguf:")):
-            spawn(self.workspace.preload(default))
+            spawn(self.workspace.models.preload(default))
         self.composer.edit.setFocus()
 
     async def open_thread(self, thread_id: str) -> None:
@@ -272,12 +272,12 @@ class MainWindow(QMainWindow):
     async def _after_open(self, thread_id: str) -> None:
         self.sidebar.select(thread_id)
         try:
-            thread = await self.workspace.get_thread(thread_id)
+            thread = await self.workspace.threads.get(thread_id)
         except ParleyError:
             return
         self.header.title.setText(thread.title or "New thread")
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
-        self.header.show_model(thread.model or self.workspace.settings.default_model)
+        self.header.show_model(thread.model or self.workspace.settings.current.default_model)
         self._show_usage()
         await self.budget_pause.show_for(thread_id)
 
@@ -307,7 +307,7 @@ class MainWindow(QMainWindow):
         if self.chat_vm.thread_id and self.chat_vm.model.rowCount() == 0:
             self.composer.edit.setFocus()
             return
-        thread = await self.workspace.create_thread()
+        thread = await self.workspace.threads.create()
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
 
@@ -334,10 +334,10 @@ class MainWindow(QMainWindow):
         """Edit the open thread's system prompt."""
         if self.chat_vm.thread_id is None:
             return
-        thread = await self.workspace.get_thread(self.chat_vm.thread_id)
+        thread = await self.workspace.threads.get(self.chat_vm.thread_id)
         dialog, edit = system_prompt_dialog(self, thread.system_prompt or "")
         if await ask(dialog):
-            await self.workspace.set_system_prompt(thread.id, edit.toPlainText())
+            await self.workspace.threads.set_system_prompt(thread.id, edit.toPlainText())
             self.notifier.show("The system prompt is saved.", timeout_ms=3000)
 
     def delete_current(self) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import build_parser
-from app.services.model_catalogue import CATALOGUE
+from app.services.models.catalogue import CATALOGUE
 from tests.cli.process import parley
 from tests.services.hub_server import HostedFile, HubServer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.services.hub_server import HostedFile, HubServer, serving
-from tests.services.test_model_catalogue import DATA, parley
+from tests.services.models.test_catalogue import DATA, parley
 
 hub = pytest.fixture(serving, name="hub")
 other = pytest.fixture(serving, name="other")

@@ -25,7 +25,7 @@ async def window_export(data_dir: Path, thread_id: str, fmt: str) -> bytes:
     """What the window's Export writes for the thread."""
     workspace = await Workspace.open(data_dir, secret_resolver=lambda ref: None)
     try:
-        return await workspace.export_thread(thread_id, fmt)  # type: ignore[arg-type]
+        return await workspace.threads.export(thread_id, fmt)  # type: ignore[arg-type]
     finally:
         await workspace.aclose()
 

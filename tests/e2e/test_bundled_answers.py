@@ -16,7 +16,7 @@ import pytest
 from app.core.models.protocol import GenerationConfig
 from app.core.state.message import Message
 from app.providers.local import LlamaCppChatModel
-from app.services.workspace import DEFAULT_SYSTEM_PROMPT
+from app.services.models.service import DEFAULT_SYSTEM_PROMPT
 from app.store import Store
 from tests.cli import process
 from tests.eval.runner import CALL_TOKENS, agent_tools

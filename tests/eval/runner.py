@@ -11,7 +11,7 @@ from app.core.models.protocol import GenerationConfig, ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.providers.local import LlamaCppChatModel
-from app.services.workspace import DEFAULT_SYSTEM_PROMPT
+from app.services.models.service import DEFAULT_SYSTEM_PROMPT
 from app.tools.builtin import BUILTIN_TOOLS
 from tests.eval.scoring import AfterTool, EvalSet, Tally, score_tool_reply
 

@@ -17,16 +17,16 @@ async def test_only_a_cut_off_run_can_be_resumed_or_discarded(tmp_path: Path) ->
     ws = await Workspace.open(
         tmp_path, resolve_model=lambda spec: model, secret_resolver=lambda ref: ""
     )
-    ws.settings = AppSettings(default_model="scripted:a")
+    ws.settings.use(AppSettings(default_model="scripted:a"))
     try:
-        thread = await ws.create_thread()
+        thread = await ws.threads.create()
         with pytest.raises(UserError, match="^this thread has no cut-off run to resume$"):
-            await ws.resume_cut_off(thread.id)
-        await (await ws.send(thread.id, "Hi"))
-        assert not await ws.is_cut_off(thread.id)
+            await ws.runs.resume_cut_off(thread.id)
+        await (await ws.runs.send(thread.id, "Hi"))
+        assert not await ws.runs.is_cut_off(thread.id)
         with pytest.raises(UserError, match="^this thread has no cut-off run to discard$"):
-            await ws.discard_cut_off(thread.id)
-        assert [m.text() for m in (await ws.read_messages(thread.id)).messages] == [
+            await ws.runs.discard_cut_off(thread.id)
+        assert [m.text() for m in (await ws.threads.read_messages(thread.id)).messages] == [
             "Hi",
             "Hello.",
         ]

@@ -14,7 +14,7 @@ import pytest
 from app.core.checkpoint import Checkpoint, new_checkpoint_id
 from app.core.quoting import quoted
 from app.core.state import AgentState, ImageBlock, MediaRef, Message, TextBlock
-from app.services.attach import NOTES_KEY
+from app.services.attachments.compose import NOTES_KEY
 from tests.services.import_attack import (
     SECRET,
     VISION,
@@ -45,8 +45,8 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: Memor
 
 
 async def _import_and_send(s: Scene, data: bytes) -> tuple[ImportedThread, AgentState]:
-    imported = await s.workspace.import_thread(data)
-    task = await s.workspace.send(imported.id, "What is in the picture?")
+    imported = await s.workspace.threads.import_json(data)
+    task = await s.workspace.runs.send(imported.id, "What is in the picture?")
     state = await task
     assert state is not None
     return imported, state
@@ -68,7 +68,7 @@ async def test_the_issues_export_reads_no_file_and_calls_no_strange_server(
         assert s.theirs.requests == []
         assert len(list(replies(s.mine))) == 1
         assert s.leaks() == []
-        assert (await s.workspace.get_thread(imported.id)).model == VISION
+        assert (await s.workspace.threads.get(imported.id)).model == VISION
         assert state.context[-1].text() == "Hello, world!"
         assert imported.notes == (
             f"The thread's model 'ollama:llava@{s.theirs.url}' was not kept: it talks to the "
@@ -117,8 +117,8 @@ async def test_no_local_or_linked_reference_survives_an_import(tmp_path: Path, f
             block = image_at(url) if field == "media" else {"type": "image", "media": own}
             if field != "media":
                 block[field] = {"kind": "url", "url": url}
-            imported = await s.workspace.import_thread(export_doc([block]))
-            saved = await s.workspace.saved_state(imported.id)
+            imported = await s.workspace.threads.import_json(export_doc([block]))
+            saved = await s.workspace.threads.saved_state(imported.id)
             assert saved is not None
             what = "An image ('beach.png')" if field == "media" else f"An image's {field}"
             where = (
@@ -142,7 +142,7 @@ async def test_no_local_or_linked_reference_survives_an_import(tmp_path: Path, f
 
 async def test_another_threads_media_is_neither_linked_nor_sent(tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
-        other = await s.workspace.create_thread(title="keys")
+        other = await s.workspace.threads.create(title="keys")
         sha = await s.workspace._store.store_media(SECRET, "image/png", thread_id=other.id)
         own = base64.b64encode(PNG).decode()
         attacks = [
@@ -163,7 +163,7 @@ async def test_another_threads_media_is_neither_linked_nor_sent(tmp_path: Path) 
         imported, state = await _import_and_send(s, export_doc(attacks))
         assert s.theirs.requests == []
         assert not holds(requests_of(s.mine))
-        export = await s.workspace.export_thread(imported.id, "json")
+        export = await s.workspace.threads.export(imported.id, "json")
         assert not holds(export), "the imported thread holds the other thread's media"
         why = (
             "was left out of this thread on import: it names stored media "
@@ -211,7 +211,7 @@ async def test_a_model_the_user_never_set_up_is_not_used(tmp_path: Path, spec: s
         assert s.theirs.requests == []
         assert len(list(replies(s.mine))) == 1
         assert s.leaks() == []
-        assert (await s.workspace.get_thread(imported.id)).model == VISION
+        assert (await s.workspace.threads.get(imported.id)).model == VISION
         assert state.context[-1].text() == "Hello, world!"
         [note] = imported.notes
         assert note.startswith(f"The thread's model {quoted(named)} was not kept: it ")
@@ -222,13 +222,13 @@ async def test_a_saved_file_link_is_not_read_when_sent(tmp_path: Path) -> None:
     """A thread an older Parley imported may still hold a ``file://`` image: sending in it
     reads nothing and says why."""
     async with scene(tmp_path) as s:
-        thread = await s.workspace.create_thread(title="old import")
+        thread = await s.workspace.threads.create(title="old import")
         image = ImageBlock(media=MediaRef(kind="url", url=s.secret.as_uri(), filename="id_rsa"))
         state = AgentState(context=[Message(role="user", content=[image])])
         await s.workspace._store.checkpointer.aput(
             Checkpoint(thread.id, new_checkpoint_id(), None, 0, state), None
         )
-        state_after = await (await s.workspace.send(thread.id, "and this?"))
+        state_after = await (await s.workspace.runs.send(thread.id, "and this?"))
         assert s.leaks() == []
         assert list(replies(s.mine)) == []
         assert state_after is not None
@@ -243,12 +243,12 @@ async def test_a_thread_exported_here_comes_back_whole_with_its_image(tmp_path: 
     async with scene(tmp_path) as s:
         photo = tmp_path / "dot.png"
         photo.write_bytes(PNG)
-        original = await s.workspace.create_thread(title="a dot")
-        attached = await s.workspace.attach([photo])
+        original = await s.workspace.threads.create(title="a dot")
+        attached = await s.workspace.attachments.attach([photo])
         assert attached.problems == []
-        await (await s.workspace.send(original.id, "What is this?", attached.blocks))
-        before = await s.workspace.saved_state(original.id)
-        data = await s.workspace.export_thread(original.id, "json")
+        await (await s.workspace.runs.send(original.id, "What is this?", attached.blocks))
+        before = await s.workspace.threads.saved_state(original.id)
+        data = await s.workspace.threads.export(original.id, "json")
 
         imported, after = await _import_and_send(s, data)
         assert imported.notes == ()
@@ -279,5 +279,5 @@ async def test_a_model_the_user_set_up_is_kept(tmp_path: Path, spec: str | None)
         named = None
         if spec is not None:
             named = spec.format(mine=s.mine.url, mine_upper=s.mine.url.upper(), home=s.home)
-        imported = await s.workspace.import_thread(export_doc([], model=named))
+        imported = await s.workspace.threads.import_json(export_doc([], model=named))
         assert (imported.model, imported.notes) == (named, ())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.models import ScriptedChatModel
 from app.core.state import ToolResultBlock
-from app.services.mcp_config import McpConfig, configured_mcp_tools
+from app.services.mcp.config import McpConfig, configured_mcp_tools
 from app.store import Store
 from tests.cli.test_conversation import Approver
 from tests.services.conversations import conversation

@@ -49,8 +49,8 @@ async def test_a_turn_on_a_remote_server_is_in_the_ledger(
 ) -> None:
     ws = await _open(tmp_path, remote)
     try:
-        thread = await ws.create_thread(model="openai:gpt-4o-mini")
-        state = await (await ws.send(thread.id, "Hello?"))
+        thread = await ws.threads.create(model="openai:gpt-4o-mini")
+        state = await (await ws.runs.send(thread.id, "Hello?"))
         assert state is not None and state.context[-1].text() == "Hello, world!"
         port = int(remote.url.rsplit(":", 1)[1])
         (seen,) = [c for c in await ws.network.recent() if c.host == "127.0.0.2"]
@@ -75,10 +75,10 @@ async def test_offline_refuses_the_turn_before_the_server_sees_it(
 ) -> None:
     ws = await _open(tmp_path, remote)
     try:
-        await ws.save_settings(ws.settings.model_copy(update={"offline": True}))
+        await ws.settings.save(ws.settings.current.model_copy(update={"offline": True}))
         assert ws.network.offline
-        thread = await ws.create_thread(model="openai:gpt-4o-mini")
-        state = await (await ws.send(thread.id, "Hello?"))
+        thread = await ws.threads.create(model="openai:gpt-4o-mini")
+        state = await (await ws.runs.send(thread.id, "Hello?"))
         assert remote.requests == []
         assert state is not None
         said = " ".join(b.error for b in state.context[-1].content if isinstance(b, ErrorBlock))
@@ -86,7 +86,7 @@ async def test_offline_refuses_the_turn_before_the_server_sees_it(
         assert f"Parley is offline, so it did not connect to 127.0.0.2:{port}" in said, said
         refused = [c for c in await ws.network.recent() if c.outcome == "refused"]
         assert refused and refused[0].host == "127.0.0.2"
-        await ws.save_settings(ws.settings.model_copy(update={"offline": False}))
+        await ws.settings.save(ws.settings.current.model_copy(update={"offline": False}))
         assert not GATE.offline
     finally:
         await ws.aclose()

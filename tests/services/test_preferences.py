@@ -25,7 +25,7 @@ async def _open(tmp_path: Path, script: list[Any] | None = None) -> Workspace:
     ws = await Workspace.open(
         tmp_path, resolve_model=lambda _s: model, secret_resolver=lambda _r: "", tools=[shout]
     )
-    ws.settings = AppSettings(default_model="scripted:a")
+    ws.settings.use(AppSettings(default_model="scripted:a"))
     return ws
 
 
@@ -133,9 +133,9 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
     call = {"tool_calls": [{"name": "shout", "args": {"text": "hi"}}]}
     ws = await _open(tmp_path, [call, {"text": "said HI"}, call, {"text": "said HI again"}, call])
     try:
-        thread = await ws.create_thread(title="Loud")
-        await (await ws.send(thread.id, "shout hi"))
-        pending = await ws.pending_approvals(thread.id)
+        thread = await ws.threads.create(title="Loud")
+        await (await ws.runs.send(thread.id, "shout hi"))
+        pending = await ws.runs.pending_approvals(thread.id)
         request = pending[0].requests[0]
         answer = {
             request.call_id: {
@@ -146,15 +146,17 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
                 "thread_id": thread.id,
             }
         }
-        await (await ws.answer(thread.id, {pending[0].interrupt_id: answer}))
+        await (await ws.runs.answer(thread.id, {pending[0].interrupt_id: answer}))
         rules = await ws.preferences.rules()
         assert [(r.tool, r.thread_id) for r in rules] == [("shout", None)]
-        await (await ws.send(thread.id, "again"))  # runs unasked under the rule
-        assert await ws.pending_approvals(thread.id) == []
+        await (await ws.runs.send(thread.id, "again"))  # runs unasked under the rule
+        assert await ws.runs.pending_approvals(thread.id) == []
         await ws.preferences.revoke_rule("shout", None)
         assert await ws.preferences.rules() == []
-        await (await ws.send(thread.id, "once more"))
-        assert [r.tool for r in (await ws.pending_approvals(thread.id))[0].requests] == ["shout"]
+        await (await ws.runs.send(thread.id, "once more"))
+        assert [r.tool for r in (await ws.runs.pending_approvals(thread.id))[0].requests] == [
+            "shout"
+        ]
         audit = await ws.preferences.audit()
         assert [(r.decision, r.scope) for r in audit][:2] == [
             ("requested", "once"),

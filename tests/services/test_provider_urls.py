@@ -20,17 +20,17 @@ async def test_a_chat_goes_to_the_openai_compatible_url_set_in_settings(tmp_path
     server.add("/v1/chat/completions", Reply(chunks=sse_events("openai_text.sse")))
     workspace = await Workspace.open(tmp_path)
     try:
-        thread = await workspace.create_thread(model="openai:gpt-4o-mini")
+        thread = await workspace.threads.create(model="openai:gpt-4o-mini")
         # first with the default URL: no key for the hosted service, nothing is sent anywhere
-        state = await (await workspace.send(thread.id, "Hi"))
+        state = await (await workspace.runs.send(thread.id, "Hi"))
         assert state is not None and "openai/api-key" in state.context[-1].text() + str(
             [getattr(b, "code", "") for b in state.context[-1].content]
         )
         assert server.requests == []
 
-        settings = workspace.settings.model_copy(update={"openai_url": f"{server.url}/v1/"})
-        await workspace.save_settings(settings)
-        state = await (await workspace.send(thread.id, "Hi again"))
+        settings = workspace.settings.current.model_copy(update={"openai_url": f"{server.url}/v1/"})
+        await workspace.settings.save(settings)
+        state = await (await workspace.runs.send(thread.id, "Hi again"))
         assert state is not None and state.context[-1].text() == "Hello, world!"
         assert [r["path"] for r in server.requests] == ["/v1/chat/completions"]
         assert (

@@ -20,10 +20,11 @@ from app.services.events import (
     RunStatusChanged,
     WorkspaceEvent,
 )
-from app.services.model_choices import list_model_choices
+from app.services.models.choices import list_model_choices
 from app.services.problems import remedies_for
+from app.services.runs import ThreadBusy
 from app.services.settings import AppSettings, load_settings, save_settings
-from app.services.workspace import ThreadBusy, Workspace
+from app.services.workspace import Workspace
 
 
 async def _open(tmp_path: Path, scripts: dict[str, list[Any]], delay: float = 0.0) -> Workspace:
@@ -35,25 +36,25 @@ async def _open(tmp_path: Path, scripts: dict[str, list[Any]], delay: float = 0.
         return models[spec]
 
     ws = await Workspace.open(tmp_path, resolve_model=resolve, secret_resolver=lambda r: "")
-    ws.settings = AppSettings(default_model=next(iter(scripts)))
+    ws.settings.use(AppSettings(default_model=next(iter(scripts))))
     return ws
 
 
 async def test_pages_come_newest_first_and_older_on_demand(tmp_path: Path) -> None:
     ws = await _open(tmp_path, {"scripted:a": []})
     try:
-        thread = await ws.create_thread(title="long")
+        thread = await ws.threads.create(title="long")
         messages = [Message.text_message(f"m{i}") for i in range(250)]
         await ws._store.checkpointer.aput(
             Checkpoint(thread.id, new_checkpoint_id(), None, 0, AgentState(context=messages)),
             None,
         )
-        newest = await ws.read_messages(thread.id, limit=100)
+        newest = await ws.threads.read_messages(thread.id, limit=100)
         assert [m.text() for m in newest.messages] == [f"m{i}" for i in range(150, 250)]
         assert newest.has_more
-        older = await ws.read_messages(thread.id, before=newest.first_position, limit=100)
+        older = await ws.threads.read_messages(thread.id, before=newest.first_position, limit=100)
         assert [m.text() for m in older.messages] == [f"m{i}" for i in range(50, 150)]
-        oldest = await ws.read_messages(thread.id, before=older.first_position, limit=100)
+        oldest = await ws.threads.read_messages(thread.id, before=older.first_position, limit=100)
         assert [m.text() for m in oldest.messages] == [f"m{i}" for i in range(50)]
         assert not oldest.has_more
     finally:
@@ -63,10 +64,10 @@ async def test_pages_come_newest_first_and_older_on_demand(tmp_path: Path) -> No
 async def test_a_turn_reports_typed_events_in_order(tmp_path: Path) -> None:
     ws = await _open(tmp_path, {"scripted:a": [{"text": "Hello there, friend."}]})
     events: list[WorkspaceEvent] = []
-    ws.subscribe(events.append)
+    ws.events.subscribe(events.append)
     try:
-        thread = await ws.create_thread()
-        state = await (await ws.send(thread.id, "Hi"))
+        thread = await ws.threads.create()
+        state = await (await ws.runs.send(thread.id, "Hi"))
         assert state is not None and state.context[-1].text() == "Hello there, friend."
         kinds = [type(e).__name__ for e in events if not type(e).__name__.startswith("Threads")]
         assert kinds[0] == "MessageAdded" and kinds[1] == "RunStatusChanged"
@@ -76,7 +77,7 @@ async def test_a_turn_reports_typed_events_in_order(tmp_path: Path) -> None:
         assert added == ["Hi", "Hello there, friend."]
         statuses = [e.status for e in events if isinstance(e, RunStatusChanged)]
         assert statuses == ["running", "idle"]
-        assert (await ws.get_thread(thread.id)).title == "Hi"
+        assert (await ws.threads.get(thread.id)).title == "Hi"
     finally:
         await ws.aclose()
 
@@ -88,16 +89,16 @@ async def test_a_busy_thread_refuses_a_second_send_but_another_thread_runs(tmp_p
         delay=0.01,
     )
     try:
-        one = await ws.create_thread()
-        two = await ws.create_thread(model="scripted:b")
-        task = await ws.send(one.id, "first")
+        one = await ws.threads.create()
+        two = await ws.threads.create(model="scripted:b")
+        task = await ws.runs.send(one.id, "first")
         with pytest.raises(ThreadBusy):
-            await ws.send(one.id, "second")
-        other = await (await ws.send(two.id, "meanwhile"))
+            await ws.runs.send(one.id, "second")
+        other = await (await ws.runs.send(two.id, "meanwhile"))
         assert other is not None and other.context[-1].text() == "other"
-        assert ws.is_running(one.id)
+        assert ws.runs.is_running(one.id)
         await task
-        page = await ws.read_messages(one.id)
+        page = await ws.threads.read_messages(one.id)
         assert [m.text() for m in page.messages] == ["first", "slow " * 50]
     finally:
         await ws.aclose()
@@ -108,10 +109,10 @@ async def test_a_model_that_cannot_be_built_refuses_before_anything_is_saved(
 ) -> None:
     ws = await _open(tmp_path, {"scripted:a": []})
     try:
-        thread = await ws.create_thread(model="scripted:nope")
+        thread = await ws.threads.create(model="scripted:nope")
         with pytest.raises(UserError, match="unknown model"):
-            await ws.send(thread.id, "hello")
-        assert (await ws.read_messages(thread.id)).messages == []
+            await ws.runs.send(thread.id, "hello")
+        assert (await ws.threads.read_messages(thread.id)).messages == []
     finally:
         await ws.aclose()
 
@@ -119,8 +120,8 @@ async def test_a_model_that_cannot_be_built_refuses_before_anything_is_saved(
 async def test_a_model_error_keeps_its_kind_and_remedy(tmp_path: Path) -> None:
     ws = await _open(tmp_path, {"scripted:a": [{"error": "the server went away"}]})
     try:
-        thread = await ws.create_thread()
-        state = await (await ws.send(thread.id, "hi"))
+        thread = await ws.threads.create()
+        state = await (await ws.runs.send(thread.id, "hi"))
         assert state is not None
         [error] = [b for b in state.context[-1].content if b.type == "error"]
         assert "the server went away" in error.error
@@ -135,15 +136,15 @@ async def test_a_model_error_keeps_its_kind_and_remedy(tmp_path: Path) -> None:
 async def test_deleting_a_message_keeps_the_rest(tmp_path: Path) -> None:
     ws = await _open(tmp_path, {"scripted:a": [{"text": "one"}, {"text": "two"}]})
     try:
-        thread = await ws.create_thread()
-        await (await ws.send(thread.id, "first"))
-        await (await ws.send(thread.id, "second"))
-        page = await ws.read_messages(thread.id)
-        await ws.delete_message(thread.id, str(page.messages[1].message_id))
-        after = await ws.read_messages(thread.id)
+        thread = await ws.threads.create()
+        await (await ws.runs.send(thread.id, "first"))
+        await (await ws.runs.send(thread.id, "second"))
+        page = await ws.threads.read_messages(thread.id)
+        await ws.threads.delete_message(thread.id, str(page.messages[1].message_id))
+        after = await ws.threads.read_messages(thread.id)
         assert [m.text() for m in after.messages] == ["first", "second", "two"]
         with pytest.raises(UserError, match="no longer in the thread"):
-            await ws.delete_message(thread.id, str(page.messages[1].message_id))
+            await ws.threads.delete_message(thread.id, str(page.messages[1].message_id))
     finally:
         await ws.aclose()
 
@@ -192,9 +193,9 @@ def test_settings_survive_a_damaged_file(tmp_path: Path) -> None:
 async def test_a_failure_inside_the_turn_is_kept_in_the_thread(tmp_path: Path) -> None:
     ws = await _open(tmp_path, {"scripted:a": []})  # the script is empty: the model fails
     try:
-        thread = await ws.create_thread()
-        await (await ws.send(thread.id, "hello"))
-        page = await ws.read_messages(thread.id)
+        thread = await ws.threads.create()
+        await (await ws.runs.send(thread.id, "hello"))
+        page = await ws.threads.read_messages(thread.id)
         assert [m.role for m in page.messages] == ["user", "assistant"]
         [error] = [b for b in page.messages[-1].content if b.type == "error"]
         assert "script" in error.error.lower()

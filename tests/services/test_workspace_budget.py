@@ -34,8 +34,8 @@ async def _open(tmp_path: Path, model: ScriptedChatModel) -> Workspace:
     ws = await Workspace.open(
         tmp_path, resolve_model=lambda _s: model, secret_resolver=lambda _r: "", tools=[add]
     )
-    ws.settings = AppSettings(
-        default_model="scripted:a", default_limits=BudgetLimits(max_model_calls=2)
+    ws.settings.use(
+        AppSettings(default_model="scripted:a", default_limits=BudgetLimits(max_model_calls=2))
     )
     return ws
 
@@ -44,9 +44,9 @@ async def test_a_pause_survives_reopening_and_raising_finishes_the_run(tmp_path:
     model = ScriptedChatModel(SCRIPT)
     ws = await _open(tmp_path, model)
     events: list[WorkspaceEvent] = []
-    ws.subscribe(events.append)
-    thread = await ws.create_thread(title="Sums")
-    await (await ws.send(thread.id, "add things"))
+    ws.events.subscribe(events.append)
+    thread = await ws.threads.create(title="Sums")
+    await (await ws.runs.send(thread.id, "add things"))
     paused = [e for e in events if isinstance(e, BudgetPaused)]
     assert [(p.pause.limit, p.pause.value, p.pause.suggested_to) for p in paused] == [
         ("max_model_calls", 2, 3)
@@ -56,14 +56,14 @@ async def test_a_pause_survives_reopening_and_raising_finishes_the_run(tmp_path:
 
     ws = await _open(tmp_path, model)
     try:
-        [pause] = await ws.pending_budget(thread.id)
+        [pause] = await ws.runs.pending_budget(thread.id)
         assert pause.pause.text == "The next step would go over the model-call budget (2)."
-        assert [t.status for t in await ws.list_threads()] == ["waiting"]
+        assert [t.status for t in await ws.threads.list_all()] == ["waiting"]
         with pytest.raises(UserError, match="at least 3"):
-            await ws.answer_budget(thread.id, pause.interrupt_id, 2.5)
-        state = await (await ws.answer_budget(thread.id, pause.interrupt_id, 3))
+            await ws.runs.answer_budget(thread.id, pause.interrupt_id, 2.5)
+        state = await (await ws.runs.answer_budget(thread.id, pause.interrupt_id, 3))
         assert state is not None and state.context[-1].text() == "2 + 3 + 5 = 10"
-        assert await ws.pending_budget(thread.id) == []
+        assert await ws.runs.pending_budget(thread.id) == []
     finally:
         await ws.aclose()
 
@@ -72,10 +72,10 @@ async def test_stopping_at_a_pause_ends_the_turn_saying_why(tmp_path: Path) -> N
     model = ScriptedChatModel(SCRIPT)
     ws = await _open(tmp_path, model)
     try:
-        thread = await ws.create_thread(title="Sums")
-        await (await ws.send(thread.id, "add things"))
-        [pause] = await ws.pending_budget(thread.id)
-        state = await (await ws.answer_budget(thread.id, pause.interrupt_id, None))
+        thread = await ws.threads.create(title="Sums")
+        await (await ws.runs.send(thread.id, "add things"))
+        [pause] = await ws.runs.pending_budget(thread.id)
+        state = await (await ws.runs.answer_budget(thread.id, pause.interrupt_id, None))
         assert state is not None
         assert state.context[-1].text() == (
             "I stopped before finishing: the model-call budget (2) is used up."

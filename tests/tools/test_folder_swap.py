@@ -16,7 +16,10 @@ from pathlib import Path
 from PIL import Image
 
 from app.core.state import ImageBlock
+from app.services.bus import EventBus
+from app.services.mcp.service import McpService
 from app.services.settings import AppSettings
+from app.services.settings.store import SettingsStore
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
 from tests.tools.helpers import answer, ask
@@ -59,10 +62,6 @@ def _png(colour: str) -> bytes:
     return buffer.getvalue()
 
 
-async def _no_save(settings: AppSettings) -> None:
-    raise AssertionError("the settings are not changed here")
-
-
 async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: Path) -> None:
     granted, outside = tmp_path / "granted", tmp_path / "outside"
     sub = granted / "sub"
@@ -82,8 +81,13 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
     reads = images = images_ok = 0
     raw_errors: list[str] = []  # every refusal must be a sentence, not an exception's text
     async with Store.open_data_dir(tmp_path / "data") as store:
+        events = EventBus()
+        events.subscribe(print)
         workspace_tools = WorkspaceTools(
-            tmp_path / "data", store, settings=lambda: settings, save_settings=_no_save, emit=print
+            tmp_path / "data",
+            store,
+            settings=SettingsStore(tmp_path / "data", events, settings),
+            mcp=McpService(tmp_path / "data", events=events),
         )
         tools = {t.name: t for t in workspace_tools.builtin()}
         args = [str(sub), str(granted / "parked"), str(outside), str(stop), str(SWAPPER_SECONDS)]
@@ -135,3 +139,4 @@ async def test_a_folder_swapped_for_a_link_mid_call_lets_nothing_out(tmp_path: P
     assert not [p for p in sub.iterdir() if p.name.endswith(".tmp")]  # no temp file left
     for name in written:
         assert (sub / name).read_text() == f"w{name.removeprefix('written-').split('.')[0]}"
+    assert not (tmp_path / "data" / "settings.json").exists()  # the settings are not changed here

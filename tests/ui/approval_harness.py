@@ -88,7 +88,7 @@ async def open_tool_window(
         tools=tools if tools is not None else [write_note],
         run_config={"tool_permissions": ["files:write", "net:send"]},
     )
-    workspace.settings = AppSettings(default_model="scripted:a")
+    workspace.settings.use(AppSettings(default_model="scripted:a"))
     window = MainWindow(workspace)
     window.show()
     await window.start(preload=False)

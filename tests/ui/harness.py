@@ -61,7 +61,7 @@ async def open_test_window(
     workspace = await Workspace.open(
         data_dir, resolve_model=models, secret_resolver=lambda ref: "unused"
     )
-    workspace.settings = AppSettings(default_model=default_model)
+    workspace.settings.use(AppSettings(default_model=default_model))
     window = MainWindow(workspace)
     window.show()
     await window.start()

@@ -104,7 +104,7 @@ async def test_sending_stores_the_blocks_with_the_files_bytes_once(tmp_path: Pat
         await wait_until(lambda: len(window.chat_vm.model.messages()) >= 2, what="the reply")
         assert not find(window, QWidget, "attachmentBar").isVisible()
         assert chips(window) == []
-        page = await window.workspace.read_messages(window.chat_vm.thread_id or "")
+        page = await window.workspace.threads.read_messages(window.chat_vm.thread_id or "")
         user = next(m for m in page.messages if m.role == "user")
         assert user.text() == "What do these show?"
         images = [b for b in user.content if isinstance(b, ImageBlock)]

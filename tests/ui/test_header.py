@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from app.services.model_choices import ModelChoice
+from app.services.models.choices import ModelChoice
 from app.ui.header import Header
 
 

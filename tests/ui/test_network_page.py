@@ -60,7 +60,7 @@ async def test_the_ledger_the_indicator_and_the_offline_switch(tmp_path: Path) -
         switch.click()
         await wait_until(lambda: GATE.offline, what="offline mode")
         await wait_until(lambda: indicator.text() == "Offline", what="the indicator")
-        assert window.workspace.settings.offline
+        assert window.workspace.settings.current.offline
         window._sync_offline()
         assert window.offline_action.isChecked()
         with pytest.raises(OfflineRefusal):
@@ -70,7 +70,7 @@ async def test_the_ledger_the_indicator_and_the_offline_switch(tmp_path: Path) -
 
         window.offline_action.trigger()  # View > Work offline, off again
         await wait_until(lambda: not GATE.offline, what="online again")
-        assert not window.workspace.settings.offline
+        assert not window.workspace.settings.current.offline
     finally:
         GATE.offline = False
         remote.close()

@@ -43,7 +43,7 @@ async def open_window(data_dir: Path, script: list[Any] | None = None) -> MainWi
         secret_resolver=lambda _r: "unused",
         tools=[shout],
     )
-    workspace.settings = AppSettings(default_model="scripted:a")
+    workspace.settings.use(AppSettings(default_model="scripted:a"))
     window = MainWindow(workspace)
     window.show()
     await window.start()
@@ -177,9 +177,9 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
     ws = window.workspace
     try:
         # a thread the window does not show, so no approval dialog opens over it
-        thread = (await ws.create_thread(title="Loud")).id
-        await (await ws.send(thread, "shout"))
-        [pending] = await ws.pending_approvals(thread)
+        thread = (await ws.threads.create(title="Loud")).id
+        await (await ws.runs.send(thread, "shout"))
+        [pending] = await ws.runs.pending_approvals(thread)
         req = pending.requests[0]
         always = {
             "decision": "always",
@@ -188,9 +188,9 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
             "fingerprint": req.fingerprint,
             "thread_id": thread,
         }
-        await (await ws.answer(thread, {pending.interrupt_id: {req.call_id: always}}))
-        await (await ws.send(thread, "again"))
-        assert await ws.pending_approvals(thread) == []  # the rule let it run unasked
+        await (await ws.runs.answer(thread, {pending.interrupt_id: {req.call_id: always}}))
+        await (await ws.runs.send(thread, "again"))
+        assert await ws.runs.pending_approvals(thread) == []  # the rule let it run unasked
 
         page = await open_page(window, "rulesSettingsPage")
         table = find(page, QTableWidget, "rulesTable")
@@ -201,8 +201,8 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
         assert find(page, QLabel, "rulesMessage").text() == (
             "Revoked: shout asks again from its next call."
         )
-        await (await ws.send(thread, "once more"))
-        [asked] = await ws.pending_approvals(thread)
+        await (await ws.runs.send(thread, "once more"))
+        [asked] = await ws.runs.pending_approvals(thread)
         assert [r.tool for r in asked.requests] == ["shout"]
 
         audit = await open_page(window, "auditSettingsPage")

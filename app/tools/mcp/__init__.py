@@ -1,7 +1,7 @@
 """MCP servers as tool providers: their tools become Parley tools under the same rules.
 
 Built on the official ``mcp`` SDK. Start with :func:`mcp_tools` (or :class:`McpManager`) and a
-list of :class:`ServerConfig`; :mod:`app.services.mcp_config` reads them from ``mcp.json``.
+list of :class:`ServerConfig`; :mod:`app.services.mcp.config` reads them from ``mcp.json``.
 """
 
 import importlib

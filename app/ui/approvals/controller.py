@@ -73,18 +73,18 @@ class ApprovalController(QObject):
     async def _still_pending(self, approval: ApprovalNeeded) -> bool:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return False
-        if self.workspace.is_running(approval.thread_id):
+        if self.workspace.runs.is_running(approval.thread_id):
             return False
-        pending = await self.workspace.pending_approvals(approval.thread_id)
+        pending = await self.workspace.runs.pending_approvals(approval.thread_id)
         return any(p.interrupt_id == approval.interrupt_id for p in pending)
 
     async def _ask_now(self, approval: ApprovalNeeded) -> None:
         try:
-            thread = await self.workspace.get_thread(approval.thread_id)
+            thread = await self.workspace.threads.get(approval.thread_id)
             title = thread.title
         except ParleyError:
             title = ""
-        tools = {r.tool: self.workspace.tool(r.tool) for r in approval.requests}
+        tools = {r.tool: self.workspace.models.offered_tool(r.tool) for r in approval.requests}
         parent = self.parent()
         assert isinstance(parent, QWidget)
         dialog = ToolApprovalDialog(
@@ -116,7 +116,7 @@ class ApprovalController(QObject):
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return
-        if self.workspace.is_running(approval.thread_id):
+        if self.workspace.runs.is_running(approval.thread_id):
             return  # answered elsewhere (another window, the terminal) and running again
         names = ", ".join(sorted({r.tool for r in approval.requests}))
         self.banner.show_run(
@@ -135,7 +135,7 @@ class ApprovalController(QObject):
 
     async def _opened(self, thread_id: str) -> None:
         self.banner.clear()
-        if await self.workspace.is_cut_off(thread_id) and self.chat_vm.thread_id == thread_id:
+        if await self.workspace.runs.is_cut_off(thread_id) and self.chat_vm.thread_id == thread_id:
             self.banner.show_run(
                 "cut_off",
                 "This thread's last run was cut off: Parley or the computer stopped while it "
@@ -151,7 +151,7 @@ class ApprovalController(QObject):
         """Continue the cut-off run of ``thread_id``."""
         self.banner.clear("cut_off")
         try:
-            await self.workspace.resume_cut_off(thread_id)
+            await self.workspace.runs.resume_cut_off(thread_id)
         except ParleyError as exc:
             self._notifier.show(str(exc), level="error")
 
@@ -159,7 +159,7 @@ class ApprovalController(QObject):
         """End the cut-off run of ``thread_id`` without running more."""
         self.banner.clear("cut_off")
         try:
-            await self.workspace.discard_cut_off(thread_id)
+            await self.workspace.runs.discard_cut_off(thread_id)
         except ParleyError as exc:
             self._notifier.show(str(exc), level="error")
             return

@@ -14,13 +14,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.mcp_offers import Offer, fetch_offer, offers
+from app.services.mcp.offers import Offer, fetch_offer, offers
 from app.ui.attachments.prompt_form import PromptForm
 from app.ui.dialogs import ask
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from app.services.workspace_tools import WorkspaceTools
+    from app.services.mcp.service import McpService
     from app.ui.attachments.tray import AttachmentTray
 
 __all__ = ["McpOffersButton"]
@@ -38,7 +38,7 @@ class McpOffersButton(QPushButton):
     """A sentence to show the user: a server offered nothing usable, or a read failed."""
 
     def __init__(
-        self, tools: WorkspaceTools, tray: AttachmentTray, parent: QWidget | None = None
+        self, tools: McpService, tray: AttachmentTray, parent: QWidget | None = None
     ) -> None:
         super().__init__("From MCP…", parent)
         self.setObjectName("mcpOffersButton")

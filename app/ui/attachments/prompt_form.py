@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.mcp_offers import Offer
+from app.services.mcp.offers import Offer
 
 __all__ = ["PromptForm"]
 

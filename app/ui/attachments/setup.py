@@ -16,7 +16,7 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QMenu, QToolTip, QWidget
 
 from app.core.state import ContentBlock, DataBlock, DocumentBlock, ImageBlock, Message
-from app.services.attachments import AttachmentService
+from app.services.attachments.service import AttachmentService
 from app.ui.attachments.describe import describe, file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache

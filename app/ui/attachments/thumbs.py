@@ -19,7 +19,7 @@ from app.core.state import MediaRef
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from app.services.attachments import AttachmentService
+    from app.services.attachments.service import AttachmentService
 
 __all__ = ["ThumbnailCache", "decode_image", "media_key"]
 

@@ -32,7 +32,7 @@ CHIPS_AT_ONCE = 4
 
 if TYPE_CHECKING:
     from app.media import IngestProgress, IngestResult, Source
-    from app.services.attachments import AttachmentService
+    from app.services.attachments.service import AttachmentService
 
 __all__ = ["AttachmentTray"]
 

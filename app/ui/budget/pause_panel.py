@@ -116,7 +116,7 @@ class BudgetPausePanel(QFrame):
         layout.addLayout(row)
         layout.addWidget(self.error)
         self.hide()
-        self._unsubscribe = workspace.subscribe(self._on_event)
+        self._unsubscribe = workspace.events.subscribe(self._on_event)
 
     def close_panel(self) -> None:
         """Stop listening to the workspace (the window is closing)."""
@@ -125,10 +125,10 @@ class BudgetPausePanel(QFrame):
     async def show_for(self, thread_id: str) -> None:
         """Show ``thread_id``'s pending budget pause, if it has one (read from the store)."""
         self.thread_id = thread_id
-        pending = await self.workspace.pending_budget(thread_id)
+        pending = await self.workspace.runs.pending_budget(thread_id)
         if self.thread_id != thread_id:
             return
-        if pending and not self.workspace.is_running(thread_id):
+        if pending and not self.workspace.runs.is_running(thread_id):
             self.show_pause(pending[0])
         else:
             self.clear()
@@ -197,7 +197,7 @@ class BudgetPausePanel(QFrame):
             return False
         self._enable(False)
         try:
-            await self.workspace.answer_budget(event.thread_id, event.interrupt_id, raise_to)
+            await self.workspace.runs.answer_budget(event.thread_id, event.interrupt_id, raise_to)
         except ParleyError as exc:
             self.error.setText(f"Could not go on: {exc}.")
             self.error.show()

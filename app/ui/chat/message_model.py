@@ -137,13 +137,6 @@ class MessageListModel(QAbstractListModel):
         self._reindex(row)
         self.endRemoveRows()
 
-    def touch_all(self) -> None:
-        """Mark every row changed (e.g. a tool result arrived that an earlier card shows)."""
-        if self._rows:
-            for i in range(len(self._rows)):
-                self._revisions[i] = self._next_revision()
-            self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1))
-
     # Reading -------------------------------------------------------------------------
 
     def message_at(self, row: int) -> Message | None:

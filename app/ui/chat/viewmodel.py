@@ -26,7 +26,8 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.problems import problem_of
-from app.services.workspace import ThreadBusy, Workspace
+from app.services.runs import ThreadBusy
+from app.services.workspace import Workspace
 from app.ui.chat.message_model import MessageListModel
 from app.ui.tasks import spawn
 
@@ -68,7 +69,7 @@ class ChatViewModel(QObject):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self._flush)
         self._statuses: dict[str, str] = {}
-        self._unsubscribe = workspace.subscribe(self._on_event)
+        self._unsubscribe = workspace.events.subscribe(self._on_event)
 
     def close(self) -> None:
         """Stop listening to the workspace."""
@@ -80,12 +81,12 @@ class ChatViewModel(QObject):
         is open); ``None`` when the thread cannot be read."""
         thread_id = self.thread_id
         if thread_id is None:
-            return self.workspace.settings.default_model
+            return self.workspace.settings.current.default_model
         try:
-            thread = await self.workspace.get_thread(thread_id)
+            thread = await self.workspace.threads.get(thread_id)
         except ParleyError:
             return None
-        return thread.model or self.workspace.settings.default_model
+        return thread.model or self.workspace.settings.current.default_model
 
     # Opening and paging --------------------------------------------------------------
 
@@ -93,15 +94,15 @@ class ChatViewModel(QObject):
         """Show the newest page of ``thread_id``."""
         self.thread_id = thread_id
         self._pending.clear()
-        page = await self.workspace.read_messages(thread_id, limit=PAGE)
+        page = await self.workspace.threads.read_messages(thread_id, limit=PAGE)
         if self.thread_id != thread_id:
             return  # the user moved on while it loaded
         self.model.reset(page.messages)
         self._oldest, self._has_more = page.first_position, page.has_more
         self.threadOpened.emit(thread_id)
         self.statusChanged.emit(self.status())
-        for approval in await self.workspace.pending_approvals(thread_id):
-            if self.thread_id == thread_id and not self.workspace.is_running(thread_id):
+        for approval in await self.workspace.runs.pending_approvals(thread_id):
+            if self.thread_id == thread_id and not self.workspace.runs.is_running(thread_id):
                 self.approvalNeeded.emit(approval)
 
     def clear(self) -> None:
@@ -120,7 +121,9 @@ class ChatViewModel(QObject):
         thread_id = self.thread_id
         self._loading_older = True
         try:
-            page = await self.workspace.read_messages(thread_id, before=self._oldest, limit=PAGE)
+            page = await self.workspace.threads.read_messages(
+                thread_id, before=self._oldest, limit=PAGE
+            )
         finally:
             self._loading_older = False
         if self.thread_id != thread_id:
@@ -134,7 +137,7 @@ class ChatViewModel(QObject):
         """The open thread's run status."""
         if self.thread_id is None:
             return "idle"
-        if self.workspace.is_running(self.thread_id):
+        if self.workspace.runs.is_running(self.thread_id):
             return "running"
         return self._statuses.get(self.thread_id, "idle")
 
@@ -146,16 +149,18 @@ class ChatViewModel(QObject):
         """Send ``text`` (and attached ``blocks``) to the open thread; False (and a problem
         shown) when refused."""
         if self.thread_id is None:
-            thread = await self.workspace.create_thread()
+            thread = await self.workspace.threads.create()
             await self.open_thread(thread.id)
         assert self.thread_id is not None
-        return await self._attempt(self.workspace.send(self.thread_id, text, blocks, notes=notes))
+        return await self._attempt(
+            self.workspace.runs.send(self.thread_id, text, blocks, notes=notes)
+        )
 
     async def regenerate(self) -> bool:
         """Answer the last user message again."""
         if self.thread_id is None:
             return False
-        return await self._attempt(self.workspace.regenerate(self.thread_id))
+        return await self._attempt(self.workspace.runs.regenerate(self.thread_id))
 
     async def edit_and_resend(self, message_id: str, text: str) -> str | None:
         """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
@@ -164,27 +169,29 @@ class ChatViewModel(QObject):
         if not text.strip():
             return None
         try:
-            fork = await self.workspace.fork_for_edit(self.thread_id, message_id)
+            fork = await self.workspace.threads.fork_for_edit(self.thread_id, message_id)
         except ParleyError as exc:
             self.problem.emit(problem_of(getattr(exc, "kind", "invalid"), str(exc)))
             return None
         await self.open_thread(fork.id)
-        await self._attempt(self.workspace.send(fork.id, text, replace=message_id))
+        await self._attempt(self.workspace.runs.send(fork.id, text, replace=message_id))
         return fork.id
 
     async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
         """Continue ``thread_id`` with approval decisions."""
-        return await self._attempt(self.workspace.answer(thread_id, answers))
+        return await self._attempt(self.workspace.runs.answer(thread_id, answers))
 
     async def delete_message(self, message_id: str) -> bool:
         """Remove a message from the open thread."""
         if self.thread_id is None:
             return False
-        return await self._attempt(self.workspace.delete_message(self.thread_id, message_id))
+        return await self._attempt(
+            self.workspace.threads.delete_message(self.thread_id, message_id)
+        )
 
     def stop(self) -> bool:
         """Stop the open thread's reply."""
-        return self.thread_id is not None and self.workspace.stop(self.thread_id)
+        return self.thread_id is not None and self.workspace.runs.stop(self.thread_id)
 
     async def _attempt(self, starting: Any) -> bool:
         try:
@@ -243,8 +250,8 @@ class ChatViewModel(QObject):
 
     async def _reconcile(self, thread_id: str) -> None:
         """After a run, make the newest rows exactly what the store holds."""
-        page = await self.workspace.read_messages(thread_id, limit=PAGE)
-        if self.thread_id != thread_id or self.workspace.is_running(thread_id):
+        page = await self.workspace.threads.read_messages(thread_id, limit=PAGE)
+        if self.thread_id != thread_id or self.workspace.runs.is_running(thread_id):
             return
         shown = self.model.messages()[-len(page.messages) :] if page.messages else []
         if [m.message_id for m in shown] != [m.message_id for m in page.messages] or (

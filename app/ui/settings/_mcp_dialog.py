@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError, UserError
-from app.services.mcp_actions import form_config, parse_headers, probe_server, save_http_server
+from app.services.mcp.actions import form_config, parse_headers, probe_server, save_http_server
 from app.services.workspace import Workspace
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask, text_dialog
@@ -276,7 +276,7 @@ class ServerDialog(QDialog):
         """Keep ``value`` in the keyring and put ``variable={keyring:REF}`` in the environment."""
         server = self.name.text().strip() or "server"
         try:
-            reference = await self.workspace.tools.store_secret(server, variable, value)
+            reference = await self.workspace.mcp.store_secret(server, variable, value)
         except ParleyError as exc:
             self._say(f"The secret was not kept: {exc}")
             return
@@ -307,7 +307,7 @@ class ServerDialog(QDialog):
             first, _, rest = value.strip().partition(" ")
             scheme, value = ("Bearer ", value.strip()) if not rest else (first + " ", rest)
         try:
-            reference = await self.workspace.tools.store_secret(
+            reference = await self.workspace.mcp.store_secret(
                 server, header.replace("-", "_"), value
             )
         except ParleyError as exc:
@@ -331,7 +331,7 @@ class ServerDialog(QDialog):
                 args=parse_args(self.args.text()),
                 env=parse_env(self.env.toPlainText()),
             )
-        return await probe_server(self.workspace.tools, server, limit=TEST_TIMEOUT)
+        return await probe_server(self.workspace.mcp, server, limit=TEST_TIMEOUT)
 
     async def test(self) -> None:
         """Start the server the form describes, list its tools and say how it went."""
@@ -354,7 +354,7 @@ class ServerDialog(QDialog):
         try:
             if self.is_http():
                 await save_http_server(
-                    self.workspace.tools,
+                    self.workspace.mcp,
                     self.name.text().strip(),
                     self.url.text(),
                     parse_headers(self.headers.toPlainText()),
@@ -363,7 +363,7 @@ class ServerDialog(QDialog):
             else:
                 args = parse_args(self.args.text())
                 env = parse_env(self.env.toPlainText())
-                await self.workspace.tools.save_server(
+                await self.workspace.mcp.save_server(
                     self.name.text().strip(), self.command.text(), args, env, replace=replace
                 )
         except (OSError, ParleyError) as exc:

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.preferences import DECISIONS, AuditRow, format_time
+from app.services.settings.preferences import DECISIONS, AuditRow, format_time
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout, rows_table
 from app.ui.settings.page import SettingsPage

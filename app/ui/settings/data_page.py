@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError
 from app.core.sizes import human_size
-from app.services.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry
+from app.services.data.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry
 from app.services.workspace import Workspace
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.settings._form import page_layout, result_label, rows_table

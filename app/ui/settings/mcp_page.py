@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.mcp_actions import (
+from app.services.events import ToolsChanged, WorkspaceEvent
+from app.services.mcp.actions import (
     DEFAULT_POLICY,
     import_servers,
     probe_server,
@@ -31,9 +32,9 @@ from app.services.mcp_actions import (
     set_policy,
     tool_policies,
 )
-from app.services.mcp_import import ImportReport, shown_name
+from app.services.mcp.importing import ImportReport, shown_name
 from app.services.workspace import Workspace
-from app.services.workspace_tools import ServerInfo, ToolsChanged
+from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
@@ -97,7 +98,7 @@ class McpPage(SettingsPage):
         self._build_details()
         self._build_import()
         self._lay_out()
-        unsubscribe = workspace.subscribe(self._on_event)
+        unsubscribe = workspace.events.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
         self._fill([])
 
@@ -218,13 +219,13 @@ class McpPage(SettingsPage):
     async def load(self) -> None:
         """Show the configured servers as they are now."""
         try:
-            infos = await self.workspace.tools.servers()
+            infos = await self.workspace.mcp.servers()
         except (OSError, ParleyError) as exc:
             self._say(str(exc))
             return
         self._fill(infos)
 
-    def _on_event(self, event: object) -> None:
+    def _on_event(self, event: WorkspaceEvent) -> None:
         if isinstance(event, ToolsChanged):
             spawn(self.load())
 
@@ -287,7 +288,7 @@ class McpPage(SettingsPage):
         self.policy.setEnabled(info.state != "invalid")
         self.test_button.setEnabled(info.state != "invalid")
         server_default = POLICIES.get(info.policy or "", "")
-        rows = tool_policies(self.workspace.tools, info.name)
+        rows = tool_policies(self.workspace.mcp, info.name)
         for row in rows:
             item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.suggested], ""])
             item.setToolTip(0, row.description)
@@ -320,7 +321,7 @@ class McpPage(SettingsPage):
     async def _apply(self, server: str, policy: object, tool: str | None) -> None:
         chosen = policy if policy in POLICIES else None
         try:
-            await set_policy(self.workspace.tools, server, chosen, tool)  # type: ignore[arg-type]
+            await set_policy(self.workspace.mcp, server, chosen, tool)  # type: ignore[arg-type]
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {server}: {exc}")
             return
@@ -335,8 +336,8 @@ class McpPage(SettingsPage):
         self.test_result.setProperty("server", info.name)
         self.test_result.setText("Starting the server…")
         try:
-            server = self.workspace.tools.config.get(info.name)
-            names = await probe_server(self.workspace.tools, server, limit=TEST_TIMEOUT)
+            server = self.workspace.mcp.config.get(info.name)
+            names = await probe_server(self.workspace.mcp, server, limit=TEST_TIMEOUT)
         except (OSError, ParleyError) as exc:
             text = str(exc)
             self.test_result.setText(f"Failed: {text[:1].upper()}{text[1:]}")
@@ -360,7 +361,7 @@ class McpPage(SettingsPage):
         try:
             plan = await read_servers_file(path)
             trust = bool(plan.claims) and bool(await ask(ClaimsDialog(plan.claims, self)))
-            report = await import_servers(self.workspace.tools, plan, trust=trust)
+            report = await import_servers(self.workspace.mcp, plan, trust=trust)
         except (OSError, ParleyError) as exc:
             self.summary.hide()
             text = str(exc)
@@ -388,7 +389,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.tools.remove_server(info.name)
+            await self.workspace.mcp.remove_server(info.name)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not remove {info.name}: {exc}")
             return
@@ -400,7 +401,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.tools.set_server_enabled(info.name, on)
+            await self.workspace.mcp.set_server_enabled(info.name, on)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {info.name}: {exc}")
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.preferences import Provider
+from app.services.settings.preferences import Provider
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout, result_label
 from app.ui.settings.page import SettingsPage

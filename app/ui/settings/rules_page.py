@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.preferences import RuleRow, format_time
+from app.services.settings.preferences import RuleRow, format_time
 from app.services.workspace import Workspace
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage

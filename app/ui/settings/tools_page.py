@@ -36,7 +36,7 @@ class ToolsPage(SettingsPage):
         self._build_folders()
         self._build_network()
         self._lay_out()
-        self._show(self.workspace.settings.granted_folders)
+        self._show(self.workspace.settings.current.granted_folders)
 
     def _build_folders(self) -> None:
         self._title = heading("Folders the file tools may use", self)
@@ -101,7 +101,7 @@ class ToolsPage(SettingsPage):
 
     async def load(self) -> None:
         """Show the granted folders and the network policy from the settings."""
-        self._show(self.workspace.settings.granted_folders)
+        self._show(self.workspace.settings.current.granted_folders)
 
     def _show(self, folders: list[str]) -> None:
         current = self.folders.currentItem()
@@ -115,7 +115,7 @@ class ToolsPage(SettingsPage):
         self.empty.setVisible(not folders)
         self.folders.setVisible(bool(folders))
         self.private_network.blockSignals(True)
-        self.private_network.setChecked(self.workspace.settings.allow_private_network)
+        self.private_network.setChecked(self.workspace.settings.current.allow_private_network)
         self.private_network.blockSignals(False)
         self._update_buttons()
 
@@ -167,6 +167,6 @@ class ToolsPage(SettingsPage):
             await self.workspace.tools.set_private_network(allowed)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change the network setting: {exc}")
-            self._show(self.workspace.settings.granted_folders)
+            self._show(self.workspace.settings.current.granted_folders)
             return
         self._say("")

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from app.services.workspace import SearchHit, ThreadSummary
+from app.services.threads import SearchHit, ThreadSummary
 
 __all__ = ["RowRole", "SidebarRow", "ThreadIdRole", "ThreadListModel"]
 

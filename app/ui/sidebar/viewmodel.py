@@ -42,7 +42,7 @@ class ThreadsViewModel(QObject):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(120)
         self._refresh_timer.timeout.connect(lambda: spawn(self.refresh()))
-        self._unsubscribe = workspace.subscribe(self._on_event)
+        self._unsubscribe = workspace.events.subscribe(self._on_event)
 
     def close(self) -> None:
         """Stop listening to the workspace (a pending delete still waits for
@@ -58,7 +58,7 @@ class ThreadsViewModel(QObject):
         """Load the threads (or the search hits, while searching)."""
         query = self.query
         if query.strip():
-            hits = await self.workspace.search(query)
+            hits = await self.workspace.threads.search(query)
             if query == self.query:
                 seen: set[str] = set()
                 rows = []
@@ -68,7 +68,7 @@ class ThreadsViewModel(QObject):
                         rows.append(row_of_hit(hit))
                 self.model.set_rows(rows)
         else:
-            summaries = await self.workspace.list_threads()
+            summaries = await self.workspace.threads.list_all()
             if not self.query.strip():
                 self.model.set_rows([row_of_summary(s) for s in summaries])
         self.refreshed.emit()
@@ -81,7 +81,7 @@ class ThreadsViewModel(QObject):
     async def rename(self, thread_id: str, title: str) -> None:
         """Rename a thread."""
         try:
-            await self.workspace.rename_thread(thread_id, title)
+            await self.workspace.threads.rename(thread_id, title)
         except ParleyError as exc:
             self.problem.emit(problem_of("invalid", str(exc)))
             await self.refresh()
@@ -109,7 +109,7 @@ class ThreadsViewModel(QObject):
         self._undo_timer.stop()
         if thread_id is not None:
             try:
-                await self.workspace.delete_thread(thread_id)
+                await self.workspace.threads.delete(thread_id)
             except ParleyError as exc:
                 self.problem.emit(problem_of("storage", str(exc)))
             self.model.set_hidden(set())

@@ -16,9 +16,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.mcp_config import CONFIG_NAME
-from app.services.workspace import Listener
-from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolsChanged, WorkspaceTools
+from app.services.mcp.config import CONFIG_NAME
+from app.services.bus import Listener
+from app.services.events import ToolsChanged, WorkspaceEvent
+from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, WorkspaceTools
 from app.ui.tasks import spawn
 
 __all__ = ["ToolsButton"]
@@ -155,7 +156,7 @@ class ToolsButton(QPushButton):
             self.problem.emit(f"The tool choice could not be saved: {exc}")
         self.refresh()
 
-    def _on_event(self, event: object) -> None:
+    def _on_event(self, event: WorkspaceEvent) -> None:
         if not isinstance(event, ToolsChanged):
             return
         for name, reason in event.problems.items():

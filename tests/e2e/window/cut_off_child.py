@@ -81,9 +81,9 @@ async def _main(data_dir: str, mode: str) -> None:
     ws = await Workspace.open(
         data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: "", tools=TOOLS
     )
-    ws.settings = ws.settings.model_copy(update={"default_model": "scripted:a"})
-    thread = await ws.create_thread(title="Cut off")
-    await (await ws.send(thread.id, "Stamp twice"))
+    ws.settings.use(ws.settings.current.model_copy(update={"default_model": "scripted:a"}))
+    thread = await ws.threads.create(title="Cut off")
+    await (await ws.runs.send(thread.id, "Stamp twice"))
     if mode == "approval":
         _log("paused")
         await asyncio.sleep(60)

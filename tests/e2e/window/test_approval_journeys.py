@@ -28,7 +28,8 @@ def note_call(path: Path, content: str = "Pack a jacket", call_id: str = "c1") -
 async def finished(window: object) -> None:
     vm = window.chat_vm  # type: ignore[attr-defined]
     await wait_until(
-        lambda: vm.thread_id and not vm.workspace.is_running(vm.thread_id), what="the run to end"
+        lambda: vm.thread_id and not vm.workspace.runs.is_running(vm.thread_id),
+        what="the run to end",
     )
 
 
@@ -275,8 +276,8 @@ async def test_closing_the_dialog_decides_nothing_and_review_brings_it_back(
         )
         await asyncio.sleep(0.1)
         assert not note.exists() and len(model.inputs) == 1
-        assert len(await window.workspace.pending_approvals(thread_id)) == 1
-        assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
+        assert len(await window.workspace.runs.pending_approvals(thread_id)) == 1
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["waiting"]
         assert await audit(window, thread_id) == [("write_note", "requested", "once", None)]
         assert review.isVisible()
         sidebar = window.threads_vm.model
@@ -308,7 +309,7 @@ async def test_quitting_mid_dialog_decides_nothing_and_the_dialog_comes_back(
     later = Recorder([{"text": "Saved after the restart."}])
     window = await open_tool_window(data, later)
     try:
-        assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["waiting"]
         assert await audit(window, thread_id) == [("write_note", "requested", "once", None)]
         dialog = await approval_dialog(window)
         assert '"content": "Pack a jacket"' in dialog.args_view.toPlainText()
@@ -329,8 +330,8 @@ async def test_other_threads_keep_working_while_the_dialog_is_open(tmp_path: Pat
     try:
         await send(window, "Note")
         dialog = await approval_dialog(window)
-        other = await window.workspace.create_thread()
-        state = await asyncio.wait_for(await window.workspace.send(other.id, "hello"), 5)
+        other = await window.workspace.threads.create()
+        state = await asyncio.wait_for(await window.workspace.runs.send(other.id, "hello"), 5)
         assert state is not None and state.context[-1].text() == "Meanwhile, elsewhere."
         assert dialog.isVisible()
         find(dialog, QPushButton, "denyButton").click()

@@ -84,7 +84,7 @@ async def test_a_secret_used_by_an_approved_tool_leaks_nowhere(tmp_path: Path) -
         assert_no_marker(window, "while the dialog is open")
         find(dialog, QPushButton, "approveButton").click()
         await wait_until(lambda: len(model.inputs) == 2, what="the reply after the call")
-        await wait_until(lambda: not window.workspace.is_running(window.chat_vm.thread_id))
+        await wait_until(lambda: not window.workspace.runs.is_running(window.chat_vm.thread_id))
         expected = hashlib.sha256(MARKER.encode()).hexdigest()
         assert sent == [f"T-42:{expected}"]  # the tool did get the real secret
         assert_no_marker(window, "after the call")

@@ -92,7 +92,7 @@ async def test_a_text_only_model_warns_before_the_picture_is_sent(tmp_path: Path
         press(composer, Qt.Key.Key_Return)
         await wait_until(lambda: chat.vm.model.rowCount() == 2, what="the reply")
         note = "screenshot.png was left out: scripted cannot take images."
-        page = await window.workspace.read_messages(chat.vm.thread_id or "")
+        page = await window.workspace.threads.read_messages(chat.vm.thread_id or "")
         [user] = [m for m in page.messages if m.role == "user"]
         assert user.metadata["notes"] == [note]
         shown = chat.delegate.document(chat.vm.model.index(0, 0)).toPlainText()

@@ -45,8 +45,8 @@ async def open_window(data_dir: Path, models: Models) -> MainWindow:
     workspace = await Workspace.open(
         data_dir, resolve_model=models, secret_resolver=lambda _r: "unused", tools=[add]
     )
-    workspace.settings = AppSettings(
-        default_model="scripted:a", default_limits=BudgetLimits(max_model_calls=2)
+    workspace.settings.use(
+        AppSettings(default_model="scripted:a", default_limits=BudgetLimits(max_model_calls=2))
     )
     window = MainWindow(workspace)
     window.show()

@@ -127,7 +127,7 @@ async def test_stop_mid_stream_keeps_what_arrived(tmp_path: Path) -> None:
         assert LONG.startswith(reply.text())
         # what the window shows is what was saved
         thread_id = find(window, QListView, "chatView").vm.thread_id
-        page = await window.workspace.read_messages(thread_id)
+        page = await window.workspace.threads.read_messages(thread_id)
         assert page.messages[-1].text() == reply.text()
         assert page.messages[-1].metadata.get("stopped") is True
     finally:
@@ -161,16 +161,18 @@ async def test_two_threads_stream_at_once_and_switching_loses_nothing(tmp_path: 
         shortcut(window, "Ctrl+N")  # a new thread while the first one streams
         await wait_until(lambda: view.vm.thread_id != first, what="the new thread")
         second = view.vm.thread_id
-        await window.workspace.set_thread_model(second, "scripted:b")
+        await window.workspace.threads.set_model(second, "scripted:b")
         await send(window, "Second thread")
         await wait_until(
-            lambda: window.workspace.is_running(first) and window.workspace.is_running(second),
+            lambda: (
+                window.workspace.runs.is_running(first) and window.workspace.runs.is_running(second)
+            ),
             what="both running",
         )
         # the sidebar marks both as streaming
         threads = find(window, QListView, "threadList").model()
         await wait_until(lambda: sum(r.status == "running" for r in threads.rows) == 2)
-        await window.workspace.wait_idle()
+        await window.workspace.runs.wait_idle()
         await wait_until(lambda: rows(window)[-1].text() == "beta " * 60)
         await window.open_thread(first)
         await wait_until(lambda: rows(window)[-1].text() == "alpha " * 60)
@@ -215,7 +217,7 @@ async def test_edit_and_resend_forks_the_thread(tmp_path: Path) -> None:
         await wait_until(
             lambda: [m.text() for m in rows(window)] == ["Tell me about dogs", "About dogs."]
         )
-        kept = await window.workspace.read_messages(original)
+        kept = await window.workspace.threads.read_messages(original)
         assert [m.text() for m in kept.messages] == ["Tell me about cats", "About cats."]
     finally:
         await close_test_window(window)

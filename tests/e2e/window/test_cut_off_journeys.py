@@ -85,7 +85,7 @@ async def test_a_killed_run_resumes_without_running_finished_calls_again(
     model = Recorder([{"text": "All done."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        assert [t.status for t in await window.workspace.list_threads()] == ["cut_off"]
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["cut_off"]
         resume = await wait_until(
             lambda: window.findChild(QPushButton, "resumeRunButton"), what="Resume"
         )
@@ -94,14 +94,14 @@ async def test_a_killed_run_resumes_without_running_finished_calls_again(
         resume.click()
         await wait_until(lambda: model.inputs, what="the model to be asked after the calls")
         await wait_until(
-            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+            lambda: not window.workspace.runs.is_running(window.chat_vm.thread_id), what="the end"
         )
         after = lines(log)
         assert after[:2] == before
         assert [line[:-1] for line in after[2:]] == [["start", "second"], ["done", "second"]]
         assert after[2][-1] == after[3][-1] == before[1][-1]  # the same idempotency key
         assert window.chat_vm.model.messages()[-1].text() == "All done."
-        assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["idle"]
         assert not window.approvals.banner.isVisible()
     finally:
         await close_window(window)
@@ -120,7 +120,7 @@ async def test_a_call_that_finished_beside_the_cut_off_one_is_not_run_again(
         await click_when_shown(window, "resumeRunButton", "Resume")
         await wait_until(lambda: model.inputs, what="the model to be asked after the calls")
         await wait_until(
-            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+            lambda: not window.workspace.runs.is_running(window.chat_vm.thread_id), what="the end"
         )
         after = lines(log)
         assert sum(line[0] == "first" for line in after) == 1  # ran once, before the kill
@@ -144,7 +144,7 @@ async def test_discarding_a_cut_off_run_runs_nothing_more(tmp_path: Path) -> Non
         await discard(window)
         last = window.chat_vm.model.messages()[-1]
         assert [r.output for r in last.tool_results()] == [DISCARDED_NOTE]
-        assert [t.status for t in await window.workspace.list_threads()] == ["idle"]
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["idle"]
         assert log.read_text() == before and model.inputs == []
         # the thread goes on normally, and the model sees an answer for every call
         await window.chat_vm.send("Anything else?")
@@ -164,14 +164,14 @@ async def test_a_process_killed_while_waiting_for_approval_still_waits(
     model = Recorder([{"text": "Stamped."}])
     window = await open_tool_window(data, model, list(TOOLS))
     try:
-        assert [t.status for t in await window.workspace.list_threads()] == ["waiting"]
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["waiting"]
         dialog = await approval_dialog(window)
         assert window.approvals.banner.kind != "cut_off"  # a paused run is not a cut-off one
         assert "guarded_stamp" in dialog.name_label.text()
         find(dialog, QPushButton, "approveButton").click()
         await wait_until(lambda: model.inputs, what="the run to continue")
         await wait_until(
-            lambda: not window.workspace.is_running(window.chat_vm.thread_id), what="the end"
+            lambda: not window.workspace.runs.is_running(window.chat_vm.thread_id), what="the end"
         )
         assert [line[:-1] for line in lines(log)] == [[], ["guarded", "third"]]
     finally:

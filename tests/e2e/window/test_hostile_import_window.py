@@ -49,7 +49,7 @@ async def test_the_notice_says_what_an_import_left_out_and_why(tmp_path: Path) -
         assert find(window, QWidget, "noticeText").text() == (
             f"Imported photos.json. {model_note} {image_note}"
         )
-        assert (await window.workspace.get_thread(thread_id)).model == "scripted:a"
+        assert (await window.workspace.threads.get(thread_id)).model == "scripted:a"
         view = find(window, QListView, "chatView")
         [message] = view.vm.model.messages()
         assert message.text() == "look" and [b.type for b in message.content] == ["text"]

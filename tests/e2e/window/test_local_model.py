@@ -28,7 +28,7 @@ async def test_a_real_turn_on_the_bundled_model(tmp_path: Path) -> None:
         assert reply is not None and reply.role == "assistant"
         assert reply.text().strip()
         assert not [b for b in reply.content if b.type == "error"]
-        saved = await window.workspace.read_messages(view.vm.thread_id)
+        saved = await window.workspace.threads.read_messages(view.vm.thread_id)
         assert saved.messages[-1].text() == reply.text()
     finally:
         await close_window(window)

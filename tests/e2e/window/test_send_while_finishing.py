@@ -73,7 +73,7 @@ async def test_enter_while_the_run_finishes_sends_when_it_ends(tmp_path: Path) -
     try:
         await deny_and_see_the_reply(window, "Understood.")
         thread_id = window.chat_vm.thread_id
-        assert window.workspace.is_running(thread_id), "the run is still finishing"
+        assert window.workspace.runs.is_running(thread_id), "the run is still finishing"
         composer = find(window, QPlainTextEdit, "composer")
         type_text(composer, "And the weather?")
         press(composer, Qt.Key.Key_Return)
@@ -85,8 +85,8 @@ async def test_enter_while_the_run_finishes_sends_when_it_ends(tmp_path: Path) -
         model.release.set()
         await wait_until(lambda: len(recorder.inputs) == 3, what="the queued message to go")
         assert recorder.inputs[2][-1].text() == "And the weather?"
-        await wait_until(lambda: not window.workspace.is_running(thread_id), what="the end")
-        saved = await window.workspace.read_messages(thread_id)
+        await wait_until(lambda: not window.workspace.runs.is_running(thread_id), what="the end")
+        saved = await window.workspace.threads.read_messages(thread_id)
         assert [m.text() for m in saved.messages if m.role == "user"] == [
             "Note: pack a jacket",
             "And the weather?",

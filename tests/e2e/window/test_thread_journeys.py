@@ -34,8 +34,8 @@ async def _seed(window: QWidget, texts: list[str]) -> list[str]:
     """Threads with one finished turn each, made through the workspace; returns their ids."""
     ids = []
     for text in texts:
-        thread = await window.workspace.create_thread()
-        task = await window.workspace.send(thread.id, text)
+        thread = await window.workspace.threads.create()
+        task = await window.workspace.runs.send(thread.id, text)
         await task
         ids.append(thread.id)
     await window.threads_vm.refresh()
@@ -86,7 +86,7 @@ async def test_rename_in_place_with_f2(tmp_path: Path) -> None:
         await wait_until(lambda: "Trip to Oslo" in _titles(window), what="the new title")
         await window.threads_vm.refresh()  # what the store holds, not only what the row shows
         assert "Trip to Oslo" in _titles(window)
-        thread = await window.workspace.get_thread(thread_id)
+        thread = await window.workspace.threads.get(thread_id)
         assert thread.title == "Trip to Oslo"
     finally:
         await close_test_window(window)
@@ -106,7 +106,7 @@ async def test_delete_then_undo_loses_nothing_and_delete_for_good(tmp_path: Path
         QTest.mouseClick(find(window, QPushButton, "undoDeleteButton"), Qt.MouseButton.LeftButton)
         assert "Do not lose me" in _titles(window)
         assert not undo_bar.isVisible()
-        page = await window.workspace.read_messages(thread_id)
+        page = await window.workspace.threads.read_messages(thread_id)
         assert [m.text() for m in page.messages] == ["Do not lose me", "Kept."]
 
         # without Undo, it goes for good when the bar's time is up
@@ -115,7 +115,9 @@ async def test_delete_then_undo_loses_nothing_and_delete_for_good(tmp_path: Path
         press(listing, Qt.Key.Key_Delete)
         await wait_until(lambda: undo_bar.isVisible(), what="the Undo bar again")
         await wait_until(lambda: not undo_bar.isVisible(), what="the deletion to settle")
-        assert [s.thread.id for s in await window.workspace.list_threads()].count(thread_id) == 0
+        assert [s.thread.id for s in await window.workspace.threads.list_all()].count(
+            thread_id
+        ) == 0
     finally:
         await close_test_window(window)
 
@@ -177,11 +179,11 @@ async def test_a_damaged_import_says_so_and_changes_nothing(tmp_path: Path) -> N
     try:
         bad = tmp_path / "bad.json"
         bad.write_bytes(b"{not json")
-        before = len(await window.workspace.list_threads())
+        before = len(await window.workspace.threads.list_all())
         assert await window.import_thread(bad) is None
         text = find(window, QWidget, "noticeText").text()
         assert text.startswith("Could not import bad.json")
-        assert len(await window.workspace.list_threads()) == before
+        assert len(await window.workspace.threads.list_all()) == before
         assert find(window, QPlainTextEdit, "composer") is not None
     finally:
         await close_test_window(window)

@@ -9,7 +9,7 @@ from pathlib import Path
 from app.core.graph import Resume
 from app.core.state import HumanMessage
 from app.core.tools import requests_of
-from app.services.mcp_config import McpConfig, configured_mcp_tools
+from app.services.mcp.config import McpConfig, configured_mcp_tools
 from app.tools.mcp import ServerConfig
 from tests.tools.mcp.helpers import agent_calling, results
 

@@ -22,7 +22,7 @@ from tests.ui.harness import Models, close_test_window, find, open_test_window, 
 
 
 async def _titles(window: MainWindow) -> list[str]:
-    return sorted(t.thread.title for t in await window.workspace.list_threads())
+    return sorted(t.thread.title for t in await window.workspace.threads.list_all())
 
 
 async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: Path) -> None:
@@ -31,8 +31,8 @@ async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: P
     reopened: MainWindow | None = None
     try:
         ws = window.workspace
-        trip = await ws.create_thread(title="Holiday plans")
-        await (await ws.send(trip.id, "What should I pack?"))
+        trip = await ws.threads.create(title="Holiday plans")
+        await (await ws.runs.send(trip.id, "What should I pack?"))
         at_backup = await _titles(window)
         assert "Holiday plans" in at_backup
         dialog = window.open_settings("dataSettingsPage")
@@ -52,9 +52,9 @@ async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: P
         assert not restore.isEnabled()  # nothing chosen yet
 
         # after the backup: the thread is deleted and another one written
-        await ws.delete_thread(trip.id)
-        later = await ws.create_thread(title="Written after the backup")
-        await (await ws.send(later.id, "Remember this"))
+        await ws.threads.delete(trip.id)
+        later = await ws.threads.create(title="Written after the backup")
+        await (await ws.runs.send(later.id, "Remember this"))
 
         # a damaged backup is listed as damaged and cannot be restored
         broken = backups_folder(database_path(tmp_path)) / "parley-v5-20260101-080000-daily.db"

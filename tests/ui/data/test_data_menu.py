@@ -51,8 +51,8 @@ async def with_two_threads(tmp_path: Path) -> MainWindow:
     window = await open_test_window(tmp_path, models)
     ws = window.workspace
     for title in ("Zebra plan", "Garden"):
-        thread = await ws.create_thread(title=title)
-        await (await ws.send(thread.id, f"Tell me about the {title.lower()}, privately"))
+        thread = await ws.threads.create(title=title)
+        await (await ws.runs.send(thread.id, f"Tell me about the {title.lower()}, privately"))
     return window
 
 
@@ -102,15 +102,15 @@ async def test_export_all_writes_every_threads_bytes_into_the_chosen_folder(
         dialog.accept()
         await wait_until(lambda: "Exported" in window.notice.label.text(), what="the export")
         assert window.notice.label.text() == f"Exported 3 threads to {target}."
-        for summary in await window.workspace.list_threads():
+        for summary in await window.workspace.threads.list_all():
             thread_id = summary.thread.id
             [json_file] = target.glob(f"*-{thread_id[:8]}.json")
             written = json.loads(json_file.read_bytes())
-            fresh = json.loads(await window.workspace.export_thread(thread_id, "json"))
+            fresh = json.loads(await window.workspace.threads.export(thread_id, "json"))
             written.pop("exported_at"), fresh.pop("exported_at")
             assert written == fresh
             [md_file] = target.glob(f"*-{thread_id[:8]}.md")
-            assert md_file.read_bytes() == await window.workspace.export_thread(
+            assert md_file.read_bytes() == await window.workspace.threads.export(
                 thread_id, "markdown"
             )
         answered = [p for p in target.glob("*.md") if "The zebra plan is ready." in p.read_text()]
@@ -134,7 +134,7 @@ async def test_delete_all_asks_first_then_leaves_an_empty_store(tmp_path: Path) 
         assert box.defaultButton().text() == "Cancel"
         box.defaultButton().click()  # cancelled: nothing goes
         await wait_until(lambda: not box.isVisible(), what="the question to close")
-        assert len(await window.workspace.list_threads()) == 3
+        assert len(await window.workspace.threads.list_all()) == 3
 
         action.trigger()
         box = await opened(window, QMessageBox, "deleteAllDialog")

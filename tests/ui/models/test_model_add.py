@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit
 
-from app.services.model_catalogue import ModelLibrary
+from app.services.models.catalogue import ModelLibrary
 from app.ui.header import PickerCommand
 from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
@@ -41,7 +41,7 @@ async def test_a_gguf_file_is_added_once_and_becomes_the_threads_model(tmp_path:
     try:
         await pick_file(window, gguf)
         await wait_until(lambda: "now talks to" in window.notice.label.text(), what="chosen")
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
         picker = find(window, QComboBox, "modelPicker")
         await wait_until(lambda: picker.currentData() == spec, what="the picker")
         assert ("   My-Model.Q4", spec) in picker_rows(window)
@@ -68,6 +68,6 @@ async def test_a_gguf_file_is_added_once_and_becomes_the_threads_model(tmp_path:
             f"{text} is not a GGUF model file (it does not start with 'GGUF')."
         )
         assert len(library.installed()) == 1
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
     finally:
         await close_test_window(window)

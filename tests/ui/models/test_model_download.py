@@ -10,10 +10,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
-from app.services.model_catalogue import ModelLibrary
+from app.services.models.catalogue import ModelLibrary
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY, SHA, hub
+from tests.services.models.test_catalogue import DATA, ENTRY, SHA, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 __all__ = ["hub"]  # the local hub server fixture
@@ -49,7 +49,7 @@ async def refusal_of(window: MainWindow, spec: str, needle: str) -> tuple[str | 
     thread's model from before and the notice's text."""
     thread = window.chat_vm.thread_id
     assert thread is not None
-    before = (await window.workspace.get_thread(thread)).model
+    before = (await window.workspace.threads.get(thread)).model
     choose(window, spec)
     await wait_until(lambda: needle in window.notice.label.text(), what="the refusal")
     return before, window.notice.label.text()
@@ -59,7 +59,7 @@ async def assert_model_kept(window: MainWindow, before: str | None) -> None:
     """The thread and the picker still have the model from before."""
     thread = window.chat_vm.thread_id
     assert thread is not None
-    assert (await window.workspace.get_thread(thread)).model == before
+    assert (await window.workspace.threads.get(thread)).model == before
     assert find(window, QComboBox, "modelPicker").currentData() == before
 
 
@@ -84,7 +84,7 @@ async def test_a_catalogue_model_downloads_from_the_picker_and_becomes_the_threa
             lambda: "Downloaded Tiny test model" in window.notice.label.text(), what="done"
         )
         assert target.read_bytes() == DATA
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
         picker = find(window, QComboBox, "modelPicker")
         assert picker.currentData() == spec
         assert ("   Tiny test model", spec) in picker_rows(window)

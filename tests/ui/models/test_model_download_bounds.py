@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.services.hub_server import HostedFile, HubServer, serving
-from tests.services.test_model_catalogue import DATA, ENTRY
+from tests.services.models.test_catalogue import DATA, ENTRY
 from tests.ui.harness import close_test_window
 from tests.ui.models.test_model_download import assert_model_kept, refusal_of, window_on
 

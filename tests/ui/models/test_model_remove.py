@@ -10,13 +10,13 @@ from pathlib import Path
 from PySide6.QtWidgets import QComboBox, QListWidget, QMessageBox, QPlainTextEdit, QPushButton
 
 from app.core.models.protocol import ChatModel
-from app.services.model_catalogue import ModelLibrary
-from app.services.model_registry import ModelRegistry
+from app.services.models.catalogue import ModelLibrary
+from app.services.models.registry import ModelRegistry
 from app.ui.header import PickerCommand
 from app.ui.model_manage import ManageModels
 from app.ui.window import MainWindow
 from tests.services.hub_server import HostedFile, HubServer
-from tests.services.test_model_catalogue import DATA, ENTRY, hub
+from tests.services.models.test_catalogue import DATA, ENTRY, hub
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 from tests.ui.models.test_model_download import choose, picker_rows
 
@@ -106,7 +106,7 @@ async def test_removing_a_downloaded_model_asks_then_deletes_it_and_its_thread_s
         await wait_until(lambda: window.findChild(ManageModels) is None, what="closing")
 
         # the thread keeps its model and messages; the picker says it is not downloaded
-        assert (await window.workspace.get_thread(thread)).model == spec
+        assert (await window.workspace.threads.get(thread)).model == spec
         picker = find(window, QComboBox, "modelPicker")
         assert picker.currentData() == spec
         assert picker.currentText() == "   tiny-q4 (not downloaded)"
@@ -126,7 +126,7 @@ async def test_removing_a_downloaded_model_asks_then_deletes_it_and_its_thread_s
         offer.click()  # the picker opens, offering the download again
         await wait_until(picker.view().isVisible, what="the picker's list")
         picker.hidePopup()
-        page = await window.workspace.read_messages(thread)
+        page = await window.workspace.threads.read_messages(thread)
         assert [m.text() for m in page.messages] == ["Hi", "Hello there."]
     finally:
         await close_test_window(window)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.state import Message, TextBlock
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.prompt_form import PromptForm
 from app.ui.window import MainWindow
@@ -47,7 +47,7 @@ async def demo_window(tmp_path: Path, seen: list[str]) -> AsyncIterator[MainWind
     McpConfig.for_data_dir(tmp_path).add(demo_config())
     window = await open_test_window(tmp_path, Models({"scripted:a": recording(seen)}))
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         yield window
     finally:
         await close_test_window(window)
@@ -150,7 +150,7 @@ async def test_a_failed_read_says_so_in_one_sentence(tmp_path: Path) -> None:
         button = offers_button(window)
         await button.fill()
         today = button.offer_actions()["demo:resource:today"]
-        await window.workspace.tools.manager.aclose()  # the server goes away
+        await window.workspace.mcp.manager.aclose()  # the server goes away
         today.trigger()
         notice = find(window, QLabel, "noticeText")
         await wait_until(lambda: "could not be read" in notice.text(), what="the notice")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QLabel, QListWidget, QPushButton, QWidget
 
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.services.workspace import Workspace
 from app.tools.mcp import ServerConfig
 from app.ui.app import close_window
@@ -68,7 +68,7 @@ async def test_an_import_lists_each_claim_and_adds_those_servers_only_on_yes(
     )
     assert servers(workspace)["web"] == HOSTILE["mcpServers"]["web"]
     assert list(servers(workspace)) == ["notes", "web", "helper"]
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     page.close()
 
 
@@ -80,7 +80,7 @@ async def test_closing_the_confirmation_holds_the_servers_back(
     await wait_until(lambda: page.summary.isVisible(), what="the summary")
     assert "Held back 2: web (" in page.summary.text()
     assert list(servers(workspace)) == ["notes"]
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     page.close()
 
 
@@ -95,7 +95,7 @@ async def test_a_server_list_nested_100000_deep_is_one_sentence_in_the_window(
     )
     window = await open_test_window(tmp_path, Models({"scripted:a": []}))
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         notice = find(window, QLabel, "noticeText")
         await wait_until(lambda: "nests its values" in notice.text(), what="the notice")
         assert notice.text() == f"No MCP server's tools are offered: {reason}"
@@ -119,7 +119,7 @@ async def test_a_newly_added_tool_that_claims_read_only_but_writes_asks_first(
     model = Recorder([{"tool_calls": [call]}, {"text": "Tidied."}])
     window = await open_tool_window(data, model, tools=[])
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         await switch(window, "liar__tidy")
         await send(window, "Tidy my notes")
         dialog = await approval_dialog(window)

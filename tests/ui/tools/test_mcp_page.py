@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QComboBox, QDialog, QPushButton, QTreeWidget, QWidget
 
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.settings import mcp_page
@@ -48,7 +48,7 @@ def visible(parent: QWidget, cls: type[QDialog]) -> QDialog | None:
 async def shown_page(workspace: Workspace) -> McpPage:
     page = McpPage(workspace)
     page.show()
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     await page.load()
     return page
 
@@ -100,7 +100,7 @@ async def test_an_http_server_with_a_keyring_token_is_added_tested_and_runs(
         }
     }
     assert TOKEN not in (workspace.data_dir / "mcp.json").read_text(encoding="utf-8")
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     await wait_until(lambda: page.state.text() == "Running", what="running")
     assert ("echo", "Allowed", "As the server (Ask first)") in tool_rows(page)
 
@@ -133,7 +133,7 @@ async def test_a_bad_address_is_one_sentence_and_nothing_is_saved(workspace: Wor
 async def test_server_and_tool_policies_show_defaults_and_apply_at_once(
     workspace: Workspace,
 ) -> None:
-    await workspace.tools.save_server("demo", sys.executable, [str(DEMO)])
+    await workspace.mcp.save_server("demo", sys.executable, [str(DEMO)])
     page = await shown_page(workspace)
     rows = {name: (suggested, may) for name, suggested, may in tool_rows(page)}
     assert rows["echo"] == ("Allowed", "As the server (Ask first)")  # says it is read-only
@@ -163,8 +163,8 @@ async def test_server_and_tool_policies_show_defaults_and_apply_at_once(
     choose(find(page, QComboBox, "mcpServerPolicy"), "Each tool's default")
     await wait_until(lambda: "demo__write_note" in {t.name for t in workspace.tools.available()})
     assert "policy" not in servers(workspace)["demo"]
-    assert workspace.tools.manager is not None
-    assert workspace.tools.manager.connections["demo"].starts == 1  # applied without a restart
+    assert workspace.mcp.manager is not None
+    assert workspace.mcp.manager.connections["demo"].starts == 1  # applied without a restart
     page.close()
 
 
@@ -211,7 +211,7 @@ async def test_test_connection_reports_the_count_a_reason_or_a_timeout(
 async def test_import_adds_what_it_can_and_says_what_it_skipped(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    await workspace.tools.save_server("time", sys.executable, ["-m", "mcp_server_time"])
+    await workspace.mcp.save_server("time", sys.executable, ["-m", "mcp_server_time"])
     other = tmp_path / "claude_desktop_config.json"
     other.write_text(
         json.dumps(
@@ -239,7 +239,7 @@ async def test_import_adds_what_it_can_and_says_what_it_skipped(
     ]
     await page.import_file(str(tmp_path / "missing.json"))
     assert page.error.text() == f"Nothing was imported: {tmp_path / 'missing.json'} is not a file"
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     page.close()
 
 
@@ -252,7 +252,7 @@ async def test_ask_first_opens_the_approval_dialog_and_off_takes_the_tool_away(
     model = Recorder([{"tool_calls": [call]}, {"text": "Echoed."}])
     window = await open_tool_window(data, model, tools=[])
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         await switch(window, "demo__echo")
         thread = window.chat_vm.thread_id
         page = await shown_page(window.workspace)

@@ -82,7 +82,7 @@ async def test_a_missing_folder_is_refused_with_a_sentence(
         f"Could not grant {tmp_path / 'gone'}: {tmp_path / 'gone'} is not a folder; "
         "choose an existing folder to grant"
     )
-    assert workspace.settings.granted_folders == []
+    assert workspace.settings.current.granted_folders == []
     page.close()
 
 
@@ -94,7 +94,7 @@ async def test_the_network_policy_is_saved_at_once(workspace: Workspace) -> None
     settings = workspace.data_dir / "settings.json"
     await wait_until(settings.exists, what="the settings written")
     assert saved(workspace, "settings.json")["allow_private_network"] is True
-    assert workspace.settings.allow_private_network
+    assert workspace.settings.current.allow_private_network
     page.close()
 
 
@@ -116,7 +116,7 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
         "command": sys.executable,
         "args": [str(DEMO)],
     }
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     await wait_until(lambda: page.state.text() == "Running", what="running")
     tools = find(page, QTreeWidget, "mcpServerTools")
     listed = [tools.topLevelItem(i).text(0) for i in range(tools.topLevelItemCount())]
@@ -128,7 +128,7 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
     page.enabled.click()
     await wait_until(lambda: page.state.text() == "Off", what="switched off")
     assert saved(workspace, "mcp.json")["mcpServers"]["demo"]["disabled"] is True
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     assert not [e for e in workspace.tools.catalogue() if e.group == "demo"]
 
     page.remove_button.click()
@@ -138,12 +138,12 @@ async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_remove
 
 
 async def test_a_failing_server_shows_why(workspace: Workspace) -> None:
-    await workspace.tools.save_server(
+    await workspace.mcp.save_server(
         "broken", sys.executable, [str(DEMO), "--exit-at-start", "the token is missing"]
     )
     page = McpPage(workspace)
     page.show()
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     await page.load()
     assert page.state.text() == "Not running"
     assert page.reason.isVisible()
@@ -182,8 +182,8 @@ async def test_bad_arguments_and_environment_say_what_is_wrong(workspace: Worksp
 
 
 async def test_editing_a_server_keeps_what_the_form_does_not_show(workspace: Workspace) -> None:
-    await workspace.tools.save_server("demo", sys.executable, [str(DEMO)])
-    workspace.tools.config.edit("demo", policy="approval", disabled=True)
+    await workspace.mcp.save_server("demo", sys.executable, [str(DEMO)])
+    workspace.mcp.config.edit("demo", policy="approval", disabled=True)
     page = McpPage(workspace)
     page.show()
     await page.load()
@@ -202,7 +202,7 @@ async def test_editing_a_server_keeps_what_the_form_does_not_show(workspace: Wor
             "disabled": True,
         }
     }
-    await workspace.tools.wait_started()
+    await workspace.mcp.wait_started()
     await page.load()
     assert page.list.item(0).text() == "notes\nOff"
     page.close()

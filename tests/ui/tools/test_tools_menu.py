@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QPushButton, QWidget
 
 from app.core.state import Message, ToolResultBlock
-from app.services.mcp_config import McpConfig
+from app.services.mcp.config import McpConfig
 from app.ui.tools import ToolsButton
 from tests.tools.mcp.helpers import demo_config
 from tests.ui.harness import (
@@ -131,7 +131,7 @@ async def test_an_mcp_servers_tool_appears_in_the_menu_and_runs(tmp_path: Path) 
     models = Models({"scripted:a": calling("demo__echo", {"text": "hello from the window"})})
     window = await open_test_window(tmp_path, models)
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         tools = button(window)
         tools.rebuild()
         sections = [a.text() for a in tools.menu_.actions() if a.isSeparator() and a.text()]
@@ -149,7 +149,7 @@ async def test_a_failing_server_says_so_calmly(tmp_path: Path) -> None:
     McpConfig.for_data_dir(tmp_path).add(demo_config("broken", "--exit-at-start", "no token"))
     window = await open_test_window(tmp_path, Models({"scripted:a": []}))
     try:
-        await window.workspace.tools.wait_started()
+        await window.workspace.mcp.wait_started()
         notice = find(window, QLabel, "noticeText")
         await wait_until(lambda: "MCP server broken" in notice.text(), what="the notice")
         assert notice.text().startswith(

@@ -31,7 +31,7 @@ from app.ui.chat.delegate import is_dark
 from app.ui.dialogs import ask
 
 if TYPE_CHECKING:
-    from app.services.attachments import AttachmentService
+    from app.services.attachments.service import AttachmentService
     from app.ui.chat.blocks.player import PlayerDock
     from app.ui.chat.view import ChatView
 

@@ -1,0 +1,111 @@
+"""The window's door to attachments: ingest files into the store, read stored media back, and
+say before sending what a thread's model will not see.
+
+Widgets never touch the store: they call :class:`AttachmentService` (``workspace.attachments``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
+
+from app.core.errors import ParleyError
+from app.core.models.fit import left_out
+from app.core.models.protocol import ChatModel, ModelInfo
+from app.core.state import ContentBlock, MediaRef
+from app.store import Store
+
+if TYPE_CHECKING:
+    import os
+
+    from app.media import IngestLimits, IngestProgress, IngestResult, Source
+    from app.services.attachments.compose import Attachments
+
+__all__ = ["AttachmentService"]
+
+ModelFor = Callable[[str], Awaitable[ChatModel]]
+
+
+class AttachmentService:
+    """Ingests files for one workspace and reads their stored media back.
+
+    ``model_for`` builds (or returns the cached) model for a spec, so :meth:`left_out` can ask
+    what that model takes as input.
+    """
+
+    def __init__(
+        self, store: Store, model_for: ModelFor, limits: IngestLimits | None = None
+    ) -> None:
+        self._store = store
+        self._model_for = model_for
+        self._limits = limits
+
+    @property
+    def limits(self) -> IngestLimits:
+        """The size and shape limits files are checked against."""
+        if self._limits is None:
+            from app.media import IngestLimits
+
+            self._limits = IngestLimits()
+        return self._limits
+
+    async def ingest(
+        self, source: Source, on_progress: Callable[[IngestProgress], None] | None = None
+    ) -> IngestResult:
+        """Read, check and store one file (off the event loop); one block or one reason.
+
+        Cancelling the awaiting task stops the read and stores nothing of that file."""
+        # the readers (images, PDFs, documents, media) load with the first file
+        from app.media import Ingestor
+
+        ingestor = Ingestor(self._store.store_media, self.limits)
+        return await ingestor.ingest(source, on_progress)
+
+    async def attach(
+        self,
+        sources: Sequence[Source | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> Attachments:
+        """Turn files into content blocks, their bytes kept once in the store's media; a
+        problem line for each file that cannot be attached (the others still are)."""
+        from app.services.attachments.compose import attach
+
+        return await attach(self._store.store_media, sources, on_progress=on_progress)
+
+    async def media(self, ref: MediaRef | None) -> bytes | None:
+        """The stored bytes ``ref`` points at, or ``None`` when they are not in the store."""
+        key = None if ref is None else ref.file_id or ref.sha256
+        if not key:
+            return None
+        blob = await self._store.get_media(key)
+        return None if blob is None else blob.data
+
+    async def model_info(self, spec: str) -> ModelInfo | None:
+        """What the model behind ``spec`` takes, or ``None`` when it cannot be built now."""
+        try:
+            model = await self._model_for(spec)
+        except (ParleyError, OSError):
+            return None
+        info = getattr(model, "info", None)
+        return info if isinstance(info, ModelInfo) else None
+
+    async def left_out(self, blocks: Sequence[ContentBlock], spec: str) -> list[str]:
+        """One sentence per block the model ``spec`` will not see, said before sending."""
+        if not blocks:
+            return []
+        info = await self.model_info(spec)
+        return [] if info is None else left_out(blocks, info)
+
+    async def save_media(self, ref: MediaRef | None, path: str) -> None:
+        """Write the stored bytes of ``ref`` to ``path``; raises ``OSError`` or ``LookupError``."""
+        data = await self.media(ref)
+        if data is None:
+            raise LookupError("the file is no longer in Parley's store")
+        await asyncio.to_thread(_write, path, data)
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)

@@ -1,0 +1,161 @@
+"""``ModelService``: each model spec built once and each thread's agent built from it, what the
+picker offers, checking and preloading a model, and building remote models again when their key
+or provider URL changes.
+
+Models are built off the event loop. A remote model dropped while a turn still uses it is kept
+until the service closes, so its connections close then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.core.agent import create_agent
+from app.core.errors import ParleyError
+from app.core.graph import CompiledGraph
+from app.core.models.protocol import ChatModel
+from app.core.state import AgentState
+from app.core.tools import Tool
+from app.core.tools.secrets import SecretSource
+from app.services.approval_policy import StoreApprovalPolicy
+from app.services.bus import EventBus
+from app.services.events import KeysChanged, ModelStatus, SettingsChanged, WorkspaceEvent
+from app.services.models.choices import ModelChoice, list_model_choices
+from app.services.models.downloads import ModelDownloads
+from app.services.settings.store import SettingsStore
+from app.store import Store, Thread
+
+if TYPE_CHECKING:
+    from app.core.models.protocol import ModelInfo
+    from app.services.workspace_tools import WorkspaceTools
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "ModelResolver", "ModelService"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
+
+ModelResolver = Callable[[str], ChatModel]
+"""Builds the model a spec names (blocking: it runs on a worker thread)."""
+
+
+class ModelService:
+    """The models and agents of one workspace; see the module docstring."""
+
+    def __init__(
+        self,
+        resolve_model: ModelResolver,
+        *,
+        store: Store,
+        events: EventBus,
+        settings: SettingsStore,
+        downloads: ModelDownloads,
+        tools: WorkspaceTools,
+        policy: StoreApprovalPolicy,
+        secret_resolver: SecretSource | None = None,
+        offered: Sequence[Tool[..., Any]] = (),
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        list_ollama: Callable[[str], Any] | None = None,
+    ) -> None:
+        self._resolve = resolve_model
+        self._store = store
+        self._events = events
+        self._settings = settings
+        self._downloads = downloads
+        self._tools = tools
+        self._policy = policy
+        self._secrets = secret_resolver
+        self._offered = list(offered)
+        self._system_prompt = system_prompt
+        self._list_ollama = list_ollama
+        self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
+        self._models: dict[str, ChatModel] = {}
+        self._retired: list[ChatModel] = []
+        events.subscribe(self._on_event)
+
+    def _on_event(self, event: WorkspaceEvent) -> None:
+        urls_changed = (
+            isinstance(event, SettingsChanged)
+            and event.before.provider_urls() != event.after.provider_urls()
+        )
+        if isinstance(event, KeysChanged) or urls_changed:
+            self.drop_remote()
+
+    async def choices(self) -> list[ModelChoice]:
+        """Every model the picker can offer, each saying whether it can be reached."""
+        listed = await list_model_choices(self._settings.current, self._list_ollama)
+        return listed + await self._downloads.choices()
+
+    async def check(self, spec: str) -> ModelInfo | None:
+        """Build the model ``spec`` names now (off the loop) and return what it can take;
+        raises the reason when it cannot be used, before anything is sent."""
+        return getattr(await self.model(spec), "info", None)
+
+    async def preload(self, spec: str) -> None:
+        """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
+        self._events.emit(ModelStatus(spec, "loading", None, "Loading the model…"))
+        try:
+            model = await self.model(spec)
+            load = getattr(model, "aload", None)
+            if load is not None:
+                await load()
+        except ParleyError as exc:
+            self._events.emit(ModelStatus(spec, "failed", None, str(exc)))
+            return
+        self._events.emit(ModelStatus(spec, "ready", 1.0, "Ready"))
+
+    async def model(self, spec: str) -> ChatModel:
+        """The model ``spec`` names, built on first use (off the loop) and kept."""
+        if spec not in self._models:
+            self._models[spec] = await asyncio.to_thread(self._resolve, spec)
+        return self._models[spec]
+
+    async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
+        """The agent a turn on ``thread`` runs: its model, system prompt and tools."""
+        spec = thread.model or self._settings.current.default_model
+        prompt = thread.system_prompt or self._system_prompt
+        tools = [*self._offered, *self._tools.for_thread(thread.id)]
+        key = (spec, prompt, *(id(t) for t in tools))
+        if key not in self._agents:
+            self._agents[key] = create_agent(
+                await self.model(spec),
+                tools,
+                system_prompt=prompt,
+                secret_resolver=self._secrets,
+                approval_policy=self._policy,
+                checkpointer=self._store.checkpointer,
+                trim_context=True,
+            )
+        return self._agents[key]
+
+    def offered_tool(self, name: str) -> Tool[..., Any] | None:
+        """The tool offered to every thread called ``name`` (for showing and checking its
+        arguments)."""
+        return next((t for t in self._offered if t.name == name), None)
+
+    def drop_remote(self) -> None:
+        """Build the remote models again on their next turn (their key or URL changed)."""
+        remote = [s for s in self._models if not s.startswith(("local", "gguf:", "scripted:"))]
+        # a running turn may still use a dropped model: its connections close with the service
+        self._retired.extend(self._models.pop(spec) for spec in remote)
+        self._agents = {k: v for k, v in self._agents.items() if k[0] not in remote}
+
+    def forget(self) -> None:
+        """Build every model and agent again on its next use."""
+        self._models.clear()
+        self._agents.clear()
+
+    async def aclose(self) -> None:
+        """Close the connections of every model built here (local models stay loaded)."""
+        models, self._retired = [*self._models.values(), *self._retired], []
+        self.forget()
+        for model in models:
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception:  # closing must not keep the rest from closing
+                    log.warning("closing a model's connections failed", exc_info=True)

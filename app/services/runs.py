@@ -1,0 +1,371 @@
+"""``RunService``: turns on threads — send, regenerate, answer approvals and budget pauses,
+resume or discard a cut-off run, stop, and wait until every turn is done.
+
+Runs are saved pauses, not blocked calls: a turn that needs an approval ends paused
+(``ApprovalNeeded``) and :meth:`RunService.answer` continues it, in this process or after a
+restart. What a turn does arrives as events on the bus, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import CheckpointConflict, ParleyError, UserError
+from app.core.graph import (
+    BudgetChanged,
+    CompiledGraph,
+    GraphEvent,
+    Interrupted,
+    MessageDelta,
+    NodeFinished,
+    Resume,
+    ToolProgress,
+)
+from app.core.models.retries import RetryNotice, listening_for_retries
+from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
+from app.core.state.agent_state import normalise_update
+from app.core.tools import requests_of
+from app.services.approval_policy import StoreApprovalPolicy
+from app.services.bus import EventBus
+from app.services.events import (
+    ApprovalNeeded,
+    BudgetPaused,
+    BudgetUpdated,
+    MessageAdded,
+    MessageRemoved,
+    MessageStreamed,
+    RunStatus,
+    RunStatusChanged,
+    ThreadsChanged,
+    ToolActivity,
+    WorkspaceEvent,
+)
+from app.services.models.service import ModelService
+from app.services.problems import problem_of
+from app.services.settings.file import AppSettings
+from app.services.settings.store import SettingsStore
+from app.services.threads import require_thread, title_of
+from app.services.workspace_tools import WorkspaceTools
+from app.store import Store, Thread
+
+__all__ = ["RunService", "ThreadBusy"]
+
+log = logging.getLogger(__name__)
+
+
+class ThreadBusy(ParleyError, RuntimeError):
+    """The thread is already running a turn; wait for it or stop it first."""
+
+
+@dataclass
+class _Run:
+    agent: CompiledGraph[AgentState]
+    task: asyncio.Task[AgentState | None]
+
+
+class RunService:
+    """The turns of one workspace; see the module docstring."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        events: EventBus,
+        settings: SettingsStore,
+        models: ModelService,
+        tools: WorkspaceTools,
+        policy: StoreApprovalPolicy,
+        run_config: dict[str, Any] | None = None,
+    ) -> None:
+        self._store = store
+        self._events = events
+        self._settings = settings
+        self._models = models
+        self.tools = tools
+        self._policy = policy
+        self._run_config = dict(run_config or {})
+        self._runs: dict[str, _Run] = {}
+
+    def _emit(self, event: WorkspaceEvent) -> None:
+        self._events.emit(event)
+
+    async def get_thread(self, thread_id: str) -> Thread:
+        """The thread; :class:`UserError` when there is none."""
+        return await require_thread(self._store, thread_id)
+
+    async def _agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
+        return await self._models.agent_for(thread)
+
+    @property
+    def settings(self) -> AppSettings:
+        """The settings a turn starts with (its default limits)."""
+        return self._settings.current
+
+    def is_running(self, thread_id: str) -> bool:
+        """Whether a turn is running on the thread now."""
+        return thread_id in self._runs
+
+    def any_running(self) -> bool:
+        """Whether a turn is running on any thread now."""
+        return bool(self._runs)
+
+    async def send(
+        self,
+        thread_id: str,
+        text: str,
+        blocks: Sequence[ContentBlock] = (),
+        *,
+        replace: str | None = None,
+        notes: Sequence[str] = (),
+    ) -> asyncio.Task[AgentState | None]:
+        """Add the user's message (in place of message ``replace``, when given) and start a
+        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
+        attachments the model will not see).
+
+        Raises at once, sending nothing, when the thread is busy or missing, the message is
+        empty or the model cannot be built; problems during the turn arrive as events."""
+        if not text.strip() and not blocks:
+            raise UserError("there is nothing to send: the message is empty")
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        self._refuse_if_running(thread_id)
+        content: list[ContentBlock] = [TextBlock(text=text)] if text.strip() else []
+        message = Message(role="user", content=[*content, *blocks])
+        if notes:
+            from app.services.attachments.compose import NOTES_KEY
+
+            message.metadata[NOTES_KEY] = list(notes)
+        await self._abandon_pending(thread_id)
+        if not thread.title:
+            await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
+        update: list[Message | RemoveMessage] = [message]
+        if replace is not None:
+            update.insert(0, RemoveMessage(id=replace))
+            self._emit(MessageRemoved(thread_id, replace))
+        self._emit(MessageAdded(thread_id, message))
+        return self._start(thread_id, agent, {"messages": update})
+
+    async def regenerate(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Drop the replies after the last user message and ask the model again."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        snapshot = await agent.aget_state({"thread_id": thread_id})
+        context = snapshot.state.context if snapshot else []
+        users = [i for i, m in enumerate(context) if m.role == "user"]
+        if not users:
+            raise UserError("there is no message to answer again")
+        await self._abandon_pending(thread_id)
+        removed = [m.message_id for m in context[users[-1] + 1 :]]
+        for message_id in removed:
+            self._emit(MessageRemoved(thread_id, str(message_id)))
+        update = [RemoveMessage(id=m) for m in removed]
+        return self._start(thread_id, agent, {"messages": update})
+
+    async def answer(
+        self, thread_id: str, answers: dict[str, Any]
+    ) -> asyncio.Task[AgentState | None]:
+        """Continue a paused thread with decisions, by interrupt id (see
+        :mod:`app.core.tools.approvals` for the answer's form)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        agent = await self._agent_for(thread)
+        return self._start(thread_id, agent, Resume(answers=answers))
+
+    async def pending_approvals(self, thread_id: str) -> list[ApprovalNeeded]:
+        """The approvals the thread waits on (also after a restart)."""
+        pending = await self._store.checkpointer.apending_interrupts(thread_id)
+        out = []
+        for item in pending:
+            requests = requests_of(item.value)
+            if requests is not None:
+                out.append(ApprovalNeeded(thread_id, item.id, requests))
+        return out
+
+    async def is_cut_off(self, thread_id: str) -> bool:
+        """Whether the thread's run stopped unfinished (the app or machine died mid-run)."""
+        from app.services.cut_off import is_cut_off
+
+        return thread_id not in self._runs and await is_cut_off(self._store, thread_id)
+
+    async def resume_cut_off(self, thread_id: str) -> asyncio.Task[AgentState | None]:
+        """Continue a cut-off run from its last checkpoint (finished steps are not run again)."""
+        thread = await self.get_thread(thread_id)
+        self._refuse_if_running(thread_id)
+        if not await self.is_cut_off(thread_id):
+            raise UserError("this thread has no cut-off run to resume")
+        return self._start(thread_id, await self._agent_for(thread), None)
+
+    async def discard_cut_off(self, thread_id: str) -> None:
+        """End a cut-off run where it stopped, running nothing more."""
+        from app.services.cut_off import discard_cut_off
+
+        self._refuse_if_running(thread_id)
+        for message in await discard_cut_off(self._store, thread_id):
+            self._emit(MessageAdded(thread_id, message))
+        self._emit(RunStatusChanged(thread_id, "idle"))
+        self._emit(ThreadsChanged(thread_id))
+
+    async def pending_budget(self, thread_id: str) -> list[BudgetPaused]:
+        """The budget pauses the thread waits on (also after a restart)."""
+        from app.services.budget_control import pending_budget_pauses
+
+        return await pending_budget_pauses(self._store, thread_id)
+
+    async def answer_budget(
+        self, thread_id: str, interrupt_id: str, raise_to: float | None
+    ) -> asyncio.Task[AgentState | None]:
+        """Go on past a budget pause with the limit raised to ``raise_to``, or stop there
+        (``None``)."""
+        from app.services.budget_control import budget_answer
+
+        answer = budget_answer(await self.pending_budget(thread_id), interrupt_id, raise_to)
+        return await self.answer(thread_id, {interrupt_id: answer})
+
+    def stop(self, thread_id: str) -> bool:
+        """Stop the thread's turn at the next chunk; what arrived is kept."""
+        run = self._runs.get(thread_id)
+        return run.agent.request_stop(thread_id) if run else False
+
+    async def stop_and_wait(self, thread_id: str) -> None:
+        """Stop the thread's turn, if one runs, and wait up to 5 seconds for it to end."""
+        if thread_id in self._runs:
+            self.stop(thread_id)
+            await asyncio.wait([self._runs[thread_id].task], timeout=5)
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn is running (for shutdown and tests)."""
+        while self._runs:
+            await asyncio.wait([r.task for r in self._runs.values()])
+
+    async def aclose(self) -> None:
+        """Stop every turn (each keeps what it saved) and wait a little for them to end."""
+        for thread_id in list(self._runs):
+            self.stop(thread_id)
+        tasks = [r.task for r in self._runs.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+
+    def refuse_if_busy(self, thread_id: str) -> None:
+        """Raise :class:`ThreadBusy` when a turn is running on the thread."""
+        self._refuse_if_running(thread_id)
+
+    def _refuse_if_running(self, thread_id: str) -> None:
+        if thread_id in self._runs:
+            raise ThreadBusy("this thread is still answering; wait for it or stop it first")
+
+    async def _abandon_pending(self, thread_id: str) -> None:
+        await self._policy.abandon_pending(thread_id)
+
+    def _start(
+        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+    ) -> asyncio.Task[AgentState | None]:
+        task = asyncio.create_task(self._run(thread_id, agent, graph_input))
+        self._runs[thread_id] = _Run(agent, task)
+        self._emit(RunStatusChanged(thread_id, "running"))
+        self._emit(ThreadsChanged(thread_id))
+        return task
+
+    async def _run(
+        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+    ) -> AgentState | None:
+        limits = self.settings.default_limits.model_dump(exclude_none=True)
+        config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
+        granted = [
+            *self._run_config.get("tool_permissions", ()),
+            *self.tools.permissions(thread_id),
+        ]
+        config["tool_permissions"] = list(dict.fromkeys(granted))
+        status: RunStatus = "failed"
+        state: AgentState | None = None
+        streams: dict[str, ChunkMerge] = {}
+        waits: list[ApprovalNeeded | BudgetPaused] = []
+
+        def on_retry(notice: RetryNotice) -> None:
+            from app.services.events import Retrying
+
+            self._emit(
+                Retrying(thread_id, notice.provider, notice.attempt, notice.delay, notice.reason)
+            )
+
+        try:
+            with listening_for_retries(on_retry):
+                async for event in agent.astream(graph_input, config):
+                    self._forward(thread_id, event, streams)
+            snapshot = await agent.aget_state(config)
+            state = snapshot.state if snapshot else None
+            status = "idle"
+            if state is not None:
+                # reported once the run is over (below), so whoever answers finds it idle
+                waits = [*await self.pending_approvals(thread_id)]
+                waits += await self.pending_budget(thread_id)
+                if waits:
+                    status = "waiting"
+                last = state.context[-1] if state.context else None
+                if status == "idle" and last is not None and last.metadata.get("stopped"):
+                    status = "stopped"
+        except CheckpointConflict:
+            self._emit(
+                problem_of(
+                    "conflict",
+                    "Another window or process changed this thread while it was answering; "
+                    "the reply was not saved. Open the thread again to see its latest state.",
+                    thread_id,
+                )
+            )
+        except ParleyError as exc:
+            self._emit(problem_of(getattr(exc, "kind", "model"), str(exc), thread_id))
+        except Exception as exc:
+            log.exception("a turn failed unexpectedly on thread %s", thread_id)
+            self._emit(
+                problem_of(
+                    "internal",
+                    f"Something went wrong inside Parley ({type(exc).__name__}). What was saved "
+                    "is kept; try again.",
+                    thread_id,
+                )
+            )
+        finally:
+            self._runs.pop(thread_id, None)
+            for wait in waits:
+                self._emit(wait)
+            self._emit(RunStatusChanged(thread_id, status))
+            self._emit(ThreadsChanged(thread_id))
+        return state
+
+    def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
+        if event.namespace:
+            return
+        if isinstance(event, MessageDelta):
+            chunk = event.chunk
+            key = str(chunk.message_id)
+            merge = streams.get(key)
+            if merge is None:
+                merge = streams[key] = ChunkMerge(chunk)
+            else:
+                merge.add(chunk)
+            self._emit(MessageStreamed(thread_id, merge))
+        elif isinstance(event, NodeFinished):
+            try:
+                update = normalise_update(AgentState(), event.update)
+            except ParleyError:
+                return
+            for item in update.get("context", update.get("messages", [])) or []:
+                if isinstance(item, RemoveMessage):
+                    self._emit(MessageRemoved(thread_id, str(item.id)))
+                elif isinstance(item, Message):
+                    streams.pop(str(item.message_id), None)
+                    self._emit(MessageAdded(thread_id, item))
+        elif isinstance(event, ToolProgress):
+            self._emit(
+                ToolActivity(thread_id, event.call_id, event.tool, event.status, event.message)
+            )
+        elif isinstance(event, BudgetChanged):
+            self._emit(BudgetUpdated(thread_id, event.usage, event.limits))
+        elif isinstance(event, Interrupted):
+            pass  # reported once the pause is saved, from the store (see _run)

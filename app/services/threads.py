@@ -1,0 +1,216 @@
+"""``ThreadService``: the threads of one store as the sidebar and the terminal see them — list,
+get, create, search, rename, delete, each thread's model and system prompt, fork, export,
+import, pages of messages, the saved state and deleting one message.
+
+Every method is async and runs the store's work on its worker thread. A change is told on the
+bus as :class:`~app.services.events.ThreadsChanged` (and ``MessageRemoved`` for a message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from app.core.errors import ParleyError, UserError
+from app.core.state import AgentState
+from app.services.bus import EventBus
+from app.services.events import MessageRemoved, ThreadsChanged
+from app.services.models.downloads import ModelDownloads
+from app.services.settings.store import SettingsStore
+from app.services.tool_choice import ThreadToolChoices
+from app.store import ImportedThread, MessagePage, SearchHit, Store, Thread
+
+__all__ = [
+    "MessagePage",
+    "RunControl",
+    "SearchHit",
+    "ThreadService",
+    "ThreadSummary",
+    "require_thread",
+    "title_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummary:
+    """A thread as the sidebar shows it."""
+
+    thread: Thread
+    last_line: str
+    status: Literal["idle", "running", "waiting", "cut_off"]
+
+
+def title_of(text: str, width: int = 60) -> str:
+    """A thread title made from the first message."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+async def require_thread(store: Store, thread_id: str) -> Thread:
+    """The thread; :class:`UserError` when there is none."""
+    found = await store.get_thread(thread_id)
+    if found is None:
+        raise UserError(f"there is no thread {thread_id}")
+    return found
+
+
+class RunControl(Protocol):
+    """What the thread service asks of the runs (:class:`~app.services.runs.RunService`)."""
+
+    def is_running(self, thread_id: str) -> bool:
+        """Whether a turn is running on the thread now."""
+
+    def refuse_if_busy(self, thread_id: str) -> None:
+        """Raise when a turn is running on the thread."""
+
+    async def stop_and_wait(self, thread_id: str) -> None:
+        """Stop the thread's turn, if one runs, and wait a little for it to end."""
+
+
+class ThreadService:
+    """The threads of one store; see the module docstring."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        events: EventBus,
+        settings: SettingsStore,
+        runs: RunControl,
+        tool_choices: ThreadToolChoices,
+        downloads: ModelDownloads,
+    ) -> None:
+        self._store = store
+        self._events = events
+        self._settings = settings
+        self._runs = runs
+        self._tool_choices = tool_choices
+        self._downloads = downloads
+
+    async def list_all(self, *, limit: int = 500) -> list[ThreadSummary]:
+        """Threads, most recently active first, with their last line and run status."""
+        threads = await self._store.list_threads(limit=limit)
+        overviews = await self._store.thread_overviews([t.id for t in threads])
+        out = []
+        for t in threads:
+            ov = overviews.get(t.id)
+            status: Literal["idle", "running", "waiting", "cut_off"] = "idle"
+            if self._runs.is_running(t.id):
+                status = "running"
+            elif t.pending_interrupts:
+                status = "waiting"
+            elif ov is not None and ov.run_status == "running":
+                status = "cut_off"
+            out.append(ThreadSummary(t, ov.last_line if ov else "", status))
+        return out
+
+    async def get(self, thread_id: str) -> Thread:
+        """The thread; :class:`UserError` when there is none."""
+        return await require_thread(self._store, thread_id)
+
+    async def create(
+        self, *, title: str = "", model: str | None = None, system_prompt: str | None = None
+    ) -> Thread:
+        """A new, empty thread on ``model`` (the default model when not given)."""
+        thread = await self._store.create_thread(
+            title, model=model or self._settings.current.default_model, system_prompt=system_prompt
+        )
+        self._events.emit(ThreadsChanged(thread.id))
+        return thread
+
+    async def rename(self, thread_id: str, title: str) -> Thread:
+        """Give the thread a new title (blank titles are refused)."""
+        title = " ".join(title.split())
+        if not title:
+            raise UserError("a thread needs a title")
+        thread = await self._store.rename_thread(thread_id, title)
+        self._events.emit(ThreadsChanged(thread_id))
+        return thread
+
+    async def delete(self, thread_id: str) -> None:
+        """Delete the thread for good (stopping its run first)."""
+        await self._runs.stop_and_wait(thread_id)
+        await self._store.delete_thread(thread_id)
+        await asyncio.to_thread(self._tool_choices.forget, thread_id)
+        self._events.emit(ThreadsChanged(thread_id))
+
+    async def set_model(self, thread_id: str, spec: str) -> Thread:
+        """Run the thread's next turns on ``spec``."""
+        from app.services.models.registry import parse_spec
+
+        parse_spec(spec)  # refuse a malformed spec before saving it
+        thread = await self._store.update_thread(thread_id, model=spec)
+        self._events.emit(ThreadsChanged(thread_id))
+        return thread
+
+    async def set_system_prompt(self, thread_id: str, prompt: str | None) -> Thread:
+        """The thread's own system prompt (``None`` or blank: the default)."""
+        value = prompt if prompt and prompt.strip() else None
+        return await self._store.update_thread(thread_id, system_prompt=value)
+
+    async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        """Messages containing every word of ``text``; matches wrapped in ``\\x02``/``\\x03``."""
+        if not text.strip():
+            return []
+        return await self._store.search(text, limit=limit, marks=("\x02", "\x03"))
+
+    async def export(self, thread_id: str, fmt: Literal["markdown", "json"]) -> bytes:
+        """The thread as a Markdown document or as JSON that :meth:`import_json` reads."""
+        if fmt == "markdown":
+            return (await self._store.export_markdown(thread_id)).encode()
+        return await self._store.export_json(thread_id)
+
+    async def import_json(self, data: bytes) -> ImportedThread:
+        """A new thread from an exported JSON document. An export is a file from anywhere: the
+        thread keeps only media whose bytes it carries and a model set up here (else the
+        default model); ``notes`` on the result, and on the messages concerned, say what was
+        left out and why."""
+        from app.services.models.imported import imported_model_check
+
+        try:
+            installed = [c.spec for c in await self._downloads.choices() if c.available]
+        except (OSError, ParleyError):  # an unreadable model list: only settings count
+            installed = []
+        check = imported_model_check(self._settings.current, installed)
+        thread = await self._store.import_json(data, check_model=check)
+        self._events.emit(ThreadsChanged(thread.id))
+        return thread
+
+    async def fork_for_edit(self, thread_id: str, message_id: str) -> Thread:
+        """A copy of the thread that ends with ``message_id``, for sending an edited version
+        of that message with ``runs.send(..., replace=message_id)``; the original stays as it
+        was."""
+        original = await self.get(thread_id)
+        fork = await self._store.fork_thread(
+            thread_id, at_message=message_id, title=f"{original.title} (edited)"
+        )
+        self._events.emit(ThreadsChanged(fork.id))
+        return fork
+
+    async def read_messages(
+        self, thread_id: str, *, before: int | None = None, limit: int = 100
+    ) -> MessagePage:
+        """A page of the thread's messages: the newest first, older pages with ``before``."""
+        return await self._store.read_messages(thread_id, before=before, limit=limit)
+
+    async def saved_state(self, thread_id: str) -> AgentState | None:
+        """The thread's latest saved state (``None`` before its first turn)."""
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        return latest.state if latest else None
+
+    async def delete_message(self, thread_id: str, message_id: str) -> None:
+        """Remove one message from the thread (saved as a new step; runs nothing)."""
+        from app.services.state_edits import save_edited_state
+
+        self._runs.refuse_if_busy(thread_id)
+        latest = await self._store.checkpointer.aget(thread_id, AgentState)
+        if latest is None:
+            raise UserError("this thread has nothing saved yet")
+        context = [m for m in latest.state.context if str(m.message_id) != str(message_id)]
+        if len(context) == len(latest.state.context):
+            raise UserError("that message is no longer in the thread")
+        state = latest.state.model_copy(update={"context": context})
+        await save_edited_state(self._store, latest, state)
+        self._events.emit(MessageRemoved(thread_id, message_id))
+        self._events.emit(ThreadsChanged(thread_id))

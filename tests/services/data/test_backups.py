@@ -1,0 +1,59 @@
+"""The daily backup while Parley runs: one a day, in a worker thread, rotated to the last
+seven days and four weeks; a read-only rescued copy is never backed up."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from pathlib import Path
+
+from app.services.data.backups import BackupService, describe
+from app.store import Store
+from tests.store.helpers import append_messages
+from tests.ui.harness import wait_until
+
+
+async def test_the_daily_backup_runs_once_a_day_and_keeps_the_documented_set(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "parley.db"
+    async with Store.open(path) as store:
+        await append_messages(store.checkpointer, "t", ["hello"])
+    now = [datetime.datetime(2026, 11, 2, 9, 30)]  # a Monday
+    service = BackupService(path, clock=lambda: now[0])
+
+    def days() -> list[datetime.date]:
+        return sorted(e.taken.date() for e in service.list() if e.kind == "daily")
+
+    service.start_daily(first_after=0, every=0.01)
+    try:
+        await wait_until(lambda: days() == [now[0].date()], what="the first daily backup")
+        await asyncio.sleep(0.1)  # more checks the same day take nothing new
+        assert days() == [now[0].date()]
+        for _ in range(30):  # thirty more days pass while Parley runs
+            now[0] += datetime.timedelta(days=1)
+            await wait_until(lambda: now[0].date() in days(), what="the next day's backup")
+    finally:
+        await service.aclose()
+    last = now[0].date()
+    newest_week = [last - datetime.timedelta(days=d) for d in range(7)]
+    assert last == datetime.date(2026, 12, 2)  # a Wednesday
+    # the newest of each of the four last ISO weeks: today, and the three Sundays before
+    weeks = [last, datetime.date(2026, 11, 29), datetime.date(2026, 11, 22)]
+    weeks.append(datetime.date(2026, 11, 15))
+    assert days() == sorted({*newest_week, *weeks})
+    assert len(days()) == 9
+    entry = service.list()[0]
+    assert describe(entry).startswith(f"{last:%Y-%m-%d} 09:30  daily, ")
+    assert describe(entry).endswith(", 1 thread")
+
+
+async def test_a_read_only_rescued_copy_is_never_backed_up(tmp_path: Path) -> None:
+    path = tmp_path / "parley.db"
+    with Store.open(path):
+        pass
+    service = BackupService(path, enabled=False)
+    assert await service.daily_now() is None
+    service.start_daily(first_after=0)
+    await service.aclose()
+    assert service.list() == []
