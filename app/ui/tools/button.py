@@ -16,9 +16,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.mcp.config import CONFIG_NAME
 from app.services.bus import Listener
 from app.services.events import ToolsChanged, WorkspaceEvent
+from app.services.mcp.config import CONFIG_NAME
 from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, WorkspaceTools
 from app.ui.tasks import spawn
 
