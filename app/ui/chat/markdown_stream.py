@@ -27,8 +27,8 @@ from app.ui.chat.markdown import CodeBlocks, markdown_parser, style_inline_code
 
 __all__ = ["GROWTH", "MarkdownStream", "RenderedMarkdown", "top_level_blocks"]
 
-GROWTH = 600
-"""The most text one render takes in beyond what the last one showed (about 18,000 characters a
+GROWTH = 300
+"""The most text one render takes in beyond what the last one showed (about 9,000 characters a
 second at the chat's 33 ms updates, far above what any model writes)."""
 
 
