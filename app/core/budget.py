@@ -95,12 +95,6 @@ class Budget:
             return "max_cost"
         return None
 
-    def check_model_call(self) -> None:
-        """Raise :class:`BudgetExceeded` if one more model call is not allowed."""
-        blocker = self.model_call_blocker()
-        if blocker is not None:
-            raise BudgetExceeded(f"{self.describe(blocker)} is used up")
-
     def describe(self, name: str) -> str:
         """``name``'s limit as a phrase, e.g. "the model-call budget (8)"."""
         value = getattr(self.limits, name)
