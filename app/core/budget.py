@@ -8,7 +8,6 @@ would exceed a limit is not made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,11 +32,6 @@ class BudgetLimits(BaseModel):
     max_tool_calls: int | None = None
     max_tokens: int | None = None
     max_cost: float | None = None
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> BudgetLimits:
-        """Read the limits from a run config's ``max_*`` keys."""
-        return cls(**{k: config[k] for k in cls.model_fields if config.get(k) is not None})
 
 
 class BudgetUsage(BaseModel):

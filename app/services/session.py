@@ -9,6 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.conversation import Conversation
@@ -67,10 +68,7 @@ async def open_session(
             secret_resolver=secrets,
             tools=offered,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
-            run_config={
-                "budget_pause": asking_budget,
-                **({"tool_permissions": granted} if tools else {}),
-            },
+            run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )
         stack.push_async_callback(workspace.aclose)
         workspace.settings = workspace.settings.model_copy(update={"default_model": model_spec})

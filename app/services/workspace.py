@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +27,7 @@ from app.core.graph import (
     MessageDelta,
     NodeFinished,
     Resume,
+    RunConfig,
     ToolProgress,
 )
 from app.core.models.protocol import ChatModel
@@ -122,7 +123,7 @@ class Workspace:
         settings: AppSettings | None = None,
         secret_resolver: SecretSource | None = None,
         tools: Sequence[Tool[..., Any]] = (),
-        run_config: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
     ) -> None:
@@ -132,7 +133,7 @@ class Workspace:
         self.settings = settings or AppSettings()
         self._secrets = secret_resolver
         self._tools = list(tools)
-        self._run_config = dict(run_config or {})
+        self._run_config = run_config or RunConfig(budget_pause=True)
         self._system_prompt = system_prompt
         self._list_ollama = list_ollama
         self._policy = StoreApprovalPolicy(store)
@@ -529,7 +530,7 @@ class Workspace:
         thread = await self.get_thread(thread_id)
         self._refuse_if_running(thread_id)
         agent = await self._agent_for(thread)
-        snapshot = await agent.aget_state({"thread_id": thread_id})
+        snapshot = await agent.aget_state(RunConfig(thread_id=thread_id))
         context = snapshot.state.context if snapshot else []
         users = [i for i, m in enumerate(context) if m.role == "user"]
         if not users:
@@ -669,13 +670,15 @@ class Workspace:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
-        limits = self.settings.default_limits.model_dump(exclude_none=True)
-        config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
-        granted = [
-            *self._run_config.get("tool_permissions", ()),
-            *self.tools.permissions(thread_id),
-        ]
-        config["tool_permissions"] = list(dict.fromkeys(granted))
+        base = self._run_config
+        config = replace(
+            base,
+            thread_id=thread_id,
+            limits=self.settings.default_limits.model_copy(
+                update=base.limits.model_dump(exclude_none=True)
+            ),
+            tool_permissions=base.tool_permissions | frozenset(self.tools.permissions(thread_id)),
+        )
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}

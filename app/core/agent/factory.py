@@ -113,8 +113,9 @@ def create_agent(
     The run ends when the model answers without tool calls, when a budget is used up (with a
     final message saying so), when the step limit is near (the model gets one last call
     without tools), on a model error (kept as an ``ErrorBlock``), or on a stop request.
-    Config keys: ``tool_permissions``, ``max_model_calls``, ``max_tool_calls``, ``max_tokens``,
-    ``max_cost``, ``thread_id``, ``step_limit``.
+    Its runs read the :class:`~app.core.graph.run_config.RunConfig`'s ``tool_permissions``,
+    ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``, ``max_cost`` in a dict),
+    ``thread_id``, ``step_limit`` and ``budget_pause``.
     """
     tool_node = ToolNode(
         tools,

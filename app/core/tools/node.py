@@ -117,7 +117,7 @@ class ToolNode:
         writes = ctx.writes if ctx is not None else None
         saved = _saved_results(writes, ctx, calls)
         calls = [c for c in calls if c.id not in saved]  # finished before the run was cut off
-        granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
+        granted = ctx.config.tool_permissions if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
         if ctx is not None:
