@@ -705,7 +705,7 @@ class Workspace:
                 if waits:
                     status = "waiting"
                 last = state.context[-1] if state.context else None
-                if status == "idle" and last is not None and last.metadata.get("stopped"):
+                if status == "idle" and last is not None and last.end_reason == "stopped":
                     status = "stopped"
         except CheckpointConflict:
             self._emit(
