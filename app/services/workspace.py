@@ -89,6 +89,8 @@ ModelResolver = Callable[[str], ChatModel]
 class ThreadBusy(ParleyError, RuntimeError):
     """The thread is already running a turn; wait for it or stop it first."""
 
+    kind = "busy"
+
 
 @dataclass(frozen=True, slots=True)
 class ThreadSummary:
@@ -717,7 +719,7 @@ class Workspace:
                 )
             )
         except ParleyError as exc:
-            self._emit(problem_of(getattr(exc, "kind", "model"), str(exc), thread_id))
+            self._emit(problem_of(exc.kind or "model", str(exc), thread_id))
         except Exception as exc:
             log.exception("a turn failed unexpectedly on thread %s", thread_id)
             self._emit(

@@ -198,7 +198,7 @@ class CompiledGraph(Generic[S]):
         except Exception as exc:
             if sink is not _discard:
                 node = exc.node if isinstance(exc, NodeError) else None
-                ctx.emit(RunFailed(node=node, error=str(exc), error_type=type(exc).__name__))
+                ctx.emit(RunFailed(node=node, error=str(exc), exception=exc))
             raise
         finally:
             if unsubscribe is not None:
