@@ -25,6 +25,7 @@ from mcp import Client, StdioServerParameters
 from app.core.agent import create_agent
 from app.core.budget import Budget
 from app.core.graph.context import RunContext, RunControl, bind_context
+from app.core.graph.run_config import RunConfig
 from app.core.models.scripted import ScriptedChatModel
 from app.core.state import AgentState, HumanMessage, Message, ToolCallBlock
 from app.core.tools import ToolNode, tool
@@ -75,7 +76,7 @@ async def _calls(manager: McpManager) -> tuple[float, float]:
     ctx = RunContext(
         run_id="bench",
         thread_id="t1",
-        config={"tool_permissions": manager.permissions()},
+        config=RunConfig(tool_permissions=frozenset(manager.permissions())),
         budget=Budget(),
         control=RunControl(),
         node="tools",

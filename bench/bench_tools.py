@@ -14,6 +14,7 @@ from typing import Any
 
 from app.core.budget import Budget
 from app.core.graph.context import RunContext, RunControl, bind_context
+from app.core.graph.run_config import RunConfig
 from app.core.state import AgentState, Message, ToolCallBlock
 from app.core.tools import InMemoryApprovalPolicy, Runtime, ToolNode, tool
 from bench.table import Row
@@ -55,7 +56,7 @@ def _context(events: list[Any]) -> RunContext:
     return RunContext(
         run_id="bench",
         thread_id="t1",
-        config={"tool_permissions": ["math"]},
+        config=RunConfig(tool_permissions=frozenset({"math"})),
         budget=Budget(),
         control=RunControl(),
         node="tools",

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.cli.approvals import TerminalApprovalHandler
 from app.cli.conversation import Conversation
+from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.events import WorkspaceEvent
@@ -67,10 +68,7 @@ async def open_session(
             secret_resolver=secrets,
             tools=offered,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
-            run_config={
-                "budget_pause": asking_budget,
-                **({"tool_permissions": granted} if tools else {}),
-            },
+            run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )
         stack.push_async_callback(workspace.aclose)
         workspace.settings.use(

@@ -8,7 +8,6 @@ would exceed a limit is not made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,11 +32,6 @@ class BudgetLimits(BaseModel):
     max_tool_calls: int | None = None
     max_tokens: int | None = None
     max_cost: float | None = None
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> BudgetLimits:
-        """Read the limits from a run config's ``max_*`` keys."""
-        return cls(**{k: config[k] for k in cls.model_fields if config.get(k) is not None})
 
 
 class BudgetUsage(BaseModel):
@@ -94,12 +88,6 @@ class Budget:
         if lim.max_cost is not None and use.cost >= lim.max_cost:
             return "max_cost"
         return None
-
-    def check_model_call(self) -> None:
-        """Raise :class:`BudgetExceeded` if one more model call is not allowed."""
-        blocker = self.model_call_blocker()
-        if blocker is not None:
-            raise BudgetExceeded(f"{self.describe(blocker)} is used up")
 
     def describe(self, name: str) -> str:
         """``name``'s limit as a phrase, e.g. "the model-call budget (8)"."""

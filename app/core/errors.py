@@ -10,11 +10,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Literal
+
+ErrorKind = Literal[
+    "connection", "auth", "rate_limited", "timeout", "interrupted", "unsupported", "model", "busy"
+]
+"""What went wrong, for a program choosing a remedy: the model's server could not be reached,
+refused the key, kept refusing for load, did not answer in time, broke off a reply, cannot
+take the content (or is not there), failed otherwise; or the thread is already busy."""
 
 
 class ParleyError(Exception):
-    """Base class of every error Parley raises on purpose."""
+    """Base class of every error Parley raises on purpose.
+
+    ``kind`` says what went wrong when a class knows it (``None``: whoever reports the error
+    picks the kind from where it happened)."""
+
+    kind: ClassVar[ErrorKind | None] = None
 
 
 class UserError(ParleyError, ValueError):
@@ -53,7 +65,7 @@ class ModelError(ParleyError, RuntimeError):
     the keyring entry of the API key involved, when there is one.
     """
 
-    kind: str = "model"
+    kind: ClassVar[ErrorKind] = "model"
 
     def __init__(self, message: str = "", *, key_name: str | None = None) -> None:
         super().__init__(message)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from app.core.errors import UserError
 from app.core.state import AgentState, Message, ToolResultBlock
+from app.core.state.message_marks import marks
 from app.core.tools.node import saved_messages, tool_message_id
 from app.services.state_edits import save_edited_state
 from app.store import Store
@@ -51,7 +52,7 @@ def _unanswered(state: AgentState, saved: dict[str, str]) -> list[Message]:
             Message.tool_message(
                 [ToolResultBlock(call_id=c.id, output=DISCARDED_NOTE, status="error", name=c.name)],
                 message_id=tool_message_id(message.message_id, c.id),
-                metadata={"tool_error": "discarded"},
+                metadata=marks(tool_error="discarded"),
             )
         ]
     return added

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.core.errors import CheckpointConflict, ParleyError, UserError
@@ -23,6 +23,7 @@ from app.core.graph import (
     MessageDelta,
     NodeFinished,
     Resume,
+    RunConfig,
     ToolProgress,
 )
 from app.core.models.retries import RetryNotice, listening_for_retries
@@ -60,6 +61,8 @@ log = logging.getLogger(__name__)
 class ThreadBusy(ParleyError, RuntimeError):
     """The thread is already running a turn; wait for it or stop it first."""
 
+    kind = "busy"
+
 
 @dataclass
 class _Run:
@@ -79,7 +82,7 @@ class RunService:
         models: ModelService,
         tools: WorkspaceTools,
         policy: StoreApprovalPolicy,
-        run_config: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
     ) -> None:
         self._store = store
         self._events = events
@@ -87,7 +90,7 @@ class RunService:
         self._models = models
         self.tools = tools
         self._policy = policy
-        self._run_config = dict(run_config or {})
+        self._run_config = run_config or RunConfig(budget_pause=True)
         self._runs: dict[str, _Run] = {}
 
     def _emit(self, event: WorkspaceEvent) -> None:
@@ -155,7 +158,7 @@ class RunService:
         thread = await self.get_thread(thread_id)
         self._refuse_if_running(thread_id)
         agent = await self._agent_for(thread)
-        snapshot = await agent.aget_state({"thread_id": thread_id})
+        snapshot = await agent.aget_state(RunConfig(thread_id=thread_id))
         context = snapshot.state.context if snapshot else []
         users = [i for i, m in enumerate(context) if m.role == "user"]
         if not users:
@@ -274,13 +277,15 @@ class RunService:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
-        limits = self.settings.default_limits.model_dump(exclude_none=True)
-        config = {**limits, "budget_pause": True, **self._run_config, "thread_id": thread_id}
-        granted = [
-            *self._run_config.get("tool_permissions", ()),
-            *self.tools.permissions(thread_id),
-        ]
-        config["tool_permissions"] = list(dict.fromkeys(granted))
+        base = self._run_config
+        config = replace(
+            base,
+            thread_id=thread_id,
+            limits=self.settings.default_limits.model_copy(
+                update=base.limits.model_dump(exclude_none=True)
+            ),
+            tool_permissions=base.tool_permissions | frozenset(self.tools.permissions(thread_id)),
+        )
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
@@ -307,7 +312,7 @@ class RunService:
                 if waits:
                     status = "waiting"
                 last = state.context[-1] if state.context else None
-                if status == "idle" and last is not None and last.metadata.get("stopped"):
+                if status == "idle" and last is not None and last.end_reason == "stopped":
                     status = "stopped"
         except CheckpointConflict:
             self._emit(
@@ -319,7 +324,7 @@ class RunService:
                 )
             )
         except ParleyError as exc:
-            self._emit(problem_of(getattr(exc, "kind", "model"), str(exc), thread_id))
+            self._emit(problem_of(exc.kind or "model", str(exc), thread_id))
         except Exception as exc:
             log.exception("a turn failed unexpectedly on thread %s", thread_id)
             self._emit(

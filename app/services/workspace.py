@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
@@ -55,7 +56,7 @@ class Workspace:
         settings: AppSettings | None = None,
         secret_resolver: SecretSource | None = None,
         tools: Sequence[Tool[..., Any]] = (),
-        run_config: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
     ) -> None:

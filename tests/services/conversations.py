@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.conversation import Conversation
+from app.core.graph import RunConfig
 from app.core.models.protocol import ChatModel
 from app.core.tools import ApprovalHandler, Tool
 from app.core.tools.secrets import SecretSource
@@ -22,7 +23,7 @@ def conversation(
     tools: Sequence[Tool[..., Any]] = (),
     secret_resolver: SecretSource | None = None,
     approvals: ApprovalHandler | None = None,
-    run_config: dict[str, Any] | None = None,
+    run_config: RunConfig | None = None,
     on_event: Callable[[WorkspaceEvent], None] | None = None,
 ) -> Conversation:
     """Turns on ``store``'s threads answered by ``model`` whatever model a thread names."""

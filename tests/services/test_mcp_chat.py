@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.core.graph import RunConfig
 from app.core.models import ScriptedChatModel
 from app.core.state import ToolResultBlock
 from app.services.mcp.config import McpConfig, configured_mcp_tools
@@ -31,7 +32,7 @@ async def test_a_chat_turn_uses_a_configured_servers_tool_after_approval(tmp_pat
             model,
             tools=mcp.tools(),
             approvals=approver,
-            run_config={"tool_permissions": mcp.permissions()},
+            run_config=RunConfig(budget_pause=True, tool_permissions=frozenset(mcp.permissions())),
         )
         thread = await chat.new_thread("Remember to water the plants")
         state = (await chat.send(thread.id, "Remember to water the plants")).state

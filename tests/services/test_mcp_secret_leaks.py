@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.graph import RunConfig
 from app.core.models import ScriptedChatModel
 from app.core.state import ToolResultBlock
 from app.services.logs import setup_logging, stop_logging
@@ -65,7 +66,9 @@ async def _turn(
                 store,
                 model,
                 tools=mcp.tools(),
-                run_config={"tool_permissions": mcp.permissions()},
+                run_config=RunConfig(
+                    budget_pause=True, tool_permissions=frozenset(mcp.permissions())
+                ),
                 on_event=lambda e: events.append(repr(e)),
             )
             thread = await chat.new_thread("leak test")

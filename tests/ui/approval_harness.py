@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QDialog, QPlainTextEdit, QWidget
 
+from app.core.graph import RunConfig
 from app.core.models import ScriptedChatModel
 from app.core.state import Message
 from app.core.tools import ApprovalPreview, Tool, tool
@@ -86,7 +87,9 @@ async def open_tool_window(
         resolve_model=resolve,
         secret_resolver=secret_resolver or (lambda ref: "unused"),
         tools=tools if tools is not None else [write_note],
-        run_config={"tool_permissions": ["files:write", "net:send"]},
+        run_config=RunConfig(
+            budget_pause=True, tool_permissions=frozenset({"files:write", "net:send"})
+        ),
     )
     workspace.settings.use(AppSettings(default_model="scripted:a"))
     window = MainWindow(workspace)

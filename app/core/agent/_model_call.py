@@ -13,6 +13,7 @@ from app.core.netgate import purpose
 from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message, new_message_id
 from app.core.state.message_block import ErrorBlock, ToolCallBlock
+from app.core.state.message_marks import marks
 
 
 @dataclass
@@ -77,8 +78,9 @@ async def stream_reply(
         # a call whose arguments never finished arriving cannot be run
         content = [b for b in content if not (isinstance(b, ToolCallBlock) and b.partial_args)]
     if stopped:
-        metadata["stopped"] = True
+        metadata.update(marks(end_reason="stopped"))
     if failure:
+        metadata.update(marks(end_reason="failed"))
         metadata["interrupted"] = merged is not None
         metadata["error"] = failure
         content.append(ErrorBlock(error=failure, code=code))

@@ -21,6 +21,7 @@ from app.core.models.protocol import ChatModel, GenerationConfig
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
 from app.core.state.message_block import ErrorBlock, TextBlock, ToolResultBlock
+from app.core.state.message_marks import EndReason, marks
 from app.core.tools import ToolAuthorize
 from app.core.tools.approvals import ApprovalPolicy
 from app.core.tools.node import ToolNode
@@ -73,9 +74,9 @@ def _model_input(context: Sequence[Message]) -> list[Message]:
     return out
 
 
-def _final(text: str, **metadata: Any) -> Message:
+def _final(text: str, reason: EndReason) -> Message:
     return Message(
-        role="assistant", content=[TextBlock(text=text)], metadata={"final": True, **metadata}
+        role="assistant", content=[TextBlock(text=text)], metadata=marks(end_reason=reason)
     )
 
 
@@ -83,7 +84,7 @@ def _repairs_in_turn(context: Sequence[Message]) -> int:
     count = 0
     for message in reversed(context):
         if message.role == "user":
-            if not message.metadata.get("repair"):
+            if message.note != "repair":
                 break
             count += 1
     return count
@@ -113,8 +114,9 @@ def create_agent(
     The run ends when the model answers without tool calls, when a budget is used up (with a
     final message saying so), when the step limit is near (the model gets one last call
     without tools), on a model error (kept as an ``ErrorBlock``), or on a stop request.
-    Config keys: ``tool_permissions``, ``max_model_calls``, ``max_tool_calls``, ``max_tokens``,
-    ``max_cost``, ``thread_id``, ``step_limit``.
+    Its runs read the :class:`~app.core.graph.run_config.RunConfig`'s ``tool_permissions``,
+    ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``, ``max_cost`` in a dict),
+    ``thread_id``, ``step_limit`` and ``budget_pause``.
     """
     tool_node = ToolNode(
         tools,
@@ -140,19 +142,16 @@ def create_agent(
         context = list(state.context)
         # only the results of the calls just made count: an earlier turn's budget stop is over
         latest = takewhile(lambda m: m.role == "tool", reversed(context))
-        if any(m.metadata.get("tool_error") == "budget" for m in latest):
+        if any(m.tool_error == "budget" for m in latest):
             limit = ctx.budget.limits.max_tool_calls
             return _final(
-                f"I stopped before finishing: the tool-call budget ({limit}) is used up.",
-                stop_reason="budget",
+                f"I stopped before finishing: the tool-call budget ({limit}) is used up.", "budget"
             )
         blocker = ctx.budget.model_call_blocker()
         while True:
             phrase = ctx.budget.describe(blocker) if blocker else ""
             if not pause_for_budget(ctx, blocker):
-                return _final(
-                    f"I stopped before finishing: {phrase} is used up.", stop_reason="budget"
-                )
+                return _final(f"I stopped before finishing: {phrase} is used up.", "budget")
             if blocker is None:
                 break
             blocker = ctx.budget.model_call_blocker()
@@ -195,8 +194,10 @@ def create_agent(
                     ]
                 }
             )
-        if reply.stopped or reply.failed or last_chance:
-            message.metadata["final"] = True
+        if last_chance and message.end_reason is None:
+            message = message.model_copy(
+                update={"metadata": {**message.metadata, **marks(end_reason="out_of_steps")}}
+            )
         replies: list[Message] = [message]
         if response_format is not None and not (
             message.tool_calls() or reply.failed or reply.stopped
@@ -211,9 +212,9 @@ def create_agent(
         last = state.context[-1] if state.context else None
         if last is None:
             return END
-        if last.role == "user" and last.metadata.get("repair"):
+        if last.role == "user" and last.note == "repair":
             return "agent"
-        if last.role == "assistant" and last.tool_calls() and not last.metadata.get("final"):
+        if last.role == "assistant" and last.tool_calls() and last.end_reason is None:
             return "tools"
         return END
 
@@ -237,7 +238,7 @@ def _structured(
         return [message]
     used = _repairs_in_turn(context)
     if used < max_repairs:
-        fix = Message.text_message(repair_prompt(problem, schema), metadata={"repair": True})
+        fix = Message.text_message(repair_prompt(problem, schema), metadata=marks(note="repair"))
         return [message, fix]
     failed = message.model_copy(
         update={
@@ -248,7 +249,11 @@ def _structured(
                     code="structured_output",
                 ),
             ],
-            "metadata": {**message.metadata, "final": True, "structured_error": problem},
+            "metadata": {
+                **message.metadata,
+                **marks(end_reason="invalid_output"),
+                "structured_error": problem,
+            },
         }
     )
     return [failed]

@@ -7,7 +7,6 @@ from app.core.graph.compiled import CompiledGraph, Resume, StateSnapshot
 from app.core.graph.context import (
     GraphInterrupt,
     RunContext,
-    RunControl,
     get_run_context,
     interrupt,
 )
@@ -25,6 +24,7 @@ from app.core.graph.events import (
     RunStopped,
     ToolProgress,
 )
+from app.core.graph.run_config import RunConfig, RunControl
 
 __all__ = [
     "END",
@@ -40,6 +40,7 @@ __all__ = [
     "NodeFinished",
     "NodeStarted",
     "Resume",
+    "RunConfig",
     "RunContext",
     "RunControl",
     "RunFailed",

@@ -100,7 +100,7 @@ def pause_for_budget(ctx: RunContext, limit: str | None, needed: float = 1) -> b
     ``GraphInterrupt``) until answered."""
     if limit is None and not _answered(ctx):
         return True
-    if not ctx.config.get("budget_pause"):
+    if not ctx.config.budget_pause:
         return limit is None
     question = None
     if limit is not None:

@@ -153,10 +153,6 @@ class StateGraph(Generic[S]):
         """Start runs at ``name``."""
         return self.add_edge(START, name)
 
-    def set_finish_point(self, name: str) -> StateGraph[S]:
-        """End runs after ``name``."""
-        return self.add_edge(name, END)
-
     def _check(self) -> None:
         known = set(self.nodes)
         for a, b in self.edges:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
-from app.core.budget import Budget, BudgetLimits
+from app.core.budget import Budget
 from app.core.checkpoint.base import Checkpointer, CheckpointInfo
 from app.core.constants import START
 from app.core.errors import UserError
@@ -29,10 +29,10 @@ from app.core.graph.context import (
     ChildStopped,
     GraphInterrupt,
     RunContext,
-    RunControl,
     current_context,
 )
 from app.core.graph.events import GraphEvent, RunFailed, RunFinished, RunStarted
+from app.core.graph.run_config import ConfigInput, RunConfig, RunControl
 from app.core.state.agent_state import AgentState, UpdateSequence, apply_update
 from app.core.state.interrupt import Interrupt
 from app.core.state.serde import dump_state, load_state
@@ -92,10 +92,9 @@ class StateSnapshot(Generic[S]):
 class CompiledGraph(Generic[S]):
     """A runnable graph. Build one with ``StateGraph(...).compile()``.
 
-    Config keys: ``thread_id`` (needed to checkpoint, resume and stop), ``checkpoint_id``
-    (resume from an older checkpoint), ``step_limit`` (default 25), ``control`` (a
-    :class:`RunControl`), ``budget`` or ``max_model_calls``/``max_tool_calls``/``max_tokens``/
-    ``max_cost``, and any other run values, which nodes read from ``context.config``.
+    Each run takes a :class:`RunConfig` (thread id, checkpoint id, step limit, stop control,
+    budget and limits, budget pauses, tool permissions, the caller's own values), or a dict
+    spelling one, which :meth:`RunConfig.of` reads; nodes see it as ``context.config``.
     """
 
     def __init__(
@@ -131,16 +130,16 @@ class CompiledGraph(Generic[S]):
 
     # ----------------------------------------------------------------- running
 
-    async def ainvoke(self, input: Any, config: dict[str, Any] | None = None) -> S:
+    async def ainvoke(self, input: Any, config: ConfigInput = None) -> S:
         """Run to the end (or to a pause or stop) and return the final state.
 
         ``input`` is a state, a dict of fields (e.g. ``{"messages": [...]}``), a message,
         :class:`Resume` to answer a pause, or ``None`` to continue a stopped run.
         """
-        outcome = await self._execute(input, config, _discard)
+        outcome = await self._execute(input, RunConfig.of(config), _discard)
         return outcome.state
 
-    def invoke(self, input: Any, config: dict[str, Any] | None = None) -> S:
+    def invoke(self, input: Any, config: ConfigInput = None) -> S:
         """Synchronous :meth:`ainvoke`, for scripts; inside an event loop use ``ainvoke``."""
         try:
             asyncio.get_running_loop()
@@ -148,13 +147,12 @@ class CompiledGraph(Generic[S]):
             return asyncio.run(self.ainvoke(input, config))
         raise UserError("invoke() cannot run inside an event loop; await ainvoke() instead")
 
-    async def astream(
-        self, input: Any, config: dict[str, Any] | None = None
-    ) -> AsyncIterator[GraphEvent]:
+    async def astream(self, input: Any, config: ConfigInput = None) -> AsyncIterator[GraphEvent]:
         """Run and yield typed events as they happen (node updates, message deltas, tool
         progress, interrupts, budget changes, the end). Closing the stream cancels the run."""
+        run_config = RunConfig.of(config)
         queue: asyncio.Queue[GraphEvent | None] = asyncio.Queue()
-        runner = asyncio.create_task(self._execute(input, config, queue.put_nowait))
+        runner = asyncio.create_task(self._execute(input, run_config, queue.put_nowait))
         runner.add_done_callback(lambda _t: queue.put_nowait(None))
         try:
             while (event := await queue.get()) is not None:
@@ -174,28 +172,20 @@ class CompiledGraph(Generic[S]):
         return True
 
     async def _execute(
-        self, input: Any, config: dict[str, Any] | None, sink: Callable[[GraphEvent], None]
+        self, input: Any, config: RunConfig, sink: Callable[[GraphEvent], None]
     ) -> RunOutcome[S]:
-        config = dict(config or {})
-        thread_id = config.get("thread_id")
-        if thread_id is not None:
-            thread_id = str(thread_id)
+        thread_id = config.thread_id
         parent = current_context()
-        control = config.get("control") or RunControl()
-        own_budget = config.get("budget") is None and parent is None
-        budget = config.get("budget") or (
-            parent.budget if parent else Budget(BudgetLimits.from_config(config))
-        )
-        if not isinstance(budget, Budget):
-            raise UserError("config['budget'] must be a Budget")
+        control = config.control or RunControl()
+        own_budget = config.budget is None and parent is None
+        budget = config.budget or (parent.budget if parent else Budget(config.limits))
         ctx = RunContext(
             run_id=uuid.uuid4().hex,
             thread_id=thread_id,
             config=config,
             budget=budget,
             control=control,
-            step_limit=int(config.get("step_limit") or config.get("recursion_limit") or 0)
-            or self.step_limit,
+            step_limit=config.step_limit or self.step_limit,
             sink=sink,
         )
         if thread_id is not None:
@@ -208,7 +198,7 @@ class CompiledGraph(Generic[S]):
         except Exception as exc:
             if sink is not _discard:
                 node = exc.node if isinstance(exc, NodeError) else None
-                ctx.emit(RunFailed(node=node, error=str(exc), error_type=type(exc).__name__))
+                ctx.emit(RunFailed(node=node, error=str(exc), exception=exc))
             raise
         finally:
             if unsubscribe is not None:
@@ -219,7 +209,7 @@ class CompiledGraph(Generic[S]):
     async def _run(
         self, input: Any, ctx: RunContext, *, restore_budget: bool = False
     ) -> RunOutcome[S]:
-        cp_id = ctx.config.get("checkpoint_id")
+        cp_id = ctx.config.checkpoint_id
         checkpoint = None
         parent_is_latest = True
         if self.checkpointer is not None and ctx.thread_id is not None:
@@ -301,12 +291,11 @@ class CompiledGraph(Generic[S]):
 
     # ------------------------------------------------------------ inspection
 
-    async def aget_state(self, config: dict[str, Any]) -> StateSnapshot[S] | None:
-        """Return the thread's latest (or ``config['checkpoint_id']``) saved state."""
-        if self.checkpointer is None:
-            raise UserError("this graph has no checkpointer: compile(checkpointer=...)")
-        cp = await self.checkpointer.aget(
-            str(config["thread_id"]), self.state_cls, config.get("checkpoint_id")
+    async def aget_state(self, config: ConfigInput) -> StateSnapshot[S] | None:
+        """Return the thread's latest (or the config's ``checkpoint_id``) saved state."""
+        run_config = RunConfig.of(config)
+        cp = await self._saver().aget(
+            _thread_of(run_config), self.state_cls, run_config.checkpoint_id
         )
         if cp is None:
             return None
@@ -322,12 +311,15 @@ class CompiledGraph(Generic[S]):
         )
 
     async def aget_history(
-        self, config: dict[str, Any], *, limit: int | None = None
+        self, config: ConfigInput, *, limit: int | None = None
     ) -> list[CheckpointInfo]:
         """Return the thread's checkpoints, newest first (time travel)."""
+        return await self._saver().alist(_thread_of(RunConfig.of(config)), limit=limit)
+
+    def _saver(self) -> Checkpointer:
         if self.checkpointer is None:
             raise UserError("this graph has no checkpointer: compile(checkpointer=...)")
-        return await self.checkpointer.alist(str(config["thread_id"]), limit=limit)
+        return self.checkpointer
 
     # ------------------------------------------------------------ as a child
 
@@ -395,6 +387,12 @@ class CompiledGraph(Generic[S]):
 
         run_child.__name__ = self.name
         return run_child
+
+
+def _thread_of(config: RunConfig) -> str:
+    if config.thread_id is None:
+        raise UserError("reading a thread's saved state needs its thread_id in the config")
+    return config.thread_id
 
 
 def _budget_reporter(ctx: RunContext) -> Callable[[Budget], None]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,6 +13,7 @@ from pydantic import JsonValue
 from app.core.budget import Budget
 from app.core.errors import UserError
 from app.core.graph.events import GraphEvent, MessageDelta, ToolProgress
+from app.core.graph.run_config import RunConfig, RunControl
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 
@@ -29,26 +29,6 @@ __all__ = [
     "get_run_context",
     "interrupt",
 ]
-
-
-class RunControl:
-    """Lets another task (a Stop button) ask a run to stop after its current step."""
-
-    def __init__(self) -> None:
-        self._stop = asyncio.Event()
-
-    def request_stop(self) -> None:
-        """Ask the run to stop; streaming nodes end their message early."""
-        self._stop.set()
-
-    @property
-    def stop_requested(self) -> bool:
-        """Whether a stop was requested."""
-        return self._stop.is_set()
-
-    async def wait(self) -> None:
-        """Wait until a stop is requested."""
-        await self._stop.wait()
 
 
 class GraphInterrupt(Exception):
@@ -94,7 +74,7 @@ class RunContext:
 
     run_id: str
     thread_id: str | None
-    config: dict[str, Any]
+    config: RunConfig
     budget: Budget
     control: RunControl
     node: str = ""

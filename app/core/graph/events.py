@@ -122,7 +122,8 @@ class RunFailed(_Event):
     kind: Literal["run_failed"] = "run_failed"
     node: str | None
     error: str
-    error_type: str
+    exception: Exception | None = Field(default=None, exclude=True, repr=False)
+    """What was raised (a :class:`~app.core.graph.NodeError` holds the node's own error)."""
 
 
 GraphEvent = Annotated[

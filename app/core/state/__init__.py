@@ -28,6 +28,7 @@ from app.core.state.message_block import (
     VideoBlock,
 )
 from app.core.state.message_log import LogChange, MessageLog
+from app.core.state.message_marks import EndReason, NoteKind, ToolErrorKind
 from app.core.state.reducers import REMOVE_ALL_MESSAGES, MessageList, RemoveMessage, add_messages
 from app.core.state.tool_result import ToolResult
 
@@ -43,6 +44,7 @@ __all__ = [
     "ContentBlock",
     "DataBlock",
     "DocumentBlock",
+    "EndReason",
     "ErrorBlock",
     "ExecMeta",
     "HumanMessage",
@@ -54,6 +56,7 @@ __all__ = [
     "MessageList",
     "MessageLog",
     "MessagesState",
+    "NoteKind",
     "PendingTask",
     "ReasoningBlock",
     "RemoveMessage",
@@ -61,6 +64,7 @@ __all__ = [
     "TextBlock",
     "TokenUsages",
     "ToolCallBlock",
+    "ToolErrorKind",
     "ToolMessage",
     "ToolResult",
     "ToolResultBlock",

@@ -15,6 +15,15 @@ from app.core.state.message_block import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from app.core.state.message_marks import (
+    EndReason,
+    NoteKind,
+    ToolErrorKind,
+    end_reason_of,
+    note_of,
+    read_old_marks,
+    tool_error_of,
+)
 from app.core.state.storable import INT64, check_storable
 
 __all__ = ["NOTES_KEY", "Message", "Role", "TokenUsages", "new_message_id"]
@@ -85,6 +94,7 @@ class Message(BaseModel):
     @model_validator(mode="after")
     def _storable(self, info: ValidationInfo) -> Message:
         check_storable(self, info)
+        read_old_marks(self.role, self.metadata)
         return self
 
     @classmethod
@@ -111,6 +121,22 @@ class Message(BaseModel):
         if message_id is not None:
             fields["message_id"] = message_id
         return cls(role="tool", content=list(content), **fields)
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        """Why the engine ended the turn at this reply, so its tool calls are not run
+        (``None``: the reply did not end it; see :func:`~app.core.state.message_marks.marks`)."""
+        return end_reason_of(self.metadata)
+
+    @property
+    def note(self) -> NoteKind | None:
+        """What this message is for when the engine added it itself (``repair``), else ``None``."""
+        return note_of(self.metadata)
+
+    @property
+    def tool_error(self) -> ToolErrorKind | None:
+        """How the call this tool message answers failed (``None``: it did not)."""
+        return tool_error_of(self.metadata)
 
     def text(self) -> str:
         """Return the text of all ``TextBlock``s, concatenated."""

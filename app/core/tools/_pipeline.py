@@ -17,6 +17,7 @@ from pydantic import JsonValue, ValidationError
 from app.core.errors import BudgetExceeded
 from app.core.graph.context import GraphInterrupt, RunContext
 from app.core.state.message_block import ContentBlock, ToolCallBlock
+from app.core.state.message_marks import ToolErrorKind
 from app.core.tools._output import NotJsonError, to_content
 from app.core.tools._redact import Redactor
 from app.core.tools._worker import run_in_thread
@@ -33,7 +34,7 @@ class Failure:
     """A call that was refused or failed; ``message`` is the sentence the model reads."""
 
     call: ToolCallBlock
-    code: str
+    code: ToolErrorKind
     message: str
 
 

@@ -15,6 +15,7 @@ from app.core.models.protocol import ToolSpec
 from app.core.netgate import purpose
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
+from app.core.state.message_marks import marks
 from app.core.state.serde import dump_messages, load_messages
 from app.core.tools._approval_flow import approve
 from app.core.tools._pipeline import (
@@ -77,7 +78,7 @@ class ToolNode:
        the program from exiting).
     4. One ``tool`` message per call, in call order, ids from :func:`tool_message_id`; secret
        values are redacted from everything. A failure is a ``ToolResultBlock(status="error")``
-       with one sentence for the model and ``metadata["tool_error"]`` naming the kind.
+       with one sentence for the model and ``tool_error`` naming the kind.
 
     Returns ``{"context": [tool messages..., messages from ToolResult.state]}`` plus every other
     key of the tools' ``ToolResult.state`` (when two calls set one key, the later call wins).
@@ -117,7 +118,7 @@ class ToolNode:
         writes = ctx.writes if ctx is not None else None
         saved = _saved_results(writes, ctx, calls)
         calls = [c for c in calls if c.id not in saved]  # finished before the run was cut off
-        granted = frozenset(ctx.config.get("tool_permissions") or ()) if ctx else frozenset()
+        granted = ctx.config.tool_permissions if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
         if ctx is not None:
@@ -237,7 +238,7 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
                 name=call.name,
             )
         ]
-        metadata: dict[str, Any] = {"tool_error": item.code}
+        metadata: dict[str, Any] = marks(tool_error=item.code)
     else:
         content = redactor.value(item.content)
         metadata = dict(item.metadata)

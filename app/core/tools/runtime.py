@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.core.budget import Budget
 from app.core.graph.context import RunContext
+from app.core.graph.run_config import RunConfig
 
 __all__ = ["Runtime", "idempotency_key"]
 
@@ -39,7 +39,7 @@ class Runtime:
     tool: str
     idempotency_key: str
     budget: Budget
-    config: Mapping[str, Any] = field(default_factory=dict)
+    config: RunConfig = field(default_factory=RunConfig)
     context: RunContext | None = field(default=None, repr=False, compare=False)
     _redact: Callable[[str], str] = field(default=_no_redaction, repr=False, compare=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False, compare=False)
@@ -65,7 +65,7 @@ class Runtime:
             tool=tool,
             idempotency_key=idempotency_key(thread_id, call_id, tool),
             budget=context.budget if context else Budget(),
-            config=context.config if context else {},
+            config=context.config if context else RunConfig(),
             context=context,
             _redact=redact,
             _loop=loop,

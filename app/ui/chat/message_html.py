@@ -153,6 +153,6 @@ def message_html(
             parts.append(f'<p>↗ <a href="{link}">{html.escape(ann.title or link)}</a></p>')
     for note in message.metadata.get("notes") or []:
         parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
-    if message.metadata.get("stopped"):
+    if message.end_reason == "stopped":
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
     return RenderedMessage("".join(parts), codes, breaks, behind)

@@ -26,7 +26,6 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.problems import problem_of
-from app.services.runs import ThreadBusy
 from app.services.workspace import Workspace
 from app.ui.chat.message_model import MessageListModel
 from app.ui.tasks import spawn
@@ -171,7 +170,7 @@ class ChatViewModel(QObject):
         try:
             fork = await self.workspace.threads.fork_for_edit(self.thread_id, message_id)
         except ParleyError as exc:
-            self.problem.emit(problem_of(getattr(exc, "kind", "invalid"), str(exc)))
+            self.problem.emit(problem_of(exc.kind or "invalid", str(exc)))
             return None
         await self.open_thread(fork.id)
         await self._attempt(self.workspace.runs.send(fork.id, text, replace=message_id))
@@ -197,8 +196,7 @@ class ChatViewModel(QObject):
         try:
             await starting
         except ParleyError as exc:
-            kind = "busy" if isinstance(exc, ThreadBusy) else getattr(exc, "kind", "invalid")
-            self.problem.emit(problem_of(kind, str(exc), self.thread_id))
+            self.problem.emit(problem_of(exc.kind or "invalid", str(exc), self.thread_id))
             return False
         return True
 

@@ -137,7 +137,7 @@ async def test_model_call_budget_ends_the_turn_with_a_final_message() -> None:
     )
     assert model.remaining == 1  # the second call was never made
     assert "model-call budget (1)" in done.context[-1].text()
-    assert done.context[-1].metadata["stop_reason"] == "budget"
+    assert done.context[-1].end_reason == "budget"
     assert results(done)[0].output == 2  # state intact
 
 
@@ -165,7 +165,7 @@ async def test_a_budget_stop_in_an_earlier_turn_does_not_end_the_next_one() -> N
     )
     agent = create_agent(model, [add], checkpointer=InMemoryCheckpointer())
     first = await agent.ainvoke({"messages": [HumanMessage("add")]}, {**CFG, "max_tool_calls": 1})
-    assert first.context[-1].metadata["stop_reason"] == "budget"
+    assert first.context[-1].end_reason == "budget"
     # the next turn has no tool-call limit: the old budget error must not end it
     done = await agent.ainvoke({"messages": [HumanMessage("and 3+3?")]}, CFG)
     assert results(done)[-1].output == 6
@@ -219,7 +219,7 @@ async def test_structured_output_is_repaired_then_parsed() -> None:
         {"messages": [HumanMessage("biggest city in Norway?")]}
     )
     repair = model.calls[1][-1]
-    assert repair.metadata.get("repair") and "not valid JSON" in repair.text()
+    assert repair.note == "repair" and "not valid JSON" in repair.text()
     assert done.context[-1].metadata["structured_response"] == {
         "name": "Oslo",
         "population": 709000,
@@ -248,7 +248,7 @@ async def test_a_stopped_structured_reply_is_not_sent_back_for_repair() -> None:
     snap = await agent.aget_state({"thread_id": "t"})
     assert snap is not None
     assert [m.role for m in snap.state.context] == ["user", "assistant"]
-    assert snap.state.context[-1].metadata.get("stopped") is True
+    assert snap.state.context[-1].end_reason == "stopped"
     assert snap.next == ()
 
 
@@ -260,7 +260,7 @@ async def test_structured_output_near_the_step_limit_answers_instead_of_failing(
         {"messages": [HumanMessage("city?")]}, {"step_limit": 4}
     )
     last = done.context[-1]
-    assert last.metadata["final"] is True and "structured_error" in last.metadata
+    assert last.end_reason == "invalid_output" and "structured_error" in last.metadata
     assert any(isinstance(b, ErrorBlock) for b in last.content)
     assert done.execution_meta.status == "completed" and model.remaining == 1
 
@@ -303,7 +303,7 @@ async def test_stop_ends_the_streamed_reply_early() -> None:
     snap = await agent.aget_state({"thread_id": "t"})
     assert snap is not None
     reply = snap.state.context[-1]
-    assert reply.metadata.get("stopped") is True
+    assert reply.end_reason == "stopped"
     assert 0 < len(reply.text()) < len("a long answer " * 50)
 
 

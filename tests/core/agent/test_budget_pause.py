@@ -73,7 +73,7 @@ async def test_stopping_at_a_budget_pause_ends_the_turn_with_a_final_message() -
     assert done.context[-1].text() == (
         "I stopped before finishing: the model-call budget (1) is used up."
     )
-    assert done.context[-1].metadata["stop_reason"] == "budget"
+    assert done.context[-1].end_reason == "budget"
     assert model.remaining == 1
 
 

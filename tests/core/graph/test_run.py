@@ -280,3 +280,24 @@ async def test_a_node_returning_a_tool_result_is_saved_as_a_small_change() -> No
     assert step is not None
     assert step.upserted == (out.context[-1].message_id,)
     assert "n" in step.fields
+
+
+async def test_a_failed_run_reports_what_was_raised_and_still_dumps() -> None:
+    def boom(s: Counter) -> None:
+        raise OSError("disk on fire")
+
+    g = StateGraph(Counter).add_node("boom", boom).add_edge(START, "boom").compile()
+    events = []
+    with pytest.raises(NodeError):
+        async for ev in g.astream({}):
+            events.append(ev)
+    failed = events[-1]
+    assert isinstance(failed, RunFailed) and isinstance(failed.exception, NodeError)
+    assert isinstance(failed.exception.error, OSError)
+    assert failed.model_dump() == {
+        "kind": "run_failed",
+        "namespace": (),
+        "thread_id": None,
+        "node": "boom",
+        "error": "node 'boom' failed: OSError: disk on fire",
+    }

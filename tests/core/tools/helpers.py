@@ -10,6 +10,7 @@ from pydantic import JsonValue
 from app.core.budget import Budget, BudgetLimits
 from app.core.graph.context import GraphInterrupt, RunContext, RunControl, bind_context
 from app.core.graph.events import GraphEvent, ToolProgress
+from app.core.graph.run_config import RunConfig
 from app.core.state import AgentState, Interrupt, Message, ToolCallBlock, ToolResultBlock
 from app.core.tools import ToolNode
 
@@ -49,7 +50,7 @@ class Run:
         return RunContext(
             run_id="run1",
             thread_id=self.thread_id,
-            config=self.config,
+            config=RunConfig.of(self.config),
             budget=self.budget,
             control=RunControl(),
             node="tools",

@@ -266,4 +266,4 @@ async def test_runtime_fields_and_idempotency_key_stability() -> None:
     rt = seen[0]
     assert (rt.thread_id, rt.call_id, rt.tool) == ("t1", "c1", "book")
     assert rt.budget is run.budget
-    assert rt.config["locale"] == "nb"
+    assert rt.config.values["locale"] == "nb"

@@ -129,7 +129,7 @@ async def test_stop_mid_stream_keeps_what_arrived(tmp_path: Path) -> None:
         thread_id = find(window, QListView, "chatView").vm.thread_id
         page = await window.workspace.threads.read_messages(thread_id)
         assert page.messages[-1].text() == reply.text()
-        assert page.messages[-1].metadata.get("stopped") is True
+        assert page.messages[-1].end_reason == "stopped"
     finally:
         await close_test_window(window)
 
