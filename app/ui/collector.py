@@ -5,11 +5,12 @@ that is a worker thread (the store's, a model's decoding), unreachable Qt object
 there, which Qt does not allow and which can crash it. :class:`MainThreadCollector` turns
 automatic collection off and runs the same generational collection from a timer on the GUI
 thread. Once the window is up, what start-up made is set aside (:meth:`settle`), so a full
-collection walks only what came after; and a full collection waits while a reply streams
-(:attr:`MainThreadCollector.busy`) and for :data:`QUIET_S` after it: it walks every object
-alive, a long thread's history included, and would pause the reply (or its last lines) for as
-long. It waits :data:`MOST_WAIT_S` at most, so a run that goes on and on still frees its cycles.
-The young generations are collected every :data:`CHECK_MS`, while they are still small.
+collection walks only what came after; and collections wait while a reply streams
+(:attr:`MainThreadCollector.busy`) and for :data:`QUIET_S` after it: a full one walks every
+object alive, and even a young one walks a long thread's history, loaded afresh for each turn,
+so either would pause the reply (or its last lines) for as long. Only cycles wait: everything
+else is freed as it goes. They wait :data:`MOST_WAIT_S` at most, so a run that goes on and on
+still frees its cycles. When quiet, the counts are looked at every :data:`CHECK_MS`.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ __all__ = ["CHECK_MS", "MOST_WAIT_S", "QUIET_S", "MainThreadCollector"]
 CHECK_MS = 100
 """How often the generations' counts are looked at (a young collection then takes a few ms)."""
 QUIET_S = 2.0
-"""How long the app must have been not busy before a full collection runs."""
+"""How long the app must have been not busy before a collection runs."""
 MOST_WAIT_S = 30.0
-"""The longest a due full collection waits for the app to be quiet."""
+"""The longest a due collection waits for the app to be quiet."""
 
 
 class MainThreadCollector(QObject):
@@ -51,20 +52,25 @@ class MainThreadCollector(QObject):
         self._timer.timeout.connect(self.check)
         self._timer.start()
         self.busy: Callable[[], bool] = lambda: False
-        """Whether the app is busy (a reply streaming): full collections wait until it is not."""
+        """Whether the app is busy (a reply streaming): collections wait until it is not."""
 
     def check(self) -> None:
-        """Collect the generations whose counts are over their thresholds, as Python would."""
+        """Collect the generations whose counts are over their thresholds, as Python would,
+        once the app has been quiet (see the module docstring)."""
         first, second, third = gc.get_count()
+        if first <= self._thresholds[0] and third <= self._thresholds[2]:
+            return
+        if not self._quiet():
+            return
         if first > self._thresholds[0]:
             gc.collect(0)
             if second > self._thresholds[1]:
                 gc.collect(1)
-        if third > self._thresholds[2] and self._may_collect_all():
+        if third > self._thresholds[2]:
             gc.collect(2)
-            self._due_at = None
+        self._due_at = None
 
-    def _may_collect_all(self) -> bool:
+    def _quiet(self) -> bool:
         now = self._clock()
         if self.busy():
             self._busy_at = now
@@ -76,7 +82,7 @@ class MainThreadCollector(QObject):
         """Set aside everything alive now (once the window is up: modules, schemas, widgets,
         all living as long as the app), so that later full collections walk only what came
         after and stay short instead of pausing the window for a tenth of a second; ``busy``
-        says when full collections must wait."""
+        says when collections must wait."""
         gc.freeze()
         if busy is not None:
             self.busy = busy

@@ -1,4 +1,4 @@
-"""Garbage collection on the GUI thread: a full collection (which walks every object alive,
+"""Garbage collection on the GUI thread: a collection (a full one walks every object alive,
 a long thread's history included) waits while a reply streams and a moment after, and runs
 once the app has been quiet, or after a long enough wait however busy it is."""
 
@@ -84,5 +84,22 @@ def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
     collector.check()
     assert gone() is not None
     clock.now += 1
+    collector.check()
+    assert gone() is None
+
+
+def test_young_garbage_waits_while_a_reply_streams_too(
+    clocked: tuple[MainThreadCollector, _Clock],
+) -> None:
+    collector, clock = clocked
+    streaming = True
+    collector.settle(busy=lambda: streaming)
+    node = _Node()
+    gone = weakref.ref(node)
+    del node
+    collector.check()
+    assert gone() is not None  # a young collection would walk a long thread's history
+    streaming = False
+    clock.now += QUIET_S
     collector.check()
     assert gone() is None

@@ -56,10 +56,22 @@ def _summary_line(message: Message, width: int = 160) -> str:
 
 
 def summarise(previous: str | None, dropped: Sequence[Message], limit_chars: int = 4000) -> str:
-    """Fold ``dropped`` messages into a running summary (an extractive digest, no model call)."""
-    lines = [previous] if previous else []
-    lines += [_summary_line(m) for m in dropped]
-    text = "\n".join(lines)
+    """Fold ``dropped`` messages into a running summary (an extractive digest, no model call).
+
+    Only the newest lines fit in ``limit_chars``, so lines are made from the newest message
+    back until they overflow it: a long thread costs what the summary holds, not its length.
+    """
+    newest_first: list[str] = []
+    size = -1  # the length of the lines joined by newlines
+    for message in reversed(dropped):
+        newest_first.append(_summary_line(message))
+        size += len(newest_first[-1]) + 1
+        if size > limit_chars:
+            break
+    else:
+        if previous:
+            newest_first.append(previous)
+    text = "\n".join(reversed(newest_first))
     if len(text) > limit_chars:
         text = "…\n" + text[-limit_chars:]
     return text
