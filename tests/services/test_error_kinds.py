@@ -10,8 +10,9 @@ import pytest
 from app.core.errors import ErrorKind, ModelAuthError, ParleyError, UserError
 from app.core.models import ScriptedChatModel
 from app.services.problems import problem_of
+from app.services.runs import ThreadBusy
 from app.services.settings import AppSettings
-from app.services.workspace import ThreadBusy, Workspace
+from app.services.workspace import Workspace
 
 
 def test_every_error_kind_is_reported_as_itself() -> None:
@@ -24,12 +25,12 @@ def test_every_error_kind_is_reported_as_itself() -> None:
 async def test_a_second_send_on_a_running_thread_is_a_busy_problem(tmp_path: Path) -> None:
     model = ScriptedChatModel([{"text": "slow " * 50}], delay=0.01)
     ws = await Workspace.open(tmp_path, resolve_model=lambda _s: model, secret_resolver=str)
-    ws.settings = AppSettings(default_model="scripted:a")
+    ws.settings.use(AppSettings(default_model="scripted:a"))
     try:
-        thread = await ws.create_thread()
-        task = await ws.send(thread.id, "first")
+        thread = await ws.threads.create()
+        task = await ws.runs.send(thread.id, "first")
         with pytest.raises(ThreadBusy) as refused:
-            await ws.send(thread.id, "second")
+            await ws.runs.send(thread.id, "second")
         problem = problem_of(refused.value.kind or "invalid", str(refused.value))
         assert (problem.kind, problem.text) == (
             "busy",
