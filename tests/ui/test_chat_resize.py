@@ -23,6 +23,7 @@ async def test_a_new_height_keeps_the_layouts_and_a_new_width_redoes_them(tmp_pa
         await wait_until(
             lambda: view.model().rowCount() == 2 and not view.vm.workspace.runs.any_running()
         )
+        await wait_until(lambda: not view.delegate.behind, what="the whole reply drawn")
         await asyncio.sleep(0.2)
         index = view.model().index(1, 0)
         before = view.delegate._laid(index, view.delegate.text_width())
