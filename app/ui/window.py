@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)
         self.composer = ComposerPanel(self)
-        self.budget_pause = BudgetPausePanel(self.workspace, self)
+        self.budget_pause = BudgetPausePanel(self.workspace.runs, self.workspace.events, self)
 
     def _make_parts(self) -> None:
         workspace, chat_vm = self.workspace, self.chat_vm

@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
+from app.services.bus import EventBus
 from app.services.events import BudgetPaused, RunStatusChanged, WorkspaceEvent
-from app.services.workspace import Workspace
+from app.services.runs import RunService
 from app.ui.a11y import announce
 from app.ui.budget.text import LIMIT_WORDS, value_text
 from app.ui.tasks import spawn
@@ -58,11 +59,11 @@ class BudgetPausePanel(QFrame):
     paused = Signal(object)
     """Emitted with the :class:`BudgetPaused` the panel shows."""
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(self, runs: RunService, events: EventBus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("budgetPausePanel")
         self.setAccessibleName("Budget pause")
-        self.workspace = workspace
+        self.runs = runs
         self.thread_id: str | None = None
         self.pending: BudgetPaused | None = None
 
@@ -116,19 +117,19 @@ class BudgetPausePanel(QFrame):
         layout.addLayout(row)
         layout.addWidget(self.error)
         self.hide()
-        self._unsubscribe = workspace.events.subscribe(self._on_event)
+        self._unsubscribe = events.subscribe(self._on_event)
 
     def close_panel(self) -> None:
-        """Stop listening to the workspace (the window is closing)."""
+        """Stop listening to the event bus (the window is closing)."""
         self._unsubscribe()
 
     async def show_for(self, thread_id: str) -> None:
         """Show ``thread_id``'s pending budget pause, if it has one (read from the store)."""
         self.thread_id = thread_id
-        pending = await self.workspace.runs.pending_budget(thread_id)
+        pending = await self.runs.pending_budget(thread_id)
         if self.thread_id != thread_id:
             return
-        if pending and not self.workspace.runs.is_running(thread_id):
+        if pending and not self.runs.is_running(thread_id):
             self.show_pause(pending[0])
         else:
             self.clear()
@@ -197,7 +198,7 @@ class BudgetPausePanel(QFrame):
             return False
         self._enable(False)
         try:
-            await self.workspace.runs.answer_budget(event.thread_id, event.interrupt_id, raise_to)
+            await self.runs.answer_budget(event.thread_id, event.interrupt_id, raise_to)
         except ParleyError as exc:
             self.error.setText(f"Could not go on: {exc}.")
             self.error.show()
