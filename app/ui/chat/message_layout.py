@@ -165,7 +165,7 @@ def _bottom_of(part: _Part) -> float:
 def _finished_parts(previous: MessageLayout | None, html: str, cuts: list[int]) -> list[_Part]:
     """The parts of ``previous`` before its last one, when ``html`` begins with the same HTML
     and is cut at the same place after them (a streamed reply's finished blocks): kept as they
-    are, without comparing each."""
+    are, without comparing their HTML or laying them out again."""
     if previous is None or len(previous.parts) < 2:
         return []
     keep = len(previous.parts) - 1
