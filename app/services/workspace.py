@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
     from app.services.settings.preferences import Preferences
 
 __all__ = ["Workspace"]
+
+REMEMBER_LATEST = 3
+"""How many threads' latest messages the store keeps in memory, so a long thread's next turn
+does not parse its whole history again (see :mod:`app.store._head_cache`)."""
 
 
 class Workspace:
@@ -151,7 +156,9 @@ class Workspace:
         (a read-only copy of a damaged database)."""
         directory = resolve_data_dir(data_dir)
         if store is None:
-            store = await asyncio.to_thread(Store.open, database_path(directory))
+            store = await asyncio.to_thread(
+                partial(Store.open, remember_latest=REMEMBER_LATEST), database_path(directory)
+            )
         settings = await asyncio.to_thread(load_settings, directory)
         list_ollama = None
         opened: list[Workspace] = []

@@ -26,6 +26,7 @@ from app.store import _lease, _search_index
 from app.store._changes import Head, Plan, head_of, plan_changes
 from app.store._damage import load_row, read_stored
 from app.store._db import write_tx
+from app.store._head_cache import HeadCache
 from app.store._valid import check_text
 
 __all__ = ["delete_thread_rows", "gc_paused", "get", "list_infos", "pending", "put", "put_in"]
@@ -116,12 +117,18 @@ def put(
     checkpoint: Checkpoint,
     changes: StateChanges | None,
     owner: str | None = None,
+    cache: HeadCache | None = None,
 ) -> None:
     """Save ``checkpoint``; with ``changes`` (and the parent being the thread's latest) only
     the changed message rows are written, otherwise the whole state starts a new segment.
-    ``owner`` is the saving store's token (see :mod:`app.store._lease`)."""
+    ``owner`` is the saving store's token (see :mod:`app.store._lease`); once saved, the
+    messages are kept in ``cache`` as the thread's latest."""
+    if cache is not None:
+        cache.forget(checkpoint.thread_id)  # whatever happens below, the old entry is stale
     with write_tx(db) as conn:
         put_in(conn, checkpoint, changes, owner)
+    if cache is not None:
+        cache.keep(checkpoint.thread_id, checkpoint.checkpoint_id, checkpoint.state.context)
 
 
 def _refuse(thread_id: str, checkpoint: Checkpoint, why: str) -> CheckpointConflict:
@@ -327,9 +334,15 @@ def _parse_in_batches(bodies: list[Any]) -> list[Message]:
 
 
 def get(
-    db: sqlite_utils.Database, thread_id: str, state_cls: type[S], checkpoint_id: str | None
+    db: sqlite_utils.Database,
+    thread_id: str,
+    state_cls: type[S],
+    checkpoint_id: str | None,
+    cache: HeadCache | None = None,
 ) -> Checkpoint | None:
-    """Return the checkpoint (the latest by default) with its exact state, or ``None``."""
+    """Return the checkpoint (the latest by default) with its exact state, or ``None``.
+    The latest checkpoint's messages come from ``cache`` when it holds them, and are kept
+    there once parsed."""
     conn = db.conn
     if checkpoint_id is None:
         row = conn.execute(
@@ -352,20 +365,14 @@ def get(
     else:
         where = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
         params = (thread_id, segment, seq, seq)
-    bodies = [
-        body
-        for (body,) in conn.execute(
-            f"SELECT body FROM messages WHERE thread_id = ? AND segment = ? AND {where} "
-            "ORDER BY position",
-            params,
-        )
-    ]
     state = read_stored(load_state, state_json, state_cls, what=f"the state of thread {thread_id}")
-    with gc_paused():
-        try:
-            messages = _parse_in_batches(bodies)
-        except DecodeError:
-            messages = _load_rows(conn, f"{where} ORDER BY position", params)
+    kept = cache.messages(thread_id, cid) if cache is not None and is_head else None
+    if kept is not None:
+        messages = kept
+    else:
+        messages, whole = _read_messages(conn, where, params)
+        if cache is not None and is_head and whole:
+            cache.keep(thread_id, cid, messages)
     state.__dict__["context"] = messages
     return Checkpoint(
         thread_id=thread_id,
@@ -376,6 +383,26 @@ def get(
         source=cast(CheckpointSource, source),
         created_at=created_at,
     )
+
+
+def _read_messages(
+    conn: sqlite3.Connection, where: str, params: tuple[Any, ...]
+) -> tuple[list[Message], bool]:
+    """Parse the messages of one checkpoint, in order, and whether every row was readable
+    (a damaged row is read as a damaged message)."""
+    bodies = [
+        body
+        for (body,) in conn.execute(
+            f"SELECT body FROM messages WHERE thread_id = ? AND segment = ? AND {where} "
+            "ORDER BY position",
+            params,
+        )
+    ]
+    with gc_paused():
+        try:
+            return _parse_in_batches(bodies), True
+        except DecodeError:
+            return _load_rows(conn, f"{where} ORDER BY position", params), False
 
 
 def _load_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Message]:

@@ -41,6 +41,7 @@ from app.core.checkpoint.base import Checkpoint, CheckpointInfo, StateChanges
 from app.core.state.agent_state import AgentState
 from app.core.state.interrupt import Interrupt
 from app.store import _checkpoints, _step_writes, _threads
+from app.store._head_cache import HeadCache
 
 if TYPE_CHECKING:
     from app.store._worker import Worker
@@ -57,18 +58,25 @@ class SqliteCheckpointer:
     worker thread and is closed with the store.
     """
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, *, remember_latest: int = 0) -> None:
         self._worker = worker
+        self.head_cache = HeadCache(remember_latest) if remember_latest > 0 else None
+        """The latest messages of the ``remember_latest`` threads used last, or ``None``
+        (read and written on the worker only)."""
 
     async def aput(self, checkpoint: Checkpoint, changes: StateChanges | None) -> None:
         """Save ``checkpoint``; with ``changes`` only the changed messages are written."""
-        await self._worker.acall(_checkpoints.put, checkpoint, changes, self._worker.owner)
+        await self._worker.acall(
+            _checkpoints.put, checkpoint, changes, self._worker.owner, self.head_cache
+        )
 
     async def aget(
         self, thread_id: str, state_cls: type[S], checkpoint_id: str | None = None
     ) -> Checkpoint | None:
         """Return a checkpoint (the latest by default) with its exact state, or ``None``."""
-        return await self._worker.acall(_checkpoints.get, thread_id, state_cls, checkpoint_id)
+        return await self._worker.acall(
+            _checkpoints.get, thread_id, state_cls, checkpoint_id, self.head_cache
+        )
 
     async def alist(
         self, thread_id: str, *, limit: int | None = None, before: str | None = None

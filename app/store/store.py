@@ -45,9 +45,9 @@ class Store:
     the file or the disk are :class:`app.store.errors.StoreError` subclasses.
     """
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, *, remember_latest: int = 0) -> None:
         self._worker = worker
-        self.checkpointer = SqliteCheckpointer(worker)
+        self.checkpointer = SqliteCheckpointer(worker, remember_latest=remember_latest)
         """The checkpointer graphs use to save each step in this database."""
 
     @classmethod
@@ -57,6 +57,7 @@ class Store:
         *,
         max_size_bytes: int | None = None,
         reading_is_enough: bool = False,
+        remember_latest: int = 0,
     ) -> Store:
         """Open (creating and migrating if needed) the database file at ``path``.
 
@@ -65,14 +66,17 @@ class Store:
         ``max_size_bytes`` caps the file size (writes beyond fail with ``StoreFullError``).
         With ``reading_is_enough`` an existing file that cannot be written (read-only folder
         or disk, full disk) opens for reading: :attr:`read_only` says why, and every write
-        raises that error.
+        raises that error. ``remember_latest`` is how many threads' latest messages the
+        checkpointer keeps in memory once written or read (see :mod:`app.store._head_cache`);
+        with 0 every read parses the file.
         """
         return cls(
             Worker(
                 Path(path).absolute(),
                 max_size_bytes=max_size_bytes,
                 reading_is_enough=reading_is_enough,
-            )
+            ),
+            remember_latest=remember_latest,
         )
 
     @classmethod
