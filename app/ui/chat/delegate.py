@@ -69,11 +69,25 @@ class MessageDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
-        self.expanded: set[str] = set()
-        """Keys of unfolded cards (``message_id:block``)."""
+        self._heights: dict[int, tuple[tuple[int, int, bool], QSize]] = {}
+        """Each laid-out revision's row size and the text width it was laid out at: the view
+        asks every loaded row its size whenever one row grows, so this answer is kept cheap."""
+        self._expanded: set[str] = set()
+        self.pass_look: tuple[int, int, bool] | None = None
+        """:meth:`look`, while the view lays out every row at once (set by the view)."""
         self.thumbs: ThumbnailCache | None = None
         self.behind: set[str] = set()
         """Ids of messages whose text is laid out only in part so far (see :meth:`advance`)."""
+
+    @property
+    def expanded(self) -> set[str]:
+        """Keys of unfolded cards (``message_id:block``)."""
+        return self._expanded
+
+    @expanded.setter
+    def expanded(self, keys: set[str]) -> None:
+        self._expanded = keys
+        self._heights.clear()
 
     # Layout --------------------------------------------------------------------------
 
@@ -107,6 +121,7 @@ class MessageDelegate(QStyledItemDelegate):
         laid = MessageLayout.build(
             rendered, revision, lambda part: self._document(part, width, dark), streams, laid
         )
+        self._heights.pop(revision, None)
         self._cache[key] = laid
         if laid.behind:
             self.behind.add(key[0])
@@ -163,10 +178,25 @@ class MessageDelegate(QStyledItemDelegate):
         """How wide a message's text is laid out in the view as it is now."""
         return self.column(self._view.viewport().rect()).width() - 2 * PAD
 
+    def look(self) -> tuple[int, int, bool]:
+        """What a row's size depends on besides its message: the view's width, the text's
+        width and whether the theme is dark."""
+        view = self._view.viewport().rect()
+        return (view.width(), self.column(view).width() - 2 * PAD, is_dark(self._view.palette()))
+
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        laid = self._laid(index, self.text_width())
-        height = GAP + HEADER + int(laid.height) + FOOTER + GAP
-        return QSize(self._view.viewport().width(), height)
+        look = self.pass_look or self.look()
+        model = index.model()
+        revision = model.revision_at(index.row()) if isinstance(model, MessageListModel) else None
+        if revision is not None and (kept := self._heights.get(revision)) and kept[0] == look:
+            return kept[1]
+        laid = self._laid(index, look[1])
+        size = QSize(look[0], GAP + HEADER + int(laid.height) + FOOTER + GAP)
+        if revision is not None:
+            if len(self._heights) > 5000:  # old revisions of streamed replies pile up
+                self._heights.clear()
+            self._heights[revision] = (look, size)
+        return size
 
     def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
         """Where each row action is drawn (and clicked)."""
@@ -313,6 +343,7 @@ class MessageDelegate(QStyledItemDelegate):
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""
         self._cache.clear()
+        self._heights.clear()
         self.behind.clear()
 
 

@@ -143,6 +143,10 @@ class MessageListModel(QAbstractListModel):
         """The message in ``row``."""
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
+    def revision_at(self, row: int) -> int | None:
+        """The revision of the message in ``row`` (a new number whenever it changes)."""
+        return self._revisions[row] if 0 <= row < len(self._revisions) else None
+
     def row_of(self, message_id: str) -> int | None:
         """The row showing ``message_id``."""
         return self._index.get(str(message_id))

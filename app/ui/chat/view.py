@@ -123,6 +123,14 @@ class ChatView(QListView):
         if self.delegate.behind:
             self._catch_up.start()  # (again): while updates come, each lays out a part
 
+    def doItemsLayout(self) -> None:
+        # every loaded row is asked its size: work out once what the sizes depend on
+        self.delegate.pass_look = self.delegate.look()
+        try:
+            super().doItemsLayout()
+        finally:
+            self.delegate.pass_look = None
+
     def _lay_out_more(self) -> None:
         # a reply grew faster than one update lays out, and no update came for a frame and a
         # half (it is done, or paused): lay out its next part
