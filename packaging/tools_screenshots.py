@@ -84,7 +84,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
             page.deleteLater()
         from app.ui.settings._mcp_dialog import ServerDialog
 
-        dialog = ServerDialog(window.workspace, None, window)
+        dialog = ServerDialog(window.workspace.mcp, None, window)
         dialog.name.setText("docs")
         dialog.kind.setCurrentIndex(1)
         dialog.url.setText("https://example.com/mcp")
