@@ -468,15 +468,9 @@ class MainWindow(QMainWindow):
         return self._settings_dialog
 
     def _settings_services(self) -> SettingsServices:
-        workspace = self.workspace
+        ws = self.workspace
         return SettingsServices(
-            preferences=workspace.preferences,
-            settings=workspace.settings,
-            tools=workspace.tools,
-            mcp=workspace.mcp,
-            events=workspace.events,
-            network=workspace.network,
-            backups=workspace.backups,
+            ws.preferences, ws.settings, ws.tools, ws.mcp, ws.events, ws.network, ws.backups
         )
 
     def _restore_requested(self, backup: Path) -> None:
