@@ -71,8 +71,12 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
         painter.end()
         name = "tools.png" if theme == "light" else f"tools-{theme}.png"
         shot.save(str(out_dir / name))
-        for page_cls, stem in ((ToolsPage, "settings-tools"), (McpPage, "settings-mcp")):
-            page = page_cls(window.workspace)
+        ws = window.workspace
+        pages = (
+            (ToolsPage(ws.settings, ws.tools), "settings-tools"),
+            (McpPage(ws.mcp, ws.events), "settings-mcp"),
+        )
+        for page, stem in pages:
             page.resize(760, 520)
             page.show()
             await page.load()
@@ -84,7 +88,7 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
             page.deleteLater()
         from app.ui.settings._mcp_dialog import ServerDialog
 
-        dialog = ServerDialog(window.workspace, None, window)
+        dialog = ServerDialog(window.workspace.mcp, None, window)
         dialog.name.setText("docs")
         dialog.kind.setCurrentIndex(1)
         dialog.url.setText("https://example.com/mcp")

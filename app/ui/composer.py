@@ -92,12 +92,6 @@ class ComposerPanel(QFrame):
         self.edit_banner.setObjectName("editBanner")
         self.edit_banner.hide()
 
-        self.attachment_bar = QWidget(self)
-        self.attachment_bar.setObjectName("attachmentBar")
-        self.attachment_bar.setAccessibleName("Attachments")
-        QHBoxLayout(self.attachment_bar).setContentsMargins(0, 0, 0, 0)
-        self.attachment_bar.hide()
-
         self.edit = ComposerEdit(self)
         self.edit.submitted.connect(self._submit)
         self.edit.escapePressed.connect(self._escape)
@@ -147,8 +141,8 @@ class ComposerPanel(QFrame):
         layout.setContentsMargins(16, 8, 16, 12)
         layout.setSpacing(8)
         layout.addWidget(self.edit_banner)
-        layout.addWidget(self.attachment_bar)
         layout.addWidget(box)
+        self._column = layout
         layout.addLayout(row)
         self.setTabOrder(self.edit, self.attach_button)
         self.setTabOrder(self.attach_button, self.send_button)
@@ -162,6 +156,12 @@ class ComposerPanel(QFrame):
             self.setTabOrder(previous, button)
             previous = button
         self.setTabOrder(previous, self.send_button)
+
+    def place_attachments(self, bar: QWidget) -> None:
+        """Put ``bar`` (the pending attachments) between the edit banner and the text box; it
+        shows and hides itself."""
+        bar.setParent(self)
+        self._column.insertWidget(self._column.indexOf(self.edit_banner) + 1, bar)
 
     def set_hint(self, text: str) -> None:
         """Say ``text`` beside the buttons (a reply running, a message held)."""

@@ -8,19 +8,25 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal, qVersion
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from app.core.errors import ParleyError
+from app.services.data.actions import DataActions
 from app.services.diagnostics import QtInfo
+from app.services.settings.store import SettingsStore
+from app.services.threads import ThreadService
+from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask, confirmation_box
+from app.ui.notifier import Notifier
 from app.ui.window_part import ThreadPart
 
 __all__ = ["DataMenu"]
 
 
 class DataMenu(ThreadPart):
-    """The actions, each a coroutine the menu items spawn (tests await them); dialogs open
-    over ``window``."""
+    """The actions, each a coroutine the menu items spawn (tests await them), carried out by
+    ``data`` (the threads counted by ``threads``, the models named from ``settings`` and the
+    open thread); dialogs open over ``window``."""
 
     closeRequested = Signal()
     """Everything was deleted: the window closes."""
@@ -28,21 +34,35 @@ class DataMenu(ThreadPart):
     deleted = False
     """Whether Delete all data went through."""
 
+    def __init__(
+        self,
+        data: DataActions,
+        threads: ThreadService,
+        settings: SettingsStore,
+        chat_vm: ChatViewModel,
+        notifier: Notifier,
+        window: QWidget,
+    ) -> None:
+        super().__init__(chat_vm, notifier, window)
+        self.data = data
+        self.threads = threads
+        self.settings = settings
+
     # Help ---------------------------------------------------------------------------
 
     async def copy_diagnostics(self) -> str:
         """Put the diagnostics report on the clipboard (no message text, no secrets)."""
         app = QGuiApplication.instance()
         platform = app.platformName() if isinstance(app, QGuiApplication) else "unknown"
-        specs = [self.workspace.settings.current.default_model]
+        specs = [self.settings.current.default_model]
         if self.chat_vm.thread_id:
             try:
-                thread = await self.workspace.threads.get(self.chat_vm.thread_id)
+                thread = await self.threads.get(self.chat_vm.thread_id)
             except ParleyError:
                 thread = None
             if thread is not None and thread.model:
                 specs.append(thread.model)
-        report = await self.workspace.data.diagnostics(specs, QtInfo(qVersion(), platform))
+        report = await self.data.diagnostics(specs, QtInfo(qVersion(), platform))
         QGuiApplication.clipboard().setText(report)
         self.notifier.show(
             "Copied the diagnostics: versions, platform, models and folders; no messages and "
@@ -69,11 +89,11 @@ class DataMenu(ThreadPart):
 
     def open_data_folder(self) -> bool:
         """Help > Open data folder."""
-        return self.open_folder(self.workspace.data_dir, "data")
+        return self.open_folder(self.data.data_dir, "data")
 
     def open_log_folder(self) -> bool:
         """Help > Open log folder."""
-        return self.open_folder(self.workspace.data.log_folder, "log")
+        return self.open_folder(self.data.log_folder, "log")
 
     # File ---------------------------------------------------------------------------
 
@@ -91,7 +111,7 @@ class DataMenu(ThreadPart):
             folder = Path(dialog.selectedFiles()[0])
         self.notifier.show("Exporting every thread…", level="progress")
         try:
-            report = await self.workspace.data.export_all(folder)
+            report = await self.data.export_all(folder)
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Nothing was exported: {exc}", level="error")
             return None
@@ -117,13 +137,13 @@ class DataMenu(ThreadPart):
 
     async def delete_all(self) -> bool:
         """Ask, then delete everything and close the window; ``False`` when cancelled."""
-        threads = len(await self.workspace.threads.list_all(limit=100_000))
+        threads = len(await self.threads.list_all(limit=100_000))
         box = self.confirmation(threads)
         await ask(box)
         if box.clickedButton() is not self.delete_button:
             return False
         self.notifier.show("Deleting all data…", level="progress")
-        report = await self.workspace.data.delete_everything()
+        report = await self.data.delete_everything()
         self.deleted = True
         done = QMessageBox(self.over())
         done.setObjectName("deletedAllDialog")
@@ -136,4 +156,4 @@ class DataMenu(ThreadPart):
     def after_close(self) -> None:
         """The window closed: after Delete all data, forget the folder it wrote its layout to."""
         if self.deleted:
-            self.workspace.data.forget_folder()
+            self.data.forget_folder()

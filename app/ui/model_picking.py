@@ -9,7 +9,10 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from app.core.errors import ParleyError
-from app.services.workspace import Workspace
+from app.services.models.downloads import ModelDownloads
+from app.services.models.service import ModelService
+from app.services.settings.store import SettingsStore
+from app.services.threads import ThreadService
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.header import Header
 from app.ui.model_download import DownloadBar
@@ -22,22 +25,31 @@ __all__ = ["ModelPicking"]
 
 
 class ModelPicking(WindowPart):
-    """Carries out the picker's requests; dialogs open over ``window``."""
+    """Carries out the picker's requests: the choices come from ``models``, the thread's
+    model is kept by ``threads`` (the default one by ``settings``), the catalogue and the
+    model files are ``catalogue``'s; dialogs open over ``window``."""
 
     modelChanged = Signal(str)
     """The open thread now talks to this model (its spec)."""
 
     def __init__(
         self,
-        workspace: Workspace,
         chat_vm: ChatViewModel,
         header: Header,
         downloads: DownloadBar,
         notifier: Notifier,
         window: QWidget,
+        *,
+        models: ModelService,
+        threads: ThreadService,
+        settings: SettingsStore,
+        catalogue: ModelDownloads,
     ) -> None:
         super().__init__(window)
-        self.workspace = workspace
+        self.models = models
+        self.threads = threads
+        self.settings = settings
+        self.catalogue = catalogue
         self.chat_vm = chat_vm
         self.header = header
         self.downloads = downloads
@@ -45,19 +57,19 @@ class ModelPicking(WindowPart):
 
     async def refresh(self) -> None:
         """List the models the picker offers."""
-        choices = await self.workspace.models.choices()
+        choices = await self.models.choices()
         current = None
         if self.chat_vm.thread_id:
-            thread = await self.workspace.threads.get(self.chat_vm.thread_id)
+            thread = await self.threads.get(self.chat_vm.thread_id)
             current = thread.model
-        self.header.set_choices(choices, current or self.workspace.settings.current.default_model)
+        self.header.set_choices(choices, current or self.settings.current.default_model)
 
     async def choose(self, spec: str) -> None:
         """The open thread talks to ``spec`` from now on."""
         if self.chat_vm.thread_id is None:
             return
         try:
-            await self.workspace.threads.set_model(self.chat_vm.thread_id, spec)
+            await self.threads.set_model(self.chat_vm.thread_id, spec)
         except ParleyError as exc:
             self.notifier.show(str(exc), level="error")
             return
@@ -74,13 +86,13 @@ class ModelPicking(WindowPart):
         await self.refresh()
         thread = self.chat_vm.thread_id
         if thread is not None:
-            await self.workspace.threads.set_model(thread, spec)
+            await self.threads.set_model(thread, spec)
             self.header.show_model(spec)
         self.notifier.show(f"Downloaded {title}; this thread now talks to it.", timeout_ms=6000)
 
     async def manage(self) -> None:
         """Open Manage models and wait until it is closed."""
-        dialog = ManageModels(self.workspace.downloads, self.notifier, self.over())
+        dialog = ManageModels(self.catalogue, self.notifier, self.over())
         dialog.removed.connect(self._removed)
         await manage_models(dialog)
         await self.refresh()  # the picker goes back to the thread's model
@@ -90,7 +102,7 @@ class ModelPicking(WindowPart):
 
     async def add_file(self) -> None:
         """Add a model file from disk and choose it for the open thread."""
-        await add_gguf(self.over(), self.workspace.downloads, self.notifier, self.choose)
+        await add_gguf(self.over(), self.catalogue, self.notifier, self.choose)
         await self.refresh()
 
     def open_picker(self) -> None:

@@ -8,10 +8,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
 from app.core.errors import ParleyError
 from app.services.events import Problem
+from app.services.settings.preferences import Preferences
+from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask, text_dialog
+from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 from app.ui.window_part import ThreadPart
 
@@ -30,6 +34,17 @@ class Remedies(ThreadPart):
     """The remedy is another model: open the picker."""
     settingsRequested = Signal()
     """The remedy is in the settings: open them."""
+
+    def __init__(
+        self,
+        preferences: Preferences,
+        chat_vm: ChatViewModel,
+        notifier: Notifier,
+        window: QWidget,
+    ) -> None:
+        super().__init__(chat_vm, notifier, window)
+        self.preferences = preferences
+        """Where an API key a remedy asks for is kept."""
 
     def show_problem(self, problem: Problem) -> None:
         """Say ``problem`` with a button for its remedy, if it has one."""
@@ -58,7 +73,7 @@ class Remedies(ThreadPart):
             )
             if await ask(dialog) and edit.text().strip():
                 try:
-                    where = await self.workspace.preferences.set_key(target, edit.text())
+                    where = await self.preferences.set_key(target, edit.text())
                 except ParleyError as exc:
                     self.notifier.show(str(exc), level="error")
                     return

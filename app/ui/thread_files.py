@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.errors import ParleyError
-from app.services.workspace import Workspace
+from app.services.threads import ThreadService
 from app.ui.dialogs import ask
 from app.ui.notifier import Notifier
 from app.ui.window_part import WindowPart
@@ -19,11 +19,12 @@ __all__ = ["ThreadFiles"]
 
 
 class ThreadFiles(WindowPart):
-    """Export and import for one window; file dialogs open over ``window``."""
+    """Export and import through ``threads`` for one window; file dialogs open over
+    ``window``."""
 
-    def __init__(self, workspace: Workspace, notifier: Notifier, window: QWidget) -> None:
+    def __init__(self, threads: ThreadService, notifier: Notifier, window: QWidget) -> None:
         super().__init__(window)
-        self.workspace = workspace
+        self.threads = threads
         self.notifier = notifier
 
     async def export_thread(self, thread_id: str, fmt: str, title: str) -> Path | None:
@@ -46,9 +47,7 @@ class ThreadFiles(WindowPart):
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
         try:
-            data = await self.workspace.threads.export(
-                thread_id, "json" if fmt == "json" else "markdown"
-            )
+            data = await self.threads.export(thread_id, "json" if fmt == "json" else "markdown")
             await asyncio.to_thread(path.write_bytes, data)
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Could not export to {path}: {exc}", level="error")
@@ -69,7 +68,7 @@ class ThreadFiles(WindowPart):
             path = Path(dialog.selectedFiles()[0])
         try:
             data = await asyncio.to_thread(path.read_bytes)
-            thread = await self.workspace.threads.import_json(data)
+            thread = await self.threads.import_json(data)
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Could not import {path.name}: {exc}", level="error")
             return None

@@ -41,7 +41,7 @@ from app.ui.notices import NoticeBar
 from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
 from app.ui.remedies import Remedies
-from app.ui.settings.dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog, SettingsServices
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.splitter import MainSplitter, WindowLayout
@@ -72,8 +72,10 @@ class MainWindow(QMainWindow):
         self._settings_dialog: SettingsDialog | None = None
         self.notifier = Notifier(self)
         """Where every part of the window sends what the notice bar is to say."""
-        self.chat_vm = ChatViewModel(workspace, self)
-        self.threads_vm = ThreadsViewModel(workspace, self)
+        self.chat_vm = ChatViewModel(
+            workspace.threads, workspace.runs, workspace.settings, workspace.events, self
+        )
+        self.threads_vm = ThreadsViewModel(workspace.threads, workspace.events, self)
         self._make_widgets()
         self._make_parts()
         self._add_widgets()
@@ -105,7 +107,9 @@ class MainWindow(QMainWindow):
         self.pending_send = PendingSend(
             self.composer, lambda: spawn(self._send(self.composer.text())), self
         )
-        self.approvals = ApprovalController(workspace, chat_vm, self.notifier, self)
+        self.approvals = ApprovalController(
+            workspace.runs, workspace.threads, workspace.models, chat_vm, self.notifier, self
+        )
         self.attachments = WindowAttachments(
             workspace.attachments,
             chat_vm,
@@ -120,16 +124,27 @@ class MainWindow(QMainWindow):
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
-        self.data_actions = DataMenu(workspace, chat_vm, self.notifier, self)
-        self.files = ThreadFiles(workspace, self.notifier, self)
-        self.remedies = Remedies(workspace, chat_vm, self.notifier, self)
+        self.data_actions = DataMenu(
+            workspace.data, workspace.threads, workspace.settings, chat_vm, self.notifier, self
+        )
+        self.files = ThreadFiles(workspace.threads, self.notifier, self)
+        self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
         self.models = ModelPicking(
-            workspace, chat_vm, self.header, self.downloads, self.notifier, self
+            chat_vm,
+            self.header,
+            self.downloads,
+            self.notifier,
+            self,
+            models=workspace.models,
+            threads=workspace.threads,
+            settings=workspace.settings,
+            catalogue=workspace.downloads,
         )
 
     def _add_widgets(self) -> None:
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
+        self.composer.place_attachments(self.attachments.tray.bar)
         self.composer.place_actions([self.mcp_offers, self.tools_button])
         column = QWidget(self)
         column.setObjectName("chatColumn")
@@ -445,12 +460,18 @@ class MainWindow(QMainWindow):
     def open_settings(self, page: str | None = None) -> SettingsDialog:
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
         if self._settings_dialog is None:
-            self._settings_dialog = SettingsDialog(self.workspace, self)
+            self._settings_dialog = SettingsDialog(self._settings_services(), self)
             self.closed.connect(self._settings_dialog.close)
             data = self._settings_dialog.page("dataSettingsPage")
             data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog
+
+    def _settings_services(self) -> SettingsServices:
+        ws = self.workspace
+        return SettingsServices(
+            ws.preferences, ws.settings, ws.tools, ws.mcp, ws.events, ws.network, ws.backups
+        )
 
     def _restore_requested(self, backup: Path) -> None:
         if self._settings_dialog is not None:

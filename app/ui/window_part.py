@@ -1,13 +1,13 @@
 """``WindowPart``: the base of a window's helpers that are not widgets (export and import,
 the model picker's requests, remedies, the data actions): a child of the window, which the
-dialogs they open sit over. They hold no reference to the window but Qt's parent link."""
+dialogs they open sit over. They hold no reference to the window but Qt's parent link, and
+each is handed only the services it calls."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
-from app.services.workspace import Workspace
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.notifier import Notifier
 
@@ -28,13 +28,10 @@ class WindowPart(QObject):
 
 
 class ThreadPart(WindowPart):
-    """A part that acts on the open thread (``chat_vm``) through ``workspace`` and says how it
-    went through ``notifier``."""
+    """A part that acts on the open thread (``chat_vm``) and says how it went through
+    ``notifier``; a subclass takes the services it calls besides."""
 
-    def __init__(
-        self, workspace: Workspace, chat_vm: ChatViewModel, notifier: Notifier, window: QWidget
-    ) -> None:
+    def __init__(self, chat_vm: ChatViewModel, notifier: Notifier, window: QWidget) -> None:
         super().__init__(window)
-        self.workspace = workspace
         self.chat_vm = chat_vm
         self.notifier = notifier

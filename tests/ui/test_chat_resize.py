@@ -20,9 +20,7 @@ async def test_a_new_height_keeps_the_layouts_and_a_new_width_redoes_them(tmp_pa
         window.resize(1200, 800)
         view = find(window, QListView, "chatView")
         assert await window.chat_vm.send("Write a lot")
-        await wait_until(
-            lambda: view.model().rowCount() == 2 and not view.vm.workspace.runs.any_running()
-        )
+        await wait_until(lambda: view.model().rowCount() == 2 and not view.vm.runs.any_running())
         await wait_until(lambda: not view.delegate.behind, what="the whole reply drawn")
         await asyncio.sleep(0.2)
         index = view.model().index(1, 0)
@@ -50,7 +48,7 @@ async def test_a_reply_growing_past_the_window_is_followed_to_its_end(tmp_path: 
         bar = view.verticalScrollBar()
         assert await window.chat_vm.send("Write a lot")
         await wait_until(lambda: bar.maximum() > 0, what="the reply to outgrow the window")
-        await wait_until(lambda: not view.vm.workspace.runs.any_running(), what="the reply's end")
+        await wait_until(lambda: not view.vm.runs.any_running(), what="the reply's end")
         await asyncio.sleep(0.3)
         assert bar.value() == bar.maximum() > 0
         last = view.visualRect(view.model().index(1, 0))

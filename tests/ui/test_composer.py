@@ -1,10 +1,11 @@
 """The composer on its own: the buttons the window hands it sit after Attach… in the order
-given, which is also their tab order, and files attached let an empty message go."""
+given, which is also their tab order; the attachment bar it is handed sits above the text
+box; and files attached let an empty message go."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.ui.composer import ComposerPanel
@@ -17,10 +18,8 @@ def test_placed_buttons_follow_attach_in_the_order_given(qtbot: QtBot) -> None:
     first, second = QPushButton("From MCP…"), QPushButton("Tools")
     composer.place_actions([first, second])
     composer.show()
-    row = [
-        composer.layout().itemAt(3).layout().itemAt(i).widget()  # the row under the text box
-        for i in range(composer.layout().itemAt(3).layout().count())
-    ]
+    under = composer.layout().itemAt(composer.layout().count() - 1).layout()
+    row = [under.itemAt(i).widget() for i in range(under.count())]  # the row under the text box
     assert [w.text() for w in row if isinstance(w, QPushButton) and not w.isHidden()] == [
         "Attach…",
         "From MCP…",
@@ -35,6 +34,27 @@ def test_placed_buttons_follow_attach_in_the_order_given(qtbot: QtBot) -> None:
     assert composer.focusWidget() is second
     press(second, Qt.Key.Key_Tab)
     assert composer.focusWidget() is composer.send_button
+
+
+def test_the_attachment_bar_it_is_handed_sits_above_the_text_box(qtbot: QtBot) -> None:
+    composer = ComposerPanel()
+    qtbot.addWidget(composer)
+    bar = QWidget()
+    QVBoxLayout(bar).addWidget(QLabel("report.pdf", bar))
+    composer.place_attachments(bar)
+    bar.show()
+    composer.enter_edit_mode("m1", "Hello")  # the edit banner shows too: the bar goes under it
+    composer.resize(600, 300)
+    composer.show()
+    composer.layout().activate()
+    assert bar.parentWidget() is composer and bar.isVisible()
+    bar_bottom = bar.mapTo(composer, QPoint(0, bar.height())).y()
+    banner_bottom = composer.edit_banner.mapTo(composer, QPoint(0, 0)).y()
+    banner_bottom += composer.edit_banner.height()
+    edit_top = composer.edit.mapTo(composer, QPoint(0, 0)).y()
+    assert banner_bottom <= bar.mapTo(composer, QPoint(0, 0)).y()
+    assert bar_bottom <= edit_top
+    assert bar.height() > 0
 
 
 def test_an_empty_message_goes_only_with_files_attached(qtbot: QtBot) -> None:

@@ -17,7 +17,9 @@ from PySide6.QtWidgets import QWidget
 from app.core.errors import ParleyError
 from app.core.tools.approvals import ApprovalAnswer, bind_decision
 from app.services.events import ApprovalNeeded
-from app.services.workspace import Workspace
+from app.services.models.service import ModelService
+from app.services.runs import RunService
+from app.services.threads import ThreadService
 from app.ui.approvals.banner import RunBanner
 from app.ui.approvals.dialog import ToolApprovalDialog
 from app.ui.chat.viewmodel import ChatViewModel
@@ -30,14 +32,25 @@ __all__ = ["ApprovalController"]
 
 class ApprovalController(QObject):
     """Asks for the open thread's approvals in dialogs over ``window`` and keeps the run
-    banner; the window places :attr:`banner` and calls :meth:`dismiss` when it closes."""
+    banner; the window places :attr:`banner` and calls :meth:`dismiss` when it closes.
+
+    ``runs`` says what is pending and resumes or discards a cut-off run, ``threads`` names the
+    thread in the dialog and ``models`` describes the tools asked for."""
 
     def __init__(
-        self, workspace: Workspace, chat_vm: ChatViewModel, notifier: Notifier, window: QWidget
+        self,
+        runs: RunService,
+        threads: ThreadService,
+        models: ModelService,
+        chat_vm: ChatViewModel,
+        notifier: Notifier,
+        window: QWidget,
     ) -> None:
         super().__init__(window)
         self._notifier = notifier
-        self.workspace = workspace
+        self.runs = runs
+        self.threads = threads
+        self.models = models
         self.chat_vm = chat_vm
         self.banner = RunBanner(window)
         self.dialog: ToolApprovalDialog | None = None
@@ -73,18 +86,18 @@ class ApprovalController(QObject):
     async def _still_pending(self, approval: ApprovalNeeded) -> bool:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return False
-        if self.workspace.runs.is_running(approval.thread_id):
+        if self.runs.is_running(approval.thread_id):
             return False
-        pending = await self.workspace.runs.pending_approvals(approval.thread_id)
+        pending = await self.runs.pending_approvals(approval.thread_id)
         return any(p.interrupt_id == approval.interrupt_id for p in pending)
 
     async def _ask_now(self, approval: ApprovalNeeded) -> None:
         try:
-            thread = await self.workspace.threads.get(approval.thread_id)
+            thread = await self.threads.get(approval.thread_id)
             title = thread.title
         except ParleyError:
             title = ""
-        tools = {r.tool: self.workspace.models.offered_tool(r.tool) for r in approval.requests}
+        tools = {r.tool: self.models.offered_tool(r.tool) for r in approval.requests}
         parent = self.parent()
         assert isinstance(parent, QWidget)
         dialog = ToolApprovalDialog(
@@ -116,7 +129,7 @@ class ApprovalController(QObject):
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return
-        if self.workspace.runs.is_running(approval.thread_id):
+        if self.runs.is_running(approval.thread_id):
             return  # answered elsewhere (another window, the terminal) and running again
         names = ", ".join(sorted({r.tool for r in approval.requests}))
         self.banner.show_run(
@@ -135,7 +148,7 @@ class ApprovalController(QObject):
 
     async def _opened(self, thread_id: str) -> None:
         self.banner.clear()
-        if await self.workspace.runs.is_cut_off(thread_id) and self.chat_vm.thread_id == thread_id:
+        if await self.runs.is_cut_off(thread_id) and self.chat_vm.thread_id == thread_id:
             self.banner.show_run(
                 "cut_off",
                 "This thread's last run was cut off: Parley or the computer stopped while it "
@@ -151,7 +164,7 @@ class ApprovalController(QObject):
         """Continue the cut-off run of ``thread_id``."""
         self.banner.clear("cut_off")
         try:
-            await self.workspace.runs.resume_cut_off(thread_id)
+            await self.runs.resume_cut_off(thread_id)
         except ParleyError as exc:
             self._notifier.show(str(exc), level="error")
 
@@ -159,7 +172,7 @@ class ApprovalController(QObject):
         """End the cut-off run of ``thread_id`` without running more."""
         self.banner.clear("cut_off")
         try:
-            await self.workspace.runs.discard_cut_off(thread_id)
+            await self.runs.discard_cut_off(thread_id)
         except ParleyError as exc:
             self._notifier.show(str(exc), level="error")
             return

@@ -2,8 +2,9 @@
 
 The window builds one after its widgets exist, handing it the attachment service, the chat's
 view model, the chat view, the composer and the widgets files may be dropped on; it owns the
-tray of pending attachments, the drop/paste/dialog intake, the thumbnail cache the chat draws
-from, and the media actions behind the chat's ``media:`` links. The window wires its slots
+tray of pending attachments (whose bar the window places in the composer), the
+drop/paste/dialog intake, the thumbnail cache the chat draws from, and the media actions
+behind the chat's ``media:`` links. The window wires its slots
 (:meth:`WindowAttachments.on_link`, :meth:`WindowAttachments.extend_menu`) to the chat.
 """
 
@@ -63,7 +64,7 @@ class WindowAttachments(QObject):
         self._chat = chat
         self._notifier = notifier
         stack, empty = drop_targets
-        self.tray = AttachmentTray(service, composer.attachment_bar, chat_vm.thread_model, self)
+        self.tray = AttachmentTray(service, chat_vm.thread_model, self)
         self.intake = AttachmentIntake(self.tray, stack, composer.edit, self)
         self.intake.watch(chat.viewport(), empty, composer.edit.viewport())
         self.intake.on_tooltip = self._tooltip

@@ -1,11 +1,12 @@
-"""``AttachmentTray``: the attachments waiting to be sent, shown as chips in ``attachmentBar``.
+"""``AttachmentTray``: the attachments waiting to be sent, shown as chips in its own
+``attachmentBar`` (:attr:`AttachmentTray.bar`), which the window hands to the composer to place.
 
 Files come from a drop, a paste or the file dialog (:meth:`AttachmentTray.add`); each gets a
-chip at once, and is read one after another off the event loop through the workspace's
-:class:`~app.services.attachments.AttachmentService`. A file that cannot be attached loses its
-chip and gets one line (its name and the reason) under the chips; the others attach all the
-same. Cancelling a file stores nothing of it. Before sending, the tray says which attachments
-the thread's model will not see.
+chip at once, and is read one after another off the event loop through the
+:class:`~app.services.attachments.AttachmentService` it is handed. A file that cannot be
+attached loses its chip and gets one line (its name and the reason) under the chips; the others
+attach all the same. Cancelling a file stores nothing of it. Before sending, the tray says
+which attachments the thread's model will not see.
 """
 
 from __future__ import annotations
@@ -59,14 +60,18 @@ class AttachmentTray(QObject):
     def __init__(
         self,
         service: AttachmentService,
-        bar: QWidget,
         model_spec: Callable[[], Awaitable[str | None]],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
         self._spec = model_spec
-        self.bar = bar
+        self.bar = QWidget()
+        """The chips, the files that could not be attached and what the model will not see;
+        hidden while empty. Whoever lays the window out places it (the composer does)."""
+        self.bar.setObjectName("attachmentBar")
+        self.bar.setAccessibleName("Attachments")
+        self.bar.hide()
         self.chips: list[AttachmentChip] = []
         self._pending: dict[AttachmentChip, _Pending] = {}
         self._unshown: list[list[Source]] = []
@@ -77,6 +82,10 @@ class AttachmentTray(QObject):
         self.fit_notes: list[str] = []
         """What the thread's model will not see of the attachments, said before sending."""
 
+        self._build(self.bar)
+        self._update()
+
+    def _build(self, bar: QWidget) -> None:
         bar.setStyleSheet(CHIP_SHEET % {"accent": ACCENT})
         content = QWidget(bar)
         column = QVBoxLayout(content)
@@ -106,10 +115,9 @@ class AttachmentTray(QObject):
         self.fit_label.setWordWrap(True)
         self.fit_label.setStyleSheet("color: #b7791f;")
         column.addWidget(self.fit_label)
-        layout = bar.layout()
-        assert layout is not None
+        layout = QHBoxLayout(bar)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(content)
-        self._update()
 
     # Adding and removing -------------------------------------------------------------
 

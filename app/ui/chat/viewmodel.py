@@ -1,8 +1,9 @@
-"""``ChatViewModel``: what the chat view shows for the open thread, fed by workspace events.
+"""``ChatViewModel``: what the chat view shows for the open thread, fed by the event bus.
 
 It holds the :class:`MessageListModel`, pages older messages in on request, coalesces a
 streaming reply's updates to one repaint per frame, and turns the user's intents (send, stop,
-regenerate, edit, answer) into workspace calls. Widgets never call the workspace themselves.
+regenerate, edit, answer) into calls of the thread and run services it is handed. Widgets
+never call the services themselves.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock
+from app.services.bus import EventBus
 from app.services.events import (
     ApprovalNeeded,
     BudgetUpdated,
@@ -26,7 +28,9 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.problems import problem_of
-from app.services.workspace import Workspace
+from app.services.runs import RunService
+from app.services.settings.store import SettingsStore
+from app.services.threads import ThreadService
 from app.ui.chat.message_model import MessageListModel
 from app.ui.tasks import spawn
 
@@ -54,9 +58,18 @@ class ChatViewModel(QObject):
     replyFinished = Signal(str)
     """A reply in the open thread finished; the text is its first words (for announcing)."""
 
-    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        threads: ThreadService,
+        runs: RunService,
+        settings: SettingsStore,
+        events: EventBus,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
-        self.workspace = workspace
+        self.threads = threads
+        self.runs = runs
+        self.settings = settings
         self.model = MessageListModel(self)
         self.thread_id: str | None = None
         self._oldest: int | None = None
@@ -68,10 +81,10 @@ class ChatViewModel(QObject):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self._flush)
         self._statuses: dict[str, str] = {}
-        self._unsubscribe = workspace.events.subscribe(self._on_event)
+        self._unsubscribe = events.subscribe(self._on_event)
 
     def close(self) -> None:
-        """Stop listening to the workspace."""
+        """Stop listening to the event bus."""
         self._unsubscribe()
         self._flush_timer.stop()
 
@@ -80,12 +93,12 @@ class ChatViewModel(QObject):
         is open); ``None`` when the thread cannot be read."""
         thread_id = self.thread_id
         if thread_id is None:
-            return self.workspace.settings.current.default_model
+            return self.settings.current.default_model
         try:
-            thread = await self.workspace.threads.get(thread_id)
+            thread = await self.threads.get(thread_id)
         except ParleyError:
             return None
-        return thread.model or self.workspace.settings.current.default_model
+        return thread.model or self.settings.current.default_model
 
     # Opening and paging --------------------------------------------------------------
 
@@ -93,15 +106,15 @@ class ChatViewModel(QObject):
         """Show the newest page of ``thread_id``."""
         self.thread_id = thread_id
         self._pending.clear()
-        page = await self.workspace.threads.read_messages(thread_id, limit=PAGE)
+        page = await self.threads.read_messages(thread_id, limit=PAGE)
         if self.thread_id != thread_id:
             return  # the user moved on while it loaded
         self.model.reset(page.messages)
         self._oldest, self._has_more = page.first_position, page.has_more
         self.threadOpened.emit(thread_id)
         self.statusChanged.emit(self.status())
-        for approval in await self.workspace.runs.pending_approvals(thread_id):
-            if self.thread_id == thread_id and not self.workspace.runs.is_running(thread_id):
+        for approval in await self.runs.pending_approvals(thread_id):
+            if self.thread_id == thread_id and not self.runs.is_running(thread_id):
                 self.approvalNeeded.emit(approval)
 
     def clear(self) -> None:
@@ -120,9 +133,7 @@ class ChatViewModel(QObject):
         thread_id = self.thread_id
         self._loading_older = True
         try:
-            page = await self.workspace.threads.read_messages(
-                thread_id, before=self._oldest, limit=PAGE
-            )
+            page = await self.threads.read_messages(thread_id, before=self._oldest, limit=PAGE)
         finally:
             self._loading_older = False
         if self.thread_id != thread_id:
@@ -136,7 +147,7 @@ class ChatViewModel(QObject):
         """The open thread's run status."""
         if self.thread_id is None:
             return "idle"
-        if self.workspace.runs.is_running(self.thread_id):
+        if self.runs.is_running(self.thread_id):
             return "running"
         return self._statuses.get(self.thread_id, "idle")
 
@@ -148,18 +159,16 @@ class ChatViewModel(QObject):
         """Send ``text`` (and attached ``blocks``) to the open thread; False (and a problem
         shown) when refused."""
         if self.thread_id is None:
-            thread = await self.workspace.threads.create()
+            thread = await self.threads.create()
             await self.open_thread(thread.id)
         assert self.thread_id is not None
-        return await self._attempt(
-            self.workspace.runs.send(self.thread_id, text, blocks, notes=notes)
-        )
+        return await self._attempt(self.runs.send(self.thread_id, text, blocks, notes=notes))
 
     async def regenerate(self) -> bool:
         """Answer the last user message again."""
         if self.thread_id is None:
             return False
-        return await self._attempt(self.workspace.runs.regenerate(self.thread_id))
+        return await self._attempt(self.runs.regenerate(self.thread_id))
 
     async def edit_and_resend(self, message_id: str, text: str) -> str | None:
         """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
@@ -168,29 +177,27 @@ class ChatViewModel(QObject):
         if not text.strip():
             return None
         try:
-            fork = await self.workspace.threads.fork_for_edit(self.thread_id, message_id)
+            fork = await self.threads.fork_for_edit(self.thread_id, message_id)
         except ParleyError as exc:
             self.problem.emit(problem_of(exc.kind or "invalid", str(exc)))
             return None
         await self.open_thread(fork.id)
-        await self._attempt(self.workspace.runs.send(fork.id, text, replace=message_id))
+        await self._attempt(self.runs.send(fork.id, text, replace=message_id))
         return fork.id
 
     async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
         """Continue ``thread_id`` with approval decisions."""
-        return await self._attempt(self.workspace.runs.answer(thread_id, answers))
+        return await self._attempt(self.runs.answer(thread_id, answers))
 
     async def delete_message(self, message_id: str) -> bool:
         """Remove a message from the open thread."""
         if self.thread_id is None:
             return False
-        return await self._attempt(
-            self.workspace.threads.delete_message(self.thread_id, message_id)
-        )
+        return await self._attempt(self.threads.delete_message(self.thread_id, message_id))
 
     def stop(self) -> bool:
         """Stop the open thread's reply."""
-        return self.thread_id is not None and self.workspace.runs.stop(self.thread_id)
+        return self.thread_id is not None and self.runs.stop(self.thread_id)
 
     async def _attempt(self, starting: Any) -> bool:
         try:
@@ -248,8 +255,8 @@ class ChatViewModel(QObject):
 
     async def _reconcile(self, thread_id: str) -> None:
         """After a run, make the newest rows exactly what the store holds."""
-        page = await self.workspace.threads.read_messages(thread_id, limit=PAGE)
-        if self.thread_id != thread_id or self.workspace.runs.is_running(thread_id):
+        page = await self.threads.read_messages(thread_id, limit=PAGE)
+        if self.thread_id != thread_id or self.runs.is_running(thread_id):
             return
         shown = self.model.messages()[-len(page.messages) :] if page.messages else []
         if [m.message_id for m in shown] != [m.message_id for m in page.messages] or (

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError, UserError
 from app.services.mcp.actions import form_config, parse_headers, probe_server, save_http_server
-from app.services.workspace import Workspace
+from app.services.mcp.service import McpService
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask, text_dialog
 from app.ui.settings._labels import error_label, hint
@@ -92,13 +92,13 @@ def parse_env(text: str) -> dict[str, str]:
 
 
 class ServerDialog(QDialog):
-    """Add a server (``server`` is None) or edit one; saves through the workspace on OK."""
+    """Add a server (``server`` is None) or edit one; saves through ``mcp`` on OK."""
 
     def __init__(
-        self, workspace: Workspace, server: ServerInfo | None, parent: QWidget | None = None
+        self, mcp: McpService, server: ServerInfo | None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.workspace = workspace
+        self.mcp = mcp
         self.server = server
         self.setObjectName("mcpServerDialog")
         self.setWindowTitle("Edit MCP server" if server else "Add MCP server")
@@ -276,7 +276,7 @@ class ServerDialog(QDialog):
         """Keep ``value`` in the keyring and put ``variable={keyring:REF}`` in the environment."""
         server = self.name.text().strip() or "server"
         try:
-            reference = await self.workspace.mcp.store_secret(server, variable, value)
+            reference = await self.mcp.store_secret(server, variable, value)
         except ParleyError as exc:
             self._say(f"The secret was not kept: {exc}")
             return
@@ -307,9 +307,7 @@ class ServerDialog(QDialog):
             first, _, rest = value.strip().partition(" ")
             scheme, value = ("Bearer ", value.strip()) if not rest else (first + " ", rest)
         try:
-            reference = await self.workspace.mcp.store_secret(
-                server, header.replace("-", "_"), value
-            )
+            reference = await self.mcp.store_secret(server, header.replace("-", "_"), value)
         except ParleyError as exc:
             self._say(f"The secret was not kept: {exc}")
             return
@@ -331,7 +329,7 @@ class ServerDialog(QDialog):
                 args=parse_args(self.args.text()),
                 env=parse_env(self.env.toPlainText()),
             )
-        return await probe_server(self.workspace.mcp, server, limit=TEST_TIMEOUT)
+        return await probe_server(self.mcp, server, limit=TEST_TIMEOUT)
 
     async def test(self) -> None:
         """Start the server the form describes, list its tools and say how it went."""
@@ -354,7 +352,7 @@ class ServerDialog(QDialog):
         try:
             if self.is_http():
                 await save_http_server(
-                    self.workspace.mcp,
+                    self.mcp,
                     self.name.text().strip(),
                     self.url.text(),
                     parse_headers(self.headers.toPlainText()),
@@ -363,7 +361,7 @@ class ServerDialog(QDialog):
             else:
                 args = parse_args(self.args.text())
                 env = parse_env(self.env.toPlainText())
-                await self.workspace.mcp.save_server(
+                await self.mcp.save_server(
                     self.name.text().strip(), self.command.text(), args, env, replace=replace
                 )
         except (OSError, ParleyError) as exc:

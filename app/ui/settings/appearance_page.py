@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication, QButtonGroup, QRadioButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.workspace import Workspace
+from app.services.settings.preferences import Preferences
 from app.ui.settings._form import page_layout, result_label
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -22,8 +22,9 @@ class AppearancePage(SettingsPage):
     TITLE = "Appearance"
     OBJECT_NAME = "appearanceSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(self, self.TITLE, "Parley's colours. The change shows at once.")
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QRadioButton] = {}
@@ -40,17 +41,17 @@ class AppearancePage(SettingsPage):
 
     async def load(self) -> None:
         """Check the saved theme."""
-        button = self.buttons.get(self.workspace.preferences.theme, self.buttons["system"])
+        button = self.buttons.get(self.preferences.theme, self.buttons["system"])
         button.blockSignals(True)
         button.setChecked(True)
         button.blockSignals(False)
 
     async def choose(self, theme: str) -> None:
         """Apply ``theme`` now and keep it."""
-        if theme == self.workspace.preferences.theme:
+        if theme == self.preferences.theme:
             return
         try:
-            await self.workspace.preferences.set_theme(theme)
+            await self.preferences.set_theme(theme)
         except ParleyError as exc:
             self.message.setText(f"Not saved: {exc}.")
             return

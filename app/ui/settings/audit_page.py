@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.settings.preferences import DECISIONS, AuditRow, format_time
-from app.services.workspace import Workspace
+from app.services.settings.preferences import DECISIONS, AuditRow, Preferences, format_time
 from app.ui.settings._form import page_layout, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -31,8 +30,9 @@ class AuditPage(SettingsPage):
     TITLE = "Audit log"
     OBJECT_NAME = "auditSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -75,7 +75,7 @@ class AuditPage(SettingsPage):
 
     async def load(self) -> None:
         """Fill the table with the entries the filters let through."""
-        prefs = self.workspace.preferences
+        prefs = self.preferences
         chosen = self.tool.currentText()
         tools = sorted({r.tool for r in await prefs.audit()})
         self.tool.clear()

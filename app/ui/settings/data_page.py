@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError
 from app.core.sizes import human_size
-from app.services.data.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry
-from app.services.workspace import Workspace
+from app.services.data.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry, BackupService
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
@@ -42,8 +41,9 @@ class DataPage(SettingsPage):
     restore_requested = Signal(Path)
     """The user confirmed restoring this backup; the window closes the database and reopens."""
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, backups: BackupService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.backups = backups
         layout = page_layout(
             self,
             "Backups",
@@ -83,7 +83,7 @@ class DataPage(SettingsPage):
 
     async def load(self) -> None:
         """List the backups (each checked with SQLite's integrity check, off the loop)."""
-        service = self.workspace.backups
+        service = self.backups
         self.entries = await asyncio.to_thread(service.list)
         self.table.setRowCount(len(self.entries))
         for row, entry in enumerate(self.entries):
@@ -127,7 +127,7 @@ class DataPage(SettingsPage):
         self.backup_now.setEnabled(False)
         self.message.setText("Writing a backup…")
         try:
-            path = await asyncio.to_thread(self.workspace.backups.take)
+            path = await asyncio.to_thread(self.backups.take)
         except ParleyError as exc:
             self.message.setText(f"No backup was written: {exc}")
             return None

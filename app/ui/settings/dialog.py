@@ -1,7 +1,8 @@
 """``settingsDialog``: a list of pages on the left, the chosen page on the right.
 
-Each page is its own module under :mod:`app.ui.settings`; :data:`PAGES` lists them in order, so
-a new page is one import and one line here. Changes apply at once; the dialog only has Close.
+Each page is its own module under :mod:`app.ui.settings`; :func:`make_pages` builds them in
+order, each with the services it calls out of :class:`SettingsServices`, so a new page is one
+import and one line there. Changes apply at once; the dialog only has Close.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.workspace import Workspace
 from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.audit_page import AuditPage
 from app.ui.settings.data_page import DataPage
@@ -27,45 +27,46 @@ from app.ui.settings.models_page import ModelsPage
 from app.ui.settings.network_page import NetworkPage
 from app.ui.settings.page import SettingsPage
 from app.ui.settings.rules_page import RulesPage
+from app.ui.settings.services import SettingsServices
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
 
-__all__ = ["PAGES", "SettingsDialog"]
+__all__ = ["SettingsDialog", "SettingsServices", "make_pages"]
 
-PAGES: list[type[SettingsPage]] = [
-    ModelsPage,
-    KeysPage,
-    ToolsPage,
-    McpPage,
-    RulesPage,
-    AuditPage,
-    LimitsPage,
-    AppearancePage,
-    NetworkPage,
-    DataPage,
-]
-"""The dialog's pages, in the order the list shows them."""
+
+def make_pages(services: SettingsServices, parent: QWidget) -> list[SettingsPage]:
+    """The dialog's pages, in the order the list shows them, each given what it calls."""
+    s = services
+    return [
+        ModelsPage(s.preferences, parent),
+        KeysPage(s.preferences, parent),
+        ToolsPage(s.settings, s.tools, parent),
+        McpPage(s.mcp, s.events, parent),
+        RulesPage(s.preferences, parent),
+        AuditPage(s.preferences, parent),
+        LimitsPage(s.preferences, parent),
+        AppearancePage(s.preferences, parent),
+        NetworkPage(s.network, s.preferences, parent),
+        DataPage(s.backups, parent),
+    ]
 
 
 class SettingsDialog(QDialog):
     """The settings window (object name ``settingsDialog``); open it with ``open()``."""
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(self, services: SettingsServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
-        self.workspace = workspace
         self.list = QListWidget(self)
         self.list.setObjectName("settingsPageList")
         self.list.setAccessibleName("Settings pages")
         self.list.setFixedWidth(190)
         self.stack = QStackedWidget(self)
-        self.pages: list[SettingsPage] = []
-        for page_class in PAGES:
-            page = page_class(workspace, self.stack)
-            self.pages.append(page)
+        self.pages = make_pages(services, self.stack)
+        for page in self.pages:
             self.stack.addWidget(page)
-            self.list.addItem(page_class.TITLE)
+            self.list.addItem(page.TITLE)
         self.list.currentRowChanged.connect(self._show)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)

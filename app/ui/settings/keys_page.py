@@ -6,8 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.settings.preferences import KeyInfo
-from app.services.workspace import Workspace
+from app.services.settings.preferences import KeyInfo, Preferences
 from app.ui.settings._form import page_layout, result_label
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -25,8 +24,9 @@ class KeysPage(SettingsPage):
     TITLE = "API keys"
     OBJECT_NAME = "keysSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -47,12 +47,12 @@ class KeysPage(SettingsPage):
 
     async def load(self) -> None:
         """Say where keys are kept and list them."""
-        session_only, text = await self.workspace.preferences.keyring_message()
+        session_only, text = await self.preferences.keyring_message()
         self.status.setText(text)
         self.status.setProperty("warning", session_only)
         self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)
-        for key in await self.workspace.preferences.keys():
+        for key in await self.preferences.keys():
             self._row(key)
 
     def _row(self, key: KeyInfo) -> None:
@@ -89,7 +89,7 @@ class KeysPage(SettingsPage):
         value = edit.text()
         edit.clear()
         try:
-            self.message.setText(await self.workspace.preferences.set_key(ref, value))
+            self.message.setText(await self.preferences.set_key(ref, value))
         except ParleyError as exc:
             self.message.setText(f"Not saved: {exc}.")
             return False
@@ -99,7 +99,7 @@ class KeysPage(SettingsPage):
     async def delete(self, ref: str) -> bool:
         """Remove the key ``ref``."""
         try:
-            await self.workspace.preferences.delete_key(ref)
+            await self.preferences.delete_key(ref)
         except ParleyError as exc:
             self.message.setText(f"Not deleted: {exc}.")
             return False

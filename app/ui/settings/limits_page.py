@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
 
 from app.core.errors import ParleyError
-from app.services.workspace import Workspace
+from app.services.settings.preferences import Preferences
 from app.ui.settings._form import page_layout, result_label
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -21,8 +21,9 @@ class LimitsPage(SettingsPage):
     TITLE = "Limits"
     OBJECT_NAME = "limitsSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -65,7 +66,7 @@ class LimitsPage(SettingsPage):
 
     async def load(self) -> None:
         """Show the saved default limits."""
-        limits = self.workspace.preferences.default_limits
+        limits = self.preferences.default_limits
         for name, box in self.boxes.items():
             value = getattr(limits, name) or 0
             box.blockSignals(True)
@@ -76,7 +77,7 @@ class LimitsPage(SettingsPage):
         """Keep the limit ``name`` as shown in its box."""
         value = self.boxes[name].value()  # type: ignore[attr-defined]
         try:
-            await self.workspace.preferences.set_default_limits(**{name: value or None})
+            await self.preferences.set_default_limits(**{name: value or None})
         except ParleyError as exc:
             self.message.setText(f"Not saved: {exc}.")
             return

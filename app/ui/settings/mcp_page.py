@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
+from app.services.bus import EventBus
 from app.services.events import ToolsChanged, WorkspaceEvent
 from app.services.mcp.actions import (
     DEFAULT_POLICY,
@@ -33,7 +34,7 @@ from app.services.mcp.actions import (
     tool_policies,
 )
 from app.services.mcp.importing import ImportReport, shown_name
-from app.services.workspace import Workspace
+from app.services.mcp.service import McpService
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
@@ -90,15 +91,16 @@ class McpPage(SettingsPage):
     TITLE = "MCP servers"
     OBJECT_NAME = "mcpSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, mcp: McpService, events: EventBus, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mcp = mcp
         self.infos: list[ServerInfo] = []
         self._build_list()
         self._build_server_buttons()
         self._build_details()
         self._build_import()
         self._lay_out()
-        unsubscribe = workspace.events.subscribe(self._on_event)
+        unsubscribe = events.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
         self._fill([])
 
@@ -219,7 +221,7 @@ class McpPage(SettingsPage):
     async def load(self) -> None:
         """Show the configured servers as they are now."""
         try:
-            infos = await self.workspace.mcp.servers()
+            infos = await self.mcp.servers()
         except (OSError, ParleyError) as exc:
             self._say(str(exc))
             return
@@ -288,7 +290,7 @@ class McpPage(SettingsPage):
         self.policy.setEnabled(info.state != "invalid")
         self.test_button.setEnabled(info.state != "invalid")
         server_default = POLICIES.get(info.policy or "", "")
-        rows = tool_policies(self.workspace.mcp, info.name)
+        rows = tool_policies(self.mcp, info.name)
         for row in rows:
             item = QTreeWidgetItem(self.tools, [row.name, POLICIES[row.suggested], ""])
             item.setToolTip(0, row.description)
@@ -321,7 +323,7 @@ class McpPage(SettingsPage):
     async def _apply(self, server: str, policy: object, tool: str | None) -> None:
         chosen = policy if policy in POLICIES else None
         try:
-            await set_policy(self.workspace.mcp, server, chosen, tool)  # type: ignore[arg-type]
+            await set_policy(self.mcp, server, chosen, tool)  # type: ignore[arg-type]
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {server}: {exc}")
             return
@@ -336,8 +338,8 @@ class McpPage(SettingsPage):
         self.test_result.setProperty("server", info.name)
         self.test_result.setText("Starting the server…")
         try:
-            server = self.workspace.mcp.config.get(info.name)
-            names = await probe_server(self.workspace.mcp, server, limit=TEST_TIMEOUT)
+            server = self.mcp.config.get(info.name)
+            names = await probe_server(self.mcp, server, limit=TEST_TIMEOUT)
         except (OSError, ParleyError) as exc:
             text = str(exc)
             self.test_result.setText(f"Failed: {text[:1].upper()}{text[1:]}")
@@ -361,7 +363,7 @@ class McpPage(SettingsPage):
         try:
             plan = await read_servers_file(path)
             trust = bool(plan.claims) and bool(await ask(ClaimsDialog(plan.claims, self)))
-            report = await import_servers(self.workspace.mcp, plan, trust=trust)
+            report = await import_servers(self.mcp, plan, trust=trust)
         except (OSError, ParleyError) as exc:
             self.summary.hide()
             text = str(exc)
@@ -374,13 +376,13 @@ class McpPage(SettingsPage):
 
     async def add_server(self) -> None:
         """Open the add-server dialog; the list refreshes when it was saved."""
-        if await ask(ServerDialog(self.workspace, None, self)):
+        if await ask(ServerDialog(self.mcp, None, self)):
             await self.load()
 
     async def edit_server(self) -> None:
         """Open the selected server in the dialog."""
         info = self.selected()
-        if info is not None and await ask(ServerDialog(self.workspace, info, self)):
+        if info is not None and await ask(ServerDialog(self.mcp, info, self)):
             await self.load()
 
     async def remove_selected(self) -> None:
@@ -389,7 +391,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.mcp.remove_server(info.name)
+            await self.mcp.remove_server(info.name)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not remove {info.name}: {exc}")
             return
@@ -401,7 +403,7 @@ class McpPage(SettingsPage):
         if info is None:
             return
         try:
-            await self.workspace.mcp.set_server_enabled(info.name, on)
+            await self.mcp.set_server_enabled(info.name, on)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change {info.name}: {exc}")
             return

@@ -6,8 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.settings.preferences import Provider
-from app.services.workspace import Workspace
+from app.services.settings.preferences import Preferences, Provider
 from app.ui.settings._form import page_layout, result_label
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -27,8 +26,9 @@ class ModelsPage(SettingsPage):
     TITLE = "Models & providers"
     OBJECT_NAME = "modelsSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -71,15 +71,15 @@ class ModelsPage(SettingsPage):
         """Show the saved URLs."""
         for provider, edit in self.urls.items():
             if not edit.hasFocus():
-                edit.setText(self.workspace.preferences.url(provider))
+                edit.setText(self.preferences.url(provider))
 
     async def save_url(self, provider: Provider) -> None:
         """Keep the URL typed for ``provider`` (or say why not, keeping the old one)."""
         edit = self.urls[provider]
-        if edit.text().strip().rstrip("/") == self.workspace.preferences.url(provider):
+        if edit.text().strip().rstrip("/") == self.preferences.url(provider):
             return
         try:
-            clean = await self.workspace.preferences.set_url(provider, edit.text())
+            clean = await self.preferences.set_url(provider, edit.text())
         except ParleyError as exc:
             self._say(provider, f"Not saved: {exc}.")
             return
@@ -92,9 +92,7 @@ class ModelsPage(SettingsPage):
         button.setEnabled(False)
         self._say(provider, "Connecting…")
         try:
-            result = await self.workspace.preferences.test_connection(
-                provider, self.urls[provider].text()
-            )
+            result = await self.preferences.test_connection(provider, self.urls[provider].text())
         finally:
             button.setEnabled(True)
         self._say(provider, result.text)

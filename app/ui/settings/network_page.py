@@ -10,8 +10,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QTableWidgetItem, QWidget
 
 from app.core.netgate import Connection
-from app.services.network import address_of, byte_counts, outcome_of
-from app.services.workspace import Workspace
+from app.services.network import NetworkLedger, address_of, byte_counts, outcome_of
+from app.services.settings.preferences import Preferences
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -32,8 +32,12 @@ class NetworkPage(SettingsPage):
     TITLE = "Network"
     OBJECT_NAME = "networkSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(
+        self, network: NetworkLedger, preferences: Preferences, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.network = network
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -73,7 +77,7 @@ class NetworkPage(SettingsPage):
 
     async def load(self) -> None:
         """Show the offline choice and the ledger's newest connections."""
-        network = self.workspace.network
+        network = self.network
         self.offline.blockSignals(True)
         self.offline.setChecked(network.offline)
         self.offline.blockSignals(False)
@@ -107,7 +111,7 @@ class NetworkPage(SettingsPage):
 
     async def set_offline(self, offline: bool) -> None:
         """Turn offline mode on or off and keep the choice."""
-        await self.workspace.preferences.set_offline(offline)
+        await self.preferences.set_offline(offline)
         self.message.setText(
             "Offline: connections to other computers are refused."
             if offline

@@ -1,8 +1,10 @@
-"""What every settings page is: a widget with a title that fills itself from the workspace.
+"""What every settings page is: a widget with a title that fills itself from the services
+it is handed.
 
-Pages apply a change as soon as the user makes it (through the workspace's services), so the
-dialog has no OK/Cancel to forget; a change that fails says why on the page and keeps the old
-value.
+Each page takes the services it calls (the preferences, the settings store, the tools, the
+MCP servers, the network ledger or the backups) and applies a change as soon as the user makes
+it, so the dialog has no OK/Cancel to forget; a change that fails says why on the page and
+keeps the old value.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from PySide6.QtWidgets import QWidget
-
-from app.services.workspace import Workspace
 
 __all__ = ["SettingsPage"]
 
@@ -27,11 +27,10 @@ class SettingsPage(QWidget):
     TITLE: ClassVar[str] = ""
     OBJECT_NAME: ClassVar[str] = ""
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.workspace = workspace
         if self.OBJECT_NAME:
             self.setObjectName(self.OBJECT_NAME)
 
     async def load(self) -> None:
-        """Fill the page from the workspace (off the loop where it reads files)."""
+        """Fill the page from its services (off the loop where it reads files)."""

@@ -11,8 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.settings.preferences import RuleRow, format_time
-from app.services.workspace import Workspace
+from app.services.settings.preferences import Preferences, RuleRow, format_time
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -26,8 +25,9 @@ class RulesPage(SettingsPage):
     TITLE = "Approval rules"
     OBJECT_NAME = "rulesSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferences = preferences
         layout = page_layout(
             self,
             self.TITLE,
@@ -47,7 +47,7 @@ class RulesPage(SettingsPage):
 
     async def load(self) -> None:
         """List the rules."""
-        self.rules = await self.workspace.preferences.rules()
+        self.rules = await self.preferences.rules()
         self.table.setRowCount(len(self.rules))
         for row, rule in enumerate(self.rules):
             where = f"In “{rule.thread_title}”" if rule.thread_id else "Every thread"
@@ -64,7 +64,7 @@ class RulesPage(SettingsPage):
     async def revoke(self, rule: RuleRow) -> bool:
         """Remove ``rule``; the next call to its tool asks again."""
         try:
-            await self.workspace.preferences.revoke_rule(rule.tool, rule.thread_id)
+            await self.preferences.revoke_rule(rule.tool, rule.thread_id)
         except ParleyError as exc:
             self.message.setText(f"Not revoked: {exc}.")
             return False

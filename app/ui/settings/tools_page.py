@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.workspace import Workspace
+from app.services.settings.store import SettingsStore
+from app.services.workspace_tools import WorkspaceTools
 from app.ui.dialogs import ask
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
@@ -31,12 +32,16 @@ class ToolsPage(SettingsPage):
     TITLE = "Tools"
     OBJECT_NAME = "toolsSettingsPage"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(
+        self, settings: SettingsStore, tools: WorkspaceTools, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.tools = tools
         self._build_folders()
         self._build_network()
         self._lay_out()
-        self._show(self.workspace.settings.current.granted_folders)
+        self._show(self.settings.current.granted_folders)
 
     def _build_folders(self) -> None:
         self._title = heading("Folders the file tools may use", self)
@@ -101,7 +106,7 @@ class ToolsPage(SettingsPage):
 
     async def load(self) -> None:
         """Show the granted folders and the network policy from the settings."""
-        self._show(self.workspace.settings.current.granted_folders)
+        self._show(self.settings.current.granted_folders)
 
     def _show(self, folders: list[str]) -> None:
         current = self.folders.currentItem()
@@ -115,7 +120,7 @@ class ToolsPage(SettingsPage):
         self.empty.setVisible(not folders)
         self.folders.setVisible(bool(folders))
         self.private_network.blockSignals(True)
-        self.private_network.setChecked(self.workspace.settings.current.allow_private_network)
+        self.private_network.setChecked(self.settings.current.allow_private_network)
         self.private_network.blockSignals(False)
         self._update_buttons()
 
@@ -139,7 +144,7 @@ class ToolsPage(SettingsPage):
     async def add_folder(self, folder: str) -> None:
         """Grant ``folder``; a folder that is not there is refused with a sentence."""
         try:
-            folders = await self.workspace.tools.grant_folder(folder)
+            folders = await self.tools.grant_folder(folder)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not grant {folder}: {exc}")
             return
@@ -155,7 +160,7 @@ class ToolsPage(SettingsPage):
         if item is None:
             return
         try:
-            folders = await self.workspace.tools.revoke_folder(item.text())
+            folders = await self.tools.revoke_folder(item.text())
         except (OSError, ParleyError) as exc:
             self._say(f"Could not remove {item.text()}: {exc}")
             return
@@ -164,9 +169,9 @@ class ToolsPage(SettingsPage):
 
     async def _set_network(self, allowed: bool) -> None:
         try:
-            await self.workspace.tools.set_private_network(allowed)
+            await self.tools.set_private_network(allowed)
         except (OSError, ParleyError) as exc:
             self._say(f"Could not change the network setting: {exc}")
-            self._show(self.workspace.settings.current.granted_folders)
+            self._show(self.settings.current.granted_folders)
             return
         self._say("")

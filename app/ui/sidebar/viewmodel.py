@@ -5,9 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
+from app.services.bus import EventBus
 from app.services.events import ThreadsChanged, WorkspaceEvent
 from app.services.problems import problem_of
-from app.services.workspace import Workspace
+from app.services.threads import ThreadService
 from app.ui.sidebar.model import ThreadListModel, row_of_hit, row_of_summary
 from app.ui.tasks import spawn
 
@@ -27,9 +28,11 @@ class ThreadsViewModel(QObject):
     """No deletion is waiting for Undo any more."""
     refreshed = Signal()
 
-    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+    def __init__(
+        self, threads: ThreadService, events: EventBus, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
-        self.workspace = workspace
+        self.threads = threads
         self.model = ThreadListModel(self)
         self.model.renameRequested.connect(lambda tid, title: spawn(self.rename(tid, title)))
         self.query = ""
@@ -42,10 +45,10 @@ class ThreadsViewModel(QObject):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(120)
         self._refresh_timer.timeout.connect(lambda: spawn(self.refresh()))
-        self._unsubscribe = workspace.events.subscribe(self._on_event)
+        self._unsubscribe = events.subscribe(self._on_event)
 
     def close(self) -> None:
-        """Stop listening to the workspace (a pending delete still waits for
+        """Stop listening to the event bus (a pending delete still waits for
         :meth:`commit_delete`)."""
         self._unsubscribe()
         self._refresh_timer.stop()
@@ -58,7 +61,7 @@ class ThreadsViewModel(QObject):
         """Load the threads (or the search hits, while searching)."""
         query = self.query
         if query.strip():
-            hits = await self.workspace.threads.search(query)
+            hits = await self.threads.search(query)
             if query == self.query:
                 seen: set[str] = set()
                 rows = []
@@ -68,7 +71,7 @@ class ThreadsViewModel(QObject):
                         rows.append(row_of_hit(hit))
                 self.model.set_rows(rows)
         else:
-            summaries = await self.workspace.threads.list_all()
+            summaries = await self.threads.list_all()
             if not self.query.strip():
                 self.model.set_rows([row_of_summary(s) for s in summaries])
         self.refreshed.emit()
@@ -81,7 +84,7 @@ class ThreadsViewModel(QObject):
     async def rename(self, thread_id: str, title: str) -> None:
         """Rename a thread."""
         try:
-            await self.workspace.threads.rename(thread_id, title)
+            await self.threads.rename(thread_id, title)
         except ParleyError as exc:
             self.problem.emit(problem_of("invalid", str(exc)))
             await self.refresh()
@@ -109,7 +112,7 @@ class ThreadsViewModel(QObject):
         self._undo_timer.stop()
         if thread_id is not None:
             try:
-                await self.workspace.threads.delete(thread_id)
+                await self.threads.delete(thread_id)
             except ParleyError as exc:
                 self.problem.emit(problem_of("storage", str(exc)))
             self.model.set_hidden(set())

@@ -93,7 +93,7 @@ class ToolsButton(QPushButton):
             self.menu_.setActiveAction(first)
 
     def rebuild(self) -> None:
-        """Fill the menu from the workspace: a section per group, a checkable entry per tool."""
+        """Fill the menu from the tools service: a section per group, a checkable entry per tool."""
         menu = self.menu_
         menu.clear()
         thread = self._thread_id()
@@ -176,5 +176,5 @@ class ToolsButton(QPushButton):
         self.refresh()
 
     def close_subscription(self) -> None:
-        """Stop listening to the workspace (the window is closing)."""
+        """Stop listening to the event bus (the window is closing)."""
         self._unsubscribe()

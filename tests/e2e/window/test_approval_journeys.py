@@ -28,7 +28,7 @@ def note_call(path: Path, content: str = "Pack a jacket", call_id: str = "c1") -
 async def finished(window: object) -> None:
     vm = window.chat_vm  # type: ignore[attr-defined]
     await wait_until(
-        lambda: vm.thread_id and not vm.workspace.runs.is_running(vm.thread_id),
+        lambda: vm.thread_id and not vm.runs.is_running(vm.thread_id),
         what="the run to end",
     )
 

@@ -46,7 +46,7 @@ def visible(parent: QWidget, cls: type[QDialog]) -> QDialog | None:
 
 
 async def shown_page(workspace: Workspace) -> McpPage:
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     await workspace.mcp.wait_started()
     await page.load()
@@ -74,7 +74,7 @@ def tool_rows(page: McpPage) -> list[tuple[str, str, str]]:
 async def test_an_http_server_with_a_keyring_token_is_added_tested_and_runs(
     workspace: Workspace, http_demo: HttpDemo
 ) -> None:
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     page.add_button.click()
     dialog = await wait_until(lambda: visible(page, ServerDialog), what="the server dialog")
@@ -113,8 +113,8 @@ async def test_an_http_server_with_a_keyring_token_is_added_tested_and_runs(
 
 
 async def test_a_bad_address_is_one_sentence_and_nothing_is_saved(workspace: Workspace) -> None:
-    page = McpPage(workspace)
-    dialog = ServerDialog(workspace, None, page)
+    page = McpPage(workspace.mcp, workspace.events)
+    dialog = ServerDialog(workspace.mcp, None, page)
     dialog.name.setText("web")
     dialog.kind.setCurrentIndex(1)
     dialog.url.setText("ftp://example.com/mcp")

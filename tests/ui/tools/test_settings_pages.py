@@ -34,7 +34,7 @@ def open_dialog(page: QWidget, cls: type[QDialog]) -> QDialog | None:
 
 async def add_dialog(workspace: Workspace, args: str) -> tuple[McpPage, ServerDialog]:
     """The MCP page with its Add dialog open and filled in for the demo server."""
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     page.add_button.click()
     dialog = await wait_until(lambda: open_dialog(page, ServerDialog), what="the server dialog")
@@ -49,7 +49,7 @@ async def test_a_folder_is_granted_through_the_folder_dialog_and_removed(
 ) -> None:
     folder = tmp_path / "projects"
     folder.mkdir()
-    page = ToolsPage(workspace)
+    page = ToolsPage(workspace.settings, workspace.tools)
     page.show()
     await page.load()
     assert not page.folders.isVisible() and page.empty.isVisible()
@@ -74,7 +74,7 @@ async def test_a_folder_is_granted_through_the_folder_dialog_and_removed(
 async def test_a_missing_folder_is_refused_with_a_sentence(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    page = ToolsPage(workspace)
+    page = ToolsPage(workspace.settings, workspace.tools)
     page.show()
     await page.add_folder(str(tmp_path / "gone"))
     assert page.error.isVisible()
@@ -87,7 +87,7 @@ async def test_a_missing_folder_is_refused_with_a_sentence(
 
 
 async def test_the_network_policy_is_saved_at_once(workspace: Workspace) -> None:
-    page = ToolsPage(workspace)
+    page = ToolsPage(workspace.settings, workspace.tools)
     page.show()
     assert not page.private_network.isChecked()
     page.private_network.click()
@@ -101,7 +101,7 @@ async def test_the_network_policy_is_saved_at_once(workspace: Workspace) -> None
 async def test_a_server_is_added_runs_lists_its_tools_is_switched_off_and_removed(
     workspace: Workspace,
 ) -> None:
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     await page.load()
     assert page.empty.isVisible()
@@ -141,7 +141,7 @@ async def test_a_failing_server_shows_why(workspace: Workspace) -> None:
     await workspace.mcp.save_server(
         "broken", sys.executable, [str(DEMO), "--exit-at-start", "the token is missing"]
     )
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     await workspace.mcp.wait_started()
     await page.load()
@@ -184,7 +184,7 @@ async def test_bad_arguments_and_environment_say_what_is_wrong(workspace: Worksp
 async def test_editing_a_server_keeps_what_the_form_does_not_show(workspace: Workspace) -> None:
     await workspace.mcp.save_server("demo", sys.executable, [str(DEMO)])
     workspace.mcp.config.edit("demo", policy="approval", disabled=True)
-    page = McpPage(workspace)
+    page = McpPage(workspace.mcp, workspace.events)
     page.show()
     await page.load()
     page.edit_button.click()

@@ -1,0 +1,36 @@
+"""``SettingsServices``: the services the settings pages call, handed to the settings dialog,
+which gives each page only the ones it uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.services.bus import EventBus
+from app.services.data.backups import BackupService
+from app.services.mcp.service import McpService
+from app.services.network import NetworkLedger
+from app.services.settings.preferences import Preferences
+from app.services.settings.store import SettingsStore
+from app.services.workspace_tools import WorkspaceTools
+
+__all__ = ["SettingsServices"]
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsServices:
+    """What the pages of the settings dialog call, and nothing else."""
+
+    preferences: Preferences
+    """Connections, keys, rules, the audit log, limits, the theme and offline mode."""
+    settings: SettingsStore
+    """The current settings the tools page shows (granted folders, private network)."""
+    tools: WorkspaceTools
+    """Granting and revoking folders, the private-network switch."""
+    mcp: McpService
+    """The MCP servers page and its server dialog."""
+    events: EventBus
+    """The bus the MCP servers page follows for servers starting and stopping."""
+    network: NetworkLedger
+    """The network page's ledger and offline state."""
+    backups: BackupService
+    """The data page's backups."""
