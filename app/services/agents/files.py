@@ -140,8 +140,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _parse(data: bytes) -> dict[str, Any]:
     if len(data) > MAX_FILE_BYTES:
         raise AgentFileError(
-            f"The file is {len(data) // 1024:,} KB; an agent file is at most "
-            f"{MAX_FILE_BYTES // 1024} KB, so it was not read."
+            f"The file is larger than {MAX_FILE_BYTES // 1024} KB, the most an agent file may "
+            "be, so it was not read."
         )
     try:
         text = data.decode("utf-8")

@@ -88,6 +88,10 @@ class AgentService:
         assert found is not None, "the built-in agent is always there"
         return found
 
+    async def thread_counts(self) -> dict[str, int]:
+        """How many threads each agent runs, by agent id."""
+        return await self._store.agent_thread_counts()
+
     def named(self, agent_id: str) -> str:
         """The name of the agent with ``agent_id`` as last read ("Parley" when unknown)."""
         return next((a.name for a in self.cached if a.id == agent_id), "Parley")
