@@ -163,6 +163,11 @@ class ComposerPanel(QFrame):
             previous = button
         self.setTabOrder(previous, self.send_button)
 
+    def address(self, name: str) -> None:
+        """Say whom a message goes to (the thread's agent) in the empty message box."""
+        if not self.edit.isReadOnly():
+            self.edit.setPlaceholderText(f"Message {name}…   (Enter sends, Shift+Enter new line)")
+
     def set_hint(self, text: str) -> None:
         """Say ``text`` beside the buttons (a reply running, a message held)."""
         self.hint.setText(text)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
-from app.services.events import ThreadsChanged, WorkspaceEvent
+from app.services.agents import BUILTIN_AGENT_ID
+from app.services.events import AgentsChanged, ThreadsChanged, WorkspaceEvent
+from app.services.hidden_chars import mark_hidden
 from app.services.problems import problem_of
+from app.services.threads import ThreadSummary
 from app.services.workspace import Workspace
 from app.ui.sidebar.model import ThreadListModel, row_of_hit, row_of_summary
 from app.ui.tasks import spawn
@@ -27,9 +32,16 @@ class ThreadsViewModel(QObject):
     """No deletion is waiting for Undo any more."""
     refreshed = Signal()
 
-    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        parent: QObject | None = None,
+        *,
+        agent_names: Callable[[str], str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.workspace = workspace
+        self._agent_names = agent_names
         self.model = ThreadListModel(self)
         self.model.renameRequested.connect(lambda tid, title: spawn(self.rename(tid, title)))
         self.query = ""
@@ -51,7 +63,8 @@ class ThreadsViewModel(QObject):
         self._refresh_timer.stop()
 
     def _on_event(self, event: WorkspaceEvent) -> None:
-        if isinstance(event, ThreadsChanged) and not self._refresh_timer.isActive():
+        changed = isinstance(event, ThreadsChanged | AgentsChanged)
+        if changed and not self._refresh_timer.isActive():
             self._refresh_timer.start()
 
     async def refresh(self) -> None:
@@ -70,8 +83,14 @@ class ThreadsViewModel(QObject):
         else:
             summaries = await self.workspace.threads.list_all()
             if not self.query.strip():
-                self.model.set_rows([row_of_summary(s) for s in summaries])
+                self.model.set_rows([row_of_summary(s, self._agent_of(s)) for s in summaries])
         self.refreshed.emit()
+
+    def _agent_of(self, summary: ThreadSummary) -> str:
+        """The name of the summary's agent, or nothing for Parley."""
+        if self._agent_names is None or summary.thread.agent_id == BUILTIN_AGENT_ID:
+            return ""
+        return mark_hidden(self._agent_names(summary.thread.agent_id))
 
     async def search(self, text: str) -> None:
         """Show the threads whose messages match ``text`` (all threads when blank)."""
