@@ -18,6 +18,9 @@ from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["Header", "PickerCommand"]
 
+AGENT_WIDTH = 160
+"""The widest the agent's name is shown beside the title (longer names are elided)."""
+
 
 class PickerCommand(Enum):
     """The picker's entries that are not models: what choosing each asks for."""
@@ -108,12 +111,16 @@ class Header(QFrame):
         layout.addWidget(self.budget)
         layout.addWidget(self.picker)
 
-    def show_agent(self, name: str, description: str = "", model: str | None = None) -> None:
-        """Show the thread's agent beside its title; an agent with a model of its own keeps
-        the picker on that model (its editor changes it)."""
-        self.agent.setText(mark_hidden(name))
-        self.agent.setToolTip(mark_hidden(description or name))
-        self.agent.setVisible(bool(name))
+    def show_agent(
+        self, name: str, description: str = "", model: str | None = None, *, own: bool = True
+    ) -> None:
+        """Show the thread's agent beside its title (not for "Parley", ``own`` false); an
+        agent with a model of its own keeps the picker on that model (its editor changes it)."""
+        shown = mark_hidden(name)
+        metrics = self.agent.fontMetrics()
+        self.agent.setText(metrics.elidedText(shown, Qt.TextElideMode.ElideRight, AGENT_WIDTH))
+        self.agent.setToolTip(mark_hidden(f"{name} — {description}" if description else name))
+        self.agent.setVisible(bool(name) and own)
         self._locked = model
         self.picker.setEnabled(model is None)
         self.picker.setToolTip(

@@ -333,7 +333,7 @@ class MainWindow(QMainWindow):
     async def _show_agent(self, thread_id: str) -> None:
         """Show the thread's agent: header, replies' author, message box, starters."""
         agent = await self.workspace.agents.for_thread(await self.workspace.threads.get(thread_id))
-        self.header.show_agent(agent.name, agent.description, agent.model)
+        self.header.show_agent(agent.name, agent.description, agent.model, own=not agent.builtin)
         self.chat.delegate.author = name = mark_hidden(agent.name)
         self.chat.viewport().update()
         self.composer.address(name)
