@@ -88,6 +88,11 @@ class AgentService:
         assert found is not None, "the built-in agent is always there"
         return found
 
+    async def delegates_of(self, agent: Agent) -> builtins.list[Agent]:
+        """The agents ``agent`` may ask, in its order (names no longer here left out)."""
+        by_key = {a.key: a for a in await self.list()}
+        return [by_key[k] for k in (agent_key(d) for d in agent.delegates) if k in by_key]
+
     async def thread_counts(self) -> dict[str, int]:
         """How many threads each agent runs, by agent id."""
         return await self._store.agent_thread_counts()

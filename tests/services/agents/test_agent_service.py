@@ -70,6 +70,7 @@ async def test_a_loop_and_a_chain_too_deep_are_refused_when_saved(tmp_path: Path
             await ws.agents.add(Agent(name="E", delegates=("D",)))
         assert {x.name for x in await ws.agents.list()} == {"Parley", "A", "B", "C", "D"}
         assert (await ws.agents.get("a")).delegates == ("B",)
+        assert [x.name for x in await ws.agents.delegates_of(d)] == ["C"]
         assert a.id and c.id and d.id
     finally:
         await ws.aclose()
