@@ -1,7 +1,8 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
 dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
 approval dialog; a run paused at its budget and the settings dialog
-(``packaging/_dialog_shots.py``); and a thread with every kind of attachment
+(``packaging/_dialog_shots.py``); the agents and the agent editor
+(``packaging/_agent_shots.py``); and a thread with every kind of attachment
 (``attachments_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
@@ -119,6 +120,14 @@ def main(out_dir: Path) -> int:
         check=True,
         cwd=ROOT,
     )
+    # the agents in the sidebar and the agent editor
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging/_agent_shots.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "agents.png")
+    print(out_dir / "agent-editor.png")
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
     print(out_dir / "backups.png")

@@ -38,6 +38,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     chat.add_argument("--thread", help="continue this thread instead of starting a new one")
     chat.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="start the thread with this agent (with --thread: the thread's agent from now on)",
+    )
+    chat.add_argument(
         "--attach",
         action="append",
         default=[],
@@ -125,15 +130,17 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     async with open_session(
         args.data_dir, model, interactive=True, tools=args.tools, on_event=printer
     ) as s:
+        args.agent_id = await _choose_agent(s, args)
         if args.thread:
             await _choose_thread_model(s, args.thread, args.model)
         else:
-            await s.workspace.models.check(model)  # a model that cannot be used makes no thread
+            # a model that cannot be used makes no thread
+            await s.workspace.models.check(await _agent_model(s, args.agent_id) or model)
         if args.resume:
             outcome = await s.chat.resume(args.thread)
             return _report(outcome, out, err, args.thread)
         if args.prompt is None:
-            return await _repl(s, args.thread, out, err)
+            return await _repl(s, args.thread, out, err, args.agent_id)
         return await _one_turn(s, args, out, err)
 
 
@@ -159,12 +166,30 @@ async def _one_turn(session: Session, args: argparse.Namespace, out: TextIO, err
     notes: list[str] = []
     if args.attach:
         blocks, notes = await _attach_files(session, args, err)
-    thread_id = args.thread or (await session.chat.new_thread(args.prompt)).id
+    thread_id = args.thread or (await _new_thread(session, args.prompt, args.agent_id)).id
     outcome = await session.chat.send(thread_id, args.prompt, blocks, notes=notes)
     code = _report(outcome, out, err, thread_id)
     if not args.thread:
         err.write(f"(thread {thread_id})\n")
     return code
+
+
+async def _choose_agent(session: Session, args: argparse.Namespace) -> str | None:
+    """The id of the agent ``--agent`` names (``None`` without it); with ``--thread`` the
+    thread runs on it from now on."""
+    name = getattr(args, "agent", None)
+    if not name:
+        return None
+    agent = await session.workspace.agents.get(as_text(name))
+    if args.thread:
+        await session.workspace.threads.set_agent(args.thread, agent.id)
+    return agent.id
+
+
+async def _agent_model(session: Session, agent_id: str | None) -> str | None:
+    """The model of the agent ``agent_id`` when it has one of its own."""
+    agent = await session.workspace.agents.by_id(agent_id) if agent_id else None
+    return agent.model if agent is not None else None
 
 
 async def _choose_thread_model(session: Session, thread_id: str, model: str | None) -> None:
@@ -195,7 +220,20 @@ async def _attach_files(
     return list(got.blocks), left_out
 
 
-async def _repl(session: Session, thread_id: str | None, out: TextIO, err: TextIO) -> int:
+async def _new_thread(session: Session, text: str, agent_id: str | None) -> Any:
+    """A new thread titled after ``text``, on the agent ``agent_id`` (Parley when ``None``)."""
+    if agent_id is None:
+        return await session.chat.new_thread(text)
+    return await session.chat.new_thread(text, agent_id=agent_id)
+
+
+async def _repl(
+    session: Session,
+    thread_id: str | None,
+    out: TextIO,
+    err: TextIO,
+    agent_id: str | None = None,
+) -> int:
     from app.cli.stdin import read_line
 
     out.write(f"Parley on {session.model_spec}. Type /quit to leave.\n")
@@ -210,6 +248,6 @@ async def _repl(session: Session, thread_id: str | None, out: TextIO, err: TextI
         if not text:
             continue
         if thread_id is None:
-            thread_id = (await session.chat.new_thread(text)).id
+            thread_id = (await _new_thread(session, text, agent_id)).id
             err.write(f"(thread {thread_id})\n")
         _report(await session.chat.send(thread_id, text), out, err, thread_id)

@@ -58,12 +58,18 @@ class Conversation:
         self.budget = budget
         self._on_event = on_event
 
-    async def new_thread(self, first_text: str = "", *, model: str | None = None) -> Thread:
+    async def new_thread(
+        self, first_text: str = "", *, model: str | None = None, agent_id: str | None = None
+    ) -> Thread:
         """A new thread on ``model`` (the default model when not given), titled after
-        ``first_text``."""
+        ``first_text``, run by the agent ``agent_id`` (Parley when not given)."""
         from app.services.threads import title_of
 
-        return await self.workspace.threads.create(title=title_of(first_text), model=model)
+        if agent_id is None:
+            return await self.workspace.threads.create(title=title_of(first_text), model=model)
+        return await self.workspace.threads.create(
+            title=title_of(first_text), model=model, agent_id=agent_id
+        )
 
     async def send(
         self,

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from app.services.settings.file import AppSettings
 
 __all__ = [
+    "AgentsChanged",
     "ApprovalNeeded",
     "BudgetPaused",
     "BudgetUpdated",
@@ -70,6 +71,13 @@ class Remedy:
     action: Literal["retry", "set_key", "pick_model", "open_settings"]
     label: str
     target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentsChanged:
+    """The agents changed: one was added, edited or removed (``agent_id``), or any."""
+
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,5 +240,6 @@ WorkspaceEvent = (
     | ToolsChanged
     | SettingsChanged
     | KeysChanged
+    | AgentsChanged
 )
 """Every event a service emits."""

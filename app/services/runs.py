@@ -299,6 +299,7 @@ class RunService:
             )
 
         try:
+            config = await self._with_agent(config, thread_id)
             with listening_for_retries(on_retry):
                 async for event in agent.astream(graph_input, config):
                     self._forward(thread_id, event, streams)
@@ -342,6 +343,22 @@ class RunService:
             self._emit(RunStatusChanged(thread_id, status))
             self._emit(ThreadsChanged(thread_id))
         return state
+
+    async def _with_agent(self, config: RunConfig, thread_id: str) -> RunConfig:
+        """``config`` with the limits the thread's agent sets (over the settings' defaults, under
+        the workspace's own) and the permissions of the agent's tools."""
+        setup = await self._models.run_setup(await self.get_thread(thread_id))
+        if setup is None:
+            return config
+        base = self._run_config
+        limits = self.settings.default_limits.model_copy(
+            update={
+                **setup.limits.model_dump(exclude_none=True),
+                **base.limits.model_dump(exclude_none=True),
+            }
+        )
+        permissions = base.tool_permissions | frozenset(setup.permissions)
+        return replace(config, limits=limits, tool_permissions=permissions)
 
     def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
         if event.namespace:

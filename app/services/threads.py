@@ -19,7 +19,7 @@ from app.services.events import MessageRemoved, ThreadsChanged
 from app.services.models.downloads import ModelDownloads
 from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
-from app.store import ImportedThread, MessagePage, SearchHit, Store, Thread
+from app.store import BUILTIN_AGENT_ID, ImportedThread, MessagePage, SearchHit, Store, Thread
 
 __all__ = [
     "MessagePage",
@@ -110,11 +110,20 @@ class ThreadService:
         return await require_thread(self._store, thread_id)
 
     async def create(
-        self, *, title: str = "", model: str | None = None, system_prompt: str | None = None
+        self,
+        *,
+        title: str = "",
+        model: str | None = None,
+        system_prompt: str | None = None,
+        agent_id: str = BUILTIN_AGENT_ID,
     ) -> Thread:
-        """A new, empty thread on ``model`` (the default model when not given)."""
+        """A new, empty thread on ``model`` (the default model when not given), run by the
+        agent ``agent_id`` ("Parley", plain chat, when not given)."""
         thread = await self._store.create_thread(
-            title, model=model or self._settings.current.default_model, system_prompt=system_prompt
+            title,
+            model=model or self._settings.current.default_model,
+            system_prompt=system_prompt,
+            agent_id=agent_id,
         )
         self._events.emit(ThreadsChanged(thread.id))
         return thread
@@ -141,6 +150,13 @@ class ThreadService:
 
         parse_spec(spec)  # refuse a malformed spec before saving it
         thread = await self._store.update_thread(thread_id, model=spec)
+        self._events.emit(ThreadsChanged(thread_id))
+        return thread
+
+    async def set_agent(self, thread_id: str, agent_id: str) -> Thread:
+        """Run the thread's next turns with the agent ``agent_id``."""
+        self._runs.refuse_if_busy(thread_id)
+        thread = await self._store.set_thread_agent(thread_id, agent_id)
         self._events.emit(ThreadsChanged(thread_id))
         return thread
 

@@ -4,10 +4,11 @@ them — the one door the window and the terminal go through.
 Each seam is a small service of its own, given only what it needs (the store, the event bus,
 the settings store, its neighbours): ``threads`` (list, search, rename, delete, fork, export,
 import, pages of messages), ``runs`` (send, answer, stop, cut-off and budget pauses),
-``models`` (model and agent cache, choices, check, preload), ``settings`` (the typed settings
-with their change event), ``preferences`` (what the settings pages change), ``tools`` (the
-tools threads may switch on), ``mcp`` (the MCP servers behind some of them), ``downloads``,
-``data``, ``backups``, ``network`` and ``attachments``. Every event goes through ``events``.
+``models`` (model and agent cache, choices, check, preload), ``agents`` (the agents a
+person defines), ``settings`` (the typed settings with their change event), ``preferences``
+(what the settings pages change), ``tools`` (the tools threads may switch on), ``mcp`` (the
+MCP servers behind some of them), ``downloads``, ``data``, ``backups``, ``network`` and
+``attachments``. Every event goes through ``events``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
+from app.services.agents import AgentService
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
 from app.services.data.actions import DataActions
@@ -81,6 +83,13 @@ class Workspace:
         """The tools threads may switch on: built-in and the running MCP servers'."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
+        self.agents = AgentService(
+            store,
+            events=self.events,
+            settings=self.settings,
+            tool_names=lambda: [t.name for t in self.tools.available()],
+        )
+        """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
             resolve_model,
@@ -94,6 +103,7 @@ class Workspace:
             offered=tools,
             system_prompt=system_prompt,
             list_ollama=list_ollama,
+            agents=self.agents,
         )
         """Each model built once, each thread's agent, the picker's choices."""
         self.runs = RunService(

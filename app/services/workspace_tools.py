@@ -97,6 +97,16 @@ class WorkspaceTools:
         on = set(self.choices.enabled(thread_id))
         return [t for t in self.available() if t.name in on]
 
+    def named(self, names: Iterable[str]) -> list[Tool[..., Any]]:
+        """The tools called ``names`` that exist now, in the order given (an agent's tools)."""
+        by_name = {t.name: t for t in self.available()}
+        return [by_name[n] for n in dict.fromkeys(names) if n in by_name]
+
+    @staticmethod
+    def permissions_of(tools: Sequence[Tool[..., Any]]) -> list[str]:
+        """What a run grants so that ``tools`` may be called (approval still applies)."""
+        return list(permissions_of(tools))
+
     def permissions(self, thread_id: str) -> list[str]:
         """What the thread's run grants so that the tools it switched on may be called
         (approval still applies)."""

@@ -6,9 +6,10 @@ One SQLite file (WAL, versioned schema) in the data directory. Open it with
 """
 
 import app.store._no_numpy  # noqa: F401  (first: see its docstring)
+from app.store._agents import name_key as agent_name_key
 from app.store._approvals import fingerprint_args
 from app.store._export import ModelCheck
-from app.store._schema import SCHEMA_VERSION
+from app.store._schema import BUILTIN_AGENT_ID, SCHEMA_VERSION
 from app.store.checkpointer import SqliteCheckpointer
 from app.store.errors import (
     StoreClosedError,
@@ -21,6 +22,7 @@ from app.store.errors import (
 )
 from app.store.health import DatabaseHealth, check_database, database_files
 from app.store.models import (
+    AgentRecord,
     AllowRule,
     ApprovalRecord,
     ImportedThread,
@@ -34,7 +36,9 @@ from app.store.paths import database_path, resolve_data_dir
 from app.store.store import Store
 
 __all__ = [
+    "BUILTIN_AGENT_ID",
     "SCHEMA_VERSION",
+    "AgentRecord",
     "AllowRule",
     "ApprovalRecord",
     "DatabaseHealth",
@@ -54,6 +58,7 @@ __all__ = [
     "StoreSchemaTooNewError",
     "Thread",
     "ThreadOverview",
+    "agent_name_key",
     "check_database",
     "database_files",
     "database_path",

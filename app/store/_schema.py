@@ -9,7 +9,7 @@ import sqlite_utils
 
 from app.store.errors import StoreCorruptError, StoreSchemaTooNewError
 
-__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+__all__ = ["APPLICATION_ID", "BUILTIN_AGENT_ID", "MIGRATIONS", "SCHEMA_VERSION", "migrate"]
 
 APPLICATION_ID = 0x50524C59  # "PRLY": marks the file as Parley's
 """Written to ``PRAGMA application_id`` so a foreign SQLite file is never taken for ours."""
@@ -183,7 +183,49 @@ def _v6(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+BUILTIN_AGENT_ID = "parley"
+"""The id of "Parley", the built-in agent (plain chat, no tools) every thread has by default."""
+
+
+def _v7(db: sqlite_utils.Database) -> None:
+    # agents a person defines; "Parley" is built in, and every existing thread belongs to it
+    db.conn.execute(
+        "CREATE TABLE agents ("
+        " id TEXT PRIMARY KEY,"
+        " name TEXT NOT NULL,"
+        " name_key TEXT NOT NULL UNIQUE,"
+        " description TEXT NOT NULL DEFAULT '',"
+        " instructions TEXT NOT NULL DEFAULT '',"
+        " model TEXT,"
+        " tools TEXT NOT NULL DEFAULT '[]',"
+        " delegates TEXT NOT NULL DEFAULT '[]',"
+        " limits TEXT NOT NULL DEFAULT '{}',"
+        " starters TEXT NOT NULL DEFAULT '[]',"
+        " builtin INTEGER NOT NULL DEFAULT 0,"
+        " created_at REAL NOT NULL,"
+        " updated_at REAL NOT NULL"
+        ")"
+    )
+    db.conn.execute(
+        "INSERT INTO agents (id, name, name_key, description, created_at, updated_at, builtin)"
+        " VALUES (?, 'Parley', 'parley', 'Plain chat, no tools.', 0, 0, 1)",
+        (BUILTIN_AGENT_ID,),
+    )
+    db.conn.execute(
+        f"ALTER TABLE threads ADD COLUMN agent_id TEXT NOT NULL DEFAULT '{BUILTIN_AGENT_ID}'"
+    )
+    db.conn.execute("CREATE INDEX threads_by_agent ON threads(agent_id)")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    _v1,
+    _v2,
+    _v3,
+    _v4,
+    _v5,
+    _v6,
+    _v7,
+]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -16,6 +16,7 @@ from app.core.state.agent_state import AgentState
 from app.store import _checkpoints, _media
 from app.store._damage import role_in
 from app.store._db import flush_index, write_tx
+from app.store._schema import BUILTIN_AGENT_ID
 from app.store._snippet import SCAN_CHARS, make_snippet, matches_all
 from app.store._valid import check_text
 from app.store.models import SearchHit, Thread
@@ -25,7 +26,7 @@ __all__ = ["create", "delete", "fork", "get", "list_threads", "search", "update"
 _THREAD_COLUMNS = (
     "t.id, t.title, t.created_at, t.updated_at, t.model, t.system_prompt, t.archived, "
     "t.message_count, (SELECT count(*) FROM pending_interrupts p WHERE p.thread_id = t.id), "
-    "t.head_id"
+    "t.head_id, t.agent_id"
 )
 
 
@@ -41,6 +42,7 @@ def _thread(row: tuple[Any, ...]) -> Thread:
         message_count=row[7],
         pending_interrupts=row[8],
         head_checkpoint_id=row[9],
+        agent_id=row[10],
     )
 
 
@@ -64,6 +66,7 @@ def create_in(
     model: str | None,
     system_prompt: str | None,
     now: float | None = None,
+    agent_id: str = BUILTIN_AGENT_ID,
 ) -> Thread:
     """:func:`create` inside the caller's transaction."""
     for value, what in (
@@ -74,11 +77,13 @@ def create_in(
     ):
         check_text(value, what)
     at = time.time() if now is None else now
+    if conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)).fetchone() is None:
+        raise UserError(f"there is no agent {agent_id!r} to start the thread with")
     try:
         conn.execute(
-            "INSERT INTO threads (id, title, created_at, updated_at, model, system_prompt) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (tid, title, at, at, model, system_prompt),
+            "INSERT INTO threads (id, title, created_at, updated_at, model, system_prompt, "
+            "agent_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (tid, title, at, at, model, system_prompt, agent_id),
         )
     except sqlite3.IntegrityError:
         raise UserError(f"a thread with id {tid!r} already exists") from None
@@ -93,10 +98,11 @@ def create(
     title: str,
     model: str | None,
     system_prompt: str | None,
+    agent_id: str = BUILTIN_AGENT_ID,
 ) -> Thread:
-    """Create an empty thread (a new id unless ``thread_id`` is given)."""
+    """Create an empty thread (a new id unless ``thread_id`` is given) run by ``agent_id``."""
     with write_tx(db) as conn:
-        return create_in(conn, thread_id, title, model, system_prompt)
+        return create_in(conn, thread_id, title, model, system_prompt, agent_id=agent_id)
 
 
 _UNSET: Any = object()
@@ -202,6 +208,7 @@ def fork(
             title or f"{original.title or 'Thread'} (branch)",
             original.model,
             original.system_prompt,
+            agent_id=original.agent_id,
         )
         checkpoint = Checkpoint(
             thread_id=new_id,

@@ -8,6 +8,7 @@ from typing import Literal
 from app.core.state.message import Message
 
 __all__ = [
+    "AgentRecord",
     "AllowRule",
     "ApprovalDecision",
     "ApprovalRecord",
@@ -39,6 +40,27 @@ class Thread:
     message_count: int = 0
     pending_interrupts: int = 0
     head_checkpoint_id: str | None = None
+    agent_id: str = "parley"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRecord:
+    """An agent as saved: what it is told, which model and tools it uses, whom it may ask,
+    its limits and starter prompts. ``model`` ``None`` means the thread's model; ``limits``
+    maps ``max_model_calls``, ``max_tool_calls``, ``max_tokens``, ``max_cost`` to a number."""
+
+    id: str
+    name: str
+    description: str = ""
+    instructions: str = ""
+    model: str | None = None
+    tools: tuple[str, ...] = ()
+    delegates: tuple[str, ...] = ()
+    limits: tuple[tuple[str, float], ...] = ()
+    starters: tuple[str, ...] = ()
+    builtin: bool = False
+    created_at: float = 0.0
+    updated_at: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

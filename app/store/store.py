@@ -13,13 +13,15 @@ from typing import Any, Self
 from app.core.errors import UserError
 from app.core.netgate import Connection
 from app.core.state.agent_state import AgentState
-from app.store import _approvals, _check, _export, _ledger, _media, _pages, _threads
+from app.store import _agents, _approvals, _check, _export, _ledger, _media, _pages, _threads
 from app.store._export import ModelCheck
+from app.store._schema import BUILTIN_AGENT_ID
 from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
 from app.store.errors import StoreError
 from app.store.models import (
+    AgentRecord,
     AllowRule,
     ApprovalRecord,
     ImportedThread,
@@ -144,9 +146,12 @@ class Store:
         model: str | None = None,
         system_prompt: str | None = None,
         thread_id: str | None = None,
+        agent_id: str = BUILTIN_AGENT_ID,
     ) -> Thread:
-        """Create an empty thread and return it."""
-        thread = await self._worker.acall(_threads.create, thread_id, title, model, system_prompt)
+        """Create an empty thread run by ``agent_id`` (the built-in "Parley" by default)."""
+        thread = await self._worker.acall(
+            _threads.create, thread_id, title, model, system_prompt, agent_id
+        )
         log.info("created thread %s", thread.id)
         return thread
 
@@ -176,6 +181,36 @@ class Store:
         return await self._worker.acall(
             _threads.update, thread_id, _UNSET, model, system_prompt, archived
         )
+
+    # Agents --------------------------------------------------------------------------
+
+    async def list_agents(self) -> list[AgentRecord]:
+        """Every agent: the built-in "Parley" first, then by name."""
+        return await self._worker.acall(_agents.list_agents)
+
+    async def get_agent(self, agent_id: str) -> AgentRecord | None:
+        """The agent with ``agent_id``, or ``None``."""
+        return await self._worker.acall(_agents.get, agent_id)
+
+    async def find_agent(self, name: str) -> AgentRecord | None:
+        """The agent called ``name`` in any case, or ``None``."""
+        return await self._worker.acall(_agents.find, name)
+
+    async def save_agent(self, record: AgentRecord) -> AgentRecord:
+        """Add the agent (an empty ``id`` gets a new one) or change the one with its id."""
+        return await self._worker.acall(_agents.save, record)
+
+    async def remove_agent(self, agent_id: str) -> int:
+        """Remove the agent; its threads go to "Parley". Returns how many moved."""
+        return await self._worker.acall(_agents.remove, agent_id)
+
+    async def set_thread_agent(self, thread_id: str, agent_id: str) -> Thread:
+        """Run the thread's next turns with ``agent_id``."""
+        return await self._worker.acall(_agents.set_thread_agent, thread_id, agent_id)
+
+    async def agent_thread_counts(self) -> dict[str, int]:
+        """How many threads each agent runs, by agent id."""
+        return await self._worker.acall(_agents.thread_counts)
 
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100

@@ -163,6 +163,11 @@ class ComposerPanel(QFrame):
         bar.setParent(self)
         self._column.insertWidget(self._column.indexOf(self.edit_banner) + 1, bar)
 
+    def address(self, name: str) -> None:
+        """Say whom a message goes to (the thread's agent) in the empty message box."""
+        if not self.edit.isReadOnly():
+            self.edit.setPlaceholderText(f"Message {name}…   (Enter sends, Shift+Enter new line)")
+
     def set_hint(self, text: str) -> None:
         """Say ``text`` beside the buttons (a reply running, a message held)."""
         self.hint.setText(text)

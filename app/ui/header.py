@@ -1,4 +1,5 @@
-"""The header above the chat: the thread's title, its model picker and its usage meter."""
+"""The header above the chat: the thread's agent and title, its model picker and its usage
+meter."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
+from app.services.hidden_chars import mark_hidden
 from app.services.models.choices import ModelChoice
 from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.ui.budget.meter import BudgetMeter
 from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["Header", "PickerCommand"]
+
+AGENT_WIDTH = 160
+"""The widest the agent's name is shown beside the title (longer names are elided)."""
 
 
 class PickerCommand(Enum):
@@ -74,6 +79,13 @@ class Header(QFrame):
         self.status = QLabel("", self)
         self.status.setObjectName("modelStatus")
 
+        self.agent = QLabel("", self)
+        self.agent.setObjectName("threadAgent")
+        self.agent.setAccessibleName("Agent")
+        self.agent.setTextFormat(Qt.TextFormat.PlainText)
+        self.agent.hide()
+        self._locked: str | None = None
+
     def _build_picker(self) -> None:
         self.picker = QComboBox(self)
         self.picker.setObjectName("modelPicker")
@@ -92,11 +104,32 @@ class Header(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(16, 8, 16, 8)
         layout.setSpacing(12)
+        layout.addWidget(self.agent)
         layout.addWidget(self.title, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.network)
         layout.addWidget(self.budget)
         layout.addWidget(self.picker)
+
+    def show_agent(
+        self, name: str, description: str = "", model: str | None = None, *, own: bool = True
+    ) -> None:
+        """Show the thread's agent beside its title (not for "Parley", ``own`` false); an
+        agent with a model of its own keeps the picker on that model (its editor changes it)."""
+        shown = mark_hidden(name)
+        metrics = self.agent.fontMetrics()
+        self.agent.setText(metrics.elidedText(shown, Qt.TextElideMode.ElideRight, AGENT_WIDTH))
+        self.agent.setToolTip(mark_hidden(f"{name} — {description}" if description else name))
+        self.agent.setVisible(bool(name) and own)
+        self._locked = model
+        self.picker.setEnabled(model is None)
+        self.picker.setToolTip(
+            "The model this thread talks to (Ctrl+M)"
+            if model is None
+            else mark_hidden(f"{name} always talks to this model; edit the agent to change it")
+        )
+        if model is not None:
+            self.show_model(model)
 
     def set_choices(self, choices: list[ModelChoice], current: str | None) -> None:
         """Fill the picker; unavailable models are listed, disabled, with the reason."""
@@ -121,7 +154,7 @@ class Header(QFrame):
             self._items.appendRow(item)
         view = self.picker.view()
         view.setMinimumWidth(view.sizeHintForColumn(0) + 32)
-        self.show_model(current)
+        self.show_model(self._locked or current)
 
     def show_model(self, spec: str | None) -> None:
         """Show ``spec`` as the current choice (adding it when the list lacks it)."""

@@ -47,6 +47,16 @@ _SHEET = """
                           border-radius: 8px; background: palette(base); }
 #emptyState QPushButton:hover, #emptyState QPushButton:focus { border-color: %(accent)s; }
 #emptyTitle { font-size: 22px; font-weight: 600; }
+#threadAgent { color: %(accent)s; border: 1px solid %(accent)s; border-radius: 9px;
+               padding: 1px 8px; font-weight: 600; }
+#agentsHeading { color: palette(placeholder-text); font-weight: 600; }
+#newAgentButton { color: %(accent)s; padding: 2px 6px; }
+#agentList::item { padding: 4px 6px; border-radius: 6px; }
+#agentList::item:selected { background: palette(highlight); color: palette(highlighted-text); }
+QLabel[problem="true"], #agentEditorProblem { color: %(error_fg)s; }
+#agentTools::indicator:unchecked, #agentDelegates::indicator:unchecked {
+    width: 12px; height: 12px; border: 1px solid palette(placeholder-text); border-radius: 2px;
+    background: palette(base); }
 #jumpToLatestButton { background: palette(base); border: 1px solid palette(mid);
                       border-radius: 14px; padding: 4px 12px; }
 """

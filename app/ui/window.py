@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.events import BudgetUpdated, ModelStatus
+from app.services.agents import BUILTIN_AGENT_ID
+from app.services.events import AgentsChanged, BudgetUpdated, ModelStatus
+from app.services.hidden_chars import mark_hidden
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.actions import build_menus, shortcut_rows
+from app.ui.agents.part import WindowAgents
 from app.ui.approvals import ApprovalController
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
@@ -75,7 +78,9 @@ class MainWindow(QMainWindow):
         self.chat_vm = ChatViewModel(
             workspace.threads, workspace.runs, workspace.settings, workspace.events, self
         )
-        self.threads_vm = ThreadsViewModel(workspace.threads, workspace.events, self)
+        self.threads_vm = ThreadsViewModel(
+            workspace.threads, workspace.events, self, agent_names=workspace.agents.named
+        )
         self._make_widgets()
         self._make_parts()
         self._add_widgets()
@@ -128,6 +133,13 @@ class MainWindow(QMainWindow):
             workspace.data, workspace.threads, workspace.settings, chat_vm, self.notifier, self
         )
         self.files = ThreadFiles(workspace.threads, self.notifier, self)
+        self.agent_part = WindowAgents(
+            workspace.agents,
+            workspace.events.subscribe,
+            workspace.models.choices,
+            self.notifier,
+            self,
+        )
         self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
         self.models = ModelPicking(
             chat_vm,
@@ -158,6 +170,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
+        self.sidebar.place_agents(self.agent_part.agent_list)
         self.splitter = MainSplitter(self.sidebar, column, self)
         self.setCentralWidget(self.splitter)
 
@@ -177,6 +190,7 @@ class MainWindow(QMainWindow):
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
         self.sidebar.newThreadRequested.connect(lambda: spawn(self.new_thread()))
+        self.agent_part.threadWanted.connect(lambda aid: spawn(self.new_thread(aid)))
         self.sidebar.exportRequested.connect(lambda tid, fmt: spawn(self.export_thread(tid, fmt)))
         self.composer.sendRequested.connect(lambda text: spawn(self._send(text)))
         self.composer.stopRequested.connect(self.chat_vm.stop)
@@ -256,6 +270,7 @@ class MainWindow(QMainWindow):
         """Fill the sidebar, open ``thread_id`` (or the latest, or a new thread), and load the
         default local model in the background."""
         try:
+            await self.agent_part.refresh()
             await self.threads_vm.refresh()
         except ParleyError as exc:  # a damaged thread list: the window still opens and says so
             self.start_problem = str(exc)
@@ -293,6 +308,7 @@ class MainWindow(QMainWindow):
         self.header.title.setText(thread.title or "New thread")
         self.setWindowTitle(f"{thread.title or 'New thread'} — Parley")
         self.header.show_model(thread.model or self.workspace.settings.current.default_model)
+        await self._show_agent(thread_id)
         self._show_usage()
         await self.budget_pause.show_for(thread_id)
 
@@ -315,16 +331,30 @@ class MainWindow(QMainWindow):
         self.sidebar.new_button.setEnabled(False)
         self.empty.setEnabled(False)
 
-    async def new_thread(self) -> None:
-        """Start a new thread (reusing the open one when it is still empty)."""
+    async def new_thread(self, agent_id: str | None = None) -> None:
+        """Start a new thread with the agent ``agent_id`` (Parley when ``None``), reusing the
+        open one when it is still empty."""
         if self.workspace.data.read_only:
             return
-        if self.chat_vm.thread_id and self.chat_vm.model.rowCount() == 0:
+        threads, open_id = self.workspace.threads, self.chat_vm.thread_id
+        if open_id and self.chat_vm.model.rowCount() == 0:
+            if agent_id is not None:
+                await threads.set_agent(open_id, agent_id)
+                await self._after_open(open_id)
             self.composer.edit.setFocus()
             return
-        thread = await self.workspace.threads.create()
+        thread = await threads.create(agent_id=agent_id or BUILTIN_AGENT_ID)
         await self.open_thread(thread.id)
         self.composer.edit.setFocus()
+
+    async def _show_agent(self, thread_id: str) -> None:
+        """Show the thread's agent: header, replies' author, message box, starters."""
+        agent = await self.workspace.agents.for_thread(await self.workspace.threads.get(thread_id))
+        self.header.show_agent(agent.name, agent.description, agent.model, own=not agent.builtin)
+        self.chat.delegate.author = name = mark_hidden(agent.name)
+        self.chat.viewport().update()
+        self.composer.address(name)
+        self.empty.show_agent(None if agent.builtin else name, agent.description, agent.starters)
 
     def rename_in_place(self) -> None:
         """F2: edit the focused thread's title right in the sidebar."""
@@ -435,6 +465,8 @@ class MainWindow(QMainWindow):
     # Events --------------------------------------------------------------------------
 
     def _on_workspace_event(self, event: object) -> None:
+        if isinstance(event, AgentsChanged) and self.chat_vm.thread_id:
+            spawn(self._show_agent(self.chat_vm.thread_id))
         if isinstance(event, ModelStatus):
             self.header.status.setText("Loading model…" if event.state == "loading" else "")
             if event.state not in ("loading", "ready"):
@@ -513,6 +545,7 @@ class MainWindow(QMainWindow):
         self.attachments.close()
         self.chat_vm.close()
         self.threads_vm.close()
+        self.agent_part.close()
         self.budget_pause.close_panel()
         self.tools_button.close_subscription()
         self.downloads.cancel()

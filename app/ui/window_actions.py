@@ -8,6 +8,7 @@ from typing import Protocol
 from PySide6.QtGui import QKeySequence
 
 from app.ui.actions import Action
+from app.ui.agents.part import WindowAgents
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
 from app.ui.chat.viewmodel import ChatViewModel
@@ -30,6 +31,7 @@ class WindowCommands(Protocol):
     mcp_offers: McpOffersButton
     data_actions: DataMenu
     models: ModelPicking
+    agent_part: WindowAgents
 
     async def new_thread(self) -> None: ...
     async def import_thread(self) -> str | None: ...
@@ -111,8 +113,14 @@ def _file_actions(w: WindowCommands) -> list[Action]:
                "Attach a resource or prompt from an MCP server"),
         Action("file.export", "&Export thread…", "&File", "Ctrl+E",
                lambda: spawn(w.export_current()), "Export the thread"),
+        Action("file.newAgent", "New a&gent…", "&File",
+               handler=lambda: spawn(w.agent_part.new_agent()), separator_before=True),
+        Action("file.importAgent", "Im&port agent…", "&File",
+               handler=lambda: spawn(w.agent_part.import_agent())),
+        Action("file.exportAgent", "E&xport agent…", "&File",
+               handler=lambda: spawn(w.agent_part.export_chosen())),
         Action("file.settings", "&Settings…", "&File", "Ctrl+,",
-               lambda: w.open_settings(), "Settings"),
+               lambda: w.open_settings(), "Settings", separator_before=True),
         Action("file.exportAll", "Export &all threads…", "&File",
                handler=lambda: spawn(data.export_all()), separator_before=True),
         Action("file.deleteAll", "&Delete all data…", "&File",

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.core.agent import create_agent
+from app.core.budget import BudgetLimits
 from app.core.errors import ParleyError
 from app.core.graph import CompiledGraph
 from app.core.models.protocol import ChatModel
@@ -30,9 +32,10 @@ from app.store import Store, Thread
 
 if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
+    from app.services.agents import Agent, AgentService
     from app.services.workspace_tools import WorkspaceTools
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "ModelResolver", "ModelService"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "AgentRunSetup", "ModelResolver", "ModelService"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,16 @@ DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and
 
 ModelResolver = Callable[[str], ChatModel]
 """Builds the model a spec names (blocking: it runs on a worker thread)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRunSetup:
+    """What a turn takes from the agent the user defined for its thread: the agent, its
+    limits (the turn's budget) and what its tools need granted."""
+
+    agent: Agent
+    limits: BudgetLimits
+    permissions: tuple[str, ...]
 
 
 class ModelService:
@@ -59,8 +72,10 @@ class ModelService:
         offered: Sequence[Tool[..., Any]] = (),
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
+        agents: AgentService | None = None,
     ) -> None:
         self._resolve = resolve_model
+        self._agent_defs = agents
         self._store = store
         self._events = events
         self._settings = settings
@@ -113,11 +128,33 @@ class ModelService:
             self._models[spec] = await asyncio.to_thread(self._resolve, spec)
         return self._models[spec]
 
+    async def _defined_agent(self, thread: Thread) -> Agent | None:
+        """The agent the user defined that runs ``thread``; ``None`` for "Parley"."""
+        if self._agent_defs is None:
+            return None
+        agent = await self._agent_defs.for_thread(thread)
+        return None if agent.builtin else agent
+
+    async def run_setup(self, thread: Thread) -> AgentRunSetup | None:
+        """The limits and tool permissions a turn on ``thread`` takes from its agent;
+        ``None`` for threads of "Parley" (their own tool choice and the settings' limits)."""
+        agent = await self._defined_agent(thread)
+        if agent is None:
+            return None
+        tools = self._tools.named(agent.tools)
+        return AgentRunSetup(agent, agent.limits, tuple(self._tools.permissions_of(tools)))
+
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
-        """The agent a turn on ``thread`` runs: its model, system prompt and tools."""
+        """The agent a turn on ``thread`` runs: its model, system prompt and tools — those of
+        the thread's agent, or for "Parley" the thread's own."""
         spec = thread.model or self._settings.current.default_model
         prompt = thread.system_prompt or self._system_prompt
         tools = [*self._offered, *self._tools.for_thread(thread.id)]
+        defined = await self._defined_agent(thread)
+        if defined is not None:
+            spec = defined.model or spec
+            prompt = defined.instructions.strip() or self._system_prompt
+            tools = self._tools.named(defined.tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(

@@ -78,6 +78,8 @@ class MessageDelegate(QStyledItemDelegate):
         self.thumbs: ThumbnailCache | None = None
         self.behind: set[str] = set()
         """Ids of messages whose text is laid out only in part so far (see :meth:`advance`)."""
+        self.author = "Parley"
+        """Whose replies the thread shows: the name of its agent."""
 
     @property
     def expanded(self) -> set[str]:
@@ -246,7 +248,7 @@ class MessageDelegate(QStyledItemDelegate):
         header_font.setBold(True)
         painter.setFont(header_font)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
-        who = {"user": "You", "assistant": "Parley", "tool": "Tool result"}.get(
+        who = {"user": "You", "assistant": self.author, "tool": "Tool result"}.get(
             message.role, message.role.title()
         )
         top = rect.y() + GAP

@@ -30,16 +30,19 @@ class SidebarRow:
     line: str
     status: str = "idle"
     snippet: bool = False
+    agent: str = ""
+    """The thread's agent when it is not Parley (shown before the last line)."""
 
 
 _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
 
 
-def row_of_summary(summary: ThreadSummary) -> SidebarRow:
-    """The row for a thread (its last line without Markdown marks)."""
+def row_of_summary(summary: ThreadSummary, agent: str = "") -> SidebarRow:
+    """The row for a thread (its last line without Markdown marks), naming ``agent`` when
+    it is not Parley."""
     t = summary.thread
     line = _MARKUP.sub("", summary.last_line)
-    return SidebarRow(t.id, t.title or "New thread", line, summary.status)
+    return SidebarRow(t.id, t.title or "New thread", line, summary.status, agent=agent)
 
 
 def row_of_hit(hit: SearchHit) -> SidebarRow:
@@ -74,7 +77,8 @@ class ThreadListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             badge = BADGES.get(row.status)
             line = row.line.replace("\x02", "").replace("\x03", "")
-            return f"{row.title}{f', {badge}' if badge else ''}. {line}"
+            agent = f", with {row.agent}" if row.agent else ""
+            return f"{row.title}{agent}{f', {badge}' if badge else ''}. {line}"
         if role == Qt.ItemDataRole.ToolTipRole:
             badge = BADGES.get(row.status)
             return f"{row.title} ({badge})" if badge else row.title
@@ -97,7 +101,9 @@ class ThreadListModel(QAbstractListModel):
         row = self.rows[index.row()]
         if not title or title == row.title:
             return False
-        self.rows[index.row()] = SidebarRow(row.thread_id, title, row.line, row.status)
+        self.rows[index.row()] = SidebarRow(
+            row.thread_id, title, row.line, row.status, agent=row.agent
+        )
         self.dataChanged.emit(index, index)
         self.renameRequested.emit(row.thread_id, title)
         return True

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
+from app.services.agents import BUILTIN_AGENT_ID
 from app.services.bus import EventBus
-from app.services.events import ThreadsChanged, WorkspaceEvent
+from app.services.events import AgentsChanged, ThreadsChanged, WorkspaceEvent
+from app.services.hidden_chars import mark_hidden
 from app.services.problems import problem_of
-from app.services.threads import ThreadService
+from app.services.threads import ThreadService, ThreadSummary
 from app.ui.sidebar.model import ThreadListModel, row_of_hit, row_of_summary
 from app.ui.tasks import spawn
 
@@ -29,10 +33,16 @@ class ThreadsViewModel(QObject):
     refreshed = Signal()
 
     def __init__(
-        self, threads: ThreadService, events: EventBus, parent: QObject | None = None
+        self,
+        threads: ThreadService,
+        events: EventBus,
+        parent: QObject | None = None,
+        *,
+        agent_names: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__(parent)
         self.threads = threads
+        self._agent_names = agent_names
         self.model = ThreadListModel(self)
         self.model.renameRequested.connect(lambda tid, title: spawn(self.rename(tid, title)))
         self.query = ""
@@ -54,7 +64,8 @@ class ThreadsViewModel(QObject):
         self._refresh_timer.stop()
 
     def _on_event(self, event: WorkspaceEvent) -> None:
-        if isinstance(event, ThreadsChanged) and not self._refresh_timer.isActive():
+        changed = isinstance(event, ThreadsChanged | AgentsChanged)
+        if changed and not self._refresh_timer.isActive():
             self._refresh_timer.start()
 
     async def refresh(self) -> None:
@@ -73,8 +84,14 @@ class ThreadsViewModel(QObject):
         else:
             summaries = await self.threads.list_all()
             if not self.query.strip():
-                self.model.set_rows([row_of_summary(s) for s in summaries])
+                self.model.set_rows([row_of_summary(s, self._agent_of(s)) for s in summaries])
         self.refreshed.emit()
+
+    def _agent_of(self, summary: ThreadSummary) -> str:
+        """The name of the summary's agent, or nothing for Parley."""
+        if self._agent_names is None or summary.thread.agent_id == BUILTIN_AGENT_ID:
+            return ""
+        return mark_hidden(self._agent_names(summary.thread.agent_id))
 
     async def search(self, text: str) -> None:
         """Show the threads whose messages match ``text`` (all threads when blank)."""

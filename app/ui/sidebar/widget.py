@@ -97,6 +97,20 @@ class _RowDelegate(QStyledItemDelegate):
     def _draw_line(self, painter: QPainter, rect: QRect, row: SidebarRow, pal: QPalette) -> None:
         muted = pal.color(QPalette.ColorRole.PlaceholderText)
         metrics = painter.fontMetrics()
+        if row.agent and not row.snippet:  # the thread's agent first, in the accent colour
+            label = metrics.elidedText(row.agent, Qt.TextElideMode.ElideRight, rect.width() // 2)
+            painter.setPen(pal.color(QPalette.ColorRole.Link))
+            painter.drawText(
+                rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label
+            )
+            used = metrics.horizontalAdvance(label + "  ·  ")
+            painter.setPen(muted)
+            painter.drawText(
+                rect.adjusted(metrics.horizontalAdvance(label), 0, 0, 0),
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                "  ·  ",
+            )
+            rect = rect.adjusted(used, 0, 0, 0)
         if not row.snippet:
             painter.setPen(muted)
             painter.drawText(
@@ -227,6 +241,12 @@ class Sidebar(QFrame):
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.undo_bar)
+
+    def place_agents(self, agents: QWidget) -> None:
+        """Show ``agents`` (the agents block) above the search and the threads."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, agents)
 
     def select(self, thread_id: str) -> None:
         """Mark ``thread_id`` as the open thread."""

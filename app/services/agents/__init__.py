@@ -1,0 +1,16 @@
+"""Agents a person defines, reuses and shares: the :class:`Agent` record, checking it
+(:mod:`.validation`), its file (:mod:`.files`) and :class:`AgentService`."""
+
+from app.services.agents.files import AgentFileError
+from app.services.agents.model import BUILTIN_AGENT_ID, LIMIT_NAMES, MAX_STARTERS, Agent
+from app.services.agents.service import AgentImport, AgentService
+
+__all__ = [
+    "BUILTIN_AGENT_ID",
+    "LIMIT_NAMES",
+    "MAX_STARTERS",
+    "Agent",
+    "AgentFileError",
+    "AgentImport",
+    "AgentService",
+]

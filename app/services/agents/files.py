@@ -1,0 +1,229 @@
+"""Agent files (``NAME.agent.json``): writing one, and reading one from anywhere, strictly.
+
+A file holds ``format`` (``parley.agent``), ``version``, ``name``, ``description``,
+``instructions``, ``model`` (a spec, or ``null`` for the thread's model), ``tools`` and
+``delegates`` (names), ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``,
+``max_cost``), ``starters`` (at most three) and ``secrets`` (keyring references such as
+``keyring:openai/api-key``: never a key itself).
+
+:func:`read_agent_file` refuses, with one sentence, what cannot be an agent file: too big, not
+JSON, a field it does not know, a value of the wrong kind, instructions too long, control
+characters, a secret in clear. What it returns is only what the file asks for; the service
+compares that with what exists here before anything is added.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.core.budget import BudgetLimits
+from app.core.errors import UserError
+from app.secrets.known import known_secrets
+from app.services.agents.model import LIMIT_NAMES, Agent
+from app.services.agents.validation import first_problem, text_problems
+
+__all__ = [
+    "FILE_FORMAT",
+    "FILE_SUFFIX",
+    "FILE_VERSION",
+    "MAX_FILE_BYTES",
+    "AgentFile",
+    "AgentFileError",
+    "agent_file_bytes",
+    "agent_file_name",
+    "read_agent_file",
+    "secrets_for_model",
+]
+
+FILE_FORMAT = "parley.agent"
+FILE_VERSION = 1
+FILE_SUFFIX = ".agent.json"
+MAX_FILE_BYTES = 256 * 1024
+"""The largest agent file read: instructions at their longest fit several times over."""
+
+_REFERENCE = re.compile(r"keyring:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_CLEAR_SECRET = re.compile(
+    r"\bsk-(?:ant-)?[A-Za-z0-9_-]{16,}"  # OpenAI and Anthropic keys
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
+    r"|\bxox[abposr]-[A-Za-z0-9-]{10,}"  # Slack tokens
+    r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access keys
+    r"|\bAIza[0-9A-Za-z_-]{30,}"  # Google API keys
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|://[^/\s:@]+:[^/\s@]+@"  # a password inside an address
+)
+
+
+class AgentFileError(UserError):
+    """An agent file that cannot be read; the message says why in one sentence."""
+
+
+class AgentFile(BaseModel):
+    """What an agent file asks for, as read (nothing compared with this machine yet)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    format: str
+    version: int
+    name: str
+    description: str = ""
+    instructions: str = ""
+    model: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    delegates: list[str] = Field(default_factory=list)
+    limits: dict[str, int | float | None] = Field(default_factory=dict)
+    starters: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+
+    def agent(self) -> Agent:
+        """The agent the file describes (not checked against this machine)."""
+        limits = {k: v for k, v in self.limits.items() if v is not None}
+        for name in ("max_model_calls", "max_tool_calls", "max_tokens"):
+            if name in limits:
+                limits[name] = int(limits[name])
+        return Agent(
+            name=self.name.strip(),
+            description=self.description,
+            instructions=self.instructions,
+            model=self.model,
+            tools=tuple(self.tools),
+            delegates=tuple(self.delegates),
+            limits=BudgetLimits.model_validate(limits),
+            starters=tuple(self.starters),
+        )
+
+
+def agent_file_name(agent: Agent) -> str:
+    """``NAME.agent.json``, with what a file name cannot hold as ``_``."""
+    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", agent.name.strip()).strip(". ") or "agent"
+    return f"{stem}{FILE_SUFFIX}"
+
+
+def secrets_for_model(model: str | None) -> tuple[str, ...]:
+    """The keyring references the model ``model`` names needs (its provider's API key)."""
+    provider = (model or "").partition(":")[0]
+    if provider in ("openai", "anthropic"):
+        return (f"keyring:{provider}/api-key",)
+    return ()
+
+
+def agent_file_bytes(agent: Agent) -> bytes:
+    """The agent as an agent file: UTF-8 JSON, keys in a fixed order, no secret."""
+    body: dict[str, Any] = {
+        "format": FILE_FORMAT,
+        "version": FILE_VERSION,
+        "name": agent.name,
+        "description": agent.description,
+        "instructions": agent.instructions,
+        "model": agent.model,
+        "tools": list(agent.tools),
+        "delegates": list(agent.delegates),
+        "limits": agent.limits.model_dump(),
+        "starters": list(agent.starters),
+        "secrets": list(secrets_for_model(agent.model)),
+    }
+    return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise AgentFileError(f"The file names {key!r} twice, so it was not read.")
+        seen[key] = value
+    return seen
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_FILE_BYTES:
+        raise AgentFileError(
+            f"The file is larger than {MAX_FILE_BYTES // 1024} KB, the most an agent file may "
+            "be, so it was not read."
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AgentFileError("The file is not UTF-8 text, so it is not an agent file.") from None
+    try:
+        body = json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise AgentFileError("The file nests too deeply to be an agent file.") from None
+    except ValueError as exc:
+        if isinstance(exc, AgentFileError):
+            raise
+        raise AgentFileError(f"The file is not JSON ({exc}), so it was not read.") from None
+    if not isinstance(body, dict):
+        raise AgentFileError("The file holds no JSON object, so it is not an agent file.")
+    return body
+
+
+def _check_header(body: dict[str, Any]) -> None:
+    if body.get("format") != FILE_FORMAT:
+        raise AgentFileError(
+            f'The file is not a Parley agent file (its "format" is not {FILE_FORMAT!r}).'
+        )
+    version = body.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise AgentFileError('The file\'s "version" is not a whole number, so it was not read.')
+    if version > FILE_VERSION:
+        raise AgentFileError(
+            f"The file was written by a newer Parley (agent file version {version}); "
+            "update Parley to read it."
+        )
+    unknown = sorted(set(body) - set(AgentFile.model_fields))
+    if unknown:
+        names = ", ".join(repr(u) for u in unknown[:5])
+        raise AgentFileError(
+            f"The file has fields Parley does not know ({names}); nothing was read."
+        )
+    limits = body.get("limits")
+    if isinstance(limits, dict) and (odd := sorted(set(limits) - set(LIMIT_NAMES))):
+        raise AgentFileError(
+            f"The file's limits name {', '.join(repr(o) for o in odd[:5])}; an agent's limits "
+            f"are {', '.join(LIMIT_NAMES)}."
+        )
+
+
+def _one_sentence(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "the file"
+    return f"The file's {where!r} is not right: {error['msg'].lower()}."
+
+
+def _check_secrets(read: AgentFile) -> None:
+    for ref in read.secrets:
+        if not _REFERENCE.fullmatch(ref):
+            raise AgentFileError(
+                'The file\'s "secrets" hold something other than keyring references '
+                "(keyring:SERVICE/NAME): a secret in clear is never imported."
+            )
+    known = [s for s in known_secrets() if len(s) >= 8]
+    for field in ("name", "description", "instructions", "model", "starters", "tools"):
+        value = getattr(read, field)
+        for text in value if isinstance(value, list) else [value or ""]:
+            if _CLEAR_SECRET.search(text) or any(s in text for s in known):
+                raise AgentFileError(
+                    f"The file's {field!r} holds what looks like a secret in clear; keys go "
+                    "in the keyring, never in an agent file, so it was not imported."
+                )
+
+
+def read_agent_file(data: bytes) -> AgentFile:
+    """Read an agent file from anywhere; raises :class:`AgentFileError` with one sentence
+    when it cannot be an agent file (see the module docstring)."""
+    body = _parse(data)
+    _check_header(body)
+    try:
+        read = AgentFile.model_validate(body)
+    except ValidationError as exc:
+        raise AgentFileError(_one_sentence(exc)) from None
+    _check_secrets(read)
+    problems = text_problems(read.agent())
+    if problems:
+        raise AgentFileError(
+            f"{first_problem(problems)} Nothing was imported.".replace(".. ", ". ")
+        )
+    return read

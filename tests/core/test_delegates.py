@@ -1,0 +1,28 @@
+"""Delegation graphs: loops found with the path that closes them, depth, and build order."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.delegates import delegation_depth, delegation_order, find_loop
+
+
+def test_a_loop_is_named_by_the_path_that_closes_it() -> None:
+    assert find_loop({"a": ["b"], "b": ["a"]}) == ["a", "b", "a"]
+    assert find_loop({"a": ["a"]}) == ["a", "a"]
+    assert find_loop({"x": ["a"], "a": ["b"], "b": ["c"], "c": ["a"]}, "x") == ["a", "b", "c", "a"]
+
+
+def test_shared_delegates_are_no_loop() -> None:
+    graph = {"a": ["b", "c"], "b": ["c"], "c": []}
+    assert find_loop(graph) is None
+    assert find_loop(graph, "b") is None
+    assert delegation_depth(graph, "a") == 2
+    assert delegation_depth(graph, "c") == 0
+
+
+def test_the_build_order_puts_delegates_first_and_refuses_a_loop() -> None:
+    order = delegation_order({"writer": ["researcher", "checker"], "researcher": ["checker"]})
+    assert order == ["checker", "researcher", "writer"]
+    with pytest.raises(ValueError, match="a → b → a"):
+        delegation_order({"a": ["b"], "b": ["a"]})
