@@ -30,7 +30,9 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from app.core.state import Message
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
-from app.ui.chat.markdown import WARM_UP_SAMPLE
+from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
+from app.ui.chat.math.render import MathImages, math_images
+from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_layout import MessageLayout
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
@@ -65,9 +67,11 @@ class MessageDelegate(QStyledItemDelegate):
     actionTriggered = QtSignal(str, int)
     """A row action (``copy``, ``edit``, ``regenerate``, ``delete``) on row ``row``."""
 
-    def __init__(self, view: QListView) -> None:
+    def __init__(self, view: QListView, math: MathImages | None = None) -> None:
         super().__init__(view)
         self._view = view
+        self.math = math_images() if math is None else math
+        """The typeset formulas (shared by the app's views unless one is given)."""
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
         self.expanded: set[str] = set()
         """Keys of unfolded cards (``message_id:block``)."""
@@ -128,6 +132,15 @@ class MessageDelegate(QStyledItemDelegate):
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
+        if "math:" in html_text:
+            style = math_style(
+                self._view.font(),
+                self._view.palette().color(QPalette.ColorRole.Text),
+                self._view.devicePixelRatioF(),
+            )
+            html_text = typeset_html(
+                doc, html_text, self.math, style, width=width, code_background=code_background(dark)
+            )
         if isinstance(doc, MediaDocument):
             doc.set_media_html(html_text)
         else:
