@@ -2,7 +2,7 @@
 dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
 approval dialog; a run paused at its budget and the settings dialog
 (``packaging/_dialog_shots.py``); and a thread with every kind of attachment
-(``attachments_shot.py``).
+(``attachments_shot.py``); an answer with math (``math_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -122,6 +122,13 @@ def main(out_dir: Path) -> int:
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
     print(out_dir / "backups.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "math_shot.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "math-light.png")
+    print(out_dir / "math-dark.png")
     target = out_dir / "attachments.png"
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
