@@ -154,6 +154,11 @@ async def _main(
         window.resize(1280, 800)
         await window.refresh_models()
         await asyncio.sleep(0.3)  # let layouts settle and the first page paint
+        for _ in range(200):  # and the formulas in sight be typeset (at most 10 s)
+            if not window.chat.delegate.typesetting:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
         ok = window.grab().save(str(screenshot))
         await close_window(window)
         return 0 if ok else 1

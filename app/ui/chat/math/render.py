@@ -1,4 +1,4 @@
-"""``MathImages``: formulas typeset to images, each once (an LRU cache), within caps.
+"""Formulas typeset to images, within caps (:mod:`.cache` keeps them).
 
 ziamath lays the LaTeX out (its own MathML layout and its bundled STIX Two Math font) as SVG
 paths, in the colour of the text; Qt's SVG renderer paints them onto a ``QImage`` at the
@@ -18,14 +18,13 @@ import math
 import sys
 import threading
 import warnings
-from collections import OrderedDict
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from types import ModuleType
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from app.ui.chat.math.syntax import MathSource
@@ -35,13 +34,11 @@ __all__ = [
     "MAX_SOURCE",
     "MAX_WIDTH",
     "TIME_LIMIT",
-    "MathImages",
-    "MathStats",
     "MathStyle",
     "Typeset",
     "load_typesetter",
-    "math_images",
     "typeset_now",
+    "typeset_within",
     "warm_up_math",
 ]
 
@@ -70,13 +67,26 @@ class MathStyle:
     ratio: float = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Typeset:
     """A typeset formula: its image (sized for the screen's pixel ratio), or why there is
     none (``problem``)."""
 
     image: QImage | None
     problem: str = ""
+    _pixmap: QPixmap | None = None
+
+    def pixmap(self) -> QPixmap:
+        """The image as a pixmap, made once (on the GUI thread: documents draw pixmaps
+        without converting them each time)."""
+        if self._pixmap is None:
+            self._pixmap = QPixmap() if self.image is None else QPixmap.fromImage(self.image)
+        return self._pixmap
+
+    @property
+    def size_in_bytes(self) -> int:
+        """About how much memory it holds (the image and its pixmap)."""
+        return 0 if self.image is None else 2 * self.image.sizeInBytes()
 
     @property
     def width(self) -> float:
@@ -87,16 +97,6 @@ class Typeset:
     def height(self) -> float:
         """The image's height in the document's pixels (0 without one)."""
         return 0.0 if self.image is None else self.image.deviceIndependentSize().height()
-
-
-@dataclass
-class MathStats:
-    """How a cache was used: formulas typeset (``renders``, failed ones included),
-    answers from the cache (``hits``), and typesettings that failed (``failures``)."""
-
-    renders: int = 0
-    hits: int = 0
-    failures: int = 0
 
 
 _LOADING = threading.Lock()
@@ -167,6 +167,11 @@ def typeset_now(source: MathSource, style: MathStyle) -> Typeset:
     return Typeset(image)
 
 
+def typeset_within(source: MathSource, style: MathStyle, limit: float) -> Typeset:
+    """Typeset ``source`` on a thread of its own, waiting at most ``limit`` seconds."""
+    return _on_a_worker(source, style, limit)
+
+
 def _on_a_worker(source: MathSource, style: MathStyle, limit: float) -> Typeset:
     future: Future[Typeset] = Future()
 
@@ -183,53 +188,6 @@ def _on_a_worker(source: MathSource, style: MathStyle, limit: float) -> Typeset:
         return Typeset(None, f"The formula took longer than {limit:g} s to typeset.")
     except Exception as exc:
         return Typeset(None, f"The formula could not be typeset: {type(exc).__name__}.")
-
-
-class MathImages:
-    """Typeset formulas by (source, display, size, colour, pixel ratio): the same formula in
-    the same style is typeset once. Holds at most ``capacity`` of them, dropping the least
-    recently used; ``time_limit`` caps one typesetting (seconds)."""
-
-    def __init__(self, capacity: int = 2000, time_limit: float = TIME_LIMIT) -> None:
-        self._kept: OrderedDict[tuple[str, bool, MathStyle], Typeset] = OrderedDict()
-        self._capacity = capacity
-        self.time_limit = time_limit
-        self.stats = MathStats()
-
-    def get(self, source: MathSource, style: MathStyle) -> Typeset:
-        """``source`` typeset in ``style`` (from the cache when it was before)."""
-        key = (source.tex.strip(), source.display, style)
-        found = self._kept.get(key)
-        if found is not None:
-            self._kept.move_to_end(key)
-            self.stats.hits += 1
-            return found
-        load_typesetter()  # here, not on the worker, so its one warning is not a test's
-        result = _on_a_worker(source, style, self.time_limit)
-        self.stats.renders += 1
-        self.stats.failures += result.image is None
-        self._kept[key] = result
-        if len(self._kept) > self._capacity:
-            self._kept.popitem(last=False)
-        return result
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def clear(self) -> None:
-        """Forget every typeset formula and the statistics."""
-        self._kept.clear()
-        self.stats = MathStats()
-
-
-_SHARED: list[MathImages] = []
-
-
-def math_images() -> MathImages:
-    """The cache every chat view of the app shares."""
-    if not _SHARED:
-        _SHARED.append(MathImages())
-    return _SHARED[0]
 
 
 def warm_up_math() -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QImage, QTextCursor, QTextDocument
+from PySide6.QtGui import QGuiApplication, QImage, QPixmap, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QListView
 
 from app.core.state import Message
 from app.ui.chat.delegate import MessageDelegate
 from app.ui.chat.markdown_stream import MarkdownStream
-from app.ui.chat.math.render import MathImages
+from app.ui.chat.math.cache import MathImages
 from app.ui.chat.math.source import source_text
 from app.ui.chat.message_html import message_html
 from app.ui.chat.message_layout import MessageLayout
@@ -38,7 +38,8 @@ def _formula_images(doc: QTextDocument) -> dict[str, QImage]:
             fmt = it.fragment().charFormat()
             if fmt.isImageFormat() and fmt.toImageFormat().name().startswith("math:"):
                 name = fmt.toImageFormat().name()
-                found[name] = doc.resource(_IMAGE, QUrl(name))
+                drawn = doc.resource(_IMAGE, QUrl(name))
+                found[name] = drawn.toImage() if isinstance(drawn, QPixmap) else drawn
             it += 1
         block = block.next()
     return found
@@ -55,9 +56,11 @@ async def test_a_reply_with_math_draws_it_and_copies_its_source(tmp_path: Path) 
         )
         index = view.model().index(1, 0)
         await wait_until(lambda: not view.delegate.behind, what="the whole reply drawn")
+        await wait_until(lambda: not view.delegate.typesetting, what="the formulas typeset")
         doc = view.delegate.document(index)
         images = _formula_images(doc)
         assert len(images) == 2  # the inline and the displayed formula; the broken one is text
+        assert view.delegate.math.stats.renders == 3  # each once, the broken one too
         for image in images.values():
             assert isinstance(image, QImage) and not image.isNull() and image.height() > 10
         shown = doc.toPlainText()
@@ -97,7 +100,12 @@ async def test_dark_rows_draw_formulas_in_the_dark_palettes_text_colour(tmp_path
         colours = {}
         for theme in ("light", "dark"):
             apply_theme(app(), theme)
-            images = _formula_images(view.delegate.document(view.model().index(1, 0)))
+            index = view.model().index(1, 0)
+            await wait_until(
+                lambda index=index: _formula_images(view.delegate.document(index)),
+                what="the formula typeset",
+            )
+            images = _formula_images(view.delegate.document(index))
             (image,) = images.values()
             image = image.convertToFormat(QImage.Format.Format_ARGB32)
             inked = [
@@ -133,6 +141,7 @@ def test_a_streamed_formula_shows_as_text_until_it_closes_then_is_typeset_once(
     view.resize(700, 800)
     images = MathImages()
     delegate = MessageDelegate(view, images)
+    delegate.wait_for_math = True  # typeset as the row is laid out, to count each step
     reply = "Here it is:\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$\n\n" + "".join(
         f"Paragraph {i} goes on for a while with words.\n\n" for i in range(30)
     )
@@ -151,3 +160,53 @@ def test_a_streamed_formula_shows_as_text_until_it_closes_then_is_typeset_once(
             assert images.stats.renders == 1  # typeset when it closed, never again
     assert laid is not None and not laid.behind
     assert images.stats.renders == 1 and images.stats.failures == 0
+
+
+async def test_a_streaming_reply_shows_a_formula_as_source_until_typeset_then_draws_it(
+    tmp_path: Path,
+) -> None:
+    reply = "First $e^{i\\pi} + 1 = 0$, then\n\n$$\n\\int_0^1 x\\,dx = \\frac{1}{2}\n$$\n\nend."
+    models = Models({"scripted:a": [{"text": reply}]}, delay=0.01)
+    window = await open_test_window(tmp_path, models)
+    try:
+        view = find(window, QListView, "chatView")
+        view.delegate.math = images = MathImages()
+        assert await window.chat_vm.send("Two formulas")
+        await wait_until(
+            lambda: view.model().rowCount() == 2 and not view.vm.workspace.runs.any_running()
+        )
+        await wait_until(lambda: not view.delegate.typesetting, what="the formulas typeset")
+        index = view.model().index(1, 0)
+        await wait_until(lambda: len(_formula_images(view.delegate.document(index))) == 2)
+        assert images.stats.renders == 2 and images.stats.failures == 0
+        assert "$$" not in view.delegate.document(index).toPlainText()
+        height = view.visualRect(index).height()
+        assert height > 3 * view.fontMetrics().height()  # laid out again with the images
+    finally:
+        await close_test_window(window)
+
+
+def test_a_row_shows_a_formula_as_source_until_it_is_typeset_then_is_laid_out_again(
+    qapp: object,
+) -> None:
+    from app.ui.chat.message_model import MessageListModel
+
+    view = QListView()
+    view.resize(700, 800)
+    model = MessageListModel()
+    view.setModel(model)
+    images = MathImages()
+    delegate = MessageDelegate(view, images)
+    model.reset([Message.text_message("So $\\sqrt{2}$ it is.", role="assistant")])
+    index = model.index(0, 0)
+    before = delegate.document(index)
+    assert before.toPlainText().strip() == "So $\\sqrt{2}$ it is."  # the source, for now
+    assert not _formula_images(before) and delegate.typesetting
+    arrived: list[bool] = []
+    delegate.mathTypeset.connect(lambda: arrived.append(True))
+    assert images.wait(20)
+    delegate._collect_math()  # what its timer does on the GUI thread
+    assert arrived == [True] and not delegate.typesetting
+    after = delegate.document(index)
+    assert after is not before and len(_formula_images(after)) == 1
+    assert source_text(after).strip() == "So $\\sqrt{2}$ it is."

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from app.ui.chat.math.render import MAX_SOURCE, MathImages, MathStyle, typeset_now
+from app.ui.chat.math.cache import MathImages
+from app.ui.chat.math.render import MAX_SOURCE, MathStyle, typeset_now
 from app.ui.chat.math.syntax import MathSource
 
 SIZE = 16.0
@@ -112,11 +113,40 @@ def test_the_same_formula_in_the_same_style_is_typeset_once(qapp: object) -> Non
     assert (images.stats.renders, images.stats.hits) == (4, 1)
 
 
-def test_the_cache_keeps_only_the_most_recently_used(qapp: object) -> None:
-    images = MathImages(capacity=2)
+def test_the_cache_drops_the_least_recently_used_beyond_its_budget(qapp: object) -> None:
+    one = typeset_now(MathSource("a", "$"), LIGHT)
+    images = MathImages(budget=2 * one.size_in_bytes + 1)  # room for about two
     for tex in ("a", "b", "a", "c"):
         images.get(MathSource(tex, "$"), LIGHT)
     assert len(images) == 2
-    images.get(MathSource("a", "$"), LIGHT)  # kept: used after b
-    images.get(MathSource("b", "$"), LIGHT)  # dropped: typeset again
-    assert images.stats.renders == 4
+    assert images.cached(MathSource("a", "$"), LIGHT) is not None  # used after b: kept
+    assert images.cached(MathSource("b", "$"), LIGHT) is None  # dropped
+
+
+def test_formulas_asked_for_in_the_background_are_typeset_once_and_collected(
+    qapp: object,
+) -> None:
+    images = MathImages()
+    fraction, root = MathSource(r"\frac{1}{2}", "$"), MathSource(r"\sqrt{2}", "$$")
+    keys = [images.request(f, LIGHT) for f in (fraction, root, fraction)]
+    assert keys[0] == keys[2] and images.pending == 2
+    assert images.cached(fraction, LIGHT) is None  # not before it is collected
+    assert images.wait(20)
+    assert sorted(images.collect(), key=str) == sorted(set(keys), key=str)
+    assert images.pending == 0 and images.stats.renders == 2
+    found = images.cached(root, LIGHT)
+    assert found is not None and found.image is not None and found.height > SIZE
+    images.request(root, LIGHT)  # already typeset: nothing more to do
+    assert images.pending == 0 and images.collect() == []
+
+
+def test_a_broken_formula_asked_for_in_the_background_is_kept_as_a_failure(
+    qapp: object,
+) -> None:
+    images = MathImages()
+    images.request(MathSource(r"\frac{1}{", "$"), LIGHT)
+    assert images.wait(20)
+    images.collect()
+    found = images.cached(MathSource(r"\frac{1}{", "$"), LIGHT)
+    assert found is not None and found.image is None and found.problem
+    assert images.stats.failures == 1
