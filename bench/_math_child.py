@@ -3,7 +3,8 @@
 ``python -m bench._math_child typeset`` typesets a display formula first thing (the
 typesetter and its font loading too), then a new one with the typesetter loaded, then the
 same one again from the cache, beside laying out the formula's source as plain text.
-``... scroll DATA_DIR THREAD_ID`` opens the thread, brings every page in, lays it all out
+``... scroll DATA_DIR THREAD_ID`` opens the thread (watching the longest event-loop stall
+until its first page's formulas are typeset), brings every page in, lays it all out
 (typesetting its formulas) and scrolls through it, frame by frame. Each prints one JSON
 object.
 """
@@ -16,6 +17,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -30,7 +32,8 @@ def _typeset() -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     _app = QApplication(["bench"])
-    from app.ui.chat.math.render import MathImages, MathStyle
+    from app.ui.chat.math.cache import MathImages
+    from app.ui.chat.math.render import MathStyle
     from app.ui.chat.math.syntax import MathSource
 
     style = MathStyle(13.0, "#1f2328", 4.5, 1.0)
@@ -62,23 +65,50 @@ def _typeset() -> dict[str, float]:
     }
 
 
+async def _until_typeset(window: Any) -> None:
+    """Wait until the chat's formulas in the background are typeset (at most a minute)."""
+    for _ in range(6000):
+        if not window.chat.delegate.typesetting:
+            return
+        await asyncio.sleep(0.01)
+
+
 async def _scroll(data_dir: str, thread_id: str) -> dict[str, float]:
     from app.services.workspace import Workspace
     from app.ui.app import close_window
-    from app.ui.chat.math.render import math_images
+    from app.ui.chat.math.cache import math_images
     from app.ui.window import MainWindow
 
     workspace = await Workspace.open(data_dir, resolve_model=lambda s: None)  # type: ignore[arg-type,return-value]
     window = MainWindow(workspace)
     window.resize(1200, 800)
     window.show()
+    gaps: list[float] = []
+    watching = True
+
+    async def watch() -> None:
+        # the longest time the loop did not run while the thread opens and is typeset
+        last = time.perf_counter()
+        while watching:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last - 0.001)
+            last = now
+
+    watcher = asyncio.ensure_future(watch())
     t0 = time.perf_counter()
     await window.open_thread(thread_id)
     window.chat.doItemsLayout()
     window.repaint()
     opened = time.perf_counter() - t0
+    await _until_typeset(window)  # the first page's formulas, in the background
+    first_page = time.perf_counter() - t0
+    watching = False
+    await watcher
     while window.chat_vm.can_load_older():  # every page in, as scrolling up would bring them
         await window.chat_vm.load_older()
+    window.chat.doItemsLayout()
+    await _until_typeset(window)
     window.chat.doItemsLayout()
     setup = time.perf_counter() - t0
     bar = window.chat.verticalScrollBar()
@@ -107,6 +137,8 @@ async def _scroll(data_dir: str, thread_id: str) -> dict[str, float]:
         "p95_ms": frames[int(len(frames) * 0.95) - 1] * 1000,
         "max_ms": frames[-1] * 1000,
         "open_s": opened,
+        "first_page_s": first_page,
+        "stall_ms": max(gaps, default=0.0) * 1000,
         "setup_s": setup,
         "rows": rows,
         "typeset": stats.renders,

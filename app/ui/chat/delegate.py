@@ -43,7 +43,7 @@ from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
 from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
-from app.ui.chat.message_layout import MessageLayout
+from app.ui.chat.message_layout import WAITS_FOR_MATH, MessageLayout
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
 from app.ui.painting import draw_focus_ring
 
@@ -61,6 +61,10 @@ ACTIONS = ("copy", "edit", "regenerate", "delete")
 LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
 
 Index = QModelIndex | QPersistentModelIndex
+
+_MATH_ARRIVED = object()
+"""The revision of a layout whose formulas arrived typeset: no row's revision is it, so the
+row is laid out again."""
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -176,8 +180,10 @@ class MessageDelegate(QStyledItemDelegate):
             )
             for math_key in pending:
                 self._waiting.setdefault(math_key, set()).add(message_id)
-            if pending and not self._math_timer.isActive():
-                self._math_timer.start()
+            if pending:
+                doc.setProperty(WAITS_FOR_MATH, True)
+                if not self._math_timer.isActive():
+                    self._math_timer.start()
         if isinstance(doc, MediaDocument):
             doc.set_media_html(html_text)
         else:
@@ -367,15 +373,17 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _collect_math(self) -> None:
         # the formulas typeset since the last look: the rows that show them as source are
-        # laid out anew (from scratch: their finished parts would otherwise be kept)
+        # laid out again when next asked (only their parts that wait for formulas are made
+        # anew; a streamed reply's rendering is kept)
         done = self.math.collect()
         messages = set().union(*(self._waiting.pop(key, set()) for key in done))
         if not self._waiting:
             self._math_timer.stop()
         if not messages:
             return
-        for key in [k for k in self._cache if k[0] in messages]:
-            del self._cache[key]
+        for key, laid in self._cache.items():
+            if key[0] in messages:
+                laid.revision = _MATH_ARRIVED
         self.mathTypeset.emit()
 
     def forget(self) -> None:
