@@ -21,7 +21,6 @@ from app.ui.chat.math.render import (
     TIME_LIMIT,
     MathStyle,
     Typeset,
-    load_typesetter,
     typeset_now,
     typeset_within,
 )
@@ -82,7 +81,6 @@ class MathImages:
         found = self.cached(source, style)
         if found is not None:
             return found
-        load_typesetter()  # here, not on a worker, so its one warning is not a test's
         result = typeset_within(source, style, self.time_limit)
         self._keep(math_key(source, style), result)
         return result
@@ -93,7 +91,6 @@ class MathImages:
         key = math_key(source, style)
         if key in self._kept or key in self._queued:
             return key
-        load_typesetter()
         self._queued.add(key)
         self._requests.put((key, source))
         if self._worker is None:
