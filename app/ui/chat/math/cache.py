@@ -4,9 +4,10 @@ beyond a memory budget.
 
 A formula is typeset either at once (:meth:`MathImages.get`, waiting for it) or in the
 background (:meth:`MathImages.request`): one worker thread takes the requests in order, and
-the GUI thread picks the finished ones up with :meth:`MathImages.collect`, so the window never
-waits for a formula. A background typesetting that takes longer than the time limit is kept
-as a failure, as a waited-for one is.
+the GUI thread hands the requests over and picks the finished ones up with
+:meth:`MathImages.collect` (a timer's job), so the window never waits for a formula. A
+background typesetting that takes longer than the time limit is kept as a failure, as a
+waited-for one is.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class MathImages:
         self.stats = MathStats()
         self._queued: set[MathKey] = set()
         self._requests: queue.Queue[tuple[MathKey, MathSource]] = queue.Queue()
+        self._held: list[tuple[MathKey, MathSource]] = []
         self._finished: list[tuple[MathKey, Typeset]] = []
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -87,20 +89,29 @@ class MathImages:
 
     def request(self, source: MathSource, style: MathStyle) -> MathKey:
         """Have ``source`` typeset in ``style`` in the background (once, however often it is
-        asked for); :meth:`collect` picks it up when done. Returns what it is kept by."""
+        asked for): the next :meth:`collect` hands it to the worker, a later one picks it up
+        when done. Returns what it is kept by."""
         key = math_key(source, style)
         if key in self._kept or key in self._queued:
             return key
         self._queued.add(key)
-        self._requests.put((key, source))
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name="typeset-math", daemon=True)
-            self._worker.start()
+        self._held.append((key, source))
         return key
 
+    def _hand_over(self) -> None:
+        # the worker gets the requests only now, not as a layout makes them, so that it does
+        # not compete with that layout for the interpreter
+        if self._worker is None and self._held:
+            self._worker = threading.Thread(target=self._work, name="typeset-math", daemon=True)
+            self._worker.start()
+        for request in self._held:
+            self._requests.put(request)
+        self._held.clear()
+
     def collect(self) -> list[MathKey]:
-        """Keep the formulas typeset in the background since the last call; what they are
-        kept by."""
+        """Hand the requests made since the last call to the worker, and keep the formulas
+        it typeset meanwhile; what they are kept by."""
+        self._hand_over()
         with self._lock:
             finished, self._finished = self._finished, []
         for key, result in finished:
@@ -116,6 +127,7 @@ class MathImages:
     def wait(self, timeout: float = 10.0) -> bool:
         """Block until every request is typeset (for tests and benchmarks); whether they
         were within ``timeout`` seconds."""
+        self._hand_over()
         deadline = time.monotonic() + timeout
         with self._idle:
             while len(self._finished) < len(self._queued):
