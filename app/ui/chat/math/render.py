@@ -7,8 +7,10 @@ line (``vertical-align: middle``, which centres an image a little above the base
 baseline sits on the line's.
 
 A formula that is too long, too big or too slow to typeset, or that ziamath cannot read, is
-given back with its ``problem`` instead of an image (and shown as its source). Typesetting
-runs on a worker thread, so a slow one is abandoned after :data:`TIME_LIMIT` seconds.
+given back with its ``problem`` instead of an image (and shown as its source). A formula
+waited for (:func:`typeset_within`) is typeset on a thread of its own and given up after
+:data:`TIME_LIMIT` seconds; the background worker (:mod:`.cache`) keeps one that took longer
+as a failure.
 """
 
 from __future__ import annotations
