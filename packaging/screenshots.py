@@ -2,8 +2,8 @@
 dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
 approval dialog; a run paused at its budget and the settings dialog
 (``packaging/_dialog_shots.py``); the agents and the agent editor
-(``packaging/_agent_shots.py``); and a thread with every kind of attachment
-(``attachments_shot.py``).
+(``packaging/_agent_shots.py``); a thread with every kind of attachment
+(``attachments_shot.py``); and an answer with math (``math_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -131,6 +131,13 @@ def main(out_dir: Path) -> int:
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
     print(out_dir / "backups.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "math_shot.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "math-light.png")
+    print(out_dir / "math-dark.png")
     target = out_dir / "attachments.png"
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],

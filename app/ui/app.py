@@ -20,6 +20,7 @@ from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
+from app.ui.chat.math.render import warm_up_math
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.notifier import Level
@@ -153,6 +154,11 @@ async def _main(
         window.resize(1280, 800)
         await window.refresh_models()
         await asyncio.sleep(0.3)  # let layouts settle and the first page paint
+        for _ in range(200):  # and the formulas in sight be typeset (at most 10 s)
+            if not window.chat.delegate.typesetting:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
         ok = window.grab().save(str(screenshot))
         await close_window(window)
         return 0 if ok else 1
@@ -190,11 +196,13 @@ async def _run_until_closed(window: MainWindow) -> Path | None:
 
 async def warm_up(window: MainWindow) -> None:
     """Load the attachment stack (image, PDF, document and media readers, Qt's image format
-    plugins) and the Markdown renderer with its code lexers in the background once the
-    window is up, then build one attachment chip and lay out one message off-screen, so the
-    first files dropped attach and the first reply streams without stalling the window."""
+    plugins), the Markdown renderer with its code lexers and the math typesetter in the
+    background once the window is up, then build one attachment chip and lay out one message
+    off-screen, so the first files dropped attach and the first reply streams without
+    stalling the window."""
     await asyncio.sleep(1.0)
     await asyncio.to_thread(warm_markdown)
+    await asyncio.to_thread(warm_up_math)
     if window.isVisible():
         window.chat.delegate.warm_up()
     ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")

@@ -24,6 +24,14 @@ REPLIES = {
     "interruptions": "para\n#\n#foo\npara\n|a|b|\n|-|-x\n\n- a\n\n- b\n\nc\r\nd\re\n> q\n- x",
     "tables": "| h | i |\n|---|:-:|\n| `a` | [l](https://x.org) |\n\ntext\n| x |\n|---|\n| y |",
     "references": "Text [x] here\n\n[x]: https://example.org\n\nmore [x] and [y]\n\n[y]: /y",
+    "math": (
+        "Inline $x^2$ and \\(a+b\\), prices $5 and $10.\n\n$$\nx = \\frac{1}{2}\n$$\n"
+        "Text right after\n\\[\ny = 2\n\\]\n\nA list:\n- $a$\n- $$b$$ more\n\n"
+        "`$not$` and\n```\n$$code$$\n```\nend $$z$$"
+    ),
+    "math closed over later blocks": (
+        "Start\n$$\nx\n# heading\n- item\n$$\n\nafter\n\\[\ny\n> q\n| a |\n|---|\n\\] done\n"
+    ),
 }
 
 

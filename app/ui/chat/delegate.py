@@ -13,7 +13,16 @@ import html
 import logging
 from collections import OrderedDict
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPointF,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+)
 from PySide6.QtCore import Signal as QtSignal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -30,9 +39,11 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from app.core.state import Message
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
-from app.ui.chat.markdown import WARM_UP_SAMPLE
+from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
+from app.ui.chat.math.cache import MathImages, MathKey, math_images
+from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
-from app.ui.chat.message_layout import MessageLayout
+from app.ui.chat.message_layout import WAITS_FOR_MATH, MessageLayout
 from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
 from app.ui.painting import draw_focus_ring
 
@@ -51,6 +62,10 @@ LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": 
 
 Index = QModelIndex | QPersistentModelIndex
 
+_MATH_ARRIVED = object()
+"""The revision of a layout whose formulas arrived typeset: no row's revision is it, so the
+row is laid out again."""
+
 
 def is_dark(palette: QPalette) -> bool:
     """Whether the palette is a dark theme."""
@@ -64,10 +79,23 @@ class MessageDelegate(QStyledItemDelegate):
     """``href`` clicked in row ``row``."""
     actionTriggered = QtSignal(str, int)
     """A row action (``copy``, ``edit``, ``regenerate``, ``delete``) on row ``row``."""
+    mathTypeset = QtSignal()
+    """Formulas typeset in the background arrived: the rows showing them are laid out anew
+    (their heights may have changed)."""
 
-    def __init__(self, view: QListView) -> None:
+    def __init__(self, view: QListView, math: MathImages | None = None) -> None:
         super().__init__(view)
         self._view = view
+        self.math = math_images() if math is None else math
+        """The typeset formulas (shared by the app's views unless one is given)."""
+        self.wait_for_math = False
+        """Typeset a row's formulas before laying it out, instead of showing their source
+        until they are typeset in the background."""
+        self._waiting: dict[MathKey, set[str]] = {}
+        """Formulas being typeset in the background → the messages that show them."""
+        self._math_timer = QTimer(self)
+        self._math_timer.setInterval(40)
+        self._math_timer.timeout.connect(self._collect_math)
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
         self._heights: dict[int, tuple[tuple[int, int, bool], QSize]] = {}
         """Each laid-out revision's row size and the text width it was laid out at: the view
@@ -120,8 +148,13 @@ class MessageDelegate(QStyledItemDelegate):
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
+        message_id = key[0]
         laid = MessageLayout.build(
-            rendered, revision, lambda part: self._document(part, width, dark), streams, laid
+            rendered,
+            revision,
+            lambda part: self._document(part, width, dark, message_id),
+            streams,
+            laid,
         )
         self._heights.pop(revision, None)
         self._cache[key] = laid
@@ -133,7 +166,9 @@ class MessageDelegate(QStyledItemDelegate):
             self._cache.popitem(last=False)
         return laid
 
-    def _document(self, html_text: str, width: int, dark: bool) -> QTextDocument:
+    def _document(
+        self, html_text: str, width: int, dark: bool, message_id: str = ""
+    ) -> QTextDocument:
         doc = QTextDocument() if self.thumbs is None else MediaDocument(self.thumbs, dark)
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
@@ -145,6 +180,27 @@ class MessageDelegate(QStyledItemDelegate):
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
+        if "math:" in html_text:
+            style = math_style(
+                self._view.font(),
+                self._view.palette().color(QPalette.ColorRole.Text),
+                self._view.devicePixelRatioF(),
+            )
+            html_text, pending = typeset_html(
+                doc,
+                html_text,
+                self.math,
+                style,
+                width=width,
+                code_background=code_background(dark),
+                wait=self.wait_for_math,
+            )
+            for math_key in pending:
+                self._waiting.setdefault(math_key, set()).add(message_id)
+            if pending:
+                doc.setProperty(WAITS_FOR_MATH, True)
+                if not self._math_timer.isActive():
+                    self._math_timer.start()
         if isinstance(doc, MediaDocument):
             doc.set_media_html(html_text)
         else:
@@ -341,6 +397,27 @@ class MessageDelegate(QStyledItemDelegate):
         for dark in (False, True):
             rendered = message_html(Message.text_message(WARM_UP_SAMPLE), dark=dark)
             self._document(rendered.html, max(200, self.text_width()), dark).size()
+
+    @property
+    def typesetting(self) -> bool:
+        """Whether formulas shown are still being typeset in the background."""
+        return bool(self._waiting)
+
+    def _collect_math(self) -> None:
+        # the formulas typeset since the last look: the rows that show them as source are
+        # laid out again when next asked (only their parts that wait for formulas are made
+        # anew; a streamed reply's rendering is kept)
+        done = self.math.collect()
+        messages = set().union(*(self._waiting.pop(key, set()) for key in done))
+        if not self._waiting:
+            self._math_timer.stop()
+        if not messages:
+            return
+        for key, laid in self._cache.items():
+            if key[0] in messages:
+                laid.revision = _MATH_ARRIVED
+        self._heights.clear()  # those rows' kept heights were the source's
+        self.mathTypeset.emit()
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""

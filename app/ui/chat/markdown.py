@@ -17,9 +17,12 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.ui.chat.math.syntax import use_math
+
 __all__ = [
     "WARM_UP_SAMPLE",
     "CodeBlocks",
+    "code_background",
     "markdown_parser",
     "render_markdown",
     "style_inline_code",
@@ -55,6 +58,7 @@ def markdown_parser(dark: bool) -> MarkdownIt:
     """The parser and renderer for one theme (code blocks land in ``env["blocks"]``)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    use_math(md)
     colours = _DARK if dark else _LIGHT
 
     def fence(_renderer: Any, tokens: list[Any], idx: int, _options: Any, env: Any) -> str:
@@ -89,6 +93,11 @@ def markdown_parser(dark: bool) -> MarkdownIt:
     return md
 
 
+def code_background(dark: bool) -> str:
+    """The background colour of code in the theme."""
+    return (_DARK if dark else _LIGHT)["code_bg"]
+
+
 def style_inline_code(rendered: str, dark: bool) -> str:
     """Give the inline code spans of rendered HTML their background."""
     colours = _DARK if dark else _LIGHT
@@ -102,11 +111,14 @@ def render_markdown(text: str, *, dark: bool = False) -> tuple[str, CodeBlocks]:
     return style_inline_code(rendered, dark), blocks
 
 
-WARM_UP_SAMPLE = "".join(
-    f"**Bold** `code` [link](https://example.org)\n\n- item\n\n```{lang}\nx = 1\n```\n\n"
-    for lang in ("python", "bash", "javascript", "typescript", "json", "rust", "c", "cpp", "")
+WARM_UP_SAMPLE = (
+    "".join(
+        f"**Bold** `code` [link](https://example.org)\n\n- item\n\n```{lang}\nx = 1\n```\n\n"
+        for lang in ("python", "bash", "javascript", "typescript", "json", "rust", "c", "cpp", "")
+    )
+    + "Math: $x^2$\n\n$$\\frac{1}{2}$$\n"
 )
-"""Markdown that loads the parser and the code lexers replies use most."""
+"""Markdown that loads the parser, the code lexers replies use most and the math rules."""
 
 
 def warm_up() -> None:

@@ -139,7 +139,9 @@ class MarkdownStream:
         blocks = top_level_blocks(tokens)
         finished_lines = tail.count("\n")
         keep = 0
-        while keep + 1 < len(blocks) and _closed(blocks[keep], blocks[keep + 1], finished_lines):
+        while keep + 1 < len(blocks) and _closed(
+            blocks[keep], blocks[keep + 1], finished_lines, tail
+        ):
             keep += 1
         if keep:
             done_env: dict[str, Any] = {"blocks": self._codes}
@@ -166,18 +168,33 @@ class MarkdownStream:
 
 
 def _closed(
-    block: tuple[int, list[Token]], after: tuple[int, list[Token]], finished_lines: int
+    block: tuple[int, list[Token]], after: tuple[int, list[Token]], finished_lines: int, text: str
 ) -> bool:
-    """Whether ``block`` can no longer change, now that ``after`` follows it."""
+    """Whether ``block`` can no longer change, now that ``after`` follows it (``text`` is
+    the source they were parsed from)."""
     kind = block[1][0].type
-    if kind in ("heading_open", "hr", "fence"):
+    if kind in ("heading_open", "hr", "fence", "math_block", "math_block_bracket"):
         return True  # ended by its own line, which the next block shows is finished
-    if kind == "paragraph_open" and (block[1][0].map or [0, 0])[1] < after[0]:
-        return True  # a blank line ended it
+    ended = (block[1][0].map or [0, 0])[1] < after[0]  # by a blank line
+    if kind == "paragraph_open" and ended:
+        return True
+    if not ended and _opens_math(text, block[0], after[0]):
+        return False  # a display formula begun there may yet close, over the next blocks
     # otherwise the next block's first line must be finished, and for a table (which may
-    # yet turn back into text) its delimiter line too
-    needed = 2 if after[1][0].type == "table_open" else 1
+    # yet turn back into text) its delimiter line too, for a display formula (which may yet
+    # turn back into text, if its closing line goes on) all its lines
+    first = after[1][0]
+    needed = 2 if first.type == "table_open" else 1
+    if first.type in ("math_block", "math_block_bracket") and first.map:
+        needed = first.map[1] - first.map[0]
     return after[0] + needed <= finished_lines
+
+
+def _opens_math(text: str, first: int, end: int) -> bool:
+    """Whether lines ``first`` to ``end`` of ``text`` leave a display formula open (a
+    ``$$`` or ``\\[`` not closed there, which a later line could still close)."""
+    lines = "\n".join(text.split("\n", end)[first:end])
+    return lines.count("$$") % 2 == 1 or lines.count("\\[") > lines.count("\\]")
 
 
 def _follows_paragraph(done: list[str], html: str) -> bool:

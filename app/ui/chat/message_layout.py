@@ -4,7 +4,8 @@ A long message is cut, between two top-level paragraphs (where no margin is shar
 parts of about :data:`PART` characters of HTML, each laid out in its own ``QTextDocument``.
 When the message changes (a reply streams in), a part whose HTML is unchanged keeps its
 document and its layout; only the changed parts (the open tail, and the part it joins) are
-laid out again. The stack looks exactly like one document of the whole HTML: a paragraph's
+laid out again (and a part whose formulas were still being typeset when it was made). The
+stack looks exactly like one document of the whole HTML: a paragraph's
 top margin is 0, so the space between two parts is the bottom margin of the first.
 """
 
@@ -20,10 +21,13 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QTextDocument
 from app.ui.chat.markdown_stream import MarkdownStream
 from app.ui.chat.message_html import RenderedMessage
 
-__all__ = ["PART", "MessageLayout", "cut_points"]
+__all__ = ["PART", "WAITS_FOR_MATH", "MessageLayout", "cut_points", "waits_for_math"]
 
 PART = 1500
 """About how many characters of HTML one laid-out part holds."""
+
+WAITS_FOR_MATH = "waitsForMath"
+"""The property a document made while its formulas were still being typeset has."""
 
 DocumentFactory = Callable[[str], QTextDocument]
 """Makes a document of the given HTML, styled and laid out at the row's width."""
@@ -90,7 +94,7 @@ class MessageLayout:
                 top += _bottom_margin(parts[-1].doc)
             piece = html[start:end]
             kept = old.get((start, end - start))
-            if kept is not None and kept.html == piece:
+            if kept is not None and kept.html == piece and not waits_for_math(kept.doc):
                 doc = kept.doc
             else:
                 doc = make(piece)
@@ -158,6 +162,12 @@ class MessageLayout:
         return ""
 
 
+def waits_for_math(doc: QTextDocument) -> bool:
+    """Whether ``doc`` shows formulas as their source while they are typeset (so it is made
+    again, not kept, when its message is laid out next)."""
+    return bool(doc.property(WAITS_FOR_MATH))
+
+
 def _bottom_of(part: _Part) -> float:
     return part.bottom
 
@@ -178,6 +188,9 @@ def _finished_parts(previous: MessageLayout | None, html: str, cuts: list[int]) 
         return []
     if not html.startswith(previous.html[:end]):
         return []
+    for i, part in enumerate(previous.parts[:keep]):
+        if waits_for_math(part.doc):
+            return previous.parts[:i]  # laid out again from there, with its formulas
     return previous.parts[:keep]
 
 

@@ -86,6 +86,7 @@ class ChatView(QListView):
         vm.model.modelReset.connect(self._on_reset)
         self.delegate.linkActivated.connect(self._on_link)
         self.delegate.actionTriggered.connect(self._on_action)
+        self.delegate.mathTypeset.connect(self._on_math)
 
     # Following the newest message ----------------------------------------------------
 
@@ -130,6 +131,13 @@ class ChatView(QListView):
             super().doItemsLayout()
         finally:
             self.delegate.pass_look = None
+
+    def _on_math(self) -> None:
+        # formulas arrived typeset: the rows showing them have new layouts (and heights)
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+        if self.follow:
+            QTimer.singleShot(0, self.scrollToBottom)
 
     def _lay_out_more(self) -> None:
         # a reply grew faster than one update lays out, and no update came for a frame and a
