@@ -78,8 +78,12 @@ async def _preview(item: Prepared) -> ApprovalPreview | Failure | None:
 
 
 def _request(
-    item: Prepared, thread_id: str | None, note: str, preview: ApprovalPreview | None
+    item: Prepared,
+    ctx: RunContext,
+    note: str,
+    preview: ApprovalPreview | None,
 ) -> ApprovalRequest:
+    agent = ctx.agent or None
     return ApprovalRequest(
         call_id=item.call.id,
         tool=item.tool.name,
@@ -87,9 +91,11 @@ def _request(
         permissions=list(item.tool.permissions),
         args=item.json_args,
         fingerprint=args_fingerprint(item.json_args),
-        thread_id=thread_id,
+        thread_id=ctx.thread_id,
         note=note,
         preview=preview,
+        agent=agent,
+        asked_by=ctx.agents[-2] if agent else None,
     )
 
 
@@ -210,7 +216,7 @@ async def approve(
     unrecorded: list[AuditEntry] = []
     while True:
         payload = ApprovalPayload(
-            requests=[_request(p, thread_id, note, previews.get(i)) for i, p in asked.items()]
+            requests=[_request(p, ctx, note, previews.get(i)) for i, p in asked.items()]
         )
         try:
             # a request without a preview has no "preview" key, as before previews existed

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import JsonValue, ValidationError
 
 from app.core.errors import BudgetExceeded
-from app.core.graph.context import GraphInterrupt, RunContext
+from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.state.message_block import ContentBlock, ToolCallBlock
 from app.core.state.message_marks import ToolErrorKind
 from app.core.tools._output import NotJsonError, to_content
@@ -169,7 +169,7 @@ async def execute(
     try:
         if ctx is not None:
             ctx.budget.check_tool_calls(1)
-            ctx.budget.record_tool_calls(1)
+            ctx.budget.record_tool_calls(1, ctx.agent)
     except BudgetExceeded as exc:
         return Failure(call, "budget", f"Tool {tool.name!r} was not called: {exc}.")
     try:
@@ -181,7 +181,7 @@ async def execute(
             if inspect.isawaitable(value):
                 value = await value
         content, state = to_content(call.id, tool.name, value)
-    except GraphInterrupt:
+    except (GraphInterrupt, ChildStopped):  # a delegate's child run paused or stopped
         raise
     except TimeoutError as exc:
         if scope.expired():

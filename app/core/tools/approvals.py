@@ -94,6 +94,8 @@ class ApprovalRequest(BaseModel):
     """One tool call waiting for a person's decision; ``args`` are exactly what will run.
 
     ``preview`` is present only for tools that describe their effect before running.
+    ``agent`` is the delegate agent whose call it is and ``asked_by`` the agent that asked it
+    (both ``None`` for a call of the thread's own agent).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -107,6 +109,8 @@ class ApprovalRequest(BaseModel):
     thread_id: str | None = None
     note: str = ""
     preview: ApprovalPreview | None = None
+    agent: str | None = None
+    asked_by: str | None = None
 
 
 class ApprovalDecision(BaseModel):
