@@ -27,6 +27,7 @@ from app.store.models import (
     MediaBlob,
     MessagePage,
     SearchHit,
+    StoredArgumentRule,
     Thread,
     ThreadOverview,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNotWritableError",
     "StoreSchemaTooNewError",
+    "StoredArgumentRule",
     "Thread",
     "ThreadOverview",
     "check_database",
