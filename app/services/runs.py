@@ -371,6 +371,6 @@ class RunService:
                 ToolActivity(thread_id, event.call_id, event.tool, event.status, event.message)
             )
         elif isinstance(event, BudgetChanged):
-            self._emit(BudgetUpdated(thread_id, event.usage, event.limits))
+            self._emit(BudgetUpdated(thread_id, event.usage, event.limits, event.by_agent))
         elif isinstance(event, Interrupted):
             pass  # reported once the pause is saved, from the store (see _run)
