@@ -28,13 +28,21 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.core.state import Message
+from app.services.hidden_chars import mark_hidden
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_layout import MessageLayout
-from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
+from app.ui.chat.message_model import (
+    DelegationRole,
+    MessageListModel,
+    MessageRole,
+    RevisionRole,
+)
 from app.ui.painting import draw_focus_ring
+from app.ui.theme import ACCENT
 
 __all__ = ["MessageDelegate", "is_dark"]
 
@@ -50,6 +58,16 @@ ACTIONS = ("copy", "edit", "regenerate", "delete")
 LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def _who(message: Message) -> str:
+    """The row's header: who wrote the message."""
+    if message.agent is not None:
+        name = mark_hidden(message.agent)[:80]
+        return {"user": f"Delegated to {name}", "tool": "Tool result"}.get(message.role, name)
+    return {"user": "You", "assistant": "Parley", "tool": "Tool result"}.get(
+        message.role, message.role.title()
+    )
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -88,7 +106,9 @@ class MessageDelegate(QStyledItemDelegate):
         model = index.model()
         dark = is_dark(self._view.palette())
         mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
-        key = (str(message.message_id), width, dark, mine)
+        run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
+        card = (run.title, run.key in mine) if run is not None and run.first else None
+        key = (str(message.message_id), width, dark, mine, card)
         revision = index.data(RevisionRole)
         laid = self._cache.get(key)
         if laid is not None:
@@ -101,6 +121,18 @@ class MessageDelegate(QStyledItemDelegate):
             rendered = message_html(
                 message, dark=dark, expanded=mine, results=results, streams=streams
             )
+            if run is not None and card is not None:
+                head = card_html(run, expanded=card[1], dark=dark)
+                rendered = (
+                    RenderedMessage(
+                        head + rendered.html,
+                        rendered.code_blocks,
+                        [(len(head) + at, always) for at, always in rendered.breaks],
+                        rendered.behind,
+                    )
+                    if card[1]
+                    else RenderedMessage(head)
+                )
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
@@ -163,7 +195,17 @@ class MessageDelegate(QStyledItemDelegate):
         """How wide a message's text is laid out in the view as it is now."""
         return self.column(self._view.viewport().rect()).width() - 2 * PAD
 
+    def folded(self, index: Index) -> bool:
+        """Whether the row is inside a folded delegate card (so it is not shown)."""
+        message: Message | None = index.data(MessageRole)
+        if message is None or message.agent is None:
+            return False
+        run: DelegatedRun | None = index.data(DelegationRole)
+        return run is not None and not run.first and run.key not in self.expanded
+
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        if self.folded(index):
+            return QSize(self._view.viewport().width(), 0)
         laid = self._laid(index, self.text_width())
         height = GAP + HEADER + int(laid.height) + FOOTER + GAP
         return QSize(self._view.viewport().width(), height)
@@ -184,6 +226,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def actions_for(self, message: Message) -> tuple[str, ...]:
         """The row actions a message offers."""
+        if message.agent is not None:
+            return ("copy",)  # a delegate's work is its run's, not the person's to change
         if message.role == "user":
             return ("copy", "edit", "delete")
         if message.role == "assistant":
@@ -194,7 +238,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         message: Message = index.data(MessageRole)
-        if message is None:
+        if message is None or self.folded(index):
             return
         rect = option.rect
         palette: QPalette = option.palette
@@ -205,10 +249,15 @@ class MessageDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         box = QRect(col.x(), rect.y() + GAP // 2, col.width(), rect.height() - GAP)
-        if message.role == "user":
+        delegated = message.agent is not None
+        if message.role == "user" and not delegated:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor("#2b313a") if dark else QColor("#eef2f8"))
             painter.drawRoundedRect(box, 10, 10)
+        if delegated:  # a bar down the card's rows shows what belongs to it
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(ACCENT))
+            painter.drawRect(QRect(col.x() + 2, box.y() + 4, 3, box.height() - 8))
         if state & QStyle.StateFlag.State_HasFocus:
             draw_focus_ring(painter, palette, box, 10)
         # header: who and when
@@ -216,9 +265,7 @@ class MessageDelegate(QStyledItemDelegate):
         header_font.setBold(True)
         painter.setFont(header_font)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
-        who = {"user": "You", "assistant": "Parley", "tool": "Tool result"}.get(
-            message.role, message.role.title()
-        )
+        who = _who(message)
         top = rect.y() + GAP
         painter.drawText(
             QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
