@@ -27,6 +27,8 @@ from app.core.state import AgentState
 from app.core.tools import ApprovalPolicy, SecretSource, Tool
 
 __all__ = [
+    "AgentChoice",
+    "AgentSource",
     "AgentSpec",
     "DelegationError",
     "ModelSource",
@@ -58,6 +60,23 @@ class AgentSpec:
     delegates: tuple[str, ...] = ()
     limits: BudgetLimits = field(default_factory=BudgetLimits)
     description: str = ""
+
+
+@dataclass(frozen=True)
+class AgentChoice:
+    """The agent a thread runs (``name``) and every agent definition it may reach."""
+
+    name: str
+    agents: Mapping[str, AgentSpec]
+
+    def __post_init__(self) -> None:
+        if self.name not in self.agents:
+            raise DelegationError(f"there is no agent named {self.name!r}")
+
+
+AgentSource = Callable[[Any], Awaitable[AgentChoice | None]]
+"""Gives, for a thread, its agent and the definitions it may reach (``None``: the thread has
+no agent of its own, and runs as before)."""
 
 
 def _walk(

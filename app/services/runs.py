@@ -344,7 +344,7 @@ class RunService:
         return state
 
     def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
-        if event.namespace:
+        if event.namespace and not _by_delegate(event):
             return
         if isinstance(event, MessageDelta):
             chunk = event.chunk
@@ -374,3 +374,15 @@ class RunService:
             self._emit(BudgetUpdated(thread_id, event.usage, event.limits, event.by_agent))
         elif isinstance(event, Interrupted):
             pass  # reported once the pause is saved, from the store (see _run)
+
+
+def _by_delegate(event: GraphEvent) -> bool:
+    """Whether a child run's event carries a delegate agent's work (its messages are marked
+    with its name, see :mod:`app.core.agent.delegation`), which the thread shows as it happens;
+    a child graph's other events are its parent's to report."""
+    if isinstance(event, MessageDelta):
+        return event.chunk.agent is not None
+    if isinstance(event, NodeFinished) and isinstance(event.update, dict):
+        items = event.update.get("context") or event.update.get("messages") or []
+        return bool(items) and all(isinstance(m, Message) and m.agent for m in items)
+    return False

@@ -32,6 +32,7 @@ tool raise the engine's ``GraphInterrupt``/``ChildStopped`` with the child's sta
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import JsonValue
@@ -40,6 +41,7 @@ from app.core.constants import START
 from app.core.graph._runner import Runner, prepare_context, task_ids_for
 from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
+from app.core.graph.events import GraphEvent, MessageDelta, NodeFinished
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
 from app.core.state.message_marks import marks
@@ -117,14 +119,33 @@ def _start_state(graph: CompiledGraph[Any], task: str, message_id: str) -> Agent
 
 def _marked(messages: list[Message], name: str) -> list[Message]:
     """The child's messages marked as written by ``name`` (a grandchild's keep their mark)."""
-    out = []
-    for message in messages:
-        if message.agent is None:
-            message = message.model_copy(
-                update={"metadata": {**message.metadata, **marks(agent=name)}}
-            )
-        out.append(message)
-    return out
+    return [_mark(m, name) for m in messages]
+
+
+def _mark(message: Message, name: str) -> Message:
+    if message.agent is not None:
+        return message
+    return message.model_copy(update={"metadata": {**message.metadata, **marks(agent=name)}})
+
+
+def _marking(sink: Callable[[GraphEvent], None], name: str) -> Callable[[GraphEvent], None]:
+    """The child run's event sink: what its nodes stream and return is marked as written by
+    ``name`` before it reaches whoever follows the run, so a window can show the delegate's
+    work as it happens, already in its card."""
+
+    def forward(event: GraphEvent) -> None:
+        if isinstance(event, MessageDelta) and event.chunk.agent is None:
+            event = event.model_copy(update={"chunk": _mark(event.chunk, name)})
+        elif isinstance(event, NodeFinished) and isinstance(event.update, dict):
+            update = dict(event.update)
+            for key in ("context", "messages"):
+                items = update.get(key)
+                if isinstance(items, list):
+                    update[key] = [_mark(m, name) if isinstance(m, Message) else m for m in items]
+            event = event.model_copy(update={"update": update})
+        sink(event)
+
+    return forward
 
 
 def _answer(messages: list[Message], name: str) -> str:
@@ -187,7 +208,7 @@ def delegate_tool(
             step_limit=delegate.step_limit,
             task_id=f"{ctx.task_id}/{runtime.call_id}",
             namespace=(*ctx.namespace, ctx.node, name),
-            sink=ctx.sink,
+            sink=_marking(ctx.sink, name),
             resume=ctx.resume,
             fresh_answers=ctx.fresh_answers,
             agents=(*chain, name),

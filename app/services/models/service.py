@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from app.core.agent import create_agent
@@ -22,6 +23,7 @@ from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
+from app.services.delegation import AgentChoice, AgentSource, build_agent
 from app.services.events import KeysChanged, ModelStatus, SettingsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice, list_model_choices
 from app.services.models.downloads import ModelDownloads
@@ -72,6 +74,7 @@ class ModelService:
         self._system_prompt = system_prompt
         self._list_ollama = list_ollama
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
+        self._agent_source: AgentSource | None = None
         self._models: dict[str, ChatModel] = {}
         self._retired: list[ChatModel] = []
         events.subscribe(self._on_event)
@@ -113,11 +116,21 @@ class ModelService:
             self._models[spec] = await asyncio.to_thread(self._resolve, spec)
         return self._models[spec]
 
+    def use_agents(self, source: AgentSource | None) -> None:
+        """Build each thread's agent from the agent definitions ``source`` gives for it, with
+        an ``ask_*`` tool per delegate; a thread it gives none for, or whose agent asks no
+        one, gets the agent it got before."""
+        self._agent_source = source
+        self._agents.clear()
+
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools."""
         spec = thread.model or self._settings.current.default_model
         prompt = thread.system_prompt or self._system_prompt
         tools = [*self._offered, *self._tools.for_thread(thread.id)]
+        chosen = await self._agent_source(thread) if self._agent_source is not None else None
+        if chosen is not None and chosen.agents[chosen.name].delegates:
+            return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
@@ -128,6 +141,32 @@ class ModelService:
                 approval_policy=self._policy,
                 checkpointer=self._store.checkpointer,
                 trim_context=True,
+            )
+        return self._agents[key]
+
+    async def _delegating(
+        self, chosen: AgentChoice, spec: str, prompt: str, tools: list[Tool[..., Any]]
+    ) -> CompiledGraph[AgentState]:
+        agents = dict(chosen.agents)
+        root = agents[chosen.name]
+        # the thread's agent keeps the thread's tools and prompt unless it names its own
+        agents[chosen.name] = replace(
+            root,
+            tools=root.tools or tuple(t.name for t in tools),
+            instructions=root.instructions or prompt,
+        )
+        known = {t.name: t for t in [*self._tools.available(), *tools]}
+        key = ("agents", spec, chosen.name, tuple(sorted(agents.items())), *map(id, known.values()))
+        if key not in self._agents:
+            self._agents[key] = await build_agent(
+                chosen.name,
+                agents,
+                models=self.model,
+                tools=lambda names: {n: known[n] for n in names if n in known},
+                thread_model=spec,
+                checkpointer=self._store.checkpointer,
+                approval_policy=self._policy,
+                secret_resolver=self._secrets,
             )
         return self._agents[key]
 
