@@ -148,6 +148,15 @@ def _marking(sink: Callable[[GraphEvent], None], name: str) -> Callable[[GraphEv
     return forward
 
 
+def _spent_before_cut_off(ctx: RunContext, state: AgentState) -> None:
+    """A run cut off inside a delegate restarts from the checkpoint before the asking step,
+    whose spending leaves out what the delegate spent; its own last saved step knows it."""
+    spent = state.execution_meta.spent
+    now = ctx.budget.usage
+    if spent.get("model_calls", 0) + spent.get("tool_calls", 0) > now.model_calls + now.tool_calls:
+        ctx.budget.restore(spent)
+
+
 def _answer(messages: list[Message], name: str) -> str:
     last = next((m for m in reversed(messages) if m.role == "assistant" and m.agent == name), None)
     if last is None:
@@ -194,9 +203,12 @@ def delegate_tool(
         if refused:
             raise ToolError(refused)
         key = _saved_key(ctx, runtime.call_id)
-        saved = (ctx.writes.saved.get(key) if ctx.writes else None) or ctx.resume.get(key)
+        cut_off = ctx.writes.saved.get(key) if ctx.writes else None
+        saved = cut_off or ctx.resume.get(key)
         if isinstance(saved, str):  # paused, stopped or cut off before: go on from there
             start = load_state(saved, delegate.state_cls)
+            if cut_off is not None:
+                _spent_before_cut_off(ctx, start)
         else:
             start = _start_state(delegate, task, f"{runtime.idempotency_key[:24]}:task")
         sub = RunContext(

@@ -40,13 +40,16 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A call that passed the checks so far, with its validated arguments."""
+    """A call that passed the checks so far, with its validated arguments; ``resumed``: the
+    call started before the run paused (a delegate's child run) and goes on now, so it was
+    counted against the budget already."""
 
     call: ToolCallBlock
     tool: Tool[..., Any]
     args: dict[str, Any]
     json_args: dict[str, JsonValue]
     metadata: dict[str, Any] = field(default_factory=dict)
+    resumed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +170,7 @@ async def execute(
     if tool.runtime_param:
         kwargs[tool.runtime_param] = runtime
     try:
-        if ctx is not None:
+        if ctx is not None and not item.resumed:
             ctx.budget.check_tool_calls(1)
             ctx.budget.record_tool_calls(1, ctx.agent)
     except BudgetExceeded as exc:

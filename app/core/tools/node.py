@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import JsonValue
@@ -127,8 +127,9 @@ class ToolNode:
         granted = ctx.config.tool_permissions if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
+        outcomes = _mark_resumed(outcomes, ctx)
         if ctx is not None:
-            wanted = sum(isinstance(o, Prepared) for o in outcomes)
+            wanted = sum(isinstance(o, Prepared) and not o.resumed for o in outcomes)
             left = ctx.budget.remaining_tool_calls()
             over = left is not None and wanted > left
             pause_for_budget(ctx, "max_tool_calls" if over else None, wanted - (left or 0))
@@ -214,6 +215,23 @@ def _finished_or_pause(
     raise ChildStopped(update, saved)
 
 
+def _mark_resumed(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
+    """The calls that started before the run paused and keep state of their own under
+    ``TASK/CALL/`` (a delegate's child run) go on now: counted once, when they started."""
+    if ctx is None:
+        return outcomes
+    saved = [*ctx.resume, *(ctx.writes.saved if ctx.writes is not None else ())]
+    going_on = {
+        key.removeprefix(f"{ctx.task_id}/").partition("/")[0]
+        for key in saved
+        if key.startswith(f"{ctx.task_id}/")
+    }
+    return [
+        replace(o, resumed=True) if isinstance(o, Prepared) and o.call.id in going_on else o
+        for o in outcomes
+    ]
+
+
 def _kept_key(task_id: str, call_id: str) -> str:
     """Where a pause keeps one finished call's result, within its task."""
     return f"{task_id}/kept/{call_id}"
@@ -225,7 +243,7 @@ def _within_budget(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outc
         return outcomes
     result: list[Outcome] = []
     for item in outcomes:
-        if isinstance(item, Prepared):
+        if isinstance(item, Prepared) and not item.resumed:
             if left <= 0:
                 item = Failure(
                     item.call,

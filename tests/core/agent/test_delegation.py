@@ -246,8 +246,13 @@ async def test_a_delegate_cut_off_by_a_killed_process_resumes_with_the_parent() 
 
     child2 = build(["Both."])  # the new process's delegate has only its last reply to give
     again, _ = parley([{"text": "Done twice."}], [child2], saver)
-    done = await again.ainvoke(None, {"thread_id": "t"})
+    seen = [e async for e in again.astream(None, {"thread_id": "t"})]
+    done = seen[-1].state
     assert library.looked_up == ["first"]  # the finished step was not run again
+    # what the delegate spent before the cut-off still counts: 3 model calls and 2 tool
+    # calls then, the cut-off call, the delegate's answer and the parent's reply now
+    budget = [e for e in seen if type(e).__name__ == "BudgetChanged"][-1]
+    assert (budget.usage.model_calls, budget.usage.tool_calls) == (5, 3)
     assert tool_outputs(done)["f1"] == "fetched second"
     assert tool_outputs(done)["d1"] == "Both."
     assert done.context[-1].text() == "Done twice."
@@ -321,3 +326,25 @@ async def test_a_call_beside_the_delegate_is_not_run_again_when_the_delegate_res
     assert library.looked_up == ["beside"] and library.written == ["hi"]
     assert tool_outputs(done)["l9"] == "beside: 42"
     assert done.context[-1].text() == "Both done."
+
+
+async def test_who_spent_the_budget_is_kept_across_a_pause_and_a_restart() -> None:
+    library = Library()
+    saver = InMemoryCheckpointer()
+    child, _ = researcher([use("look_up", "l1", query="q"), {"text": "ok"}], library)
+    parent, _ = parley([ask("ask_researcher", "Look."), {"text": "done"}], [child], saver)
+    config = {"thread_id": "t", "budget_pause": True, "max_model_calls": 2}
+    paused = await parent.ainvoke({"messages": [HumanMessage("Go")]}, config)
+    iid = paused.execution_meta.interrupts[0].id
+
+    child2, _ = researcher([{"text": "ok"}], library)  # a new process goes on
+    again, _ = parley([{"text": "done"}], [child2], saver)
+    seen = [
+        e
+        async for e in again.astream(Resume(answers={iid: {"decision": "raise", "to": 4}}), config)
+    ]
+    budget = [e for e in seen if type(e).__name__ == "BudgetChanged"][-1]
+    assert {k: (u.model_calls, u.tool_calls) for k, u in budget.by_agent.items()} == {
+        "": (2, 1),
+        "Researcher": (2, 1),
+    }
