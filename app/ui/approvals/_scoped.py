@@ -6,7 +6,14 @@ from __future__ import annotations
 from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, suggest_rule
 from app.services.hidden_chars import mark_hidden
 
-__all__ = ["argument_decision", "asker_of", "heading_for", "rule_choice", "rule_for"]
+__all__ = [
+    "argument_decision",
+    "asker_of",
+    "heading_for",
+    "rule_choice",
+    "rule_for",
+    "scope_explained",
+]
 
 _LONGEST_NAME = 80
 
@@ -56,3 +63,24 @@ def rule_choice(rule: ArgumentRule) -> str:
 def argument_decision(request: ApprovalRequest, rule: ArgumentRule) -> ApprovalDecision:
     """Approve the call and keep ``rule`` for the calls that fall inside it."""
     return ApprovalDecision(call_id=request.call_id, decision="always", scope="argument", rule=rule)
+
+
+def scope_explained(tool_name: str, rule: ArgumentRule | None, *, batch: bool) -> str:
+    """What each "always allow" choice means, for the call shown."""
+    tool = mark_hidden(tool_name)
+    thread, everywhere = (
+        ("Always allow in this thread", "Always allow this tool")
+        if batch
+        else ("In this thread", "For this tool")
+    )
+    scoped = (
+        f"{rule_choice(rule).capitalize()}: only calls whose real arguments fall inside it "
+        "run without asking. "
+        if rule is not None
+        else ""
+    )
+    return (
+        f"{thread}: {tool} runs without asking again in this thread only. "
+        f"{everywhere}: {tool} runs without asking in every thread, now and later. "
+        f"{scoped}Each can be revoked in Settings."
+    )

@@ -38,7 +38,12 @@ from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, Tool
 from app.services.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
-from app.ui.approvals._scoped import heading_for, rule_choice, rule_for
+from app.ui.approvals._scoped import (
+    heading_for,
+    rule_choice,
+    rule_for,
+    scope_explained,
+)
 from app.ui.approvals._table import calls_table
 from app.ui.theme import ACCENT
 
@@ -351,23 +356,7 @@ class ToolApprovalDialog(QDialog):
             self.scope_argument.setAccessibleName(self._rule.offer())
         elif self.scope_argument.isChecked():
             self.scope_thread.setChecked(True)
-        tool = mark_hidden(request.tool)
-        thread, everywhere = (
-            ("Always allow in this thread", "Always allow this tool")
-            if (self.batch)
-            else ("In this thread", "For this tool")
-        )
-        self.scope_help.setText(
-            f"{thread}: {tool} runs without asking again in this thread only. "
-            f"{everywhere}: {tool} runs without asking in every thread, now and later. "
-            + (
-                f"{rule_choice(self._rule).capitalize()}: only calls whose real arguments fall "
-                "inside it run without asking. "
-                if self._rule is not None
-                else ""
-            )
-            + "Each can be revoked in Settings."
-        )
+        self.scope_help.setText(scope_explained(request.tool, self._rule, batch=self.batch))
 
     # Editing -------------------------------------------------------------------------
 
