@@ -39,6 +39,7 @@ from app.services.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
 from app.ui.approvals._scoped import (
+    argument_decision,
     heading_for,
     rule_choice,
     rule_for,
@@ -455,14 +456,7 @@ class ToolApprovalDialog(QDialog):
         if call.problem or call.edited is not None:
             return
         if self.scope_argument.isChecked() and self._rule is not None:
-            rule = self._rule
-            self._finish(
-                [
-                    ApprovalDecision(
-                        call_id=call.request.call_id, decision="always", scope="argument", rule=rule
-                    )
-                ]
-            )
+            self._finish([argument_decision(call.request, self._rule)])
             return
         scope: Choice = "tool" if self.scope_tool.isChecked() else "thread"
         self._finish([self._decision(call, scope)])
