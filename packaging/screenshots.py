@@ -1,8 +1,9 @@
 """Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
 dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
 approval dialog; a run paused at its budget and the settings dialog
-(``packaging/_dialog_shots.py``); and a thread with every kind of attachment
-(``attachments_shot.py``).
+(``packaging/_dialog_shots.py``); a thread whose agent asked a delegate, and the approval
+dialog for a delegate's call (``packaging/_delegation_shots.py``); and a thread with every kind
+of attachment (``attachments_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -122,6 +123,13 @@ def main(out_dir: Path) -> int:
     print(out_dir / "budget-pause.png")
     print(out_dir / "settings.png")
     print(out_dir / "backups.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging/_delegation_shots.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "delegation.png")
+    print(out_dir / "approval-delegate.png")
     target = out_dir / "attachments.png"
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
