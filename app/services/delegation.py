@@ -150,9 +150,17 @@ class _Build:
             child = await self.graph(
                 delegate if not leaf else _without_delegates(delegate), deeper, None
             )
+            # defining an agent with its tools grants their permissions when it runs, as
+            # switching a tool on in a thread does; a sensitive call still asks
+            own = self.tools(delegate.tools).values()
+            grants = frozenset(p for t in own for p in t.permissions)
             tools.append(
                 delegate_tool(
-                    child, name=name, asked_by=spec.name, description=delegate.description
+                    child,
+                    name=name,
+                    asked_by=spec.name,
+                    description=delegate.description,
+                    grants=grants,
                 )
             )
         return create_agent(

@@ -66,7 +66,7 @@ class Kit:
         self.models = {spec: ScriptedChatModel(script) for spec, script in scripts.items()}
         self.notes: list[str] = []
 
-        @tool(requires_approval=True)
+        @tool(permissions=("files:write",), requires_approval=True)
         def write_note(text: str) -> str:
             """Write a note."""
             self.notes.append(text)
@@ -97,6 +97,7 @@ async def test_an_unknown_tool_or_agent_is_refused_in_one_sentence() -> None:
 
 
 async def test_a_delegates_approval_is_saved_and_answered_after_a_restart(tmp_path: Path) -> None:
+    """The run grants no permission: the delegate's own tools' permissions come with it."""
     ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": "Note hi."}, "id": "d1"}]}
     note = {"tool_calls": [{"name": "write_note", "args": {"text": "hi"}, "id": "w1"}]}
     kit = Kit({"scripted:thread": [ask], "scripted:researcher": [note]})

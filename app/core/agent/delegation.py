@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import JsonValue
@@ -42,6 +43,7 @@ from app.core.graph._runner import Runner, prepare_context, task_ids_for
 from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.graph.events import GraphEvent, MessageDelta, NodeFinished
+from app.core.graph.run_config import RunConfig
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
 from app.core.state.message_marks import marks
@@ -62,7 +64,8 @@ MAX_TASK_CHARS = 20_000
 
 def tool_name_for(agent_name: str) -> str:
     """The name of the tool that asks ``agent_name``: ``ask_`` and the name in lower case with
-    every run of non-letters as ``_`` ("Web Researcher 2" asks through ``ask_web_researcher_``)."""
+    every run of non-letters as ``_``, none at either end ("Web Researcher 2" is asked through
+    ``ask_web_researcher``)."""
     slug = re.sub(r"[^a-z]+", "_", agent_name.lower()).strip("_") or "agent"
     return f"ask_{slug}"
 
@@ -91,6 +94,12 @@ class _ChildRunner(Runner[Any]):
         return self._parent_writes
 
 
+def _granting(config: RunConfig, grants: frozenset[str]) -> RunConfig:
+    if grants <= config.tool_permissions:
+        return config
+    return replace(config, tool_permissions=config.tool_permissions | grants)
+
+
 def _chain_of(ctx: RunContext, asked_by: str) -> tuple[str, ...]:
     return ctx.agents or (asked_by,)
 
@@ -104,7 +113,7 @@ def _refusal(name: str, chain: tuple[str, ...]) -> str | None:
         )
     if len(chain) > MAX_DEPTH:
         return (
-            f"{name} cannot be asked: delegation is already {MAX_DEPTH} agents deep "
+            f"{name} cannot be asked: delegation is already {MAX_DEPTH} levels deep "
             f"({' asks '.join(chain)}); answer with what you have instead."
         )
     return None
@@ -177,13 +186,16 @@ def delegate_tool(
     name: str,
     asked_by: str,
     description: str = "",
+    grants: frozenset[str] = frozenset(),
 ) -> Tool[..., Any]:
     """The ``ask_SLUG`` tool that runs ``delegate`` (the agent ``name``) as a child run.
 
     ``asked_by`` is the name of the agent given the tool (the thread's own agent when the
-    run is not itself a delegate's). ``delegate`` must have no checkpointer of its own: its
-    state is kept in the asking run's checkpoints. See the module docstring for how it pauses,
-    stops and resumes.
+    run is not itself a delegate's). ``grants`` are the tool permissions the child run has
+    besides the asking run's (those of the tools the delegate was defined with; a sensitive
+    call still asks). ``delegate`` must have no checkpointer of its own: its state is kept in
+    the asking run's checkpoints. See the module docstring for how it pauses, stops and
+    resumes.
     """
     if delegate.checkpointer is not None:
         raise ValueError(f"the delegate {name!r} must be built without a checkpointer")
@@ -214,7 +226,7 @@ def delegate_tool(
         sub = RunContext(
             run_id=ctx.run_id,
             thread_id=ctx.thread_id,  # approval rules and audit belong to the thread
-            config=ctx.config,
+            config=_granting(ctx.config, grants),
             budget=ctx.budget,
             control=ctx.control,
             step_limit=delegate.step_limit,

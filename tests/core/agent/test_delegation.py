@@ -287,7 +287,7 @@ async def test_a_fourth_level_of_delegation_is_refused() -> None:
         if isinstance(r, ToolResultBlock) and r.call_id == "d4"
     ]
     assert refused[0].status == "error"
-    assert "delegation is already 3 agents deep (Parley asks B asks C asks D)" in str(
+    assert "delegation is already 3 levels deep (Parley asks B asks C asks D)" in str(
         refused[0].output
     )
     assert {m.agent for m in done.context} == {None, "B", "C", "D"}
@@ -348,3 +348,23 @@ async def test_who_spent_the_budget_is_kept_across_a_pause_and_a_restart() -> No
         "": (2, 1),
         "Researcher": (2, 1),
     }
+
+
+async def test_a_delegate_has_the_permissions_it_was_granted_and_no_others() -> None:
+    @tool(permissions=("crm:write",))
+    def close_ticket(ticket: str) -> str:
+        """Close a ticket."""
+        return f"closed {ticket}"
+
+    def build(grants: frozenset[str]) -> Any:
+        script = [use("close_ticket", "c1", ticket="T-1"), "Closed it."]
+        graph = create_agent(ScriptedChatModel(script), [close_ticket], name="clerk")
+        return delegate_tool(graph, name="Clerk", asked_by="Parley", grants=grants)
+
+    for grants, expected in (
+        (frozenset({"crm:write"}), "closed T-1"),
+        (frozenset(), "not permitted"),
+    ):
+        parent, _ = parley([ask("ask_clerk", "Close T-1."), "ok"], [build(grants)])
+        done = await parent.ainvoke({"messages": [HumanMessage("Go")]}, {"thread_id": "t"})
+        assert expected in str(tool_outputs(done)["c1"])
