@@ -25,7 +25,7 @@ from app.ui.app import close_window
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.window import MainWindow
 from tests.ui.approval_harness import approval_dialog, send
-from tests.ui.harness import Models, find, wait_until
+from tests.ui.harness import Models, find, press, wait_until
 
 AGENTS = {
     "Parley": AgentSpec(name="Parley", delegates=("Researcher",)),
@@ -148,7 +148,19 @@ async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
         ]
         view = find(window, QListView, "chatView")
         cards = [view.model().index(r, 0).data() for r in range(view.model().rowCount())]
-        assert "Researcher — 2 steps, 1 tool call. Task: Note: pack a jacket." in cards
+        card = cards.index("Researcher — 2 steps, 1 tool call. Task: Note: pack a jacket.")
+        # the keyboard steps over the folded card's rows, and Space unfolds it
+        view.setFocus()
+        view.setCurrentIndex(view.model().index(card, 0))
+        press(view, Qt.Key.Key_Down)
+        after = rows(window)[view.currentIndex().row()]
+        assert after.agent is None and after.role == "tool"
+        press(view, Qt.Key.Key_Up)
+        assert view.currentIndex().row() == card
+        press(view, Qt.Key.Key_Space)
+        press(view, Qt.Key.Key_Down)
+        assert rows(window)[view.currentIndex().row()].agent == "Researcher"
+        assert view.visualRect(view.currentIndex()).height() > 0
     finally:
         await close_window(window)
 
