@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.state import Message, ToolCallBlock, ToolResultBlock
+from app.services.hidden_chars import mark_hidden
 from app.ui.attachments.describe import describe
 from app.ui.chat.delegated import run_of
 
@@ -57,7 +58,7 @@ class MessageListModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             run = run_of(self._rows, index.row()) if message.agent else None
             if run is not None and run.first:
-                return f"{run.title}. Task: {run.task}"
+                return f"{run.title}. Task: {mark_hidden(run.task)}"
             who = {"user": "You", "assistant": "Parley", "tool": "Tool"}.get(message.role, "")
             if message.agent and message.role == "assistant":
                 who = message.agent
