@@ -144,3 +144,31 @@ async def test_a_delegates_approval_is_saved_and_answered_after_a_restart(tmp_pa
         ("write_note", "requested"),
         ("write_note", "approve"),
     }
+
+
+async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -> None:
+    from app.services.delegation import AgentChoice
+    from app.services.settings import AppSettings
+    from app.services.workspace import Workspace
+
+    model = ScriptedChatModel(["Plain answer.", "Second answer."])
+    ws = await Workspace.open(
+        tmp_path / "data", resolve_model=lambda _spec: model, secret_resolver=lambda _r: ""
+    )
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:a"))
+        thread = await ws.threads.create(title="plain")
+        before = await ws.models.agent_for(thread)
+
+        async def no_delegates(_thread: Any) -> AgentChoice:
+            return AgentChoice("Solo", {"Solo": AgentSpec(name="Solo")})
+
+        ws.models.use_agents(no_delegates)
+        assert await ws.models.agent_for(thread) is before
+        await (await ws.runs.send(thread.id, "hello"))
+        state = await ws.threads.saved_state(thread.id)
+        assert state is not None
+        assert [m.text() for m in state.context] == ["hello", "Plain answer."]
+        assert all(m.agent is None for m in state.context)
+    finally:
+        await ws.aclose()

@@ -38,6 +38,9 @@ __all__ = ["DEFAULT_SYSTEM_PROMPT", "ModelResolver", "ModelService"]
 
 log = logging.getLogger(__name__)
 
+_DELEGATING = object()
+"""First in the cache key of an agent built from agent definitions."""
+
 DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
 
 ModelResolver = Callable[[str], ChatModel]
@@ -121,7 +124,7 @@ class ModelService:
         an ``ask_*`` tool per delegate; a thread it gives none for, or whose agent asks no
         one, gets the agent it got before."""
         self._agent_source = source
-        self._agents.clear()
+        self._agents = {k: v for k, v in self._agents.items() if k[0] is not _DELEGATING}
 
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools."""
@@ -156,7 +159,13 @@ class ModelService:
             instructions=root.instructions or prompt,
         )
         known = {t.name: t for t in [*self._tools.available(), *tools]}
-        key = ("agents", spec, chosen.name, tuple(sorted(agents.items())), *map(id, known.values()))
+        key = (
+            _DELEGATING,
+            spec,
+            chosen.name,
+            tuple(sorted(agents.items())),
+            *map(id, known.values()),
+        )
         if key not in self._agents:
             self._agents[key] = await build_agent(
                 chosen.name,
