@@ -172,3 +172,45 @@ async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -
         assert all(m.agent is None for m in state.context)
     finally:
         await ws.aclose()
+
+
+async def test_a_delegates_messages_reach_the_bus_while_it_works(tmp_path: Path) -> None:
+    from app.services.delegation import AgentChoice
+    from app.services.events import MessageAdded, MessageStreamed
+    from app.services.settings import AppSettings
+    from app.services.workspace import Workspace
+
+    ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": "Look."}, "id": "d1"}]}
+    models = {
+        "scripted:a": ScriptedChatModel([ask, "Parent done."]),
+        "scripted:researcher": ScriptedChatModel(["Researcher's answer."]),
+    }
+    ws = await Workspace.open(
+        tmp_path / "data", resolve_model=models.__getitem__, secret_resolver=lambda _r: ""
+    )
+    seen: list[tuple[str, str | None, str]] = []
+
+    def listen(event: object) -> None:
+        if isinstance(event, MessageAdded):
+            seen.append(("added", event.message.agent, event.message.role))
+        elif isinstance(event, MessageStreamed):
+            seen.append(("streamed", event.merge.message().agent, "assistant"))
+
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:a"))
+        researcher = AgentSpec(name="Researcher", model="scripted:researcher")
+
+        async def agents(_thread: Any) -> AgentChoice:
+            return AgentChoice("Parley", {"Parley": PARLEY, "Researcher": researcher})
+
+        ws.models.use_agents(agents)
+        ws.events.subscribe(listen)
+        thread = await ws.threads.create(title="live")
+        await (await ws.runs.send(thread.id, "Go"))
+        delegated = [i for i, s in enumerate(seen) if s[1] == "Researcher"]
+        answered = seen.index(("added", None, "tool"))
+        assert ("streamed", "Researcher", "assistant") in seen  # as it was written
+        assert delegated and max(delegated) < answered  # before the parent read its answer
+        assert seen[-1] == ("added", None, "assistant")
+    finally:
+        await ws.aclose()

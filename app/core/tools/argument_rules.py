@@ -169,12 +169,14 @@ class ArgumentRule(BaseModel):
 
 def suggest_rule(tool: str, args: Mapping[str, Any]) -> ArgumentRule | None:
     """The narrowest useful rule that fits this call, or ``None``: the folder of a path
-    argument (the folder itself when the path is one), the host of a URL argument, else the
-    first short text, number or yes/no argument's value."""
+    argument (the folder itself when the path is one; never the file system's root), the host
+    of a URL argument, else the first short text, number or yes/no argument's value."""
     for name in _PATH_ARGS:
         value = args.get(name)
         if isinstance(value, str) and (real := _resolved(value)) is not None:
             folder = real if real.is_dir() else real.parent
+            if folder == Path(folder.anchor):
+                return None  # "inside /" would be the whole tool: that is "for this tool"
             return ArgumentRule(tool=tool, kind="folder", argument=name, value=str(folder))
     for name in _URL_ARGS:
         value = args.get(name)

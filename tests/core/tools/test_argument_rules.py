@@ -78,6 +78,7 @@ def test_the_rule_offered_fits_the_call_shown() -> None:
     mcp = suggest_rule("lookup", {"table": "orders", "limit": 5})
     assert mcp is not None and (mcp.argument, mcp.value) == ("table", '"orders"')
     assert suggest_rule("write_file", {"path": "relative.txt", "content": "\x00" * 300}) is None
+    assert suggest_rule("write_file", {"path": "/top.txt", "content": "\x00"}) is None
 
 
 def test_a_rule_value_with_control_characters_is_refused() -> None:
