@@ -160,7 +160,8 @@ class RunService:
         agent = await self._agent_for(thread)
         snapshot = await agent.aget_state(RunConfig(thread_id=thread_id))
         context = snapshot.state.context if snapshot else []
-        users = [i for i, m in enumerate(context) if m.role == "user"]
+        # the person's messages: a task handed to a delegate is not one
+        users = [i for i, m in enumerate(context) if m.role == "user" and m.agent is None]
         if not users:
             raise UserError("there is no message to answer again")
         await self._abandon_pending(thread_id)

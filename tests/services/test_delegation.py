@@ -214,3 +214,37 @@ async def test_a_delegates_messages_reach_the_bus_while_it_works(tmp_path: Path)
         assert seen[-1] == ("added", None, "assistant")
     finally:
         await ws.aclose()
+
+
+async def test_answering_again_drops_the_delegates_work_with_the_reply(tmp_path: Path) -> None:
+    from app.services.delegation import AgentChoice
+    from app.services.settings import AppSettings
+    from app.services.workspace import Workspace
+
+    ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": "Look."}, "id": "d1"}]}
+    models = {
+        "scripted:a": ScriptedChatModel([ask, "Parent done.", "Second try."]),
+        "scripted:researcher": ScriptedChatModel(["Researcher's answer."]),
+    }
+    ws = await Workspace.open(
+        tmp_path / "data", resolve_model=models.__getitem__, secret_resolver=lambda _r: ""
+    )
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:a"))
+        researcher = AgentSpec(name="Researcher", model="scripted:researcher")
+
+        async def agents(_thread: Any) -> AgentChoice:
+            return AgentChoice("Parley", {"Parley": PARLEY, "Researcher": researcher})
+
+        ws.models.use_agents(agents)
+        thread = await ws.threads.create(title="again")
+        await (await ws.runs.send(thread.id, "Go"))
+        await (await ws.runs.regenerate(thread.id))
+        state = await ws.threads.saved_state(thread.id)
+        assert state is not None
+        assert [(m.role, m.text()) for m in state.context] == [
+            ("user", "Go"),
+            ("assistant", "Second try."),
+        ]
+    finally:
+        await ws.aclose()

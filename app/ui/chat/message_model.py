@@ -175,9 +175,14 @@ class MessageListModel(QAbstractListModel):
         return list(self._rows)
 
     def last(self, role: str, *, with_text: bool = False) -> Message | None:
-        """The newest loaded message of ``role`` (that has text, when ``with_text``)."""
+        """The newest loaded message of ``role`` (that has text, when ``with_text``), of the
+        person or the thread's own agent (not a delegate's)."""
         return next(
-            (m for m in reversed(self._rows) if m.role == role and (m.text() or not with_text)),
+            (
+                m
+                for m in reversed(self._rows)
+                if m.role == role and m.agent is None and (m.text() or not with_text)
+            ),
             None,
         )
 
