@@ -2,8 +2,9 @@
 dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
 approval dialog; a run paused at its budget and the settings dialog
 (``packaging/_dialog_shots.py``); the agents and the agent editor
-(``packaging/_agent_shots.py``); a thread with every kind of attachment
-(``attachments_shot.py``); and an answer with math (``math_shot.py``).
+(``packaging/_agent_shots.py``); a thread whose agent asked a delegate, and the approval
+dialog for a delegate's call (``packaging/_delegation_shots.py``); a thread with every kind
+of attachment (``attachments_shot.py``); and an answer with math (``math_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -138,6 +139,13 @@ def main(out_dir: Path) -> int:
     )
     print(out_dir / "math-light.png")
     print(out_dir / "math-dark.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging/_delegation_shots.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "delegation.png")
+    print(out_dir / "approval-delegate.png")
     target = out_dir / "attachments.png"
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],

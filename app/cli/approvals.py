@@ -93,14 +93,18 @@ class TerminalApprovalHandler:
         """Ask whether to raise the limit the run paused at; return the new limit, or
         ``None`` to stop there."""
         by = pause.suggested_to - pause.value
+        whose = f" at a step of {pause.agent}" if pause.agent else ""
         answer = await self._ask(
-            f"\nThe run reached its limit of {_amount(pause.limit, pause.value)}. "
+            f"\nThe run reached its limit of {_amount(pause.limit, pause.value)}{whose}. "
             f"Raise by {_amount(pause.limit, by)} and continue? [y/N]: "
         )
         return pause.suggested_to if _choice(answer or "") in ("y", "yes") else None
 
     def _show(self, request: ApprovalRequest, number: int, total: int) -> None:
         self._print(f"\nTool call {number} of {total} needs your approval: {request.tool}")
+        if request.agent:
+            by = f", asked by {request.asked_by}" if request.asked_by else ""
+            self._print(f"  {request.agent}{by}, wants to make this call")
         if request.note:
             self._print(f"  {request.note}")
         if request.description:

@@ -66,8 +66,9 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
 
 class _Printer:
     """Writes a driven thread's events to the terminal: the reply as it streams (or whole,
-    when it did not stream, like the note a run leaves when it stops at a budget limit), tool
-    calls starting or failing, and retries while a provider is busy."""
+    when it did not stream, like the note a run leaves when it stops at a budget limit), a
+    delegate agent's replies as bracketed lines, tool calls starting or failing, and retries
+    while a provider is busy."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
@@ -76,14 +77,27 @@ class _Printer:
 
     def __call__(self, event: WorkspaceEvent) -> None:
         if isinstance(event, MessageStreamed):
-            self._reply(event.message_id, event.message.text())
+            if event.message.agent is None:  # a delegate's words are shown once they are whole
+                self._reply(event.message_id, event.message.text())
         elif isinstance(event, MessageAdded) and event.message.role == "assistant":
-            self._reply(str(event.message.message_id), event.message.text())
+            if event.message.agent is not None:
+                self._delegated(event.message.agent, event.message.text())
+            else:
+                self._reply(str(event.message.message_id), event.message.text())
         elif isinstance(event, ToolActivity) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
             self.out.write(f"\n[{event.tool}: {event.status}{note}]\n")
         elif isinstance(event, Retrying):
             self.err.write(f"({event.provider} is busy; trying again in {event.delay:.0f} s)\n")
+
+    def _delegated(self, agent: str, text: str) -> None:
+        """A delegate agent's reply, as one bracketed line: "[Researcher: It is 4 °C.]"."""
+        line = " ".join(text.split())
+        if line:
+            line = line if len(line) <= 300 else line[:299] + "…"
+            encoding = getattr(self.out, "encoding", None)
+            self.out.write(printable(f"\n[{' '.join(agent.split())}: {line}]\n", encoding))
+            self.out.flush()
 
     def _reply(self, message_id: str, text: str) -> None:
         """Write the part of the reply ``message_id`` not shown yet."""

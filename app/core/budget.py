@@ -15,12 +15,14 @@ from app.core.errors import BudgetExceeded
 from app.core.models.protocol import ModelPrice
 from app.core.state.message import TokenUsages
 
-__all__ = ["LIMIT_NAMES", "RAISED_PREFIX", "Budget", "BudgetLimits", "BudgetUsage"]
+__all__ = ["AGENT_PREFIX", "LIMIT_NAMES", "RAISED_PREFIX", "Budget", "BudgetLimits", "BudgetUsage"]
 
 LIMIT_NAMES = ("max_model_calls", "max_tool_calls", "max_tokens", "max_cost")
 """The limits a run can have, as named in a run config and in :class:`BudgetLimits`."""
 RAISED_PREFIX = "raised:"
 """Key prefix under which a run's raised limits are saved beside what it spent."""
+AGENT_PREFIX = "agent:"
+"""Key prefix under which what each delegate agent spent is saved (``agent:NAME:tokens``)."""
 
 
 class BudgetLimits(BaseModel):
@@ -67,6 +69,9 @@ class Budget:
         self.usage = BudgetUsage()
         self.raised: dict[str, float] = {}
         """Limits raised during this run (by a person answering a budget pause)."""
+        self.by_agent: dict[str, BudgetUsage] = {}
+        """What each delegate agent spent of ``usage`` (keyed by name; the thread's own agent
+        is ``""``), for showing who used the shared budget."""
         self._listeners: list[Callable[[Budget], None]] = []
 
     def on_change(self, listener: Callable[[Budget], None]) -> Callable[[], None]:
@@ -114,14 +119,28 @@ class Budget:
         """What a checkpoint keeps: the spending and the limits raised during this run."""
         out = {k: float(v) for k, v in self.usage.model_dump().items()}
         out.update({RAISED_PREFIX + k: float(v) for k, v in self.raised.items()})
+        for agent, use in self.by_agent.items():
+            if agent:
+                out.update({f"{AGENT_PREFIX}{agent}:{k}": float(v) for k, v in use})
         return out
 
     def restore(self, saved: dict[str, float]) -> None:
         """Go on from :meth:`saved`: the same spending and raised limits."""
-        usage = {k: v for k, v in saved.items() if not k.startswith(RAISED_PREFIX)}
+        usage = {k: v for k, v in saved.items() if k in BudgetUsage.model_fields}
         self.usage = BudgetUsage.model_validate(
             {k: int(v) if k != "cost" else v for k, v in usage.items()}
         )
+        self.by_agent = {}
+        for key, value in saved.items():
+            agent, _, name = key.removeprefix(AGENT_PREFIX).rpartition(":")
+            if key.startswith(AGENT_PREFIX) and agent and name in BudgetUsage.model_fields:
+                use = self.by_agent.setdefault(agent, BudgetUsage())
+                setattr(use, name, value if name == "cost" else int(value))
+        own = self._agent_usage("")
+        own.model_calls = self.usage.model_calls - sum(u.model_calls for u in self._others())
+        own.tool_calls = self.usage.tool_calls - sum(u.tool_calls for u in self._others())
+        own.tokens = self.usage.tokens - sum(u.tokens for u in self._others())
+        own.cost = self.usage.cost - sum(u.cost for u in self._others())
         for key, value in saved.items():
             if key.startswith(RAISED_PREFIX):
                 self.raise_limit(key.removeprefix(RAISED_PREFIX), value)
@@ -140,20 +159,27 @@ class Budget:
         lim = self.limits.max_tool_calls
         return None if lim is None else max(0, lim - self.usage.tool_calls)
 
+    def _agent_usage(self, agent: str) -> BudgetUsage:
+        return self.by_agent.setdefault(agent, BudgetUsage())
+
+    def _others(self) -> list[BudgetUsage]:
+        return [u for a, u in self.by_agent.items() if a]
+
     def record_model_call(
-        self, usage: TokenUsages | None = None, price: ModelPrice | None = None
+        self, usage: TokenUsages | None = None, price: ModelPrice | None = None, agent: str = ""
     ) -> None:
-        """Count one model call and what it used."""
-        self.usage.model_calls += 1
-        if usage is not None:
-            self.usage.tokens += usage.total_tokens or (
-                usage.prompt_tokens + usage.completion_tokens
-            )
-            if price is not None:
-                self.usage.cost += cost_of(usage, price)
+        """Count one model call and what it used, made by ``agent`` (``""``: the thread's own)."""
+        mine = self._agent_usage(agent)
+        for use in (self.usage, mine):
+            use.model_calls += 1
+            if usage is not None:
+                use.tokens += usage.total_tokens or (usage.prompt_tokens + usage.completion_tokens)
+                if price is not None:
+                    use.cost += cost_of(usage, price)
         self._changed()
 
-    def record_tool_calls(self, count: int = 1) -> None:
-        """Count ``count`` tool calls."""
+    def record_tool_calls(self, count: int = 1, agent: str = "") -> None:
+        """Count ``count`` tool calls made by ``agent`` (``""``: the thread's own)."""
         self.usage.tool_calls += count
+        self._agent_usage(agent).tool_calls += count
         self._changed()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
 from app.core.tools.approvals import AuditEntry, args_fingerprint, requests_of
-from app.store import Store
+from app.core.tools.argument_rules import ArgumentRule
+from app.store import Store, StoredArgumentRule
 
 __all__ = ["StoreApprovalPolicy"]
 
@@ -38,7 +43,29 @@ class StoreApprovalPolicy:
             scope=scope,
             reason=entry.reason,
             at=entry.time,
+            rule=entry.rule,
         )
+
+    async def matching_rule(
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+    ) -> ArgumentRule | None:
+        """The kept argument rule the call's real arguments fall inside, if any."""
+        for kept in await self.store.list_argument_rules(tool=tool):
+            if kept.rule.matches(tool, args, thread_id):
+                return kept.rule
+        return None
+
+    async def allow_rule(self, rule: ArgumentRule) -> None:
+        """Keep an argument-scoped rule ("write_file inside ~/notes")."""
+        await self.store.add_argument_rule(rule)
+
+    async def argument_rules(self) -> list[StoredArgumentRule]:
+        """Every argument-scoped rule, for the settings list."""
+        return await self.store.list_argument_rules()
+
+    async def revoke_argument_rule(self, rule_id: int) -> bool:
+        """Remove an argument-scoped rule; return whether it was there."""
+        return await self.store.revoke_argument_rule(rule_id)
 
     async def abandon_pending(self, thread_id: str) -> None:
         """A new message leaves the approvals the thread waited on unanswered: the calls will

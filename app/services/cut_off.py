@@ -35,8 +35,13 @@ def _unanswered(state: AgentState, saved: dict[str, str]) -> list[Message]:
     """Tool messages answering the last assistant message's calls that have no result in the
     state: the result a call saved when it finished (``saved``), else the discarded note."""
     context = state.context
-    last = next(
-        (i for i in range(len(context) - 1, -1, -1) if context[i].role == "assistant"), None
+    last = next(  # the thread's own agent's: a delegate's work is not the thread's reply
+        (
+            i
+            for i in range(len(context) - 1, -1, -1)
+            if context[i].role == "assistant" and context[i].agent is None
+        ),
+        None,
     )
     if last is None:
         return []

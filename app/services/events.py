@@ -143,11 +143,13 @@ class ApprovalNeeded:
 
 @dataclass(frozen=True, slots=True)
 class BudgetUpdated:
-    """What the current run has spent against its limits."""
+    """What the current run has spent against its limits; ``by_agent`` is who spent it
+    (the thread's own agent as ``""``, each delegate agent by name)."""
 
     thread_id: str
     usage: BudgetUsage
     limits: BudgetLimits
+    by_agent: dict[str, BudgetUsage] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,7 +160,8 @@ class RunService:
         agent = await self._agent_for(thread)
         snapshot = await agent.aget_state(RunConfig(thread_id=thread_id))
         context = snapshot.state.context if snapshot else []
-        users = [i for i, m in enumerate(context) if m.role == "user"]
+        # the person's messages: a task handed to a delegate is not one
+        users = [i for i, m in enumerate(context) if m.role == "user" and m.agent is None]
         if not users:
             raise UserError("there is no message to answer again")
         await self._abandon_pending(thread_id)
@@ -361,7 +362,7 @@ class RunService:
         return replace(config, limits=limits, tool_permissions=permissions)
 
     def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
-        if event.namespace:
+        if event.namespace and not _by_delegate(event):
             return
         if isinstance(event, MessageDelta):
             chunk = event.chunk
@@ -388,6 +389,18 @@ class RunService:
                 ToolActivity(thread_id, event.call_id, event.tool, event.status, event.message)
             )
         elif isinstance(event, BudgetChanged):
-            self._emit(BudgetUpdated(thread_id, event.usage, event.limits))
+            self._emit(BudgetUpdated(thread_id, event.usage, event.limits, event.by_agent))
         elif isinstance(event, Interrupted):
             pass  # reported once the pause is saved, from the store (see _run)
+
+
+def _by_delegate(event: GraphEvent) -> bool:
+    """Whether a child run's event carries a delegate agent's work (its messages are marked
+    with its name, see :mod:`app.core.agent.delegation`), which the thread shows as it happens;
+    a child graph's other events are its parent's to report."""
+    if isinstance(event, MessageDelta):
+        return event.chunk.agent is not None
+    if isinstance(event, NodeFinished) and isinstance(event.update, dict):
+        items = event.update.get("context") or event.update.get("messages") or []
+        return bool(items) and all(isinstance(m, Message) and m.agent for m in items)
+    return False

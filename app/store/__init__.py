@@ -29,6 +29,7 @@ from app.store.models import (
     MediaBlob,
     MessagePage,
     SearchHit,
+    StoredArgumentRule,
     Thread,
     ThreadOverview,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNotWritableError",
     "StoreSchemaTooNewError",
+    "StoredArgumentRule",
     "Thread",
     "ThreadOverview",
     "agent_name_key",

@@ -47,6 +47,7 @@ def record(
     scope: str,
     reason: str | None,
     at: float | None,
+    rule: str | None = None,
 ) -> ApprovalRecord:
     """Append one decision to the audit log and return it."""
     _check(decision, get_args(ApprovalDecision), "decision")
@@ -58,8 +59,8 @@ def record(
     with write_tx(db) as conn:
         cur = conn.execute(
             "INSERT INTO approval_log (time, thread_id, tool, args_fingerprint, decision, scope, "
-            "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (when, thread_id, tool, fp, decision, scope, reason),
+            "reason, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (when, thread_id, tool, fp, decision, scope, reason, rule),
         )
         rowid = cur.lastrowid
     assert rowid is not None
@@ -72,6 +73,7 @@ def record(
         cast(ApprovalDecision, decision),
         cast(ApprovalScope, scope),
         reason,
+        rule,
     )
 
 
@@ -87,7 +89,7 @@ def list_records(
         where.append("tool = ?")
         params.append(tool)
     sql = (
-        "SELECT id, time, thread_id, tool, args_fingerprint, decision, scope, reason "
+        "SELECT id, time, thread_id, tool, args_fingerprint, decision, scope, reason, rule "
         "FROM approval_log"
     )
     if where:

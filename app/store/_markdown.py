@@ -86,6 +86,16 @@ def _block(block: ContentBlock) -> str:
     return ""
 
 
+def _heading(message: Message) -> str:
+    """Who wrote the message: a delegate agent's work says so ("Researcher", "Task for
+    Researcher"), so it is not taken for the person's or the thread agent's."""
+    agent = message.agent
+    if agent is None:
+        return _ROLE.get(message.role, message.role)
+    name = " ".join(agent.split())
+    return {"user": f"Task for {name}", "tool": f"Tool ({name})"}.get(message.role, name)
+
+
 def render_markdown(thread: Thread, messages: Sequence[Message]) -> str:
     """Return the thread's title, settings and messages as a Markdown document."""
     created = time.strftime("%Y-%m-%d %H:%M", time.localtime(thread.created_at))
@@ -95,7 +105,7 @@ def render_markdown(thread: Thread, messages: Sequence[Message]) -> str:
     if thread.system_prompt:
         lines += ["", "**System prompt**", "", _quote(thread.system_prompt)]
     for message in messages:
-        lines += ["", f"## {_ROLE.get(message.role, message.role)}", ""]
+        lines += ["", f"## {_heading(message)}", ""]
         parts = [_block(b) for b in message.content]
         lines.append("\n\n".join(p for p in parts if p))
     return "\n".join(lines).rstrip() + "\n"

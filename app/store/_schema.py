@@ -217,6 +217,29 @@ def _v7(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX threads_by_agent ON threads(agent_id)")
 
 
+def _argument_rules(db: sqlite_utils.Database) -> None:
+    # "always allow TOOL when ARGUMENT falls inside VALUE" (a folder, a host, a value), and
+    # which rule let each audited call run; touches only its own table and column
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS argument_rules ("
+        " id INTEGER PRIMARY KEY,"
+        " tool TEXT NOT NULL,"
+        " kind TEXT NOT NULL CHECK (kind IN ('folder', 'host', 'value')),"
+        " argument TEXT NOT NULL,"
+        " value TEXT NOT NULL,"
+        " thread_id TEXT,"
+        " created_at REAL NOT NULL"
+        ")"
+    )
+    db.conn.execute(
+        "CREATE UNIQUE INDEX IF NOT EXISTS argument_rules_unique ON argument_rules"
+        "(tool, kind, argument, value, ifnull(thread_id, ''))"
+    )
+    columns = {row[1] for row in db.conn.execute("PRAGMA table_info(approval_log)")}
+    if "rule" not in columns:
+        db.conn.execute("ALTER TABLE approval_log ADD COLUMN rule TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -225,6 +248,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v5,
     _v6,
     _v7,
+    _argument_rules,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

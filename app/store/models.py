@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.core.state.message import Message
+from app.core.tools.argument_rules import ArgumentRule
 
 __all__ = [
     "AgentRecord",
@@ -17,6 +18,7 @@ __all__ = [
     "MediaBlob",
     "MessagePage",
     "SearchHit",
+    "StoredArgumentRule",
     "Thread",
     "ThreadOverview",
 ]
@@ -104,6 +106,8 @@ class ApprovalRecord:
     decision: ApprovalDecision
     scope: ApprovalScope
     reason: str | None
+    rule: str | None = None
+    """The rule that let the call run unasked, or that the decision made, in words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,15 @@ class AllowRule:
     id: int
     tool: str
     thread_id: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredArgumentRule:
+    """An argument-scoped "always allow" rule as kept: its row id, the rule, when made."""
+
+    id: int
+    rule: ArgumentRule
     created_at: float
 
 

@@ -13,7 +13,18 @@ from typing import Any, Self
 from app.core.errors import UserError
 from app.core.netgate import Connection
 from app.core.state.agent_state import AgentState
-from app.store import _agents, _approvals, _check, _export, _ledger, _media, _pages, _threads
+from app.core.tools.argument_rules import ArgumentRule
+from app.store import (
+    _agents,
+    _approvals,
+    _argument_rules,
+    _check,
+    _export,
+    _ledger,
+    _media,
+    _pages,
+    _threads,
+)
 from app.store._export import ModelCheck
 from app.store._schema import BUILTIN_AGENT_ID
 from app.store._threads import _UNSET
@@ -28,6 +39,7 @@ from app.store.models import (
     MediaBlob,
     MessagePage,
     SearchHit,
+    StoredArgumentRule,
     Thread,
     ThreadOverview,
 )
@@ -335,11 +347,13 @@ class Store:
         scope: str = "once",
         reason: str | None = None,
         at: float | None = None,
+        rule: str | None = None,
     ) -> ApprovalRecord:
         """Append a decision to the audit log (compute the fingerprint with
-        :func:`app.store.fingerprint_args`; the arguments themselves are never stored)."""
+        :func:`app.store.fingerprint_args`; the arguments themselves are never stored);
+        ``rule`` names the rule that allowed the call or that the decision made."""
         return await self._worker.acall(
-            _approvals.record, thread_id, tool, args_fingerprint, decision, scope, reason, at
+            _approvals.record, thread_id, tool, args_fingerprint, decision, scope, reason, at, rule
         )
 
     async def list_approvals(
@@ -365,3 +379,15 @@ class Store:
     async def is_allowed(self, tool: str, *, thread_id: str | None = None) -> bool:
         """Whether ``tool`` runs without asking in ``thread_id``."""
         return await self._worker.acall(_approvals.is_allowed, tool, thread_id)
+
+    async def add_argument_rule(self, rule: ArgumentRule) -> StoredArgumentRule:
+        """Keep an argument-scoped "always allow" rule (once)."""
+        return await self._worker.acall(_argument_rules.add, rule)
+
+    async def list_argument_rules(self, *, tool: str | None = None) -> list[StoredArgumentRule]:
+        """The argument-scoped rules kept (all, or those of ``tool``)."""
+        return await self._worker.acall(_argument_rules.list_rules, tool)
+
+    async def revoke_argument_rule(self, rule_id: int) -> bool:
+        """Remove an argument-scoped rule by its id; return whether it existed."""
+        return await self._worker.acall(_argument_rules.revoke, rule_id)

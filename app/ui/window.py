@@ -484,7 +484,7 @@ class MainWindow(QMainWindow):
             self._show_usage()
 
     def _on_budget(self, event: BudgetUpdated) -> None:
-        self.header.budget.show_run(event.usage, event.limits)
+        self.header.budget.show_run(event.usage, event.limits, by_agent=event.by_agent)
 
     def _show_usage(self) -> None:
         self.header.budget.show_total(self.chat_vm.model.total_tokens())

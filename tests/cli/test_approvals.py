@@ -148,3 +148,10 @@ async def test_resumes_a_tool_node_run() -> None:
     )
     update = await run.once(node, state)
     assert [r.output for r in results(update)] == ["closed T-1"]
+
+
+async def test_a_delegates_call_names_it_and_who_asked_it_escaped() -> None:
+    asked = request().model_copy(update={"agent": "Re\x1b[2Jsearcher", "asked_by": "Parley"})
+    _, shown = await ask(["y"], asked)
+    assert "  Re\\x1b[2Jsearcher, asked by Parley, wants to make this call\n" in shown
+    assert "\x1b" not in shown

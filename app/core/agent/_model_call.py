@@ -70,7 +70,7 @@ async def stream_reply(
             await aclose()
     merged = merging.message() if merging is not None else partial
     reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
-    ctx.budget.record_model_call(reply.usages, getattr(info, "price", None))
+    ctx.budget.record_model_call(reply.usages, getattr(info, "price", None), ctx.agent)
     update: dict[str, Any] = {"delta": False}
     metadata = dict(reply.metadata)
     content = list(reply.content)

@@ -44,11 +44,14 @@ MAX_REPLY_TOKENS = 16384
 
 
 def _model_input(context: Sequence[Message]) -> list[Message]:
-    """The conversation as the model must see it: every tool call answered.
+    """The conversation as the model must see it: every tool call answered, and without the
+    messages delegate agents wrote in child runs (an agent reads a delegate's answer, the
+    result of its ``ask_*`` call, not its work).
 
     A call left unanswered (its approval abandoned when the user wrote again) gets an error
     result right after its message, so providers that require pairs accept the history.
     """
+    context = [m for m in context if m.agent is None]
     answered = {r.call_id for m in context if m.role == "tool" for r in m.tool_results()}
     out: list[Message] = []
     last = len(context) - 1

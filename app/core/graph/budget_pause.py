@@ -42,6 +42,8 @@ class BudgetPause(BaseModel):
     needed: float = 1
     suggested_to: float
     text: str
+    agent: str | None = None
+    asked_by: str | None = None
 
 
 class BudgetAnswer(BaseModel):
@@ -105,15 +107,19 @@ def pause_for_budget(ctx: RunContext, limit: str | None, needed: float = 1) -> b
     question = None
     if limit is not None:
         value = float(getattr(ctx.budget.limits, limit))
+        whose = f" of {ctx.agent} (asked by {ctx.agents[-2]})" if ctx.agent else ""
         question = BudgetPause(
             limit=limit,
             value=value,
             used=_used(ctx, limit),
             needed=needed,
             suggested_to=suggested_raise(limit, value, needed),
-            text=f"The next step would go over {ctx.budget.describe(limit)}.",
+            text=f"The next step{whose} would go over {ctx.budget.describe(limit)}.",
+            agent=ctx.agent or None,
+            asked_by=ctx.agents[-2] if ctx.agent else None,
         )
-    answer = interrupt(question.model_dump(mode="json") if question else None)
+    dumped = question.model_dump(mode="json", exclude_none=True) if question else None
+    answer = interrupt(dumped)
     try:
         parsed = BudgetAnswer.model_validate(answer)
     except ValidationError:

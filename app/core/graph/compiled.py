@@ -399,6 +399,9 @@ def _budget_reporter(ctx: RunContext) -> Callable[[Budget], None]:
     from app.core.graph.events import BudgetChanged
 
     def report(budget: Budget) -> None:
-        ctx.emit(BudgetChanged(usage=budget.usage.model_copy(), limits=budget.limits))
+        by_agent = {k: v.model_copy() for k, v in budget.by_agent.items()}
+        ctx.emit(
+            BudgetChanged(usage=budget.usage.model_copy(), limits=budget.limits, by_agent=by_agent)
+        )
 
     return report

@@ -89,6 +89,9 @@ class RunContext:
     answers saved by an earlier run (or carried in an imported or edited state)."""
     writes: StepWrites | None = field(default=None, repr=False)
     """Where a node saves results before the step's checkpoint (``None``: nowhere)."""
+    agents: tuple[str, ...] = ()
+    """In a delegate agent's child run, the agents from the thread's own to this one (who
+    asked whom); empty in the thread's own run."""
     _interrupts_seen: int = 0
     _last_answered: str = ""
 
@@ -135,6 +138,11 @@ class RunContext:
                 status=status,
             )
         )
+
+    @property
+    def agent(self) -> str:
+        """The delegate agent this run is working for, or ``""`` for the thread's own agent."""
+        return self.agents[-1] if len(self.agents) > 1 else ""
 
     def answered_now(self) -> bool:
         """Whether the answer the last :func:`interrupt` call returned was given to start this

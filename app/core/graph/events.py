@@ -79,11 +79,13 @@ class ToolProgress(_Event):
 
 
 class BudgetChanged(_Event):
-    """The run's spending changed."""
+    """The run's spending changed; ``by_agent`` is who spent it (the thread's own agent as
+    ``""``, each delegate agent by name)."""
 
     kind: Literal["budget_changed"] = "budget_changed"
     usage: BudgetUsage
     limits: BudgetLimits
+    by_agent: dict[str, BudgetUsage] = Field(default_factory=dict)
 
 
 class CheckpointSaved(_Event):

@@ -19,6 +19,7 @@ from app.core.state.message_marks import (
     EndReason,
     NoteKind,
     ToolErrorKind,
+    agent_of,
     end_reason_of,
     note_of,
     read_old_marks,
@@ -137,6 +138,12 @@ class Message(BaseModel):
     def tool_error(self) -> ToolErrorKind | None:
         """How the call this tool message answers failed (``None``: it did not)."""
         return tool_error_of(self.metadata)
+
+    @property
+    def agent(self) -> str | None:
+        """The delegate agent that wrote this message in a child run (``None``: the thread's
+        own agent, or the person)."""
+        return agent_of(self.metadata)
 
     def text(self) -> str:
         """Return the text of all ``TextBlock``s, concatenated."""

@@ -2,9 +2,10 @@
 
 A reply can end the turn whatever it asks for (its end reason); the engine can write a message
 of its own into the conversation (a note); a tool message can say how its call failed (a tool
-error). The seed's ``Message`` has a fixed set of fields, so a mark is saved in ``metadata``,
+error); a message a delegate agent wrote in a child run names that agent. The seed's
+``Message`` has a fixed set of fields, so a mark is saved in ``metadata``,
 but only this module names its key: code writes marks with :func:`marks` and reads them as
-``message.end_reason``, ``message.note`` and ``message.tool_error``, typed.
+``message.end_reason``, ``message.note``, ``message.tool_error`` and ``message.agent``, typed.
 
 Messages saved before had other keys for the same facts (``final``, ``stopped``,
 ``stop_reason``, ``repair``); :func:`read_old_marks` turns them into marks whenever a message
@@ -16,9 +17,11 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 __all__ = [
+    "MAX_AGENT_NAME",
     "EndReason",
     "NoteKind",
     "ToolErrorKind",
+    "agent_of",
     "end_reason_of",
     "marks",
     "note_of",
@@ -52,7 +55,10 @@ ToolErrorKind = Literal[
 ]
 """How a tool call failed, as the tool message that answers it says."""
 
-_END_REASON, _NOTE, _TOOL_ERROR = "end_reason", "note", "tool_error"
+MAX_AGENT_NAME = 200
+"""The longest agent name a mark keeps (a longer one is not a mark)."""
+
+_END_REASON, _NOTE, _TOOL_ERROR, _AGENT = "end_reason", "note", "tool_error", "agent"
 _END_REASONS: dict[object, EndReason] = {v: v for v in get_args(EndReason)}
 _NOTES: dict[object, NoteKind] = {v: v for v in get_args(NoteKind)}
 _TOOL_ERRORS: dict[object, ToolErrorKind] = {v: v for v in get_args(ToolErrorKind)}
@@ -64,9 +70,11 @@ def marks(
     end_reason: EndReason | None = None,
     note: NoteKind | None = None,
     tool_error: ToolErrorKind | None = None,
+    agent: str | None = None,
 ) -> dict[str, str]:
-    """The ``metadata`` entries that mark a message (only the marks given)."""
-    given = ((_END_REASON, end_reason), (_NOTE, note), (_TOOL_ERROR, tool_error))
+    """The ``metadata`` entries that mark a message (only the marks given); ``agent`` is the
+    name of the delegate agent that wrote it in a child run."""
+    given = ((_END_REASON, end_reason), (_NOTE, note), (_TOOL_ERROR, tool_error), (_AGENT, agent))
     return {key: value for key, value in given if value is not None}
 
 
@@ -91,6 +99,15 @@ def tool_error_of(metadata: dict[str, Any]) -> ToolErrorKind | None:
     """The tool error marked in a tool message's ``metadata``, if any."""
     error: ToolErrorKind | None = _known(_TOOL_ERRORS, metadata, _TOOL_ERROR)
     return error
+
+
+def agent_of(metadata: dict[str, Any]) -> str | None:
+    """The name of the delegate agent a message's ``metadata`` says wrote it, if any (an
+    empty, over-long or non-text value counts as none)."""
+    value = metadata.get(_AGENT)
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_AGENT_NAME:
+        return None
+    return value
 
 
 def read_old_marks(role: str, metadata: dict[str, Any]) -> None:

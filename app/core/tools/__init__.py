@@ -22,6 +22,7 @@ from app.core.tools.approvals import (
     parse_answer,
     requests_of,
 )
+from app.core.tools.argument_rules import ArgumentRule, suggest_rule
 from app.core.tools.node import ToolNode, tool_message_id
 from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.runtime import Runtime, idempotency_key
@@ -38,6 +39,7 @@ __all__ = [
     "ApprovalPreview",
     "ApprovalPreviewFn",
     "ApprovalRequest",
+    "ArgumentRule",
     "AuditEntry",
     "InMemoryApprovalPolicy",
     "Redactor",
@@ -55,6 +57,7 @@ __all__ = [
     "parse_answer",
     "requests_of",
     "resolve_secret",
+    "suggest_rule",
     "tool",
     "tool_message_id",
 ]

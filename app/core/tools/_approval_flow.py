@@ -78,8 +78,12 @@ async def _preview(item: Prepared) -> ApprovalPreview | Failure | None:
 
 
 def _request(
-    item: Prepared, thread_id: str | None, note: str, preview: ApprovalPreview | None
+    item: Prepared,
+    ctx: RunContext,
+    note: str,
+    preview: ApprovalPreview | None,
 ) -> ApprovalRequest:
+    agent = ctx.agent or None
     return ApprovalRequest(
         call_id=item.call.id,
         tool=item.tool.name,
@@ -87,9 +91,11 @@ def _request(
         permissions=list(item.tool.permissions),
         args=item.json_args,
         fingerprint=args_fingerprint(item.json_args),
-        thread_id=thread_id,
+        thread_id=ctx.thread_id,
         note=note,
         preview=preview,
+        agent=agent,
+        asked_by=ctx.agents[-2] if agent else None,
     )
 
 
@@ -144,7 +150,11 @@ async def _apply(
     if decision.decision == "deny":
         why = f": {decision.reason}" if decision.reason else "."
         return Failure(call, "denied", f"The user denied this call to {tool.name!r}{why}")
-    if decision.decision == "always":
+    if decision.decision == "always" and decision.scope == "argument":
+        rule = decision.rule
+        if rule is not None and rule.matches(tool.name, item.json_args, ctx.thread_id):
+            await _maybe(policy.allow_rule(rule))
+    elif decision.decision == "always":
         await _maybe(policy.allow(tool.name, ctx.thread_id if decision.scope == "thread" else None))
     if decision.decision != "edit" or decision.args is None:
         return item
@@ -182,6 +192,9 @@ async def approve(
             continue
         if await _maybe(policy.is_allowed(item.tool.name, thread_id)):
             await _maybe(policy.record(_audit(item, thread_id, "allowed_by_rule")))
+        elif rule := await _maybe(policy.matching_rule(item.tool.name, item.json_args, thread_id)):
+            entry = _audit(item, thread_id, "allowed_by_rule", rule=rule.describe())
+            await _maybe(policy.record(entry))
         else:
             pending[i] = item
     if not pending:
@@ -210,7 +223,7 @@ async def approve(
     unrecorded: list[AuditEntry] = []
     while True:
         payload = ApprovalPayload(
-            requests=[_request(p, thread_id, note, previews.get(i)) for i, p in asked.items()]
+            requests=[_request(p, ctx, note, previews.get(i)) for i, p in asked.items()]
         )
         try:
             # a request without a preview has no "preview" key, as before previews existed
@@ -267,12 +280,22 @@ def _decided(
     item: Prepared, decision: ApprovalDecision, outcome: Outcome, thread_id: str | None
 ) -> AuditEntry:
     edited = outcome.json_args if isinstance(outcome, Prepared) and outcome is not item else None
+    rule = decision.rule if decision.decision == "always" and decision.scope == "argument" else None
     return _audit(
         item,
         thread_id,
         "decided",
         decision=decision.decision,
-        scope=decision.scope if decision.decision == "always" else "call",
+        scope=_audit_scope(decision),
         reason=decision.reason,
         edited_fingerprint=args_fingerprint(edited) if edited is not None else None,
+        rule=rule.describe() if rule is not None else None,
     )
+
+
+def _audit_scope(decision: ApprovalDecision) -> Literal["call", "thread", "tool"]:
+    """How far a decision reaches, as the audit log says it (an argument rule is the tool's,
+    narrowed by the rule the entry names)."""
+    if decision.decision != "always":
+        return "call"
+    return "thread" if decision.scope == "thread" else "tool"

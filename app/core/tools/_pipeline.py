@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import JsonValue, ValidationError
 
 from app.core.errors import BudgetExceeded
-from app.core.graph.context import GraphInterrupt, RunContext
+from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.state.message_block import ContentBlock, ToolCallBlock
 from app.core.state.message_marks import ToolErrorKind
 from app.core.tools._output import NotJsonError, to_content
@@ -40,13 +40,16 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A call that passed the checks so far, with its validated arguments."""
+    """A call that passed the checks so far, with its validated arguments; ``resumed``: the
+    call started before the run paused (a delegate's child run) and goes on now, so it was
+    counted against the budget already."""
 
     call: ToolCallBlock
     tool: Tool[..., Any]
     args: dict[str, Any]
     json_args: dict[str, JsonValue]
     metadata: dict[str, Any] = field(default_factory=dict)
+    resumed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +170,9 @@ async def execute(
     if tool.runtime_param:
         kwargs[tool.runtime_param] = runtime
     try:
-        if ctx is not None:
+        if ctx is not None and not item.resumed:
             ctx.budget.check_tool_calls(1)
-            ctx.budget.record_tool_calls(1)
+            ctx.budget.record_tool_calls(1, ctx.agent)
     except BudgetExceeded as exc:
         return Failure(call, "budget", f"Tool {tool.name!r} was not called: {exc}.")
     try:
@@ -181,7 +184,7 @@ async def execute(
             if inspect.isawaitable(value):
                 value = await value
         content, state = to_content(call.id, tool.name, value)
-    except GraphInterrupt:
+    except (GraphInterrupt, ChildStopped):  # a delegate's child run paused or stopped
         raise
     except TimeoutError as exc:
         if scope.expired():

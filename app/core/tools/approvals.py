@@ -22,7 +22,9 @@ The run resumes with an answer (``ApprovalAnswer`` as JSON)::
 
 A bare list of decisions, or ``{call_id: "approve" | {...}}``, is accepted too. A call without
 a decision is denied. ``always`` approves the call and remembers the rule through the
-:class:`ApprovalPolicy` (``scope="thread"``: in this thread; ``"tool"``: everywhere).
+:class:`ApprovalPolicy` (``scope="thread"``: in this thread; ``"tool"``: everywhere;
+``"argument"``: the decision's ``rule``, an :class:`~app.core.tools.argument_rules.ArgumentRule`
+such as "write_file inside ~/notes", kept only when the call shown falls inside it).
 
 What a person approves is what runs. :func:`answer_approvals` binds each decision to the
 request that was shown (its ``tool``, ``thread_id`` and the fingerprint of the ``args`` shown,
@@ -38,10 +40,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from app.core.tools.argument_rules import ArgumentRule
 
 __all__ = [
     "APPROVAL_KIND",
@@ -65,7 +69,7 @@ APPROVAL_KIND: Literal["tool_approval"] = "tool_approval"
 """The ``kind`` of an interrupt payload that asks for tool approvals."""
 
 Decision = Literal["approve", "deny", "edit", "always"]
-Scope = Literal["thread", "tool"]
+Scope = Literal["thread", "tool", "argument"]
 
 
 def args_fingerprint(args: Any) -> str:
@@ -94,6 +98,8 @@ class ApprovalRequest(BaseModel):
     """One tool call waiting for a person's decision; ``args`` are exactly what will run.
 
     ``preview`` is present only for tools that describe their effect before running.
+    ``agent`` is the delegate agent whose call it is and ``asked_by`` the agent that asked it
+    (both ``None`` for a call of the thread's own agent).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -107,6 +113,8 @@ class ApprovalRequest(BaseModel):
     thread_id: str | None = None
     note: str = ""
     preview: ApprovalPreview | None = None
+    agent: str | None = None
+    asked_by: str | None = None
 
 
 class ApprovalDecision(BaseModel):
@@ -114,7 +122,8 @@ class ApprovalDecision(BaseModel):
 
     ``reason`` (for ``deny``) is shown to the model; ``args`` (for ``edit``) replace the
     call's arguments and are validated again; ``scope`` (for ``always``) says how far the rule
-    reaches. ``tool``, ``thread_id`` and ``fingerprint`` say which request the person saw
+    reaches, and ``rule`` is the rule an ``argument``-scoped one keeps.
+    ``tool``, ``thread_id`` and ``fingerprint`` say which request the person saw
     (set by :func:`answer_approvals`); a decision that carries them holds only for that call.
     """
 
@@ -125,6 +134,7 @@ class ApprovalDecision(BaseModel):
     reason: str | None = None
     args: dict[str, JsonValue] | None = None
     scope: Scope = "thread"
+    rule: ArgumentRule | None = None
     tool: str | None = None
     thread_id: str | None = None
     fingerprint: str | None = None
@@ -160,7 +170,8 @@ class AuditEntry(BaseModel):
     """One line of the approval audit log. Holds no argument values and no secrets.
 
     ``event`` is ``requested`` (a call was put to a person), ``decided`` (their answer) or
-    ``allowed_by_rule`` (an earlier ``always`` let the call run unasked).
+    ``allowed_by_rule`` (an earlier ``always`` let the call run unasked); ``rule`` says in
+    words which rule allowed it or was made ("write_file inside ~/notes").
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -175,6 +186,7 @@ class AuditEntry(BaseModel):
     scope: Literal["call", "thread", "tool"] | None = None
     reason: str | None = None
     edited_fingerprint: str | None = None
+    rule: str | None = None
 
 
 class ApprovalPolicy(Protocol):
@@ -198,6 +210,16 @@ class ApprovalPolicy(Protocol):
 
     def record(self, entry: AuditEntry) -> Awaitable[None] | None:
         """Append ``entry`` to the audit log."""
+        ...
+
+    def matching_rule(
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+    ) -> ArgumentRule | Awaitable[ArgumentRule | None] | None:
+        """The argument-scoped rule that lets this call (its real arguments) run unasked."""
+        ...
+
+    def allow_rule(self, rule: ArgumentRule) -> Awaitable[None] | None:
+        """Keep ``rule``: calls inside it run without asking."""
         ...
 
 

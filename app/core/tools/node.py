@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from pydantic import JsonValue
 
 from app.core.checkpoint.writes import StepWrites
 from app.core.errors import UserError
 from app.core.graph.budget_pause import pause_for_budget
-from app.core.graph.context import RunContext, current_context
+from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext, current_context
 from app.core.models.protocol import ToolSpec
 from app.core.netgate import purpose
+from app.core.state.agent_state import UpdateSequence
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.core.state.message_marks import marks
@@ -110,7 +113,10 @@ class ToolNode:
     async def __call__(self, state: Any) -> dict[str, Any]:
         """Run the pending tool calls of ``state``; return the update for the graph."""
         messages = _messages_of(state)
-        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+        # the calls of this agent's last reply: a delegate's work, kept in the thread, is not
+        last = next(
+            (m for m in reversed(messages) if m.role == "assistant" and m.agent is None), None
+        )
         calls = last.tool_calls() if last is not None else []
         if last is None or not calls:
             return {}
@@ -121,8 +127,9 @@ class ToolNode:
         granted = ctx.config.tool_permissions if ctx else frozenset()
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
+        outcomes = _mark_resumed(outcomes, ctx)
         if ctx is not None:
-            wanted = sum(isinstance(o, Prepared) for o in outcomes)
+            wanted = sum(isinstance(o, Prepared) and not o.resumed for o in outcomes)
             left = ctx.budget.remaining_tool_calls()
             over = left is not None and wanted > left
             pause_for_budget(ctx, "max_tool_calls" if over else None, wanted - (left or 0))
@@ -133,9 +140,11 @@ class ToolNode:
         if len(outcomes) == 1:
             ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid)]
         else:
-            ran = await asyncio.gather(
-                *(self._run_and_save(o, ctx, redactor, aid) for o in outcomes)
+            results = await asyncio.gather(
+                *(self._run_and_save(o, ctx, redactor, aid) for o in outcomes),
+                return_exceptions=True,
             )
+            ran = _finished_or_pause(results, ctx, redactor)
         by_id = {**saved, **{r.call.id: r for r in ran}}
         order = [c.id for c in last.tool_calls()]
         return _merge([by_id[i].redacted(redactor) for i in order if i in by_id])
@@ -174,13 +183,67 @@ class ToolNode:
         return done
 
 
+def _finished_or_pause(
+    results: Sequence[_CallUpdate | BaseException], ctx: RunContext | None, redactor: Redactor
+) -> list[_CallUpdate]:
+    """The calls' updates; when a delegate's child run among them paused or stopped, the
+    whole node pauses (or stops) with what it did so far, and the calls that finished are kept
+    in the pause, so the node runs them not again when it resumes."""
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(
+            result, GraphInterrupt | ChildStopped
+        ):
+            raise result
+    pauses = [r for r in results if isinstance(r, GraphInterrupt | ChildStopped)]
+    done = [r for r in results if isinstance(r, _CallUpdate)]
+    if not pauses or ctx is None:
+        return done
+    saved: dict[str, JsonValue] = {}
+    updates: list[Any] = []
+    for pause in pauses:
+        saved.update(pause.saved)
+        if pause.update is not None:
+            updates.append(pause.update)
+    for part in done:
+        if not part.state:
+            body = dump_messages(part.redacted(redactor).messages).decode()
+            saved[_kept_key(ctx.task_id, part.call.id)] = body
+    update = UpdateSequence(updates)
+    interrupts = [i for p in pauses if isinstance(p, GraphInterrupt) for i in p.interrupts]
+    if interrupts:
+        raise GraphInterrupt(*interrupts, update=update, saved=saved)
+    raise ChildStopped(update, saved)
+
+
+def _mark_resumed(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
+    """The calls that started before the run paused and keep state of their own under
+    ``TASK/CALL/`` (a delegate's child run) go on now: counted once, when they started."""
+    if ctx is None:
+        return outcomes
+    saved = [*ctx.resume, *(ctx.writes.saved if ctx.writes is not None else ())]
+    going_on = {
+        key.removeprefix(f"{ctx.task_id}/").partition("/")[0]
+        for key in saved
+        if key.startswith(f"{ctx.task_id}/")
+    }
+    return [
+        replace(o, resumed=True) if isinstance(o, Prepared) and o.call.id in going_on else o
+        for o in outcomes
+    ]
+
+
+def _kept_key(task_id: str, call_id: str) -> str:
+    """Where a pause keeps one finished call's result, within its task."""
+    return f"{task_id}/kept/{call_id}"
+
+
 def _within_budget(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
     left = ctx.budget.remaining_tool_calls() if ctx else None
     if left is None:
         return outcomes
     result: list[Outcome] = []
     for item in outcomes:
-        if isinstance(item, Prepared):
+        if isinstance(item, Prepared) and not item.resumed:
             if left <= 0:
                 item = Failure(
                     item.call,
@@ -215,12 +278,18 @@ def _result_key(task_id: str, call_id: str) -> str:
 def _saved_results(
     writes: StepWrites | None, ctx: RunContext | None, calls: Sequence[ToolCallBlock]
 ) -> dict[str, _CallUpdate]:
-    """The results of ``calls`` that a cut-off attempt at this step saved."""
-    if writes is None or ctx is None or not writes.saved:
+    """The results of ``calls`` that a cut-off attempt at this step saved, or that a pause of
+    the step kept (see :func:`_finished_or_pause`)."""
+    if ctx is None:
         return {}
     found: dict[str, _CallUpdate] = {}
     for call in calls:
-        if messages := saved_messages(writes.saved, [ctx.task_id], call.id):
+        kept = ctx.resume.get(_kept_key(ctx.task_id, call.id))
+        if isinstance(kept, str):
+            found[call.id] = _CallUpdate(call, load_messages(kept))
+        elif writes is not None and (
+            messages := saved_messages(writes.saved, [ctx.task_id], call.id)
+        ):
             found[call.id] = _CallUpdate(call, messages)
     return found
 
@@ -268,5 +337,8 @@ def _merge(parts: Sequence[_CallUpdate]) -> dict[str, Any]:
                 extra.extend(value)
             else:
                 update[key] = value
-    update["context"] = [*(p.messages[0] for p in parts), *extra]
+    # a delegate's work comes before the answers, as it happened before its answer
+    delegated = [m for m in extra if isinstance(m, Message) and m.agent is not None]
+    rest = [m for m in extra if not (isinstance(m, Message) and m.agent is not None)]
+    update["context"] = [*delegated, *(p.messages[0] for p in parts), *rest]
     return update

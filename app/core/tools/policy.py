@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
 from app.core.tools.approvals import AuditEntry
+from app.core.tools.argument_rules import ArgumentRule
 
 __all__ = ["InMemoryApprovalPolicy"]
 
@@ -12,6 +17,7 @@ class InMemoryApprovalPolicy:
 
     def __init__(self) -> None:
         self._rules: set[tuple[str, str | None]] = set()
+        self.argument_rules: list[ArgumentRule] = []
         self.audit: list[AuditEntry] = []
 
     def is_allowed(self, tool: str, thread_id: str | None) -> bool:
@@ -35,3 +41,14 @@ class InMemoryApprovalPolicy:
     def record(self, entry: AuditEntry) -> None:
         """Append ``entry`` to the audit log."""
         self.audit.append(entry)
+
+    def matching_rule(
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+    ) -> ArgumentRule | None:
+        """The first kept argument rule that allows this call, if any."""
+        return next((r for r in self.argument_rules if r.matches(tool, args, thread_id)), None)
+
+    def allow_rule(self, rule: ArgumentRule) -> None:
+        """Keep ``rule`` (once)."""
+        if rule not in self.argument_rules:
+            self.argument_rules.append(rule)

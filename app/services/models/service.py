@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.core.agent import create_agent
@@ -24,6 +24,7 @@ from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
+from app.services.delegation import AgentChoice, AgentSource, AgentSpec, build_agent
 from app.services.events import KeysChanged, ModelStatus, SettingsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice, list_model_choices
 from app.services.models.downloads import ModelDownloads
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "AgentRunSetup", "ModelResolver", "ModelService"]
 
 log = logging.getLogger(__name__)
+
+_DELEGATING = object()
+"""First in the cache key of an agent built from agent definitions."""
 
 DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
 
@@ -87,6 +91,7 @@ class ModelService:
         self._system_prompt = system_prompt
         self._list_ollama = list_ollama
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
+        self._agent_source: AgentSource | None = None
         self._models: dict[str, ChatModel] = {}
         self._retired: list[ChatModel] = []
         events.subscribe(self._on_event)
@@ -144,6 +149,13 @@ class ModelService:
         tools = self._tools.named(agent.tools)
         return AgentRunSetup(agent, agent.limits, tuple(self._tools.permissions_of(tools)))
 
+    def use_agents(self, source: AgentSource | None) -> None:
+        """Build each thread's agent from the agent definitions ``source`` gives for it, with
+        an ``ask_*`` tool per delegate; a thread it gives none for, or whose agent asks no
+        one, gets the agent it got before."""
+        self._agent_source = source
+        self._agents = {k: v for k, v in self._agents.items() if k[0] is not _DELEGATING}
+
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools — those of
         the thread's agent, or for "Parley" the thread's own."""
@@ -155,6 +167,11 @@ class ModelService:
             spec = defined.model or spec
             prompt = defined.instructions.strip() or self._system_prompt
             tools = self._tools.named(defined.tools)
+            if defined.delegates:
+                return await self._delegating(await self._reach(defined), spec, prompt, tools)
+        chosen = await self._agent_source(thread) if self._agent_source is not None else None
+        if chosen is not None and chosen.agents[chosen.name].delegates:
+            return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
@@ -165,6 +182,61 @@ class ModelService:
                 approval_policy=self._policy,
                 checkpointer=self._store.checkpointer,
                 trim_context=True,
+            )
+        return self._agents[key]
+
+    async def _reach(self, agent: Agent) -> AgentChoice:
+        """``agent`` and every stored agent it may ask, directly or through another, as the
+        definitions a delegating turn is built from."""
+        assert self._agent_defs is not None
+        specs: dict[str, AgentSpec] = {}
+        todo = [agent]
+        while todo:
+            one = todo.pop()
+            if one.name in specs:
+                continue
+            asked = await self._agent_defs.delegates_of(one)
+            specs[one.name] = AgentSpec(
+                name=one.name,
+                instructions=one.instructions,
+                model=one.model,
+                tools=tuple(one.tools),
+                delegates=tuple(a.name for a in asked),
+                limits=one.limits,
+                description=one.description,
+            )
+            todo += asked
+        return AgentChoice(agent.name, specs)
+
+    async def _delegating(
+        self, chosen: AgentChoice, spec: str, prompt: str, tools: list[Tool[..., Any]]
+    ) -> CompiledGraph[AgentState]:
+        agents = dict(chosen.agents)
+        root = agents[chosen.name]
+        # the thread's agent keeps the thread's tools and prompt unless it names its own
+        agents[chosen.name] = replace(
+            root,
+            tools=root.tools or tuple(t.name for t in tools),
+            instructions=root.instructions or prompt,
+        )
+        known = {t.name: t for t in [*self._tools.available(), *tools]}
+        key = (
+            _DELEGATING,
+            spec,
+            chosen.name,
+            tuple(sorted(agents.items())),
+            *map(id, known.values()),
+        )
+        if key not in self._agents:
+            self._agents[key] = await build_agent(
+                chosen.name,
+                agents,
+                models=self.model,
+                tools=lambda names: {n: known[n] for n in names if n in known},
+                thread_model=spec,
+                checkpointer=self._store.checkpointer,
+                approval_policy=self._policy,
+                secret_resolver=self._secrets,
             )
         return self._agents[key]
 

@@ -63,12 +63,16 @@ class KeyInfo:
 
 @dataclass(frozen=True, slots=True)
 class RuleRow:
-    """An "always allow" rule with the title of its thread (``None``: every thread)."""
+    """An "always allow" rule with the title of its thread (``None``: every thread);
+    ``scope`` says in words how far an argument-scoped rule reaches ("inside ~/notes"),
+    ``rule_id`` names it for revoking (both empty for a rule of the whole tool)."""
 
     tool: str
     thread_id: str | None
     thread_title: str | None
     created_at: float
+    scope: str = ""
+    rule_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +228,29 @@ class Preferences:
                 r.created_at,
             )
             for r in rows
+        ] + [
+            RuleRow(
+                kept.rule.tool,
+                kept.rule.thread_id,
+                titles.get(kept.rule.thread_id, "a deleted thread")
+                if kept.rule.thread_id
+                else None,
+                kept.created_at,
+                kept.rule.describe().removeprefix(kept.rule.tool).strip(),
+                kept.id,
+            )
+            for kept in await self._store.list_argument_rules()
         ]
 
-    async def revoke_rule(self, tool: str, thread_id: str | None) -> None:
-        """Remove the rule: the next call to ``tool`` there asks again."""
+    async def revoke_rule(
+        self, tool: str, thread_id: str | None, rule_id: int | None = None
+    ) -> None:
+        """Remove the rule (the argument-scoped one ``rule_id`` names, when given): the next
+        call it covered asks again."""
+        if rule_id is not None:
+            if not await self._store.revoke_argument_rule(rule_id):
+                raise UserError(f"that always-allow rule for {tool} is gone already")
+            return
         if not await self._store.revoke_allow_rule(tool, thread_id=thread_id):
             raise UserError(f"there is no always-allow rule for {tool} there any more")
 
@@ -257,7 +280,7 @@ class Preferences:
                 r.decision,
                 r.scope,
                 r.args_fingerprint,
-                r.reason or "",
+                "; ".join(filter(None, (r.reason, f"by the rule {r.rule}" if r.rule else ""))),
             )
             hay = " ".join((title, r.tool, r.decision, r.scope, r.args_fingerprint, row.reason))
             if needle and needle not in hay.lower():

@@ -34,10 +34,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.tools import ApprovalDecision, ApprovalRequest, Tool
+from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, Tool
 from app.services.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
+from app.ui.approvals._scoped import (
+    argument_decision,
+    heading_for,
+    rule_choice,
+    rule_for,
+    scope_explained,
+)
 from app.ui.approvals._table import calls_table
 from app.ui.theme import ACCENT
 
@@ -81,6 +88,7 @@ class ToolApprovalDialog(QDialog):
         self.calls = [PendingCall(r, tools.get(r.tool)) for r in requests]
         self.decisions: list[ApprovalDecision] | None = None
         self._current = 0
+        self._rule: ArgumentRule | None = None
         self._dark = _dark(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
@@ -100,11 +108,7 @@ class ToolApprovalDialog(QDialog):
     # Building ------------------------------------------------------------------------
 
     def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
-        title = (
-            "Allow Parley to run a tool?"
-            if not self.batch
-            else (f"Allow Parley to run {count} tools?")
-        )
+        title = heading_for([c.request for c in self.calls])
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         heading = QLabel(title, self)
@@ -220,14 +224,18 @@ class ToolApprovalDialog(QDialog):
         self.scope_thread.setObjectName("alwaysInThread")
         self.scope_tool = QRadioButton("for this tool", self)
         self.scope_tool.setObjectName("alwaysForTool")
+        self.scope_argument = QRadioButton(self)
+        self.scope_argument.setObjectName("alwaysForArgument")
         self.scope_thread.setChecked(True)
         self._scopes = QButtonGroup(self)
         self._scopes.addButton(self.scope_thread)
         self._scopes.addButton(self.scope_tool)
+        self._scopes.addButton(self.scope_argument)
         self._scopes.buttonToggled.connect(self._explain_scope)
         scope_row.addWidget(self.scope_caption)
         scope_row.addWidget(self.scope_thread)
         scope_row.addWidget(self.scope_tool)
+        scope_row.addWidget(self.scope_argument)
         scope_row.addStretch(1)
         layout.addLayout(scope_row)
         self.scope_help = QLabel(self)
@@ -235,7 +243,7 @@ class ToolApprovalDialog(QDialog):
         self.scope_help.setWordWrap(True)
         self.scope_help.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout.addWidget(self.scope_help)
-        for widget in (self.scope_caption, self.scope_thread, self.scope_tool):
+        for widget in (self.scope_caption, self.scope_thread, self.scope_tool, self.scope_argument):
             widget.setVisible(not self.batch)
 
     def _build_buttons(self, layout: QVBoxLayout) -> None:
@@ -341,17 +349,15 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setVisible(bool(call.problem))
 
     def _explain_scope(self, *_args: object) -> None:
-        tool = mark_hidden(self.calls[self._current].request.tool)
-        thread, everywhere = (
-            ("Always allow in this thread", "Always allow this tool")
-            if (self.batch)
-            else ("In this thread", "For this tool")
-        )
-        self.scope_help.setText(
-            f"{thread}: {tool} runs without asking again in this thread only. "
-            f"{everywhere}: {tool} runs without asking in every thread, now and later. "
-            "Either can be revoked in Settings."
-        )
+        request = self.calls[self._current].request
+        self._rule = None if self.batch else rule_for(request)
+        self.scope_argument.setVisible(self._rule is not None)
+        if self._rule is not None:
+            self.scope_argument.setText(rule_choice(self._rule))
+            self.scope_argument.setAccessibleName(self._rule.offer())
+        elif self.scope_argument.isChecked():
+            self.scope_thread.setChecked(True)
+        self.scope_help.setText(scope_explained(request.tool, self._rule, batch=self.batch))
 
     # Editing -------------------------------------------------------------------------
 
@@ -448,6 +454,9 @@ class ToolApprovalDialog(QDialog):
     def _always(self) -> None:
         call = self.calls[0]
         if call.problem or call.edited is not None:
+            return
+        if self.scope_argument.isChecked() and self._rule is not None:
+            self._finish([argument_decision(call.request, self._rule)])
             return
         scope: Choice = "tool" if self.scope_tool.isChecked() else "thread"
         self._finish([self._decision(call, scope)])

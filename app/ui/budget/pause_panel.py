@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.bus import EventBus
 from app.services.events import BudgetPaused, RunStatusChanged, WorkspaceEvent
+from app.services.hidden_chars import mark_hidden
 from app.services.runs import RunService
 from app.ui.a11y import announce
 from app.ui.budget.text import LIMIT_WORDS, value_text
@@ -48,6 +49,10 @@ def pause_sentence(event: BudgetPaused) -> tuple[str, str]:
     else:
         spent = f"This run has used {used} of its {value} {noun}."
     body = f"{spent} Raise the limit to let it go on, or stop here; what it did so far is kept."
+    if pause.agent:
+        who = mark_hidden(pause.agent)[:80]
+        asker = f" (asked by {mark_hidden(pause.asked_by)[:80]})" if pause.asked_by else ""
+        body = f"The next step is {who}'s{asker}; the whole turn shares one budget. {body}"
     return title, body
 
 

@@ -37,15 +37,23 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.core.state import Message
+from app.services.hidden_chars import mark_hidden
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
 from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_layout import WAITS_FOR_MATH, MessageLayout
-from app.ui.chat.message_model import MessageListModel, MessageRole, RevisionRole
+from app.ui.chat.message_model import (
+    DelegationRole,
+    MessageListModel,
+    MessageRole,
+    RevisionRole,
+)
 from app.ui.painting import draw_focus_ring
+from app.ui.theme import ACCENT
 
 __all__ = ["MessageDelegate", "is_dark"]
 
@@ -65,6 +73,16 @@ Index = QModelIndex | QPersistentModelIndex
 _MATH_ARRIVED = object()
 """The revision of a layout whose formulas arrived typeset: no row's revision is it, so the
 row is laid out again."""
+
+
+def _who(message: Message, author: str = "Parley") -> str:
+    """The row's header: who wrote the message (``author``: the thread's agent)."""
+    if message.agent is not None:
+        name = mark_hidden(message.agent)[:80]
+        return {"user": f"Delegated to {name}", "tool": "Tool result"}.get(message.role, name)
+    return {"user": "You", "assistant": author, "tool": "Tool result"}.get(
+        message.role, message.role.title()
+    )
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -132,7 +150,9 @@ class MessageDelegate(QStyledItemDelegate):
         model = index.model()
         dark = is_dark(self._view.palette())
         mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
-        key = (str(message.message_id), width, dark, mine)
+        run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
+        card = (run.title, run.key in mine) if run is not None and run.first else None
+        key = (str(message.message_id), width, dark, mine, card)
         revision = index.data(RevisionRole)
         laid = self._cache.get(key)
         if laid is not None:
@@ -145,6 +165,18 @@ class MessageDelegate(QStyledItemDelegate):
             rendered = message_html(
                 message, dark=dark, expanded=mine, results=results, streams=streams
             )
+            if run is not None and card is not None:
+                head = card_html(run, expanded=card[1], dark=dark)
+                rendered = (
+                    RenderedMessage(
+                        head + rendered.html,
+                        rendered.code_blocks,
+                        [(len(head) + at, always) for at, always in rendered.breaks],
+                        rendered.behind,
+                    )
+                    if card[1]
+                    else RenderedMessage(head)
+                )
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
@@ -242,10 +274,24 @@ class MessageDelegate(QStyledItemDelegate):
         view = self._view.viewport().rect()
         return (view.width(), self.column(view).width() - 2 * PAD, is_dark(self._view.palette()))
 
+    def folded(self, index: Index) -> bool:
+        """Whether the row is inside a folded delegate card (so it is not shown)."""
+        message: Message | None = index.data(MessageRole)
+        if message is None or message.agent is None:
+            return False
+        run: DelegatedRun | None = index.data(DelegationRole)
+        return run is not None and not run.first and run.key not in self.expanded
+
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         look = self.pass_look or self.look()
         model = index.model()
-        revision = model.revision_at(index.row()) if isinstance(model, MessageListModel) else None
+        if isinstance(model, MessageListModel):
+            row = index.row()
+            message, revision = model.message_at(row), model.revision_at(row)
+        else:
+            message, revision = index.data(MessageRole), None
+        if message is not None and message.agent is not None and self.folded(index):
+            return QSize(look[0], 0)
         if revision is not None and (kept := self._heights.get(revision)) and kept[0] == look:
             return kept[1]
         laid = self._laid(index, look[1])
@@ -272,6 +318,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def actions_for(self, message: Message) -> tuple[str, ...]:
         """The row actions a message offers."""
+        if message.agent is not None:
+            return ("copy",)  # a delegate's work is its run's, not the person's to change
         if message.role == "user":
             return ("copy", "edit", "delete")
         if message.role == "assistant":
@@ -282,7 +330,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         message: Message = index.data(MessageRole)
-        if message is None:
+        if message is None or self.folded(index):
             return
         rect = option.rect
         palette: QPalette = option.palette
@@ -293,10 +341,15 @@ class MessageDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         box = QRect(col.x(), rect.y() + GAP // 2, col.width(), rect.height() - GAP)
-        if message.role == "user":
+        delegated = message.agent is not None
+        if message.role == "user" and not delegated:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor("#2b313a") if dark else QColor("#eef2f8"))
             painter.drawRoundedRect(box, 10, 10)
+        if delegated:  # a bar down the card's rows shows what belongs to it
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(ACCENT))
+            painter.drawRect(QRect(col.x() + 2, box.y() + 4, 3, box.height() - 8))
         if state & QStyle.StateFlag.State_HasFocus:
             draw_focus_ring(painter, palette, box, 10)
         # header: who and when
@@ -304,9 +357,7 @@ class MessageDelegate(QStyledItemDelegate):
         header_font.setBold(True)
         painter.setFont(header_font)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
-        who = {"user": "You", "assistant": self.author, "tool": "Tool result"}.get(
-            message.role, message.role.title()
-        )
+        who = _who(message, self.author)
         top = rect.y() + GAP
         painter.drawText(
             QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),

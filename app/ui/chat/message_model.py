@@ -11,14 +11,18 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.state import Message, ToolCallBlock, ToolResultBlock
+from app.services.hidden_chars import mark_hidden
 from app.ui.attachments.describe import describe
+from app.ui.chat.delegated import run_of
 
-__all__ = ["MessageListModel", "MessageRole", "RevisionRole"]
+__all__ = ["DelegationRole", "MessageListModel", "MessageRole", "RevisionRole"]
 
 MessageRole = Qt.ItemDataRole.UserRole + 1
 """The row's :class:`Message`."""
 RevisionRole = Qt.ItemDataRole.UserRole + 2
 """A number that grows each time the row's message changes (for layout caches)."""
+DelegationRole = Qt.ItemDataRole.UserRole + 3
+"""The :class:`~app.ui.chat.delegated.DelegatedRun` the row is part of, or ``None``."""
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -49,8 +53,15 @@ class MessageListModel(QAbstractListModel):
             return message
         if role == RevisionRole:
             return self._revisions[index.row()]
+        if role == DelegationRole:
+            return run_of(self._rows, index.row())
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            run = run_of(self._rows, index.row()) if message.agent else None
+            if run is not None and run.first:
+                return f"{run.title}. Task: {mark_hidden(run.task)}"
             who = {"user": "You", "assistant": "Parley", "tool": "Tool"}.get(message.role, "")
+            if message.agent and message.role == "assistant":
+                who = message.agent
             described = [d for d in map(describe, message.content) if d]
             return " ".join([f"{who}: {message.text()}", *described])
         return None
@@ -118,12 +129,24 @@ class MessageListModel(QAbstractListModel):
             self._revisions.append(self._next_revision())
             self._index[key] = row
             self.endInsertRows()
+            self._card_changed(message, row)
             return row
         self._rows[row] = message
         self._revisions[row] = self._next_revision()
         idx = self.index(row)
         self.dataChanged.emit(idx, idx, [MessageRole, RevisionRole])
+        self._card_changed(message, row)
         return row
+
+    def _card_changed(self, message: Message, row: int) -> None:
+        """A delegate's new step changes its card's title, drawn by the card's first row."""
+        if message.agent is None:
+            return
+        run = run_of(self._rows, row)
+        if run is not None and run.start != row:
+            self._revisions[run.start] = self._next_revision()
+            first = self.index(run.start)
+            self.dataChanged.emit(first, first, [RevisionRole])
 
     def remove(self, message_id: str) -> None:
         """Remove the row with this id, if shown."""
@@ -156,9 +179,14 @@ class MessageListModel(QAbstractListModel):
         return list(self._rows)
 
     def last(self, role: str, *, with_text: bool = False) -> Message | None:
-        """The newest loaded message of ``role`` (that has text, when ``with_text``)."""
+        """The newest loaded message of ``role`` (that has text, when ``with_text``), of the
+        person or the thread's own agent (not a delegate's)."""
         return next(
-            (m for m in reversed(self._rows) if m.role == role and (m.text() or not with_text)),
+            (
+                m
+                for m in reversed(self._rows)
+                if m.role == role and m.agent is None and (m.text() or not with_text)
+            ),
             None,
         )
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.state import Message
 from app.ui.chat.delegate import LABELS, MessageDelegate
+from app.ui.chat.message_model import DelegationRole
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.tasks import spawn
 
@@ -265,12 +266,28 @@ class ChatView(QListView):
         if event.matches(QKeySequence.StandardKey.Copy) and index.isValid():
             self._on_action("copy", index.row())
             return
+        card = index.data(DelegationRole) if index.isValid() else None
+        toggles = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if card is not None and card.first and event.key() in toggles:
+            self._on_link(f"toggle:{card.key}", index.row())  # fold or unfold the card
+            return
         if event.key() == Qt.Key.Key_Menu and index.isValid():
             menu = self._menu_for(index.row())
             if menu is not None:
                 menu.popup(self.viewport().mapToGlobal(self.visualRect(index).center()))
             return
         super().keyPressEvent(event)
+
+    def moveCursor(
+        self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
+        """Move as the list does, over the rows of folded delegate cards."""
+        current = self.currentIndex()
+        index = super().moveCursor(action, modifiers)
+        step = -1 if current.isValid() and index.row() < current.row() else 1
+        while index.isValid() and self.delegate.folded(index):
+            index = self.model().index(index.row() + step, 0)
+        return index if index.isValid() else current
 
     def mouseMoveEvent(self, event: object) -> None:
         super().mouseMoveEvent(event)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
-"""Approval rules: every "always allow" rule, each with Revoke. After a revoke the next call
-to that tool asks again."""
+"""Approval rules: every "always allow" rule, each with Revoke — whole tools and rules scoped
+by argument ("write_file inside ~/notes"). After a revoke the next call it covered asks again."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
+from app.services.hidden_chars import mark_hidden
 from app.services.settings.preferences import Preferences, RuleRow, format_time
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
@@ -31,8 +32,9 @@ class RulesPage(SettingsPage):
         layout = page_layout(
             self,
             self.TITLE,
-            'Tools you chose to "always allow" run without asking. Revoke a rule and the '
-            "next call to that tool asks you again.",
+            'Tools you chose to "always allow" run without asking, everywhere or only inside '
+            "a folder, for a host or with one value. Revoke a rule and the next call it "
+            "covered asks you again.",
         )
         self.table = rows_table(
             self, "rulesTable", "Always-allow rules", ["Tool", "Where", "Since", ""], stretch=1
@@ -51,6 +53,8 @@ class RulesPage(SettingsPage):
         self.table.setRowCount(len(self.rules))
         for row, rule in enumerate(self.rules):
             where = f"In “{rule.thread_title}”" if rule.thread_id else "Every thread"
+            if rule.scope:
+                where = f"{mark_hidden(rule.scope)} · {where.lower()}"
             for col, text in enumerate((rule.tool, where, format_time(rule.created_at))):
                 self.table.setItem(row, col, QTableWidgetItem(text))
             button = QPushButton("Revoke", self.table)
@@ -64,10 +68,11 @@ class RulesPage(SettingsPage):
     async def revoke(self, rule: RuleRow) -> bool:
         """Remove ``rule``; the next call to its tool asks again."""
         try:
-            await self.preferences.revoke_rule(rule.tool, rule.thread_id)
+            await self.preferences.revoke_rule(rule.tool, rule.thread_id, rule.rule_id)
         except ParleyError as exc:
             self.message.setText(f"Not revoked: {exc}.")
             return False
-        self.message.setText(f"Revoked: {rule.tool} asks again from its next call.")
+        what = f"{rule.tool} {mark_hidden(rule.scope)}" if rule.scope else rule.tool
+        self.message.setText(f"Revoked: {what} asks again from its next call.")
         await self.load()
         return True

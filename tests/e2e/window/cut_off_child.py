@@ -9,7 +9,11 @@ With ``approval`` as the second argument it instead asks for a ``guarded_stamp``
 approval, logs ``paused`` once the run waits, and hangs there (a process killed while its
 approval dialog is open).
 
-Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval|parallel]``.
+With ``delegate`` as the second argument the thread's agent asks a delegate agent
+(:data:`DELEGATES`), and the delegate makes the two calls: the process dies inside the
+delegate's child run.
+
+Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval|parallel|delegate]``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from app.core.models import ScriptedChatModel
 from app.core.tools import Runtime, tool
@@ -73,15 +78,47 @@ APPROVAL_SCRIPT = [
 ]
 
 
+DELEGATE_SCRIPT = [
+    {"tool_calls": [{"name": "ask_stamper", "args": {"task": "Stamp twice"}, "id": "d1"}]},
+]
+
+
+def delegates() -> Any:
+    """The agents of ``delegate`` mode: the thread's agent asks Stamper, who stamps."""
+    from app.services.delegation import AgentChoice, AgentSpec
+
+    agents = {
+        "Parley": AgentSpec(name="Parley", delegates=("Stamper",)),
+        "Stamper": AgentSpec(
+            name="Stamper", model="scripted:stamper", tools=("stamp", "slow_stamp")
+        ),
+    }
+
+    async def source(_thread: Any) -> AgentChoice:
+        return AgentChoice("Parley", agents)
+
+    return source
+
+
 async def _main(data_dir: str, mode: str) -> None:
     from app.services.workspace import Workspace
 
-    scripts = {"approval": APPROVAL_SCRIPT, "parallel": PARALLEL_SCRIPT}
+    scripts = {
+        "approval": APPROVAL_SCRIPT,
+        "parallel": PARALLEL_SCRIPT,
+        "delegate": DELEGATE_SCRIPT,
+    }
     model = ScriptedChatModel(scripts.get(mode, SCRIPT))
+    stamper = ScriptedChatModel(SCRIPT[:2])
     ws = await Workspace.open(
-        data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: "", tools=TOOLS
+        data_dir,
+        resolve_model=lambda spec: stamper if spec == "scripted:stamper" else model,
+        secret_resolver=lambda ref: "",
+        tools=TOOLS,
     )
     ws.settings.use(ws.settings.current.model_copy(update={"default_model": "scripted:a"}))
+    if mode == "delegate":
+        ws.models.use_agents(delegates())
     thread = await ws.threads.create(title="Cut off")
     await (await ws.runs.send(thread.id, "Stamp twice"))
     if mode == "approval":

@@ -193,3 +193,36 @@ async def test_discarding_keeps_the_result_of_a_call_that_finished(tmp_path: Pat
         assert log.read_text() == before and model.inputs == []
     finally:
         await close_window(window)
+
+
+async def test_a_delegate_killed_mid_call_resumes_with_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.e2e.window.cut_off_child import delegates
+
+    data, log = await killed_mid_call(tmp_path, "delegate")
+    before = lines(log)
+    assert [line[:-1] for line in before] == [["first"], ["start", "second"]]
+    monkeypatch.setenv("PARLEY_TEST_LOG", str(log))
+    # the delegate's last reply, then the thread agent's, from the one scripted model here
+    model = Recorder([{"text": "Stamped both."}, {"text": "Stamper stamped both."}])
+    window = await open_tool_window(data, model, list(TOOLS))
+    window.workspace.models.use_agents(delegates())
+    try:
+        assert [t.status for t in await window.workspace.threads.list_all()] == ["cut_off"]
+        await click_when_shown(window, "resumeRunButton", "Resume")
+        await wait_until(lambda: len(model.inputs) == 2, what="both agents to answer")
+        await wait_until(
+            lambda: not window.workspace.runs.is_running(window.chat_vm.thread_id), what="the end"
+        )
+        after = lines(log)
+        assert after[:2] == before  # the delegate's finished call was not run again
+        assert [line[:-1] for line in after[2:]] == [["start", "second"], ["done", "second"]]
+        assert after[2][-1] == before[1][-1]  # the same idempotency key
+        messages = window.chat_vm.model.messages()
+        assert messages[-1].text() == "Stamper stamped both."
+        assert [m.text() for m in messages if m.agent == "Stamper" and m.role == "assistant"][
+            -1
+        ] == "Stamped both."
+    finally:
+        await close_window(window)
