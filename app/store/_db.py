@@ -54,6 +54,14 @@ def translated(path: Path) -> Iterator[None]:
         if err is None:
             raise
         raise err from exc
+    except UnicodeDecodeError as exc:  # SQLite's message quoted damaged bytes of the schema
+        raise StoreCorruptError(
+            f"The thread database {path} is damaged or is not a Parley database (its "
+            f"schema holds bytes that are not text). Nothing was changed in it. Move the file "
+            f"away (Parley will start a new one) or choose another data directory with "
+            f"--data-dir or PARLEY_DATA_DIR.",
+            path,
+        ) from exc
 
 
 @contextlib.contextmanager
