@@ -122,9 +122,11 @@ def video(
     frames: int = 20,
     lit_from: int | None = None,
     gop: int | None = None,
+    audio: bool = False,
 ) -> bytes:
     """``frames`` at 10 fps (two seconds by default) going from black to green; with
-    ``lit_from``, black until that frame and bright green after it."""
+    ``lit_from``, black until that frame and bright green after it; with ``audio``, a silent
+    sound track beside the picture (AAC in MP4, Opus otherwise)."""
     out = io.BytesIO()
     with av.open(out, "w", format=fmt) as container:
         stream = container.add_stream(codec, rate=Fraction(10))
@@ -132,10 +134,26 @@ def video(
         stream.pix_fmt = "yuv420p"
         if gop:
             stream.codec_context.gop_size = gop
+        sound = None
+        if audio:
+            sound = container.add_stream("aac" if fmt == "mp4" else "libopus", rate=48000)
+            sound.layout = "stereo"
         for i in range(frames):
             green = min(255, 10 + i * 10) if lit_from is None else 200 * (i >= lit_from)
             frame = av.VideoFrame.from_image(Image.new("RGB", size, (0, green, 0)))
             for packet in stream.encode(frame):
+                container.mux(packet)
+        if sound is not None:
+            ctx = sound.codec_context
+            samples = ctx.frame_size or 1024
+            for i in range(int(frames / 10 * 48000 / samples)):
+                chunk = av.AudioFrame(format=ctx.format.name, layout="stereo", samples=samples)
+                for plane in chunk.planes:
+                    plane.update(bytes(plane.buffer_size))
+                chunk.sample_rate, chunk.pts = 48000, i * samples
+                for packet in sound.encode(chunk):
+                    container.mux(packet)
+            for packet in sound.encode():
                 container.mux(packet)
         for packet in stream.encode():
             container.mux(packet)
