@@ -6,7 +6,10 @@
    stack came only with the GTK platform theme, EGLFS's libraries only with EGLFS), and the
    desktop libraries the Qt wheels themselves take from the system (:data:`HOST_LIBS`).
    Qt Quick and QML are replaced by a small stub (``linux/qtquick-stub.c`` says why).
-4. :func:`dedupe`: identical files side by side (a wheel holds no symlinks, so
+4. :func:`strip`: symbol tables out of the libraries that carry them (libpython alone
+   holds 17 MB of them), except those a wheel's repair tool rewrote (the ``*.libs`` folders
+   and their packages' modules: stripping them breaks their load commands).
+5. :func:`dedupe`: identical files side by side (a wheel holds no symlinks, so
    ``libllama.so`` and ``libllama.so.0`` arrive as two copies) become one file and a symlink.
 
 ``packaging/README.md`` says what each cut saved, measured.
@@ -28,6 +31,7 @@ __all__ = [
     "prune",
     "quick_stubs",
     "report",
+    "strip",
 ]
 
 UNUSED_MODULES = [
@@ -41,10 +45,14 @@ UNUSED_MODULES = [
     "lxml.isoschematron",
     "lxml.sax",
     "lxml.cssselect",
-    # numpy's build and test tools
+    # numpy's build and test tools, and the parts llama.cpp's bindings never call (numpy
+    # imports them only when asked for)
     "numpy.f2py",
     "numpy.testing",
     "numpy.distutils",
+    "numpy.random",
+    "numpy.fft",
+    "numpy.polynomial",
 ]
 
 UNUSED_PATHS = (
@@ -179,6 +187,46 @@ def _resolve(entry: tuple[str, str, str]) -> str:
     """Where a SYMLINK entry points, as a bundle path."""
     dest, target, _code = entry
     return os.path.normpath(os.path.join(os.path.dirname(dest), target))
+
+
+def _loads_aligned(path: Path) -> bool:
+    """Whether every PT_LOAD of an ELF file starts where its page alignment says it must."""
+    out = subprocess.run(["readelf", "-lW", str(path)], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if fields[:1] == ["LOAD"] and len(fields) >= 8:
+            offset, vaddr, align = int(fields[1], 16), int(fields[2], 16), int(fields[-1], 16)
+            if align and (offset - vaddr) % align:
+                return False
+    return bool(out)
+
+
+def strip(folder: Path) -> int:
+    """``strip --strip-unneeded`` the ELF files under ``folder`` that still have a symbol
+    table, leaving out wheels' repaired libraries; bytes saved."""
+    internal = folder / "_internal"
+    repaired = {p.name.removesuffix(".libs").lower() for p in internal.glob("*.libs")}
+    repaired |= {"pil"} if "pillow" in repaired else set()
+    saved = 0
+    for path in sorted(folder.rglob("*.so*")):
+        top = path.relative_to(internal).parts[0].lower() if internal in path.parents else ""
+        if path.is_symlink() or top.endswith(".libs") or top in repaired:
+            continue
+        with path.open("rb") as fh:
+            if fh.read(4) != b"\x7fELF":
+                continue
+        sections = subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True)
+        if ".symtab" not in sections.stdout:
+            continue
+        trial = path.with_name(path.name + ".stripped")
+        subprocess.run(["strip", "--strip-unneeded", "-o", str(trial), str(path)], check=True)
+        if _loads_aligned(trial) and trial.stat().st_size < path.stat().st_size:
+            saved += path.stat().st_size - trial.stat().st_size
+            trial.replace(path)
+        else:
+            trial.unlink()
+    print(f"trim: stripping saved {saved / 1024 / 1024:.1f} MB")
+    return saved
 
 
 def dedupe(folder: Path) -> int:
