@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import struct
 import wave
 import zipfile
 from fractions import Fraction
 
 import av
 import docx
+from mutagen.ogg import OggPage
 from PIL import Image
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
@@ -157,6 +159,30 @@ def video(
                 container.mux(packet)
         for packet in stream.encode():
             container.mux(packet)
+    return out.getvalue()
+
+
+def theora_headers(size: tuple[int, int] = (320, 240), frames: int = 40, fps: int = 10) -> bytes:
+    """An Ogg Theora stream's headers and a last page saying ``frames`` frames at ``fps``
+    (FFmpeg here has no Theora encoder; the picture itself is never decoded by the reader)."""
+    width, height = size
+    ident = b"".join(
+        [
+            b"\x80theora\x03\x02\x01",
+            struct.pack(">HH", (width + 15) // 16, (height + 15) // 16),
+            width.to_bytes(3, "big") + height.to_bytes(3, "big") + bytes(2),
+            struct.pack(">II", fps, 1) + (1).to_bytes(3, "big") * 2 + bytes(4),
+            struct.pack(">H", 6 << 5),  # key frame granule shift 6
+        ]
+    )
+    comment = b"\x81theora" + bytes(8)
+    out = io.BytesIO()
+    for seq, (packet, granule) in enumerate([(ident, 0), (comment, 0), (bytes(10), frames << 6)]):
+        page = OggPage()
+        page.serial, page.sequence, page.position = 1, seq, granule
+        page.first, page.last = seq == 0, seq == 2
+        page.packets = [packet]
+        out.write(page.write())
     return out.getvalue()
 
 

@@ -324,6 +324,14 @@ async def test_a_video_is_told_by_its_picture_track_with_sound_or_without(
     assert block.duration_s == pytest.approx(duration, abs=0.15)
 
 
+async def test_an_ogg_theora_file_is_video_with_its_picture_size(ingestor: Ingestor) -> None:
+    result = await ingestor.ingest(BytesSource(corpus.theora_headers((320, 240), 40), "old.ogv"))
+    block = result.block
+    assert isinstance(block, VideoBlock), result.error
+    assert block.media.mime_type == "video/ogg"
+    assert (block.width, block.height, block.duration_s) == (320, 240, 4.0)
+
+
 @pytest.mark.parametrize(
     ("name", "make", "mime", "rate"),
     [
