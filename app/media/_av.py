@@ -24,6 +24,10 @@ from app.media.errors import IngestError
 
 _UNREADABLE = "it is not a readable audio or video file"
 
+MAX_THUMBNAIL_PIXELS = 8192 * 8192
+"""A video whose picture is declared larger than this gets no thumbnail: decoding one frame
+of it could take gigabytes (8K video is a half of it)."""
+
 
 def _mime(head: bytes, video: bool) -> str:
     kind = "video" if video else "audio"
@@ -132,6 +136,13 @@ def extract_av(data: bytes, name: str, job: Job) -> Draft:
                 height=tracks.height,
             )
 
+        pixels = (tracks.width or 0) * (tracks.height or 0)
+        if pixels > MAX_THUMBNAIL_PIXELS:
+            note = (
+                f"{name}: no thumbnail: its picture, {tracks.width} × {tracks.height} pixels, "
+                "is too large to decode safely"
+            )
+            return Draft(blobs, build_video, [note])
         return Draft(blobs, build_video, frame_at=_frame_at(tracks.duration_s))
     wav = _wav_data(data) if mime == "audio/wav" else None
     if wav is not None and wav[1] == 0 < wav[0]:

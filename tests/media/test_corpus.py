@@ -374,6 +374,27 @@ async def test_a_video_thumbnail_comes_from_the_frame_source(store: Store) -> No
         assert await stored_bytes(store, block.thumbnail.file_id) == jpeg
 
 
+async def test_a_video_declaring_a_huge_picture_is_not_decoded_for_a_thumbnail(
+    store: Store,
+) -> None:
+    data = bytearray(corpus.video("mp4", "mpeg4"))
+    entry = data.index(b"mp4v") + 4  # the sample description's payload
+    data[entry + 24 : entry + 28] = (40000).to_bytes(2, "big") * 2
+
+    async def frames(data: bytes, name: str, at: float) -> bytes | None:
+        return corpus.image("JPEG", (160, 120))
+
+    result = await Ingestor(store.store_media, frames=frames).ingest(
+        BytesSource(bytes(data), "bomb.mp4")
+    )
+    block = result.block
+    assert isinstance(block, VideoBlock) and block.thumbnail is None
+    assert (block.width, block.height) == (40000, 40000)
+    assert result.notes == (
+        "bomb.mp4: no thumbnail: its picture, 40000 × 40000 pixels, is too large to decode safely",
+    )
+
+
 async def test_a_video_whose_frame_cannot_be_decoded_attaches_without_a_thumbnail(
     store: Store,
 ) -> None:
