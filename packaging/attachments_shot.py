@@ -92,6 +92,10 @@ async def _shoot(out: Path, tmp: Path) -> None:
     )
     workspace.settings.use(AppSettings(default_model="scripted:vision"))
     thread = await workspace.threads.create(title="Q3 review")
+    from app.ui.attachments.video_frames import VideoFrameSource
+
+    # the window hands the service this frame source; here files attach before it exists
+    workspace.attachments.use_video_frames(VideoFrameSource())
     blocks = []
     for key in ("chart", "pdf", "wav", "mp4", "zip"):
         result = await workspace.attachments.ingest(files[key])

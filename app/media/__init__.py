@@ -14,6 +14,7 @@ from app.media.ingest import (
     OpenedFile,
     Source,
     StoreMedia,
+    VideoFrames,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "OpenedFile",
     "Source",
     "StoreMedia",
+    "VideoFrames",
     "page_texts",
     "sources_from_clipboard",
 ]

@@ -27,8 +27,11 @@ class Draft:
     ``blobs`` maps a role (``"main"``, ``"thumbnail"``, ``"original"``, ``"preview"``) to bytes;
     ``build`` receives the stored :class:`MediaRef` of each role and returns the block. Nothing
     is stored until the whole file has been read and checked, so a bad file adds nothing.
+    ``frame_at`` is set for a video: the time (in seconds) its thumbnail should be taken at,
+    by the frame source the ingest was given (decoding is the window's, see ``VideoFrames``).
     """
 
     blobs: dict[str, Blob]
     build: Callable[[dict[str, MediaRef]], ContentBlock]
     notes: list[str] = field(default_factory=list)
+    frame_at: float | None = None

@@ -40,6 +40,7 @@ __all__ = [
     "OpenedFile",
     "Source",
     "StoreMedia",
+    "VideoFrames",
     "load_readers",
 ]
 
@@ -48,6 +49,11 @@ log = logging.getLogger(__name__)
 StoreMedia = Callable[[bytes, str], Awaitable[str]]
 """Stores bytes with their MIME type, content-addressed, and returns their SHA-256 hex digest
 (e.g. ``Store.store_media``)."""
+
+VideoFrames = Callable[[bytes, str, float], Awaitable[bytes | None]]
+"""Decodes a video's frame at about the given second (the file's bytes and name given) and
+returns it as a JPEG thumbnail, or ``None`` when no frame can be decoded. The window's media
+decoder is one; without one a video attaches with no thumbnail."""
 
 
 @dataclass(frozen=True)
@@ -141,12 +147,12 @@ def extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
 
 
 def load_readers() -> None:
-    """Load every reader and its decoders (Pillow, pdfium, PyAV, python-docx, mutagen,
+    """Load every reader and its decoders (Pillow, pdfium, python-docx, mutagen,
     charset-normalizer). Slow (~250 ms): call it in a worker thread, never on the event loop."""
     for reader in ("_av", "_docx", "_image", "_pdf", "_sniff", "_text"):
         importlib.import_module(f"app.media.{reader}")
     # Reading the first file of a kind also sets its decoder up (Pillow's format plugins,
-    # FFmpeg, pdfium, the text sniffers), partly while holding the GIL: read a tiny sample
+    # pdfium, the text sniffers), partly while holding the GIL: read a tiny sample
     # of each kind now, so the first drop does not stall the window on it.
     for name, data in _samples():
         try:
@@ -243,9 +249,15 @@ class Ingestor:
     read, PDF pages, decoded frames) and nothing of that file is stored.
     """
 
-    def __init__(self, store_media: StoreMedia, limits: IngestLimits | None = None) -> None:
+    def __init__(
+        self,
+        store_media: StoreMedia,
+        limits: IngestLimits | None = None,
+        frames: VideoFrames | None = None,
+    ) -> None:
         self._store_media = store_media
         self.limits = limits or IngestLimits()
+        self._frames = frames
 
     async def ingest(
         self,
@@ -274,6 +286,9 @@ class Ingestor:
         work = Lease(source) if isinstance(source, OpenedFile) else source
         try:
             draft = await asyncio.to_thread(extract, work, self.limits, job)
+            if draft.frame_at is not None and self._frames is not None:
+                emit(0.7, "making a thumbnail")
+                await self._thumbnail(draft, name, self._frames)
             refs = await self._store(draft, name)
             block = draft.build(refs)
         except asyncio.CancelledError:
@@ -305,6 +320,19 @@ class Ingestor:
         for index, source in enumerate(items):
             results.append(await self.ingest(source, on_progress, index=index, total=len(items)))
         return results
+
+    async def _thumbnail(self, draft: Draft, name: str, frames: VideoFrames) -> None:
+        """Add a video's thumbnail from the frame source; a note when it decodes none."""
+        at = draft.frame_at or 0.0
+        try:
+            jpeg = await frames(draft.blobs[MAIN].data, name, at)
+        except Exception:  # the decoder's failure costs the thumbnail, not the file
+            log.info("no thumbnail for %s", name, exc_info=True)
+            jpeg = None
+        if jpeg:
+            draft.blobs["thumbnail"] = Blob(jpeg, "image/jpeg")
+        else:
+            draft.notes.append(f"{name}: no frame could be decoded for a thumbnail")
 
     async def _store(self, draft: Draft, name: str) -> dict[str, MediaRef]:
         refs: dict[str, MediaRef] = {}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import struct
 import wave
 import zipfile
 from fractions import Fraction
 
 import av
 import docx
+from mutagen.ogg import OggPage
 from PIL import Image
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
@@ -122,9 +124,11 @@ def video(
     frames: int = 20,
     lit_from: int | None = None,
     gop: int | None = None,
+    audio: bool = False,
 ) -> bytes:
     """``frames`` at 10 fps (two seconds by default) going from black to green; with
-    ``lit_from``, black until that frame and bright green after it."""
+    ``lit_from``, black until that frame and bright green after it; with ``audio``, a silent
+    sound track beside the picture (AAC in MP4, Opus otherwise)."""
     out = io.BytesIO()
     with av.open(out, "w", format=fmt) as container:
         stream = container.add_stream(codec, rate=Fraction(10))
@@ -132,13 +136,53 @@ def video(
         stream.pix_fmt = "yuv420p"
         if gop:
             stream.codec_context.gop_size = gop
+        sound = None
+        if audio:
+            sound = container.add_stream("aac" if fmt == "mp4" else "libopus", rate=48000)
+            sound.layout = "stereo"
         for i in range(frames):
             green = min(255, 10 + i * 10) if lit_from is None else 200 * (i >= lit_from)
             frame = av.VideoFrame.from_image(Image.new("RGB", size, (0, green, 0)))
             for packet in stream.encode(frame):
                 container.mux(packet)
+        if sound is not None:
+            ctx = sound.codec_context
+            samples = ctx.frame_size or 1024
+            for i in range(int(frames / 10 * 48000 / samples)):
+                chunk = av.AudioFrame(format=ctx.format.name, layout="stereo", samples=samples)
+                for plane in chunk.planes:
+                    plane.update(bytes(plane.buffer_size))
+                chunk.sample_rate, chunk.pts = 48000, i * samples
+                for packet in sound.encode(chunk):
+                    container.mux(packet)
+            for packet in sound.encode():
+                container.mux(packet)
         for packet in stream.encode():
             container.mux(packet)
+    return out.getvalue()
+
+
+def theora_headers(size: tuple[int, int] = (320, 240), frames: int = 40, fps: int = 10) -> bytes:
+    """An Ogg Theora stream's headers and a last page saying ``frames`` frames at ``fps``
+    (FFmpeg here has no Theora encoder; the picture itself is never decoded by the reader)."""
+    width, height = size
+    ident = b"".join(
+        [
+            b"\x80theora\x03\x02\x01",
+            struct.pack(">HH", (width + 15) // 16, (height + 15) // 16),
+            width.to_bytes(3, "big") + height.to_bytes(3, "big") + bytes(2),
+            struct.pack(">II", fps, 1) + (1).to_bytes(3, "big") * 2 + bytes(4),
+            struct.pack(">H", 6 << 5),  # key frame granule shift 6
+        ]
+    )
+    comment = b"\x81theora" + bytes(8)
+    out = io.BytesIO()
+    for seq, (packet, granule) in enumerate([(ident, 0), (comment, 0), (bytes(10), frames << 6)]):
+        page = OggPage()
+        page.serial, page.sequence, page.position = 1, seq, granule
+        page.first, page.last = seq == 0, seq == 2
+        page.packets = [packet]
+        out.write(page.write())
     return out.getvalue()
 
 

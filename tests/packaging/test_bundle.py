@@ -75,3 +75,27 @@ def test_the_bundle_renders_its_window_offscreen(tmp_path: Path) -> None:
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", head[16:24])
     assert width >= 400 and height >= 300
+
+
+def test_the_bundle_carries_one_ffmpeg_and_what_plays_media() -> None:
+    """Qt Multimedia's FFmpeg is the only one (PyAV's second copy was ~100 MB), and its
+    plugin finds every library and symbol it links: Qt Quick's stub included."""
+    internal = BUNDLE / "_internal"
+    codecs = [
+        p.relative_to(internal).as_posix()
+        for p in internal.rglob("libavcodec*")
+        if not p.is_symlink()  # PyInstaller links the Qt libraries beside the executable
+    ]
+    assert codecs == ["PySide6/Qt/lib/libavcodec.so.63"]
+    assert not (internal / "av").exists() and not (internal / "av.libs").exists()
+    qt = internal / "PySide6" / "Qt"
+    plugin = qt / "plugins" / "multimedia" / "libffmpegmediaplugin.so"
+    env = {**os.environ, "LD_LIBRARY_PATH": f"{qt / 'lib'}:{internal}"}
+    done = subprocess.run(
+        ["ldd", "-r", str(plugin)], capture_output=True, text=True, env=env, check=True
+    )
+    problems = [
+        line for line in done.stdout.splitlines() if "not found" in line or "undefined" in line
+    ]
+    assert problems == []
+    assert "libQt6Quick.so.6 => " + str(qt / "lib" / "libQt6Quick.so.6") in done.stdout

@@ -14,7 +14,7 @@ from app.core.models.fit import left_out
 from app.core.models.protocol import ModelInfo
 from app.core.state import ContentBlock, Message, TextBlock
 from app.core.state.message import NOTES_KEY
-from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia
+from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia, VideoFrames
 from app.services.models.access import media_loader
 
 __all__ = ["NOTES_KEY", "Attachments", "attach", "compose", "media_loader"]
@@ -36,10 +36,13 @@ async def attach(
     *,
     limits: IngestLimits | None = None,
     on_progress: Callable[[IngestProgress], None] | None = None,
+    frames: VideoFrames | None = None,
 ) -> Attachments:
-    """Ingest ``sources`` into the media store; one block or one problem line per file."""
+    """Ingest ``sources`` into the media store; one block or one problem line per file
+    (videos' thumbnails from ``frames``, when given)."""
     out = Attachments()
-    for result in await Ingestor(store_media, limits).ingest_all(sources, on_progress):
+    ingestor = Ingestor(store_media, limits, frames)
+    for result in await ingestor.ingest_all(sources, on_progress):
         if result.block is not None:
             out.blocks.append(result.block)
             out.notes.extend(result.notes)

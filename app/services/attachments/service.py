@@ -19,7 +19,7 @@ from app.store import Store
 if TYPE_CHECKING:
     import os
 
-    from app.media import IngestLimits, IngestProgress, IngestResult, Source
+    from app.media import IngestLimits, IngestProgress, IngestResult, Source, VideoFrames
     from app.services.attachments.compose import Attachments
 
 __all__ = ["AttachmentService"]
@@ -31,7 +31,9 @@ class AttachmentService:
     """Ingests files for one workspace and reads their stored media back.
 
     ``model_for`` builds (or returns the cached) model for a spec, so :meth:`left_out` can ask
-    what that model takes as input.
+    what that model takes as input. A video gets its thumbnail from the frame source the
+    window hands :meth:`use_video_frames` (decoding is Qt Multimedia's, which only the window
+    loads).
     """
 
     def __init__(
@@ -40,6 +42,12 @@ class AttachmentService:
         self._store = store
         self._model_for = model_for
         self._limits = limits
+        self._frames: VideoFrames | None = None
+
+    def use_video_frames(self, frames: VideoFrames | None) -> None:
+        """Decode videos' thumbnails with ``frames`` from now on (``None``: attach videos
+        without one)."""
+        self._frames = frames
 
     @property
     def limits(self) -> IngestLimits:
@@ -59,7 +67,7 @@ class AttachmentService:
         # the readers (images, PDFs, documents, media) load with the first file
         from app.media import Ingestor
 
-        ingestor = Ingestor(self._store.store_media, self.limits)
+        ingestor = Ingestor(self._store.store_media, self.limits, self._frames)
         return await ingestor.ingest(source, on_progress)
 
     async def attach(
@@ -72,7 +80,9 @@ class AttachmentService:
         problem line for each file that cannot be attached (the others still are)."""
         from app.services.attachments.compose import attach
 
-        return await attach(self._store.store_media, sources, on_progress=on_progress)
+        return await attach(
+            self._store.store_media, sources, on_progress=on_progress, frames=self._frames
+        )
 
     async def media(self, ref: MediaRef | None) -> bytes | None:
         """The stored bytes ``ref`` points at, or ``None`` when they are not in the store."""

@@ -11,6 +11,7 @@ behind the chat's ``media:`` links. The window wires its slots
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF
 from PySide6.QtGui import QHelpEvent
@@ -28,6 +29,9 @@ from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.ui.attachments.video_frames import VideoFrameSource
 
 __all__ = ["WindowAttachments"]
 
@@ -71,6 +75,16 @@ class WindowAttachments(QObject):
         self.thumbs = ThumbnailCache(service, parent=self)
         self.actions = MediaActions(service, chat, parent)
         self.actions.notice.connect(self._notice)
+        self._frames: VideoFrameSource | None = None
+        service.use_video_frames(self._video_frame)
+
+    async def _video_frame(self, data: bytes, name: str, at: float) -> bytes | None:
+        """A video's thumbnail, decoded by Qt Multimedia (loaded with the first video)."""
+        if self._frames is None:
+            from app.ui.attachments.video_frames import VideoFrameSource
+
+            self._frames = VideoFrameSource(self)
+        return await self._frames(data, name, at)
 
     def _notice(self, text: str) -> None:
         self._notifier.show(text, timeout_ms=5000)
@@ -149,6 +163,7 @@ class WindowAttachments(QObject):
 
     def close(self) -> None:
         """The window closes: close viewers and players, remove opened copies."""
+        self._service.use_video_frames(None)
         self.actions.close()
         self.thumbs.close()
         self.tray.close()
