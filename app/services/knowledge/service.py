@@ -41,7 +41,7 @@ class KnowledgeService:
         self._index = index
         self._events = events
         self._watching = watch
-        self._folders: list[FolderRecord] = []
+        self._folders: list[FolderRecord] = index.folders()
         self._queue: list[int] = []
         self._runner: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
@@ -58,9 +58,7 @@ class KnowledgeService:
         """Open the index of ``data_dir`` off the loop (nothing is synced until
         :meth:`start`)."""
         index = await asyncio.to_thread(KnowledgeIndex.open_data_dir, data_dir)
-        service = cls(index, events, watch=watch)
-        service._folders = await asyncio.to_thread(index.folders)
-        return service
+        return await asyncio.to_thread(cls, index, events, watch=watch)
 
     # Folders ---------------------------------------------------------------------------
 

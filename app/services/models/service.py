@@ -59,8 +59,10 @@ class ModelService:
         offered: Sequence[Tool[..., Any]] = (),
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
+        wrap_model: Callable[[ChatModel], ChatModel] | None = None,
     ) -> None:
         self._resolve = resolve_model
+        self._wrap = wrap_model
         self._store = store
         self._events = events
         self._settings = settings
@@ -120,8 +122,9 @@ class ModelService:
         tools = [*self._offered, *self._tools.for_thread(thread.id)]
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
+            model = await self.model(spec)
             self._agents[key] = create_agent(
-                await self.model(spec),
+                self._wrap(model) if self._wrap is not None else model,
                 tools,
                 system_prompt=prompt,
                 secret_resolver=self._secrets,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sqlite3
 import threading
@@ -24,6 +25,8 @@ __all__ = ["KNOWLEDGE_DB_NAME", "KnowledgeIndex", "knowledge_path"]
 KNOWLEDGE_DB_NAME = "knowledge.db"
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 def knowledge_path(data_dir: str | os.PathLike[str]) -> Path:
@@ -80,8 +83,18 @@ class KnowledgeIndex:
 
     @classmethod
     def open_data_dir(cls, data_dir: str | os.PathLike[str]) -> KnowledgeIndex:
-        """Open (creating it if needed) the index of ``data_dir``; blocking."""
-        return cls(knowledge_path(data_dir))
+        """Open (creating it if needed) the index of ``data_dir``; blocking. A damaged file
+        is moved aside (``knowledge.db.damaged``) and a new one started: the index holds
+        nothing the folders themselves do not, so only the list of folders is lost."""
+        path = knowledge_path(data_dir)
+        try:
+            return cls(path)
+        except StoreCorruptError:
+            log.warning("the knowledge index %s is damaged; starting a new one", path)
+            for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+                with contextlib.suppress(OSError):
+                    os.replace(path.with_name(name), path.with_name(name + ".damaged"))
+            return cls(path)
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         if self._conn is None:
