@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.text import as_text, printable
-from app.core.state import ContentBlock, ErrorBlock
+from app.core.state import ContentBlock, ErrorBlock, Message, TextBlock
 from app.services.events import (
     MessageAdded,
     MessageStreamed,
@@ -74,11 +74,21 @@ class _Printer:
             self._reply(event.message_id, event.message.text())
         elif isinstance(event, MessageAdded) and event.message.role == "assistant":
             self._reply(str(event.message.message_id), event.message.text())
+            self._sources(event.message)
         elif isinstance(event, ToolActivity) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
             self.out.write(f"\n[{event.tool}: {event.status}{note}]\n")
         elif isinstance(event, Retrying):
             self.err.write(f"({event.provider} is busy; trying again in {event.delay:.0f} s)\n")
+
+    def _sources(self, message: Message) -> None:
+        """List the sources the reply cites (knowledge passages), numbered."""
+        refs = [a for b in message.content if isinstance(b, TextBlock) for a in b.annotations]
+        if refs:
+            self.out.write("\n\nSources:")
+        for number, ref in enumerate(refs, 1):
+            self.out.write(f"\n[{number}] {ref.title or ref.url}  {ref.url or ''}")
+        self.out.flush()
 
     def _reply(self, message_id: str, text: str) -> None:
         """Write the part of the reply ``message_id`` not shown yet."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Protocol, TextIO
 
-from app.cli import backup, chat, diagnostics, keys, mcp, models, network, threads
+from app.cli import backup, chat, diagnostics, keys, knowledge, mcp, models, network, threads
 
 __all__ = ["COMMANDS", "Command", "build_parser"]
 
@@ -22,7 +22,17 @@ class Command(Protocol):
         ``None`` when it is another command."""
 
 
-COMMANDS: tuple[Command, ...] = (chat, threads, keys, mcp, diagnostics, backup, network, models)
+COMMANDS: tuple[Command, ...] = (
+    chat,
+    threads,
+    keys,
+    mcp,
+    diagnostics,
+    backup,
+    network,
+    models,
+    knowledge,
+)
 """The modules of the subcommands, in the order ``parley --help`` lists them."""
 
 

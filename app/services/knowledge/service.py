@@ -240,11 +240,13 @@ class KnowledgeService:
         return await self._index.asearch(query, limit, agent)
 
     async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
-        """The best passages as numbered sources (what the model reads and cites)."""
+        """The best passages as numbered sources (what the model reads and cites); a passage
+        scoring under a third of the best one's is left out, as it matched by chance."""
         if not self._folders:
             return []
         hits = await self.search(query, limit)
-        return [source_of(hit, n) for n, hit in enumerate(hits, 1)]
+        kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
+        return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
 
     def tools(self) -> list[Tool[..., Any]]:
         """``search_knowledge`` when a folder is set up, else nothing."""

@@ -73,6 +73,13 @@ def _read(root: Path, rel: str) -> bytes:
         os.close(fd)
 
 
+def _reason(error: IngestError) -> str:
+    """The ingest's reason, said of an indexed file rather than an attachment."""
+    return error.reason.replace("attach it again", "Parley reads it again").replace(
+        " for attachments", ""
+    )
+
+
 def _same_file(known: FileRow, found: Found) -> bool:
     return known.size == found.size and known.mtime_ns == found.mtime_ns
 
@@ -153,7 +160,7 @@ def _sync_one(
     except FileNotFoundError:
         return "gone"
     except IngestError as exc:
-        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, "", exc.reason)
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, "", _reason(exc))
         return "skipped"
     sha = hashlib.sha256(data).hexdigest()
     if known is not None and known.sha256 == sha and known.status == "indexed":
@@ -171,7 +178,7 @@ def _sync_one(
     except Cancelled:
         return "cancelled"
     except IngestError as exc:
-        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, exc.reason)
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, _reason(exc))
         return "skipped"
     except MemoryError:
         reason = "there was not enough memory to read it"

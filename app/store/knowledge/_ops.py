@@ -30,6 +30,16 @@ __all__ = [
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 32
+_COMMON = frozenset(
+    (
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "had",
+        "has", "have", "how", "i", "if", "in", "is", "it", "its", "me", "my", "of", "on", "or",
+        "our", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "was",
+        "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you",
+        "your",
+    )
+)  # fmt: skip
+"""Words too common to find anything by; a question made only of them still searches them."""
 
 
 def _tx(conn: sqlite3.Connection) -> _Tx:
@@ -219,9 +229,10 @@ def passage_count(conn: sqlite3.Connection) -> int:
 def match_query(text: str) -> str | None:
     """``text``'s words as an FTS5 query any of which may match (each quoted, so nothing
     the user types is read as query syntax); ``None`` when it has no word."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
     if not words:
         return None
+    words = [w for w in words if w not in _COMMON][:_MAX_TERMS] or words[:_MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words)
 
 
