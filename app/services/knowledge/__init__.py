@@ -3,5 +3,6 @@ answers that cite the passages they were given (:class:`CitingModel`)."""
 
 from app.services.knowledge.citing import CitingModel
 from app.services.knowledge.service import KnowledgeService
+from app.store.knowledge.records import FolderRecord, PassageHit, Skipped
 
-__all__ = ["CitingModel", "KnowledgeService"]
+__all__ = ["CitingModel", "FolderRecord", "KnowledgeService", "PassageHit", "Skipped"]

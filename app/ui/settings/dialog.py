@@ -21,6 +21,7 @@ from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.audit_page import AuditPage
 from app.ui.settings.data_page import DataPage
 from app.ui.settings.keys_page import KeysPage
+from app.ui.settings.knowledge_page import KnowledgePage
 from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.models_page import ModelsPage
@@ -66,6 +67,11 @@ class SettingsDialog(QDialog):
             self.pages.append(page)
             self.stack.addWidget(page)
             self.list.addItem(page_class.TITLE)
+            if page_class is ToolsPage:  # Knowledge follows Tools; it gets its service only
+                knowledge = KnowledgePage(workspace.knowledge, workspace.events.subscribe, self)
+                self.pages.append(knowledge)
+                self.stack.addWidget(knowledge)
+                self.list.addItem(KnowledgePage.TITLE)
         self.list.currentRowChanged.connect(self._show)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
