@@ -14,6 +14,7 @@ import hashlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,7 @@ def sync_folder(
             result[outcome] += 1
         files_done += 1
         bytes_done += found.size
+        time.sleep(0)  # let the event loop's thread have the interpreter between files
     report(SyncProgress(files_done, files_total, bytes_done, bytes_total, ""))
     for rel, reason in walk.refused.items():
         seen = known.get(rel)
