@@ -76,7 +76,7 @@ def test_unchanged_files_are_not_read_again(index: KnowledgeIndex, tmp_path: Pat
     _sync(index, root)
     before = _ids(index, root)
     result, progress = _sync(index, root)
-    assert result == SyncResult()
+    assert result == SyncResult(folders=(".", "letters"))
     assert _ids(index, root) == before
     assert progress[-1].files_total == 0
 

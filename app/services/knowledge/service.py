@@ -4,9 +4,10 @@ Folders are added, removed, listed (with files, size, last sync and the files th
 be read, with reasons) and reindexed here; searching returns numbered sources. Indexing runs
 one folder at a time in a worker thread, telling its progress as ``KnowledgeProgress`` events
 and finishing each with ``KnowledgeChanged``; :meth:`cancel` stops it after the file being
-read. While Parley runs the folders are watched (``watchfiles``) and a change is synced
-within a second or two; :meth:`start` also resyncs every folder, since changes made while
-Parley was closed were not seen.
+read. While Parley runs the folders are watched (``watchfiles``: each folder the last sync
+walked, on its own, so no link is followed out) and a change is synced within a second or
+two; :meth:`start` also resyncs every folder, since changes made while Parley was closed were
+not seen.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ __all__ = ["KnowledgeService"]
 
 log = logging.getLogger(__name__)
 
+_OVERLAP_S = 2.0
+"""How long a replaced watcher keeps watching beside its successor."""
+
 
 class KnowledgeService:
     """The knowledge folders of one data directory; see the module docstring."""
@@ -44,12 +48,13 @@ class KnowledgeService:
         self._folders: list[FolderRecord] = index.folders()
         self._queue: list[int] = []
         self._runner: asyncio.Task[None] | None = None
-        self._watcher: asyncio.Task[None] | None = None
-        self._stop_watch: asyncio.Event | None = None
+        self._watchers: list[tuple[asyncio.Task[None], asyncio.Event]] = []
         self._cancel = threading.Event()
         self._idle: asyncio.Event | None = None
         self._closed = False
         self._tool: Tool[..., Any] | None = None
+        self._walked: dict[int, tuple[str, ...]] = {}
+        """Each folder's folders as its last sync walked them: what is watched."""
 
     @classmethod
     async def open(
@@ -187,6 +192,9 @@ class KnowledgeService:
             await self._finished(record, result)
 
     async def _finished(self, record: FolderRecord, result: SyncResult) -> None:
+        if result.folders and result.folders != self._walked.get(record.id):
+            self._walked[record.id] = result.folders
+            self._restart_watcher()
         if not result.cancelled:
             await self._index.aset_synced(record.id, time.time())
         await self.folders()
@@ -202,22 +210,38 @@ class KnowledgeService:
     # Watching --------------------------------------------------------------------------
 
     def _restart_watcher(self) -> None:
+        """Watch the folders as they are now. The watcher it replaces runs on for a moment,
+        so nothing that changes while the new one sets itself up goes unseen."""
         if not self._watching or self._closed:
             return
-        if self._stop_watch is not None:
-            self._stop_watch.set()
-        paths = [f.path for f in self._folders if os.path.isdir(f.path)]
+        loop = asyncio.get_running_loop()
+        for _, stop in self._watchers:
+            loop.call_later(_OVERLAP_S, stop.set)
+        self._watchers = [(t, s) for t, s in self._watchers if not t.done()]
+        paths = [
+            os.path.normpath(os.path.join(f.path, inner))
+            for f in self._folders
+            for inner in self._walked.get(f.id, (".",))
+        ]
+        paths = [p for p in dict.fromkeys(paths) if os.path.isdir(p)]
         if not paths:
             return
-        self._stop_watch = asyncio.Event()
-        self._watcher = asyncio.get_running_loop().create_task(self._watch(paths, self._stop_watch))
+        stop = asyncio.Event()
+        self._watchers.append((loop.create_task(self._watch(paths, stop)), stop))
 
     async def _watch(self, paths: list[str], stop: asyncio.Event) -> None:
         import watchfiles
 
         try:
             async for changes in watchfiles.awatch(
-                *paths, debounce=300, step=50, stop_event=stop, ignore_permission_denied=True
+                *paths,
+                debounce=300,
+                step=50,
+                stop_event=stop,
+                ignore_permission_denied=True,
+                # each folder the walk went through, none of them through a link: watching
+                # recursively would follow links out of the folder
+                recursive=False,
             ):
                 for _, changed in changes:
                     record = self._owner(changed)
@@ -260,9 +284,9 @@ class KnowledgeService:
         """Stop indexing (what was read is kept) and watching, and close the index."""
         self._closed = True
         self.cancel()
-        if self._stop_watch is not None:
-            self._stop_watch.set()
-        for task in (self._runner, self._watcher):
+        for _, stop in self._watchers:
+            stop.set()
+        for task in [self._runner, *(t for t, _ in self._watchers)]:
             if task is not None and not task.done():
                 with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(task), 10)

@@ -45,13 +45,15 @@ class SyncProgress:
 
 @dataclass(frozen=True, slots=True)
 class SyncResult:
-    """What a sync did: files read, renamed, removed, skipped, and whether it was cancelled."""
+    """What a sync did: files read, renamed, removed, skipped, whether it was cancelled, and
+    the folders it walked (inside the folder, ``.`` first: what is watched)."""
 
     read: int = 0
     renamed: int = 0
     removed: int = 0
     skipped: int = 0
     cancelled: bool = False
+    folders: tuple[str, ...] = ()
 
 
 _LIMITS = IngestLimits(max_text_chars=20_000_000)
@@ -109,11 +111,11 @@ def sync_folder(
     files_done = bytes_done = 0
     for found in todo:
         if cancel.is_set():
-            return _result(result, cancelled=True)
+            return _result(result, walk.folders, cancelled=True)
         report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
         outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
         if outcome == "cancelled":
-            return _result(result, cancelled=True)
+            return _result(result, walk.folders, cancelled=True)
         if outcome == "renamed":
             gone = {rel: row for rel, row in gone.items() if rel in _still_gone(by_shape)}
         if outcome in result:
@@ -129,16 +131,21 @@ def sync_folder(
             result["skipped"] += 1
         gone.pop(rel, None)
     if cancel.is_set():
-        return _result(result, cancelled=True)
+        return _result(result, walk.folders, cancelled=True)
     leftover = [row.id for rel, row in gone.items() if rel not in walk.refused]
     index.delete_files(leftover)
     result["removed"] += len(leftover)
-    return _result(result)
+    return _result(result, walk.folders)
 
 
-def _result(counts: dict[str, int], *, cancelled: bool = False) -> SyncResult:
+def _result(counts: dict[str, int], folders: list[str], *, cancelled: bool = False) -> SyncResult:
     return SyncResult(
-        counts["read"], counts["renamed"], counts["removed"], counts["skipped"], cancelled
+        counts["read"],
+        counts["renamed"],
+        counts["removed"],
+        counts["skipped"],
+        cancelled,
+        tuple(folders),
     )
 
 

@@ -60,10 +60,12 @@ class Found:
 
 @dataclass
 class Walk:
-    """What a walk found: files to index, and files refused with the reason, by path."""
+    """What a walk found: files to index, files refused with the reason (by path), and the
+    folders it went through (``.`` first), none of them reached through a link."""
 
     found: list[Found] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
+    folders: list[str] = field(default_factory=list)
 
 
 def _link_reason(root: Path, where: Path) -> str | None:
@@ -93,6 +95,7 @@ def walk_folder(root: Path, stopped: Callable[[], bool] = lambda: False) -> Walk
             if stopped():
                 break
             base = Path(os.path.normpath(folder))
+            out.folders.append(base.as_posix())
             kept = []
             for name in sorted(dirs):
                 if name.startswith(".") or name in _SKIPPED_DIRS:

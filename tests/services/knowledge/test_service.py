@@ -86,6 +86,11 @@ async def test_edits_deletions_and_renames_while_running(
     assert "garden.md" not in await rels("slugs lettuce")
     (root / "new.md").write_text("# Bees\n\nThe bees swarm in May.\n")
     await _until(lambda: _has(rels("bees swarm"), "new.md"))
+    (root / "later").mkdir()  # a new folder is watched from its first sync on
+    (root / "later" / "one.md").write_text("Owls hunt at dusk.\n")
+    await _until(lambda: _has(rels("owls hunt"), "later/one.md"))
+    (root / "later" / "two.md").write_text("Foxes nap at noon.\n")
+    await _until(lambda: _has(rels("foxes nap"), "later/two.md"))
 
 
 async def _has(found: object, rel: str) -> bool:
