@@ -121,3 +121,26 @@ def test_a_search_with_query_syntax_is_read_as_words(index: KnowledgeIndex, tmp_
     _sync(index, root)
     assert index.search('"tide" AND (NEAR OR') != []
     assert index.search('*"(),:^') == []
+
+
+def test_a_damaged_index_is_moved_aside_and_started_again(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "knowledge.db").write_bytes(b"not a database at all" * 100)
+    index = KnowledgeIndex.open_data_dir(data)
+    try:
+        assert index.folders() == [] and index.problem is None
+        assert (data / "knowledge.db.damaged").read_bytes().startswith(b"not a database")
+    finally:
+        index.close()
+
+
+def test_a_data_folder_that_cannot_be_made_keeps_the_index_in_memory(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("in the way")
+    index = KnowledgeIndex.open_data_dir(tmp_path / "a-file" / "data")
+    try:
+        assert index.problem is not None and "knowledge index" in index.problem
+        folder_id, _ = index.add_folder("/somewhere")
+        assert [f.id for f in index.folders()] == [folder_id]
+    finally:
+        index.close()

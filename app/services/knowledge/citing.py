@@ -10,6 +10,7 @@ saved question stays as the user wrote it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -18,6 +19,8 @@ from app.core.state.message import Message
 from app.core.state.message_block import AnnotationRef, TextBlock, ToolResultBlock
 from app.services.knowledge.sources import annotation_of
 from app.tools.knowledge import KNOWLEDGE_TOOL
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AUTO_PASSAGES", "CitingModel", "FindSources", "passages_prompt"]
 
@@ -105,7 +108,11 @@ class CitingModel:
         offered = any(t.name == KNOWLEDGE_TOOL for t in tools or ())
         if not refs and not offered and self._auto and at >= 0:
             question = messages[at].text()
-            sources = list(await self._find(question, AUTO_PASSAGES)) if question.strip() else []
+            try:
+                sources = list(await self._find(question, AUTO_PASSAGES)) if question else []
+            except Exception:  # the index closed or failed: answer without passages
+                log.warning("the knowledge folders could not be searched", exc_info=True)
+                sources = []
             if sources:
                 sent[at] = _with_passages(messages[at], sources, question)
                 refs = [r for r in map(annotation_of, sources) if r is not None]

@@ -68,6 +68,11 @@ class KnowledgeService:
     # Folders ---------------------------------------------------------------------------
 
     @property
+    def problem(self) -> str | None:
+        """Why the index is kept for this session only (a read-only or full disk), if it is."""
+        return self._index.problem
+
+    @property
     def has_folders(self) -> bool:
         """Whether any knowledge folder is set up."""
         return bool(self._folders)

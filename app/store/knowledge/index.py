@@ -15,7 +15,12 @@ from typing import Any, TypeVar
 
 from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.knowledge import Passage
-from app.store.errors import StoreClosedError, StoreCorruptError, StoreError
+from app.store.errors import (
+    StoreClosedError,
+    StoreCorruptError,
+    StoreError,
+    StoreNotWritableError,
+)
 from app.store.knowledge import _ops
 from app.store.knowledge._schema import create_or_check
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit
@@ -34,17 +39,36 @@ def knowledge_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / KNOWLEDGE_DB_NAME
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    private_folder(path.parent, tighten_existing=False)
+def _connect(path: Path | None) -> sqlite3.Connection:
+    if path is None:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        create_or_check(conn, "in memory")
+        return conn
+    try:
+        private_folder(path.parent, tighten_existing=False)
+    except OSError as exc:
+        raise StoreNotWritableError(
+            f"Parley cannot create {path.parent} for its knowledge index ({exc.strerror})", path
+        ) from None
     if not path.exists():
         with contextlib.suppress(OSError):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
-    conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    try:
+        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreNotWritableError(
+            f"Parley cannot open its knowledge index {path} ({exc})", path
+        ) from None
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         create_or_check(conn, str(path))
+    except sqlite3.OperationalError as exc:  # locked, read-only, full: not damaged
+        conn.close()
+        raise StoreNotWritableError(
+            f"Parley cannot use its knowledge index {path} ({exc})", path
+        ) from None
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreCorruptError(
@@ -67,14 +91,17 @@ class KnowledgeIndex:
     waits. The ``a``-prefixed ones await it without blocking an event loop.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path).absolute()
+    def __init__(self, path: Path | None) -> None:
+        """Open the index at ``path``; ``None`` keeps one in memory for this session."""
+        self.path = Path(path).absolute() if path is not None else Path(":memory:")
+        self.problem: str | None = None
+        """Why the index is kept in memory only, when it is."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-knowledge")
         self._lock = threading.Lock()
         self._closed = False
         try:
             self._conn: sqlite3.Connection | None = self._executor.submit(
-                _connect, self.path
+                _connect, path if path is None else self.path
             ).result()
         except BaseException:
             self._executor.shutdown(wait=True)
@@ -88,13 +115,21 @@ class KnowledgeIndex:
         nothing the folders themselves do not, so only the list of folders is lost."""
         path = knowledge_path(data_dir)
         try:
-            return cls(path)
-        except StoreCorruptError:
-            log.warning("the knowledge index %s is damaged; starting a new one", path)
-            for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
-                with contextlib.suppress(OSError):
-                    os.replace(path.with_name(name), path.with_name(name + ".damaged"))
-            return cls(path)
+            try:
+                return cls(path)
+            except StoreCorruptError:
+                log.warning("the knowledge index %s is damaged; starting a new one", path)
+                for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+                    with contextlib.suppress(OSError):
+                        os.replace(path.with_name(name), path.with_name(name + ".damaged"))
+                return cls(path)
+        except StoreError as exc:
+            # a read-only or full disk must not keep Parley from starting: the folders added
+            # now are indexed for this session only
+            log.warning("the knowledge index is kept in memory: %s", exc)
+            index = cls(None)
+            index.problem = str(exc)
+            return index
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         if self._conn is None:

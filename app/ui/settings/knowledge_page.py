@@ -70,6 +70,8 @@ class KnowledgePage(SettingsPage):
         self._build_progress()
         self._lay_out()
         self._show(knowledge.known)
+        if knowledge.problem:
+            self._say(f"The index is kept for this session only: {knowledge.problem}")
         unsubscribe = subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
 
