@@ -24,7 +24,7 @@ from typing import Any, Literal
 from app.core.errors import UserError
 from app.core.tools import Tool
 from app.services.bus import EventBus
-from app.services.events import KnowledgeChanged, KnowledgeProgress
+from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
 from app.store.knowledge import FolderRecord, KnowledgeIndex, PassageHit
@@ -102,9 +102,12 @@ class KnowledgeService:
             return str(real)
 
         path = await asyncio.to_thread(check)
+        had = self.has_folders
         folder_id, _ = await self._index.aadd_folder(path, agent)
         await self.folders()
         self._events.emit(KnowledgeChanged(path))
+        if not had:  # search_knowledge is on offer from now on
+            self._events.emit(ToolsChanged())
         self._schedule(folder_id)
         self._restart_watcher()
         return path
@@ -120,6 +123,8 @@ class KnowledgeService:
         await self._index.aremove_folder(record.id)
         await self.folders()
         self._events.emit(KnowledgeChanged(record.path))
+        if not self.has_folders:  # search_knowledge is no longer on offer
+            self._events.emit(ToolsChanged())
         self._restart_watcher()
         return True
 

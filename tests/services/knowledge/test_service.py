@@ -11,7 +11,12 @@ import pytest
 
 from app.core.errors import UserError
 from app.services.bus import EventBus
-from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
+from app.services.events import (
+    KnowledgeChanged,
+    KnowledgeProgress,
+    ToolsChanged,
+    WorkspaceEvent,
+)
 from app.services.knowledge import KnowledgeService
 from tests.knowledge.corpus import make_corpus
 
@@ -54,6 +59,7 @@ async def test_adding_a_folder_indexes_it_with_progress(
     assert reading[-1].bytes_done < reading[-1].bytes_total
     assert progress[-1].state == "done"
     assert KnowledgeChanged(path) in events
+    assert ToolsChanged() in events  # search_knowledge is offered from now on
     (folder,) = await knowledge.folders()
     assert folder.path == path and folder.files == 5 and folder.last_sync is not None
     assert {s.rel for s in folder.skipped} >= {"broken.pdf", "locked.pdf", "pipe.txt"}
