@@ -33,6 +33,7 @@ PAUSE_SCRIPT = [
 PAGES = [
     "modelsSettingsPage",
     "keysSettingsPage",
+    "knowledgeSettingsPage",
     "rulesSettingsPage",
     "auditSettingsPage",
     "limitsSettingsPage",

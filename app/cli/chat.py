@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.text import as_text, printable
-from app.core.state import ContentBlock, ErrorBlock
+from app.core.state import ContentBlock, ErrorBlock, Message, TextBlock
 from app.services.events import (
     MessageAdded,
     MessageStreamed,
@@ -84,6 +84,7 @@ class _Printer:
                 self._delegated(event.message.agent, event.message.text())
             else:
                 self._reply(str(event.message.message_id), event.message.text())
+            self._sources(event.message)
         elif isinstance(event, ToolActivity) and event.status in ("started", "error"):
             note = f" {event.message}" if event.message else ""
             self.out.write(f"\n[{event.tool}: {event.status}{note}]\n")
@@ -98,6 +99,17 @@ class _Printer:
             encoding = getattr(self.out, "encoding", None)
             self.out.write(printable(f"\n[{' '.join(agent.split())}: {line}]\n", encoding))
             self.out.flush()
+
+    def _sources(self, message: Message) -> None:
+        """List the sources the reply cites (knowledge passages), numbered."""
+        refs = [a for b in message.content if isinstance(b, TextBlock) for a in b.annotations]
+        if refs:
+            self.out.write("\n\nSources:")
+        encoding = getattr(self.out, "encoding", None)
+        for number, ref in enumerate(refs, 1):  # a title comes from a file: print it safely
+            line = f"\n[{number}] {ref.title or ref.url}  {ref.url or ''}"
+            self.out.write(printable(line, encoding))
+        self.out.flush()
 
     def _reply(self, message_id: str, text: str) -> None:
         """Write the part of the reply ``message_id`` not shown yet."""

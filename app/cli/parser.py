@@ -6,7 +6,18 @@ from __future__ import annotations
 import argparse
 from typing import Any, Protocol, TextIO
 
-from app.cli import agents, backup, chat, diagnostics, keys, mcp, models, network, threads
+from app.cli import (
+    agents,
+    backup,
+    chat,
+    diagnostics,
+    keys,
+    knowledge,
+    mcp,
+    models,
+    network,
+    threads,
+)
 
 __all__ = ["COMMANDS", "Command", "build_parser"]
 
@@ -32,6 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     backup,
     network,
     models,
+    knowledge,
 )
 """The modules of the subcommands, in the order ``parley --help`` lists them."""
 

@@ -67,6 +67,7 @@ async def open_session(
             data_dir,
             secret_resolver=secrets,
             tools=offered,
+            offer_knowledge=tools,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
             run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )

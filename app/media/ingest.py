@@ -33,6 +33,7 @@ from app.media.errors import Cancelled, IngestError
 
 __all__ = [
     "BytesSource",
+    "DocumentText",
     "IngestLimits",
     "IngestProgress",
     "IngestResult",
@@ -41,6 +42,7 @@ __all__ = [
     "Source",
     "StoreMedia",
     "VideoFrames",
+    "document_text",
     "load_readers",
 ]
 
@@ -239,6 +241,45 @@ def _extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
         return DataBlock(mime_type=mime, media=refs[MAIN])
 
     return Draft({MAIN: Blob(data, mime, name)}, build)
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """The text of a document, read without storing anything: ``pages`` holds a PDF's text
+    page by page (``text`` is them joined by form feeds); ``markdown`` says headings are
+    Markdown's."""
+
+    text: str
+    pages: list[str] | None = None
+    markdown: bool = False
+    notes: tuple[str, ...] = ()
+
+
+_MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mkd")
+
+
+def document_text(
+    data: bytes, name: str, limits: IngestLimits | None = None, job: Job | None = None
+) -> DocumentText:
+    """Read the text of a document's bytes as an attachment's is read (PDF, Word, Markdown,
+    code, text), in a worker thread. Raises :class:`IngestError` with the reason for a damaged,
+    encrypted or empty file, and for one that holds no text (an image, a sound, other data)."""
+    draft = extract(BytesSource(data, name), limits or IngestLimits(), job or Job())
+    refs = {
+        role: MediaRef(kind="file_id", file_id="unstored", mime_type=blob.mime_type)
+        for role, blob in draft.blobs.items()
+    }
+    block = draft.build(refs)
+    if not isinstance(block, DocumentBlock):
+        raise IngestError(name, "it holds no text Parley can read (an image, a sound or data)")
+    text = block.text or ""
+    is_pdf = block.media.mime_type == "application/pdf"
+    return DocumentText(
+        text,
+        text.split("\f") if is_pdf else None,
+        name.lower().endswith(_MARKDOWN_NAMES),
+        tuple(draft.notes),
+    )
 
 
 class Ingestor:

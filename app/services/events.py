@@ -24,6 +24,8 @@ __all__ = [
     "BudgetPaused",
     "BudgetUpdated",
     "KeysChanged",
+    "KnowledgeChanged",
+    "KnowledgeProgress",
     "MessageAdded",
     "MessageRemoved",
     "MessageStreamed",
@@ -226,6 +228,29 @@ class KeysChanged:
     ref: str
 
 
+@dataclass(frozen=True, slots=True)
+class KnowledgeProgress:
+    """How a knowledge folder's indexing stands: files and bytes read of those to read,
+    the file being read (its path inside the folder) and ``state``: ``indexing``, then
+    ``done``, ``cancelled`` or ``failed`` (``error`` says why)."""
+
+    folder: str
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    current: str = ""
+    state: Literal["indexing", "done", "cancelled", "failed"] = "indexing"
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeChanged:
+    """The knowledge folders changed: one added, removed or synced (``folder``), or all."""
+
+    folder: str | None = None
+
+
 WorkspaceEvent = (
     ThreadsChanged
     | MessageAdded
@@ -243,5 +268,7 @@ WorkspaceEvent = (
     | SettingsChanged
     | KeysChanged
     | AgentsChanged
+    | KnowledgeProgress
+    | KnowledgeChanged
 )
 """Every event a service emits."""

@@ -7,8 +7,9 @@ import, pages of messages), ``runs`` (send, answer, stop, cut-off and budget pau
 ``models`` (model and agent cache, choices, check, preload), ``agents`` (the agents a
 person defines), ``settings`` (the typed settings with their change event), ``preferences``
 (what the settings pages change), ``tools`` (the tools threads may switch on), ``mcp`` (the
-MCP servers behind some of them), ``downloads``, ``data``, ``backups``, ``network`` and
-``attachments``. Every event goes through ``events``.
+MCP servers behind some of them), ``downloads``, ``data``, ``backups``, ``network``,
+``attachments`` and ``knowledge`` (folders indexed for search, and answers citing them).
+Every event goes through ``events``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
 from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
+from app.services.knowledge import CitingModel, KnowledgeService
 from app.services.mcp.service import McpService
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
@@ -38,6 +40,7 @@ from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
+from app.store.knowledge import KnowledgeIndex
 from app.store.paths import database_path, resolve_data_dir
 
 if TYPE_CHECKING:
@@ -66,6 +69,8 @@ class Workspace:
         run_config: RunConfig | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
+        knowledge: KnowledgeIndex | None = None,
+        offer_knowledge: bool = False,
     ) -> None:
         self._store = store
         self._secrets = secret_resolver
@@ -77,9 +82,17 @@ class Workspace:
         self.network = NetworkLedger(store)
         """Offline mode, and the ledger of every connection Parley opens."""
         self.events.subscribe(self.network.follow_settings)
+        self.knowledge = KnowledgeService(
+            knowledge or KnowledgeIndex.open_data_dir(data_dir), self.events
+        )
+        """Knowledge folders: indexed, watched once started, searched and cited."""
+        if offer_knowledge:  # the terminal's --tools: search_knowledge when a folder exists
+            tools = [*tools, *self.knowledge.tools()]
         self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
         """The MCP servers: their file, starting them, adding, changing and removing one."""
-        self.tools = WorkspaceTools(data_dir, store, settings=self.settings, mcp=self.mcp)
+        self.tools = WorkspaceTools(
+            data_dir, store, settings=self.settings, mcp=self.mcp, extra=self.knowledge.tools
+        )
         """The tools threads may switch on: built-in and the running MCP servers'."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
@@ -104,6 +117,7 @@ class Workspace:
             system_prompt=system_prompt,
             list_ollama=list_ollama,
             agents=self.agents,
+            wrap_model=lambda model: CitingModel(model, self.knowledge.sources),
         )
         """Each model built once, each thread's agent, the picker's choices."""
         self.runs = RunService(
@@ -170,6 +184,7 @@ class Workspace:
                 partial(Store.open, remember_latest=REMEMBER_LATEST), database_path(directory)
             )
         settings = await asyncio.to_thread(load_settings, directory)
+        knowledge = await asyncio.to_thread(KnowledgeIndex.open_data_dir, directory)
         list_ollama = None
         opened: list[Workspace] = []
         if resolve_model is None or secret_resolver is None:
@@ -191,6 +206,7 @@ class Workspace:
             settings=settings,
             secret_resolver=secret_resolver,
             list_ollama=list_ollama,
+            knowledge=knowledge,
             **options,
         )
         opened.append(workspace)  # models built from now on use its provider URLs
@@ -205,4 +221,5 @@ class Workspace:
         await self.mcp.aclose()
         await self.models.aclose()
         await self.network.aclose()
+        await self.knowledge.aclose()
         await self._store.aclose()

@@ -10,7 +10,7 @@ network policy.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -31,9 +31,16 @@ class WorkspaceTools:
     """The window's tools; see the module docstring."""
 
     def __init__(
-        self, data_dir: Path, store: Store, *, settings: SettingsStore, mcp: McpService
+        self,
+        data_dir: Path,
+        store: Store,
+        *,
+        settings: SettingsStore,
+        mcp: McpService,
+        extra: Callable[[], list[Tool[..., Any]]] = list,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._extra = extra
         self._store = store
         self._settings = settings
         self._mcp = mcp
@@ -44,7 +51,8 @@ class WorkspaceTools:
     # Built-in tools ---------------------------------------------------------------
 
     def builtin(self) -> list[Tool[..., Any]]:
-        """The built-in tools as the current settings set them up (rebuilt when they change)."""
+        """The built-in tools as the current settings set them up (rebuilt when they change),
+        and ``search_knowledge`` while a knowledge folder is set up."""
         settings = self._settings.current
         key = (tuple(settings.granted_folders), settings.allow_private_network)
         if key != self._builtin_key:
@@ -55,7 +63,7 @@ class WorkspaceTools:
                 ingest=self._ingest,
             )
             self._builtin_key = key
-        return self._builtin
+        return [*self._builtin, *self._extra()]
 
     async def _search(self, text: str, limit: int) -> Sequence[Any]:
         return await self._store.search(text, limit=limit)

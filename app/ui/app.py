@@ -80,6 +80,7 @@ async def open_window(
         )
     window = MainWindow(workspace)
     window.show()
+    workspace.knowledge.start()  # resync the knowledge folders, then watch them
     await window.start(thread_id, preload=preload)
     app = QApplication.instance()
     collector = app.findChild(MainThreadCollector) if app is not None else None

@@ -502,7 +502,14 @@ class MainWindow(QMainWindow):
     def _settings_services(self) -> SettingsServices:
         ws = self.workspace
         return SettingsServices(
-            ws.preferences, ws.settings, ws.tools, ws.mcp, ws.events, ws.network, ws.backups
+            ws.preferences,
+            ws.settings,
+            ws.tools,
+            ws.mcp,
+            ws.events,
+            ws.network,
+            ws.backups,
+            ws.knowledge,
         )
 
     def _restore_requested(self, backup: Path) -> None:

@@ -77,6 +77,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "Models & providers",
             "API keys",
             "Tools",
+            "Knowledge",
             "MCP servers",
             "Approval rules",
             "Audit log",

@@ -23,6 +23,7 @@ from app.services.locations import Locations
 from app.services.logs import stop_logging
 from app.store import Store, StoreCorruptError, Thread, database_files
 from app.store.backups import BACKUP_FOLDER
+from app.store.knowledge import knowledge_path
 
 __all__ = [
     "KNOWN_KEY_REFS",
@@ -188,8 +189,9 @@ def delete_all_data(
     resolver: KeyringSecretResolver | None = None,
     key_refs: Iterable[str] = KNOWN_KEY_REFS,
 ) -> DeletionReport:
-    """Delete the thread database (threads, media, approvals), its backups, rescued copies,
-    logs, cache and settings. Close every :class:`Store` on this data folder first; log files stop.
+    """Delete the thread database (threads, media, approvals), the knowledge index, the
+    database's backups, rescued copies, logs, cache and settings. Close every :class:`Store`
+    (and the knowledge index) on this data folder first; log files stop.
 
     In the data folder only Parley's own files go (it may be a folder of yours); the data
     folder itself goes when nothing else is left in it. Keyring entries are listed in the
@@ -200,6 +202,7 @@ def delete_all_data(
     report = DeletionReport()
     for path in (
         *database_files(locations.database),
+        *database_files(knowledge_path(locations.data)),
         locations.data / RESCUE_FOLDER,
         locations.data / BACKUP_FOLDER,
     ):

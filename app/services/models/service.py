@@ -77,9 +77,11 @@ class ModelService:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
         agents: AgentService | None = None,
+        wrap_model: Callable[[ChatModel], ChatModel] | None = None,
     ) -> None:
         self._resolve = resolve_model
         self._agent_defs = agents
+        self._wrap = wrap_model
         self._store = store
         self._events = events
         self._settings = settings
@@ -174,8 +176,9 @@ class ModelService:
             return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
+            model = await self.model(spec)
             self._agents[key] = create_agent(
-                await self.model(spec),
+                self._wrap(model) if self._wrap is not None else model,
                 tools,
                 system_prompt=prompt,
                 secret_resolver=self._secrets,

@@ -1,7 +1,8 @@
 """One message as rich text for the chat delegate: Markdown, tool cards, errors, media chips.
 
 Links carry intents the view handles: ``copy:N`` (code block N), ``toggle:KEY`` (fold or
-unfold a tool card or a thinking section), ``remedy:ACTION[:TARGET]`` (an error's fix).
+unfold a tool card or a thinking section), ``remedy:ACTION[:TARGET]`` (an error's fix),
+``source:N`` (the message's citation N, counted from 1 over its text blocks, as its chip shows).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from app.core.state import (
     AnnotationBlock,
+    AnnotationRef,
     ErrorBlock,
     Message,
     ReasoningBlock,
@@ -24,7 +26,7 @@ from app.services.problems import remedies_for
 from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
 from app.ui.chat.markdown_stream import MarkdownStream
 
-__all__ = ["RenderedMessage", "message_html"]
+__all__ = ["RenderedMessage", "citations", "message_html"]
 
 
 @dataclass
@@ -71,6 +73,27 @@ def _card(
     return table, body
 
 
+def citations(message: Message) -> list[AnnotationRef]:
+    """The message's citations in chip order (those of its text blocks, one after another)."""
+    return [a for b in message.content if isinstance(b, TextBlock) for a in b.annotations]
+
+
+def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
+    """Numbered chips for a text block's citations, each a ``source:N`` link, in one row."""
+    bg, fg = ("#2b3340", "#cfe0ff") if dark else ("#e8eef8", "#1a4d8f")
+    cells = []
+    for n, ref in enumerate(refs, before + 1):
+        title = html.escape(ref.title or ref.url or "source")
+        cells.append(
+            f'<td bgcolor="{bg}"><a href="source:{n}" style="text-decoration:none; '
+            f'color:{fg};"><b>{n}</b>&nbsp; {title}</a></td>'
+        )
+    return (
+        '<table cellspacing="4" cellpadding="4" style="margin-top:2px; font-size:small;">'
+        f"<tr>{''.join(cells)}</tr></table>"
+    )
+
+
 def message_html(
     message: Message,
     *,
@@ -88,6 +111,7 @@ def message_html(
     codes: list[str] = []
     breaks: list[tuple[int, bool]] = []
     behind = False
+    cited = 0
     streams = {} if streams is None else streams
     ok, bad = ("#2e7d32", "#c62828") if not dark else ("#81c784", "#ef9a9a")
     for i, block in enumerate(message.content):
@@ -109,10 +133,9 @@ def message_html(
                 breaks += [(size + at, always) for at, always in rendered.breaks]
             codes += found
             parts.append(body)
-            for ann in block.annotations:
-                title = ann.title or ann.url or "source"
-                link = html.escape(ann.url or "")
-                parts.append(f'<p style="font-size:small;">↗ <a href="{link}">{title}</a></p>')
+            if block.annotations:
+                parts.append(_source_chips(block.annotations, cited, dark))
+                cited += len(block.annotations)
         elif isinstance(block, ToolCallBlock):
             result = (results or {}).get(block.id)
             status = "waiting" if result is None else result.status

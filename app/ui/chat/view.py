@@ -3,14 +3,26 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from functools import partial
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
 )
@@ -19,11 +31,13 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QToolButton,
+    QToolTip,
     QWidget,
 )
 
-from app.core.state import Message
+from app.core.state import AnnotationRef, Message
 from app.ui.chat.delegate import LABELS, MessageDelegate
+from app.ui.chat.message_html import citations
 from app.ui.chat.message_model import DelegationRole
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.tasks import spawn
@@ -224,6 +238,30 @@ class ChatView(QListView):
                 self.remedyRequested.emit(action, target)
         elif kind in ("http", "https", "mailto"):
             QDesktopServices.openUrl(QUrl(href))
+        elif kind == "source":
+            ref = self._citation(row, rest)
+            if ref is not None and ref.url and ref.url.startswith(("file:", "http:", "https:")):
+                QDesktopServices.openUrl(QUrl(ref.url))
+
+    def _citation(self, row: int, number: str) -> AnnotationRef | None:
+        """Citation ``number`` (from 1) of the message in ``row``."""
+        message = self.message_at_row(row)
+        refs = citations(message) if message is not None else []
+        n = int(number) if number.isdigit() else 0
+        return refs[n - 1] if 0 < n <= len(refs) else None
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Hovering over a source chip shows the passage it cites."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            index = self.indexAt(event.pos())
+            href = self.delegate.href_at(index, QPointF(event.pos())) if index.isValid() else ""
+            if href.startswith("source:"):
+                ref = self._citation(index.row(), href.partition(":")[2])
+                if ref is not None:
+                    QToolTip.showText(event.globalPos(), _passage_tip(ref), self.viewport())
+                    return True
+            QToolTip.hideText()
+        return super().viewportEvent(event)
 
     def message_at_row(self, row: int) -> Message | None:
         """The message shown in ``row``."""
@@ -297,3 +335,10 @@ class ChatView(QListView):
         self.viewport().setCursor(
             Qt.CursorShape.PointingHandCursor if over_link else Qt.CursorShape.ArrowCursor
         )
+
+
+def _passage_tip(ref: AnnotationRef) -> str:
+    """A citation's tooltip: its title, then the passage's start, as plain text."""
+    title = html.escape(ref.title or ref.url or "source")
+    passage = html.escape(ref.snippet or "")
+    return f"<b>{title}</b><br/>{passage}" if passage else f"<b>{title}</b>"

@@ -21,6 +21,7 @@ from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.audit_page import AuditPage
 from app.ui.settings.data_page import DataPage
 from app.ui.settings.keys_page import KeysPage
+from app.ui.settings.knowledge_page import KnowledgePage
 from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.models_page import ModelsPage
@@ -41,6 +42,7 @@ def make_pages(services: SettingsServices, parent: QWidget) -> list[SettingsPage
         ModelsPage(s.preferences, parent),
         KeysPage(s.preferences, parent),
         ToolsPage(s.settings, s.tools, parent),
+        KnowledgePage(s.knowledge, s.events.subscribe, parent),
         McpPage(s.mcp, s.events, parent),
         RulesPage(s.preferences, parent),
         AuditPage(s.preferences, parent),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from app.services.bus import EventBus
 from app.services.data.backups import BackupService
+from app.services.knowledge.service import KnowledgeService
 from app.services.mcp.service import McpService
 from app.services.network import NetworkLedger
 from app.services.settings.preferences import Preferences
@@ -34,3 +35,5 @@ class SettingsServices:
     """The network page's ledger and offline state."""
     backups: BackupService
     """The data page's backups."""
+    knowledge: KnowledgeService
+    """The knowledge page's folders, their indexing and its progress."""

@@ -16,6 +16,7 @@ from app.services.logs import setup_logging, stop_logging
 from app.services.recovery import export_readable
 from app.store import Store
 from app.store.backups import backup_database, backups_folder
+from app.store.knowledge import KnowledgeIndex
 from tests.services.memory_keyring import MemoryKeyring
 from tests.store.damage import damage_first_thread, make_database
 
@@ -105,6 +106,9 @@ async def test_delete_all_data_removes_parleys_files_and_lists_keys(tmp_path: Pa
     (where.cache / "thumbs").mkdir(parents=True)
     mine = where.data / "my-notes.txt"
     mine.write_text("not Parley's")
+    knowledge = KnowledgeIndex.open_data_dir(where.data)
+    knowledge.add_folder(str(tmp_path / "private-documents"))
+    knowledge.close()
     keyring = MemoryKeyring()
     resolver = KeyringSecretResolver(backend=keyring)
     resolver.set("anthropic/api-key", "sk-ant-0123456789")

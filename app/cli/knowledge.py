@@ -1,0 +1,166 @@
+"""``parley knowledge add FOLDER [--agent NAME]``, ``list``, ``remove FOLDER``,
+``search "QUERY"`` and ``reindex [FOLDER]``: knowledge folders from a terminal, through the
+same service as the window. Indexing shows its progress on stderr; Ctrl+C stops it after the
+file being read and keeps what was read."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+from typing import Any, TextIO
+
+from app.core.sizes import human_size
+
+__all__ = ["add_parsers", "run_command"]
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``knowledge`` and its actions to the ``parley`` subcommands."""
+    knowledge = sub.add_parser(
+        "knowledge", parents=[common], help="folders of documents the models can search and cite"
+    )
+    actions = knowledge.add_subparsers(dest="knowledge_action", metavar="ACTION")
+    add = actions.add_parser("add", parents=[common], help="add a folder and index it")
+    add.add_argument("folder", metavar="FOLDER")
+    add.add_argument("--agent", metavar="NAME", help="only this agent's threads search it")
+    actions.add_parser("list", parents=[common], help="the folders, their files and problems")
+    remove = actions.add_parser(
+        "remove", parents=[common], help="forget a folder (its files are not touched)"
+    )
+    remove.add_argument("folder", metavar="FOLDER")
+    search = actions.add_parser("search", parents=[common], help="the passages that match")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--limit", type=int, default=5, help="how many passages (default 5)")
+    reindex = actions.add_parser(
+        "reindex", parents=[common], help="bring every folder (or FOLDER) up to date"
+    )
+    reindex.add_argument("folder", metavar="FOLDER", nargs="?")
+
+
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
+    """Run ``args.command`` if it is ``knowledge``; ``None`` when it is another command."""
+    if args.command != "knowledge":
+        return None
+    action = getattr(args, "knowledge_action", None) or "list"
+    return asyncio.run(_run(action, args, out, err))
+
+
+async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.services.bus import EventBus
+    from app.services.events import KnowledgeProgress, WorkspaceEvent
+    from app.services.knowledge import KnowledgeService
+    from app.store.paths import resolve_data_dir
+
+    bus = EventBus()
+    progress = _Progress(err)
+
+    def on_event(event: WorkspaceEvent) -> None:
+        if isinstance(event, KnowledgeProgress):
+            progress.show(event)
+
+    bus.subscribe(on_event)
+    service = await KnowledgeService.open(resolve_data_dir(args.data_dir), bus, watch=False)
+    try:
+        if action == "add":
+            path = await service.add_folder(args.folder, args.agent)
+            await _wait(service, progress)
+            _print_folders(out, [f for f in await service.folders() if f.path == path])
+        elif action == "remove":
+            if not await service.remove_folder(args.folder):
+                err.write(f"parley: {args.folder} is not a knowledge folder\n")
+                return 1
+            out.write(f"Removed {args.folder} (its files were not touched).\n")
+        elif action == "search":
+            return await _search(service, args.query, args.limit, out)
+        elif action == "reindex":
+            await service.reindex(args.folder)
+            await _wait(service, progress)
+            _print_folders(out, await service.folders())
+        else:
+            _print_folders(out, await service.folders())
+    finally:
+        await service.aclose()
+    return 0
+
+
+async def _wait(service: Any, progress: _Progress) -> None:
+    try:
+        await service.wait_idle()
+    except asyncio.CancelledError:
+        service.cancel()
+        raise
+    except KeyboardInterrupt:
+        service.cancel()
+        await service.wait_idle()
+    progress.end()
+
+
+async def _search(service: Any, query: str, limit: int, out: TextIO) -> int:
+    sources = await service.sources(query, max(1, min(limit, 20)))
+    if not sources:
+        out.write(f"No passage matches {query!r}.\n")
+        return 1
+    for source in sources:
+        out.write(f"[{source['source']}] {source['title']}  {source['url']}\n")
+        snippet = " ".join(source["text"].split())
+        out.write(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}\n")
+    return 0
+
+
+def _print_folders(out: TextIO, folders: list[Any]) -> None:
+    if not folders:
+        out.write("No knowledge folders yet; add one with: parley knowledge add FOLDER\n")
+        return
+    for folder in folders:
+        synced = (
+            datetime.datetime.fromtimestamp(folder.last_sync).strftime("%Y-%m-%d %H:%M")
+            if folder.last_sync
+            else "not finished yet"
+        )
+        who = f", for agent {folder.agent}" if folder.agent else ""
+        out.write(
+            f"{folder.path}{who}\n    {folder.files} files, {human_size(folder.bytes)}, "
+            f"{folder.passages} passages; last sync {synced}\n"
+        )
+        if folder.skipped:
+            out.write(f"    {len(folder.skipped)} files could not be read:\n")
+            for skipped in folder.skipped:
+                out.write(f"      {skipped.rel}: {skipped.reason}\n")
+
+
+class _Progress:
+    """One line on stderr: a rewritten line on a terminal, else a line per folder done."""
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+        self._tty = err.isatty()
+        self._open = False
+
+    def show(self, event: Any) -> None:
+        if event.state == "failed":
+            self.end()
+            self._err.write(f"parley: {event.error}\n")
+            return
+        if event.state == "cancelled":
+            self.end()
+            self._err.write(f"Stopped indexing {event.folder}; what was read is kept.\n")
+            return
+        if event.state == "done":
+            self.end()
+            return
+        if not self._tty:
+            return
+        line = (
+            f"Indexing {event.files_done}/{event.files_total} files, "
+            f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}: {event.current}"
+        )
+        write_control = getattr(self._err, "write_control", self._err.write)
+        write_control("\r\x1b[K")
+        self._err.write(line[:200])
+        self._open = True
+
+    def end(self) -> None:
+        if self._open:
+            self._err.write("\n")
+            self._open = False

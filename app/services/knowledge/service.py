@@ -1,0 +1,303 @@
+"""``KnowledgeService``: knowledge folders, indexed in the background, watched, searched.
+
+Folders are added, removed, listed (with files, size, last sync and the files that could not
+be read, with reasons) and reindexed here; searching returns numbered sources. Indexing runs
+one folder at a time in a worker thread, telling its progress as ``KnowledgeProgress`` events
+and finishing each with ``KnowledgeChanged``; :meth:`cancel` stops it after the file being
+read. While Parley runs the folders are watched (``watchfiles``: each folder the last sync
+walked, on its own, so no link is followed out) and a change is synced within a second or
+two; :meth:`start` also resyncs every folder, since changes made while Parley was closed were
+not seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from app.core.errors import UserError
+from app.core.tools import Tool
+from app.services.bus import EventBus
+from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
+from app.services.knowledge.sources import source_of
+from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
+from app.store.knowledge import FolderRecord, KnowledgeIndex, PassageHit
+from app.tools.knowledge import search_knowledge_tool
+
+__all__ = ["KnowledgeService"]
+
+log = logging.getLogger(__name__)
+
+_OVERLAP_S = 2.0
+"""How long a replaced watcher keeps watching beside its successor."""
+
+
+class KnowledgeService:
+    """The knowledge folders of one data directory; see the module docstring."""
+
+    def __init__(self, index: KnowledgeIndex, events: EventBus, *, watch: bool = True) -> None:
+        self._index = index
+        self._events = events
+        self._watching = watch
+        self._folders: list[FolderRecord] = index.folders()
+        self._queue: list[int] = []
+        self._runner: asyncio.Task[None] | None = None
+        self._watchers: list[tuple[asyncio.Task[None], asyncio.Event]] = []
+        self._cancel = threading.Event()
+        self._idle: asyncio.Event | None = None
+        self._closed = False
+        self._tool: Tool[..., Any] | None = None
+        self._walked: dict[int, tuple[str, ...]] = {}
+        """Each folder's folders as its last sync walked them: what is watched."""
+
+    @classmethod
+    async def open(
+        cls, data_dir: str | os.PathLike[str], events: EventBus, *, watch: bool = True
+    ) -> KnowledgeService:
+        """Open the index of ``data_dir`` off the loop (nothing is synced until
+        :meth:`start`)."""
+        index = await asyncio.to_thread(KnowledgeIndex.open_data_dir, data_dir)
+        return await asyncio.to_thread(cls, index, events, watch=watch)
+
+    # Folders ---------------------------------------------------------------------------
+
+    @property
+    def problem(self) -> str | None:
+        """Why the index is kept for this session only (a read-only or full disk), if it is."""
+        return self._index.problem
+
+    @property
+    def has_folders(self) -> bool:
+        """Whether any knowledge folder is set up."""
+        return bool(self._folders)
+
+    @property
+    def known(self) -> list[FolderRecord]:
+        """The folders as last read (see :meth:`folders` for fresh counts)."""
+        return list(self._folders)
+
+    async def folders(self) -> list[FolderRecord]:
+        """Every folder with its files, size, last sync and unreadable files."""
+        self._folders = await self._index.afolders()
+        return list(self._folders)
+
+    async def add_folder(self, folder: str | os.PathLike[str], agent: str | None = None) -> str:
+        """Add ``folder`` (it is indexed in the background); returns its resolved path.
+        Raises :class:`UserError` when it is not a folder."""
+
+        def check() -> str:
+            path = Path(folder).expanduser()
+            try:
+                real = path.resolve(strict=True)
+            except (OSError, RuntimeError):
+                raise UserError(f"{path} does not exist; choose an existing folder") from None
+            if not real.is_dir():
+                raise UserError(f"{path} is not a folder; choose a folder to add as knowledge")
+            return str(real)
+
+        path = await asyncio.to_thread(check)
+        had = self.has_folders
+        folder_id, _ = await self._index.aadd_folder(path, agent)
+        await self.folders()
+        self._events.emit(KnowledgeChanged(path))
+        if not had:  # search_knowledge is on offer from now on
+            self._events.emit(ToolsChanged())
+        self._schedule(folder_id)
+        self._restart_watcher()
+        return path
+
+    async def remove_folder(self, folder: str | os.PathLike[str]) -> bool:
+        """Forget ``folder`` and what was indexed from it (its files are untouched); whether
+        it was a knowledge folder."""
+        record = self._find(folder)
+        if record is None:
+            return False
+        if record.id in self._queue:
+            self._queue.remove(record.id)
+        await self._index.aremove_folder(record.id)
+        await self.folders()
+        self._events.emit(KnowledgeChanged(record.path))
+        if not self.has_folders:  # search_knowledge is no longer on offer
+            self._events.emit(ToolsChanged())
+        self._restart_watcher()
+        return True
+
+    def _find(self, folder: str | os.PathLike[str]) -> FolderRecord | None:
+        wanted = {str(folder), str(Path(folder).expanduser().absolute())}
+        with contextlib.suppress(OSError, RuntimeError):
+            wanted.add(str(Path(folder).expanduser().resolve()))
+        return next((f for f in self._folders if f.path in wanted), None)
+
+    # Indexing --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Resync every folder (changes made while Parley was closed) and watch them."""
+        for record in self._folders:
+            self._schedule(record.id)
+        self._restart_watcher()
+
+    async def reindex(self, folder: str | os.PathLike[str] | None = None) -> None:
+        """Sync ``folder`` (or every folder) now, in the background."""
+        await self.folders()
+        targets = self._folders if folder is None else [f for f in [self._find(folder)] if f]
+        if folder is not None and not targets:
+            raise UserError(f"{folder} is not a knowledge folder; add it first")
+        for record in targets:
+            self._schedule(record.id)
+
+    def cancel(self) -> None:
+        """Stop indexing after the file being read; folders waiting their turn wait for the
+        next change or reindex. What was read so far is kept."""
+        self._queue.clear()
+        if self._runner is not None and not self._runner.done():
+            self._cancel.set()
+
+    async def wait_idle(self) -> None:
+        """Return once no folder is being or waiting to be indexed."""
+        while self._runner is not None and not self._runner.done():
+            await asyncio.shield(self._runner)
+
+    def _schedule(self, folder_id: int) -> None:
+        if self._closed or folder_id in self._queue:
+            return
+        self._queue.append(folder_id)
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.get_running_loop().create_task(self._run_queue())
+
+    async def _run_queue(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._queue and not self._closed:
+            folder_id = self._queue.pop(0)
+            record = next((f for f in self._folders if f.id == folder_id), None)
+            if record is None:
+                continue
+            self._cancel.clear()
+
+            def report(p: SyncProgress, path: str = record.path) -> None:
+                event = KnowledgeProgress(
+                    path, p.files_done, p.files_total, p.bytes_done, p.bytes_total, p.current
+                )
+                loop.call_soon_threadsafe(self._events.emit, event)
+
+            try:
+                result = await asyncio.to_thread(
+                    sync_folder, self._index, record, report, self._cancel
+                )
+            except OSError as exc:
+                why = f"{record.path} cannot be read ({exc.strerror or exc})"
+                self._events.emit(KnowledgeProgress(record.path, 0, 0, 0, 0, "", "failed", why))
+                continue
+            except Exception as exc:  # the index failed (disk full, ...): say so, go on
+                log.warning("indexing %s failed", record.path, exc_info=True)
+                self._events.emit(
+                    KnowledgeProgress(record.path, 0, 0, 0, 0, "", "failed", str(exc))
+                )
+                continue
+            await self._finished(record, result)
+
+    async def _finished(self, record: FolderRecord, result: SyncResult) -> None:
+        if result.folders and result.folders != self._walked.get(record.id):
+            self._walked[record.id] = result.folders
+            self._restart_watcher()
+        if not result.cancelled:
+            await self._index.aset_synced(record.id, time.time())
+        await self.folders()
+        state: Literal["cancelled", "done"] = "cancelled" if result.cancelled else "done"
+        done = next((f for f in self._folders if f.id == record.id), record)
+        self._events.emit(
+            KnowledgeProgress(
+                record.path, done.files, done.files, done.bytes, done.bytes, "", state
+            )
+        )
+        self._events.emit(KnowledgeChanged(record.path))
+
+    # Watching --------------------------------------------------------------------------
+
+    def _restart_watcher(self) -> None:
+        """Watch the folders as they are now. The watcher it replaces runs on for a moment,
+        so nothing that changes while the new one sets itself up goes unseen."""
+        if not self._watching or self._closed:
+            return
+        loop = asyncio.get_running_loop()
+        for _, stop in self._watchers:
+            loop.call_later(_OVERLAP_S, stop.set)
+        self._watchers = [(t, s) for t, s in self._watchers if not t.done()]
+        paths = [
+            os.path.normpath(os.path.join(f.path, inner))
+            for f in self._folders
+            for inner in self._walked.get(f.id, (".",))
+        ]
+        paths = [p for p in dict.fromkeys(paths) if os.path.isdir(p)]
+        if not paths:
+            return
+        stop = asyncio.Event()
+        self._watchers.append((loop.create_task(self._watch(paths, stop)), stop))
+
+    async def _watch(self, paths: list[str], stop: asyncio.Event) -> None:
+        import watchfiles
+
+        try:
+            async for changes in watchfiles.awatch(
+                *paths,
+                debounce=300,
+                step=50,
+                stop_event=stop,
+                ignore_permission_denied=True,
+                # each folder the walk went through, none of them through a link: watching
+                # recursively would follow links out of the folder
+                recursive=False,
+            ):
+                for _, changed in changes:
+                    record = self._owner(changed)
+                    if record is not None:
+                        self._schedule(record.id)
+        except (OSError, RuntimeError):  # a folder vanished: the next start watches again
+            log.info("watching the knowledge folders stopped", exc_info=True)
+
+    def _owner(self, changed: str) -> FolderRecord | None:
+        path = Path(changed)
+        owners = [f for f in self._folders if path.is_relative_to(f.path)]
+        return max(owners, key=lambda f: len(f.path), default=None)
+
+    # Searching -------------------------------------------------------------------------
+
+    async def search(
+        self, query: str, limit: int = 8, agent: str | None = None
+    ) -> list[PassageHit]:
+        """The passages that best match ``query``, best first."""
+        return await self._index.asearch(query, limit, agent)
+
+    async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        """The best passages as numbered sources (what the model reads and cites); a passage
+        scoring under a third of the best one's is left out, as it matched by chance."""
+        if not self._folders:
+            return []
+        hits = await self.search(query, limit)
+        kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
+        return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
+
+    def tools(self) -> list[Tool[..., Any]]:
+        """``search_knowledge`` when a folder is set up, else nothing."""
+        if not self._folders:
+            return []
+        if self._tool is None:
+            self._tool = search_knowledge_tool(self.sources)
+        return [self._tool]
+
+    async def aclose(self) -> None:
+        """Stop indexing (what was read is kept) and watching, and close the index."""
+        self._closed = True
+        self.cancel()
+        for _, stop in self._watchers:
+            stop.set()
+        for task in [self._runner, *(t for t, _ in self._watchers)]:
+            if task is not None and not task.done():
+                with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(task), 10)
+        await asyncio.to_thread(self._index.close)

@@ -1,0 +1,207 @@
+"""Bringing one folder's index up to date: incremental, resumable, never stalled by a file.
+
+Run in a worker thread. A file whose size and time are unchanged is not opened; a changed
+one is read again (unless its content hash is the same); a renamed one (same size, time and
+content as a file that is gone) keeps its passages under the new name; a deleted one is
+forgotten. Each file is saved in its own transaction (its passages with its "done" row), so a
+sync that is killed starts again where it stopped. A file that cannot be read is saved with
+its reason and not tried again until it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.knowledge import document_passages
+from app.media._util import Job
+from app.media.errors import Cancelled, IngestError
+from app.media.ingest import IngestLimits, document_text
+from app.services.knowledge.walk import Found, open_relative, read_opened, walk_folder
+from app.store.knowledge import FileRow, FolderRecord, KnowledgeIndex
+from app.tools._openat import LinkOnTheWay
+
+__all__ = ["SyncProgress", "SyncResult", "sync_folder"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncProgress:
+    """Files and bytes read so far of those this sync reads, and the one being read."""
+
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    current: str
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What a sync did: files read, renamed, removed, skipped, whether it was cancelled, and
+    the folders it walked (inside the folder, ``.`` first: what is watched)."""
+
+    read: int = 0
+    renamed: int = 0
+    removed: int = 0
+    skipped: int = 0
+    cancelled: bool = False
+    folders: tuple[str, ...] = ()
+
+
+_LIMITS = IngestLimits(max_text_chars=20_000_000)
+
+
+def _read(root: Path, rel: str) -> bytes:
+    try:
+        fd = open_relative(root, rel)
+    except LinkOnTheWay:
+        raise IngestError(rel, "a link now stands on its way, so it was not read") from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise IngestError(rel, f"it cannot be opened ({exc.strerror or exc})") from None
+    try:
+        return read_opened(fd)
+    except ValueError as exc:
+        raise IngestError(rel, str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _reason(error: IngestError) -> str:
+    """The ingest's reason, said of an indexed file rather than an attachment."""
+    return error.reason.replace("attach it again", "Parley reads it again").replace(
+        " for attachments", ""
+    )
+
+
+def _same_file(known: FileRow, found: Found) -> bool:
+    return known.size == found.size and known.mtime_ns == found.mtime_ns
+
+
+def sync_folder(
+    index: KnowledgeIndex,
+    folder: FolderRecord,
+    report: Callable[[SyncProgress], None],
+    cancel: threading.Event,
+) -> SyncResult:
+    """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
+    the folder itself cannot be opened."""
+    root = Path(folder.path)
+    walk = walk_folder(root, cancel.is_set)
+    known = index.file_rows(folder.id)
+    present = {f.rel: f for f in walk.found}
+    gone = {rel: row for rel, row in known.items() if rel not in present}
+    todo = [f for f in walk.found if f.rel not in known or not _same_file(known[f.rel], f)]
+    result = {"read": 0, "renamed": 0, "removed": 0, "skipped": 0}
+    by_shape: dict[tuple[int, int], list[FileRow]] = {}
+    for row in gone.values():
+        by_shape.setdefault((row.size, row.mtime_ns), []).append(row)
+
+    files_total = len(todo)
+    bytes_total = sum(f.size for f in todo)
+    files_done = bytes_done = 0
+    for found in todo:
+        if cancel.is_set():
+            return _result(result, walk.folders, cancelled=True)
+        report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
+        outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
+        if outcome == "cancelled":
+            return _result(result, walk.folders, cancelled=True)
+        if outcome == "renamed":
+            gone = {rel: row for rel, row in gone.items() if rel in _still_gone(by_shape)}
+        if outcome in result:
+            result[outcome] += 1
+        files_done += 1
+        bytes_done += found.size
+        time.sleep(0)  # let the event loop's thread have the interpreter between files
+    report(SyncProgress(files_done, files_total, bytes_done, bytes_total, ""))
+    for rel, reason in walk.refused.items():
+        seen = known.get(rel)
+        if seen is None or seen.status != "skipped" or seen.reason != reason:
+            index.save_skipped(folder.id, rel, 0, 0, "", reason)
+            result["skipped"] += 1
+        gone.pop(rel, None)
+    if cancel.is_set():
+        return _result(result, walk.folders, cancelled=True)
+    leftover = [row.id for rel, row in gone.items() if rel not in walk.refused]
+    index.delete_files(leftover)
+    result["removed"] += len(leftover)
+    return _result(result, walk.folders)
+
+
+def _result(counts: dict[str, int], folders: list[str], *, cancelled: bool = False) -> SyncResult:
+    return SyncResult(
+        counts["read"],
+        counts["renamed"],
+        counts["removed"],
+        counts["skipped"],
+        cancelled,
+        tuple(folders),
+    )
+
+
+def _still_gone(by_shape: dict[tuple[int, int], list[FileRow]]) -> set[str]:
+    return {row.rel for rows in by_shape.values() for row in rows}
+
+
+def _sync_one(
+    index: KnowledgeIndex,
+    folder_id: int,
+    root: Path,
+    found: Found,
+    known: FileRow | None,
+    by_shape: dict[tuple[int, int], list[FileRow]],
+    cancel: threading.Event,
+) -> str:
+    """Bring one file up to date; returns ``read``, ``renamed``, ``touched``, ``skipped``,
+    ``gone`` or ``cancelled``."""
+    try:
+        data = _read(root, found.rel)
+    except FileNotFoundError:
+        return "gone"
+    except IngestError as exc:
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, "", _reason(exc))
+        return "skipped"
+    sha = hashlib.sha256(data).hexdigest()
+    if known is not None and known.sha256 == sha and known.status == "indexed":
+        index.touch_file(known.id, found.mtime_ns)
+        return "touched"
+    if known is None:
+        twins = by_shape.get((found.size, found.mtime_ns), [])
+        twin = next((row for row in twins if row.sha256 == sha), None)
+        if twin is not None:
+            twins.remove(twin)
+            index.move_file(twin.id, found.rel, found.mtime_ns)
+            return "renamed"
+    try:
+        text = document_text(data, Path(found.rel).name, _LIMITS, Job(cancel_event=cancel))
+    except Cancelled:
+        return "cancelled"
+    except IngestError as exc:
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, _reason(exc))
+        return "skipped"
+    except MemoryError:
+        reason = "there was not enough memory to read it"
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
+        return "skipped"
+    except Exception as exc:  # a reader's bug must not stop the rest of the folder
+        log.info("could not index %s", found.rel, exc_info=True)
+        reason = f"it could not be read ({type(exc).__name__})"
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
+        return "skipped"
+    passages = document_passages(text.text, pages=text.pages, markdown=text.markdown)
+    if not passages:
+        reason = "it holds no text (a scanned PDF has none to read)"
+        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
+        return "skipped"
+    index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)
+    return "read"

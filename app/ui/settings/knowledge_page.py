@@ -1,0 +1,269 @@
+"""Settings > Knowledge: the folders Parley indexes for search and citations, how each
+stands (files, size, last sync, files it could not read and why), indexing progress with
+Cancel, and adding, reindexing and removing a folder.
+
+The page is given the knowledge service and the event bus's subscribe call, nothing more.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import ParleyError
+from app.core.sizes import human_size
+from app.services.bus import Listener
+from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
+from app.services.knowledge import FolderRecord, KnowledgeService
+from app.ui.dialogs import ask
+from app.ui.settings._labels import error_label, heading, hint
+from app.ui.settings.page import SettingsPage
+from app.ui.tasks import spawn
+
+__all__ = ["KnowledgePage", "folder_status"]
+
+Subscribe = Callable[[Listener], Callable[[], None]]
+
+
+def folder_status(folder: FolderRecord) -> str:
+    """One line on how a folder stands: files, size, passages, last sync, unreadable files."""
+    synced = (
+        "synced " + datetime.datetime.fromtimestamp(folder.last_sync).strftime("%Y-%m-%d %H:%M")
+        if folder.last_sync
+        else "not fully indexed yet"
+    )
+    files = "1 file" if folder.files == 1 else f"{folder.files:,} files"
+    line = f"{files}, {human_size(folder.bytes)}, {folder.passages:,} passages · {synced}"
+    if folder.skipped:
+        line += f" · {len(folder.skipped)} could not be read"
+    return line
+
+
+class KnowledgePage(SettingsPage):
+    """Knowledge folders: list with status, the selected folder's unreadable files, progress
+    with Cancel, Add folder…, Reindex and Remove."""
+
+    TITLE = "Knowledge"
+    OBJECT_NAME = "knowledgeSettingsPage"
+
+    def __init__(
+        self, knowledge: KnowledgeService, subscribe: Subscribe, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.knowledge = knowledge
+        self._records: list[FolderRecord] = []
+        self._build_list()
+        self._build_progress()
+        self._lay_out()
+        self._show(knowledge.known)
+        if knowledge.problem:
+            self._say(f"The index is kept for this session only: {knowledge.problem}")
+        unsubscribe = subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: unsubscribe())
+
+    def _build_list(self) -> None:
+        self._title = heading("Knowledge folders", self)
+        self._intro = hint(
+            "Parley indexes the documents in these folders (PDF, Word, Markdown, text and "
+            "code) and keeps the index up to date while it runs. Answers that use them list "
+            "their sources; click one to open the file. Search is by words (BM25).",
+            self,
+        )
+        self.folders = QListWidget(self)
+        self.folders.setObjectName("knowledgeFolders")
+        self.folders.setAccessibleName("Knowledge folders")
+        self.folders.setSpacing(3)
+        self.folders.setWordWrap(True)
+        self.folders.currentRowChanged.connect(self._selected)
+        self.empty = hint("No knowledge folder yet. Add one to let models search it.", self)
+        self.problems = QLabel("", self)
+        self.problems.setObjectName("knowledgeProblems")
+        self.problems.setWordWrap(True)
+        self.problems.setTextFormat(Qt.TextFormat.PlainText)
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.add_button = QPushButton("Add folder…", self)
+        self.add_button.setObjectName("addKnowledgeFolderButton")
+        self.add_button.setAccessibleName("Add a knowledge folder")
+        self.add_button.clicked.connect(lambda: spawn(self.choose_folder()))
+        self.reindex_button = QPushButton("Reindex", self)
+        self.reindex_button.setObjectName("reindexKnowledgeButton")
+        self.reindex_button.setAccessibleName("Index the selected folder again")
+        self.reindex_button.clicked.connect(lambda: spawn(self.reindex_selected()))
+        self.remove_button = QPushButton("Remove", self)
+        self.remove_button.setObjectName("removeKnowledgeFolderButton")
+        self.remove_button.setAccessibleName("Remove the selected knowledge folder")
+        self.remove_button.clicked.connect(lambda: spawn(self.remove_selected()))
+
+    def _build_progress(self) -> None:
+        self.progress_text = QLabel("", self)
+        self.progress_text.setObjectName("knowledgeProgressText")
+        self.progress_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("knowledgeProgress")
+        self.progress.setAccessibleName("Indexing progress")
+        self.progress.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("cancelKnowledgeButton")
+        self.cancel_button.setAccessibleName("Stop indexing")
+        self.cancel_button.clicked.connect(self.knowledge.cancel)
+        self.error = error_label(self)
+        self._set_indexing(False)
+
+    def _lay_out(self) -> None:
+        buttons = QHBoxLayout()
+        buttons.setSpacing(8)
+        for button in (self.add_button, self.reindex_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        running = QHBoxLayout()
+        running.setSpacing(8)
+        running.addWidget(self.progress, 1)
+        running.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setSpacing(8)
+        layout.addWidget(self._title)
+        layout.addWidget(self._intro)
+        layout.addWidget(self.folders, 1)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.problems)
+        layout.addLayout(buttons)
+        layout.addSpacing(8)
+        layout.addWidget(self.progress_text)
+        layout.addLayout(running)
+        layout.addWidget(self.error)
+
+    # Showing -------------------------------------------------------------------------
+
+    async def load(self) -> None:
+        """Show the folders as they stand now."""
+        try:
+            self._show(await self.knowledge.folders())
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not read the knowledge folders: {exc}")
+
+    def _show(self, records: list[FolderRecord]) -> None:
+        current = self.folders.currentRow()
+        keep = self._records[current].path if 0 <= current < len(self._records) else None
+        self._records = list(records)
+        self.folders.blockSignals(True)
+        self.folders.clear()
+        for record in records:
+            who = f"  (agent {record.agent})" if record.agent else ""
+            item = QListWidgetItem(f"{record.path}{who}\n{folder_status(record)}", self.folders)
+            item.setToolTip(record.path)
+            if record.path == keep:
+                self.folders.setCurrentItem(item)
+        if self.folders.currentRow() < 0 and records:
+            self.folders.setCurrentRow(0)
+        self.folders.blockSignals(False)
+        self.empty.setVisible(not records)
+        self.folders.setVisible(bool(records))
+        self._selected(self.folders.currentRow())
+
+    def _selected(self, row: int) -> None:
+        record = self._records[row] if 0 <= row < len(self._records) else None
+        self.reindex_button.setEnabled(record is not None)
+        self.remove_button.setEnabled(record is not None)
+        if record is None or not record.skipped:
+            self.problems.setText("")
+            self.problems.hide()
+            return
+        shown = [f"{s.rel}: {s.reason}" for s in record.skipped[:12]]
+        more = len(record.skipped) - len(shown)
+        lines = ["Not indexed:", *shown, *([f"… and {more} more"] if more > 0 else [])]
+        self.problems.setText("\n".join(lines))
+        self.problems.show()
+
+    def _on_event(self, event: WorkspaceEvent) -> None:
+        if isinstance(event, KnowledgeChanged):
+            spawn(self.load())
+        elif isinstance(event, KnowledgeProgress):
+            self._progress(event)
+
+    def _progress(self, event: KnowledgeProgress) -> None:
+        if event.state == "indexing":
+            self._set_indexing(True)
+            self.progress.setRange(0, max(event.bytes_total, 1))
+            self.progress.setValue(event.bytes_done)
+            self.progress_text.setText(
+                f"Indexing {event.folder}: {event.files_done:,} of {event.files_total:,} files, "
+                f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}"
+                + (f" — {event.current}" if event.current else "")
+            )
+            return
+        self._set_indexing(False)
+        if event.state == "failed":
+            self._say(event.error or f"Indexing {event.folder} failed.")
+        elif event.state == "cancelled":
+            self.progress_text.setText(f"Stopped indexing {event.folder}; what was read is kept.")
+            self.progress_text.show()
+
+    def _set_indexing(self, on: bool) -> None:
+        self.progress.setVisible(on)
+        self.cancel_button.setVisible(on)
+        self.progress_text.setVisible(on)
+
+    def _say(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+
+    # Acting --------------------------------------------------------------------------
+
+    async def choose_folder(self) -> None:
+        """Ask for a folder with the folder dialog and add it."""
+        dialog = QFileDialog(self, "Add a knowledge folder")
+        dialog.setObjectName("knowledgeFolderDialog")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        if await ask(dialog) and dialog.selectedFiles():
+            await self.add_folder(dialog.selectedFiles()[0])
+
+    async def add_folder(self, folder: str) -> None:
+        """Add ``folder`` (indexed in the background); a refusal is said on the page."""
+        try:
+            path = await self.knowledge.add_folder(folder)
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not add {folder}: {exc}")
+            return
+        self._say("")
+        await self.load()
+        rows = [n for n, r in enumerate(self._records) if r.path == path]
+        if rows:
+            self.folders.setCurrentRow(rows[0])
+
+    async def reindex_selected(self) -> None:
+        """Bring the selected folder up to date now."""
+        row = self.folders.currentRow()
+        if 0 <= row < len(self._records):
+            try:
+                await self.knowledge.reindex(self._records[row].path)
+            except (OSError, ParleyError) as exc:
+                self._say(str(exc))
+
+    async def remove_selected(self) -> None:
+        """Forget the selected folder (its files are not touched)."""
+        row = self.folders.currentRow()
+        if not 0 <= row < len(self._records):
+            return
+        try:
+            await self.knowledge.remove_folder(self._records[row].path)
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not remove {self._records[row].path}: {exc}")
+            return
+        self._say("")
+        await self.load()

@@ -1,0 +1,68 @@
+"""``parley knowledge`` and ``parley chat`` with knowledge folders, in real processes: add
+indexes and lists the unreadable files, search names file and page, a chat's answer lists
+its sources, and the exported thread keeps them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.process import new_thread_id, parley
+from tests.knowledge.corpus import make_corpus
+
+
+def test_add_list_search_reindex_remove(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", outside=tmp_path / "elsewhere")
+    data = tmp_path / "data"
+    added = parley("knowledge", "add", str(root), data_dir=data)
+    assert added.returncode == 0, added.stderr
+    assert f"{root.resolve()}\n    5 files" in added.stdout
+    assert "locked.pdf: it is a password-protected PDF" in added.stdout
+    assert "loop-a: it is a link that loops" in added.stdout
+    assert "escape.txt: it is a link to a place outside the folder" in added.stdout
+    found = parley("knowledge", "search", "glacier walk", data_dir=data)
+    assert found.returncode == 0, found.stderr
+    first = found.stdout.splitlines()[0]
+    assert first == f"[1] guide.pdf, page 3  {(root / 'guide.pdf').resolve().as_uri()}#page=3"
+    assert "blue hut" in found.stdout
+    assert parley("knowledge", "search", "walrus", data_dir=data).returncode == 1
+    (root / "notes.txt").write_text("The walrus \u202esleeps\u202c on the rocks.\n")
+    again = parley("knowledge", "reindex", data_dir=data)
+    assert again.returncode == 0, again.stderr
+    walrus = parley("knowledge", "search", "walrus", data_dir=data)
+    assert "notes.txt" in walrus.stdout
+    assert "\u202e" not in walrus.stdout  # a file's bidi controls are shown escaped
+    listed = parley("knowledge", "list", data_dir=data)
+    assert "5 files" in listed.stdout and "last sync 2" in listed.stdout
+    removed = parley("knowledge", "remove", str(root), data_dir=data)
+    assert removed.returncode == 0
+    assert "No knowledge folders yet" in parley("knowledge", "list", data_dir=data).stdout
+    assert parley("knowledge", "remove", str(root), data_dir=data).returncode == 1
+
+
+def test_a_chat_answer_cites_its_sources_and_the_export_keeps_them(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    data = tmp_path / "data"
+    assert parley("knowledge", "add", str(root), data_dir=data).returncode == 0
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [{"name": "search_knowledge", "args": {"query": "highest tide"}}]},
+                {"text": "At noon in March [1]."},
+            ]
+        )
+    )
+    done = parley(
+        "chat", "--tools", "--model", f"scripted:{script}", "When is the tide highest?",
+        data_dir=data,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    url = f"{(root / 'guide.pdf').resolve().as_uri()}#page=2"
+    assert f"Sources:\n[1] guide.pdf, page 2  {url}" in done.stdout
+    exported = parley("threads", "export", new_thread_id(done.stderr), data_dir=data)
+    doc = json.loads(exported.stdout)
+    answer = doc["state"]["context"][-1]
+    (block,) = [b for b in answer["content"] if b["type"] == "text"]
+    assert block["annotations"][0]["url"] == url
+    assert "highest tide at noon" in block["annotations"][0]["snippet"]

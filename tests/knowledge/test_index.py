@@ -1,0 +1,146 @@
+"""Syncing a real folder into a real knowledge index: what is found, where, and what is
+skipped and why; changes, deletions and renames without reading unchanged files again."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
+from app.store.knowledge import FolderRecord, KnowledgeIndex
+from tests.knowledge.corpus import make_corpus
+
+
+@pytest.fixture
+def index(tmp_path: Path):  # type: ignore[no-untyped-def]
+    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
+    yield opened
+    opened.close()
+
+
+def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
+    folder_id, _ = index.add_folder(str(root.resolve()))
+    return next(f for f in index.folders() if f.id == folder_id)
+
+
+def _sync(index: KnowledgeIndex, root: Path) -> tuple[SyncResult, list[SyncProgress]]:
+    seen: list[SyncProgress] = []
+    result = sync_folder(index, _folder(index, root), seen.append, threading.Event())
+    return result, seen
+
+
+def _ids(index: KnowledgeIndex, root: Path) -> dict[str, int]:
+    return {rel: row.id for rel, row in index.file_rows(_folder(index, root).id).items()}
+
+
+def test_a_query_finds_the_right_file_and_page(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs")
+    _sync(index, root)
+    best = index.search("when is the highest tide in Tromso")[0]
+    assert (best.rel, best.page) == ("guide.pdf", 2)
+    assert "highest tide at noon" in best.text
+    glacier = index.search("glacier walk")[0]
+    assert (glacier.rel, glacier.page) == ("guide.pdf", 3)
+    assert index.search("saffron harvest")[0].rel == "letters/report.docx"
+    pests = index.search("slugs lettuce")[0]
+    assert (pests.rel, pests.heading) == ("garden.md", "Pests")
+    assert index.search("invoice total VAT")[0].rel == "billing.py"
+    assert index.search("zeppelin museum")[0].rel == "notes.txt"
+
+
+def test_hostile_files_are_listed_with_their_reason(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", outside=tmp_path / "elsewhere")
+    result, progress = _sync(index, root)
+    folder = index.folders()[0]
+    reasons = {s.rel: s.reason for s in folder.skipped}
+    assert "damaged" in reasons["broken.pdf"]
+    assert "password-protected PDF" in reasons["locked.pdf"]
+    assert "is not one" in reasons["fake.docx"]
+    assert "empty" in reasons["empty.txt"]
+    assert "named pipe" in reasons["pipe.txt"]
+    assert "loops" in reasons["loop-a"] and "loops" in reasons["loop-b"]
+    assert "outside the folder" in reasons["escape"]
+    assert "outside the folder" in reasons["escape.txt"]
+    assert "letters/again" not in reasons  # a link that stays inside is simply not followed
+    assert folder.files == 5  # pdf, docx, md, py, txt; the photo is not a document
+    assert index.search("walrus passphrase") == []
+    assert progress[-1].files_done == progress[-1].files_total
+    assert result.read == 5
+
+
+def test_unchanged_files_are_not_read_again(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    _sync(index, root)
+    before = _ids(index, root)
+    result, progress = _sync(index, root)
+    assert result == SyncResult(folders=(".", "letters"))
+    assert _ids(index, root) == before
+    assert progress[-1].files_total == 0
+
+
+def test_changed_deleted_and_renamed_files(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    _sync(index, root)
+    before = _ids(index, root)
+    (root / "notes.txt").write_text("The aquarium feeds the penguins at three.\n")
+    os.utime(root / "notes.txt", ns=(1, 10**18))
+    (root / "billing.py").unlink()
+    (root / "letters" / "report.docx").rename(root / "letters" / "autumn-report.docx")
+    result, _ = _sync(index, root)
+    assert (result.read, result.renamed, result.removed) == (1, 1, 1)
+    after = _ids(index, root)
+    # the renamed file keeps its row and passages: it was not read again
+    assert after["letters/autumn-report.docx"] == before["letters/report.docx"]
+    assert index.search("saffron")[0].rel == "letters/autumn-report.docx"
+    assert index.search("penguins")[0].rel == "notes.txt"
+    assert index.search("zeppelin") == []
+    assert index.search("invoice") == []
+    assert "billing.py" not in after
+
+
+def test_a_cancelled_sync_keeps_what_it_finished(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    cancel = threading.Event()
+
+    def report(progress: SyncProgress) -> None:
+        if progress.files_done == 2:
+            cancel.set()
+
+    result = sync_folder(index, _folder(index, root), report, cancel)
+    assert result.cancelled
+    assert len(index.file_rows(_folder(index, root).id)) == 2
+    again, _ = _sync(index, root)
+    assert again.read == 3 and not again.cancelled
+
+
+def test_a_search_with_query_syntax_is_read_as_words(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    _sync(index, root)
+    assert index.search('"tide" AND (NEAR OR') != []
+    assert index.search('*"(),:^') == []
+
+
+def test_a_damaged_index_is_moved_aside_and_started_again(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "knowledge.db").write_bytes(b"not a database at all" * 100)
+    index = KnowledgeIndex.open_data_dir(data)
+    try:
+        assert index.folders() == [] and index.problem is None
+        assert (data / "knowledge.db.damaged").read_bytes().startswith(b"not a database")
+    finally:
+        index.close()
+
+
+def test_a_data_folder_that_cannot_be_made_keeps_the_index_in_memory(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("in the way")
+    index = KnowledgeIndex.open_data_dir(tmp_path / "a-file" / "data")
+    try:
+        assert index.problem is not None and "knowledge index" in index.problem
+        folder_id, _ = index.add_folder("/somewhere")
+        assert [f.id for f in index.folders()] == [folder_id]
+    finally:
+        index.close()

@@ -1,0 +1,83 @@
+"""Settings > Knowledge in a real window: adding a folder shows progress, then the folder's
+status and the files it could not read; Cancel stops indexing; Remove forgets the folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from app.services.events import KnowledgeProgress, WorkspaceEvent
+from app.ui.settings.knowledge_page import KnowledgePage
+from tests.knowledge.corpus import make_corpus
+from tests.ui.harness import Models, close_test_window, open_test_window, wait_until
+
+
+async def test_add_a_folder_watch_progress_and_see_its_status(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs")
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        dialog = window.open_settings()
+        page = await dialog.show_page("knowledgeSettingsPage")
+        assert isinstance(page, KnowledgePage)
+        assert page.empty.isVisible() and not page.folders.isVisible()
+        seen: list[bool] = []
+
+        def watch(event: WorkspaceEvent) -> None:
+            if isinstance(event, KnowledgeProgress) and event.state == "indexing":
+                seen.append(page.progress.isVisible() and page.cancel_button.isVisible())
+
+        unsubscribe = window.workspace.events.subscribe(watch)
+        await page.add_folder(str(root))
+        await window.workspace.knowledge.wait_idle()
+        unsubscribe()
+        assert seen and all(seen)
+        await wait_until(lambda: "5 files" in page.folders.item(0).text(), what="the status")
+        item = page.folders.item(0).text()
+        assert item.startswith(str(root.resolve()))
+        assert "could not be read" in item and "synced" in item
+        assert not page.progress.isVisible()
+        assert "locked.pdf: it is a password-protected PDF" in page.problems.text()
+        assert "loop-a: it is a link that loops" in page.problems.text()
+        await page.add_folder(str(tmp_path / "missing"))
+        assert "does not exist" in page.error.text() and page.error.isVisible()
+        page.folders.setCurrentRow(0)
+        QTest.mouseClick(page.remove_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: page.folders.count() == 0, what="the folder to go")
+        assert page.empty.isVisible()
+        dialog.close()
+    finally:
+        await close_test_window(window)
+
+
+async def test_cancel_stops_indexing_and_keeps_what_was_read(tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    root.mkdir()
+    for n in range(300):
+        (root / f"note-{n:03}.md").write_text(f"# Note {n}\n\n" + "Some words here. " * 400)
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        dialog = window.open_settings()
+        page = await dialog.show_page("knowledgeSettingsPage")
+        assert isinstance(page, KnowledgePage)
+        clicked = False
+
+        def press_cancel(event: WorkspaceEvent) -> None:
+            nonlocal clicked
+            if isinstance(event, KnowledgeProgress) and event.files_done >= 2 and not clicked:
+                clicked = True
+                QTest.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+
+        unsubscribe = window.workspace.events.subscribe(press_cancel)
+        await page.add_folder(str(root))
+        await window.workspace.knowledge.wait_idle()
+        unsubscribe()
+        assert clicked
+        assert "Stopped indexing" in page.progress_text.text()
+        await wait_until(lambda: "not fully indexed yet" in page.folders.item(0).text())
+        (folder,) = await window.workspace.knowledge.folders()
+        assert 2 <= folder.files < 300
+        dialog.close()
+    finally:
+        await close_test_window(window)
