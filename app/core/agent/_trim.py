@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 
 from app.core.state.message import Message
 from app.core.state.message_block import (
@@ -61,17 +62,25 @@ def summarise(previous: str | None, dropped: Sequence[Message], limit_chars: int
     Only the newest lines fit in ``limit_chars``, so lines are made from the newest message
     back until they overflow it: a long thread costs what the summary holds, not its length.
     """
-    newest_first: list[str] = []
+    return summarise_newest(previous, reversed(dropped), limit_chars)
+
+
+def summarise_newest(
+    previous: str | None, newest_first: Iterable[Message], limit_chars: int = 4000
+) -> str:
+    """:func:`summarise` of dropped messages given newest first (read only as far as the
+    summary reaches)."""
+    newest_first_lines: list[str] = []
     size = -1  # the length of the lines joined by newlines
-    for message in reversed(dropped):
-        newest_first.append(_summary_line(message))
-        size += len(newest_first[-1]) + 1
+    for message in newest_first:
+        newest_first_lines.append(_summary_line(message))
+        size += len(newest_first_lines[-1]) + 1
         if size > limit_chars:
             break
     else:
         if previous:
-            newest_first.append(previous)
-    text = "\n".join(reversed(newest_first))
+            newest_first_lines.append(previous)
+    text = "\n".join(reversed(newest_first_lines))
     if len(text) > limit_chars:
         text = "…\n" + text[-limit_chars:]
     return text
@@ -83,16 +92,29 @@ def trim(messages: Sequence[Message], budget_tokens: int) -> tuple[list[Message]
     Keeps the newest messages, never starts the kept part with a ``tool`` message (a tool
     result needs its call), and always keeps the last message.
     """
+    kept, _dropped = trim_newest(reversed(messages), budget_tokens)
+    return list(messages[: len(messages) - len(kept)]), kept
+
+
+def trim_newest(
+    newest_first: Iterable[Message], budget_tokens: int
+) -> tuple[list[Message], Iterator[Message]]:
+    """:func:`trim` of messages given newest first: the kept messages (oldest first) and the
+    dropped ones, newest first and read only when asked for, so a long history is not walked
+    further back than what fits."""
+    feed = iter(newest_first)
     kept_rev: list[Message] = []
+    overflow: list[Message] = []
     total = 0
-    for message in reversed(messages):
+    for message in feed:
         cost = estimate_tokens(message)
         if kept_rev and total + cost > budget_tokens:
+            overflow.append(message)
             break
         kept_rev.append(message)
         total += cost
     kept = list(reversed(kept_rev))
+    moved: list[Message] = []
     while len(kept) > 1 and kept[0].role == "tool":
-        kept.pop(0)
-    dropped = list(messages[: len(messages) - len(kept)])
-    return dropped, kept
+        moved.append(kept.pop(0))
+    return kept, chain(reversed(moved), overflow, feed)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import takewhile
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain, takewhile
 from typing import Any
 
 from pydantic import BaseModel
 
 from app.core.agent._model_call import stream_reply
 from app.core.agent._structured import parse_structured, repair_prompt
-from app.core.agent._trim import summarise, trim
+from app.core.agent._trim import summarise_newest, trim_newest
 from app.core.checkpoint.base import Checkpointer
 from app.core.constants import END, START
 from app.core.graph.budget_pause import pause_for_budget
@@ -51,18 +51,23 @@ def _model_input(context: Sequence[Message]) -> list[Message]:
     A call left unanswered (its approval abandoned when the user wrote again) gets an error
     result right after its message, so providers that require pairs accept the history.
     """
-    context = [m for m in context if m.agent is None]
-    answered = {r.call_id for m in context if m.role == "tool" for r in m.tool_results()}
-    out: list[Message] = []
-    last = len(context) - 1
-    for i, message in enumerate(context):
-        out.append(message)
-        if message.role != "assistant" or i == last:
+    return list(reversed(list(_model_input_newest_first(context))))
+
+
+def _model_input_newest_first(context: Sequence[Message]) -> Iterator[Message]:
+    """:func:`_model_input`, newest message first, made only as far back as it is read (a
+    call's results come after it, so walking back meets them first)."""
+    answered: set[str] = set()
+    following: Message | None = None
+    for message in reversed(context):
+        if message.agent is not None:
             continue
-        missing = [c for c in message.tool_calls() if c.id not in answered]
-        if missing and not (i + 1 <= last and context[i + 1].role == "tool"):
-            out.append(
-                Message.tool_message(
+        if message.role == "tool":
+            answered.update(r.call_id for r in message.tool_results())
+        elif message.role == "assistant" and following is not None:
+            missing = [c for c in message.tool_calls() if c.id not in answered]
+            if missing and following.role != "tool":
+                yield Message.tool_message(
                     [
                         ToolResultBlock(
                             call_id=c.id,
@@ -73,8 +78,8 @@ def _model_input(context: Sequence[Message]) -> list[Message]:
                         for c in missing
                     ]
                 )
-            )
-    return out
+        yield message
+        following = message
 
 
 def _final(text: str, reason: EndReason) -> Message:
@@ -160,17 +165,21 @@ def create_agent(
             blocker = ctx.budget.model_call_blocker()
 
         update: dict[str, Any] = {}
-        sendable = _model_input(context)
         system = system_prompt or ""
         if trim_context:
+            # from the newest message back, only as far as the window holds (and the summary
+            # of what it drops reaches): a long thread costs what is sent, not its length
             window = getattr(info, "context_window", 8192)
             reserve = reply_cap or OUTPUT_RESERVE
             room = window - reserve - len(system) // 4 - 64
-            dropped, sendable = trim(sendable, max(room, 64))
-            if dropped:
-                summary = summarise(None, dropped)
+            sendable, dropped = trim_newest(_model_input_newest_first(context), max(room, 64))
+            newest_dropped = next(dropped, None)
+            if newest_dropped is not None:
+                summary = summarise_newest(None, chain([newest_dropped], dropped))
                 if summary != state.context_summary:
                     update["context_summary"] = summary
+        else:
+            sendable = _model_input(context)
         summary_now = update.get("context_summary", state.context_summary if trim_context else None)
         if summary_now:
             system += ("\n\n" if system else "") + "Summary of the earlier conversation:\n"
