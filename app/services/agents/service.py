@@ -101,6 +101,11 @@ class AgentService:
         """The name of the agent with ``agent_id`` as last read ("Parley" when unknown)."""
         return next((a.name for a in self.cached if a.id == agent_id), "Parley")
 
+    def stored_name(self, agent_id: str) -> str | None:
+        """The name of the agent a person defined with ``agent_id`` as last read; ``None``
+        for the built-in one or one not known."""
+        return next((a.name for a in self.cached if a.id == agent_id and not a.builtin), None)
+
     def known_tools(self) -> builtins.list[str]:
         """The tool names an agent can use here: built-in and the running MCP servers'."""
         return sorted(set(self._tool_names()))
