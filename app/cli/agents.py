@@ -221,7 +221,7 @@ async def _remove(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 
 async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    data = ws.agents.export(agent)
+    data = await ws.agents.export(agent)
     if args.file == "-":
         out.write(data.decode("utf-8"))
         out.flush()

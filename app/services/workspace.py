@@ -101,6 +101,7 @@ class Workspace:
             events=self.events,
             settings=self.settings,
             tool_names=lambda: [t.name for t in self.tools.available()],
+            knowledge=self.knowledge,
         )
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)

@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,6 +112,22 @@ class KnowledgeService:
         self._schedule(folder_id)
         self._restart_watcher()
         return path
+
+    async def set_owner(self, agent: str, folders: Collection[str]) -> None:
+        """Make ``folders`` (added already, as resolved paths) belong to the agent ``agent``
+        (its id) and those it had besides belong to no agent."""
+        wanted = set(folders)
+        changed = False
+        for record in list(self._folders):
+            owner = agent if record.path in wanted else None
+            if owner is None and record.agent != agent:
+                continue
+            if record.agent != owner:
+                await self._index.aset_folder_agent(record.id, owner)
+                changed = True
+        if changed:
+            await self.folders()
+            self._events.emit(KnowledgeChanged(""))
 
     async def remove_folder(self, folder: str | os.PathLike[str]) -> bool:
         """Forget ``folder`` and what was indexed from it (its files are untouched); whether

@@ -191,8 +191,9 @@ class WindowAgents(WindowPart):
             if not await ask(dialog) or not dialog.selectedFiles():
                 return None
             path = Path(dialog.selectedFiles()[0])
+        data = await self.agents.export(agent)
         try:
-            await asyncio.to_thread(path.write_bytes, self.agents.export(agent))
+            await asyncio.to_thread(path.write_bytes, data)
         except OSError as exc:
             self.notifier.show(f"Could not export to {path}: {exc.strerror or exc}", level="error")
             return None
