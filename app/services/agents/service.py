@@ -185,6 +185,16 @@ class AgentService:
             return []
         return [f.path for f in self._knowledge.known if f.agent == agent.id]
 
+    def knowledge_folders(self) -> builtins.list[tuple[str, str | None]]:
+        """Every knowledge folder with the name of the agent it belongs to (``None``: none)."""
+        if self._knowledge is None:
+            return []
+        names = {a.id: a.name for a in self.cached}
+        return [
+            (f.path, names.get(f.agent, "an agent no longer here") if f.agent else None)
+            for f in self._knowledge.known
+        ]
+
     async def set_knowledge(self, agent: Agent, folders: Collection[str]) -> None:
         """Make ``folders`` (knowledge folders already added) the ones of ``agent``: each
         checked one belongs to it alone, each it no longer has belongs to no agent."""

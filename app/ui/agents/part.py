@@ -125,7 +125,10 @@ class WindowAgents(WindowPart):
         except (OSError, ParleyError):
             models = []
         await self.agents.list()
-        self.editor = AgentEditor(self.agents, agent=agent, models=models, parent=self.over())
+        rules = await self.agents.rules_of(agent) if agent is not None else []
+        self.editor = AgentEditor(
+            self.agents, agent=agent, models=models, rules=rules, parent=self.over()
+        )
         try:
             await ask(self.editor)
             return self.editor.saved
