@@ -15,8 +15,8 @@ from app.services.agents import Agent
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.ui.app import close_window
-from app.ui.window import MainWindow
 from app.ui.tasks import spawn
+from app.ui.window import MainWindow
 from tests.e2e.window.test_agent_journeys import check, click_agent, editor_of, save
 from tests.e2e.window.test_scoped_rule_journey import finished
 from tests.e2e.window.test_stored_delegation_journey import _listed
