@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from app.core.errors import UserError
+from app.core.tools.argument_rules import ArgumentRule
 from app.services.agents.files import agent_file_bytes, agent_file_name, read_agent_file
 from app.services.agents.importing import AgentImport, compare
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
@@ -172,6 +173,12 @@ class AgentService:
         if not agent.id:
             return []
         return await self._store.list_argument_rules(agent_id=agent.id)
+
+    async def add_rule(self, agent: Agent, rule: ArgumentRule) -> StoredArgumentRule:
+        """Keep ``rule`` as one of ``agent``'s approval rules."""
+        kept = await self._store.add_argument_rule(rule.for_agent(agent.name))
+        self._events.emit(AgentsChanged(agent.id))
+        return kept
 
     async def remove_rule(self, rule_id: int) -> None:
         """Remove one of an agent's approval rules: its next call asks again."""
