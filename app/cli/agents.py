@@ -139,7 +139,16 @@ def _describe(agent: Agent) -> list[str]:
 
 async def _show(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    out.write("\n".join(_describe(agent)) + "\n")
+    lines = _describe(agent)
+    if rules := await ws.agents.rules_of(agent):
+        lines.append(
+            "always allows: " + "; ".join(r.rule.for_agent(None).describe() for r in rules)
+        )
+    if folders := ws.agents.knowledge_of(agent):
+        lines.append("knowledge: " + ", ".join(folders))
+    from app.cli.text import printable
+
+    out.write(printable("\n".join(lines), getattr(out, "encoding", None)) + "\n")
     return 0
 
 
