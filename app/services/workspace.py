@@ -104,6 +104,7 @@ class Workspace:
             tool_names=lambda: [t.name for t in self.tools.available()],
             knowledge=self.knowledge,
         )
+        self.knowledge.name_of = self.agents.named
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(

@@ -57,6 +57,8 @@ class KnowledgeService:
         self._tool: Tool[..., Any] | None = None
         self.agent_of: Callable[[str], Awaitable[str | None]] | None = None
         """The id of a thread's agent, whose folders its turns search (set by the workspace)."""
+        self.name_of: Callable[[str], str] = lambda agent_id: agent_id
+        """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
         self._walked: dict[int, tuple[str, ...]] = {}
         """Each folder's folders as its last sync walked them: what is watched."""
 

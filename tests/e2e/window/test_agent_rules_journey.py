@@ -104,5 +104,11 @@ async def test_an_agents_rule_and_folders_from_the_dialog_to_the_editor(tmp_path
         again = find(editor, QListWidget, "agentKnowledge")
         assert again.item(0).checkState() == Qt.CheckState.Checked
         editor.reject()
+
+        settings = window.open_settings()
+        page = await settings.show_page("knowledgeSettingsPage")
+        listed = find(page, QListWidget, "knowledgeFolders")
+        await wait_until(lambda: "(agent Writer)" in listed.item(0).text(), what="its owner")
+        settings.close()
     finally:
         await close_window(window)
