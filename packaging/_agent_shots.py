@@ -27,6 +27,7 @@ SCRIPT = [
 
 async def _seed(data: Path, script: Path) -> str:
     from app.core.budget import BudgetLimits
+    from app.core.tools import ArgumentRule
     from app.services.agents import Agent
     from app.services.workspace import Workspace
 
@@ -59,6 +60,17 @@ async def _seed(data: Path, script: Path) -> str:
         )
     )
     await ws.agents.add(Agent(name="Reviewer", description="Reads a diff and says what to fix"))
+    writer = next(a for a in await ws.agents.list() if a.name == "Writer")
+    papers, notes = data.parent / "papers", data.parent / "notes"
+    papers.mkdir(exist_ok=True)
+    notes.mkdir(exist_ok=True)
+    (papers / "memo.md").write_text("# The move\n\nWe move to the new office in May.\n")
+    await ws.knowledge.add_folder(papers)
+    await ws.knowledge.add_folder(notes)
+    await ws.knowledge.wait_idle()
+    await ws.agents.set_knowledge(writer, [str(papers.resolve())])
+    await ws.agents.add_rule(writer, ArgumentRule.folder("write_file", "path", str(notes)))
+    await ws.agents.add_rule(writer, ArgumentRule.host("fetch_url", "url", "docs.python.org"))
     for title in ("Trip to Oslo: packing list", "Fix the CSV import"):
         await ws.threads.create(title=title, model=spec)
     await ws.threads.create(title="Memo: moving to the new office", agent_id=researcher.id)

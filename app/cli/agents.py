@@ -139,7 +139,16 @@ def _describe(agent: Agent) -> list[str]:
 
 async def _show(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    out.write("\n".join(_describe(agent)) + "\n")
+    lines = _describe(agent)
+    if rules := await ws.agents.rules_of(agent):
+        lines.append(
+            "always allows: " + "; ".join(r.rule.for_agent(None).describe() for r in rules)
+        )
+    if folders := ws.agents.knowledge_of(agent):
+        lines.append("knowledge: " + ", ".join(folders))
+    from app.cli.text import printable
+
+    out.write(printable("\n".join(lines), getattr(out, "encoding", None)) + "\n")
     return 0
 
 
@@ -221,7 +230,7 @@ async def _remove(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 
 async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    data = ws.agents.export(agent)
+    data = await ws.agents.export(agent)
     if args.file == "-":
         out.write(data.decode("utf-8"))
         out.flush()

@@ -60,12 +60,16 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             progress.show(event)
 
     bus.subscribe(on_event)
+    names = await _agent_names(args.data_dir)
+    owner = _agent_named(names, args.agent) if action == "add" and args.agent else None
     service = await KnowledgeService.open(resolve_data_dir(args.data_dir), bus, watch=False)
     try:
         if action == "add":
-            path = await service.add_folder(args.folder, args.agent)
+            path = await service.add_folder(args.folder, owner)
+            if owner is not None:
+                await service.set_owner(owner, [path, *service.of_agent(owner)])
             await _wait(service, progress)
-            _print_folders(out, [f for f in await service.folders() if f.path == path])
+            _print_folders(out, [f for f in await service.folders() if f.path == path], names)
         elif action == "remove":
             if not await service.remove_folder(args.folder):
                 err.write(f"parley: {args.folder} is not a knowledge folder\n")
@@ -76,9 +80,9 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
         elif action == "reindex":
             await service.reindex(args.folder)
             await _wait(service, progress)
-            _print_folders(out, await service.folders())
+            _print_folders(out, await service.folders(), names)
         else:
-            _print_folders(out, await service.folders())
+            _print_folders(out, await service.folders(), names)
     finally:
         await service.aclose()
     return 0
@@ -108,7 +112,30 @@ async def _search(service: Any, query: str, limit: int, out: TextIO) -> int:
     return 0
 
 
-def _print_folders(out: TextIO, folders: list[Any]) -> None:
+async def _agent_names(data_dir: str | None) -> dict[str, str]:
+    """Every agent's name by its id (reading is enough)."""
+    from app.store import Store
+
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        return {a.id: a.name for a in await store.list_agents()}
+
+
+def _agent_named(names: dict[str, str], name: str) -> str:
+    """The id of the agent called ``name`` (any case); :class:`UserError` when none is."""
+    import unicodedata
+
+    from app.core.errors import UserError
+
+    def key(text: str) -> str:
+        return unicodedata.normalize("NFKC", text).casefold().strip()
+
+    for agent_id, known in names.items():
+        if key(known) == key(name):
+            return agent_id
+    raise UserError(f"there is no agent called {name.strip()!r}; see parley agents list")
+
+
+def _print_folders(out: TextIO, folders: list[Any], names: dict[str, str]) -> None:
     if not folders:
         out.write("No knowledge folders yet; add one with: parley knowledge add FOLDER\n")
         return
@@ -118,7 +145,7 @@ def _print_folders(out: TextIO, folders: list[Any]) -> None:
             if folder.last_sync
             else "not finished yet"
         )
-        who = f", for agent {folder.agent}" if folder.agent else ""
+        who = f", for agent {names.get(folder.agent, 'no longer here')}" if folder.agent else ""
         out.write(
             f"{folder.path}{who}\n    {folder.files} files, {human_size(folder.bytes)}, "
             f"{folder.passages} passages; last sync {synced}\n"

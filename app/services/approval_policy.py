@@ -46,17 +46,30 @@ class StoreApprovalPolicy:
             rule=entry.rule,
         )
 
+    async def _own_agent(self, thread_id: str | None) -> str | None:
+        """The name of the thread's stored agent, whose calls are the thread's own."""
+        thread = await self.store.get_thread(thread_id) if thread_id else None
+        agent = await self.store.get_agent(thread.agent_id) if thread else None
+        return agent.name if agent else None
+
     async def matching_rule(
-        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None, agent: str = ""
     ) -> ArgumentRule | None:
-        """The kept argument rule the call's real arguments fall inside, if any."""
-        for kept in await self.store.list_argument_rules(tool=tool):
-            if kept.rule.matches(tool, args, thread_id):
+        """The kept argument rule the call's real arguments fall inside, if any: a rule of
+        no agent, or one of the agent making the call (``agent``, a delegate; ``""``: the
+        thread's own agent)."""
+        rules = await self.store.list_argument_rules(tool=tool)
+        if not rules:
+            return None
+        who = agent or await self._own_agent(thread_id)
+        for kept in rules:
+            if kept.rule.matches(tool, args, thread_id, who):
                 return kept.rule
         return None
 
     async def allow_rule(self, rule: ArgumentRule) -> None:
-        """Keep an argument-scoped rule ("write_file inside ~/notes")."""
+        """Keep an argument-scoped rule ("write_file inside ~/notes", for its agent when it
+        names one)."""
         await self.store.add_argument_rule(rule)
 
     async def argument_rules(self) -> list[StoredArgumentRule]:

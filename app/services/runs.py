@@ -50,6 +50,7 @@ from app.services.problems import problem_of
 from app.services.settings.file import AppSettings
 from app.services.settings.store import SettingsStore
 from app.services.threads import require_thread, title_of
+from app.services.turn import TURN_THREAD
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store, Thread
 
@@ -278,6 +279,7 @@ class RunService:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
+        TURN_THREAD.set(thread_id)  # this task is the turn's own: no other turn sees it
         base = self._run_config
         config = replace(
             base,

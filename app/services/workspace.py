@@ -86,6 +86,7 @@ class Workspace:
             knowledge or KnowledgeIndex.open_data_dir(data_dir), self.events
         )
         """Knowledge folders: indexed, watched once started, searched and cited."""
+        self.knowledge.agent_of = self._thread_agent
         if offer_knowledge:  # the terminal's --tools: search_knowledge when a folder exists
             tools = [*tools, *self.knowledge.tools()]
         self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
@@ -101,7 +102,9 @@ class Workspace:
             events=self.events,
             settings=self.settings,
             tool_names=lambda: [t.name for t in self.tools.available()],
+            knowledge=self.knowledge,
         )
+        self.knowledge.name_of = self.agents.named
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
@@ -213,6 +216,11 @@ class Workspace:
         workspace.network.set_offline(settings.offline or forced_offline())
         workspace.network.start()
         return workspace
+
+    async def _thread_agent(self, thread_id: str) -> str | None:
+        """The id of the agent of the thread ``thread_id`` (``None``: no such thread)."""
+        thread = await self._store.get_thread(thread_id)
+        return thread.agent_id if thread else None
 
     async def aclose(self) -> None:
         """Stop every run (each keeps what it saved), then close every service and the store."""

@@ -177,8 +177,9 @@ def _rename_delegate(conn: sqlite3.Connection, old_key: str, new_name: str) -> N
 
 
 def remove(db: sqlite_utils.Database, agent_id: str) -> int:
-    """Remove the agent; its threads go to "Parley". Returns how many threads moved.
-    Refuses the built-in agent, one that is not there, and one another agent delegates to."""
+    """Remove the agent and its approval rules; its threads go to "Parley". Returns how many
+    threads moved. Refuses the built-in agent, one that is not there, and one another agent
+    delegates to."""
     with write_tx(db) as conn:
         row = conn.execute(
             "SELECT name, name_key, builtin FROM agents WHERE id = ?", (agent_id,)
@@ -197,6 +198,7 @@ def remove(db: sqlite_utils.Database, agent_id: str) -> int:
         moved = conn.execute(
             "UPDATE threads SET agent_id = ? WHERE agent_id = ?", (BUILTIN_AGENT_ID, agent_id)
         ).rowcount
+        conn.execute("DELETE FROM argument_rules WHERE agent_id = ?", (agent_id,))
         conn.execute("DELETE FROM agents WHERE id = ?", (agent_id,))
     return int(moved)
 

@@ -1,8 +1,10 @@
 """Argument-scoped "always allow" rules (run on the store thread): "write_file inside a
-folder", "fetch_url for a host", "this tool when argument X is V"."""
+folder", "fetch_url for a host", "this tool when argument X is V", each for every agent or
+for one (kept by the agent's id, read back with its name as it is now)."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 import sqlite_utils
@@ -10,16 +12,22 @@ from pydantic import ValidationError
 
 from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
+from app.store._agents import name_key
 from app.store._db import write_tx
 from app.store.models import StoredArgumentRule
 
 __all__ = ["add", "list_rules", "revoke"]
 
-_COLUMNS = "id, tool, kind, argument, value, thread_id, created_at"
+_SELECT = (
+    "SELECT r.id, r.tool, r.kind, r.argument, r.value, r.thread_id, r.created_at, "
+    "r.agent_id, a.name FROM argument_rules r LEFT JOIN agents a ON a.id = r.agent_id"
+)
 
 
 def _read(row: tuple[object, ...]) -> StoredArgumentRule | None:
-    rowid, tool, kind, argument, value, thread_id, created = row
+    rowid, tool, kind, argument, value, thread_id, created, agent_id, agent = row
+    if agent_id is not None and agent is None:
+        return None  # the agent is gone: its rule allows nothing
     try:
         rule = ArgumentRule.model_validate(
             {
@@ -28,25 +36,48 @@ def _read(row: tuple[object, ...]) -> StoredArgumentRule | None:
                 "argument": argument,
                 "value": value,
                 "thread_id": thread_id,
+                "agent": agent,
             }
         )
     except ValidationError:
         return None  # a row this version cannot read allows nothing
-    return StoredArgumentRule(int(str(rowid)), rule, float(str(created)))
+    return StoredArgumentRule(
+        int(str(rowid)), rule, float(str(created)), None if agent_id is None else str(agent_id)
+    )
+
+
+def _agent_id(conn: sqlite3.Connection, name: str | None) -> str | None:
+    if name is None:
+        return None
+    row = conn.execute("SELECT id FROM agents WHERE name_key = ?", (name_key(name),)).fetchone()
+    if row is None:
+        raise UserError(f"there is no agent called {name!r} to keep the rule for")
+    return str(row[0])
 
 
 def add(db: sqlite_utils.Database, rule: ArgumentRule) -> StoredArgumentRule:
-    """Keep ``rule``; adding the same rule again returns the kept one."""
+    """Keep ``rule`` (for its agent, when it names one); adding the same rule again returns
+    the kept one. :class:`UserError` when the agent it names is not there."""
     with write_tx(db) as conn:
+        agent_id = _agent_id(conn, rule.agent)
         conn.execute(
             "INSERT OR IGNORE INTO argument_rules (tool, kind, argument, value, thread_id, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (rule.tool, rule.kind, rule.argument, rule.value, rule.thread_id, time.time()),
+            "agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                rule.tool,
+                rule.kind,
+                rule.argument,
+                rule.value,
+                rule.thread_id,
+                agent_id,
+                time.time(),
+            ),
         )
         row = conn.execute(
-            f"SELECT {_COLUMNS} FROM argument_rules WHERE tool = ? AND kind = ? AND argument = ? "
-            "AND value = ? AND ifnull(thread_id, '') = ifnull(?, '')",
-            (rule.tool, rule.kind, rule.argument, rule.value, rule.thread_id),
+            f"{_SELECT} WHERE r.tool = ? AND r.kind = ? AND r.argument = ? AND r.value = ? "
+            "AND ifnull(r.thread_id, '') = ifnull(?, '') "
+            "AND ifnull(r.agent_id, '') = ifnull(?, '')",
+            (rule.tool, rule.kind, rule.argument, rule.value, rule.thread_id, agent_id),
         ).fetchone()
     kept = _read(tuple(row)) if row else None
     if kept is None:
@@ -54,14 +85,20 @@ def add(db: sqlite_utils.Database, rule: ArgumentRule) -> StoredArgumentRule:
     return kept
 
 
-def list_rules(db: sqlite_utils.Database, tool: str | None) -> list[StoredArgumentRule]:
-    """Every kept rule (or those of ``tool``), by tool and age."""
-    sql = f"SELECT {_COLUMNS} FROM argument_rules"
-    params: tuple[str, ...] = ()
+def list_rules(
+    db: sqlite_utils.Database, tool: str | None, agent_id: str | None = None
+) -> list[StoredArgumentRule]:
+    """Every kept rule (or those of ``tool``, or of the agent ``agent_id``), by tool and age."""
+    where: list[str] = []
+    params: list[str] = []
     if tool is not None:
-        sql += " WHERE tool = ?"
-        params = (tool,)
-    rows = db.conn.execute(sql + " ORDER BY tool, id", params).fetchall()
+        where.append("r.tool = ?")
+        params.append(tool)
+    if agent_id is not None:
+        where.append("r.agent_id = ?")
+        params.append(agent_id)
+    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    rows = db.conn.execute(sql + " ORDER BY r.tool, r.id", params).fetchall()
     return [r for r in (_read(tuple(row)) for row in rows) if r is not None]
 
 

@@ -240,6 +240,17 @@ def _argument_rules(db: sqlite_utils.Database) -> None:
         db.conn.execute("ALTER TABLE approval_log ADD COLUMN rule TEXT")
 
 
+def _agent_rules(db: sqlite_utils.Database) -> None:
+    # an argument rule may belong to an agent: it then allows only that agent's calls
+    db.conn.execute("ALTER TABLE argument_rules ADD COLUMN agent_id TEXT")
+    db.conn.execute("DROP INDEX IF EXISTS argument_rules_unique")
+    db.conn.execute(
+        "CREATE UNIQUE INDEX argument_rules_unique ON argument_rules"
+        "(tool, kind, argument, value, ifnull(thread_id, ''), ifnull(agent_id, ''))"
+    )
+    db.conn.execute("CREATE INDEX argument_rules_by_agent ON argument_rules(agent_id)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -249,6 +260,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v6,
     _v7,
     _argument_rules,
+    _agent_rules,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

@@ -123,11 +123,13 @@ class AllowRule:
 
 @dataclass(frozen=True, slots=True)
 class StoredArgumentRule:
-    """An argument-scoped "always allow" rule as kept: its row id, the rule, when made."""
+    """An argument-scoped "always allow" rule as kept: its row id, the rule, when made, and
+    the id of the agent it belongs to (``None``: every agent's calls)."""
 
     id: int
     rule: ArgumentRule
     created_at: float
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

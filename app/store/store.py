@@ -384,9 +384,11 @@ class Store:
         """Keep an argument-scoped "always allow" rule (once)."""
         return await self._worker.acall(_argument_rules.add, rule)
 
-    async def list_argument_rules(self, *, tool: str | None = None) -> list[StoredArgumentRule]:
-        """The argument-scoped rules kept (all, or those of ``tool``)."""
-        return await self._worker.acall(_argument_rules.list_rules, tool)
+    async def list_argument_rules(
+        self, *, tool: str | None = None, agent_id: str | None = None
+    ) -> list[StoredArgumentRule]:
+        """The argument-scoped rules kept (all, or those of ``tool``, or of ``agent_id``)."""
+        return await self._worker.acall(_argument_rules.list_rules, tool, agent_id)
 
     async def revoke_argument_rule(self, rule_id: int) -> bool:
         """Remove an argument-scoped rule by its id; return whether it existed."""

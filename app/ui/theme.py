@@ -54,7 +54,8 @@ _SHEET = """
 #agentList::item { padding: 4px 6px; border-radius: 6px; }
 #agentList::item:selected { background: palette(highlight); color: palette(highlighted-text); }
 QLabel[problem="true"], #agentEditorProblem { color: %(error_fg)s; }
-#agentTools::indicator:unchecked, #agentDelegates::indicator:unchecked {
+#agentTools::indicator:unchecked, #agentDelegates::indicator:unchecked,
+#agentKnowledge::indicator:unchecked {
     width: 12px; height: 12px; border: 1px solid palette(placeholder-text); border-radius: 2px;
     background: palette(base); }
 #jumpToLatestButton { background: palette(base); border: 1px solid palette(mid);

@@ -86,6 +86,8 @@ class MainWindow(QMainWindow):
         self._add_widgets()
         self._connect_signals()
         self._actions = window_actions(self)
+        self.own_agent = "Parley"
+        """The name of the open thread's agent, as the budget meter names its share."""
         made, menus = build_menus(self, self.menuBar(), self._actions)
         self.offline_action = made["view.offline"]
         self._connect_offline(self.offline_action, menus["&View"])
@@ -113,7 +115,13 @@ class MainWindow(QMainWindow):
             self.composer, lambda: spawn(self._send(self.composer.text())), self
         )
         self.approvals = ApprovalController(
-            workspace.runs, workspace.threads, workspace.models, chat_vm, self.notifier, self
+            workspace.runs,
+            workspace.threads,
+            workspace.models,
+            chat_vm,
+            self.notifier,
+            self,
+            agent_name=workspace.agents.stored_name,
         )
         self.attachments = WindowAttachments(
             workspace.attachments,
@@ -352,6 +360,7 @@ class MainWindow(QMainWindow):
         agent = await self.workspace.agents.for_thread(await self.workspace.threads.get(thread_id))
         self.header.show_agent(agent.name, agent.description, agent.model, own=not agent.builtin)
         self.chat.delegate.author = name = mark_hidden(agent.name)
+        self.own_agent = name
         self.chat.viewport().update()
         self.composer.address(name)
         self.empty.show_agent(None if agent.builtin else name, agent.description, agent.starters)
@@ -484,7 +493,9 @@ class MainWindow(QMainWindow):
             self._show_usage()
 
     def _on_budget(self, event: BudgetUpdated) -> None:
-        self.header.budget.show_run(event.usage, event.limits, by_agent=event.by_agent)
+        self.header.budget.show_run(
+            event.usage, event.limits, by_agent=event.by_agent, own_agent=self.own_agent
+        )
 
     def _show_usage(self) -> None:
         self.header.budget.show_total(self.chat_vm.model.total_tokens())

@@ -237,3 +237,33 @@ def test_chat_with_an_agent_runs_its_model_and_the_thread_keeps_it(tmp_path: Pat
     nobody = parley("chat", "--agent", "Ghost", "Hello", data_dir=data)
     assert nobody.returncode == 2
     assert nobody.stderr == "parley: there is no agent called 'Ghost'; see parley agents list\n"
+
+
+def test_an_agent_file_s_rules_are_shown_and_kept_after_the_yes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    rule = {"tool": "fetch_url", "kind": "host", "argument": "url", "value": "docs.python.org"}
+    file = tmp_path / "scout.agent.json"
+    file.write_bytes(agent_file(tools=["fetch_url"], rules=[rule], knowledge=["/no/such/dir"]))
+    code, out, _ = cli(data, "agents", "import", str(file))
+    assert code == 1
+    assert "  Always allow: fetch_url for docs.python.org\n" in out
+    assert "  ! These knowledge folders do not exist here and are left out: /no/such/dir.\n" in out
+    assert "always allows" not in cli(data, "agents", "show", "Scout")[1]  # nothing yet
+    assert cli(data, "agents", "import", str(file), "--yes")[0] == 0
+    shown = cli(data, "agents", "show", "Scout")[1]
+    assert "always allows: fetch_url for docs.python.org\n" in shown
+    exported = json.loads(cli(data, "agents", "export", "Scout", "-")[1])
+    assert exported["rules"] == [rule] and exported["knowledge"] == []
+
+
+@pytest.mark.parametrize("folder", ["/", "/etc"])
+def test_a_rule_for_a_folder_outside_home_refuses_the_file(tmp_path: Path, folder: str) -> None:
+    rule = {"tool": "write_file", "kind": "folder", "argument": "path", "value": folder}
+    file = tmp_path / "scout.agent.json"
+    file.write_bytes(agent_file(rules=[rule]))
+    code, _, err = cli(tmp_path / "data", "agents", "import", str(file), "--yes")
+    assert (code, err) == (
+        2,
+        f"parley: The file's rule lets write_file reach '{folder}', which is not a folder "
+        "inside your home folder.\n",
+    )

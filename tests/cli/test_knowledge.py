@@ -66,3 +66,19 @@ def test_a_chat_answer_cites_its_sources_and_the_export_keeps_them(tmp_path: Pat
     (block,) = [b for b in answer["content"] if b["type"] == "text"]
     assert block["annotations"][0]["url"] == url
     assert "highest tide at noon" in block["annotations"][0]["snippet"]
+
+
+def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nThe lighthouse opens at nine.\n")
+    data = tmp_path / "data"
+    missing = parley("knowledge", "add", str(root), "--agent", "Writer", data_dir=data)
+    assert missing.returncode != 0
+    assert "there is no agent called 'Writer'; see parley agents list" in missing.stderr
+    assert "No knowledge folders yet" in parley("knowledge", "list", data_dir=data).stdout
+    assert parley("agents", "add", "Writer", data_dir=data).returncode == 0
+    added = parley("knowledge", "add", str(root), "--agent", "writer", data_dir=data)
+    assert added.returncode == 0, added.stderr
+    assert f"{root.resolve()}, for agent Writer\n" in added.stdout
+    assert ", for agent Writer" in parley("knowledge", "list", data_dir=data).stdout

@@ -36,12 +36,13 @@ def test_the_dialog_names_the_delegate_and_who_asked_it(qtbot: QtBot) -> None:
     )
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Researcher, asked by Parley, wants to write_file"
-    assert dialog.scope_argument.text() == "writing inside ~/notes"
+    assert dialog.scope_argument.text() == "Researcher to write inside ~/notes"  # its own rule
     dialog.scope_argument.setChecked(True)
     dialog.always_button.click()
     [decision] = dialog.decisions or []
     assert (decision.decision, decision.scope) == ("always", "argument")
     assert decision.rule is not None and decision.rule.value == str(Path.home() / "notes")
+    assert decision.rule.agent == "Researcher"
 
 
 def test_a_batch_from_one_delegate_and_a_hostile_name_read_plainly(qtbot: QtBot) -> None:

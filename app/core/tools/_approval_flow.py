@@ -29,6 +29,7 @@ from app.core.tools.approvals import (
     args_fingerprint,
     parse_answer,
 )
+from app.core.tools.argument_rules import ArgumentRule
 from app.core.tools.runtime import Runtime
 from app.core.tools.tool import ToolError
 
@@ -139,6 +140,14 @@ def _audit(
     )
 
 
+def _fits(rule: ArgumentRule, tool: str, args: Mapping[str, Any], ctx: RunContext) -> bool:
+    """Whether the rule a person chose holds the call: its real arguments fall inside it, and
+    a rule kept from a delegate's call belongs to that delegate or to no agent."""
+    if ctx.agent and rule.agent not in (None, ctx.agent):
+        return False
+    return rule.matches(tool, args, ctx.thread_id, rule.agent)
+
+
 async def _apply(
     item: Prepared,
     decision: ApprovalDecision,
@@ -152,7 +161,7 @@ async def _apply(
         return Failure(call, "denied", f"The user denied this call to {tool.name!r}{why}")
     if decision.decision == "always" and decision.scope == "argument":
         rule = decision.rule
-        if rule is not None and rule.matches(tool.name, item.json_args, ctx.thread_id):
+        if rule is not None and _fits(rule, tool.name, item.json_args, ctx):
             await _maybe(policy.allow_rule(rule))
     elif decision.decision == "always":
         await _maybe(policy.allow(tool.name, ctx.thread_id if decision.scope == "thread" else None))
@@ -186,13 +195,16 @@ async def approve(
     """Ask once for every call that needs approval and apply the decisions; the calls whose
     decision does not hold for them (see :func:`_mismatch`) are asked about again."""
     thread_id = ctx.thread_id if ctx else None
+    agent = ctx.agent if ctx else ""
     pending: dict[int, Prepared] = {}
     for i, item in enumerate(outcomes):
         if not isinstance(item, Prepared) or not item.tool.requires_approval:
             continue
         if await _maybe(policy.is_allowed(item.tool.name, thread_id)):
             await _maybe(policy.record(_audit(item, thread_id, "allowed_by_rule")))
-        elif rule := await _maybe(policy.matching_rule(item.tool.name, item.json_args, thread_id)):
+        elif rule := await _maybe(
+            policy.matching_rule(item.tool.name, item.json_args, thread_id, agent)
+        ):
             entry = _audit(item, thread_id, "allowed_by_rule", rule=rule.describe())
             await _maybe(policy.record(entry))
         else:

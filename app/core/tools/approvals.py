@@ -213,9 +213,10 @@ class ApprovalPolicy(Protocol):
         ...
 
     def matching_rule(
-        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None, agent: str = ""
     ) -> ArgumentRule | Awaitable[ArgumentRule | None] | None:
-        """The argument-scoped rule that lets this call (its real arguments) run unasked."""
+        """The argument-scoped rule that lets this call (its real arguments) run unasked;
+        ``agent`` is the delegate agent making the call (``""``: the thread's own agent)."""
         ...
 
     def allow_rule(self, rule: ArgumentRule) -> Awaitable[None] | None:

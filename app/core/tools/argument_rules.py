@@ -13,6 +13,9 @@ part of what it may touch:
 
 A rule matches only the real arguments of the call that would run: :meth:`ArgumentRule.matches`
 is asked just before the call, never trusted from what a dialog showed.
+
+A rule may belong to an agent (``agent``, its name): it then allows only that agent's calls
+(a delegate's call is matched against the delegate's own rules and the rules of no agent).
 """
 
 from __future__ import annotations
@@ -81,7 +84,8 @@ class ArgumentRule(BaseModel):
 
     ``value`` is a resolved absolute folder (``folder``), a lower-case host (``host``) or the
     canonical JSON of the allowed value (``value``); ``thread_id`` limits the rule to one
-    thread (``None``: every thread).
+    thread (``None``: every thread); ``agent`` to the calls of the agent of that name
+    (``None``: any agent's).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -91,6 +95,7 @@ class ArgumentRule(BaseModel):
     argument: str = Field(min_length=1, max_length=200)
     value: str = Field(min_length=1, max_length=MAX_RULE_VALUE)
     thread_id: str | None = None
+    agent: str | None = Field(default=None, min_length=1, max_length=200)
 
     @field_validator("value")
     @classmethod
@@ -130,9 +135,22 @@ class ArgumentRule(BaseModel):
             tool=tool, kind="value", argument=argument, value=_canonical(value), thread_id=thread_id
         )
 
-    def matches(self, tool: str, args: Mapping[str, Any], thread_id: str | None = None) -> bool:
-        """Whether this rule allows the call of ``tool`` with ``args`` in ``thread_id``."""
+    def for_agent(self, agent: str | None) -> ArgumentRule:
+        """This rule, belonging to the agent called ``agent`` (``None``: to no agent)."""
+        return self.model_copy(update={"agent": agent or None})
+
+    def matches(
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        thread_id: str | None = None,
+        agent: str | None = None,
+    ) -> bool:
+        """Whether this rule allows the call of ``tool`` with ``args`` in ``thread_id`` made by
+        the agent called ``agent`` (a rule of an agent allows none of another's calls)."""
         if tool != self.tool or (self.thread_id is not None and self.thread_id != thread_id):
+            return False
+        if self.agent is not None and self.agent != agent:
             return False
         if self.argument not in args:
             return False
@@ -150,6 +168,8 @@ class ArgumentRule(BaseModel):
     def describe(self) -> str:
         """The rule in words, for the settings list and the audit log."""
         where = " in one thread" if self.thread_id else ""
+        if self.agent:
+            where += f" for {self.agent}"
         if self.kind == "folder":
             return f"{self.tool} inside {_shown_path(self.value)}{where}"
         if self.kind == "host":
@@ -157,9 +177,14 @@ class ArgumentRule(BaseModel):
         return f"{self.tool} when {self.argument} is {self.value}{where}"
 
     def offer(self) -> str:
-        """What a dialog's choice says: "Always allow writing inside ~/notes"."""
-        verb = {"write_file": "writing", "read_file": "reading", "fetch_url": "fetching"}
-        what = verb.get(self.tool, self.tool)
+        """What a dialog's choice says: "Always allow writing inside ~/notes", or for a rule
+        of an agent "Always allow Researcher to write inside ~/notes"."""
+        if self.agent:
+            verb = {"write_file": "write", "read_file": "read", "fetch_url": "fetch"}
+            what = f"{self.agent} to {verb.get(self.tool, 'call ' + self.tool)}"
+        else:
+            verb = {"write_file": "writing", "read_file": "reading", "fetch_url": "fetching"}
+            what = verb.get(self.tool, self.tool)
         if self.kind == "folder":
             return f"Always allow {what} inside {_shown_path(self.value)}"
         if self.kind == "host":

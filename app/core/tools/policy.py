@@ -15,7 +15,9 @@ __all__ = ["InMemoryApprovalPolicy"]
 class InMemoryApprovalPolicy:
     """Keeps "always allow" rules and the audit log in memory; forgotten on exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, own_agent: str = "") -> None:
+        self.own_agent = own_agent
+        """The name of the agent whose calls are the thread's own (``""``: none named)."""
         self._rules: set[tuple[str, str | None]] = set()
         self.argument_rules: list[ArgumentRule] = []
         self.audit: list[AuditEntry] = []
@@ -43,10 +45,12 @@ class InMemoryApprovalPolicy:
         self.audit.append(entry)
 
     def matching_rule(
-        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None
+        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None, agent: str = ""
     ) -> ArgumentRule | None:
-        """The first kept argument rule that allows this call, if any."""
-        return next((r for r in self.argument_rules if r.matches(tool, args, thread_id)), None)
+        """The first kept argument rule that allows this call, if any (``agent``: the
+        delegate making it; ``""``: the thread's own agent, :attr:`own_agent`)."""
+        who = agent or self.own_agent or None
+        return next((r for r in self.argument_rules if r.matches(tool, args, thread_id, who)), None)
 
     def allow_rule(self, rule: ArgumentRule) -> None:
         """Keep ``rule`` (once)."""

@@ -4,6 +4,7 @@
 from app.services.agents.files import AgentFileError
 from app.services.agents.model import BUILTIN_AGENT_ID, LIMIT_NAMES, MAX_STARTERS, Agent
 from app.services.agents.service import AgentImport, AgentService
+from app.store import StoredArgumentRule
 
 __all__ = [
     "BUILTIN_AGENT_ID",
@@ -13,4 +14,5 @@ __all__ = [
     "AgentFileError",
     "AgentImport",
     "AgentService",
+    "StoredArgumentRule",
 ]

@@ -3,8 +3,13 @@
 A file holds ``format`` (``parley.agent``), ``version``, ``name``, ``description``,
 ``instructions``, ``model`` (a spec, or ``null`` for the thread's model), ``tools`` and
 ``delegates`` (names), ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``,
-``max_cost``), ``starters`` (at most three) and ``secrets`` (keyring references such as
-``keyring:openai/api-key``: never a key itself).
+``max_cost``), ``starters`` (at most three), ``secrets`` (keyring references such as
+``keyring:openai/api-key``: never a key itself), ``rules`` (its approval rules, each
+``tool``, ``kind`` — ``folder``, ``host`` or ``value`` —, ``argument`` and ``value``; a folder
+inside the home folder is written ``~/…``) and ``knowledge`` (the folders it searches).
+
+A rule for a folder outside the home folder, for the home folder itself or for the file
+system's root is refused like any other hostile value.
 
 :func:`read_agent_file` refuses, with one sentence, what cannot be an agent file: too big, not
 JSON, a field it does not know, a value of the wrong kind, instructions too long, control
@@ -15,13 +20,17 @@ compares that with what exists here before anything is added.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
+from app.core.tools.argument_rules import ArgumentRule
 from app.secrets.known import known_secrets
 from app.services.agents.model import LIMIT_NAMES, Agent
 from app.services.agents.validation import first_problem, text_problems
@@ -33,9 +42,12 @@ __all__ = [
     "MAX_FILE_BYTES",
     "AgentFile",
     "AgentFileError",
+    "FileRule",
     "agent_file_bytes",
     "agent_file_name",
+    "file_rules",
     "read_agent_file",
+    "rule_entries",
     "secrets_for_model",
 ]
 
@@ -61,6 +73,21 @@ class AgentFileError(UserError):
     """An agent file that cannot be read; the message says why in one sentence."""
 
 
+class FileRule(BaseModel):
+    """An approval rule as an agent file holds it (not checked yet: see :func:`file_rules`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    tool: str = Field(min_length=1, max_length=200)
+    kind: str
+    argument: str = Field(min_length=1, max_length=200)
+    value: str = Field(min_length=1, max_length=1000)
+
+
+MAX_FILE_RULES = 50
+MAX_FILE_FOLDERS = 50
+
+
 class AgentFile(BaseModel):
     """What an agent file asks for, as read (nothing compared with this machine yet)."""
 
@@ -77,6 +104,8 @@ class AgentFile(BaseModel):
     limits: dict[str, int | float | None] = Field(default_factory=dict)
     starters: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)
+    rules: list[FileRule] = Field(default_factory=list, max_length=MAX_FILE_RULES)
+    knowledge: list[str] = Field(default_factory=list, max_length=MAX_FILE_FOLDERS)
 
     def agent(self) -> Agent:
         """The agent the file describes (not checked against this machine)."""
@@ -110,8 +139,82 @@ def secrets_for_model(model: str | None) -> tuple[str, ...]:
     return ()
 
 
-def agent_file_bytes(agent: Agent) -> bytes:
-    """The agent as an agent file: UTF-8 JSON, keys in a fixed order, no secret."""
+def _home() -> Path:
+    return Path(os.path.realpath(Path.home()))
+
+
+def _portable(folder: str) -> str:
+    """``folder`` as ``~/…`` when it lies inside the home folder."""
+    home, path = _home(), Path(folder)
+    return "~/" + path.relative_to(home).as_posix() if path.is_relative_to(home) else folder
+
+
+def rule_entries(rules: Sequence[ArgumentRule]) -> list[dict[str, str]]:
+    """The rules as an agent file writes them (``tool``, ``kind``, ``argument``, ``value``)."""
+    return [
+        {
+            "tool": r.tool,
+            "kind": r.kind,
+            "argument": r.argument,
+            "value": _portable(r.value) if r.kind == "folder" else r.value,
+        }
+        for r in rules
+    ]
+
+
+def _control(text: str) -> bool:
+    return any(ord(c) < 32 or ord(c) == 127 for c in text)
+
+
+def _rule(entry: FileRule) -> ArgumentRule:
+    tool = entry.tool if entry.tool.isprintable() else "a tool"
+    if _control(entry.tool) or _control(entry.argument) or _control(entry.value):
+        raise AgentFileError(f"The file's rule for {tool} holds control characters.")
+    try:
+        if entry.kind == "folder":
+            rule = ArgumentRule.folder(entry.tool, entry.argument, entry.value)
+        elif entry.kind == "host":
+            rule = ArgumentRule.host(entry.tool, entry.argument, entry.value)
+        elif entry.kind == "value":
+            rule = ArgumentRule.equal(entry.tool, entry.argument, json.loads(entry.value))
+        else:
+            raise AgentFileError(
+                f"The file's rule for {tool} is of the kind {entry.kind[:40]!r}; a rule is "
+                "of the kind folder, host or value."
+            )
+    except (ValueError, ValidationError) as exc:
+        if isinstance(exc, AgentFileError):
+            raise
+        raise AgentFileError(
+            f"The file's rule for {tool} has a {entry.kind} Parley cannot read "
+            f"({entry.value[:80]!r})."
+        ) from None
+    if rule.kind == "folder":
+        real, home = Path(rule.value), _home()
+        if real == Path(real.anchor) or real == home or not real.is_relative_to(home):
+            raise AgentFileError(
+                f"The file's rule lets {tool} reach {entry.value[:80]!r}, which is not a folder "
+                "inside your home folder."
+            )
+    return rule
+
+
+def file_rules(read: AgentFile) -> tuple[ArgumentRule, ...]:
+    """The approval rules the file asks for (of no agent yet); :class:`AgentFileError` with
+    one sentence for a hostile one (see the module docstring)."""
+    found: list[ArgumentRule] = []
+    for entry in read.rules:
+        rule = _rule(entry)
+        if rule not in found:
+            found.append(rule)
+    return tuple(found)
+
+
+def agent_file_bytes(
+    agent: Agent, rules: Sequence[ArgumentRule] = (), knowledge: Sequence[str] = ()
+) -> bytes:
+    """The agent as an agent file: UTF-8 JSON, keys in a fixed order, no secret; with its
+    approval ``rules`` and ``knowledge`` folders."""
     body: dict[str, Any] = {
         "format": FILE_FORMAT,
         "version": FILE_VERSION,
@@ -124,6 +227,8 @@ def agent_file_bytes(agent: Agent) -> bytes:
         "limits": agent.limits.model_dump(),
         "starters": list(agent.starters),
         "secrets": list(secrets_for_model(agent.model)),
+        "rules": rule_entries(rules),
+        "knowledge": [_portable(f) for f in knowledge],
     }
     return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
@@ -193,6 +298,9 @@ def _one_sentence(exc: ValidationError) -> str:
     return f"The file's {where!r} is not right: {error['msg'].lower()}."
 
 
+_SEARCHED = ("name", "description", "instructions", "model", "starters", "tools", "knowledge")
+
+
 def _check_secrets(read: AgentFile) -> None:
     for ref in read.secrets:
         if not _REFERENCE.fullmatch(ref):
@@ -201,8 +309,9 @@ def _check_secrets(read: AgentFile) -> None:
                 "(keyring:SERVICE/NAME): a secret in clear is never imported."
             )
     known = [s for s in known_secrets() if len(s) >= 8]
-    for field in ("name", "description", "instructions", "model", "starters", "tools"):
-        value = getattr(read, field)
+    texts: dict[str, Any] = {f: getattr(read, f) for f in _SEARCHED}
+    texts["rules"] = [r.value for r in read.rules]
+    for field, value in texts.items():
         for text in value if isinstance(value, list) else [value or ""]:
             if _CLEAR_SECRET.search(text) or any(s in text for s in known):
                 raise AgentFileError(
@@ -221,6 +330,10 @@ def read_agent_file(data: bytes) -> AgentFile:
     except ValidationError as exc:
         raise AgentFileError(_one_sentence(exc)) from None
     _check_secrets(read)
+    file_rules(read)
+    for folder in read.knowledge:
+        if _control(folder) or not folder.strip() or len(folder) > 1000:
+            raise AgentFileError("The file's knowledge names a folder Parley cannot read.")
     problems = text_problems(read.agent())
     if problems:
         raise AgentFileError(

@@ -9,38 +9,21 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import UserError
-from app.services.agents.files import (
-    AgentFile,
-    agent_file_bytes,
-    agent_file_name,
-    read_agent_file,
-)
+from app.core.tools.argument_rules import ArgumentRule
+from app.services.agents.files import agent_file_bytes, agent_file_name, read_agent_file
+from app.services.agents.importing import AgentImport, compare
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
 from app.services.bus import EventBus
 from app.services.events import AgentsChanged
+from app.services.knowledge.service import KnowledgeService
 from app.services.settings.store import SettingsStore
-from app.store import Store, Thread
+from app.store import Store, StoredArgumentRule, Thread
 
-__all__ = ["AgentImport", "AgentService"]
-
-
-@dataclass(frozen=True, slots=True)
-class AgentImport:
-    """An agent file compared with this machine, for a person to say yes or no to.
-
-    ``agent`` is what a yes adds (tools and delegates not here left out); ``asks`` lists what
-    it asks for, a line each; ``warnings`` are the sentences the yes answers; ``refusal``,
-    when set, is why it cannot be added at all."""
-
-    agent: Agent
-    asks: tuple[str, ...]
-    warnings: tuple[str, ...] = ()
-    refusal: str | None = None
+__all__ = ["AgentImport", "AgentService"]  # AgentImport: from .importing, as before
 
 
 class AgentService:
@@ -53,8 +36,10 @@ class AgentService:
         events: EventBus,
         settings: SettingsStore,
         tool_names: Callable[[], Collection[str]],
+        knowledge: KnowledgeService | None = None,
     ) -> None:
         self._store = store
+        self._knowledge = knowledge
         self._events = events
         self._settings = settings
         self._tool_names = tool_names
@@ -100,6 +85,11 @@ class AgentService:
     def named(self, agent_id: str) -> str:
         """The name of the agent with ``agent_id`` as last read ("Parley" when unknown)."""
         return next((a.name for a in self.cached if a.id == agent_id), "Parley")
+
+    def stored_name(self, agent_id: str) -> str | None:
+        """The name of the agent a person defined with ``agent_id`` as last read; ``None``
+        for the built-in one or one not known."""
+        return next((a.name for a in self.cached if a.id == agent_id and not a.builtin), None)
 
     def known_tools(self) -> builtins.list[str]:
         """The tool names an agent can use here: built-in and the running MCP servers'."""
@@ -149,23 +139,74 @@ class AgentService:
         """The file an export of ``agent`` is written to: ``NAME.agent.json``."""
         return agent_file_name(agent)
 
-    @staticmethod
-    def export(agent: Agent) -> bytes:
-        """``agent`` as an agent file (a secret appears only as its keyring reference)."""
-        return agent_file_bytes(agent)
+    async def export(self, agent: Agent) -> bytes:
+        """``agent`` as an agent file with its approval rules and knowledge folders (a secret
+        appears only as its keyring reference)."""
+        rules = [kept.rule for kept in await self.rules_of(agent)]
+        return agent_file_bytes(agent, rules, self.knowledge_of(agent))
 
     async def read_file(self, data: bytes) -> AgentImport:
         """What the agent file ``data`` asks for, compared with this machine; adds nothing.
         Raises :class:`UserError` with one sentence when it is no agent file."""
         read = read_agent_file(data)
         await self.list()
-        return _compare(read, self.cached, self.known_tools(), self._model_note)
+        return compare(read, self.cached, self.known_tools(), self._model_note)
 
     async def import_agent(self, plan: AgentImport) -> Agent:
-        """Add the agent of ``plan`` (after a person said yes to it)."""
+        """Add the agent of ``plan`` with its approval rules and knowledge folders (after a
+        person said yes to it)."""
         if plan.refusal is not None:
             raise UserError(plan.refusal)
-        return await self.add(plan.agent)
+        agent = await self.add(plan.agent)
+        for rule in plan.rules:
+            await self._store.add_argument_rule(rule.for_agent(agent.name))
+        if self._knowledge is not None:
+            for folder in plan.knowledge:
+                await self._knowledge.add_folder(folder, agent.id)
+            await self._knowledge.set_owner(agent.id, plan.knowledge)
+        return agent
+
+    # Rules and knowledge ---------------------------------------------------------------
+
+    async def rules_of(self, agent: Agent) -> builtins.list[StoredArgumentRule]:
+        """The approval rules that belong to ``agent``."""
+        if not agent.id:
+            return []
+        return await self._store.list_argument_rules(agent_id=agent.id)
+
+    async def add_rule(self, agent: Agent, rule: ArgumentRule) -> StoredArgumentRule:
+        """Keep ``rule`` as one of ``agent``'s approval rules."""
+        kept = await self._store.add_argument_rule(rule.for_agent(agent.name))
+        self._events.emit(AgentsChanged(agent.id))
+        return kept
+
+    async def remove_rule(self, rule_id: int) -> None:
+        """Remove one of an agent's approval rules: its next call asks again."""
+        if not await self._store.revoke_argument_rule(rule_id):
+            raise UserError("that rule is gone already")
+        self._events.emit(AgentsChanged(""))
+
+    def knowledge_of(self, agent: Agent) -> builtins.list[str]:
+        """The knowledge folders that belong to ``agent`` (as last read)."""
+        if self._knowledge is None or not agent.id:
+            return []
+        return [f.path for f in self._knowledge.known if f.agent == agent.id]
+
+    def knowledge_folders(self) -> builtins.list[tuple[str, str | None]]:
+        """Every knowledge folder with the name of the agent it belongs to (``None``: none)."""
+        if self._knowledge is None:
+            return []
+        names = {a.id: a.name for a in self.cached}
+        return [
+            (f.path, names.get(f.agent, "an agent no longer here") if f.agent else None)
+            for f in self._knowledge.known
+        ]
+
+    async def set_knowledge(self, agent: Agent, folders: Collection[str]) -> None:
+        """Make ``folders`` (knowledge folders already added) the ones of ``agent``: each
+        checked one belongs to it alone, each it no longer has belongs to no agent."""
+        if self._knowledge is not None and agent.id:
+            await self._knowledge.set_owner(agent.id, folders)
 
     def _model_note(self, model: str) -> tuple[str | None, str | None]:
         """(a warning, and the model to keep) for the file's ``model``."""
@@ -185,56 +226,3 @@ class AgentService:
                 model,
             )
         return None, model
-
-
-def _compare(
-    read: AgentFile,
-    agents: list[Agent],
-    tools: Collection[str],
-    model_note: Callable[[str], tuple[str | None, str | None]],
-) -> AgentImport:
-    """The import of ``read`` on a machine with ``agents`` and ``tools``."""
-    agent = read.agent()
-    asks: list[str] = []
-    warnings: list[str] = []
-    missing_tools = [t for t in agent.tools if t not in tools]
-    if agent.tools:
-        asks.append("Tools: " + ", ".join(agent.tools))
-    if missing_tools:
-        warnings.append(
-            "These tools do not exist here and are left out: " + ", ".join(missing_tools) + "."
-        )
-    keys = {a.key for a in agents}
-    missing = [d for d in agent.delegates if agent_key(d) not in keys and agent_key(d) != agent.key]
-    if agent.delegates:
-        asks.append("Delegates: " + ", ".join(agent.delegates))
-    if missing:
-        warnings.append(
-            "These agents it delegates to do not exist here and are left out: "
-            + ", ".join(missing)
-            + "."
-        )
-    model = agent.model
-    if model is not None:
-        asks.append(f"Model: {model}")
-        warning, model = model_note(model)
-        if warning:
-            warnings.append(warning)
-    else:
-        asks.append("Model: the thread's model")
-    if read.secrets:
-        asks.append("Keys (from the keyring): " + ", ".join(read.secrets))
-    if limits := agent.limits.model_dump(exclude_none=True):
-        asks.append("Limits: " + ", ".join(f"{k} {v:g}" for k, v in limits.items()))
-    agent = agent.model_copy(
-        update={
-            "model": model,
-            "tools": tuple(t for t in agent.tools if t not in missing_tools),
-            "delegates": tuple(d for d in agent.delegates if d not in missing),
-        }
-    )
-    problems = agent_problems(agent, agents, tools)
-    refusal = first_problem(problems)
-    if refusal is not None:
-        refusal = f"{refusal} Nothing was imported."
-    return AgentImport(agent, tuple(asks), tuple(warnings), refusal)

@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +28,7 @@ from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
+from app.services.turn import TURN_THREAD
 from app.store.knowledge import FolderRecord, KnowledgeIndex, PassageHit
 from app.tools.knowledge import search_knowledge_tool
 
@@ -53,6 +55,10 @@ class KnowledgeService:
         self._idle: asyncio.Event | None = None
         self._closed = False
         self._tool: Tool[..., Any] | None = None
+        self.agent_of: Callable[[str], Awaitable[str | None]] | None = None
+        """The id of a thread's agent, whose folders its turns search (set by the workspace)."""
+        self.name_of: Callable[[str], str] = lambda agent_id: agent_id
+        """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
         self._walked: dict[int, tuple[str, ...]] = {}
         """Each folder's folders as its last sync walked them: what is watched."""
 
@@ -111,6 +117,26 @@ class KnowledgeService:
         self._schedule(folder_id)
         self._restart_watcher()
         return path
+
+    def of_agent(self, agent: str) -> list[str]:
+        """The folders that belong to the agent ``agent`` (its id), as last read."""
+        return [f.path for f in self._folders if f.agent == agent]
+
+    async def set_owner(self, agent: str, folders: Collection[str]) -> None:
+        """Make ``folders`` (added already, as resolved paths) belong to the agent ``agent``
+        (its id) and those it had besides belong to no agent."""
+        wanted = set(folders)
+        changed = False
+        for record in list(self._folders):
+            owner = agent if record.path in wanted else None
+            if owner is None and record.agent != agent:
+                continue
+            if record.agent != owner:
+                await self._index.aset_folder_agent(record.id, owner)
+                changed = True
+        if changed:
+            await self.folders()
+            self._events.emit(KnowledgeChanged(""))
 
     async def remove_folder(self, folder: str | os.PathLike[str]) -> bool:
         """Forget ``folder`` and what was indexed from it (its files are untouched); whether
@@ -275,10 +301,13 @@ class KnowledgeService:
 
     async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
         """The best passages as numbered sources (what the model reads and cites); a passage
-        scoring under a third of the best one's is left out, as it matched by chance."""
+        scoring under a third of the best one's is left out, as it matched by chance. In a
+        turn only the folders of the thread's agent and those of no agent are searched."""
         if not self._folders:
             return []
-        hits = await self.search(query, limit)
+        thread = TURN_THREAD.get()
+        agent = await self.agent_of(thread) if thread and self.agent_of else None
+        hits = await self.search(query, limit, agent)
         kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
         return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
 

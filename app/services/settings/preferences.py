@@ -73,6 +73,8 @@ class RuleRow:
     created_at: float
     scope: str = ""
     rule_id: int | None = None
+    agent: str | None = None
+    """The agent whose calls the rule allows (``None``: any agent's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +238,9 @@ class Preferences:
                 if kept.rule.thread_id
                 else None,
                 kept.created_at,
-                kept.rule.describe().removeprefix(kept.rule.tool).strip(),
+                kept.rule.for_agent(None).describe().removeprefix(kept.rule.tool).strip(),
                 kept.id,
+                kept.rule.agent,
             )
             for kept in await self._store.list_argument_rules()
         ]

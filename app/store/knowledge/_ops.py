@@ -73,6 +73,12 @@ def add_folder(conn: sqlite3.Connection, path: str, agent: str | None) -> tuple[
     return int(cur.lastrowid or 0), True
 
 
+def set_folder_agent(conn: sqlite3.Connection, folder_id: int, agent: str | None) -> None:
+    """Make the folder belong to ``agent`` (``None``: to no agent, so to every thread)."""
+    with _tx(conn):
+        conn.execute("UPDATE folders SET agent = ? WHERE id = ?", (agent, folder_id))
+
+
 def remove_folder(conn: sqlite3.Connection, folder_id: int) -> None:
     """Forget a folder, its files and their passages (the folder itself is untouched)."""
     with _tx(conn):

@@ -217,6 +217,10 @@ class KnowledgeIndex:
         """:meth:`add_folder` without blocking the event loop."""
         return await self.acall(_ops.add_folder, path, agent)
 
+    async def aset_folder_agent(self, folder_id: int, agent: str | None) -> None:
+        """Make the folder belong to ``agent`` (``None``: to no agent)."""
+        await self.acall(_ops.set_folder_agent, folder_id, agent)
+
     async def aremove_folder(self, folder_id: int) -> None:
         """:meth:`remove_folder` without blocking the event loop."""
         await self.acall(_ops.remove_folder, folder_id)

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 
 from app.core.budget import BudgetLimits
 from app.core.errors import ParleyError
-from app.services.agents import LIMIT_NAMES, Agent, AgentService
+from app.services.agents import LIMIT_NAMES, Agent, AgentService, StoredArgumentRule
+from app.ui.agents._extras import AgentRules, knowledge_list
 from app.ui.tasks import spawn
 
 __all__ = ["AgentEditor"]
@@ -52,7 +53,8 @@ def _fit(widget: QListWidget, most: int) -> None:
 
 class AgentEditor(QDialog):
     """Defines a new agent (``agent`` ``None``) or changes ``agent``; saving goes through
-    ``agents`` and, when it works, closes the dialog with :attr:`saved` set."""
+    ``agents`` and, when it works, closes the dialog with :attr:`saved` set. ``rules`` are the
+    agent's approval rules, listed to be removed."""
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class AgentEditor(QDialog):
         *,
         agent: Agent | None = None,
         models: Sequence[tuple[str, str]] = (),
+        rules: Sequence[StoredArgumentRule] = (),
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -73,6 +76,10 @@ class AgentEditor(QDialog):
         self._problems: dict[str, QLabel] = {}
         self._touched_name = agent is not None
         self._build_fields(agent or Agent(name=""), models)
+        mine = agents.knowledge_of(agent) if agent else []
+        self.knowledge = knowledge_list(agents.knowledge_folders(), mine, self)
+        _fit(self.knowledge, 4)
+        self.rules = AgentRules(agents, rules, self)
         self._lay_out()
         self._connect()
         self.check()
@@ -192,6 +199,8 @@ class AgentEditor(QDialog):
             ("May ask", "delegates", self.delegates),
             ("Limits", "limits", self.limits),
             ("Starters", "starters", self.starters),
+            ("Knowledge", "knowledge", self.knowledge),
+            ("Approval rules", "rules", self.rules),
         ]
         for label, field, widget in rows:
             column = QVBoxLayout()
@@ -291,6 +300,7 @@ class AgentEditor(QDialog):
                 agent = await self._agents.add(self.draft())
             else:
                 agent = await self._agents.edit(self._editing.id, self.draft())
+            await self._agents.set_knowledge(agent, self._checked(self.knowledge))
         except ParleyError as exc:
             self.problem.setText(str(exc))
             self.problem.show()

@@ -125,7 +125,10 @@ class WindowAgents(WindowPart):
         except (OSError, ParleyError):
             models = []
         await self.agents.list()
-        self.editor = AgentEditor(self.agents, agent=agent, models=models, parent=self.over())
+        rules = await self.agents.rules_of(agent) if agent is not None else []
+        self.editor = AgentEditor(
+            self.agents, agent=agent, models=models, rules=rules, parent=self.over()
+        )
         try:
             await ask(self.editor)
             return self.editor.saved
@@ -191,8 +194,9 @@ class WindowAgents(WindowPart):
             if not await ask(dialog) or not dialog.selectedFiles():
                 return None
             path = Path(dialog.selectedFiles()[0])
+        data = await self.agents.export(agent)
         try:
-            await asyncio.to_thread(path.write_bytes, self.agents.export(agent))
+            await asyncio.to_thread(path.write_bytes, data)
         except OSError as exc:
             self.notifier.show(f"Could not export to {path}: {exc.strerror or exc}", level="error")
             return None

@@ -47,12 +47,15 @@ def heading_for(requests: list[ApprovalRequest]) -> str:
     return f"{who} wants to run {len(requests)} tools"
 
 
-def rule_for(request: ApprovalRequest) -> ArgumentRule | None:
-    """The argument-scoped rule that fits the call shown, if one does."""
+def rule_for(request: ApprovalRequest, own_agent: str | None = None) -> ArgumentRule | None:
+    """The argument-scoped rule that fits the call shown, if one does: a rule of the agent
+    making the call (the delegate, else ``own_agent``, the thread's stored agent), or of no
+    agent when the thread's is the built-in one."""
     try:
-        return suggest_rule(request.tool, request.args)
+        rule = suggest_rule(request.tool, request.args)
     except ValueError:
         return None
+    return None if rule is None else rule.for_agent(request.agent or own_agent)
 
 
 def rule_choice(rule: ArgumentRule) -> str:

@@ -10,6 +10,7 @@ Review…. A thread whose run was cut off gets a banner with Resume and Discard.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
@@ -35,7 +36,8 @@ class ApprovalController(QObject):
     banner; the window places :attr:`banner` and calls :meth:`dismiss` when it closes.
 
     ``runs`` says what is pending and resumes or discards a cut-off run, ``threads`` names the
-    thread in the dialog and ``models`` describes the tools asked for."""
+    thread in the dialog, ``models`` describes the tools asked for and ``agent_name`` names a
+    thread's stored agent (``None`` for the built-in one), whose rule the dialog offers."""
 
     def __init__(
         self,
@@ -45,8 +47,10 @@ class ApprovalController(QObject):
         chat_vm: ChatViewModel,
         notifier: Notifier,
         window: QWidget,
+        agent_name: Callable[[str], str | None] = lambda _agent_id: None,
     ) -> None:
         super().__init__(window)
+        self._agent_name = agent_name
         self._notifier = notifier
         self.runs = runs
         self.threads = threads
@@ -94,9 +98,9 @@ class ApprovalController(QObject):
     async def _ask_now(self, approval: ApprovalNeeded) -> None:
         try:
             thread = await self.threads.get(approval.thread_id)
-            title = thread.title
+            title, own_agent = thread.title, self._agent_name(thread.agent_id)
         except ParleyError:
-            title = ""
+            title, own_agent = "", None
         tools = {r.tool: self.models.offered_tool(r.tool) for r in approval.requests}
         parent = self.parent()
         assert isinstance(parent, QWidget)
@@ -105,6 +109,7 @@ class ApprovalController(QObject):
             approval.requests,
             thread_title=title,
             tools=tools,
+            own_agent=own_agent,
         )
         self.dialog = dialog
         self.banner.clear("waiting")

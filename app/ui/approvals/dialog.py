@@ -79,8 +79,11 @@ class ToolApprovalDialog(QDialog):
         *,
         thread_title: str,
         tools: dict[str, Tool[..., Any] | None],
+        own_agent: str | None = None,
     ) -> None:
         super().__init__(parent)
+        self.own_agent = own_agent
+        """The thread's stored agent, whose rule the dialog offers (``None``: built-in)."""
         self.setObjectName("toolApprovalDialog")
         self.setStyleSheet(_RADIOS)
         self.setWindowModality(Qt.WindowModality.WindowModal)
@@ -350,7 +353,7 @@ class ToolApprovalDialog(QDialog):
 
     def _explain_scope(self, *_args: object) -> None:
         request = self.calls[self._current].request
-        self._rule = None if self.batch else rule_for(request)
+        self._rule = None if self.batch else rule_for(request, self.own_agent)
         self.scope_argument.setVisible(self._rule is not None)
         if self._rule is not None:
             self.scope_argument.setText(rule_choice(self._rule))

@@ -162,7 +162,7 @@ class KnowledgePage(SettingsPage):
         self.folders.blockSignals(True)
         self.folders.clear()
         for record in records:
-            who = f"  (agent {record.agent})" if record.agent else ""
+            who = f"  (agent {self.knowledge.name_of(record.agent)})" if record.agent else ""
             item = QListWidgetItem(f"{record.path}{who}\n{folder_status(record)}", self.folders)
             item.setToolTip(record.path)
             if record.path == keep:

@@ -55,6 +55,8 @@ class RulesPage(SettingsPage):
             where = f"In “{rule.thread_title}”" if rule.thread_id else "Every thread"
             if rule.scope:
                 where = f"{mark_hidden(rule.scope)} · {where.lower()}"
+            if rule.agent:
+                where = f"{where} · for {mark_hidden(rule.agent)}"
             for col, text in enumerate((rule.tool, where, format_time(rule.created_at))):
                 self.table.setItem(row, col, QTableWidgetItem(text))
             button = QPushButton("Revoke", self.table)
@@ -73,6 +75,8 @@ class RulesPage(SettingsPage):
             self.message.setText(f"Not revoked: {exc}.")
             return False
         what = f"{rule.tool} {mark_hidden(rule.scope)}" if rule.scope else rule.tool
+        if rule.agent:
+            what = f"{what} for {mark_hidden(rule.agent)}"
         self.message.setText(f"Revoked: {what} asks again from its next call.")
         await self.load()
         return True

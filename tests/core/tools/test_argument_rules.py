@@ -166,3 +166,43 @@ async def test_an_argument_rule_that_does_not_hold_for_the_call_is_not_kept(
     iid = paused.execution_meta.interrupts[0].id
     await agent.ainvoke(Resume(answers={iid: answer}), {"thread_id": "t"})
     assert policy.argument_rules == []
+
+
+def test_a_rule_of_an_agent_allows_that_agents_calls_only(tmp_path: Path) -> None:
+    anyone = ArgumentRule.folder("write_file", "path", str(tmp_path))
+    writer = anyone.for_agent("Writer")
+    args = {"path": str(tmp_path / "a.txt")}
+    assert writer.matches("write_file", args, agent="Writer")
+    assert not writer.matches("write_file", args, agent="Reader")
+    assert not writer.matches("write_file", args)  # a call of no named agent
+    assert anyone.matches("write_file", args, agent="Reader")  # a rule of no agent: anyone's
+    assert writer.for_agent(None) == anyone
+    assert writer.describe() == f"write_file inside {tmp_path} for Writer"
+    web = ArgumentRule.host("fetch_url", "url", "docs.example.com").for_agent("Researcher")
+    assert web.offer() == "Always allow Researcher to fetch from docs.example.com"
+    with pytest.raises(ValueError):
+        ArgumentRule.model_validate({**writer.model_dump(), "agent": ""})
+
+
+@pytest.mark.parametrize(("own", "asked"), [("Writer", False), ("Reader", True)])
+async def test_a_kept_rule_of_an_agent_runs_only_on_its_turns(
+    tmp_path: Path, own: str, asked: bool
+) -> None:
+    @tool(requires_approval=True)
+    def write_file(path: str, content: str) -> str:
+        """Write a file."""
+        return "ok"
+
+    call = {"name": "write_file", "args": {"path": str(tmp_path / "a.txt"), "content": "1"}}
+    policy = InMemoryApprovalPolicy(own_agent=own)
+    policy.allow_rule(ArgumentRule.folder("write_file", "path", str(tmp_path)).for_agent("Writer"))
+    agent = create_agent(
+        ScriptedChatModel([{"tool_calls": [{**call, "id": "c1"}]}, "done"]),
+        [write_file],
+        approval_policy=policy,
+        checkpointer=InMemoryCheckpointer(),
+    )
+    state = await agent.ainvoke({"messages": [HumanMessage("w")]}, {"thread_id": "t"})
+    assert bool(state.execution_meta.interrupts) is asked
+    used = [e.rule for e in policy.audit if e.event == "allowed_by_rule"]
+    assert used == ([] if asked else [f"write_file inside {tmp_path} for Writer"])

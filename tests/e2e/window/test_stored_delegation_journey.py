@@ -57,6 +57,9 @@ async def test_a_saved_agent_delegates_to_another_saved_agent(tmp_path: Path) ->
         await send(window, "Take a note for Oslo")
         dialog = await approval_dialog(window)
         assert dialog.windowTitle() == "Researcher, asked by Planner, wants to write_file"
+        meter = window.header.budget
+        await wait_until(lambda: "Researcher" in meter.toolTip(), what="the meter's agents")
+        assert "Planner" in meter.toolTip() and "Parley" not in meter.toolTip()
         find(dialog, QPushButton, "approveButton").click()
         await wait_until(
             lambda: rows(window) and rows(window)[-1].text() == "The researcher says: Noted.",
