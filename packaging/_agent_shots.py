@@ -131,6 +131,7 @@ def main(out: Path, every: bool) -> int:
     app = QApplication(["parley-screenshots"])
     app.setQuitOnLastWindowClosed(False)
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HOME"] = tmp  # its folders read as ~/papers and ~/notes, as on a desktop
         data, script = Path(tmp) / "data", Path(tmp) / "script.json"
         script.write_text(json.dumps(SCRIPT))
         loop = qasync.QEventLoop(app)

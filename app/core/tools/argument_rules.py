@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["MAX_RULE_VALUE", "ArgumentRule", "RuleKind", "host_of", "suggest_rule"]
+__all__ = ["MAX_RULE_VALUE", "ArgumentRule", "RuleKind", "host_of", "shown_path", "suggest_rule"]
 
 RuleKind = Literal["folder", "host", "value"]
 """What an :class:`ArgumentRule` compares: a path inside a folder, a URL's host, a value."""
@@ -72,7 +72,8 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _shown_path(path: str) -> str:
+def shown_path(path: str) -> str:
+    """``path`` as a person reads it: inside the home folder as ``~/...``."""
     home = str(Path.home())
     if path == home or path.startswith(home + os.sep):
         return "~" + path[len(home) :]
@@ -171,7 +172,7 @@ class ArgumentRule(BaseModel):
         if self.agent:
             where += f" for {self.agent}"
         if self.kind == "folder":
-            return f"{self.tool} inside {_shown_path(self.value)}{where}"
+            return f"{self.tool} inside {shown_path(self.value)}{where}"
         if self.kind == "host":
             return f"{self.tool} for {self.value}{where}"
         return f"{self.tool} when {self.argument} is {self.value}{where}"
@@ -186,7 +187,7 @@ class ArgumentRule(BaseModel):
             verb = {"write_file": "writing", "read_file": "reading", "fetch_url": "fetching"}
             what = verb.get(self.tool, self.tool)
         if self.kind == "folder":
-            return f"Always allow {what} inside {_shown_path(self.value)}"
+            return f"Always allow {what} inside {shown_path(self.value)}"
         if self.kind == "host":
             return f"Always allow {what} from {self.value}"
         return f"Always allow {what} when {self.argument} is {self.value}"

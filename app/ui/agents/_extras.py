@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
+from app.core.tools.argument_rules import shown_path
 from app.services.agents import AgentService, StoredArgumentRule
 from app.services.hidden_chars import mark_hidden
 from app.ui.tasks import spawn
@@ -33,7 +34,7 @@ def knowledge_list(
     widget.setObjectName("agentKnowledge")
     widget.setAccessibleName("Knowledge folders")
     for path, owner in folders:
-        shown = mark_hidden(path)
+        shown = mark_hidden(shown_path(path))
         if owner is not None and path not in mine:
             shown += f" (now {mark_hidden(owner)}'s)"
         item = QListWidgetItem(shown, widget)
