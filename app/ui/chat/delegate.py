@@ -71,6 +71,9 @@ LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": 
 Index = QModelIndex | QPersistentModelIndex
 
 _MATH_ARRIVED = object()
+
+MATH_ROWS_AT_ONCE = 3
+"""How many rows whose formulas arrived are laid out again per look (every 40 ms)."""
 """The revision of a layout whose formulas arrived typeset: no row's revision is it, so the
 row is laid out again."""
 
@@ -110,6 +113,8 @@ class MessageDelegate(QStyledItemDelegate):
         """Typeset a row's formulas before laying it out, instead of showing their source
         until they are typeset in the background."""
         self._waiting: dict[MathKey, set[str]] = {}
+        self._arrived: dict[str, None] = {}
+        """Rows (message ids) whose formulas arrived typeset but are not laid out again yet."""
         """Formulas being typeset in the background → the messages that show them."""
         self._math_timer = QTimer(self)
         self._math_timer.setInterval(40)
@@ -452,28 +457,62 @@ class MessageDelegate(QStyledItemDelegate):
     @property
     def typesetting(self) -> bool:
         """Whether formulas shown are still being typeset in the background."""
-        return bool(self._waiting)
+        return bool(self._waiting or self._arrived)
 
     def _collect_math(self) -> None:
         # the formulas typeset since the last look: the rows that show them as source are
         # laid out again when next asked (only their parts that wait for formulas are made
-        # anew; a streamed reply's rendering is kept)
+        # anew; a streamed reply's rendering is kept), a few rows a look, those in sight
+        # first, so a page of formulas arriving at once never holds the window up
         done = self.math.collect()
-        messages = set().union(*(self._waiting.pop(key, set()) for key in done))
-        if not self._waiting:
+        for key in done:
+            self._arrived.update(dict.fromkeys(self._waiting.pop(key, set())))
+        now = self._next_arrived(MATH_ROWS_AT_ONCE)
+        if not self._waiting and not self._arrived:
             self._math_timer.stop()
-        if not messages:
+        if not now:
             return
-        for key, laid in self._cache.items():
-            if key[0] in messages:
+        model = self._view.model()
+        for cache_key, laid in self._cache.items():
+            if cache_key[0] in now:
                 laid.revision = _MATH_ARRIVED
-        self._heights.clear()  # those rows' kept heights were the source's
+        for message_id in now:  # those rows' kept heights were the source's
+            revision = None
+            if (
+                isinstance(model, MessageListModel)
+                and (row := model.row_of(message_id)) is not None
+            ):
+                revision = model.revision_at(row)
+            if revision is None:
+                self._heights.clear()
+            else:
+                self._heights.pop(revision, None)
         self.mathTypeset.emit()
+
+    def _next_arrived(self, count: int) -> list[str]:
+        """Take up to ``count`` rows from those whose formulas arrived, the ones in sight
+        first."""
+        if not self._arrived:
+            return []
+        model, viewport = self._view.model(), self._view.viewport().rect()
+        top = self._view.indexAt(viewport.topLeft()).row()
+        bottom = self._view.indexAt(viewport.bottomLeft()).row()
+        if top < 0 or not isinstance(model, MessageListModel):
+            seen: list[str] = []
+        else:
+            last = bottom if bottom >= 0 else model.rowCount() - 1
+            ids = (model.message_at(r) for r in range(top, last + 1))
+            seen = [str(m.message_id) for m in ids if m and str(m.message_id) in self._arrived]
+        taken = [*seen, *(m for m in self._arrived if m not in seen)][:count]
+        for message_id in taken:
+            del self._arrived[message_id]
+        return taken
 
     def forget(self) -> None:
         """Drop every cached layout (the theme or font changed)."""
         self._cache.clear()
         self._heights.clear()
+        self._arrived.clear()  # laid out anew, they will draw what has arrived
         self.behind.clear()
 
 
