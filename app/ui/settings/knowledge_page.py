@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -28,7 +27,7 @@ from app.core.sizes import human_size
 from app.services.bus import Listener
 from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import FolderRecord, KnowledgeService
-from app.ui.dialogs import ask
+from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -225,13 +224,9 @@ class KnowledgePage(SettingsPage):
 
     async def choose_folder(self) -> None:
         """Ask for a folder with the folder dialog and add it."""
-        dialog = QFileDialog(self, "Add a knowledge folder")
-        dialog.setObjectName("knowledgeFolderDialog")
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setFileMode(QFileDialog.FileMode.Directory)
-        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        if await ask(dialog) and dialog.selectedFiles():
-            await self.add_folder(dialog.selectedFiles()[0])
+        folder = await ask_folder(self, "Add a knowledge folder", "knowledgeFolderDialog")
+        if folder is not None:
+            await self.add_folder(folder)
 
     async def add_folder(self, folder: str) -> None:
         """Add ``folder`` (indexed in the background); a refusal is said on the page."""

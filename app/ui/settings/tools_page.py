@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
@@ -18,7 +17,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.settings.store import SettingsStore
 from app.services.workspace_tools import WorkspaceTools
-from app.ui.dialogs import ask
+from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
@@ -133,13 +132,9 @@ class ToolsPage(SettingsPage):
 
     async def choose_folder(self) -> None:
         """Ask for a folder with the folder dialog and grant it."""
-        dialog = QFileDialog(self, "Grant a folder to the file tools")
-        dialog.setObjectName("grantFolderDialog")
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setFileMode(QFileDialog.FileMode.Directory)
-        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        if await ask(dialog) and dialog.selectedFiles():
-            await self.add_folder(dialog.selectedFiles()[0])
+        folder = await ask_folder(self, "Grant a folder to the file tools", "grantFolderDialog")
+        if folder is not None:
+            await self.add_folder(folder)
 
     async def add_folder(self, folder: str) -> None:
         """Grant ``folder``; a folder that is not there is refused with a sentence."""
