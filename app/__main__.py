@@ -13,4 +13,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # in the bundle, a child process (formulas) starts here
     raise SystemExit(main())

@@ -20,7 +20,7 @@ from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
-from app.ui.chat.math.render import warm_up_math
+from app.ui.chat.math.cache import math_images
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.notifier import Level
@@ -203,7 +203,7 @@ async def warm_up(window: MainWindow) -> None:
     stalling the window."""
     await asyncio.sleep(1.0)
     await asyncio.to_thread(warm_markdown)
-    await asyncio.to_thread(warm_up_math)
+    await asyncio.to_thread(math_images().warm_up)
     if window.isVisible():
         window.chat.delegate.warm_up()
     ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")

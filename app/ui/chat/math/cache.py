@@ -5,9 +5,10 @@ beyond a memory budget.
 A formula is typeset either at once (:meth:`MathImages.get`, waiting for it) or in the
 background (:meth:`MathImages.request`): one worker thread takes the requests in order, and
 the GUI thread hands the requests over and picks the finished ones up with
-:meth:`MathImages.collect` (a timer's job), so the window never waits for a formula. A
-background typesetting that takes longer than the time limit is kept as a failure, as a
-waited-for one is.
+:meth:`MathImages.collect` (a timer's job), so the window never waits for a formula. Either
+way ziamath lays the formula out in a child process (:class:`TexProcess`), so it never holds
+the interpreter the window needs, and the thread paints the SVG it sends back. A formula that
+takes longer than the time limit is kept as a failure.
 """
 
 from __future__ import annotations
@@ -18,14 +19,9 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from app.ui.chat.math.render import (
-    TIME_LIMIT,
-    MathStyle,
-    Typeset,
-    typeset_now,
-    typeset_within,
-)
+from app.ui.chat.math.render import TIME_LIMIT, MathStyle, Typeset, paint_formula
 from app.ui.chat.math.syntax import MathSource
+from app.ui.chat.math.tex_process import TexProcess
 
 __all__ = ["MathImages", "MathKey", "MathStats", "math_images"]
 
@@ -55,7 +51,14 @@ class MathStats:
 class MathImages:
     """Typeset formulas, each typeset once; see the module's description."""
 
-    def __init__(self, budget: int = BUDGET, time_limit: float = TIME_LIMIT) -> None:
+    def __init__(
+        self,
+        budget: int = BUDGET,
+        time_limit: float = TIME_LIMIT,
+        process: TexProcess | None = None,
+    ) -> None:
+        self.process = TexProcess() if process is None else process
+        """The child process formulas are laid out in."""
         self._kept: OrderedDict[MathKey, Typeset] = OrderedDict()
         self._bytes = 0
         self._budget = budget
@@ -83,9 +86,27 @@ class MathImages:
         found = self.cached(source, style)
         if found is not None:
             return found
-        result = typeset_within(source, style, self.time_limit)
+        result = self._typeset(source, style)
         self._keep(math_key(source, style), result)
         return result
+
+    def _typeset(self, source: MathSource, style: MathStyle) -> Typeset:
+        start = time.perf_counter()
+        request = (source.tex, source.display, style.size, style.colour)
+        try:
+            result = paint_formula(self.process.svg(request, self.time_limit), source, style)
+        except Exception as exc:  # shown as the source, whatever went wrong
+            result = Typeset(None, f"The formula could not be typeset: {type(exc).__name__}.")
+        too_slow = time.perf_counter() - start > self.time_limit
+        if self.process.unavailable and too_slow and result.image is not None:
+            # laid out in the app (no child process), where it cannot be stopped: too slow
+            result = Typeset(None, f"The formula took longer than {self.time_limit:g} s.")
+        return result
+
+    def warm_up(self) -> None:
+        """Start the child process and typeset one formula (its font's tables load on first
+        use), so the first formula of a reply is not kept waiting for them."""
+        self._typeset(MathSource("\\frac{a}{b}", "$$"), MathStyle(16.0, "#000000", 4.0))
 
     def request(self, source: MathSource, style: MathStyle) -> MathKey:
         """Have ``source`` typeset in ``style`` in the background (once, however often it is
@@ -140,13 +161,7 @@ class MathImages:
     def _work(self) -> None:
         while True:
             key, source = self._requests.get()
-            start = time.perf_counter()
-            try:
-                result = typeset_now(source, key[2])
-            except Exception as exc:  # shown as the source, whatever went wrong
-                result = Typeset(None, f"The formula could not be typeset: {type(exc).__name__}.")
-            if time.perf_counter() - start > self.time_limit:
-                result = Typeset(None, f"The formula took longer than {self.time_limit:g} s.")
+            result = self._typeset(source, key[2])
             with self._idle:
                 self._finished.append((key, result))
                 self._idle.notify_all()

@@ -150,3 +150,11 @@ def test_a_broken_formula_asked_for_in_the_background_is_kept_as_a_failure(
     found = images.cached(MathSource(r"\frac{1}{", "$"), LIGHT)
     assert found is not None and found.image is None and found.problem
     assert images.stats.failures == 1
+
+
+def test_an_unknown_command_is_shown_as_source_not_drawn_letter_by_letter(qapp: object) -> None:
+    result = typeset_now(MathSource(r"\foo{x} + 1", "$"), LIGHT)
+    assert result.image is None
+    assert result.problem == "The formula uses \\foo, which is not known."
+    known = typeset_now(MathSource(r"\text{\foo} + \operatorname{sin} x", "$"), LIGHT)
+    assert known.image is not None  # a command inside text, and a named operator, are fine

@@ -1,0 +1,136 @@
+"""``TexProcess``: formulas laid out in a child process, so the window never waits for them.
+
+ziamath is pure Python: laid out on a thread of the app, a page of formulas would hold the
+interpreter for hundreds of milliseconds while the window tries to lay its rows out. A child
+process (started with ``spawn``, on the first formula; it imports only ziamath) does it
+instead and sends the SVG back; painting it is Qt's work, in the app.
+
+A formula that takes longer than its time limit has the child stopped (a new one starts
+for the next formula), so nothing runs on. If no child can be started (a Python without
+process support, a sandbox), formulas are laid out in the app as before, and the log says why
+once.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+import weakref
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from app.ui.chat.math.formula_svg import FormulaError, FormulaSvg, formula_svg, load_typesetter
+
+__all__ = ["Request", "TexProcess"]
+
+log = logging.getLogger(__name__)
+
+Request = tuple[str, bool, float, str]
+"""What one formula is laid out from: its LaTeX, whether displayed, size and colour."""
+
+START_LIMIT = 60.0
+"""How long a child may take to start and load ziamath, in seconds (a busy machine)."""
+
+
+def _serve(conn: Connection) -> None:
+    """The child: load ziamath, say so, then lay out each formula asked for until the app
+    closes its end of the pipe (or sends ``None``, or is gone)."""
+    try:
+        load_typesetter()
+        conn.send("ready")
+        while (request := conn.recv()) is not None:
+            conn.send(_answer(request))
+    except (EOFError, OSError):  # the app closed the pipe, or exited
+        return
+
+
+def _answer(request: Request) -> FormulaSvg | str:
+    try:
+        return formula_svg(*request)
+    except FormulaError as exc:
+        return exc.problem
+    except Exception as exc:  # shown as the source, whatever went wrong
+        return f"The formula could not be typeset: {type(exc).__name__}."
+
+
+def _stop(process: BaseProcess, conn: Connection) -> None:
+    conn.close()  # the child reads end-of-file and returns
+    process.join(0.5)
+    if process.is_alive():
+        process.kill()
+        process.join(0.5)
+
+
+class TexProcess:
+    """A child process laying formulas out as SVG, one at a time (any thread may ask)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._finalizer: weakref.finalize[..., TexProcess] | None = None
+        self.unavailable = ""
+        """Why formulas are laid out in the app instead (empty while a child can be used)."""
+        self.started = 0
+        """How many children were started (a formula over its time limit costs one)."""
+
+    def svg(self, request: Request, limit: float) -> FormulaSvg | str:
+        """The formula of ``request`` laid out, or why it cannot be (one sentence); given up
+        after ``limit`` seconds."""
+        with self._lock:
+            conn = self._child()
+            if conn is None:
+                return _answer(request)
+            try:
+                conn.send(request)
+                if conn.poll(limit):
+                    answer: FormulaSvg | str = conn.recv()
+                    return answer
+            except (EOFError, OSError) as exc:
+                log.warning("the typesetting process stopped: %s", exc)
+                self._end()
+                return "The formula could not be typeset: the typesetter stopped."
+            self._end()
+            return f"The formula took longer than {limit:g} s."
+
+    def start(self) -> None:
+        """Start the child now rather than at the first formula (warming up)."""
+        with self._lock:
+            self._child()
+
+    def close(self) -> None:
+        """Stop the child (a later formula starts another)."""
+        with self._lock:
+            self._end()
+
+    def _child(self) -> Connection | None:
+        if self.unavailable:
+            return None
+        if self._conn is not None and self._process is not None and self._process.is_alive():
+            return self._conn
+        self._end()
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs,), name="parley-typeset", daemon=True)
+        try:
+            process.start()
+            theirs.close()
+            if not ours.poll(START_LIMIT) or ours.recv() != "ready":
+                raise OSError("it did not start in time")
+        except (OSError, EOFError, RuntimeError, ValueError) as exc:
+            if process.pid is not None:
+                _stop(process, ours)
+            self.unavailable = f"The typesetting process could not start: {exc}"
+            log.warning("%s; formulas are typeset in the app instead.", self.unavailable)
+            return None
+        self._process, self._conn = process, ours
+        self._finalizer = weakref.finalize(self, _stop, process, ours)
+        self.started += 1
+        return ours
+
+    def _end(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()  # stops the child, once
+        self._finalizer = None
+        self._process = self._conn = None
