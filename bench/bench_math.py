@@ -55,7 +55,7 @@ def run() -> list[Row]:
         Row("math", "first display formula after start (loads the typesetter)",
             typeset["cold_ms"], "ms", typeset["text_ms"], "its source laid out as text",
             "< 1000 ms", typeset["cold_ms"] < 1000),
-        Row("math", "first typesetting of a display formula (on the worker thread)",
+        Row("math", "first typesetting of a display formula (in the typesetting process)",
             typeset["first_ms"], "ms",
             typeset["text_ms"], "its source laid out as text", "< 50 ms",
             typeset["first_ms"] < 50),
