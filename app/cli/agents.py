@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from app.cli.export_file import refuse_existing, save_export
 from app.cli.text import as_text
 
 if TYPE_CHECKING:
@@ -236,26 +236,9 @@ async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
         out.flush()
         return 0
     target = Path(args.file) if args.file else Path(ws.agents.file_name(agent))
-    if target.exists() and not args.force:
-        err.write(f"parley: {target} already exists; nothing was written (--force replaces it)\n")
+    if refuse_existing(target, args.force, err):
         return 2
-    try:
-        await asyncio.to_thread(_write, target, data)
-    except OSError as exc:
-        err.write(f"parley: could not write {target}: {exc.strerror or exc}; nothing was written\n")
-        return 2
-    err.write(f"exported agent {agent.name} to {target}\n")
-    return 0
-
-
-def _write(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` whole or not at all."""
-    part = target.with_name(f".{target.name}.part")
-    try:
-        part.write_bytes(data)
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
+    return await save_export(target, data, f"exported agent {agent.name}", err)
 
 
 def _show_plan(plan: AgentImport, out: TextIO) -> None:

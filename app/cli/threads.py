@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from app.cli.export_file import refuse_existing, save_export
 
 __all__ = ["add_parsers", "run_command"]
 
@@ -68,8 +69,7 @@ async def _workspace(data_dir: str | None) -> Any:
 
 async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.file) if args.file else None
-    if target is not None and target.exists() and not args.force:
-        err.write(f"parley: {target} already exists; nothing was written (--force replaces it)\n")
+    if target is not None and refuse_existing(target, args.force, err):
         return 2
     fmt: Literal["markdown", "json"] = "markdown" if args.markdown else "json"
     workspace = await _workspace(args.data_dir)
@@ -81,23 +81,7 @@ async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(data.decode("utf-8"))
         out.flush()
         return 0
-    try:
-        await asyncio.to_thread(_write, target, data)
-    except OSError as exc:
-        err.write(f"parley: could not write {target}: {exc.strerror or exc}; nothing was written\n")
-        return 2
-    err.write(f"exported thread {args.thread_id} to {target}\n")
-    return 0
-
-
-def _write(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` whole or not at all."""
-    part = target.with_name(f".{target.name}.part")
-    try:
-        part.write_bytes(data)
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
+    return await save_export(target, data, f"exported thread {args.thread_id}", err)
 
 
 async def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
