@@ -7,10 +7,7 @@ Run by ``packaging/screenshots.py``: ``python packaging/_dialog_shots.py OUT_DIR
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,25 +140,9 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
     await close_window(window)
 
 
-def main(out: Path, every: bool) -> int:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    out.mkdir(parents=True, exist_ok=True)
-    app = QApplication(["parley-screenshots"])
-    app.setQuitOnLastWindowClosed(False)
-    with tempfile.TemporaryDirectory() as tmp:
-        data, script = Path(tmp) / "data", Path(tmp) / "script.json"
-        script.write_text(json.dumps(PAUSE_SCRIPT))
-        loop = qasync.QEventLoop(app)
-        asyncio.set_event_loop(loop)
-        with loop:
-            thread_id = loop.run_until_complete(_seed(data, script))
-            loop.run_until_complete(_shoot(out, data, thread_id, every))
-    return 0
-
-
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    raise SystemExit(main(Path(sys.argv[1]), "--all" in sys.argv))
+    from _shots import run_shots
+
+    every = "--all" in sys.argv
+    raise SystemExit(run_shots(PAUSE_SCRIPT, _seed, _shoot, Path(sys.argv[1]), every))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "packaging"))
+from _shots import screenshot  # noqa: E402
 
 QUESTION = "How do I solve a quadratic equation?"
 
@@ -60,24 +61,7 @@ def main(out_dir: Path) -> list[Path]:
         script.write_text(json.dumps(SCRIPT))
         thread_id = asyncio.run(_seed(data, script))
         for theme in ("light", "dark"):
-            target = out_dir / f"math-{theme}.png"
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "app",
-                    "--data-dir",
-                    str(data),
-                    "--thread",
-                    thread_id,
-                    "--theme",
-                    theme,
-                    "--screenshot",
-                    str(target),
-                ],
-                check=True,
-                cwd=ROOT,
-            )
+            target = screenshot(data, out_dir / f"math-{theme}.png", theme, thread_id)
             written.append(target)
     return written
 

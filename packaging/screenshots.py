@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "packaging"))
+from _shots import screenshot  # noqa: E402
 
 ANSWER = """Here is a small script that counts words in a file:
 
@@ -76,42 +78,10 @@ def main(out_dir: Path) -> int:
         script.write_text(json.dumps(SCRIPT))
         thread_id = asyncio.run(_seed(data, script))
         for theme in ("light", "dark"):
-            target = out_dir / f"main-{theme}.png"
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "app",
-                    "--data-dir",
-                    str(data),
-                    "--thread",
-                    thread_id,
-                    "--theme",
-                    theme,
-                    "--screenshot",
-                    str(target),
-                ],
-                check=True,
-                cwd=ROOT,
-            )
+            target = screenshot(data, out_dir / f"main-{theme}.png", theme, thread_id)
             print(target)
         empty = Path(tmp) / "empty"
-        target = out_dir / "first-start.png"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "app",
-                "--data-dir",
-                str(empty),
-                "--theme",
-                "light",
-                "--screenshot",
-                str(target),
-            ],
-            check=True,
-            cwd=ROOT,
-        )
+        target = screenshot(empty, out_dir / "first-start.png", "light")
         print(target)
     for path in _approval_shots(out_dir):
         print(path)
