@@ -78,21 +78,10 @@ async def _seed(data: Path, script: Path) -> str:
 
 
 async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
-    from PySide6.QtWidgets import QApplication, QListWidget
+    from _shots import each_theme
+    from PySide6.QtWidgets import QListWidget
 
-    from app.ui.app import close_window, open_window
-    from app.ui.theme import apply_theme
-
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    window = await open_window(str(data), thread_id=thread_id, preload=False)
-    window.resize(1180, 760)
-    for theme in ("light", "dark") if every else ("light",):
-        apply_theme(app, theme)
-        await window.workspace.preferences.set_theme(theme)
-        await window.open_thread(thread_id)
-        await asyncio.sleep(0.4)
-        suffix = "" if theme == "light" else "-dark"
+    async for window, suffix in each_theme(data, thread_id, every):
         window.grab().save(str(out / f"agents{suffix}.png"))
         await window.new_thread()
         await window.agent_part.refresh()
@@ -116,7 +105,6 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
             editor.grab().save(str(out / f"agent-editor-problems{suffix}.png"))
         editor.reject()
         await task
-    await close_window(window)
 
 
 if __name__ == "__main__":

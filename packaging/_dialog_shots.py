@@ -103,21 +103,9 @@ def _backups(database: Path) -> None:
 
 
 async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
-    from PySide6.QtWidgets import QApplication
+    from _shots import each_theme
 
-    from app.ui.app import close_window, open_window
-    from app.ui.theme import apply_theme
-
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    window = await open_window(str(data), thread_id=thread_id, preload=False)
-    window.resize(1180, 760)
-    for theme in ("light", "dark") if every else ("light",):
-        apply_theme(app, theme)
-        await window.workspace.preferences.set_theme(theme)
-        await window.open_thread(thread_id)
-        await asyncio.sleep(0.4)
-        suffix = "" if theme == "light" else "-dark"
+    async for window, suffix in each_theme(data, thread_id, every):
         window.grab().save(str(out / f"budget-pause{suffix}.png"))
         dialog = window.open_settings()
         for page in PAGES if every else ["modelsSettingsPage"]:
@@ -131,13 +119,12 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
             await asyncio.sleep(0.2)
             name = "settings" if page == "modelsSettingsPage" else f"settings-{page}"
             dialog.grab().save(str(out / f"{name}{suffix}.png"))
-        if theme == "light":
+        if not suffix:  # the light theme
             page = await dialog.show_page("dataSettingsPage")
             page.table.selectRow(1)  # type: ignore[attr-defined]
             await asyncio.sleep(0.2)
             dialog.grab().save(str(out / "backups.png"))
         dialog.close()
-    await close_window(window)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,12 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.ui.window import MainWindow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,3 +61,29 @@ def run_shots(
             thread_id = loop.run_until_complete(seed(data, written))
             loop.run_until_complete(shoot(out, data, thread_id, every))
     return 0
+
+
+async def each_theme(
+    data: Path, thread_id: str, every: bool
+) -> AsyncIterator[tuple[MainWindow, str]]:
+    """Open the window of ``data`` at ``thread_id`` and give it in the light theme, then (when
+    ``every``) the dark one, with the file-name suffix of each (``""``, ``"-dark"``); the
+    window is closed after."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.app import close_window, open_window
+    from app.ui.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    window = await open_window(str(data), thread_id=thread_id, preload=False)
+    window.resize(1180, 760)
+    try:
+        for theme in ("light", "dark") if every else ("light",):
+            apply_theme(app, theme)
+            await window.workspace.preferences.set_theme(theme)
+            await window.open_thread(thread_id)
+            await asyncio.sleep(0.4)
+            yield window, "" if theme == "light" else "-dark"
+    finally:
+        await close_window(window)
