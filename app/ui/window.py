@@ -11,7 +11,6 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QMainWindow,
     QMenu,
     QStackedWidget,
     QVBoxLayout,
@@ -22,6 +21,7 @@ from app.core.errors import ParleyError
 from app.services.agents import BUILTIN_AGENT_ID
 from app.services.events import AgentsChanged, BudgetUpdated, ModelStatus
 from app.services.hidden_chars import mark_hidden
+from app.services.threads import ThreadService
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
 from app.ui.actions import build_menus, shortcut_rows
@@ -35,7 +35,7 @@ from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
 from app.ui.data_menu import DataMenu
-from app.ui.dialogs import ask, shortcuts_dialog, system_prompt_dialog, text_dialog
+from app.ui.dialogs import ask, shortcuts_dialog
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
 from app.ui.model_download import DownloadBar
@@ -52,11 +52,12 @@ from app.ui.tasks import set_failure_reporter, spawn
 from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
 from app.ui.window_actions import window_actions
+from app.ui.window_threads import ThreadCommands
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ThreadCommands):
     """The main window (see the module docstring)."""
 
     closed = Signal()
@@ -95,6 +96,11 @@ class MainWindow(QMainWindow):
         self._layout.restore(self, self.splitter)
         self._set_tab_order()
         set_failure_reporter(self._report_failure)
+
+    @property
+    def thread_service(self) -> ThreadService:
+        """The workspace's threads (what the thread commands act on)."""
+        return self.workspace.threads
 
     # Making, placing and wiring the parts -------------------------------------------
 
@@ -364,75 +370,6 @@ class MainWindow(QMainWindow):
         self.chat.viewport().update()
         self.composer.address(name)
         self.empty.show_agent(None if agent.builtin else name, agent.description, agent.starters)
-
-    def rename_in_place(self) -> None:
-        """F2: edit the focused thread's title right in the sidebar."""
-        if self.splitter.sidebar_hidden():
-            self.toggle_sidebar()
-        if not self.sidebar.list.hasFocus() and self.chat_vm.thread_id:
-            self.sidebar.select(self.chat_vm.thread_id)
-        self.sidebar.rename_current()
-
-    async def rename_thread(self) -> None:
-        """Rename the open thread."""
-        if self.chat_vm.thread_id is None:
-            return
-        dialog, edit = text_dialog(self, "Rename thread", "A new title for this thread:")
-        edit.setText(self.header.title.text())
-        edit.selectAll()
-        if await ask(dialog) and edit.text().strip():
-            await self.threads_vm.rename(self.chat_vm.thread_id, edit.text())
-            self.header.title.setText(" ".join(edit.text().split()))
-
-    async def edit_system_prompt(self) -> None:
-        """Edit the open thread's system prompt."""
-        if self.chat_vm.thread_id is None:
-            return
-        thread = await self.workspace.threads.get(self.chat_vm.thread_id)
-        dialog, edit = system_prompt_dialog(self, thread.system_prompt or "")
-        if await ask(dialog):
-            await self.workspace.threads.set_system_prompt(thread.id, edit.toPlainText())
-            self.notifier.show("The system prompt is saved.", timeout_ms=3000)
-
-    def delete_current(self) -> None:
-        if self.chat_vm.thread_id is None:
-            return
-        self.sidebar.select(self.chat_vm.thread_id)
-        self.sidebar.delete_current()
-
-    def step_thread(self, step: int) -> None:
-        rows = self.threads_vm.model.rowCount()
-        if not rows:
-            return
-        current = self.threads_vm.model.row_of(self.chat_vm.thread_id or "")
-        row = 0 if current is None else (current + step) % rows
-        spawn(self.open_thread(self.threads_vm.model.rows[row].thread_id))
-
-    # Export and import ---------------------------------------------------------------
-
-    async def export_current(self) -> None:
-        if self.chat_vm.thread_id:
-            await self.export_thread(self.chat_vm.thread_id, "markdown")
-
-    async def export_thread(self, thread_id: str, fmt: str) -> Path | None:
-        """Ask where, then write the thread as Markdown or JSON."""
-        return await self.files.export_thread(thread_id, fmt, self.header.title.text())
-
-    async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
-        """Write the thread to ``path``; a failure is shown, never raised."""
-        return await self.files.write_export(thread_id, fmt, path)
-
-    async def import_thread(self, path: Path | None = None) -> str | None:
-        """Ask for an exported JSON file (unless ``path`` is given) and open it as a thread."""
-        imported = await self.files.import_file(path)
-        if imported is None:
-            return None
-        thread_id, notes, read = imported
-        await self.threads_vm.refresh()
-        await self.open_thread(thread_id)
-        if notes:  # what the import left out, and why
-            self.notifier.show(" ".join([f"Imported {read.name}.", *notes]), level="warning")
-        return thread_id
 
     # Sending -------------------------------------------------------------------------
 
