@@ -91,7 +91,7 @@ def _list(library: Any, out: TextIO) -> int:
             e = row.entry
             out.write(
                 f"{e.name:<16}{human_size(e.size_bytes):>9}{human_size(e.ram_bytes):>8}  "
-                f"{e.tool_calls:<6}{e.licence:<29}{status}\n"
+                f"{e.tool_calls if e.kind == 'chat' else 'embed':<6}{e.licence:<29}{status}\n"
             )
         else:
             size = human_size(row.installed.size_bytes)

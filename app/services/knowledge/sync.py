@@ -92,9 +92,11 @@ def sync_folder(
     folder: FolderRecord,
     report: Callable[[SyncProgress], None],
     cancel: threading.Event,
+    after_file: Callable[[int | None], None] | None = None,
 ) -> SyncResult:
     """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
-    the folder itself cannot be opened."""
+    the folder itself cannot be opened. ``after_file`` is called with a file's id once its
+    passages are saved, and with ``None`` once every file is (vectors are made there)."""
     root = Path(folder.path)
     walk = walk_folder(root, cancel.is_set)
     known = index.file_rows(folder.id)
@@ -114,6 +116,10 @@ def sync_folder(
             return _result(result, walk.folders, cancelled=True)
         report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
         outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
+        if isinstance(outcome, int):
+            if after_file is not None:
+                after_file(outcome)
+            outcome = "read"
         if outcome == "cancelled":
             return _result(result, walk.folders, cancelled=True)
         if outcome == "renamed":
@@ -135,6 +141,8 @@ def sync_folder(
     leftover = [row.id for rel, row in gone.items() if rel not in walk.refused]
     index.delete_files(leftover)
     result["removed"] += len(leftover)
+    if after_file is not None:
+        after_file(None)
     return _result(result, walk.folders)
 
 
@@ -161,9 +169,9 @@ def _sync_one(
     known: FileRow | None,
     by_shape: dict[tuple[int, int], list[FileRow]],
     cancel: threading.Event,
-) -> str:
-    """Bring one file up to date; returns ``read``, ``renamed``, ``touched``, ``skipped``,
-    ``gone`` or ``cancelled``."""
+) -> str | int:
+    """Bring one file up to date; returns the id of a file read, or ``renamed``,
+    ``touched``, ``skipped``, ``gone`` or ``cancelled``."""
     try:
         data = _read(root, found.rel)
     except FileNotFoundError:
@@ -203,5 +211,4 @@ def _sync_one(
         reason = "it holds no text (a scanned PDF has none to read)"
         index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
         return "skipped"
-    index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)
-    return "read"
+    return index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)

@@ -1,0 +1,82 @@
+"""``LlamaEmbedder``: a GGUF model run by llama.cpp in embedding mode, for search by meaning.
+
+Mean pooling gives one vector per passage (not one per token); each is scaled to length 1.
+The model is loaded on first use, in the calling (worker) thread, and used by one thread at a
+time: indexing and a query's vector take turns.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+
+from app.core.errors import UserError
+from app.knowledge import normalise
+from app.providers._llama_load import load_llama
+
+__all__ = ["EMBED_CONTEXT", "LlamaEmbedder"]
+
+EMBED_CONTEXT = 512
+"""Tokens of a passage the model reads (a longer passage is cut: passages are ~900 chars)."""
+
+
+class LlamaEmbedder:
+    """Vectors from the GGUF file at ``path``, named ``name`` (an
+    :class:`~app.knowledge.Embedder`)."""
+
+    def __init__(self, path: str | Path, name: str | None = None) -> None:
+        self.path = Path(path)
+        self._name = name or self.path.name
+        self._lock = threading.Lock()
+        self._model: Any = None
+
+    @property
+    def name(self) -> str:
+        """The model's name (its file's, unless given another)."""
+        return self._name
+
+    def _load(self) -> Any:
+        if self._model is None:
+            if not self.path.is_file():
+                raise UserError(
+                    f"the embedding model {self.path} is missing; choose another in "
+                    "Settings > Knowledge"
+                )
+            try:
+                self._model = load_llama(
+                    self.path,
+                    n_ctx=EMBED_CONTEXT,
+                    n_batch=EMBED_CONTEXT,
+                    n_ubatch=EMBED_CONTEXT,
+                    embedding=True,
+                    pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+                )
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise UserError(
+                    f"the embedding model {self.path.name} could not be loaded ({exc}); "
+                    "choose another in Settings > Knowledge"
+                ) from None
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit-length vector per text (blocking; run it in a worker thread)."""
+        if not texts:
+            return []
+        with self._lock:
+            model = self._load()
+            out = []
+            for text in texts:  # one at a time: llama.cpp cuts each to the context alone
+                raw = model.embed(text if text.strip() else " ", truncate=True)
+                out.append(normalise([float(x) for x in raw]))
+            return out
+
+    def close(self) -> None:
+        """Free the model (it is loaded again if used after)."""
+        with self._lock:
+            model, self._model = self._model, None
+        if model is not None:
+            model.close()

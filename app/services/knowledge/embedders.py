@@ -1,0 +1,107 @@
+"""Which embedding model makes the knowledge folders searchable by meaning, and running it.
+
+The choice is a setting (``AppSettings.knowledge_embedding``): ``""`` (none: words alone),
+``bundled`` (the bundled chat model standing in: weak at meaning, but always there) or
+``gguf:PATH`` (a downloaded or added GGUF file). :func:`embed_missing` gives a folder's
+passages without a vector one, in the indexing thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.knowledge import Embedder
+from app.services.models.catalogue import ModelLibrary
+from app.store.knowledge import KnowledgeIndex
+
+__all__ = [
+    "BUNDLED_EMBEDDING",
+    "BUNDLED_TITLE",
+    "EMBED_BATCH",
+    "EmbeddingChoice",
+    "embed_missing",
+    "embedder_for",
+    "embedding_choices",
+]
+
+log = logging.getLogger(__name__)
+
+BUNDLED_EMBEDDING = "bundled"
+BUNDLED_TITLE = "SmolLM2 135M (bundled)"
+EMBED_BATCH = 8
+"""Passages given the model at once: small, so Cancel and a query's vector wait little."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingChoice:
+    """One choice of embedding model: its setting value and how the window names it."""
+
+    spec: str
+    title: str
+
+
+def embedder_for(spec: str) -> Embedder | None:
+    """The embedder a setting names; ``None`` for none (or a bundled model not installed)."""
+    from app.providers.bundled import bundled_model_path
+    from app.providers.llama_embed import LlamaEmbedder
+
+    if spec == BUNDLED_EMBEDDING:
+        path = bundled_model_path()
+        return LlamaEmbedder(path, BUNDLED_TITLE) if path is not None else None
+    if spec.startswith("gguf:") and spec[5:].strip():
+        return LlamaEmbedder(Path(spec[5:]).expanduser())
+    return None
+
+
+def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[EmbeddingChoice]:
+    """None, the bundled stand-in, the catalogue's embedding models that are downloaded and
+    the GGUF files added (``added``: their paths; any may be an embedding model)."""
+    out = [
+        EmbeddingChoice("", "None: words only (BM25)"),
+        EmbeddingChoice(BUNDLED_EMBEDDING, f"{BUNDLED_TITLE}: a weak stand-in"),
+    ]
+    seen = set()
+    try:
+        rows = library.listing()
+    except Exception:  # a damaged model list: the models page says so
+        rows = []
+    for row in rows:
+        model = row.installed
+        if model is None or not Path(model.path).is_file():
+            continue
+        if row.entry is not None and row.entry.kind != "embedding":
+            continue
+        title = row.entry.title if row.entry is not None else f"{model.name} (added file)"
+        out.append(EmbeddingChoice(model.spec, title))
+        seen.add(model.path)
+    for path in added:
+        if path not in seen and Path(path).is_file():
+            out.append(EmbeddingChoice(f"gguf:{path}", f"{Path(path).name} (added file)"))
+    return out
+
+
+def embed_missing(
+    index: KnowledgeIndex,
+    embedder: Embedder,
+    folder_id: int,
+    file_id: int | None,
+    cancel: threading.Event,
+) -> int:
+    """Give the passages of a folder (or one file of it) that have no vector one, a few at a
+    time until none is left or ``cancel`` is set; how many were saved. Blocking."""
+    done = 0
+    while not cancel.is_set():
+        todo = index.missing_vectors(folder_id, file_id, EMBED_BATCH)
+        if not todo:
+            break
+        vectors = embedder.embed([text for _, text in todo])
+        ids = [pid for pid, _ in todo]
+        saved = index.save_vectors(embedder.name, list(zip(ids, vectors, strict=True)))
+        if saved == 0:  # another model was chosen meanwhile: its own sync makes its vectors
+            break
+        done += saved
+    return done
