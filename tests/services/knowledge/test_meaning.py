@@ -1,0 +1,73 @@
+"""The knowledge service searching by meaning: the embedding model chosen, vectors made in the
+background, fused search, the line that says which search is in use, and a model that fails."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from app.services.bus import EventBus
+from app.services.knowledge import KnowledgeService
+from tests.knowledge.concepts import ConceptEmbedder, write_notes
+
+
+@pytest.fixture
+async def knowledge(tmp_path: Path) -> AsyncIterator[KnowledgeService]:
+    opened = await KnowledgeService.open(tmp_path / "data", EventBus(), watch=False)
+    yield opened
+    await opened.aclose()
+
+
+async def test_with_an_embedding_model_search_finds_by_meaning(
+    knowledge: KnowledgeService, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    assert knowledge.search_mode() == "Search: words (BM25)"
+    knowledge.use_embedder(ConceptEmbedder(), "gguf:/models/concepts.gguf")
+    assert knowledge.search_mode() == "Search: words and meaning (concepts-v1)"
+    await knowledge.add_folder(tmp_path / "notes")
+    await knowledge.wait_idle()
+    sources = await knowledge.sources("is my kitten happy")
+    assert sources[0]["file"] == "pets.txt"
+    knowledge.use_embedder(None)
+    await knowledge.wait_idle()
+    assert await knowledge.sources("is my kitten happy") == []
+    assert knowledge.search_mode() == "Search: words (BM25)"
+
+
+async def test_choosing_a_model_later_gives_existing_passages_vectors(
+    knowledge: KnowledgeService, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    await knowledge.add_folder(tmp_path / "notes")
+    await knowledge.wait_idle()
+    embedder = ConceptEmbedder()
+    knowledge.use_embedder(embedder)
+    await knowledge.wait_idle()
+    assert embedder.calls == 3
+    assert [s["file"] for s in await knowledge.sources("company earnings")][0] == "money.txt"
+
+
+class Broken:
+    """An embedding model whose file is gone."""
+
+    name = "gone.gguf"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise OSError("the embedding model gone.gguf is missing")
+
+
+async def test_a_failing_model_leaves_words_search_and_says_why(
+    knowledge: KnowledgeService, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    knowledge.use_embedder(Broken())
+    await knowledge.add_folder(tmp_path / "notes")
+    await knowledge.wait_idle()
+    assert knowledge.search_mode() == (
+        "Search: words (BM25); meaning is off: the embedding model gone.gguf is missing"
+    )
+    assert [s["file"] for s in await knowledge.sources("router")] == ["home.txt"]
+    assert (await knowledge.folders())[0].files == 3
