@@ -12,8 +12,7 @@ import pytest
 
 from app.services.knowledge.embedders import embed_missing
 from app.services.knowledge.sync import sync_folder
-from app.store.knowledge import FolderRecord, KnowledgeIndex, knowledge_path
-from app.store.knowledge import _schema, _vectors
+from app.store.knowledge import FolderRecord, KnowledgeIndex, _schema, _vectors, knowledge_path
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
 
 

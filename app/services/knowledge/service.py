@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from app.core.errors import UserError
 from app.core.tools import Tool
+from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
-from app.knowledge import Embedder
 from app.services.knowledge.embedders import EmbeddingChoice, embed_missing
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder

@@ -47,7 +47,7 @@ async def test_choosing_a_model_later_gives_existing_passages_vectors(
     knowledge.use_embedder(embedder)
     await knowledge.wait_idle()
     assert embedder.calls == 3
-    assert [s["file"] for s in await knowledge.sources("company earnings")][0] == "money.txt"
+    assert (await knowledge.sources("company earnings"))[0]["file"] == "money.txt"
 
 
 class Broken:
