@@ -3,10 +3,12 @@ status and the files it could not read; Cancel stops indexing; Remove forgets th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
 
 from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.ui.settings.knowledge_page import KnowledgePage
@@ -78,6 +80,29 @@ async def test_cancel_stops_indexing_and_keeps_what_was_read(tmp_path: Path) -> 
         await wait_until(lambda: "not fully indexed yet" in page.folders.item(0).text())
         (folder,) = await window.workspace.knowledge.folders()
         assert 2 <= folder.files < 300
+        dialog.close()
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_page_says_which_search_is_in_use_and_changes_it(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    try:
+        dialog = window.open_settings()
+        page = await dialog.show_page("knowledgeSettingsPage")
+        assert isinstance(page, KnowledgePage)
+        line = page.findChild(QLabel, "knowledgeSearchMode")
+        assert line is not None and line.isVisible()
+        assert line.text() == "Search: words (BM25)"
+        assert page.embedding.currentText() == "None: words only (BM25)"
+        page.embedding.setCurrentIndex(page.embedding.findData("bundled"))
+        await page.choose_embedding()
+        assert line.text() == "Search: words and meaning (SmolLM2 135M (bundled))"
+        saved = json.loads((tmp_path / "data" / "settings.json").read_text())
+        assert saved["knowledge_embedding"] == "bundled"
+        page.embedding.setCurrentIndex(page.embedding.findData(""))
+        await page.choose_embedding()
+        assert line.text() == "Search: words (BM25)"
         dialog.close()
     finally:
         await close_test_window(window)

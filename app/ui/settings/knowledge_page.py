@@ -1,17 +1,20 @@
 """Settings > Knowledge: the folders Parley indexes for search and citations, how each
 stands (files, size, last sync, files it could not read and why), indexing progress with
-Cancel, and adding, reindexing and removing a folder.
+Cancel, adding, reindexing and removing a folder, and which search is in use (words, or words
+and meaning with the embedding model chosen here).
 
 The page is given the knowledge service and the event bus's subscribe call, nothing more.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -27,6 +30,7 @@ from app.core.sizes import human_size
 from app.services.bus import Listener
 from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import FolderRecord, KnowledgeService
+from app.services.knowledge.embedders import EmbeddingChoice
 from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
@@ -78,9 +82,20 @@ class KnowledgePage(SettingsPage):
         self._intro = hint(
             "Parley indexes the documents in these folders (PDF, Word, Markdown, text and "
             "code) and keeps the index up to date while it runs. Answers that use them list "
-            "their sources; click one to open the file. Search is by words (BM25).",
+            "their sources; click one to open the file. With an embedding model, passages "
+            "are also found by meaning: indexing then takes about a second for every few "
+            "passages, once.",
             self,
         )
+        self.search_mode = QLabel(self.knowledge.search_mode(), self)
+        self.search_mode.setObjectName("knowledgeSearchMode")
+        self.search_mode.setWordWrap(True)
+        self.search_mode.setTextFormat(Qt.TextFormat.PlainText)
+        self.embedding = QComboBox(self)
+        self.embedding.setObjectName("knowledgeEmbeddingModel")
+        self.embedding.setAccessibleName("Embedding model for search by meaning")
+        self.embedding.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.embedding.activated.connect(lambda _: spawn(self.choose_embedding()))
         self.folders = QListWidget(self)
         self.folders.setObjectName("knowledgeFolders")
         self.folders.setAccessibleName("Knowledge folders")
@@ -134,8 +149,15 @@ class KnowledgePage(SettingsPage):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
+        meaning = QHBoxLayout()
+        meaning.setSpacing(8)
+        meaning.addWidget(QLabel("Meaning:", self))
+        meaning.addWidget(self.embedding)
+        meaning.addStretch(1)
         layout.addWidget(self._title)
         layout.addWidget(self._intro)
+        layout.addWidget(self.search_mode)
+        layout.addLayout(meaning)
         layout.addWidget(self.folders, 1)
         layout.addWidget(self.empty)
         layout.addWidget(self.problems)
@@ -148,11 +170,23 @@ class KnowledgePage(SettingsPage):
     # Showing -------------------------------------------------------------------------
 
     async def load(self) -> None:
-        """Show the folders as they stand now."""
+        """Show the folders as they stand now, and which search is in use."""
         try:
             self._show(await self.knowledge.folders())
         except (OSError, ParleyError) as exc:
             self._say(f"Could not read the knowledge folders: {exc}")
+        self.search_mode.setText(self.knowledge.search_mode())
+        choices = await asyncio.to_thread(self.knowledge.embedding_choices)
+        current = self.knowledge.embedding_spec
+        if current and current not in [c.spec for c in choices]:
+            choices.append(EmbeddingChoice(current, f"{current.removeprefix('gguf:')} (missing)"))
+        self.embedding.blockSignals(True)
+        self.embedding.clear()
+        for choice in choices:
+            self.embedding.addItem(choice.title, choice.spec)
+        self.embedding.setCurrentIndex(max(0, self.embedding.findData(current)))
+        self.embedding.blockSignals(False)
+        self.embedding.setEnabled(self.knowledge.choose_embedding is not None)
 
     def _show(self, records: list[FolderRecord]) -> None:
         current = self.folders.currentRow()
@@ -240,6 +274,20 @@ class KnowledgePage(SettingsPage):
         rows = [n for n, r in enumerate(self._records) if r.path == path]
         if rows:
             self.folders.setCurrentRow(rows[0])
+
+    async def choose_embedding(self) -> None:
+        """Use the embedding model picked in the list (saved in the settings); the folders
+        are then synced, which gives their passages vectors."""
+        spec = self.embedding.currentData()
+        save = self.knowledge.choose_embedding
+        if save is None or not isinstance(spec, str) or spec == self.knowledge.embedding_spec:
+            return
+        try:
+            await save(spec)
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not use that model: {exc}")
+            return
+        await self.load()
 
     async def reindex_selected(self) -> None:
         """Bring the selected folder up to date now."""
