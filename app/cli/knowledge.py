@@ -62,8 +62,10 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
     bus.subscribe(on_event)
     names = await _agent_names(args.data_dir)
     owner = _agent_named(names, args.agent) if action == "add" and args.agent else None
-    service = await KnowledgeService.open(resolve_data_dir(args.data_dir), bus, watch=False)
+    data_dir = resolve_data_dir(args.data_dir)
+    service = await KnowledgeService.open(data_dir, bus, watch=False)
     try:
+        await _use_embedding(service, data_dir)
         if action == "add":
             path = await service.add_folder(args.folder, owner)
             if owner is not None:
@@ -82,10 +84,22 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             await _wait(service, progress)
             _print_folders(out, await service.folders(), names)
         else:
+            out.write(service.search_mode() + "\n")
             _print_folders(out, await service.folders(), names)
     finally:
         await service.aclose()
     return 0
+
+
+async def _use_embedding(service: Any, data_dir: Any) -> None:
+    """Search (and index) by meaning too when the settings name an embedding model."""
+    from app.services.knowledge.embedders import embedder_for
+    from app.services.settings import load_settings
+
+    spec = (await asyncio.to_thread(load_settings, data_dir)).knowledge_embedding
+    if spec:
+        embedder = await asyncio.to_thread(embedder_for, spec)
+        service.use_embedder(embedder, spec, resync=False)  # add and reindex sync what they name
 
 
 async def _wait(service: Any, progress: _Progress) -> None:

@@ -82,3 +82,14 @@ def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: P
     assert added.returncode == 0, added.stderr
     assert f"{root.resolve()}, for agent Writer\n" in added.stdout
     assert ", for agent Writer" in parley("knowledge", "list", data_dir=data).stdout
+
+
+def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    listed = parley("knowledge", "list", data_dir=data)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("Search: words (BM25)\n")
+    (data / "settings.json").write_text(json.dumps({"knowledge_embedding": "bundled"}))
+    listed = parley("knowledge", "list", data_dir=data)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")

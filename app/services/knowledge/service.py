@@ -265,13 +265,16 @@ class KnowledgeService:
         """The model that gives passages vectors, if one is chosen."""
         return self._embedder
 
-    def use_embedder(self, embedder: Embedder | None, spec: str = "") -> None:
+    def use_embedder(
+        self, embedder: Embedder | None, spec: str = "", *, resync: bool = True
+    ) -> None:
         """Search by meaning with ``embedder`` too (``None``: by words alone). Vectors of
-        another model are dropped and every folder is synced, which makes them again."""
+        another model are dropped and every folder is synced (unless not ``resync``), which
+        makes them again."""
         self._embedder, self.embedding_spec, self._embed_problem = embedder, spec, None
         if embedder is not None:
             self._index.use_embedding_model(embedder.name)
-            for record in self._folders:
+            for record in self._folders if resync else ():
                 with contextlib.suppress(RuntimeError):  # no loop yet: start() syncs them
                     self._schedule(record.id)
         self._events.emit(KnowledgeChanged(""))

@@ -159,7 +159,7 @@ class KnowledgePage(SettingsPage):
         layout.addWidget(self.search_mode)
         layout.addLayout(meaning)
         layout.addWidget(self.folders, 1)
-        layout.addWidget(self.empty)
+        layout.addWidget(self.empty, 1, Qt.AlignmentFlag.AlignTop)  # the slack, when no list
         layout.addWidget(self.problems)
         layout.addLayout(buttons)
         layout.addSpacing(8)
