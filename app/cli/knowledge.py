@@ -196,6 +196,8 @@ class _Progress:
             f"Indexing {event.files_done}/{event.files_total} files, "
             f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}: {event.current}"
         )
+        if event.passages_total:
+            line = f"Finding the meaning of {event.passages_done}/{event.passages_total} passages"
         write_control = getattr(self._err, "write_control", self._err.write)
         write_control("\r\x1b[K")
         self._err.write(line[:200])

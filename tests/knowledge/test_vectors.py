@@ -68,6 +68,19 @@ def test_a_passage_close_in_meaning_is_found_without_its_words(
         assert _fused(index, how, "company earnings")[0] == "money.txt"
         # words still count: the passage with the word comes first
         assert _fused(index, how, "button wifi")[0] == "home.txt"
+        assert _fused(index, how, "?!") == []  # no word, no meaning: nothing is close
+
+
+def test_meaning_searches_only_the_folders_a_turn_may(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", ConceptEmbedder())
+    index.call(lambda c: c.execute("UPDATE folders SET agent = 'writer'"))
+    vector = ConceptEmbedder().embed(["kitten"])[0]
+    for how in _backends(index):
+        assert index.call(_vectors.nearest, how, vector, 5, None) == []
+        assert len(index.call(_vectors.nearest, how, vector, 5, "writer")) == 3
 
 
 def test_passages_without_vectors_get_them_on_the_next_sync(

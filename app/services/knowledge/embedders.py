@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,10 +90,14 @@ def embed_missing(
     folder_id: int,
     file_id: int | None,
     cancel: threading.Event,
+    progress: Callable[[int], None] | None = None,
 ) -> int:
     """Give the passages of a folder (or one file of it) that have no vector one, a few at a
-    time until none is left or ``cancel`` is set; how many were saved. Blocking."""
+    time until none is left or ``cancel`` is set; how many were saved. Blocking.
+    ``progress`` is told how many are saved so far, before the first and after each few."""
     done = 0
+    if progress is not None:
+        progress(0)
     while not cancel.is_set():
         todo = index.missing_vectors(folder_id, file_id, EMBED_BATCH)
         if not todo:
@@ -104,4 +108,6 @@ def embed_missing(
         if saved == 0:  # another model was chosen meanwhile: its own sync makes its vectors
             break
         done += saved
+        if progress is not None:
+            progress(done)
     return done

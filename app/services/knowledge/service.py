@@ -228,7 +228,7 @@ class KnowledgeService:
                     record,
                     report,
                     self._cancel,
-                    self._vectors_hook(record.id),
+                    self._vectors_hook(record),
                 )
             except OSError as exc:
                 why = f"{record.path} cannot be read ({exc.strerror or exc})"
@@ -288,17 +288,28 @@ class KnowledgeService:
             return f"Search: words (BM25); meaning is off: {self._embed_problem}"
         return f"Search: words and meaning ({self._embedder.name})"
 
-    def _vectors_hook(self, folder_id: int) -> Callable[[int | None], None] | None:
-        """What gives a folder's passages their vectors as a sync saves them (in its thread)."""
+    def _vectors_hook(self, record: FolderRecord) -> Callable[[int | None], None] | None:
+        """What gives a folder's passages their vectors as a sync saves them (in its thread);
+        the passages left at the end of a sync (all of them, after another model was chosen)
+        are told as progress."""
         embedder = self._embedder
         if embedder is None:
             return None
+        loop = asyncio.get_running_loop()
+
+        def told(done: int, total: int) -> None:
+            event = KnowledgeProgress(
+                record.path, 0, 0, 0, 0, "", passages_done=done, passages_total=total
+            )
+            loop.call_soon_threadsafe(self._events.emit, event)
 
         def after_file(file_id: int | None) -> None:
             if self._embed_problem or embedder is not self._embedder:
                 return
+            total = self._index.missing_count(record.id) if file_id is None else 0
+            progress = (lambda done: told(done, total)) if total else None
             try:
-                embed_missing(self._index, embedder, folder_id, file_id, self._cancel)
+                embed_missing(self._index, embedder, record.id, file_id, self._cancel, progress)
             except Exception as exc:  # a missing or broken model: words alone, said why
                 log.warning("making vectors with %s failed", embedder.name, exc_info=True)
                 self._embed_problem = str(exc) or type(exc).__name__

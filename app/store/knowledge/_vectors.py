@@ -25,6 +25,7 @@ __all__ = [
     "embedding_model",
     "fused_search",
     "load_sqlite_vec",
+    "missing_count",
     "missing_vectors",
     "nearest",
     "save_vectors",
@@ -138,6 +139,18 @@ def missing_vectors(
     return [(int(pid), str(text)) for pid, text in rows]
 
 
+def missing_count(conn: sqlite3.Connection, folder_id: int) -> int:
+    """How many passages of a folder have no vector yet."""
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM passages p JOIN files f ON f.id = p.file_id "
+            "LEFT JOIN passage_vectors v ON v.passage_id = p.id "
+            "WHERE v.passage_id IS NULL AND f.folder_id = ?",
+            (folder_id,),
+        ).fetchone()[0]
+    )
+
+
 def save_vectors(
     conn: sqlite3.Connection, model: str, vectors: Sequence[tuple[int, Sequence[float]]]
 ) -> int:
@@ -171,15 +184,20 @@ def nearest(
     agent: str | None,
 ) -> list[int]:
     """The ids of the ``limit`` passages whose vectors are closest to ``vector`` (unit
-    length), best first, over the folders of every thread and those of ``agent``."""
+    length), best first, over the folders of every thread and those of ``agent``. A zero
+    vector is close to nothing."""
+    if not any(vector):
+        return []
     if how.sqlite_vec:
+        # a zero vector's distance is NULL, which would sort first: it is left out
         rows = conn.execute(
-            "SELECT v.passage_id FROM passage_vectors v "
+            "SELECT id FROM (SELECT v.passage_id AS id, vec_distance_cosine(v.vector, ?) AS far "
+            "FROM passage_vectors v "
             "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
             "JOIN folders d ON d.id = f.folder_id "
-            "WHERE length(v.vector) = ? AND (d.agent IS NULL OR d.agent IS ?) "
-            "ORDER BY vec_distance_cosine(v.vector, ?), v.passage_id LIMIT ?",
-            (len(vector) * 4, agent, _blob(vector), limit),
+            "WHERE length(v.vector) = ? AND (d.agent IS NULL OR d.agent IS ?)) "
+            "WHERE far IS NOT NULL ORDER BY far, id LIMIT ?",
+            (_blob(vector), len(vector) * 4, agent, limit),
         ).fetchall()
         return [int(r[0]) for r in rows]
     import numpy as np

@@ -230,6 +230,10 @@ class KnowledgeIndex:
         """Passages of a folder (or one of its files) without a vector: ids and texts."""
         return self.call(_vectors.missing_vectors, folder_id, file_id, limit)
 
+    def missing_count(self, folder_id: int) -> int:
+        """How many passages of a folder have no vector yet."""
+        return self.call(_vectors.missing_count, folder_id)
+
     def save_vectors(self, model: str, vectors: Sequence[tuple[int, Sequence[float]]]) -> int:
         """Save passages' vectors made by ``model``; how many were kept."""
         return self.call(_vectors.save_vectors, model, vectors)

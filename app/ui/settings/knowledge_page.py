@@ -228,6 +228,15 @@ class KnowledgePage(SettingsPage):
             self._progress(event)
 
     def _progress(self, event: KnowledgeProgress) -> None:
+        if event.state == "indexing" and event.passages_total:
+            self._set_indexing(True)
+            self.progress.setRange(0, event.passages_total)
+            self.progress.setValue(event.passages_done)
+            self.progress_text.setText(
+                f"Indexing {event.folder}: the meaning of {event.passages_done:,} of "
+                f"{event.passages_total:,} passages"
+            )
+            return
         if event.state == "indexing":
             self._set_indexing(True)
             self.progress.setRange(0, max(event.bytes_total, 1))

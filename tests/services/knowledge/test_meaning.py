@@ -9,13 +9,20 @@ from pathlib import Path
 import pytest
 
 from app.services.bus import EventBus
+from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import KnowledgeService
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
 
 
+EVENTS: list[WorkspaceEvent] = []
+
+
 @pytest.fixture
 async def knowledge(tmp_path: Path) -> AsyncIterator[KnowledgeService]:
-    opened = await KnowledgeService.open(tmp_path / "data", EventBus(), watch=False)
+    bus = EventBus()
+    EVENTS.clear()
+    bus.subscribe(EVENTS.append)
+    opened = await KnowledgeService.open(tmp_path / "data", bus, watch=False)
     yield opened
     await opened.aclose()
 
@@ -44,9 +51,16 @@ async def test_choosing_a_model_later_gives_existing_passages_vectors(
     await knowledge.add_folder(tmp_path / "notes")
     await knowledge.wait_idle()
     embedder = ConceptEmbedder()
+    EVENTS.clear()
     knowledge.use_embedder(embedder)
     await knowledge.wait_idle()
     assert embedder.calls == 3
+    told = [
+        (e.passages_done, e.passages_total)
+        for e in EVENTS
+        if isinstance(e, KnowledgeProgress) and e.passages_total
+    ]
+    assert told == [(0, 3), (3, 3)]  # the three notes make one batch
     assert (await knowledge.sources("company earnings"))[0]["file"] == "money.txt"
 
 
