@@ -13,7 +13,6 @@ from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import KnowledgeService
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
 
-
 EVENTS: list[WorkspaceEvent] = []
 
 
