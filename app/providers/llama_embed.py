@@ -1,7 +1,7 @@
 """``LlamaEmbedder``: a GGUF model run by llama.cpp in embedding mode, for search by meaning.
 
 Mean pooling gives one vector per passage (not one per token); each is scaled to length 1.
-The model is loaded on first use, in the calling (worker) thread, and used by one thread at a
+The model (and llama.cpp itself) is loaded on first use, in the calling (worker) thread, and used by one thread at a
 time: indexing and a query's vector take turns.
 """
 
@@ -12,11 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import llama_cpp
-
 from app.core.errors import UserError
 from app.knowledge import normalise
-from app.providers._llama_load import load_llama
 
 __all__ = ["EMBED_CONTEXT", "LlamaEmbedder"]
 
@@ -41,6 +38,12 @@ class LlamaEmbedder:
 
     def _load(self) -> Any:
         if self._model is None:
+            # llama.cpp (and numpy) are imported here, in the worker thread, on first use:
+            # choosing a model costs the window's start nothing
+            import llama_cpp
+
+            from app.providers._llama_load import load_llama
+
             if not self.path.is_file():
                 raise UserError(
                     f"the embedding model {self.path} is missing; choose another in "

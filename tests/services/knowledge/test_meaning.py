@@ -84,3 +84,40 @@ async def test_a_failing_model_leaves_words_search_and_says_why(
     )
     assert [s["file"] for s in await knowledge.sources("router")] == ["home.txt"]
     assert (await knowledge.folders())[0].files == 3
+
+
+async def test_the_workspace_follows_the_setting_and_a_missing_file_is_said(
+    tmp_path: Path,
+) -> None:
+    from app.services.workspace import Workspace
+
+    write_notes(tmp_path / "notes")
+    gone = tmp_path / "models" / "bge.gguf"
+
+    async def opened() -> Workspace:
+        return await Workspace.open(
+            tmp_path / "data", resolve_model=lambda spec: None, secret_resolver=lambda ref: ""
+        )
+
+    ws = await opened()
+    try:
+        assert ws.knowledge.search_mode() == "Search: words (BM25)"
+        assert ws.knowledge.choose_embedding is not None
+        await ws.knowledge.choose_embedding(f"gguf:{gone}")
+        assert ws.knowledge.search_mode() == "Search: words and meaning (bge.gguf)"
+        await ws.knowledge.add_folder(tmp_path / "notes")
+        await ws.knowledge.wait_idle()
+        assert ws.knowledge.search_mode() == (
+            f"Search: words (BM25); meaning is off: the embedding model {gone} is missing; "
+            "choose another in Settings > Knowledge"
+        )
+        assert [s["file"] for s in await ws.knowledge.sources("router")] == ["home.txt"]
+    finally:
+        await ws.aclose()
+    ws = await opened()  # the choice is kept
+    try:
+        assert ws.knowledge.embedding_spec == f"gguf:{gone}"
+        await ws.settings.update(knowledge_embedding="")
+        assert ws.knowledge.search_mode() == "Search: words (BM25)"
+    finally:
+        await ws.aclose()
