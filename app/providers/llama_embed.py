@@ -1,8 +1,8 @@
 """``LlamaEmbedder``: a GGUF model run by llama.cpp in embedding mode, for search by meaning.
 
 Mean pooling gives one vector per passage (not one per token); each is scaled to length 1.
-The model (and llama.cpp itself) is loaded on first use, in the calling (worker) thread, and used by one thread at a
-time: indexing and a query's vector take turns.
+The model (and llama.cpp itself) is loaded on first use, in the calling (worker) thread, and
+used by one thread at a time: indexing and a query's vector take turns.
 """
 
 from __future__ import annotations
