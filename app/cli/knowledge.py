@@ -85,6 +85,8 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             _print_folders(out, await service.folders(), names)
         else:
             out.write(service.search_mode() + "\n")
+            if service.vector_note:
+                out.write(f"    {service.vector_note}\n")
             _print_folders(out, await service.folders(), names)
     finally:
         await service.aclose()

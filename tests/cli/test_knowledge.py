@@ -5,6 +5,7 @@ its sources, and the exported thread keeps them."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from tests.cli.process import new_thread_id, parley
@@ -93,3 +94,5 @@ def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
     listed = parley("knowledge", "list", data_dir=data)
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")
+    if not hasattr(sqlite3.Connection, "enable_load_extension"):
+        assert "\n    Vectors are compared by an exact scan, not by sqlite-vec" in listed.stdout

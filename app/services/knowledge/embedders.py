@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING = "bundled"
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
-EMBED_BATCH = 8
-"""Passages given the model at once: small, so Cancel and a query's vector wait little."""
+EMBED_BATCH = 4
+"""Passages given the model at once: few, so Cancel, closing and a query's vector wait little
+(a few seconds at worst with the bundled stand-in on a slow machine)."""
 
 
 @dataclass(frozen=True, slots=True)

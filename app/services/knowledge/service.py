@@ -288,6 +288,14 @@ class KnowledgeService:
             return f"Search: words (BM25); meaning is off: {self._embed_problem}"
         return f"Search: words and meaning ({self._embedder.name})"
 
+    @property
+    def vector_note(self) -> str | None:
+        """How vectors are compared, when it is not by sqlite-vec (and why not)."""
+        why = self._index.vectors.why_not
+        if self._embedder is None or why is None:
+            return None
+        return f"Vectors are compared by an exact scan, not by sqlite-vec: {why}."
+
     def _vectors_hook(self, record: FolderRecord) -> Callable[[int | None], None] | None:
         """What gives a folder's passages their vectors as a sync saves them (in its thread);
         the passages left at the end of a sync (all of them, after another model was chosen)
@@ -387,9 +395,14 @@ class KnowledgeService:
         """The passages that best match ``query``, best first: by words, and by meaning
         fused with them when an embedding model is chosen and passages have vectors."""
         vector = await self._query_vector(query)
-        if vector is None:
-            return await self._index.asearch(query, limit, agent)
-        return await self._index.asearch_fused(query, vector, limit, agent)
+        if vector is not None:
+            try:
+                return await self._index.asearch_fused(query, vector, limit, agent)
+            except Exception as exc:  # the vectors cannot be compared: words alone, said why
+                log.warning("searching by meaning failed", exc_info=True)
+                self._embed_problem = f"the vectors could not be compared ({exc})"
+                self._events.emit(KnowledgeChanged(""))
+        return await self._index.asearch(query, limit, agent)
 
     async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
         """The best passages as numbered sources (what the model reads and cites); a passage

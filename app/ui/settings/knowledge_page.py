@@ -176,6 +176,7 @@ class KnowledgePage(SettingsPage):
         except (OSError, ParleyError) as exc:
             self._say(f"Could not read the knowledge folders: {exc}")
         self.search_mode.setText(self.knowledge.search_mode())
+        self.search_mode.setToolTip(self.knowledge.vector_note or "")
         choices = await asyncio.to_thread(self.knowledge.embedding_choices)
         current = self.knowledge.embedding_spec
         if current and current not in [c.spec for c in choices]:

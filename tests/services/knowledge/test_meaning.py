@@ -3,6 +3,7 @@ background, fused search, the line that says which search is in use, and a model
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -121,3 +122,15 @@ async def test_the_workspace_follows_the_setting_and_a_missing_file_is_said(
         assert ws.knowledge.search_mode() == "Search: words (BM25)"
     finally:
         await ws.aclose()
+
+
+async def test_the_way_vectors_are_compared_is_said(knowledge: KnowledgeService) -> None:
+    assert knowledge.vector_note is None
+    knowledge.use_embedder(ConceptEmbedder())
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        assert knowledge.vector_note is None  # sqlite-vec is used
+    else:
+        assert knowledge.vector_note == (
+            "Vectors are compared by an exact scan, not by sqlite-vec: this Python's SQLite "
+            "cannot load extensions."
+        )
