@@ -35,8 +35,8 @@ def _sync(index: KnowledgeIndex, root: Path, embedder: ConceptEmbedder | None) -
     if embedder is not None:
         index.use_embedding_model(embedder.name)
 
-        def hook(file_id: int | None) -> None:
-            embed_missing(index, embedder, folder.id, file_id, cancel)
+        def hook(rel: str | None) -> None:
+            embed_missing(index, embedder, folder.id, rel, cancel)
 
     sync_folder(index, folder, lambda _: None, cancel, hook)
 

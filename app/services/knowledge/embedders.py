@@ -89,18 +89,18 @@ def embed_missing(
     index: KnowledgeIndex,
     embedder: Embedder,
     folder_id: int,
-    file_id: int | None,
+    rel: str | None,
     cancel: threading.Event,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Give the passages of a folder (or one file of it) that have no vector one, a few at a
+    """Give the passages of a folder (or of its file ``rel``) that have no vector one, a few at a
     time until none is left or ``cancel`` is set; how many were saved. Blocking.
     ``progress`` is told how many are saved so far, before the first and after each few."""
     done = 0
     if progress is not None:
         progress(0)
     while not cancel.is_set():
-        todo = index.missing_vectors(folder_id, file_id, EMBED_BATCH)
+        todo = index.missing_vectors(folder_id, rel, EMBED_BATCH)
         if not todo:
             break
         vectors = embedder.embed([text for _, text in todo])

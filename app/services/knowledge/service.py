@@ -296,7 +296,7 @@ class KnowledgeService:
             return None
         return f"Vectors are compared by an exact scan, not by sqlite-vec: {why}."
 
-    def _vectors_hook(self, record: FolderRecord) -> Callable[[int | None], None] | None:
+    def _vectors_hook(self, record: FolderRecord) -> Callable[[str | None], None] | None:
         """What gives a folder's passages their vectors as a sync saves them (in its thread);
         the passages left at the end of a sync (all of them, after another model was chosen)
         are told as progress."""
@@ -311,13 +311,13 @@ class KnowledgeService:
             )
             loop.call_soon_threadsafe(self._events.emit, event)
 
-        def after_file(file_id: int | None) -> None:
+        def after_file(rel: str | None) -> None:
             if self._embed_problem or embedder is not self._embedder:
                 return
-            total = self._index.missing_count(record.id) if file_id is None else 0
+            total = self._index.missing_count(record.id) if rel is None else 0
             progress = (lambda done: told(done, total)) if total else None
             try:
-                embed_missing(self._index, embedder, record.id, file_id, self._cancel, progress)
+                embed_missing(self._index, embedder, record.id, rel, self._cancel, progress)
             except Exception as exc:  # a missing or broken model: words alone, said why
                 log.warning("making vectors with %s failed", embedder.name, exc_info=True)
                 self._embed_problem = str(exc) or type(exc).__name__

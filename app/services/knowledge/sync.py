@@ -92,11 +92,11 @@ def sync_folder(
     folder: FolderRecord,
     report: Callable[[SyncProgress], None],
     cancel: threading.Event,
-    after_file: Callable[[int | None], None] | None = None,
+    after_file: Callable[[str | None], None] | None = None,
 ) -> SyncResult:
     """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
-    the folder itself cannot be opened. ``after_file`` is called with a file's id once its
-    passages are saved, and with ``None`` once every file is (vectors are made there)."""
+    the folder itself cannot be opened. ``after_file`` is called with a file's path inside the
+    folder once its passages are saved, and with ``None`` at the end (vectors are made there)."""
     root = Path(folder.path)
     walk = walk_folder(root, cancel.is_set)
     known = index.file_rows(folder.id)
@@ -116,10 +116,8 @@ def sync_folder(
             return _result(result, walk.folders, cancelled=True)
         report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
         outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
-        if isinstance(outcome, int):
-            if after_file is not None:
-                after_file(outcome)
-            outcome = "read"
+        if outcome == "read" and after_file is not None:
+            after_file(found.rel)
         if outcome == "cancelled":
             return _result(result, walk.folders, cancelled=True)
         if outcome == "renamed":
@@ -169,9 +167,9 @@ def _sync_one(
     known: FileRow | None,
     by_shape: dict[tuple[int, int], list[FileRow]],
     cancel: threading.Event,
-) -> str | int:
-    """Bring one file up to date; returns the id of a file read, or ``renamed``,
-    ``touched``, ``skipped``, ``gone`` or ``cancelled``."""
+) -> str:
+    """Bring one file up to date; returns ``read``, ``renamed``, ``touched``, ``skipped``,
+    ``gone`` or ``cancelled``."""
     try:
         data = _read(root, found.rel)
     except FileNotFoundError:
@@ -211,4 +209,5 @@ def _sync_one(
         reason = "it holds no text (a scanned PDF has none to read)"
         index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
         return "skipped"
-    return index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)
+    index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)
+    return "read"

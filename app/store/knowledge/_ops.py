@@ -161,9 +161,9 @@ def save_file(
     mtime_ns: int,
     sha256: str,
     passages: Sequence[Passage],
-) -> int:
+) -> None:
     """Save a file read in full and its passages, replacing what the index had for it: all
-    in one transaction, so a kill leaves either the old file or the new one. Its new id."""
+    in one transaction, so a kill leaves either the old file or the new one."""
     with _tx(conn):
         file_id = _replace_row(conn, folder_id, rel, size, mtime_ns, sha256, "indexed", None)
         conn.executemany(
@@ -171,7 +171,6 @@ def save_file(
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages],
         )
-    return file_id
 
 
 def save_skipped(

@@ -124,12 +124,12 @@ def vector_count(conn: sqlite3.Connection) -> int:
 
 
 def missing_vectors(
-    conn: sqlite3.Connection, folder_id: int, file_id: int | None, limit: int
+    conn: sqlite3.Connection, folder_id: int, rel: str | None, limit: int
 ) -> list[tuple[int, str]]:
-    """Up to ``limit`` passages of a folder (or of one file in it) that have no vector yet:
+    """Up to ``limit`` passages of a folder (or of its file ``rel``) that have no vector yet:
     their ids and texts, in order."""
-    where = "f.folder_id = ?" + (" AND f.id = ?" if file_id is not None else "")
-    args: tuple[int, ...] = (folder_id,) if file_id is None else (folder_id, file_id)
+    where = "f.folder_id = ?" + (" AND f.rel = ?" if rel is not None else "")
+    args: tuple[int | str, ...] = (folder_id,) if rel is None else (folder_id, rel)
     rows = conn.execute(
         "SELECT p.id, coalesce(p.heading || char(10), '') || p.text FROM passages p "
         "JOIN files f ON f.id = p.file_id LEFT JOIN passage_vectors v ON v.passage_id = p.id "

@@ -178,9 +178,9 @@ class KnowledgeIndex:
 
     def save_file(
         self, folder_id: int, rel: str, size: int, mtime_ns: int, sha: str, passages: list[Passage]
-    ) -> int:
-        """Save a file's passages and its "done" row in one transaction; the file's id."""
-        return self.call(_ops.save_file, folder_id, rel, size, mtime_ns, sha, passages)
+    ) -> None:
+        """Save a file's passages and its "done" row in one transaction."""
+        self.call(_ops.save_file, folder_id, rel, size, mtime_ns, sha, passages)
 
     def save_skipped(
         self, folder_id: int, rel: str, size: int, mtime_ns: int, sha: str, reason: str
@@ -225,10 +225,10 @@ class KnowledgeIndex:
         return self.call(_vectors.embedding_model)
 
     def missing_vectors(
-        self, folder_id: int, file_id: int | None = None, limit: int = 16
+        self, folder_id: int, rel: str | None = None, limit: int = 16
     ) -> list[tuple[int, str]]:
-        """Passages of a folder (or one of its files) without a vector: ids and texts."""
-        return self.call(_vectors.missing_vectors, folder_id, file_id, limit)
+        """Passages of a folder (or of its file ``rel``) without a vector: ids and texts."""
+        return self.call(_vectors.missing_vectors, folder_id, rel, limit)
 
     def missing_count(self, folder_id: int) -> int:
         """How many passages of a folder have no vector yet."""
