@@ -82,9 +82,9 @@ class KnowledgePage(SettingsPage):
         self._intro = hint(
             "Parley indexes the documents in these folders (PDF, Word, Markdown, text and "
             "code) and keeps the index up to date while it runs. Answers that use them list "
-            "their sources; click one to open the file. With an embedding model, passages "
-            "are also found by meaning: indexing then takes about a second for every few "
-            "passages, once.",
+            "their sources; click one to open the file. With an embedding model passages are "
+            "also found by meaning; giving each its vector takes time, once (seconds a "
+            "passage with the bundled stand-in).",
             self,
         )
         self.search_mode = QLabel(self.knowledge.search_mode(), self)
