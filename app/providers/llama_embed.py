@@ -1,6 +1,8 @@
 """``LlamaEmbedder``: a GGUF model run by llama.cpp in embedding mode, for search by meaning.
 
-Mean pooling gives one vector per passage (not one per token); each is scaled to length 1.
+Pooling gives one vector per passage, not one per token: the pooling the model's GGUF
+declares (an embedding model such as BGE declares CLS), else mean pooling (a chat model
+standing in); each vector is scaled to length 1.
 The model (and llama.cpp itself) is loaded on first use, in the calling (worker) thread, and
 used by one thread at a time: indexing and a query's vector take turns.
 """
@@ -15,10 +17,27 @@ from typing import Any
 from app.core.errors import UserError
 from app.knowledge import normalise
 
-__all__ = ["EMBED_CONTEXT", "LlamaEmbedder"]
+__all__ = ["EMBED_CONTEXT", "LlamaEmbedder", "declared_pooling"]
 
 EMBED_CONTEXT = 512
 """Tokens of a passage the model reads (a longer passage is cut: passages are ~900 chars)."""
+
+
+_POOLINGS = {1, 2, 3}
+"""Mean, CLS and last-token pooling: what a GGUF may declare and llama.cpp can do."""
+
+
+def declared_pooling(metadata: dict[str, str]) -> int | None:
+    """The pooling an embedding model's GGUF declares (``ARCH.pooling_type``), if any; a chat
+    model declares none, and then mean pooling is used."""
+    for key, value in metadata.items():
+        if key.endswith(".pooling_type"):
+            try:
+                pooling = int(value)
+            except ValueError:
+                return None
+            return pooling if pooling in _POOLINGS else None
+    return None
 
 
 class LlamaEmbedder:
@@ -49,15 +68,24 @@ class LlamaEmbedder:
                     f"the embedding model {self.path} is missing; choose another in "
                     "Settings > Knowledge"
                 )
-            try:
-                self._model = load_llama(
+
+            def load(pooling: int) -> Any:
+                return load_llama(
                     self.path,
                     n_ctx=EMBED_CONTEXT,
                     n_batch=EMBED_CONTEXT,
                     n_ubatch=EMBED_CONTEXT,
                     embedding=True,
-                    pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+                    pooling_type=pooling,
                 )
+
+            try:
+                model = load(llama_cpp.LLAMA_POOLING_TYPE_MEAN)
+                own = declared_pooling(model.metadata)
+                if own is not None and own != llama_cpp.LLAMA_POOLING_TYPE_MEAN:
+                    model.close()  # an embedding model trained with its own (CLS for BGE)
+                    model = load(own)
+                self._model = model
             except (ValueError, RuntimeError, OSError) as exc:
                 raise UserError(
                     f"the embedding model {self.path.name} could not be loaded ({exc}); "

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import UserError
-from app.providers.llama_embed import LlamaEmbedder
+from app.providers.llama_embed import LlamaEmbedder, declared_pooling
 
 pytestmark = pytest.mark.slow
 
@@ -41,3 +41,11 @@ def test_a_missing_file_is_said_in_one_sentence(tmp_path: Path) -> None:
     embedder = LlamaEmbedder(tmp_path / "gone.gguf")
     with pytest.raises(UserError, match=r"the embedding model .*gone\.gguf is missing"):
         embedder.embed(["x"])
+
+
+def test_the_pooling_a_model_declares_is_used_else_mean() -> None:
+    assert declared_pooling({"general.architecture": "llama"}) is None  # the bundled model
+    assert declared_pooling({"bert.pooling_type": "2"}) == 2  # BGE: CLS
+    assert declared_pooling({"nomic-bert.pooling_type": "1"}) == 1
+    assert declared_pooling({"bert.pooling_type": "0"}) is None  # none: one per token
+    assert declared_pooling({"bert.pooling_type": "lots"}) is None
