@@ -1,7 +1,7 @@
 """``parley knowledge add FOLDER [--agent NAME]``, ``list``, ``remove FOLDER``,
-``search "QUERY"`` and ``reindex [FOLDER]``: knowledge folders from a terminal, through the
-same service as the window. Indexing shows its progress on stderr; Ctrl+C stops it after the
-file being read and keeps what was read."""
+``search "QUERY"``, ``meaning MODEL`` and ``reindex [FOLDER]``: knowledge folders from a
+terminal, through the same service as the window. Indexing shows its progress on stderr;
+Ctrl+C stops it after the file being read and keeps what was read."""
 
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     search = actions.add_parser("search", parents=[common], help="the passages that match")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=int, default=5, help="how many passages (default 5)")
+    meaning = actions.add_parser(
+        "meaning", parents=[common], help="search by meaning too, with this embedding model"
+    )
+    meaning.add_argument(
+        "model", metavar="MODEL", help="none, bundled, a downloaded model's name or a .gguf file"
+    )
     reindex = actions.add_parser(
         "reindex", parents=[common], help="bring every folder (or FOLDER) up to date"
     )
@@ -79,6 +85,8 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             out.write(f"Removed {args.folder} (its files were not touched).\n")
         elif action == "search":
             return await _search(service, args.query, args.limit, out)
+        elif action == "meaning":
+            await _choose_meaning(service, data_dir, args.model, out)
         elif action == "reindex":
             await service.reindex(args.folder)
             await _wait(service, progress)
@@ -102,6 +110,23 @@ async def _use_embedding(service: Any, data_dir: Any) -> None:
     if spec:
         embedder = await asyncio.to_thread(embedder_for, spec)
         service.use_embedder(embedder, spec, resync=False)  # add and reindex sync what they name
+
+
+async def _choose_meaning(service: Any, data_dir: Any, model: str, out: TextIO) -> None:
+    """Save the embedding model named, and say which search is in use now."""
+    from app.services.knowledge.embedders import embedder_for, spec_named
+    from app.services.models.catalogue import ModelLibrary
+    from app.services.settings import load_settings, save_settings
+
+    spec = await asyncio.to_thread(spec_named, model, ModelLibrary(data_dir))
+    settings = await asyncio.to_thread(load_settings, data_dir)
+    await asyncio.to_thread(
+        save_settings, data_dir, settings.model_copy(update={"knowledge_embedding": spec})
+    )
+    service.use_embedder(await asyncio.to_thread(embedder_for, spec), spec, resync=False)
+    out.write(service.search_mode() + "\n")
+    if spec and service.has_folders:
+        out.write("Passages get their vectors at the next sync: parley knowledge reindex\n")
 
 
 async def _wait(service: Any, progress: _Progress) -> None:

@@ -104,7 +104,10 @@ def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
     entry = library.entry(name)
     err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
     model = asyncio.run(library.download(name, _ProgressLine(err, name)))
-    out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
+    if entry.kind == "embedding":
+        out.write(f"installed {model.name}: parley knowledge meaning {model.name}\n")
+    else:
+        out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
     return 0
 
 

@@ -85,6 +85,27 @@ def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: P
     assert ", for agent Writer" in parley("knowledge", "list", data_dir=data).stdout
 
 
+def test_meaning_is_chosen_in_the_terminal_and_refuses_what_is_not_a_model(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    chosen = parley("knowledge", "meaning", "bundled", data_dir=data)
+    assert chosen.returncode == 0, chosen.stderr
+    assert chosen.stdout == "Search: words and meaning (SmolLM2 135M (bundled))\n"
+    assert json.loads((data / "settings.json").read_text())["knowledge_embedding"] == "bundled"
+    text = tmp_path / "notes.txt"
+    text.write_text("not a model")
+    refused = parley("knowledge", "meaning", str(text), data_dir=data)
+    assert refused.returncode != 0
+    assert f"{text} is not a GGUF model file; give a .gguf file" in refused.stderr
+    unknown = parley("knowledge", "meaning", "bge-small-en-v1.5", data_dir=data)
+    assert "there is no embedding model 'bge-small-en-v1.5'; choose one of none, bundled" in (
+        unknown.stderr
+    )
+    off = parley("knowledge", "meaning", "none", data_dir=data)
+    assert off.stdout == "Search: words (BM25)\n"
+
+
 def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
     data = tmp_path / "data"
     listed = parley("knowledge", "list", data_dir=data)

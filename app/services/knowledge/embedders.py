@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.errors import UserError
 from app.knowledge import Embedder
 from app.services.models.catalogue import ModelLibrary
 from app.store.knowledge import KnowledgeIndex
@@ -26,6 +27,7 @@ __all__ = [
     "embed_missing",
     "embedder_for",
     "embedding_choices",
+    "spec_named",
 ]
 
 log = logging.getLogger(__name__)
@@ -83,6 +85,32 @@ def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[
         if path not in seen and Path(path).is_file():
             out.append(EmbeddingChoice(f"gguf:{path}", f"{Path(path).name} (added file)"))
     return out
+
+
+def spec_named(choice: str, library: ModelLibrary) -> str:
+    """The setting for what a person typed: ``none``, ``bundled``, an installed model's name
+    or a GGUF file's path. :class:`UserError` names the choices otherwise."""
+    wanted = choice.strip()
+    if wanted.lower() in ("none", "off", ""):
+        return ""
+    if wanted.lower() == BUNDLED_EMBEDDING:
+        return BUNDLED_EMBEDDING
+    try:
+        installed = {m.name: m for m in library.installed()}
+    except UserError:
+        installed = {}
+    if wanted in installed:
+        return installed[wanted].spec
+    path = Path(wanted).expanduser()
+    if path.is_file():
+        with path.open("rb") as f:
+            if f.read(4) != b"GGUF":
+                raise UserError(f"{path} is not a GGUF model file; give a .gguf file")
+        return f"gguf:{path.resolve()}"
+    names = ", ".join(["none", BUNDLED_EMBEDDING, *sorted(installed)])
+    raise UserError(
+        f"there is no embedding model {wanted!r}; choose one of {names}, or give a GGUF file"
+    )
 
 
 def embed_missing(
