@@ -225,8 +225,8 @@ class Workspace:
         time the setting changes, and let it list and save the choices."""
         knowledge, settings = self.knowledge, self.settings
 
-        def use(spec: str) -> None:
-            knowledge.use_embedder(embedder_for(spec), spec)
+        def use(spec: str, resync: bool = True) -> None:
+            knowledge.use_embedder(embedder_for(spec), spec, resync=resync)
 
         def follow(event: object) -> None:
             if isinstance(event, SettingsChanged) and (
@@ -238,8 +238,8 @@ class Workspace:
             self.downloads.library, settings.current.gguf_files
         )
         knowledge.choose_embedding = lambda spec: settings.update(knowledge_embedding=spec)
-        if settings.current.knowledge_embedding:
-            use(settings.current.knowledge_embedding)
+        if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
+            use(settings.current.knowledge_embedding, resync=False)
         self.events.subscribe(follow)
 
     async def _thread_agent(self, thread_id: str) -> str | None:
