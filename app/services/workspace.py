@@ -31,7 +31,12 @@ from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
 from app.services.events import SettingsChanged
 from app.services.knowledge import CitingModel, KnowledgeService
-from app.services.knowledge.embedders import embedder_for, embedding_choices
+from app.services.knowledge.embedders import (
+    DOWNLOAD,
+    DownloadProgress,
+    embedder_for,
+    embedding_choices,
+)
 from app.services.mcp.service import McpService
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
@@ -237,7 +242,13 @@ class Workspace:
         knowledge.embedding_choices = lambda: embedding_choices(
             self.downloads.library, settings.current.gguf_files
         )
-        knowledge.choose_embedding = lambda spec: settings.update(knowledge_embedding=spec)
+        async def choose(spec: str, progress: DownloadProgress | None = None) -> None:
+            if spec.startswith(DOWNLOAD):  # the catalogue's embedding model, downloaded first
+                told = None if progress is None else (lambda p: progress(p.done, p.total))
+                spec = (await self.downloads.download(spec, told)).spec
+            await settings.update(knowledge_embedding=spec)
+
+        knowledge.choose_embedding = choose
         if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
             use(settings.current.knowledge_embedding, resync=False)
         self.events.subscribe(follow)

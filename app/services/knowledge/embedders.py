@@ -16,13 +16,15 @@ from pathlib import Path
 
 from app.core.errors import UserError
 from app.knowledge import Embedder
-from app.services.models.catalogue import ModelLibrary
+from app.services.models.catalogue import ModelLibrary, human_size
 from app.store.knowledge import KnowledgeIndex
 
 __all__ = [
     "BUNDLED_EMBEDDING",
     "BUNDLED_TITLE",
+    "DOWNLOAD",
     "EMBED_BATCH",
+    "DownloadProgress",
     "EmbeddingChoice",
     "embed_missing",
     "embedder_for",
@@ -33,7 +35,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING = "bundled"
+DOWNLOAD = "download:"
+"""A choice that downloads the catalogue's embedding model first (``download:NAME``)."""
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
+DownloadProgress = Callable[[int, int | None], None]
+"""Told the bytes downloaded so far and the file's size (``None`` until it is known)."""
 EMBED_BATCH = 4
 """Passages given the model at once: few, so Cancel, closing and a query's vector wait little
 (a few seconds at worst with the bundled stand-in on a slow machine)."""
@@ -62,7 +68,8 @@ def embedder_for(spec: str) -> Embedder | None:
 
 def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[EmbeddingChoice]:
     """None, the bundled stand-in, the catalogue's embedding models that are downloaded and
-    the GGUF files added (``added``: their paths; any may be an embedding model)."""
+    the GGUF files added (``added``: their paths; any may be an embedding model), then the
+    catalogue's embedding models to download (``download:NAME``)."""
     out = [
         EmbeddingChoice("", "None: words only (BM25)"),
         EmbeddingChoice(BUNDLED_EMBEDDING, f"{BUNDLED_TITLE}: a weak stand-in"),
@@ -84,6 +91,13 @@ def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[
     for path in added:
         if path not in seen and Path(path).is_file():
             out.append(EmbeddingChoice(f"gguf:{path}", f"{Path(path).name} (added file)"))
+    have = {row.name for row in rows if row.installed and Path(row.installed.path).is_file()}
+    for entry in library.catalogue:
+        if entry.kind == "embedding" and entry.name not in have:
+            size = human_size(entry.size_bytes)
+            out.append(
+                EmbeddingChoice(f"{DOWNLOAD}{entry.name}", f"{entry.title}: download, {size}")
+            )
     return out
 
 

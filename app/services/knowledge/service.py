@@ -27,7 +27,7 @@ from app.core.tools import Tool
 from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
-from app.services.knowledge.embedders import EmbeddingChoice, embed_missing
+from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
 from app.services.turn import TURN_THREAD
@@ -69,8 +69,11 @@ class KnowledgeService:
         """The embedding model's setting (``""``: none); see :meth:`use_embedder`."""
         self.embedding_choices: Callable[[], list[EmbeddingChoice]] = lambda: []
         """The embedding models to choose from (set by the workspace)."""
-        self.choose_embedding: Callable[[str], Awaitable[object]] | None = None
-        """Save the choice of embedding model as a setting (set by the workspace)."""
+        self.choose_embedding: (
+            Callable[[str, DownloadProgress | None], Awaitable[object]] | None
+        ) = None
+        """Save the choice of embedding model as a setting, downloading a ``download:NAME``
+        first with its progress told (set by the workspace)."""
 
     @classmethod
     async def open(

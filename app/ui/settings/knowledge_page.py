@@ -30,7 +30,7 @@ from app.core.sizes import human_size
 from app.services.bus import Listener
 from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import FolderRecord, KnowledgeService
-from app.services.knowledge.embedders import EmbeddingChoice
+from app.services.knowledge.embedders import DOWNLOAD, EmbeddingChoice
 from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
@@ -132,7 +132,8 @@ class KnowledgePage(SettingsPage):
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setObjectName("cancelKnowledgeButton")
         self.cancel_button.setAccessibleName("Stop indexing")
-        self.cancel_button.clicked.connect(self.knowledge.cancel)
+        self.cancel_button.clicked.connect(self._cancel)
+        self._downloading: asyncio.Task[object] | None = None
         self.error = error_label(self)
         self._set_indexing(False)
 
@@ -286,18 +287,52 @@ class KnowledgePage(SettingsPage):
             self.folders.setCurrentRow(rows[0])
 
     async def choose_embedding(self) -> None:
-        """Use the embedding model picked in the list (saved in the settings); the folders
-        are then synced, which gives their passages vectors."""
+        """Use the embedding model picked in the list (saved in the settings; one to download
+        is downloaded first, with progress and Cancel); the folders are then synced, which
+        gives their passages vectors."""
         spec = self.embedding.currentData()
+        title = self.embedding.currentText().split(":")[0]
         save = self.knowledge.choose_embedding
         if save is None or not isinstance(spec, str) or spec == self.knowledge.embedding_spec:
             return
+        if self._downloading is not None:
+            return
+        fetching = spec.startswith(DOWNLOAD)
+        self._say("")
         try:
-            await save(spec)
+            if fetching:
+                self._downloading = asyncio.ensure_future(save(spec, self._downloaded(title)))
+                self._downloaded(title)(0, None)
+                await self._downloading
+            else:
+                await save(spec, None)
+        except asyncio.CancelledError:
+            if self._downloading is None or not self._downloading.cancelled():
+                raise
+            self._say(f"Stopped downloading {title}; what came is kept for the next try.")
         except (OSError, ParleyError) as exc:
             self._say(f"Could not use that model: {exc}")
-            return
+        finally:
+            if fetching:
+                self._downloading = None
+                self._set_indexing(False)
         await self.load()
+
+    def _downloaded(self, title: str) -> Callable[[int, int | None], None]:
+        def show(done: int, total: int | None) -> None:
+            self._set_indexing(True)
+            self.progress.setRange(0, total or 0)
+            self.progress.setValue(done if total else 0)
+            of = f" of {human_size(total)}" if total else ""
+            self.progress_text.setText(f"Downloading {title}: {human_size(done)}{of}")
+
+        return show
+
+    def _cancel(self) -> None:
+        if self._downloading is not None:
+            self._downloading.cancel()
+        else:
+            self.knowledge.cancel()
 
     async def reindex_selected(self) -> None:
         """Bring the selected folder up to date now."""

@@ -41,7 +41,7 @@ async def test_a_downloaded_embedding_model_is_offered_for_knowledge_only(
     hub.host(TINY_BGE.repo, TINY_BGE.filename, HostedFile(DATA))
     library = ModelLibrary(tmp_path, hub_url=hub.url, catalogue=(CHAT, TINY_BGE))
     before = [c.spec for c in embedding_choices(library)]
-    assert before == ["", BUNDLED_EMBEDDING]
+    assert before == ["", BUNDLED_EMBEDDING, "download:bge-small-en-v1.5"]
     assert [c.label for c in await ModelDownloads(tmp_path, library).choices()] == [CHAT.title]
     model = await library.download(TINY_BGE.name)
     added = tmp_path / "nomic.gguf"

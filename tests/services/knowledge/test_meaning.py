@@ -104,7 +104,7 @@ async def test_the_workspace_follows_the_setting_and_a_missing_file_is_said(
     try:
         assert ws.knowledge.search_mode() == "Search: words (BM25)"
         assert ws.knowledge.choose_embedding is not None
-        await ws.knowledge.choose_embedding(f"gguf:{gone}")
+        await ws.knowledge.choose_embedding(f"gguf:{gone}", None)
         assert ws.knowledge.search_mode() == "Search: words and meaning (bge.gguf)"
         await ws.knowledge.add_folder(tmp_path / "notes")
         await ws.knowledge.wait_idle()
