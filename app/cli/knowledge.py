@@ -72,12 +72,14 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
     service = await KnowledgeService.open(data_dir, bus, watch=False)
     try:
         await _use_embedding(service, data_dir)
+        meaning = service.embedder is not None
         if action == "add":
             path = await service.add_folder(args.folder, owner)
             if owner is not None:
                 await service.set_owner(owner, [path, *service.of_agent(owner)])
             await _wait(service, progress)
-            _print_folders(out, [f for f in await service.folders() if f.path == path], names)
+            added = [f for f in await service.folders() if f.path == path]
+            _print_folders(out, added, names, meaning)
         elif action == "remove":
             if not await service.remove_folder(args.folder):
                 err.write(f"parley: {args.folder} is not a knowledge folder\n")
@@ -90,12 +92,12 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
         elif action == "reindex":
             await service.reindex(args.folder)
             await _wait(service, progress)
-            _print_folders(out, await service.folders(), names)
+            _print_folders(out, await service.folders(), names, meaning)
         else:
             out.write(service.search_mode() + "\n")
             if service.vector_note:
                 out.write(f"    {service.vector_note}\n")
-            _print_folders(out, await service.folders(), names)
+            _print_folders(out, await service.folders(), names, meaning)
     finally:
         await service.aclose()
     return 0
@@ -176,7 +178,9 @@ def _agent_named(names: dict[str, str], name: str) -> str:
     raise UserError(f"there is no agent called {name.strip()!r}; see parley agents list")
 
 
-def _print_folders(out: TextIO, folders: list[Any], names: dict[str, str]) -> None:
+def _print_folders(
+    out: TextIO, folders: list[Any], names: dict[str, str], meaning: bool = False
+) -> None:
     if not folders:
         out.write("No knowledge folders yet; add one with: parley knowledge add FOLDER\n")
         return
@@ -187,9 +191,12 @@ def _print_folders(out: TextIO, folders: list[Any], names: dict[str, str]) -> No
             else "not finished yet"
         )
         who = f", for agent {names.get(folder.agent, 'no longer here')}" if folder.agent else ""
+        with_meaning = ""
+        if meaning and folder.vectors < folder.passages:
+            with_meaning = f" ({folder.vectors} with meaning so far)"
         out.write(
             f"{folder.path}{who}\n    {folder.files} files, {human_size(folder.bytes)}, "
-            f"{folder.passages} passages; last sync {synced}\n"
+            f"{folder.passages} passages{with_meaning}; last sync {synced}\n"
         )
         if folder.skipped:
             out.write(f"    {len(folder.skipped)} files could not be read:\n")

@@ -242,6 +242,7 @@ class Workspace:
         knowledge.embedding_choices = lambda: embedding_choices(
             self.downloads.library, settings.current.gguf_files
         )
+
         async def choose(spec: str, progress: DownloadProgress | None = None) -> None:
             if spec.startswith(DOWNLOAD):  # the catalogue's embedding model, downloaded first
                 told = None if progress is None else (lambda p: progress(p.done, p.total))

@@ -89,9 +89,18 @@ def test_meaning_is_chosen_in_the_terminal_and_refuses_what_is_not_a_model(
     tmp_path: Path,
 ) -> None:
     data = tmp_path / "data"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "pets.txt").write_text("Our cat purred on the warm windowsill.\n")
+    assert parley("knowledge", "add", str(notes), data_dir=data).returncode == 0
     chosen = parley("knowledge", "meaning", "bundled", data_dir=data)
     assert chosen.returncode == 0, chosen.stderr
-    assert chosen.stdout == "Search: words and meaning (SmolLM2 135M (bundled))\n"
+    assert chosen.stdout == (
+        "Search: words and meaning (SmolLM2 135M (bundled))\n"
+        "Passages get their vectors at the next sync: parley knowledge reindex\n"
+    )
+    listed = parley("knowledge", "list", data_dir=data).stdout
+    assert "1 files, 39 bytes, 1 passages (0 with meaning so far); last sync" in listed
     assert json.loads((data / "settings.json").read_text())["knowledge_embedding"] == "bundled"
     text = tmp_path / "notes.txt"
     text.write_text("not a model")

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QLabel
 
 from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.services.models.catalogue import ModelLibrary
-from app.ui.settings.knowledge_page import KnowledgePage
+from app.store.knowledge import FolderRecord
+from app.ui.settings.knowledge_page import KnowledgePage, folder_status
 from app.ui.tasks import spawn
 from tests.knowledge.corpus import make_corpus
 from tests.services.hub_server import HostedFile, HubServer
@@ -175,3 +176,11 @@ async def test_cancel_stops_the_download_and_keeps_the_choice(
         dialog.close()
     finally:
         await close_test_window(window)
+
+
+def test_a_folder_s_line_says_how_many_passages_have_their_meaning() -> None:
+    record = FolderRecord(1, "/docs", None, 0.0, None, 2, 2048, 120, (), 40)
+    assert folder_status(record, meaning=True).startswith(
+        "2 files, 2.0 kB, 120 passages (40 with meaning so far) · not fully indexed yet"
+    )
+    assert folder_status(record).startswith("2 files, 2.0 kB, 120 passages · ")

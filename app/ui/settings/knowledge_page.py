@@ -41,15 +41,19 @@ __all__ = ["KnowledgePage", "folder_status"]
 Subscribe = Callable[[Listener], Callable[[], None]]
 
 
-def folder_status(folder: FolderRecord) -> str:
-    """One line on how a folder stands: files, size, passages, last sync, unreadable files."""
+def folder_status(folder: FolderRecord, meaning: bool = False) -> str:
+    """One line on how a folder stands: files, size, passages (with ``meaning``, how many
+    have their vector), last sync, unreadable files."""
     synced = (
         "synced " + datetime.datetime.fromtimestamp(folder.last_sync).strftime("%Y-%m-%d %H:%M")
         if folder.last_sync
         else "not fully indexed yet"
     )
     files = "1 file" if folder.files == 1 else f"{folder.files:,} files"
-    line = f"{files}, {human_size(folder.bytes)}, {folder.passages:,} passages · {synced}"
+    passages = f"{folder.passages:,} passages"
+    if meaning and folder.vectors < folder.passages:
+        passages += f" ({folder.vectors:,} with meaning so far)"
+    line = f"{files}, {human_size(folder.bytes)}, {passages} · {synced}"
     if folder.skipped:
         line += f" · {len(folder.skipped)} could not be read"
     return line
@@ -196,9 +200,11 @@ class KnowledgePage(SettingsPage):
         self._records = list(records)
         self.folders.blockSignals(True)
         self.folders.clear()
+        meaning = self.knowledge.embedder is not None
         for record in records:
             who = f"  (agent {self.knowledge.name_of(record.agent)})" if record.agent else ""
-            item = QListWidgetItem(f"{record.path}{who}\n{folder_status(record)}", self.folders)
+            status = folder_status(record, meaning)
+            item = QListWidgetItem(f"{record.path}{who}\n{status}", self.folders)
             item.setToolTip(record.path)
             if record.path == keep:
                 self.folders.setCurrentItem(item)

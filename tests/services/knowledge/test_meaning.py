@@ -38,6 +38,8 @@ async def test_with_an_embedding_model_search_finds_by_meaning(
     await knowledge.wait_idle()
     sources = await knowledge.sources("is my kitten happy")
     assert sources[0]["file"] == "pets.txt"
+    record = (await knowledge.folders())[0]
+    assert (record.passages, record.vectors) == (3, 3)
     knowledge.use_embedder(None)
     await knowledge.wait_idle()
     assert await knowledge.sources("is my kitten happy") == []
@@ -84,7 +86,8 @@ async def test_a_failing_model_leaves_words_search_and_says_why(
         "Search: words (BM25); meaning is off: the embedding model gone.gguf is missing"
     )
     assert [s["file"] for s in await knowledge.sources("router")] == ["home.txt"]
-    assert (await knowledge.folders())[0].files == 3
+    record = (await knowledge.folders())[0]
+    assert (record.files, record.passages, record.vectors) == (3, 3, 0)
 
 
 async def test_the_workspace_follows_the_setting_and_a_missing_file_is_said(
