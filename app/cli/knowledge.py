@@ -1,7 +1,7 @@
 """``parley knowledge add FOLDER [--agent NAME]``, ``list``, ``remove FOLDER``,
-``search "QUERY"`` and ``reindex [FOLDER]``: knowledge folders from a terminal, through the
-same service as the window. Indexing shows its progress on stderr; Ctrl+C stops it after the
-file being read and keeps what was read."""
+``search "QUERY"``, ``meaning MODEL`` and ``reindex [FOLDER]``: knowledge folders from a
+terminal, through the same service as the window. Indexing shows its progress on stderr;
+Ctrl+C stops it after the file being read and keeps what was read."""
 
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     search = actions.add_parser("search", parents=[common], help="the passages that match")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=int, default=5, help="how many passages (default 5)")
+    meaning = actions.add_parser(
+        "meaning", parents=[common], help="search by meaning too, with this embedding model"
+    )
+    meaning.add_argument(
+        "model", metavar="MODEL", help="none, bundled, a downloaded model's name or a .gguf file"
+    )
     reindex = actions.add_parser(
         "reindex", parents=[common], help="bring every folder (or FOLDER) up to date"
     )
@@ -62,14 +68,18 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
     bus.subscribe(on_event)
     names = await _agent_names(args.data_dir)
     owner = _agent_named(names, args.agent) if action == "add" and args.agent else None
-    service = await KnowledgeService.open(resolve_data_dir(args.data_dir), bus, watch=False)
+    data_dir = resolve_data_dir(args.data_dir)
+    service = await KnowledgeService.open(data_dir, bus, watch=False)
     try:
+        await _use_embedding(service, data_dir)
+        meaning = service.embedder is not None
         if action == "add":
             path = await service.add_folder(args.folder, owner)
             if owner is not None:
                 await service.set_owner(owner, [path, *service.of_agent(owner)])
             await _wait(service, progress)
-            _print_folders(out, [f for f in await service.folders() if f.path == path], names)
+            added = [f for f in await service.folders() if f.path == path]
+            _print_folders(out, added, names, meaning)
         elif action == "remove":
             if not await service.remove_folder(args.folder):
                 err.write(f"parley: {args.folder} is not a knowledge folder\n")
@@ -77,15 +87,48 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             out.write(f"Removed {args.folder} (its files were not touched).\n")
         elif action == "search":
             return await _search(service, args.query, args.limit, out)
+        elif action == "meaning":
+            await _choose_meaning(service, data_dir, args.model, out)
         elif action == "reindex":
             await service.reindex(args.folder)
             await _wait(service, progress)
-            _print_folders(out, await service.folders(), names)
+            _print_folders(out, await service.folders(), names, meaning)
         else:
-            _print_folders(out, await service.folders(), names)
+            out.write(service.search_mode() + "\n")
+            if service.vector_note:
+                out.write(f"    {service.vector_note}\n")
+            _print_folders(out, await service.folders(), names, meaning)
     finally:
         await service.aclose()
     return 0
+
+
+async def _use_embedding(service: Any, data_dir: Any) -> None:
+    """Search (and index) by meaning too when the settings name an embedding model."""
+    from app.services.knowledge.embedders import embedder_for
+    from app.services.settings import load_settings
+
+    spec = (await asyncio.to_thread(load_settings, data_dir)).knowledge_embedding
+    if spec:
+        embedder = await asyncio.to_thread(embedder_for, spec)
+        service.use_embedder(embedder, spec, resync=False)  # add and reindex sync what they name
+
+
+async def _choose_meaning(service: Any, data_dir: Any, model: str, out: TextIO) -> None:
+    """Save the embedding model named, and say which search is in use now."""
+    from app.services.knowledge.embedders import embedder_for, spec_named
+    from app.services.models.catalogue import ModelLibrary
+    from app.services.settings import load_settings, save_settings
+
+    spec = await asyncio.to_thread(spec_named, model, ModelLibrary(data_dir))
+    settings = await asyncio.to_thread(load_settings, data_dir)
+    await asyncio.to_thread(
+        save_settings, data_dir, settings.model_copy(update={"knowledge_embedding": spec})
+    )
+    service.use_embedder(await asyncio.to_thread(embedder_for, spec), spec, resync=False)
+    out.write(service.search_mode() + "\n")
+    if spec and service.has_folders:
+        out.write("Passages get their vectors at the next sync: parley knowledge reindex\n")
 
 
 async def _wait(service: Any, progress: _Progress) -> None:
@@ -135,7 +178,9 @@ def _agent_named(names: dict[str, str], name: str) -> str:
     raise UserError(f"there is no agent called {name.strip()!r}; see parley agents list")
 
 
-def _print_folders(out: TextIO, folders: list[Any], names: dict[str, str]) -> None:
+def _print_folders(
+    out: TextIO, folders: list[Any], names: dict[str, str], meaning: bool = False
+) -> None:
     if not folders:
         out.write("No knowledge folders yet; add one with: parley knowledge add FOLDER\n")
         return
@@ -146,9 +191,12 @@ def _print_folders(out: TextIO, folders: list[Any], names: dict[str, str]) -> No
             else "not finished yet"
         )
         who = f", for agent {names.get(folder.agent, 'no longer here')}" if folder.agent else ""
+        with_meaning = ""
+        if meaning and folder.vectors < folder.passages:
+            with_meaning = f" ({folder.vectors} with meaning so far)"
         out.write(
             f"{folder.path}{who}\n    {folder.files} files, {human_size(folder.bytes)}, "
-            f"{folder.passages} passages; last sync {synced}\n"
+            f"{folder.passages} passages{with_meaning}; last sync {synced}\n"
         )
         if folder.skipped:
             out.write(f"    {len(folder.skipped)} files could not be read:\n")
@@ -182,6 +230,8 @@ class _Progress:
             f"Indexing {event.files_done}/{event.files_total} files, "
             f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}: {event.current}"
         )
+        if event.passages_total:
+            line = f"Finding the meaning of {event.passages_done}/{event.passages_total} passages"
         write_control = getattr(self._err, "write_control", self._err.write)
         write_control("\r\x1b[K")
         self._err.write(line[:200])

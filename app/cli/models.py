@@ -91,7 +91,7 @@ def _list(library: Any, out: TextIO) -> int:
             e = row.entry
             out.write(
                 f"{e.name:<16}{human_size(e.size_bytes):>9}{human_size(e.ram_bytes):>8}  "
-                f"{e.tool_calls:<6}{e.licence:<29}{status}\n"
+                f"{e.tool_calls if e.kind == 'chat' else 'embed':<6}{e.licence:<29}{status}\n"
             )
         else:
             size = human_size(row.installed.size_bytes)
@@ -104,7 +104,10 @@ def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
     entry = library.entry(name)
     err.write(f"Downloading {entry.title} from {entry.url(library.hub_url)}\n")
     model = asyncio.run(library.download(name, _ProgressLine(err, name)))
-    out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
+    if entry.kind == "embedding":
+        out.write(f"installed {model.name}: parley knowledge meaning {model.name}\n")
+    else:
+        out.write(f'installed {model.name}: parley chat --model {model.spec} "..."\n')
     return 0
 
 

@@ -232,7 +232,9 @@ class KeysChanged:
 class KnowledgeProgress:
     """How a knowledge folder's indexing stands: files and bytes read of those to read,
     the file being read (its path inside the folder) and ``state``: ``indexing``, then
-    ``done``, ``cancelled`` or ``failed`` (``error`` says why)."""
+    ``done``, ``cancelled`` or ``failed`` (``error`` says why). While passages of files read
+    before are given vectors (search by meaning), ``passages_total`` is how many and
+    ``passages_done`` how many have one so far."""
 
     folder: str
     files_done: int
@@ -242,6 +244,8 @@ class KnowledgeProgress:
     current: str = ""
     state: Literal["indexing", "done", "cancelled", "failed"] = "indexing"
     error: str | None = None
+    passages_done: int = 0
+    passages_total: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,14 @@ from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
 from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
+from app.services.events import SettingsChanged
 from app.services.knowledge import CitingModel, KnowledgeService
+from app.services.knowledge.embedders import (
+    DOWNLOAD,
+    DownloadProgress,
+    embedder_for,
+    embedding_choices,
+)
 from app.services.mcp.service import McpService
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
@@ -97,6 +104,7 @@ class Workspace:
         """The tools threads may switch on: built-in and the running MCP servers'."""
         self.downloads = ModelDownloads(data_dir)
         """The model catalogue: models to download, and the downloaded ones."""
+        self._follow_embedding()
         self.agents = AgentService(
             store,
             events=self.events,
@@ -216,6 +224,35 @@ class Workspace:
         workspace.network.set_offline(settings.offline or forced_offline())
         workspace.network.start()
         return workspace
+
+    def _follow_embedding(self) -> None:
+        """Hand the knowledge service the embedding model the settings name, now and each
+        time the setting changes, and let it list and save the choices."""
+        knowledge, settings = self.knowledge, self.settings
+
+        def use(spec: str, resync: bool = True) -> None:
+            knowledge.use_embedder(embedder_for(spec), spec, resync=resync)
+
+        def follow(event: object) -> None:
+            if isinstance(event, SettingsChanged) and (
+                event.before.knowledge_embedding != event.after.knowledge_embedding
+            ):
+                use(event.after.knowledge_embedding)
+
+        knowledge.embedding_choices = lambda: embedding_choices(
+            self.downloads.library, settings.current.gguf_files
+        )
+
+        async def choose(spec: str, progress: DownloadProgress | None = None) -> None:
+            if spec.startswith(DOWNLOAD):  # the catalogue's embedding model, downloaded first
+                told = None if progress is None else (lambda p: progress(p.done, p.total))
+                spec = (await self.downloads.download(spec, told)).spec
+            await settings.update(knowledge_embedding=spec)
+
+        knowledge.choose_embedding = choose
+        if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
+            use(settings.current.knowledge_embedding, resync=False)
+        self.events.subscribe(follow)
 
     async def _thread_agent(self, thread_id: str) -> str | None:
         """The id of the agent of the thread ``thread_id`` (``None``: no such thread)."""

@@ -5,6 +5,7 @@ its sources, and the exported thread keeps them."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from tests.cli.process import new_thread_id, parley
@@ -82,3 +83,46 @@ def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: P
     assert added.returncode == 0, added.stderr
     assert f"{root.resolve()}, for agent Writer\n" in added.stdout
     assert ", for agent Writer" in parley("knowledge", "list", data_dir=data).stdout
+
+
+def test_meaning_is_chosen_in_the_terminal_and_refuses_what_is_not_a_model(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "pets.txt").write_text("Our cat purred on the warm windowsill.\n")
+    assert parley("knowledge", "add", str(notes), data_dir=data).returncode == 0
+    chosen = parley("knowledge", "meaning", "bundled", data_dir=data)
+    assert chosen.returncode == 0, chosen.stderr
+    assert chosen.stdout == (
+        "Search: words and meaning (SmolLM2 135M (bundled))\n"
+        "Passages get their vectors at the next sync: parley knowledge reindex\n"
+    )
+    listed = parley("knowledge", "list", data_dir=data).stdout
+    assert "1 files, 39 bytes, 1 passages (0 with meaning so far); last sync" in listed
+    assert json.loads((data / "settings.json").read_text())["knowledge_embedding"] == "bundled"
+    text = tmp_path / "notes.txt"
+    text.write_text("not a model")
+    refused = parley("knowledge", "meaning", str(text), data_dir=data)
+    assert refused.returncode != 0
+    assert f"{text} is not a GGUF model file; give a .gguf file" in refused.stderr
+    unknown = parley("knowledge", "meaning", "bge-small-en-v1.5", data_dir=data)
+    assert "there is no embedding model 'bge-small-en-v1.5'; choose one of none, bundled" in (
+        unknown.stderr
+    )
+    off = parley("knowledge", "meaning", "none", data_dir=data)
+    assert off.stdout == "Search: words (BM25)\n"
+
+
+def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    listed = parley("knowledge", "list", data_dir=data)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("Search: words (BM25)\n")
+    (data / "settings.json").write_text(json.dumps({"knowledge_embedding": "bundled"}))
+    listed = parley("knowledge", "list", data_dir=data)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")
+    if not hasattr(sqlite3.Connection, "enable_load_extension"):
+        assert "\n    Vectors are compared by an exact scan, not by sqlite-vec" in listed.stdout

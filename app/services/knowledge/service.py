@@ -24,8 +24,10 @@ from typing import Any, Literal
 
 from app.core.errors import UserError
 from app.core.tools import Tool
+from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
+from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
 from app.services.turn import TURN_THREAD
@@ -61,6 +63,17 @@ class KnowledgeService:
         """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
         self._walked: dict[int, tuple[str, ...]] = {}
         """Each folder's folders as its last sync walked them: what is watched."""
+        self._embedder: Embedder | None = None
+        self._embed_problem: str | None = None
+        self.embedding_spec = ""
+        """The embedding model's setting (``""``: none); see :meth:`use_embedder`."""
+        self.embedding_choices: Callable[[], list[EmbeddingChoice]] = lambda: []
+        """The embedding models to choose from (set by the workspace)."""
+        self.choose_embedding: (
+            Callable[[str, DownloadProgress | None], Awaitable[object]] | None
+        ) = None
+        """Save the choice of embedding model as a setting, downloading a ``download:NAME``
+        first with its progress told (set by the workspace)."""
 
     @classmethod
     async def open(
@@ -213,7 +226,12 @@ class KnowledgeService:
 
             try:
                 result = await asyncio.to_thread(
-                    sync_folder, self._index, record, report, self._cancel
+                    sync_folder,
+                    self._index,
+                    record,
+                    report,
+                    self._cancel,
+                    self._vectors_hook(record),
                 )
             except OSError as exc:
                 why = f"{record.path} cannot be read ({exc.strerror or exc})"
@@ -242,6 +260,87 @@ class KnowledgeService:
             )
         )
         self._events.emit(KnowledgeChanged(record.path))
+
+    # Meaning ---------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The model that gives passages vectors, if one is chosen."""
+        return self._embedder
+
+    def use_embedder(
+        self, embedder: Embedder | None, spec: str = "", *, resync: bool = True
+    ) -> None:
+        """Search by meaning with ``embedder`` too (``None``: by words alone). Vectors of
+        another model are dropped and every folder is synced (unless not ``resync``), which
+        makes them again."""
+        self._embedder, self.embedding_spec, self._embed_problem = embedder, spec, None
+        if embedder is not None:
+            self._index.use_embedding_model(embedder.name)
+            for record in self._folders if resync else ():
+                with contextlib.suppress(RuntimeError):  # no loop yet: start() syncs them
+                    self._schedule(record.id)
+        self._events.emit(KnowledgeChanged(""))
+
+    def search_mode(self) -> str:
+        """How searching works now, in one line: ``Search: words (BM25)`` or ``Search:
+        words and meaning (MODEL)``, with why meaning is not used when it failed."""
+        if self._embedder is None:
+            return "Search: words (BM25)"
+        if self._embed_problem:
+            return f"Search: words (BM25); meaning is off: {self._embed_problem}"
+        return f"Search: words and meaning ({self._embedder.name})"
+
+    @property
+    def vector_note(self) -> str | None:
+        """How vectors are compared, when it is not by sqlite-vec (and why not)."""
+        why = self._index.vectors.why_not
+        if self._embedder is None or why is None:
+            return None
+        return f"Vectors are compared by an exact scan, not by sqlite-vec: {why}."
+
+    def _vectors_hook(self, record: FolderRecord) -> Callable[[str | None], None] | None:
+        """What gives a folder's passages their vectors as a sync saves them (in its thread);
+        the passages left at the end of a sync (all of them, after another model was chosen)
+        are told as progress."""
+        embedder = self._embedder
+        if embedder is None:
+            return None
+        loop = asyncio.get_running_loop()
+
+        def told(done: int, total: int) -> None:
+            event = KnowledgeProgress(
+                record.path, 0, 0, 0, 0, "", passages_done=done, passages_total=total
+            )
+            loop.call_soon_threadsafe(self._events.emit, event)
+
+        def after_file(rel: str | None) -> None:
+            if self._embed_problem or embedder is not self._embedder:
+                return
+            total = self._index.missing_count(record.id) if rel is None else 0
+            progress = (lambda done: told(done, total)) if total else None
+            try:
+                embed_missing(self._index, embedder, record.id, rel, self._cancel, progress)
+            except Exception as exc:  # a missing or broken model: words alone, said why
+                log.warning("making vectors with %s failed", embedder.name, exc_info=True)
+                self._embed_problem = str(exc) or type(exc).__name__
+
+        return after_file
+
+    async def _query_vector(self, query: str) -> list[float] | None:
+        embedder = self._embedder
+        if embedder is None or self._embed_problem:
+            return None
+        if not await self._index.avector_count():
+            return None
+        try:
+            vectors = await asyncio.to_thread(embedder.embed, [query])
+        except Exception as exc:
+            log.warning("the query's vector failed", exc_info=True)
+            self._embed_problem = str(exc) or type(exc).__name__
+            self._events.emit(KnowledgeChanged(""))
+            return None
+        return vectors[0] if vectors else None
 
     # Watching --------------------------------------------------------------------------
 
@@ -296,7 +395,16 @@ class KnowledgeService:
     async def search(
         self, query: str, limit: int = 8, agent: str | None = None
     ) -> list[PassageHit]:
-        """The passages that best match ``query``, best first."""
+        """The passages that best match ``query``, best first: by words, and by meaning
+        fused with them when an embedding model is chosen and passages have vectors."""
+        vector = await self._query_vector(query)
+        if vector is not None:
+            try:
+                return await self._index.asearch_fused(query, vector, limit, agent)
+            except Exception as exc:  # the vectors cannot be compared: words alone, said why
+                log.warning("searching by meaning failed", exc_info=True)
+                self._embed_problem = f"the vectors could not be compared ({exc})"
+                self._events.emit(KnowledgeChanged(""))
         return await self._index.asearch(query, limit, agent)
 
     async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:

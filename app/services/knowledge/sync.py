@@ -92,9 +92,11 @@ def sync_folder(
     folder: FolderRecord,
     report: Callable[[SyncProgress], None],
     cancel: threading.Event,
+    after_file: Callable[[str | None], None] | None = None,
 ) -> SyncResult:
     """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
-    the folder itself cannot be opened."""
+    the folder itself cannot be opened. ``after_file`` is called with a file's path inside the
+    folder once its passages are saved, and with ``None`` at the end (vectors are made there)."""
     root = Path(folder.path)
     walk = walk_folder(root, cancel.is_set)
     known = index.file_rows(folder.id)
@@ -114,6 +116,8 @@ def sync_folder(
             return _result(result, walk.folders, cancelled=True)
         report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
         outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
+        if outcome == "read" and after_file is not None:
+            after_file(found.rel)
         if outcome == "cancelled":
             return _result(result, walk.folders, cancelled=True)
         if outcome == "renamed":
@@ -135,6 +139,8 @@ def sync_folder(
     leftover = [row.id for rel, row in gone.items() if rel not in walk.refused]
     index.delete_files(leftover)
     result["removed"] += len(leftover)
+    if after_file is not None:
+        after_file(None)
     return _result(result, walk.folders)
 
 

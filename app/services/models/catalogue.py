@@ -71,6 +71,9 @@ class CatalogueEntry:
     sha256: str | None = None
     """The published SHA-256; None: the hub's ``X-Linked-Etag`` header is used instead."""
     revision: str = "main"
+    kind: Literal["chat", "embedding"] = "chat"
+    """``embedding``: a model that turns text into vectors for searching knowledge folders by
+    meaning (Settings > Knowledge); the chat model picker does not offer it."""
 
     def url(self, hub: str = HUB_URL) -> str:
         """The file's download address on the hub."""
@@ -142,6 +145,19 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
         ram_bytes=4 * GB,
         licence="Llama 3.2 Community License",
         tool_calls="good",
+    ),
+    CatalogueEntry(
+        name="bge-small-en-v1.5",
+        title="BGE small English v1.5 (Q8_0, for search by meaning)",
+        repo="CompendiumLabs/bge-small-en-v1.5-gguf",
+        filename="bge-small-en-v1.5-q8_0.gguf",
+        # about 36.7 MB; the download is held to its SHA-256, so the size only bounds it
+        size_bytes=36_800_000,
+        ram_bytes=GB // 4,
+        licence="MIT",
+        tool_calls="poor",
+        sha256="ec38e8da142596baa913124ae50550de284b6916bf59577ef2f0cb9660c2f514",
+        kind="embedding",
     ),
 )
 

@@ -62,6 +62,8 @@ class ModelDownloads:
         installed = []
         offered = []
         for row in rows:
+            if row.entry is not None and row.entry.kind != "chat":
+                continue  # an embedding model is chosen in Settings > Knowledge
             if row.installed is not None and Path(row.installed.path).is_file():
                 title = row.entry.title if row.entry is not None else row.name
                 installed.append(ModelChoice(row.installed.spec, title, INSTALLED_GROUP))

@@ -47,6 +47,9 @@ class AppSettings(BaseModel):
     """Let the web tools reach this computer and the local network."""
     offline: bool = False
     """Refuse every connection to another computer (see :mod:`app.core.netgate`)."""
+    knowledge_embedding: str = ""
+    """The model that makes knowledge folders searchable by meaning: ``""`` (none: by words
+    alone), ``bundled`` or ``gguf:PATH`` (see :mod:`app.services.knowledge.embedders`)."""
 
     def provider_urls(self) -> dict[str, str]:
         """The base URL of each provider, for models whose spec names none."""

@@ -114,7 +114,14 @@ def list_folders(conn: sqlite3.Connection) -> list[FolderRecord]:
                 (fid,),
             )
         )
-        out.append(FolderRecord(fid, path, agent, added, synced, files, size, passages, skipped))
+        vectors = conn.execute(
+            "SELECT count(*) FROM passage_vectors v JOIN passages p ON p.id = v.passage_id "
+            "JOIN files f ON f.id = p.file_id WHERE f.folder_id = ?",
+            (fid,),
+        ).fetchone()[0]
+        out.append(
+            FolderRecord(fid, path, agent, added, synced, files, size, passages, skipped, vectors)
+        )
     return out
 
 

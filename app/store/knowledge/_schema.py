@@ -6,7 +6,9 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_or_check"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: folders, files, passages and their FTS5 index. 2: passages' vectors (search by meaning)
+and the index's own settings (which model made the vectors)."""
 
 _SCHEMA = """
 CREATE TABLE folders (
@@ -52,10 +54,29 @@ CREATE TRIGGER passages_removed AFTER DELETE ON passages BEGIN
 END;
 """
 
+_VECTORS = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE passage_vectors (
+    passage_id INTEGER PRIMARY KEY,
+    vector BLOB NOT NULL
+);
+CREATE TRIGGER passage_vectors_removed AFTER DELETE ON passages BEGIN
+    DELETE FROM passage_vectors WHERE passage_id = old.id;
+END;
+"""
+"""Version 2: a passage's vector (float32, unit length, of the model named in ``meta``'s
+``embedding_model``), removed with its passage."""
+
+_UPGRADES = {1: _VECTORS}
+"""What turns a file of each older version into the next one."""
+
 
 def create_or_check(conn: sqlite3.Connection, where: str) -> None:
-    """Create the tables in a new file; refuse a file a newer Parley wrote (``ValueError``
-    naming ``where``)."""
+    """Create the tables in a new file, upgrade an older one; refuse a file a newer Parley
+    wrote (``ValueError`` naming ``where``)."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise ValueError(
@@ -64,8 +85,14 @@ def create_or_check(conn: sqlite3.Connection, where: str) -> None:
         )
     if version == SCHEMA_VERSION:
         return
-    # one script, one transaction: a file is either fully set up or left as it was
-    script = f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
+    # one script, one transaction: a file is either fully set up (or upgraded) or left as
+    # it was
+    steps = (
+        [_SCHEMA, _VECTORS]
+        if version == 0
+        else [_UPGRADES[v] for v in range(version, SCHEMA_VERSION)]
+    )
+    script = f"BEGIN IMMEDIATE;{''.join(steps)}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
     try:
         conn.executescript(script)
     except BaseException:

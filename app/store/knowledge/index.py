@@ -8,7 +8,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,7 +21,7 @@ from app.store.errors import (
     StoreError,
     StoreNotWritableError,
 )
-from app.store.knowledge import _ops
+from app.store.knowledge import _ops, _vectors
 from app.store.knowledge._schema import create_or_check
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit
 
@@ -107,6 +107,11 @@ class KnowledgeIndex:
             self._executor.shutdown(wait=True)
             self._closed = True
             raise
+        why_not = self.call(_vectors.load_sqlite_vec)
+        if why_not is not None:
+            log.info("vectors are compared without sqlite-vec: %s", why_not)
+        self.vectors = _vectors.VectorSearch(sqlite_vec=why_not is None, why_not=why_not)
+        """How the nearest vectors are found (sqlite-vec, or a scan where it cannot load)."""
 
     @classmethod
     def open_data_dir(cls, data_dir: str | os.PathLike[str]) -> KnowledgeIndex:
@@ -208,6 +213,44 @@ class KnowledgeIndex:
     ) -> list[PassageHit]:
         """:meth:`search` without blocking the event loop."""
         return await self.acall(_ops.search, text, limit, agent)
+
+    # vectors (search by meaning) -------------------------------------------------------
+
+    def use_embedding_model(self, name: str) -> bool:
+        """Keep vectors of model ``name`` only (others are dropped); whether any were."""
+        return self.call(_vectors.use_embedding_model, name)
+
+    def embedding_model(self) -> str | None:
+        """The model whose vectors the index holds, ``None`` before any was chosen."""
+        return self.call(_vectors.embedding_model)
+
+    def missing_vectors(
+        self, folder_id: int, rel: str | None = None, limit: int = 16
+    ) -> list[tuple[int, str]]:
+        """Passages of a folder (or of its file ``rel``) without a vector: ids and texts."""
+        return self.call(_vectors.missing_vectors, folder_id, rel, limit)
+
+    def missing_count(self, folder_id: int) -> int:
+        """How many passages of a folder have no vector yet."""
+        return self.call(_vectors.missing_count, folder_id)
+
+    def save_vectors(self, model: str, vectors: Sequence[tuple[int, Sequence[float]]]) -> int:
+        """Save passages' vectors made by ``model``; how many were kept."""
+        return self.call(_vectors.save_vectors, model, vectors)
+
+    def vector_count(self) -> int:
+        """How many passages have a vector."""
+        return self.call(_vectors.vector_count)
+
+    async def avector_count(self) -> int:
+        """:meth:`vector_count` without blocking the event loop."""
+        return await self.acall(_vectors.vector_count)
+
+    async def asearch_fused(
+        self, text: str, vector: Sequence[float], limit: int = 8, agent: str | None = None
+    ) -> list[PassageHit]:
+        """The best passages by words and meaning fused (``vector`` is ``text``'s)."""
+        return await self.acall(_vectors.fused_search, self.vectors, text, vector, limit, agent)
 
     async def afolders(self) -> list[FolderRecord]:
         """:meth:`folders` without blocking the event loop."""

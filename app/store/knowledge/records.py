@@ -18,7 +18,8 @@ class Skipped:
 @dataclass(frozen=True, slots=True)
 class FolderRecord:
     """A knowledge folder and how it stands: files indexed, their bytes, passages, the last
-    finished sync (UNIX time, ``None`` before the first) and the files skipped with reasons.
+    finished sync (UNIX time, ``None`` before the first), the files skipped with reasons and
+    the passages that have a vector.
     ``agent`` is the agent it belongs to, ``None`` for every thread."""
 
     id: int
@@ -30,6 +31,8 @@ class FolderRecord:
     bytes: int = 0
     passages: int = 0
     skipped: tuple[Skipped, ...] = field(default_factory=tuple)
+    vectors: int = 0
+    """How many of its passages have a vector (search by meaning)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,20 @@
 """Settings > Knowledge: the folders Parley indexes for search and citations, how each
 stands (files, size, last sync, files it could not read and why), indexing progress with
-Cancel, and adding, reindexing and removing a folder.
+Cancel, adding, reindexing and removing a folder, and which search is in use (words, or words
+and meaning with the embedding model chosen here).
 
 The page is given the knowledge service and the event bus's subscribe call, nothing more.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -27,6 +30,7 @@ from app.core.sizes import human_size
 from app.services.bus import Listener
 from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import FolderRecord, KnowledgeService
+from app.services.knowledge.embedders import DOWNLOAD, EmbeddingChoice
 from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
@@ -37,15 +41,19 @@ __all__ = ["KnowledgePage", "folder_status"]
 Subscribe = Callable[[Listener], Callable[[], None]]
 
 
-def folder_status(folder: FolderRecord) -> str:
-    """One line on how a folder stands: files, size, passages, last sync, unreadable files."""
+def folder_status(folder: FolderRecord, meaning: bool = False) -> str:
+    """One line on how a folder stands: files, size, passages (with ``meaning``, how many
+    have their vector), last sync, unreadable files."""
     synced = (
         "synced " + datetime.datetime.fromtimestamp(folder.last_sync).strftime("%Y-%m-%d %H:%M")
         if folder.last_sync
         else "not fully indexed yet"
     )
     files = "1 file" if folder.files == 1 else f"{folder.files:,} files"
-    line = f"{files}, {human_size(folder.bytes)}, {folder.passages:,} passages · {synced}"
+    passages = f"{folder.passages:,} passages"
+    if meaning and folder.vectors < folder.passages:
+        passages += f" ({folder.vectors:,} with meaning so far)"
+    line = f"{files}, {human_size(folder.bytes)}, {passages} · {synced}"
     if folder.skipped:
         line += f" · {len(folder.skipped)} could not be read"
     return line
@@ -78,9 +86,20 @@ class KnowledgePage(SettingsPage):
         self._intro = hint(
             "Parley indexes the documents in these folders (PDF, Word, Markdown, text and "
             "code) and keeps the index up to date while it runs. Answers that use them list "
-            "their sources; click one to open the file. Search is by words (BM25).",
+            "their sources; click one to open the file. With an embedding model passages are "
+            "also found by meaning; giving each its vector takes time, once (seconds a "
+            "passage with the bundled stand-in).",
             self,
         )
+        self.search_mode = QLabel(self.knowledge.search_mode(), self)
+        self.search_mode.setObjectName("knowledgeSearchMode")
+        self.search_mode.setWordWrap(True)
+        self.search_mode.setTextFormat(Qt.TextFormat.PlainText)
+        self.embedding = QComboBox(self)
+        self.embedding.setObjectName("knowledgeEmbeddingModel")
+        self.embedding.setAccessibleName("Embedding model for search by meaning")
+        self.embedding.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.embedding.activated.connect(lambda _: spawn(self.choose_embedding()))
         self.folders = QListWidget(self)
         self.folders.setObjectName("knowledgeFolders")
         self.folders.setAccessibleName("Knowledge folders")
@@ -117,7 +136,8 @@ class KnowledgePage(SettingsPage):
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setObjectName("cancelKnowledgeButton")
         self.cancel_button.setAccessibleName("Stop indexing")
-        self.cancel_button.clicked.connect(self.knowledge.cancel)
+        self.cancel_button.clicked.connect(self._cancel)
+        self._downloading: asyncio.Task[object] | None = None
         self.error = error_label(self)
         self._set_indexing(False)
 
@@ -134,10 +154,17 @@ class KnowledgePage(SettingsPage):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
+        meaning = QHBoxLayout()
+        meaning.setSpacing(8)
+        meaning.addWidget(QLabel("Meaning:", self))
+        meaning.addWidget(self.embedding)
+        meaning.addStretch(1)
         layout.addWidget(self._title)
         layout.addWidget(self._intro)
+        layout.addWidget(self.search_mode)
+        layout.addLayout(meaning)
         layout.addWidget(self.folders, 1)
-        layout.addWidget(self.empty)
+        layout.addWidget(self.empty, 1, Qt.AlignmentFlag.AlignTop)  # the slack, when no list
         layout.addWidget(self.problems)
         layout.addLayout(buttons)
         layout.addSpacing(8)
@@ -148,11 +175,24 @@ class KnowledgePage(SettingsPage):
     # Showing -------------------------------------------------------------------------
 
     async def load(self) -> None:
-        """Show the folders as they stand now."""
+        """Show the folders as they stand now, and which search is in use."""
         try:
             self._show(await self.knowledge.folders())
         except (OSError, ParleyError) as exc:
             self._say(f"Could not read the knowledge folders: {exc}")
+        self.search_mode.setText(self.knowledge.search_mode())
+        self.search_mode.setToolTip(self.knowledge.vector_note or "")
+        choices = await asyncio.to_thread(self.knowledge.embedding_choices)
+        current = self.knowledge.embedding_spec
+        if current and current not in [c.spec for c in choices]:
+            choices.append(EmbeddingChoice(current, f"{current.removeprefix('gguf:')} (missing)"))
+        self.embedding.blockSignals(True)
+        self.embedding.clear()
+        for choice in choices:
+            self.embedding.addItem(choice.title, choice.spec)
+        self.embedding.setCurrentIndex(max(0, self.embedding.findData(current)))
+        self.embedding.blockSignals(False)
+        self.embedding.setEnabled(self.knowledge.choose_embedding is not None)
 
     def _show(self, records: list[FolderRecord]) -> None:
         current = self.folders.currentRow()
@@ -160,9 +200,11 @@ class KnowledgePage(SettingsPage):
         self._records = list(records)
         self.folders.blockSignals(True)
         self.folders.clear()
+        meaning = self.knowledge.embedder is not None
         for record in records:
             who = f"  (agent {self.knowledge.name_of(record.agent)})" if record.agent else ""
-            item = QListWidgetItem(f"{record.path}{who}\n{folder_status(record)}", self.folders)
+            status = folder_status(record, meaning)
+            item = QListWidgetItem(f"{record.path}{who}\n{status}", self.folders)
             item.setToolTip(record.path)
             if record.path == keep:
                 self.folders.setCurrentItem(item)
@@ -194,6 +236,15 @@ class KnowledgePage(SettingsPage):
             self._progress(event)
 
     def _progress(self, event: KnowledgeProgress) -> None:
+        if event.state == "indexing" and event.passages_total:
+            self._set_indexing(True)
+            self.progress.setRange(0, event.passages_total)
+            self.progress.setValue(event.passages_done)
+            self.progress_text.setText(
+                f"Indexing {event.folder}: the meaning of {event.passages_done:,} of "
+                f"{event.passages_total:,} passages"
+            )
+            return
         if event.state == "indexing":
             self._set_indexing(True)
             self.progress.setRange(0, max(event.bytes_total, 1))
@@ -240,6 +291,54 @@ class KnowledgePage(SettingsPage):
         rows = [n for n, r in enumerate(self._records) if r.path == path]
         if rows:
             self.folders.setCurrentRow(rows[0])
+
+    async def choose_embedding(self) -> None:
+        """Use the embedding model picked in the list (saved in the settings; one to download
+        is downloaded first, with progress and Cancel); the folders are then synced, which
+        gives their passages vectors."""
+        spec = self.embedding.currentData()
+        title = self.embedding.currentText().split(":")[0]
+        save = self.knowledge.choose_embedding
+        if save is None or not isinstance(spec, str) or spec == self.knowledge.embedding_spec:
+            return
+        if self._downloading is not None:
+            return
+        fetching = spec.startswith(DOWNLOAD)
+        self._say("")
+        try:
+            if fetching:
+                self._downloading = asyncio.ensure_future(save(spec, self._downloaded(title)))
+                self._downloaded(title)(0, None)
+                await self._downloading
+            else:
+                await save(spec, None)
+        except asyncio.CancelledError:
+            if self._downloading is None or not self._downloading.cancelled():
+                raise
+            self._say(f"Stopped downloading {title}; what came is kept for the next try.")
+        except (OSError, ParleyError) as exc:
+            self._say(f"Could not use that model: {exc}")
+        finally:
+            if fetching:
+                self._downloading = None
+                self._set_indexing(False)
+        await self.load()
+
+    def _downloaded(self, title: str) -> Callable[[int, int | None], None]:
+        def show(done: int, total: int | None) -> None:
+            self._set_indexing(True)
+            self.progress.setRange(0, total or 0)
+            self.progress.setValue(done if total else 0)
+            of = f" of {human_size(total)}" if total else ""
+            self.progress_text.setText(f"Downloading {title}: {human_size(done)}{of}")
+
+        return show
+
+    def _cancel(self) -> None:
+        if self._downloading is not None:
+            self._downloading.cancel()
+        else:
+            self.knowledge.cancel()
 
     async def reindex_selected(self) -> None:
         """Bring the selected folder up to date now."""

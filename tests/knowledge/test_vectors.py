@@ -1,0 +1,169 @@
+"""Passages' vectors in a real knowledge index: made by the sync's hook and resumed, kept of
+one model only, searched fused with BM25 (by sqlite-vec where it loads, else by a scan), and
+the upgrade of a file written before vectors existed."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.services.knowledge.embedders import embed_missing
+from app.services.knowledge.sync import sync_folder
+from app.store.knowledge import FolderRecord, KnowledgeIndex, _schema, _vectors, knowledge_path
+from tests.knowledge.concepts import ConceptEmbedder, write_notes
+
+
+@pytest.fixture
+def index(tmp_path: Path):  # type: ignore[no-untyped-def]
+    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
+    yield opened
+    opened.close()
+
+
+def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
+    folder_id, _ = index.add_folder(str(root.resolve()))
+    return next(f for f in index.folders() if f.id == folder_id)
+
+
+def _sync(index: KnowledgeIndex, root: Path, embedder: ConceptEmbedder | None) -> None:
+    folder = _folder(index, root)
+    cancel = threading.Event()
+    hook = None
+    if embedder is not None:
+        index.use_embedding_model(embedder.name)
+
+        def hook(rel: str | None) -> None:
+            embed_missing(index, embedder, folder.id, rel, cancel)
+
+    sync_folder(index, folder, lambda _: None, cancel, hook)
+
+
+def _fused(index: KnowledgeIndex, how: _vectors.VectorSearch, query: str) -> list[str]:
+    vector = ConceptEmbedder().embed([query])[0]
+    hits = index.call(_vectors.fused_search, how, query, vector, 3, None)
+    return [hit.rel for hit in hits]
+
+
+def _backends(index: KnowledgeIndex) -> list[_vectors.VectorSearch]:
+    """The numpy scan always; sqlite-vec too where this Python's SQLite loads it."""
+    found = [_vectors.VectorSearch(sqlite_vec=False)]
+    if index.vectors.sqlite_vec:
+        found.append(index.vectors)
+    return found
+
+
+def test_a_passage_close_in_meaning_is_found_without_its_words(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", ConceptEmbedder())
+    assert index.vector_count() == 3
+    question = "is my kitten happy"
+    assert [hit.rel for hit in index.search(question)] == []  # no word in common
+    for how in _backends(index):
+        assert _fused(index, how, question)[0] == "pets.txt"
+        assert _fused(index, how, "company earnings")[0] == "money.txt"
+        # words still count: the passage with the word comes first
+        assert _fused(index, how, "button wifi")[0] == "home.txt"
+        assert _fused(index, how, "?!") == []  # no word, no meaning: nothing is close
+
+
+def test_meaning_searches_only_the_folders_a_turn_may(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", ConceptEmbedder())
+    index.call(lambda c: c.execute("UPDATE folders SET agent = 'writer'"))
+    vector = ConceptEmbedder().embed(["kitten"])[0]
+    for how in _backends(index):
+        assert index.call(_vectors.nearest, how, vector, 5, None) == []
+        assert len(index.call(_vectors.nearest, how, vector, 5, "writer")) == 3
+
+
+def test_passages_without_vectors_get_them_on_the_next_sync(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", None)  # as if killed before any vector was made
+    assert index.vector_count() == 0
+    embedder = ConceptEmbedder()
+    _sync(index, tmp_path / "notes", embedder)
+    assert index.vector_count() == 3
+    assert embedder.calls == 3
+    _sync(index, tmp_path / "notes", embedder)
+    assert embedder.calls == 3  # nothing is made twice
+
+
+def test_another_model_drops_the_vectors_and_makes_them_again(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", ConceptEmbedder("first"))
+    assert index.use_embedding_model("second") is True
+    assert (index.vector_count(), index.embedding_model()) == (0, "second")
+    # vectors of the old model arriving late are not kept
+    assert index.save_vectors("first", [(1, [1.0, 0, 0, 0, 0, 0])]) == 0
+    _sync(index, tmp_path / "notes", ConceptEmbedder("second"))
+    assert index.vector_count() == 3
+    assert index.use_embedding_model("second") is False
+
+
+def test_a_file_changed_or_removed_takes_its_vectors_with_it(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    write_notes(root)
+    embedder = ConceptEmbedder()
+    _sync(index, root, embedder)
+    (root / "pets.txt").unlink()
+    (root / "money.txt").write_text("The oven must be hot before the dough goes in.\n")
+    _sync(index, root, embedder)
+    assert index.vector_count() == 2
+    how = _vectors.VectorSearch(sqlite_vec=False)
+    assert _fused(index, how, "bake a cake")[0] == "money.txt"
+    assert "pets.txt" not in _fused(index, how, "kitten")
+
+
+def test_without_sqlite_vec_the_index_opens_and_says_why(tmp_path: Path) -> None:
+    class NoExtensions:
+        """A connection of a Python whose SQLite was built without extension loading."""
+
+    why = _vectors.load_sqlite_vec(NoExtensions())  # type: ignore[arg-type]
+    assert why == "this Python's SQLite cannot load extensions"
+    index = KnowledgeIndex.open_data_dir(tmp_path / "data")
+    try:
+        assert index.vectors.sqlite_vec == (index.vectors.why_not is None)
+    finally:
+        index.close()
+
+
+_V1 = "BEGIN;" + _schema._SCHEMA + "PRAGMA user_version = 1;COMMIT;"
+
+
+def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> None:
+    path = knowledge_path(tmp_path / "data")
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(_V1)
+    conn.execute("INSERT INTO folders (path, added_at) VALUES (?, 0)", (str(tmp_path),))
+    conn.execute(
+        "INSERT INTO files (folder_id, rel, size, mtime_ns, sha256, status, indexed_at) "
+        "VALUES (1, 'a.txt', 5, 1, 'x', 'indexed', 0)"
+    )
+    conn.execute(
+        "INSERT INTO passages (file_id, start, \"end\", text) VALUES (1, 0, 5, 'lighthouse')"
+    )
+    conn.close()
+    index = KnowledgeIndex.open_data_dir(tmp_path / "data")
+    try:
+        assert index.call(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == 2
+        assert [hit.rel for hit in index.search("lighthouse")] == ["a.txt"]
+        assert index.missing_vectors(1) == [(1, "lighthouse")]
+        index.use_embedding_model("m")
+        assert index.save_vectors("m", [(1, [1.0, 0.0])]) == 1
+        assert index.vector_count() == 1
+    finally:
+        index.close()
