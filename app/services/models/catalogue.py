@@ -151,8 +151,7 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
         title="BGE small English v1.5 (Q8_0, for search by meaning)",
         repo="CompendiumLabs/bge-small-en-v1.5-gguf",
         filename="bge-small-en-v1.5-q8_0.gguf",
-        # about 36.7 MB; the download is held to its SHA-256, so the size only bounds it
-        size_bytes=36_800_000,
+        size_bytes=36_806_944,
         ram_bytes=GB // 4,
         licence="MIT",
         tool_calls="poor",
