@@ -41,8 +41,8 @@ BUNDLED_TITLE = "SmolLM2 135M (bundled)"
 DownloadProgress = Callable[[int, int | None], None]
 """Told the bytes downloaded so far and the file's size (``None`` until it is known)."""
 EMBED_BATCH = 4
-"""Passages given the model at once: few, so Cancel, closing and a query's vector wait little
-(a few seconds at worst with the bundled stand-in on a slow machine)."""
+"""Passages taken from the index at once (each given the model alone, so Cancel and closing
+wait for one passage at most: a few seconds with the bundled stand-in on a slow machine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +145,14 @@ def embed_missing(
         todo = index.missing_vectors(folder_id, rel, EMBED_BATCH)
         if not todo:
             break
-        vectors = embedder.embed([text for _, text in todo])
-        ids = [pid for pid, _ in todo]
-        saved = index.save_vectors(embedder.name, list(zip(ids, vectors, strict=True)))
+        made: list[tuple[int, list[float]]] = []
+        for pid, text in todo:  # one at a time, so Cancel and closing wait for one at most
+            if cancel.is_set():
+                break
+            made.append((pid, embedder.embed([text])[0]))
+        if not made:
+            break
+        saved = index.save_vectors(embedder.name, made)
         if saved == 0:  # another model was chosen meanwhile: its own sync makes its vectors
             break
         done += saved
