@@ -13,4 +13,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # the knowledge reader's child, in a packaged Parley
     raise SystemExit(main())
