@@ -82,3 +82,20 @@ def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: P
     assert added.returncode == 0, added.stderr
     assert f"{root.resolve()}, for agent Writer\n" in added.stdout
     assert ", for agent Writer" in parley("knowledge", "list", data_dir=data).stdout
+
+
+def test_chat_no_knowledge_puts_no_passages_before_the_question(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    data = tmp_path / "data"
+    assert parley("knowledge", "add", str(root), data_dir=data).returncode == 0
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "At noon in March."}]))
+    question = "When is the highest tide in Tromso?"
+    model = f"scripted:{script}"
+    usual = parley("chat", "--model", model, question, data_dir=data)
+    assert usual.returncode == 0, usual.stderr
+    assert "Sources:\n[1] guide.pdf, page 2" in usual.stdout  # the automatic passages
+    without = parley("chat", "--no-knowledge", "--model", model, question, data_dir=data)
+    assert without.returncode == 0, without.stderr
+    assert without.stdout.strip() == "At noon in March."
+    assert "Sources:" not in without.stdout
