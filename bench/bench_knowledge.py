@@ -5,8 +5,9 @@ event-loop stall while a folder is indexed, against ``rank-bm25`` over the same 
 The generated folder is ``PARLEY_BENCH_KNOWLEDGE_MB`` megabytes of Markdown (200 by default,
 the full figure; ``PARLEY_BENCH_KNOWLEDGE_MB=20 make bench`` for a quicker look). It is
 generated once into ``$XDG_CACHE_HOME/parley-bench`` (``~/.cache`` without it;
-``PARLEY_BENCH_CACHE`` names another folder) and read from there on later runs. rank-bm25 keeps every token in memory, so it is
-measured over the passages of the first :data:`PEER_MB` megabytes only.
+``PARLEY_BENCH_CACHE`` names another folder) and read from there on later runs. rank-bm25 keeps
+every token in memory, so it is measured over the passages of the first :data:`PEER_MB`
+megabytes only.
 """
 
 from __future__ import annotations
