@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.media.errors import Cancelled
-from app.services.knowledge.reader import PassageReader
+from app.services.knowledge.reader import PassageReader, ReaderUnavailable
 from app.services.knowledge.sync import SyncResult, sync_folder
 from app.store.knowledge import FolderRecord, KnowledgeIndex
 from tests.knowledge._readers import troublesome
@@ -105,3 +105,19 @@ def test_a_closed_reader_reads_nothing() -> None:
     with pytest.raises(Cancelled):
         reader.passages(b"some text", "a.txt", 1000, threading.Event())
     assert reader.started == 0
+
+
+def test_a_reader_that_cannot_start_fails_the_sync_and_lists_no_file(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = _write(tmp_path / "docs", {"a.md": "The harbour floods at the spring tide."})
+    # a reader the child cannot be handed (not a module-level function) never starts
+    reader = PassageReader(lambda data, name, limit: [], warm=False)
+    record = _folder(index, root)
+    try:
+        with pytest.raises(ReaderUnavailable, match="could not be started"):
+            sync_folder(index, record, lambda p: None, threading.Event(), reader)
+    finally:
+        reader.close()
+    assert index.file_rows(record.id) == {}  # the file is not blamed: the next sync reads it
+    assert sync_folder(index, record, lambda p: None, threading.Event()).read == 1

@@ -21,12 +21,13 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from app.core.errors import ParleyError
 from app.knowledge import Passage, document_passages
 from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
 from app.media.ingest import IngestLimits, document_text, load_readers
 
-__all__ = ["PART_SIZE", "PassageReader", "Reader", "read_passages"]
+__all__ = ["PART_SIZE", "PassageReader", "Reader", "ReaderUnavailable", "read_passages"]
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +39,15 @@ Reader = Callable[[bytes, str, int], list[Passage]]
 """Reads ``(data, name, max_text_chars)`` into passages; raises :class:`IngestError` with the
 reason when the file cannot be read. Run in the child: it must be a module-level function."""
 
+
+class ReaderUnavailable(ParleyError):
+    """The reader's child process could not be started: no file can be read (the fault is
+    not the file's, so none is listed as unreadable)."""
+
+
 _POLL_S = 0.05
 _START_TIMEOUT_S = 120.0
+_NOT_STARTED = "Parley's document reader could not be started, so no file was read"
 
 
 def read_passages(data: bytes, name: str, max_text_chars: int) -> list[Passage]:
@@ -120,16 +128,18 @@ class PassageReader:
     ) -> list[Passage]:
         """The passages of ``data`` (the file ``name``'s bytes). Raises :class:`IngestError`
         with the reason when the file cannot be read, crashes the reader or takes too long,
-        and :class:`Cancelled` when ``cancel`` is set meanwhile."""
-        conn = self._ready(cancel)
-        try:
-            conn.send((name, max_text_chars))
-            conn.send_bytes(data)
-        except OSError:
-            self._stop()
-            conn = self._ready(cancel)  # the child had gone: once more with a new one
-            conn.send((name, max_text_chars))
-            conn.send_bytes(data)
+        :class:`Cancelled` when ``cancel`` is set (or the reader closed) meanwhile, and
+        :class:`ReaderUnavailable` when no child can be started."""
+        for attempt in (1, 2):
+            conn = self._ready(cancel)
+            try:
+                conn.send((name, max_text_chars))
+                conn.send_bytes(data)
+                break
+            except OSError:  # the child had gone: once more with a new one
+                self._stop()
+                if attempt == 2:
+                    raise ReaderUnavailable(_NOT_STARTED) from None
         deadline = time.monotonic() + self._timeout(len(data))
         out: list[Passage] = []
         while True:
@@ -145,7 +155,7 @@ class PassageReader:
         self, conn: Connection, cancel: threading.Event, deadline: float, name: str
     ) -> tuple[Any, ...]:
         while True:
-            if cancel.is_set():
+            if cancel.is_set() or self._closed:
                 self._stop()
                 raise Cancelled()
             left = deadline - time.monotonic()
@@ -154,15 +164,18 @@ class PassageReader:
                 raise IngestError(
                     name, "reading it took too long, so it was stopped; it may be damaged"
                 )
-            if conn.poll(min(_POLL_S, left)):
-                try:
-                    message: tuple[Any, ...] = conn.recv()
-                except (EOFError, OSError):
-                    self._stop()
-                    raise IngestError(
-                        name, "the reader stopped while reading it; it may be damaged"
-                    ) from None
-                return message
+            try:
+                if not conn.poll(min(_POLL_S, left)):
+                    continue
+                message: tuple[Any, ...] = conn.recv()
+            except (EOFError, OSError):
+                self._stop()
+                if self._closed:
+                    raise Cancelled() from None
+                raise IngestError(
+                    name, "the reader stopped while reading it; it may be damaged"
+                ) from None
+            return message
 
     def _ready(self, cancel: threading.Event) -> Connection:
         """The running child's end of the pipe, starting a child first if there is none."""
@@ -185,7 +198,13 @@ class PassageReader:
                 ours.close()
                 theirs.close()
                 raise Cancelled()
-            process.start()
+            try:
+                process.start()
+            except Exception as exc:  # no process, or its target cannot be handed over
+                ours.close()
+                theirs.close()
+                log.warning("the knowledge reader could not be started", exc_info=True)
+                raise ReaderUnavailable(_NOT_STARTED) from exc
             self._process, self._conn = process, ours
             self.started += 1
         theirs.close()
@@ -193,10 +212,10 @@ class PassageReader:
         try:
             message = self._next(ours, cancel, deadline, "the reader")
         except IngestError:
-            raise IngestError("the reader", "Parley's document reader did not start") from None
+            raise ReaderUnavailable(_NOT_STARTED) from None
         if message != ("ready",):
             self._stop()
-            raise IngestError("the reader", "Parley's document reader did not start")
+            raise ReaderUnavailable(_NOT_STARTED)
         return ours
 
     def _stop(self) -> None:
