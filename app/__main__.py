@@ -15,5 +15,6 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     import multiprocessing
 
-    multiprocessing.freeze_support()  # in the bundle, a child process (formulas) starts here
+    # a packaged Parley's child processes (formulas, the knowledge reader) start here
+    multiprocessing.freeze_support()
     raise SystemExit(main())

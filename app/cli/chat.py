@@ -36,6 +36,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="offer the model the built-in tools (time, read/write text files; file calls "
         "ask for your approval)",
     )
+    chat.add_argument(
+        "--no-knowledge",
+        action="store_true",
+        help="leave the knowledge folders out of this chat: no passages put before the "
+        "questions, and no search_knowledge with --tools",
+    )
     chat.add_argument("--thread", help="continue this thread instead of starting a new one")
     chat.add_argument(
         "--agent",
@@ -154,7 +160,12 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     model = args.model or DEFAULT_MODEL
     printer = _Printer(out, err)
     async with open_session(
-        args.data_dir, model, interactive=True, tools=args.tools, on_event=printer
+        args.data_dir,
+        model,
+        interactive=True,
+        tools=args.tools,
+        knowledge=not args.no_knowledge,
+        on_event=printer,
     ) as s:
         args.agent_id = await _choose_agent(s, args)
         if args.thread:

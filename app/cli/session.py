@@ -39,6 +39,7 @@ async def open_session(
     *,
     interactive: bool = True,
     tools: bool = False,
+    knowledge: bool = True,
     on_event: Callable[[WorkspaceEvent], None] | None = None,
 ) -> AsyncIterator[Session]:
     """Open the workspace in ``data_dir`` (store and keyring, off the loop) and yield a
@@ -47,7 +48,9 @@ async def open_session(
     Approvals are asked on the terminal when ``interactive`` (budget pauses too, when stdin
     is a terminal; otherwise a turn at its limit ends saying so); with ``tools`` the model is
     offered the built-in tools (file tools ask for approval) and the configured MCP servers'
-    tools; every event of a driven thread reaches ``on_event``.
+    tools, and ``search_knowledge`` while a knowledge folder exists. Without ``knowledge``
+    no turn is given knowledge passages, by the tool or put before its question. Every event
+    of a driven thread reaches ``on_event``.
     """
     from app.services.mcp.config import configured_mcp_tools
 
@@ -67,7 +70,8 @@ async def open_session(
             data_dir,
             secret_resolver=secrets,
             tools=offered,
-            offer_knowledge=tools,
+            offer_knowledge=tools and knowledge,
+            auto_passages=knowledge,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
             run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )

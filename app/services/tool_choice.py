@@ -2,8 +2,9 @@
 
 A thread starts with no tools; the composer's tools menu switches them on and off, and the
 choice is kept per thread so reopening the window brings it back. The file maps a thread id to
-the tool names switched on (built-in names, and ``SERVER__TOOL`` for MCP tools); it is written
-atomically, and a damaged file is set aside, never lost.
+the tool names switched on (built-in names, and ``SERVER__TOOL`` for MCP tools), and under
+:data:`NO_AUTO_PASSAGES` lists the threads whose questions get no knowledge passages put before
+them; it is written atomically, and a damaged file is set aside, never lost.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["FILE_NAME", "ThreadToolChoices"]
+__all__ = ["FILE_NAME", "NO_AUTO_PASSAGES", "ThreadToolChoices"]
 
 FILE_NAME = "thread_tools.json"
+
+NO_AUTO_PASSAGES = "#no-auto-passages"
+"""The file's key for the threads that switched the automatic knowledge passages off (no
+thread id starts with ``#``)."""
 
 
 class ThreadToolChoices:
@@ -27,6 +32,7 @@ class ThreadToolChoices:
     def __init__(self, data_dir: Path) -> None:
         self.path = Path(data_dir) / FILE_NAME
         self._choices: dict[str, list[str]] | None = None
+        self._no_passages: set[str] = set()
 
     def _load(self) -> dict[str, list[str]]:
         if self._choices is not None:
@@ -36,6 +42,8 @@ class ThreadToolChoices:
             raw = json.loads(self.path.read_bytes())
             if not isinstance(raw, dict):
                 raise ValueError("not an object")
+            off = raw.pop(NO_AUTO_PASSAGES, [])
+            self._no_passages = {str(t) for t in off} if isinstance(off, list) else set()
             for thread_id, names in raw.items():
                 if isinstance(names, list):
                     choices[str(thread_id)] = [str(n) for n in names]
@@ -63,18 +71,41 @@ class ThreadToolChoices:
         self._write(choices)
         return chosen
 
+    def auto_passages(self, thread_id: str) -> bool:
+        """Whether ``thread_id``'s questions get knowledge passages put before them when the
+        model is not offered ``search_knowledge`` (on unless switched off)."""
+        self._load()
+        return thread_id not in self._no_passages
+
+    def set_auto_passages(self, thread_id: str, on: bool) -> bool:
+        """Switch the automatic passages of ``thread_id`` on or off and write the file."""
+        choices = self._load()
+        if on:
+            self._no_passages.discard(thread_id)
+        else:
+            self._no_passages.add(thread_id)
+        self._write(choices)
+        return on
+
     def forget(self, thread_id: str) -> None:
         """Drop the choice of a deleted thread."""
         choices = self._load()
-        if choices.pop(thread_id, None) is not None:
+        dropped = choices.pop(thread_id, None) is not None
+        if thread_id in self._no_passages:
+            self._no_passages.discard(thread_id)
+            dropped = True
+        if dropped:
             self._write(choices)
 
     def _write(self, choices: dict[str, list[str]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".thread-tools-", dir=self.path.parent)
         try:
+            kept: dict[str, list[str]] = dict(choices)
+            if self._no_passages:
+                kept[NO_AUTO_PASSAGES] = sorted(self._no_passages)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(choices, out, indent=1, sort_keys=True)
+                json.dump(kept, out, indent=1, sort_keys=True)
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -45,6 +45,7 @@ from app.services.runs import RunService
 from app.services.settings import AppSettings, load_settings
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
+from app.services.turn import TURN_THREAD
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
 from app.store.knowledge import KnowledgeIndex
@@ -78,6 +79,7 @@ class Workspace:
         list_ollama: Callable[[str], Any] | None = None,
         knowledge: KnowledgeIndex | None = None,
         offer_knowledge: bool = False,
+        auto_passages: bool = True,
     ) -> None:
         self._store = store
         self._secrets = secret_resolver
@@ -94,6 +96,7 @@ class Workspace:
         )
         """Knowledge folders: indexed, watched once started, searched and cited."""
         self.knowledge.agent_of = self._thread_agent
+        self._passages_allowed = auto_passages
         if offer_knowledge:  # the terminal's --tools: search_knowledge when a folder exists
             tools = [*tools, *self.knowledge.tools()]
         self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
@@ -128,7 +131,9 @@ class Workspace:
             system_prompt=system_prompt,
             list_ollama=list_ollama,
             agents=self.agents,
-            wrap_model=lambda model: CitingModel(model, self.knowledge.sources),
+            wrap_model=lambda model: CitingModel(
+                model, self.knowledge.sources, auto=self._auto_passages
+            ),
         )
         """Each model built once, each thread's agent, the picker's choices."""
         self.runs = RunService(
@@ -253,6 +258,15 @@ class Workspace:
         if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
             use(settings.current.knowledge_embedding, resync=False)
         self.events.subscribe(follow)
+
+    def _auto_passages(self) -> bool:
+        """Whether the turn being run gets knowledge passages put before its question: not
+        when this workspace was opened without them (``parley chat --no-knowledge``) or the
+        thread switched them off."""
+        if not self._passages_allowed:
+            return False
+        thread = TURN_THREAD.get()
+        return thread is None or self.tools.auto_passages(thread)
 
     async def _thread_agent(self, thread_id: str) -> str | None:
         """The id of the agent of the thread ``thread_id`` (``None``: no such thread)."""

@@ -23,6 +23,7 @@ from app.services.tool_choice import ThreadToolChoices
 from app.services.tool_entry import BUILTIN_GROUP, ToolEntry, first_line
 from app.store import Store
 from app.tools.builtin import builtin_tools, permissions_of
+from app.tools.knowledge import KNOWLEDGE_TOOL
 
 __all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools"]
 
@@ -99,6 +100,22 @@ class WorkspaceTools:
         """Switch on exactly ``names`` in the thread; its next turn offers them."""
         chosen = list(names)
         return await asyncio.to_thread(self.choices.set_enabled, thread_id, chosen)
+
+    # The automatic knowledge passages -----------------------------------------------
+
+    @property
+    def has_knowledge(self) -> bool:
+        """Whether a knowledge folder is set up (``search_knowledge`` is on offer)."""
+        return any(t.name == KNOWLEDGE_TOOL for t in self._extra())
+
+    def auto_passages(self, thread_id: str) -> bool:
+        """Whether the thread's questions get the best knowledge passages put before them
+        when its model is not offered ``search_knowledge`` (on unless switched off)."""
+        return self.choices.auto_passages(thread_id)
+
+    async def set_auto_passages(self, thread_id: str, on: bool) -> bool:
+        """Switch the thread's automatic passages on or off; its next turn follows."""
+        return await asyncio.to_thread(self.choices.set_auto_passages, thread_id, on)
 
     def for_thread(self, thread_id: str) -> list[Tool[..., Any]]:
         """The tools the thread's next turn offers the model."""

@@ -126,3 +126,20 @@ def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
     assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")
     if not hasattr(sqlite3.Connection, "enable_load_extension"):
         assert "\n    Vectors are compared by an exact scan, not by sqlite-vec" in listed.stdout
+
+
+def test_chat_no_knowledge_puts_no_passages_before_the_question(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "docs", hostile=False)
+    data = tmp_path / "data"
+    assert parley("knowledge", "add", str(root), data_dir=data).returncode == 0
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "At noon in March."}]))
+    question = "When is the highest tide in Tromso?"
+    model = f"scripted:{script}"
+    usual = parley("chat", "--model", model, question, data_dir=data)
+    assert usual.returncode == 0, usual.stderr
+    assert "Sources:\n[1] guide.pdf, page 2" in usual.stdout  # the automatic passages
+    without = parley("chat", "--no-knowledge", "--model", model, question, data_dir=data)
+    assert without.returncode == 0, without.stderr
+    assert without.stdout.strip() == "At noon in March."
+    assert "Sources:" not in without.stdout

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from app.knowledge import Passage
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
 from app.store.knowledge import FolderRecord, KnowledgeIndex
+from app.store.knowledge._ops import SAVE_BATCH, add_passages, begin_file
 from tests.knowledge.corpus import make_corpus
 
 
@@ -144,3 +146,51 @@ def test_a_data_folder_that_cannot_be_made_keeps_the_index_in_memory(tmp_path: P
         assert [f.id for f in index.folders()] == [folder_id]
     finally:
         index.close()
+
+
+def _big_text(n: int) -> str:
+    return "\n\n".join(
+        f"Paragraph {i} of the logbook: lighthouse {i} was lit at dusk by its keeper, who "
+        "walked the harbour wall with a copper lantern and wrote the tide tables by hand."
+        for i in range(n)
+    )
+
+
+def test_a_big_file_is_saved_in_batches_and_found_whole(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "log.txt").write_text(_big_text(4000))
+    result, _ = _sync(index, root)
+    assert result.read == 1
+    folder = index.folders()[0]
+    assert (folder.files, folder.skipped) == (1, ())
+    assert folder.passages > SAVE_BATCH  # more than one batch
+    assert "lighthouse 3999 " in index.search("lighthouse 3999")[0].text
+    (root / "log.txt").write_text(_big_text(3000))  # changed: the old passages are forgotten
+    _sync(index, root)
+    assert index.folders()[0].passages < folder.passages
+    assert all("lighthouse 3999 " not in hit.text for hit in index.search("lighthouse 3999"))
+
+
+def test_a_big_file_cut_off_between_batches_is_hidden_and_read_again(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "log.txt").write_text(_big_text(4000))
+    record = _folder(index, root)
+    # what a kill between two batches leaves behind
+    file_id = index.call(begin_file, record.id, "log.txt")
+    index.call(add_passages, file_id, [Passage("the zebracrossing log", 0, 20)])
+    assert index.search("zebracrossing") == []  # not searched
+    assert index.folders()[0].skipped == ()  # nor listed as unreadable
+    result, _ = _sync(index, root)
+    assert result.read == 1
+    assert index.search("zebracrossing") == []
+    folder = index.folders()[0]
+    assert folder.files == 1 and folder.passages == len(
+        index.call(lambda c: c.execute("SELECT id FROM passages").fetchall())
+    )
+    assert "lighthouse 3999 " in index.search("lighthouse 3999")[0].text

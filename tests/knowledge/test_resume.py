@@ -29,7 +29,8 @@ def _done(db: Path) -> dict[str, tuple[int, ...]]:
         return {}
     try:
         rows = conn.execute(
-            "SELECT f.rel, p.id FROM files f JOIN passages p ON p.file_id = f.id ORDER BY p.id"
+            "SELECT f.rel, p.id FROM files f JOIN passages p ON p.file_id = f.id "
+            "WHERE f.status = 'indexed' ORDER BY p.id"
         ).fetchall()
     except sqlite3.Error:
         return {}

@@ -68,9 +68,12 @@ def _given_sources(turn: Sequence[Message]) -> list[AnnotationRef]:
 
 class CitingModel:
     """Wraps ``inner``; see the module docstring. ``find`` searches the knowledge folders;
-    ``auto`` turns the automatic mode on."""
+    ``auto`` turns the automatic mode on (a callable is asked at each turn: the thread's
+    switch)."""
 
-    def __init__(self, inner: ChatModel, find: FindSources, *, auto: bool = True) -> None:
+    def __init__(
+        self, inner: ChatModel, find: FindSources, *, auto: bool | Callable[[], bool] = True
+    ) -> None:
         self.inner = inner
         self._find = find
         self._auto = auto
@@ -106,7 +109,8 @@ class CitingModel:
         refs = _given_sources(turn)
         sent = list(messages)
         offered = any(t.name == KNOWLEDGE_TOOL for t in tools or ())
-        if not refs and not offered and self._auto and at >= 0:
+        auto = self._auto() if callable(self._auto) else self._auto
+        if not refs and not offered and auto and at >= 0:
             question = messages[at].text()
             try:
                 sources = list(await self._find(question, AUTO_PASSAGES)) if question else []

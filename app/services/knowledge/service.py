@@ -2,12 +2,13 @@
 
 Folders are added, removed, listed (with files, size, last sync and the files that could not
 be read, with reasons) and reindexed here; searching returns numbered sources. Indexing runs
-one folder at a time in a worker thread, telling its progress as ``KnowledgeProgress`` events
-and finishing each with ``KnowledgeChanged``; :meth:`cancel` stops it after the file being
-read. While Parley runs the folders are watched (``watchfiles``: each folder the last sync
-walked, on its own, so no link is followed out) and a change is synced within a second or
-two; :meth:`start` also resyncs every folder, since changes made while Parley was closed were
-not seen.
+one folder at a time in a worker thread (each file's text read and cut in one child process,
+started when first needed and stopped with the service), telling its progress as
+``KnowledgeProgress`` events and finishing each with ``KnowledgeChanged``; :meth:`cancel`
+stops it at once (the file being read is given up). While Parley runs the folders are
+watched (``watchfiles``: each folder the last sync walked, on its own, so no link is followed
+out) and a change is synced within a second or two; :meth:`start` also resyncs every folder,
+since changes made while Parley was closed were not seen.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
+from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
 from app.services.turn import TURN_THREAD
@@ -45,8 +47,16 @@ _OVERLAP_S = 2.0
 class KnowledgeService:
     """The knowledge folders of one data directory; see the module docstring."""
 
-    def __init__(self, index: KnowledgeIndex, events: EventBus, *, watch: bool = True) -> None:
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        events: EventBus,
+        *,
+        watch: bool = True,
+        reader: PassageReader | None = None,
+    ) -> None:
         self._index = index
+        self._reader = reader or PassageReader()
         self._events = events
         self._watching = watch
         self._folders: list[FolderRecord] = index.folders()
@@ -77,12 +87,17 @@ class KnowledgeService:
 
     @classmethod
     async def open(
-        cls, data_dir: str | os.PathLike[str], events: EventBus, *, watch: bool = True
+        cls,
+        data_dir: str | os.PathLike[str],
+        events: EventBus,
+        *,
+        watch: bool = True,
+        reader: PassageReader | None = None,
     ) -> KnowledgeService:
         """Open the index of ``data_dir`` off the loop (nothing is synced until
         :meth:`start`)."""
         index = await asyncio.to_thread(KnowledgeIndex.open_data_dir, data_dir)
-        return await asyncio.to_thread(cls, index, events, watch=watch)
+        return await asyncio.to_thread(cls, index, events, watch=watch, reader=reader)
 
     # Folders ---------------------------------------------------------------------------
 
@@ -191,8 +206,8 @@ class KnowledgeService:
             self._schedule(record.id)
 
     def cancel(self) -> None:
-        """Stop indexing after the file being read; folders waiting their turn wait for the
-        next change or reindex. What was read so far is kept."""
+        """Stop indexing now (the file being read is given up); folders waiting their turn wait
+        for the next change or reindex. What was read so far is kept."""
         self._queue.clear()
         if self._runner is not None and not self._runner.done():
             self._cancel.set()
@@ -232,6 +247,7 @@ class KnowledgeService:
                     report,
                     self._cancel,
                     self._vectors_hook(record),
+                    reader=self._reader,
                 )
             except OSError as exc:
                 why = f"{record.path} cannot be read ({exc.strerror or exc})"
@@ -428,7 +444,8 @@ class KnowledgeService:
         return [self._tool]
 
     async def aclose(self) -> None:
-        """Stop indexing (what was read is kept) and watching, and close the index."""
+        """Stop indexing (what was read is kept), the reader's child and watching, and close
+        the index."""
         self._closed = True
         self.cancel()
         for _, stop in self._watchers:
@@ -437,4 +454,5 @@ class KnowledgeService:
             if task is not None and not task.done():
                 with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(task), 10)
+        await asyncio.to_thread(self._reader.close)
         await asyncio.to_thread(self._index.close)

@@ -1,6 +1,8 @@
 """Bringing one folder's index up to date: incremental, resumable, never stalled by a file.
 
-Run in a worker thread. A file whose size and time are unchanged is not opened; a changed
+Run in a worker thread; each file's text is read and cut by a :class:`PassageReader`'s child
+process (the walk, the reading of bytes through the folder's descriptors and the writes stay
+here). A file whose size and time are unchanged is not opened; a changed
 one is read again (unless its content hash is the same); a renamed one (same size, time and
 content as a file that is gone) keeps its passages under the new name; a deleted one is
 forgotten. Each file is saved in its own transaction (its passages with its "done" row), so a
@@ -11,7 +13,6 @@ its reason and not tried again until it changes.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import threading
 import time
@@ -19,17 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.knowledge import document_passages
-from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
-from app.media.ingest import IngestLimits, document_text
+from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.walk import Found, open_relative, read_opened, walk_folder
 from app.store.knowledge import FileRow, FolderRecord, KnowledgeIndex
 from app.tools._openat import LinkOnTheWay
 
 __all__ = ["SyncProgress", "SyncResult", "sync_folder"]
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +53,8 @@ class SyncResult:
     folders: tuple[str, ...] = ()
 
 
-_LIMITS = IngestLimits(max_text_chars=20_000_000)
+MAX_TEXT_CHARS = 20_000_000
+"""A file's text is read up to this many characters."""
 
 
 def _read(root: Path, rel: str) -> bytes:
@@ -93,10 +91,20 @@ def sync_folder(
     report: Callable[[SyncProgress], None],
     cancel: threading.Event,
     after_file: Callable[[str | None], None] | None = None,
+    *,
+    reader: PassageReader | None = None,
 ) -> SyncResult:
     """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
     the folder itself cannot be opened. ``after_file`` is called with a file's path inside the
-    folder once its passages are saved, and with ``None`` at the end (vectors are made there)."""
+    folder once its passages are saved, and with ``None`` at the end (vectors are made there).
+    ``reader`` reads the files' text (one of this sync's own, stopped at its end, when none is
+    given)."""
+    if reader is None:
+        own = PassageReader()
+        try:
+            return sync_folder(index, folder, report, cancel, after_file, reader=own)
+        finally:
+            own.close()
     root = Path(folder.path)
     walk = walk_folder(root, cancel.is_set)
     known = index.file_rows(folder.id)
@@ -115,7 +123,9 @@ def sync_folder(
         if cancel.is_set():
             return _result(result, walk.folders, cancelled=True)
         report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
-        outcome = _sync_one(index, folder.id, root, found, known.get(found.rel), by_shape, cancel)
+        outcome = _sync_one(
+            index, folder.id, root, found, known.get(found.rel), by_shape, cancel, reader
+        )
         if outcome == "read" and after_file is not None:
             after_file(found.rel)
         if outcome == "cancelled":
@@ -167,6 +177,7 @@ def _sync_one(
     known: FileRow | None,
     by_shape: dict[tuple[int, int], list[FileRow]],
     cancel: threading.Event,
+    reader: PassageReader,
 ) -> str:
     """Bring one file up to date; returns ``read``, ``renamed``, ``touched``, ``skipped``,
     ``gone`` or ``cancelled``."""
@@ -189,22 +200,13 @@ def _sync_one(
             index.move_file(twin.id, found.rel, found.mtime_ns)
             return "renamed"
     try:
-        text = document_text(data, Path(found.rel).name, _LIMITS, Job(cancel_event=cancel))
+        passages = reader.passages(data, Path(found.rel).name, MAX_TEXT_CHARS, cancel)
     except Cancelled:
         return "cancelled"
     except IngestError as exc:
         index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, _reason(exc))
         return "skipped"
-    except MemoryError:
-        reason = "there was not enough memory to read it"
-        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
-        return "skipped"
-    except Exception as exc:  # a reader's bug must not stop the rest of the folder
-        log.info("could not index %s", found.rel, exc_info=True)
-        reason = f"it could not be read ({type(exc).__name__})"
-        index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
-        return "skipped"
-    passages = document_passages(text.text, pages=text.pages, markdown=text.markdown)
+    del data
     if not passages:
         reason = "it holds no text (a scanned PDF has none to read)"
         index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)

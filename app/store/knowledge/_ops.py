@@ -1,5 +1,7 @@
 """The knowledge index's reads and writes, each run on the index's own thread with its
-connection. A file's passages and its row are written in one transaction."""
+connection. A file's passages and its row are written in one transaction; a big file's in
+batches of :data:`SAVE_BATCH` (see :func:`begin_file`), so a search is never kept waiting
+long behind it."""
 
 from __future__ import annotations
 
@@ -13,9 +15,14 @@ from app.knowledge import Passage
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit, Skipped
 
 __all__ = [
+    "SAVE_BATCH",
     "add_folder",
+    "add_passages",
+    "begin_file",
     "delete_files",
+    "drop_passages",
     "file_rows",
+    "finish_file",
     "list_folders",
     "match_query",
     "move_file",
@@ -27,6 +34,9 @@ __all__ = [
     "set_synced",
     "touch_file",
 ]
+
+SAVE_BATCH = 500
+"""Passages written (or forgotten) in one transaction when a big file is saved."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 32
@@ -110,7 +120,7 @@ def list_folders(conn: sqlite3.Connection) -> list[FolderRecord]:
             Skipped(rel, reason or "")
             for rel, reason in conn.execute(
                 "SELECT rel, reason FROM files WHERE folder_id = ? AND status = 'skipped' "
-                "ORDER BY rel",
+                "AND reason IS NOT NULL ORDER BY rel",
                 (fid,),
             )
         )
@@ -176,7 +186,51 @@ def save_file(
         conn.executemany(
             'INSERT INTO passages (file_id, page, heading, start, "end", text) '
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [(file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages],
+            ((file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages),
+        )
+
+
+def drop_passages(conn: sqlite3.Connection, folder_id: int, rel: str, limit: int) -> int:
+    """Forget up to ``limit`` of the passages the index holds for ``rel``; how many."""
+    with _tx(conn):
+        cur = conn.execute(
+            "DELETE FROM passages WHERE id IN (SELECT p.id FROM passages p JOIN files f "
+            "ON f.id = p.file_id WHERE f.folder_id = ? AND f.rel = ? LIMIT ?)",
+            (folder_id, rel, limit),
+        )
+    return cur.rowcount
+
+
+def begin_file(conn: sqlite3.Connection, folder_id: int, rel: str) -> int:
+    """Start saving a big file in batches: its row replaces the old one as not yet read
+    (size -1 and no reason: not listed, not searched, and read again by a sync that is
+    killed before :func:`finish_file`); returns the row's id."""
+    with _tx(conn):
+        return _replace_row(conn, folder_id, rel, -1, 0, "", "skipped", None)
+
+
+def add_passages(conn: sqlite3.Connection, file_id: int, passages: Sequence[Passage]) -> None:
+    """Add a batch of a file's passages (nothing when its row is gone: its folder was
+    removed meanwhile)."""
+    with _tx(conn):
+        if conn.execute("SELECT 1 FROM files WHERE id = ?", (file_id,)).fetchone() is None:
+            return
+        conn.executemany(
+            'INSERT INTO passages (file_id, page, heading, start, "end", text) '
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages),
+        )
+
+
+def finish_file(
+    conn: sqlite3.Connection, file_id: int, size: int, mtime_ns: int, sha256: str
+) -> None:
+    """Mark a file saved in batches as read in full: from now on it is listed and searched."""
+    with _tx(conn):
+        conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ?, sha256 = ?, status = 'indexed', "
+            "reason = NULL, indexed_at = ? WHERE id = ?",
+            (size, mtime_ns, sha256, time.time(), file_id),
         )
 
 
@@ -260,7 +314,8 @@ def search(conn: sqlite3.Connection, text: str, limit: int, agent: str | None) -
         "bm25(passages_fts, 1.0, 0.5) AS score "
         "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
         "JOIN files f ON f.id = p.file_id JOIN folders d ON d.id = f.folder_id "
-        "WHERE passages_fts MATCH ? AND (d.agent IS NULL OR d.agent IS ?) "
+        "WHERE passages_fts MATCH ? AND f.status = 'indexed' "
+        "AND (d.agent IS NULL OR d.agent IS ?) "
         "ORDER BY score LIMIT ?",
         (query, agent, limit),
     ).fetchall()

@@ -77,7 +77,7 @@ class VectorSearch:
             rows = conn.execute(
                 "SELECT v.passage_id, f.folder_id, v.vector FROM passage_vectors v "
                 "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
-                "WHERE length(v.vector) = ?",
+                "WHERE length(v.vector) = ? AND f.status = 'indexed'",
                 (dims * 4,),
             ).fetchall()
             ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -195,7 +195,8 @@ def nearest(
             "FROM passage_vectors v "
             "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
             "JOIN folders d ON d.id = f.folder_id "
-            "WHERE length(v.vector) = ? AND (d.agent IS NULL OR d.agent IS ?)) "
+            "WHERE length(v.vector) = ? AND f.status = 'indexed' "
+            "AND (d.agent IS NULL OR d.agent IS ?)) "
             "WHERE far IS NOT NULL ORDER BY far, id LIMIT ?",
             (_blob(vector), len(vector) * 4, agent, limit),
         ).fetchall()

@@ -179,8 +179,19 @@ class KnowledgeIndex:
     def save_file(
         self, folder_id: int, rel: str, size: int, mtime_ns: int, sha: str, passages: list[Passage]
     ) -> None:
-        """Save a file's passages and its "done" row in one transaction."""
-        self.call(_ops.save_file, folder_id, rel, size, mtime_ns, sha, passages)
+        """Save a file's passages and its "done" row: in one transaction, or for a file of
+        more than :data:`~app.store.knowledge._ops.SAVE_BATCH` passages in batches, the row
+        marked done last (a kill in between leaves the file to be read again)."""
+        batch = _ops.SAVE_BATCH
+        if len(passages) <= batch:
+            self.call(_ops.save_file, folder_id, rel, size, mtime_ns, sha, passages)
+            return
+        while self.call(_ops.drop_passages, folder_id, rel, batch):
+            pass
+        file_id = self.call(_ops.begin_file, folder_id, rel)
+        for at in range(0, len(passages), batch):
+            self.call(_ops.add_passages, file_id, passages[at : at + batch])
+        self.call(_ops.finish_file, file_id, size, mtime_ns, sha)
 
     def save_skipped(
         self, folder_id: int, rel: str, size: int, mtime_ns: int, sha: str, reason: str

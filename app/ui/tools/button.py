@@ -1,5 +1,7 @@
 """The composer's tools button: a menu of every tool a thread may use, grouped built-in and by
 MCP server, each switched on or off for the open thread (the thread remembers its choice).
+While a knowledge folder exists, a Knowledge section switches the passages put before each
+question (for models not offered ``search_knowledge``) on or off for the thread.
 
 Keyboard: Tab reaches the button, Space opens the menu, arrows move, Enter switches the
 focused tool. A server that fails is listed with its reason, and the window's
@@ -25,6 +27,11 @@ from app.ui.tasks import spawn
 __all__ = ["ToolsButton"]
 
 _DESCRIPTION_CHARS = 56
+_AUTO_TEXT = "Passages before each question"
+_AUTO_TIP = (
+    "Put the best passages of your knowledge folders before each question and cite them, "
+    "when the model is not offered search_knowledge"
+)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
 
 
@@ -116,6 +123,8 @@ class ToolsButton(QPushButton):
                     lambda checked, name=entry.name: spawn(self._toggle(name, checked))
                 )
                 menu.addAction(action)
+        if self.tools.has_knowledge:
+            self._add_auto_passages(menu, thread)
         for name, reason in sorted(self._reported.items()):
             menu.addSection(f"MCP: {name}")
             note = menu.addAction(f"Not running: {_short(reason)}")
@@ -126,6 +135,18 @@ class ToolsButton(QPushButton):
             off = menu.addAction("Turn all tools off")
             off.setObjectName("toolsAllOff")
             off.triggered.connect(lambda: spawn(self._set(set())))
+
+    def _add_auto_passages(self, menu: QMenu, thread: str | None) -> None:
+        menu.addSection("Knowledge")
+        action = QAction(_AUTO_TEXT, menu)
+        action.setObjectName("knowledgeAutoToggle")
+        action.setCheckable(True)
+        action.setChecked(thread is not None and self.tools.auto_passages(thread))
+        action.setToolTip(_AUTO_TIP)
+        action.setStatusTip(_AUTO_TIP)
+        action.setEnabled(thread is not None)
+        action.toggled.connect(lambda checked: spawn(self._set_auto(checked)))
+        menu.addAction(action)
 
     def actions_by_name(self) -> dict[str, QAction]:
         """The menu's tool entries by tool name (after :meth:`rebuild`)."""
@@ -155,6 +176,15 @@ class ToolsButton(QPushButton):
         except (OSError, ParleyError) as exc:
             self.problem.emit(f"The tool choice could not be saved: {exc}")
         self.refresh()
+
+    async def _set_auto(self, on: bool) -> None:
+        thread = self._thread_id()
+        if thread is None:
+            return
+        try:
+            await self.tools.set_auto_passages(thread, on)
+        except (OSError, ParleyError) as exc:
+            self.problem.emit(f"The knowledge passages choice could not be saved: {exc}")
 
     def _on_event(self, event: WorkspaceEvent) -> None:
         if not isinstance(event, ToolsChanged):

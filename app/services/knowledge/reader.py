@@ -1,0 +1,236 @@
+"""Reading a file's text and cutting it into passages in a child process.
+
+Text extraction (PDF, Word, Markdown) is CPU-bound Python and C that holds the interpreter
+lock; done in a thread of the window's process it stalls the event loop. :class:`PassageReader`
+hands the file's bytes (already read by the caller through the folder's descriptors, so the
+child never resolves a path of its own) to one child process and gets the passages back in
+small parts. The child is started on first use and again after it was stopped: a file that
+crashes it, or keeps it busy past the time allowed, is reported as unreadable with the
+reason, and the next file gets a fresh child. Cancelling stops the child at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from app.core.errors import ParleyError
+from app.knowledge import Passage, document_passages
+from app.media._util import Job
+from app.media.errors import Cancelled, IngestError
+from app.media.ingest import IngestLimits, document_text, load_readers
+
+__all__ = ["PART_SIZE", "PassageReader", "Reader", "ReaderUnavailable", "read_passages"]
+
+log = logging.getLogger(__name__)
+
+PART_SIZE = 256
+"""Passages sent back per message: each part is unpickled quickly, so the parent's
+interpreter lock is never held long for one big file."""
+
+Reader = Callable[[bytes, str, int], list[Passage]]
+"""Reads ``(data, name, max_text_chars)`` into passages; raises :class:`IngestError` with the
+reason when the file cannot be read. Run in the child: it must be a module-level function."""
+
+
+class ReaderUnavailable(ParleyError):
+    """The reader's child process could not be started: no file can be read (the fault is
+    not the file's, so none is listed as unreadable)."""
+
+
+_POLL_S = 0.05
+_START_TIMEOUT_S = 120.0
+_NOT_STARTED = "Parley's document reader could not be started, so no file was read"
+
+
+def read_passages(data: bytes, name: str, max_text_chars: int) -> list[Passage]:
+    """The passages of a document's bytes: its text as an attachment's is read, cut."""
+    text = document_text(data, name, IngestLimits(max_text_chars=max_text_chars), Job())
+    return document_passages(text.text, pages=text.pages, markdown=text.markdown)
+
+
+def allowed_seconds(size: int) -> float:
+    """How long reading a file of ``size`` bytes may take before it is given up on."""
+    return 60.0 + 4.0 * size / 1_000_000
+
+
+def _serve(conn: Connection, read: Reader, warm: bool) -> None:
+    """The child's loop: read each file sent until the parent goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if warm:
+        load_readers()
+    conn.send(("ready",))
+    while True:
+        try:
+            name, max_chars = conn.recv()
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            passages = read(data, name, max_chars)
+        except IngestError as exc:
+            conn.send(("error", exc.reason))
+            continue
+        except MemoryError:
+            conn.send(("error", "there was not enough memory to read it"))
+            continue
+        except Exception as exc:  # a reader's bug must not stop the rest of the folder
+            log.info("could not index %s", name, exc_info=True)
+            conn.send(("error", f"it could not be read ({type(exc).__name__})"))
+            continue
+        del data
+        for at in range(0, len(passages), PART_SIZE):
+            part = passages[at : at + PART_SIZE]
+            conn.send(("part", [(p.text, p.start, p.end, p.page, p.heading) for p in part]))
+        conn.send(("done",))
+
+
+class PassageReader:
+    """One child process that turns files' bytes into passages; see the module docstring.
+
+    Used by one thread at a time (a folder's sync); :meth:`close` may come from another.
+    ``read`` is what the child runs (a module-level function); ``timeout`` gives the
+    seconds a file of a size may take.
+    """
+
+    def __init__(
+        self,
+        read: Reader = read_passages,
+        timeout: Callable[[int], float] = allowed_seconds,
+        *,
+        warm: bool = True,
+    ) -> None:
+        self._read = read
+        self._timeout = timeout
+        self._warm = warm
+        self._lock = threading.Lock()
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._closed = False
+        self.started = 0
+        """How many children were started (a crashed or stopped one is replaced)."""
+
+    @property
+    def running(self) -> bool:
+        """Whether a child is running now."""
+        process = self._process
+        return process is not None and process.is_alive()
+
+    def passages(
+        self, data: bytes, name: str, max_text_chars: int, cancel: threading.Event
+    ) -> list[Passage]:
+        """The passages of ``data`` (the file ``name``'s bytes). Raises :class:`IngestError`
+        with the reason when the file cannot be read, crashes the reader or takes too long,
+        :class:`Cancelled` when ``cancel`` is set (or the reader closed) meanwhile, and
+        :class:`ReaderUnavailable` when no child can be started."""
+        for attempt in (1, 2):
+            conn = self._ready(cancel)
+            try:
+                conn.send((name, max_text_chars))
+                conn.send_bytes(data)
+                break
+            except OSError:  # the child had gone: once more with a new one
+                self._stop()
+                if attempt == 2:
+                    raise ReaderUnavailable(_NOT_STARTED) from None
+        deadline = time.monotonic() + self._timeout(len(data))
+        out: list[Passage] = []
+        while True:
+            message = self._next(conn, cancel, deadline, name)
+            if message[0] == "part":
+                out.extend(Passage(*row) for row in message[1])
+            elif message[0] == "done":
+                return out
+            else:
+                raise IngestError(name, str(message[1]))
+
+    def _next(
+        self, conn: Connection, cancel: threading.Event, deadline: float, name: str
+    ) -> tuple[Any, ...]:
+        while True:
+            if cancel.is_set() or self._closed:
+                self._stop()
+                raise Cancelled()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._stop()
+                raise IngestError(
+                    name, "reading it took too long, so it was stopped; it may be damaged"
+                )
+            try:
+                if not conn.poll(min(_POLL_S, left)):
+                    continue
+                message: tuple[Any, ...] = conn.recv()
+            except (EOFError, OSError):
+                self._stop()
+                if self._closed:
+                    raise Cancelled() from None
+                raise IngestError(
+                    name, "the reader stopped while reading it; it may be damaged"
+                ) from None
+            return message
+
+    def _ready(self, cancel: threading.Event) -> Connection:
+        """The running child's end of the pipe, starting a child first if there is none."""
+        with self._lock:
+            if self._closed:
+                raise Cancelled()
+            if self._conn is not None and self.running:
+                return self._conn
+        self._stop()
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe(duplex=True)
+        process = context.Process(
+            target=_serve,
+            args=(theirs, self._read, self._warm),
+            name="parley-knowledge-reader",
+            daemon=True,
+        )
+        with self._lock:
+            if self._closed:
+                ours.close()
+                theirs.close()
+                raise Cancelled()
+            try:
+                process.start()
+            except Exception as exc:  # no process, or its target cannot be handed over
+                ours.close()
+                theirs.close()
+                log.warning("the knowledge reader could not be started", exc_info=True)
+                raise ReaderUnavailable(_NOT_STARTED) from exc
+            self._process, self._conn = process, ours
+            self.started += 1
+        theirs.close()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        try:
+            message = self._next(ours, cancel, deadline, "the reader")
+        except IngestError:
+            raise ReaderUnavailable(_NOT_STARTED) from None
+        if message != ("ready",):
+            self._stop()
+            raise ReaderUnavailable(_NOT_STARTED)
+        return ours
+
+    def _stop(self) -> None:
+        with self._lock:
+            process, conn = self._process, self._conn
+            self._process = self._conn = None
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+
+    def close(self) -> None:
+        """Stop the child (a file being read is given up) and start no other."""
+        with self._lock:
+            self._closed = True
+        self._stop()

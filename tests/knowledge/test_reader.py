@@ -1,0 +1,127 @@
+"""The reader's child process: a file that crashes it or keeps it busy is listed with its
+reason and the rest of the folder is indexed by a new child; a cancel stops it; a big file's
+passages come back whole."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.media.errors import Cancelled
+from app.services.knowledge.reader import PassageReader, ReaderUnavailable
+from app.services.knowledge.sync import SyncResult, sync_folder
+from app.store.knowledge import FolderRecord, KnowledgeIndex
+from tests.knowledge._readers import troublesome
+
+
+@pytest.fixture
+def index(tmp_path: Path):  # type: ignore[no-untyped-def]
+    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
+    yield opened
+    opened.close()
+
+
+def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
+    folder_id, _ = index.add_folder(str(root.resolve()))
+    return next(f for f in index.folders() if f.id == folder_id)
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_file_that_crashes_or_hangs_the_reader_is_listed_and_the_rest_indexed(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = _write(
+        tmp_path / "docs",
+        {
+            "a-first.md": "# Tides\n\nThe harbour floods at the spring tide.",
+            "crash.md": "anything",
+            "hang.md": "anything",
+            "z-last.md": "# Bridges\n\nThe copper bridge was painted in March.",
+        },
+    )
+    reader = PassageReader(troublesome, lambda size: 2.0, warm=False)
+    try:
+        result = sync_folder(
+            index, _folder(index, root), lambda p: None, threading.Event(), reader=reader
+        )
+    finally:
+        reader.close()
+    assert (result.read, result.skipped) == (2, 2)
+    reasons = {s.rel: s.reason for s in index.folders()[0].skipped}
+    assert reasons == {
+        "crash.md": "the reader stopped while reading it; it may be damaged",
+        "hang.md": "reading it took too long, so it was stopped; it may be damaged",
+    }
+    assert index.search("spring tide")[0].rel == "a-first.md"
+    assert index.search("copper bridge")[0].rel == "z-last.md"  # read by a fresh child
+    assert reader.started == 3
+    assert not reader.running
+
+
+def test_cancel_stops_the_reader_busy_with_a_file(index: KnowledgeIndex, tmp_path: Path) -> None:
+    root = _write(tmp_path / "docs", {"hang.md": "anything", "later.md": "Never read."})
+    reader = PassageReader(troublesome, lambda size: 3600.0, warm=False)
+    cancel = threading.Event()
+    results: list[SyncResult] = []
+    record = _folder(index, root)
+    worker = threading.Thread(
+        target=lambda: results.append(
+            sync_folder(index, record, lambda p: None, cancel, reader=reader)
+        )
+    )
+    try:
+        worker.start()
+        while not reader.running:
+            threading.Event().wait(0.01)
+        cancel.set()
+        worker.join(60)
+    finally:
+        reader.close()
+    assert results and results[0].cancelled
+    assert index.file_rows(record.id) == {}  # the hung file is not listed as unreadable
+    assert not reader.running
+
+
+def test_a_big_file_comes_back_in_parts_and_whole() -> None:
+    paragraphs = [f"Paragraph {n} tells of lighthouse {n} and its keeper." for n in range(6000)]
+    text = "\n\n".join(paragraphs)
+    reader = PassageReader(warm=False)
+    try:
+        passages = reader.passages(text.encode(), "big.txt", 20_000_000, threading.Event())
+    finally:
+        reader.close()
+    assert len(passages) > 256  # more than one part
+    assert [p.text for p in passages] == [text[p.start : p.end] for p in passages]
+    assert "lighthouse 0 " in passages[0].text and "lighthouse 5999 " in passages[-1].text
+
+
+def test_a_closed_reader_reads_nothing() -> None:
+    reader = PassageReader(warm=False)
+    reader.close()
+    with pytest.raises(Cancelled):
+        reader.passages(b"some text", "a.txt", 1000, threading.Event())
+    assert reader.started == 0
+
+
+def test_a_reader_that_cannot_start_fails_the_sync_and_lists_no_file(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = _write(tmp_path / "docs", {"a.md": "The harbour floods at the spring tide."})
+    # a reader the child cannot be handed (not a module-level function) never starts
+    reader = PassageReader(lambda data, name, limit: [], warm=False)
+    record = _folder(index, root)
+    try:
+        with pytest.raises(ReaderUnavailable, match="could not be started"):
+            sync_folder(index, record, lambda p: None, threading.Event(), reader=reader)
+    finally:
+        reader.close()
+    assert index.file_rows(record.id) == {}  # the file is not blamed: the next sync reads it
+    assert sync_folder(index, record, lambda p: None, threading.Event()).read == 1
