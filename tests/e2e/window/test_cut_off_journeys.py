@@ -219,10 +219,13 @@ async def test_a_delegate_killed_mid_call_resumes_with_the_thread(
         assert after[:2] == before  # the delegate's finished call was not run again
         assert [line[:-1] for line in after[2:]] == [["start", "second"], ["done", "second"]]
         assert after[2][-1] == before[1][-1]  # the same idempotency key
-        messages = window.chat_vm.model.messages()
-        assert messages[-1].text() == "Stamper stamped both."
-        assert [m.text() for m in messages if m.agent == "Stamper" and m.role == "assistant"][
-            -1
-        ] == "Stamped both."
+        messages = window.chat_vm.model.messages
+        assert messages()[-1].text() == "Stamper stamped both."
+
+        def delegate_said() -> list[str]:
+            return [m.text() for m in messages() if m.agent == "Stamper" and m.role == "assistant"]
+
+        # the delegate's reply streams into its card as the window draws frames
+        await wait_until(lambda: delegate_said()[-1:] == ["Stamped both."], what="its reply")
     finally:
         await close_window(window)
