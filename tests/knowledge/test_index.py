@@ -7,35 +7,22 @@ import os
 import threading
 from pathlib import Path
 
-import pytest
-
 from app.knowledge import Passage
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
-from app.store.knowledge import FolderRecord, KnowledgeIndex
+from app.store.knowledge import KnowledgeIndex
 from app.store.knowledge._ops import SAVE_BATCH, add_passages, begin_file
+from tests.knowledge.conftest import folder_record
 from tests.knowledge.corpus import make_corpus
-
-
-@pytest.fixture
-def index(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
-    yield opened
-    opened.close()
-
-
-def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
-    folder_id, _ = index.add_folder(str(root.resolve()))
-    return next(f for f in index.folders() if f.id == folder_id)
 
 
 def _sync(index: KnowledgeIndex, root: Path) -> tuple[SyncResult, list[SyncProgress]]:
     seen: list[SyncProgress] = []
-    result = sync_folder(index, _folder(index, root), seen.append, threading.Event())
+    result = sync_folder(index, folder_record(index, root), seen.append, threading.Event())
     return result, seen
 
 
 def _ids(index: KnowledgeIndex, root: Path) -> dict[str, int]:
-    return {rel: row.id for rel, row in index.file_rows(_folder(index, root).id).items()}
+    return {rel: row.id for rel, row in index.file_rows(folder_record(index, root).id).items()}
 
 
 def test_a_query_finds_the_right_file_and_page(index: KnowledgeIndex, tmp_path: Path) -> None:
@@ -111,9 +98,9 @@ def test_a_cancelled_sync_keeps_what_it_finished(index: KnowledgeIndex, tmp_path
         if progress.files_done == 2:
             cancel.set()
 
-    result = sync_folder(index, _folder(index, root), report, cancel)
+    result = sync_folder(index, folder_record(index, root), report, cancel)
     assert result.cancelled
-    assert len(index.file_rows(_folder(index, root).id)) == 2
+    assert len(index.file_rows(folder_record(index, root).id)) == 2
     again, _ = _sync(index, root)
     assert again.read == 3 and not again.cancelled
 
@@ -180,7 +167,7 @@ def test_a_big_file_cut_off_between_batches_is_hidden_and_read_again(
     root = tmp_path / "docs"
     root.mkdir()
     (root / "log.txt").write_text(_big_text(4000))
-    record = _folder(index, root)
+    record = folder_record(index, root)
     # what a kill between two batches leaves behind
     file_id = index.call(begin_file, record.id, "log.txt")
     index.call(add_passages, file_id, [Passage("the zebracrossing log", 0, 20)])

@@ -12,20 +12,9 @@ import pytest
 from app.media.errors import Cancelled
 from app.services.knowledge.reader import PassageReader, ReaderUnavailable
 from app.services.knowledge.sync import SyncResult, sync_folder
-from app.store.knowledge import FolderRecord, KnowledgeIndex
+from app.store.knowledge import KnowledgeIndex
 from tests.knowledge._readers import troublesome
-
-
-@pytest.fixture
-def index(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
-    yield opened
-    opened.close()
-
-
-def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
-    folder_id, _ = index.add_folder(str(root.resolve()))
-    return next(f for f in index.folders() if f.id == folder_id)
+from tests.knowledge.conftest import folder_record
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -50,7 +39,7 @@ def test_a_file_that_crashes_or_hangs_the_reader_is_listed_and_the_rest_indexed(
     reader = PassageReader(troublesome, lambda size: 2.0, warm=False)
     try:
         result = sync_folder(
-            index, _folder(index, root), lambda p: None, threading.Event(), reader=reader
+            index, folder_record(index, root), lambda p: None, threading.Event(), reader=reader
         )
     finally:
         reader.close()
@@ -71,7 +60,7 @@ def test_cancel_stops_the_reader_busy_with_a_file(index: KnowledgeIndex, tmp_pat
     reader = PassageReader(troublesome, lambda size: 3600.0, warm=False)
     cancel = threading.Event()
     results: list[SyncResult] = []
-    record = _folder(index, root)
+    record = folder_record(index, root)
     worker = threading.Thread(
         target=lambda: results.append(
             sync_folder(index, record, lambda p: None, cancel, reader=reader)
@@ -117,7 +106,7 @@ def test_a_reader_that_cannot_start_fails_the_sync_and_lists_no_file(
     root = _write(tmp_path / "docs", {"a.md": "The harbour floods at the spring tide."})
     # a reader the child cannot be handed (not a module-level function) never starts
     reader = PassageReader(lambda data, name, limit: [], warm=False)
-    record = _folder(index, root)
+    record = folder_record(index, root)
     try:
         with pytest.raises(ReaderUnavailable, match="could not be started"):
             sync_folder(index, record, lambda p: None, threading.Event(), reader=reader)

@@ -8,28 +8,15 @@ import sqlite3
 import threading
 from pathlib import Path
 
-import pytest
-
 from app.services.knowledge.embedders import embed_missing
 from app.services.knowledge.sync import sync_folder
-from app.store.knowledge import FolderRecord, KnowledgeIndex, _schema, _vectors, knowledge_path
+from app.store.knowledge import KnowledgeIndex, _schema, _vectors, knowledge_path
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
-
-
-@pytest.fixture
-def index(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = KnowledgeIndex.open_data_dir(tmp_path / "data")
-    yield opened
-    opened.close()
-
-
-def _folder(index: KnowledgeIndex, root: Path) -> FolderRecord:
-    folder_id, _ = index.add_folder(str(root.resolve()))
-    return next(f for f in index.folders() if f.id == folder_id)
+from tests.knowledge.conftest import folder_record
 
 
 def _sync(index: KnowledgeIndex, root: Path, embedder: ConceptEmbedder | None) -> None:
-    folder = _folder(index, root)
+    folder = folder_record(index, root)
     cancel = threading.Event()
     hook = None
     if embedder is not None:
