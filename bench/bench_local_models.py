@@ -197,7 +197,8 @@ async def _speed_rows() -> list[Row]:
         tokens = model.prompt_tokens(
             llama, template.render([{"role": "user", "content": text}], [], model.recipe)
         )
-        direct = [_direct_speed(llama, tokens) for _ in range(3)]
+        # on the thread Parley decodes on: llama.cpp slows down once a second thread runs it
+        direct = [await model.on_worker(lambda: _direct_speed(llama, tokens)) for _ in range(3)]
         ours = [await _parley_speed(model, text) for _ in range(3)]
     finally:
         model.close()

@@ -70,8 +70,14 @@ class LlamaEmbedder:
                 )
 
             def load(pooling: int) -> Any:
+                # one thread: llama.cpp's OpenMP gives every thread that runs a model a team
+                # of its own, and once the teams together outnumber the cores its threads stop
+                # spinning between steps, so the chat model (on its own thread, with every
+                # core) would decode at a third of its speed for the rest of the session
                 return load_llama(
                     self.path,
+                    n_threads=1,
+                    n_threads_batch=1,
                     n_ctx=EMBED_CONTEXT,
                     n_batch=EMBED_CONTEXT,
                     n_ubatch=EMBED_CONTEXT,

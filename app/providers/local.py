@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import llama_cpp
 from llama_cpp.llama import LogitsProcessorList, StoppingCriteriaList
@@ -39,7 +39,23 @@ from app.providers._stream import chunk
 from app.providers.bundled import bundled_model_path
 from app.providers.recipes import PromptRecipe, recipe_for
 
-__all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path"]
+__all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path", "llama_thread"]
+
+T = TypeVar("T")
+
+_THREAD: list[ThreadPoolExecutor] = []
+
+
+def llama_thread() -> ThreadPoolExecutor:
+    """The one thread every local chat model loads and decodes on. llama.cpp's OpenMP gives
+    each thread that runs a model a team of threads of its own, which stays while that thread
+    lives; once the teams together outnumber the cores, their threads stop spinning between
+    steps and decoding runs at a third of its speed (measured on 2 cores). One thread keeps
+    one team, whichever models were used; replies of two local models take turns."""
+    if not _THREAD:
+        _THREAD.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-llama"))
+    return _THREAD[0]
+
 
 _END = object()
 
@@ -105,7 +121,7 @@ class LlamaCppChatModel(CollectingChatModel):
         self._llama: llama_cpp.Llama | None = None
         self._template: ChatTemplate | None = None
         self._call_ids: list[int] | None = None
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-llama")
+        self._worker = llama_thread()
 
     @property
     def loaded(self) -> bool:
@@ -127,13 +143,23 @@ class LlamaCppChatModel(CollectingChatModel):
         """The loaded llama-cpp-python model (for benchmarks and diagnostics)."""
         return self._llama
 
+    async def on_worker(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the thread the model loads and decodes on (see :func:`llama_thread`:
+        what is measured beside Parley's own decoding must run there too)."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker, work)
+
     async def aload(self) -> None:
         """Load the model now (on the worker thread) instead of at the first reply."""
         await asyncio.get_running_loop().run_in_executor(self._worker, self._ensure_loaded)
 
     def close(self) -> None:
-        """Stop the worker thread and free the model."""
-        self._worker.shutdown(wait=True)
+        """Free the model, once the work handed to its thread before is done."""
+        if threading.current_thread().name.startswith("parley-llama"):
+            self._free()  # already on that thread
+        else:
+            self._worker.submit(self._free).result()
+
+    def _free(self) -> None:
         if self._llama is not None:
             self._llama.close()
             self._llama = None
