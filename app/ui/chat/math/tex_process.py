@@ -121,7 +121,8 @@ class TexProcess:
         except (OSError, EOFError, RuntimeError, ValueError) as exc:
             if process.pid is not None:
                 _stop(process, ours)
-            self.unavailable = f"The typesetting process could not start: {exc}"
+            why = str(exc) or f"it stopped while starting (exit code {process.exitcode})"
+            self.unavailable = f"The typesetting process could not start: {why}"
             log.warning("%s; formulas are typeset in the app instead.", self.unavailable)
             return None
         self._process, self._conn = process, ours
