@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +17,7 @@ from app.store._db import (
     read_only_reason,
     translated,
 )
+from app.store._one_thread import OneThread
 from app.store.errors import StoreClosedError, StoreError
 
 __all__ = ["Worker"]
@@ -26,7 +25,7 @@ __all__ = ["Worker"]
 T = TypeVar("T")
 
 
-class Worker:
+class Worker(OneThread):
     """Runs jobs ``fn(db, *args)`` on the thread that opened the database.
 
     The connection is created on that thread (sqlite3's ``check_same_thread`` stays on, so a
@@ -46,9 +45,9 @@ class Worker:
         self.owner = _lease.new_owner()
         """This store's token on the threads it is answering (see :mod:`app.store._lease`)."""
         self._opened_read_only = read_only
+        super().__init__()
+        self._what = "the thread database"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
-        self._lock = threading.Lock()
-        self._closed = False
         self._db: sqlite_utils.Database | None = None
         self.read_only: StoreError | None = None
         try:
@@ -78,20 +77,6 @@ class Worker:
             raise StoreClosedError(f"the thread database {self.path} is closed", self.path)
         with translated(self.path):
             return fn(db, *args)
-
-    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
-        with self._lock:
-            if self._closed:
-                raise StoreClosedError(f"the thread database {self.path} is closed", self.path)
-            return self._executor.submit(self._run, fn, args)
-
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(db, *args)`` on the store thread and wait for it (blocking)."""
-        return self._submit(fn, args).result()
-
-    async def acall(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(db, *args)`` on the store thread without blocking the event loop."""
-        return await asyncio.wrap_future(self._submit(fn, args))
 
     def close(self) -> None:
         """Finish queued jobs, close the connection and stop the thread (idempotent)."""

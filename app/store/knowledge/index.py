@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.knowledge import Passage
+from app.store._one_thread import OneThread
 from app.store.errors import (
     StoreClosedError,
     StoreCorruptError,
@@ -84,7 +83,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     return conn
 
 
-class KnowledgeIndex:
+class KnowledgeIndex(OneThread):
     """The knowledge database, used only from its own thread.
 
     Every method may be called from any thread: it runs the job on the index's thread and
@@ -96,9 +95,9 @@ class KnowledgeIndex:
         self.path = Path(path).absolute() if path is not None else Path(":memory:")
         self.problem: str | None = None
         """Why the index is kept in memory only, when it is."""
+        super().__init__()
+        self._what = "the knowledge index"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-knowledge")
-        self._lock = threading.Lock()
-        self._closed = False
         try:
             self._conn: sqlite3.Connection | None = self._executor.submit(
                 _connect, path if path is None else self.path
@@ -143,20 +142,6 @@ class KnowledgeIndex:
             return fn(self._conn, *args)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"the knowledge index {self.path} failed: {exc}", self.path) from exc
-
-    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
-        with self._lock:
-            if self._closed:
-                raise StoreClosedError(f"the knowledge index {self.path} is closed", self.path)
-            return self._executor.submit(self._run, fn, args)
-
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(connection, *args)`` on the index's thread and wait (blocking)."""
-        return self._submit(fn, args).result()
-
-    async def acall(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(connection, *args)`` on the index's thread without blocking the loop."""
-        return await asyncio.wrap_future(self._submit(fn, args))
 
     # the jobs, by name --------------------------------------------------------------------
 
