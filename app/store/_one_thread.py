@@ -20,7 +20,8 @@ T = TypeVar("T")
 class OneThread:
     """The base of a store that owns one connection on one thread. Subclasses set
     ``_executor`` (one worker), ``_what`` (how errors name it, e.g. "the thread database")
-    and ``path``, and run each job with the connection in :meth:`_run`."""
+    and ``path``, run each job with the connection in :meth:`_run` and close it in
+    :meth:`_close_connection`."""
 
     _executor: ThreadPoolExecutor
     _what: str
@@ -32,6 +33,25 @@ class OneThread:
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         raise NotImplementedError
+
+    def _close_connection(self) -> None:
+        """Close the connection (run on its thread)."""
+        raise NotImplementedError
+
+    def _after_close(self) -> None:
+        """What is left to do once the thread has stopped (nothing by default)."""
+
+    def close(self) -> None:
+        """Finish queued jobs, close the connection and stop the thread (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._executor.submit(self._close_connection).result()
+        finally:
+            self._executor.shutdown(wait=True)
+            self._after_close()
 
     def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
         with self._lock:

@@ -78,19 +78,10 @@ class Worker(OneThread):
         with translated(self.path):
             return fn(db, *args)
 
-    def close(self) -> None:
-        """Finish queued jobs, close the connection and stop the thread (idempotent)."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        try:
-            self._executor.submit(self._close_db).result()
-        finally:
-            self._executor.shutdown(wait=True)
-            _lease.release_owner(self.owner)
+    def _after_close(self) -> None:
+        _lease.release_owner(self.owner)
 
-    def _close_db(self) -> None:
+    def _close_connection(self) -> None:
         db, self._db = self._db, None
         if db is not None and (self._opened_read_only or self.read_only):
             db.conn.close()

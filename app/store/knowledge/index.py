@@ -268,18 +268,7 @@ class KnowledgeIndex(OneThread):
         """:meth:`set_synced` without blocking the event loop."""
         await self.acall(_ops.set_synced, folder_id, when)
 
-    def close(self) -> None:
-        """Finish queued jobs and close the file (idempotent)."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        try:
-            self._executor.submit(self._close_conn).result()
-        finally:
-            self._executor.shutdown(wait=True)
-
-    def _close_conn(self) -> None:
+    def _close_connection(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
             with contextlib.suppress(sqlite3.Error):
