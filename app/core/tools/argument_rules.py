@@ -7,7 +7,9 @@ part of what it may touch:
   symlinks followed, lies inside the folder (resolved the same way). A path with a ``..`` part
   or a relative path never matches: it is asked about.
 - ``host``: ``fetch_url`` for one host — the host of the call's URL argument is exactly the
-  rule's (``notes.example.com`` does not match ``example.com``, nor the other way round).
+  rule's (``notes.example.com`` does not match ``example.com``, nor the other way round), and
+  the URL is written so that every common URL parser reads that host (:func:`host_of`): a URL
+  with a ``\\``, a space, a user name, an escape or an odd form of host matches no host rule.
 - ``value``: an MCP tool when argument ``X`` is ``V`` — the argument's value, as canonical JSON,
   is the rule's.
 
@@ -25,9 +27,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.core.tools.url_host import host_of
 
 __all__ = ["MAX_RULE_VALUE", "ArgumentRule", "RuleKind", "host_of", "shown_path", "suggest_rule"]
 
@@ -53,19 +56,6 @@ def _resolved(text: str) -> Path | None:
         return Path(os.path.realpath(given))
     except (OSError, ValueError):
         return None
-
-
-def host_of(url: str) -> str | None:
-    """The lower-case host of an ``http``/``https`` URL, without a trailing dot; ``None`` when
-    ``url`` is not one."""
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not host:
-        return None
-    return host.rstrip(".").lower() or None
 
 
 def _canonical(value: Any) -> str:
@@ -121,10 +111,13 @@ class ArgumentRule(BaseModel):
     def host(
         cls, tool: str, argument: str, host: str, thread_id: str | None = None
     ) -> ArgumentRule:
-        """A ``host`` rule for exactly ``host``."""
-        name = host.strip().rstrip(".").lower()
-        if not name or "/" in name or "@" in name or " " in name:
-            raise ValueError(f"{host!r} is not a host name")
+        """A ``host`` rule for exactly ``host``; raises ``ValueError`` for a host that
+        :func:`host_of` would never name (a user name, an escape, a Unicode or odd numeric
+        form: no URL could match the rule)."""
+        name = host.strip().removesuffix(".").lower()
+        written = f"[{name}]" if ":" in name else name
+        if not name or host_of(f"https://{written}/") != name:
+            raise ValueError(f"{host!r} is not a host name written the plain way")
         return cls(tool=tool, kind="host", argument=argument, value=name, thread_id=thread_id)
 
     @classmethod
