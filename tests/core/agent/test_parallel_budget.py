@@ -4,6 +4,7 @@ running side by side cannot all pass the same check."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from app.core import HumanMessage, create_agent, tool
@@ -38,11 +39,17 @@ class Team:
         self.models: list[ScriptedChatModel] = []
         tools = []
 
-        @tool
-        def look_up(query: str) -> str:
+        @tool(secret_refs={"key": "library/key"})
+        def look_up(query: str, key: str) -> str:
             """Look something up."""
             self.looked_up.append(query)
             return f"{query}: 42"
+
+        async def keyring(ref: str) -> str:
+            # a key is read off the loop, as from the system keyring: the calls' checks and
+            # their running are apart, and the other delegates go on meanwhile
+            await asyncio.sleep(0.01)
+            return "k"
 
         for name in NAMES:
             script: list[Any] = []
@@ -54,7 +61,9 @@ class Team:
             # a delay lets the six run side by side, each awaiting its model as a real one does
             model = ScriptedChatModel(script, delay=0.001, info=INFO)
             self.models.append(model)
-            graph = create_agent(model, [look_up], system_prompt="Research.", name=name)
+            graph = create_agent(
+                model, [look_up], system_prompt="Research.", name=name, secret_resolver=keyring
+            )
             tools.append(delegate_tool(graph, name=name, asked_by="Parley"))
         self.parent = ScriptedChatModel(
             [ask_all(NAMES), {"text": "Everyone answered.", "usage": USAGE}], info=INFO
