@@ -164,8 +164,7 @@ class Budget:
                 )
                 self._hold(held, 1)
                 return held
-            in_flight = blocker == "max_tokens" and self.reserved.tokens > 0
-            in_flight = in_flight or (blocker == "max_cost" and self.reserved.cost > 0)
+            in_flight = blocker in ("max_tokens", "max_cost") and self.reserved.model_calls > 0
             if not in_flight or self._blocker(tokens, cost, held=False) is not None:
                 return blocker
             await self._next_settled()
@@ -186,6 +185,8 @@ class Budget:
         res.tool_calls += sign * held.tool_calls
         res.tokens += sign * held.tokens
         res.cost = max(0.0, res.cost + sign * held.cost)
+        if res.model_calls <= 0:  # no model call in flight: no rounding left over either
+            res.model_calls, res.tokens, res.cost = 0, 0, 0.0
 
     def release(self, held: Reservation, keep_tool_calls: int = 0) -> None:
         """Give back what ``held`` still holds (calls that will not be made), all but

@@ -39,8 +39,23 @@ async def stream_reply(
     A stop request ends the stream at the next chunk (closing it stops generation). A model
     error becomes an ``ErrorBlock`` in the reply, keeping every chunk that had arrived. The
     call is counted in the run's budget, settling ``held`` (its reservation) when given; a
-    call cancelled on its way gives its reservation back.
+    call cancelled on its way gives its reservation back (calls waiting for it go on).
     """
+    try:
+        return await _stream(model, messages, tools, config, ctx, held)
+    finally:
+        if held is not None:
+            ctx.budget.release(held)  # nothing once settled
+
+
+async def _stream(
+    model: ChatModel,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None,
+    config: GenerationConfig,
+    ctx: RunContext,
+    held: Reservation | None,
+) -> Reply:
     merging: ChunkMerge | None = None
     partial: Message | None = None
     stopped = False
@@ -68,10 +83,6 @@ async def stream_reply(
             partial = exc.partial
     except ModelError as exc:
         failure, code = str(exc), exc.code
-    except BaseException:
-        if held is not None:
-            ctx.budget.release(held)
-        raise
     finally:
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
