@@ -3,11 +3,20 @@
 One :class:`Budget` is created per run and handed to every child graph and tool, so an agent
 used as a tool spends from its parent's budget. Checks happen *before* a call: a call that
 would exceed a limit is not made.
+
+Calls run side by side (a reply's tool calls, the delegates it asks), so a check is also a
+:class:`Reservation`, made in the same step (no ``await`` between): a model call reserves
+itself and an estimate of its tokens and cost (its prompt and its longest reply) before it is
+sent, and is settled with what it really used after; a batch of tool calls reserves its calls
+before any runs. A call the others' reservations leave no room for is refused like any call
+over a limit; one that only an estimate keeps out waits until the calls in flight settle.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,7 +24,15 @@ from app.core.errors import BudgetExceeded
 from app.core.models.protocol import ModelPrice
 from app.core.state.message import TokenUsages
 
-__all__ = ["AGENT_PREFIX", "LIMIT_NAMES", "RAISED_PREFIX", "Budget", "BudgetLimits", "BudgetUsage"]
+__all__ = [
+    "AGENT_PREFIX",
+    "LIMIT_NAMES",
+    "RAISED_PREFIX",
+    "Budget",
+    "BudgetLimits",
+    "BudgetUsage",
+    "Reservation",
+]
 
 LIMIT_NAMES = ("max_model_calls", "max_tool_calls", "max_tokens", "max_cost")
 """The limits a run can have, as named in a run config and in :class:`BudgetLimits`."""
@@ -61,6 +78,18 @@ def cost_of(usage: TokenUsages, price: ModelPrice) -> float:
     ) / 1_000_000
 
 
+@dataclass
+class Reservation:
+    """What calls in flight hold of the budget (made by :meth:`Budget.reserve_model_call`
+    and :meth:`Budget.reserve_tool_calls`); what is left of it is given back when settled."""
+
+    agent: str
+    model_calls: int = 0
+    tool_calls: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+
 class Budget:
     """Tracks spending against limits; ``on_change`` callbacks see every change."""
 
@@ -72,7 +101,10 @@ class Budget:
         self.by_agent: dict[str, BudgetUsage] = {}
         """What each delegate agent spent of ``usage`` (keyed by name; the thread's own agent
         is ``""``), for showing who used the shared budget."""
+        self.reserved = BudgetUsage()
+        """What calls in flight hold (not spent yet, so not in ``usage``)."""
         self._listeners: list[Callable[[Budget], None]] = []
+        self._settled: asyncio.Event | None = None
 
     def on_change(self, listener: Callable[[Budget], None]) -> Callable[[], None]:
         """Call ``listener`` after every change; returns a function that unsubscribes."""
@@ -83,16 +115,115 @@ class Budget:
         for listener in list(self._listeners):
             listener(self)
 
-    def model_call_blocker(self) -> str | None:
-        """The name of the limit that forbids one more model call, or ``None``."""
-        lim, use = self.limits, self.usage
-        if lim.max_model_calls is not None and use.model_calls + 1 > lim.max_model_calls:
+    def model_call_blocker(self, tokens: int = 0, cost: float = 0.0) -> str | None:
+        """The name of the limit that forbids one more model call, or ``None``: the calls
+        limit counting the calls in flight, and the token and cost limits when what is spent
+        and held leaves no room for ``tokens`` and ``cost`` (the call's prompt)."""
+        return self._blocker(tokens, cost, held=True)
+
+    def _blocker(self, tokens: int, cost: float, *, held: bool) -> str | None:
+        lim, use, res = self.limits, self.usage, self.reserved
+        if lim.max_model_calls is not None and use.model_calls + res.model_calls >= (
+            lim.max_model_calls
+        ):
             return "max_model_calls"
-        if lim.max_tokens is not None and use.tokens >= lim.max_tokens:
+        tokens_held = res.tokens if held else 0
+        if lim.max_tokens is not None and (
+            use.tokens >= lim.max_tokens or use.tokens + tokens_held + tokens > lim.max_tokens
+        ):
             return "max_tokens"
-        if lim.max_cost is not None and use.cost >= lim.max_cost:
+        cost_held = res.cost if held else 0.0
+        if lim.max_cost is not None and (
+            use.cost >= lim.max_cost or use.cost + cost_held + cost > lim.max_cost
+        ):
             return "max_cost"
         return None
+
+    async def reserve_model_call(
+        self,
+        tokens: int = 0,
+        cost: float = 0.0,
+        reply: int = 0,
+        agent: str = "",
+        reply_cost: float = 0.0,
+    ) -> Reservation | str:
+        """Reserve one model call by ``agent`` whose prompt is about ``tokens`` long and
+        costs ``cost``, and whose reply may be ``reply`` tokens and ``reply_cost`` more
+        (held too, not checked); or return the name of the limit it would go over.
+
+        Checked and counted in one step, so calls running side by side cannot all pass the
+        same check. A call kept out only by the tokens or cost that calls in flight hold
+        (their estimates, most of which they do not use) waits until one of them settles,
+        then is checked again. Settle the reservation with :meth:`settle_model_call`.
+        """
+        while True:
+            blocker = self._blocker(tokens, cost, held=True)
+            if blocker is None:
+                held = Reservation(
+                    agent, model_calls=1, tokens=tokens + reply, cost=cost + reply_cost
+                )
+                self._hold(held, 1)
+                return held
+            in_flight = blocker in ("max_tokens", "max_cost") and self.reserved.model_calls > 0
+            if not in_flight or self._blocker(tokens, cost, held=False) is not None:
+                return blocker
+            await self._next_settled()
+
+    def reserve_tool_calls(self, count: int, agent: str = "") -> Reservation:
+        """Reserve ``count`` tool calls by ``agent``; raise :class:`BudgetExceeded` when
+        fewer are left. Spend them one at a time with :meth:`spend_tool_call`; give back the
+        rest with :meth:`release`."""
+        if count:
+            self.check_tool_calls(count)
+        held = Reservation(agent, tool_calls=count)
+        self._hold(held, 1)
+        return held
+
+    def _hold(self, held: Reservation, sign: int) -> None:
+        res = self.reserved
+        res.model_calls += sign * held.model_calls
+        res.tool_calls += sign * held.tool_calls
+        res.tokens += sign * held.tokens
+        res.cost = max(0.0, res.cost + sign * held.cost)
+        if res.model_calls <= 0:  # no model call in flight: no rounding left over either
+            res.model_calls, res.tokens, res.cost = 0, 0, 0.0
+
+    def release(self, held: Reservation, keep_tool_calls: int = 0) -> None:
+        """Give back what ``held`` still holds (calls that will not be made), all but
+        ``keep_tool_calls`` of its tool calls."""
+        kept = min(keep_tool_calls, held.tool_calls)
+        held.tool_calls -= kept
+        self._hold(held, -1)
+        held.model_calls = held.tokens = 0
+        held.cost = 0.0
+        held.tool_calls = kept
+        self._wake()
+
+    def settle_model_call(
+        self, held: Reservation, usage: TokenUsages | None = None, price: ModelPrice | None = None
+    ) -> None:
+        """Count the reserved model call ``held`` with what it really used."""
+        self.release(held)
+        self.record_model_call(usage, price, held.agent)
+
+    def spend_tool_call(self, held: Reservation) -> bool:
+        """Count one of the tool calls ``held`` reserved; False when it holds none."""
+        if held.tool_calls <= 0:
+            return False
+        held.tool_calls -= 1
+        self.reserved.tool_calls -= 1
+        self.record_tool_calls(1, held.agent)
+        return True
+
+    def _wake(self) -> None:
+        if self._settled is not None:
+            self._settled.set()
+            self._settled = None
+
+    async def _next_settled(self) -> None:
+        if self._settled is None:
+            self._settled = asyncio.Event()
+        await self._settled.wait()
 
     def describe(self, name: str) -> str:
         """``name``'s limit as a phrase, e.g. "the model-call budget (8)"."""
@@ -148,16 +279,19 @@ class Budget:
     def check_tool_calls(self, count: int = 1) -> None:
         """Raise :class:`BudgetExceeded` if ``count`` more tool calls are not allowed."""
         lim = self.limits.max_tool_calls
-        if lim is not None and self.usage.tool_calls + count > lim:
-            left = max(0, lim - self.usage.tool_calls)
+        if lim is not None and self.usage.tool_calls + self.reserved.tool_calls + count > lim:
+            left = max(0, lim - self.usage.tool_calls - self.reserved.tool_calls)
             raise BudgetExceeded(
                 f"the tool-call budget ({lim}) allows {left} more call(s), {count} were asked"
             )
 
     def remaining_tool_calls(self) -> int | None:
-        """How many tool calls are left, or ``None`` without a limit."""
+        """How many tool calls are left (not spent nor reserved), or ``None`` without a
+        limit."""
         lim = self.limits.max_tool_calls
-        return None if lim is None else max(0, lim - self.usage.tool_calls)
+        return (
+            None if lim is None else max(0, lim - self.usage.tool_calls - self.reserved.tool_calls)
+        )
 
     def _agent_usage(self, agent: str) -> BudgetUsage:
         return self.by_agent.setdefault(agent, BudgetUsage())

@@ -1,7 +1,8 @@
 """Which thread the running turn is on, for what a turn reaches without being handed it.
 
 A model wrapper or a tool is built once and shared by every thread's turns; what it must know
-of the turn (the knowledge folders of the thread's agent) it reads from :data:`TURN_THREAD`,
+of the turn and is not in the run's context (whether the thread wants knowledge passages; whose
+folders to search when no run context is handed over) it reads from :data:`TURN_THREAD`,
 which :class:`~app.services.runs.RunService` sets in each turn's own task (and so in every
 task and worker thread the turn starts), never in another's.
 """

@@ -96,6 +96,7 @@ class Workspace:
         )
         """Knowledge folders: indexed, watched once started, searched and cited."""
         self.knowledge.agent_of = self._thread_agent
+        self.knowledge.agent_named = self._agent_named
         self._passages_allowed = auto_passages
         if offer_knowledge:  # the terminal's --tools: search_knowledge when a folder exists
             tools = [*tools, *self.knowledge.tools()]
@@ -272,6 +273,11 @@ class Workspace:
         """The id of the agent of the thread ``thread_id`` (``None``: no such thread)."""
         thread = await self._store.get_thread(thread_id)
         return thread.agent_id if thread else None
+
+    async def _agent_named(self, name: str) -> str | None:
+        """The id of the agent called ``name`` (``None``: no such agent)."""
+        record = await self._store.find_agent(name)
+        return record.id if record else None
 
     async def aclose(self) -> None:
         """Stop every run (each keeps what it saved), then close every service and the store."""

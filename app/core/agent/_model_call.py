@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.budget import Reservation
 from app.core.errors import ModelError, ModelStreamInterrupted
 from app.core.graph.context import RunContext
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
@@ -31,12 +32,30 @@ async def stream_reply(
     tools: Sequence[ToolSpec] | None,
     config: GenerationConfig,
     ctx: RunContext,
+    held: Reservation | None = None,
 ) -> Reply:
     """Stream one reply, forwarding chunks to the run's event stream.
 
     A stop request ends the stream at the next chunk (closing it stops generation). A model
-    error becomes an ``ErrorBlock`` in the reply, keeping every chunk that had arrived.
+    error becomes an ``ErrorBlock`` in the reply, keeping every chunk that had arrived. The
+    call is counted in the run's budget, settling ``held`` (its reservation) when given; a
+    call cancelled on its way gives its reservation back (calls waiting for it go on).
     """
+    try:
+        return await _stream(model, messages, tools, config, ctx, held)
+    finally:
+        if held is not None:
+            ctx.budget.release(held)  # nothing once settled
+
+
+async def _stream(
+    model: ChatModel,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None,
+    config: GenerationConfig,
+    ctx: RunContext,
+    held: Reservation | None,
+) -> Reply:
     merging: ChunkMerge | None = None
     partial: Message | None = None
     stopped = False
@@ -70,7 +89,11 @@ async def stream_reply(
             await aclose()
     merged = merging.message() if merging is not None else partial
     reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
-    ctx.budget.record_model_call(reply.usages, getattr(info, "price", None), ctx.agent)
+    price = getattr(info, "price", None)
+    if held is not None:
+        ctx.budget.settle_model_call(held, reply.usages, price)
+    else:
+        ctx.budget.record_model_call(reply.usages, price, ctx.agent)
     update: dict[str, Any] = {"delta": False}
     metadata = dict(reply.metadata)
     content = list(reply.content)

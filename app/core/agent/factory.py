@@ -10,7 +10,8 @@ from pydantic import BaseModel
 
 from app.core.agent._model_call import stream_reply
 from app.core.agent._structured import parse_structured, repair_prompt
-from app.core.agent._trim import summarise_newest, trim_newest
+from app.core.agent._trim import estimate_tokens, summarise_newest, trim_newest
+from app.core.budget import Reservation, cost_of
 from app.core.checkpoint.base import Checkpointer
 from app.core.constants import END, START
 from app.core.graph.budget_pause import pause_for_budget
@@ -19,7 +20,7 @@ from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import RunContext
 from app.core.models.protocol import ChatModel, GenerationConfig
 from app.core.state.agent_state import AgentState
-from app.core.state.message import Message
+from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import ErrorBlock, TextBlock, ToolResultBlock
 from app.core.state.message_marks import EndReason, marks
 from app.core.tools import ToolAuthorize
@@ -155,15 +156,6 @@ def create_agent(
             return _final(
                 f"I stopped before finishing: the tool-call budget ({limit}) is used up.", "budget"
             )
-        blocker = ctx.budget.model_call_blocker()
-        while True:
-            phrase = ctx.budget.describe(blocker) if blocker else ""
-            if not pause_for_budget(ctx, blocker):
-                return _final(f"I stopped before finishing: {phrase} is used up.", "budget")
-            if blocker is None:
-                break
-            blocker = ctx.budget.model_call_blocker()
-
         update: dict[str, Any] = {}
         system = system_prompt or ""
         if trim_context:
@@ -191,8 +183,20 @@ def create_agent(
         if pre_model_hook is not None:
             model_input = pre_model_hook(model_input, state) or model_input
 
+        # checked and counted in one step: delegates asked side by side share the budget
+        prompt = sum(estimate_tokens(m) for m in model_input)
+        held = await _reserve(ctx, prompt, reply_cap or OUTPUT_RESERVE, info)
+        while True:
+            blocker = held if isinstance(held, str) else None
+            phrase = ctx.budget.describe(blocker) if blocker else ""
+            if not pause_for_budget(ctx, blocker):
+                return _final(f"I stopped before finishing: {phrase} is used up.", "budget")
+            if not isinstance(held, str):
+                break
+            held = await _reserve(ctx, prompt, reply_cap or OUTPUT_RESERVE, info)
+
         reply = await stream_reply(
-            model, model_input, None if last_chance or not specs else specs, base_config, ctx
+            model, model_input, None if last_chance or not specs else specs, base_config, ctx, held
         )
         message = reply.message
         if post_model_hook is not None:
@@ -239,6 +243,15 @@ def create_agent(
         .add_edge("tools", "agent")
     )
     return graph.compile(checkpointer=checkpointer, name=name, step_limit=step_limit)
+
+
+async def _reserve(ctx: RunContext, prompt: int, reply: int, info: Any) -> Reservation | str:
+    """Reserve the next model call in the run's budget (its prompt of about ``prompt``
+    tokens, and a reply of up to ``reply``), or the name of the limit it would go over."""
+    price = getattr(info, "price", None)
+    cost = cost_of(TokenUsages(prompt_tokens=prompt), price) if price is not None else 0.0
+    most = cost_of(TokenUsages(completion_tokens=reply), price) if price is not None else 0.0
+    return await ctx.budget.reserve_model_call(prompt, cost, reply, ctx.agent, most)
 
 
 def _structured(

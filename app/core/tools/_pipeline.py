@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
+from app.core.budget import Reservation
 from app.core.errors import BudgetExceeded
 from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.state.message_block import ContentBlock, ToolCallBlock
@@ -154,9 +155,14 @@ async def prepare(
 
 
 async def execute(
-    item: Prepared, ctx: RunContext | None, secrets: SecretSource | None, redactor: Redactor
+    item: Prepared,
+    ctx: RunContext | None,
+    secrets: SecretSource | None,
+    redactor: Redactor,
+    held: Reservation | None = None,
 ) -> Failure | Done:
-    """Resolve secrets, count the call against the budget and run it under its timeout."""
+    """Resolve secrets, count the call against the budget (one of the calls ``held``
+    reserved, when given) and run it under its timeout."""
     tool, call = item.tool, item.call
     runtime = Runtime.for_call(call.id, tool.name, ctx, redact=redactor.text)
     kwargs = dict(item.args)
@@ -171,8 +177,11 @@ async def execute(
         kwargs[tool.runtime_param] = runtime
     try:
         if ctx is not None and not item.resumed:
-            ctx.budget.check_tool_calls(1)
-            ctx.budget.record_tool_calls(1, ctx.agent)
+            if held is None:
+                ctx.budget.check_tool_calls(1)
+                ctx.budget.record_tool_calls(1, ctx.agent)
+            elif not ctx.budget.spend_tool_call(held):
+                raise BudgetExceeded("the tool-call budget has no call reserved for it")
     except BudgetExceeded as exc:
         return Failure(call, "budget", f"Tool {tool.name!r} was not called: {exc}.")
     try:

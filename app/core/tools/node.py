@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from app.core.budget import Reservation
 from app.core.checkpoint.writes import StepWrites
 from app.core.errors import UserError
 from app.core.graph.budget_pause import pause_for_budget
@@ -129,31 +130,45 @@ class ToolNode:
         outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
         outcomes = _mark_resumed(outcomes, ctx)
         if ctx is not None:
-            wanted = sum(isinstance(o, Prepared) and not o.resumed for o in outcomes)
+            wanted = _new(outcomes)
             left = ctx.budget.remaining_tool_calls()
             over = left is not None and wanted > left
             pause_for_budget(ctx, "max_tool_calls" if over else None, wanted - (left or 0))
         outcomes = _within_budget(outcomes, ctx)
-        outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
-        redactor = Redactor()
-        aid = last.message_id
-        if len(outcomes) == 1:
-            ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid)]
-        else:
-            results = await asyncio.gather(
-                *(self._run_and_save(o, ctx, redactor, aid) for o in outcomes),
-                return_exceptions=True,
-            )
-            ran = _finished_or_pause(results, ctx, redactor)
+        # reserved in the step that checked them: calls running beside these (another
+        # delegate's) cannot take the same calls while these wait for approval
+        held = ctx.budget.reserve_tool_calls(_new(outcomes), ctx.agent) if ctx else None
+        try:
+            outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
+            if ctx is not None and held is not None:
+                ctx.budget.release(held, keep_tool_calls=_new(outcomes))
+            redactor = Redactor()
+            aid = last.message_id
+            if len(outcomes) == 1:
+                ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid, held)]
+            else:
+                results = await asyncio.gather(
+                    *(self._run_and_save(o, ctx, redactor, aid, held) for o in outcomes),
+                    return_exceptions=True,
+                )
+                ran = _finished_or_pause(results, ctx, redactor)
+        finally:
+            if ctx is not None and held is not None:
+                ctx.budget.release(held)
         by_id = {**saved, **{r.call.id: r for r in ran}}
         order = [c.id for c in last.tool_calls()]
         return _merge([by_id[i].redacted(redactor) for i in order if i in by_id])
 
     async def _run_and_save(
-        self, outcome: Outcome, ctx: RunContext | None, redactor: Redactor, assistant_id: str | int
+        self,
+        outcome: Outcome,
+        ctx: RunContext | None,
+        redactor: Redactor,
+        assistant_id: str | int,
+        held: Reservation | None = None,
     ) -> _CallUpdate:
         """Run one call and, once it finished, save its redacted result for a resume."""
-        finished = await self._run(outcome, ctx, redactor)
+        finished = await self._run(outcome, ctx, redactor, held)
         result = _one(assistant_id, finished, redactor)
         writes = ctx.writes if ctx is not None else None
         if writes is not None and ctx is not None and not result.state:
@@ -162,7 +177,11 @@ class ToolNode:
         return result
 
     async def _run(
-        self, outcome: Outcome, ctx: RunContext | None, redactor: Redactor
+        self,
+        outcome: Outcome,
+        ctx: RunContext | None,
+        redactor: Redactor,
+        held: Reservation | None = None,
     ) -> Failure | Done:
         if not isinstance(outcome, Prepared):
             return outcome
@@ -171,7 +190,7 @@ class ToolNode:
             ctx.report_progress(call_id, name, status="started")
         where = f" in thread {ctx.thread_id}" if ctx is not None and ctx.thread_id else ""
         with purpose(f"the tool {name}{where}"):
-            done = await execute(outcome, ctx, self.secret_resolver, redactor)
+            done = await execute(outcome, ctx, self.secret_resolver, redactor, held)
         if ctx is not None:
             failed = isinstance(done, Failure)
             ctx.report_progress(
@@ -235,6 +254,11 @@ def _mark_resumed(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outco
 def _kept_key(task_id: str, call_id: str) -> str:
     """Where a pause keeps one finished call's result, within its task."""
     return f"{task_id}/kept/{call_id}"
+
+
+def _new(outcomes: list[Outcome]) -> int:
+    """How many of ``outcomes`` are calls to run that the budget has not counted yet."""
+    return sum(isinstance(o, Prepared) and not o.resumed for o in outcomes)
 
 
 def _within_budget(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:

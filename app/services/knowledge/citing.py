@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
+from app.core.graph.context import RunContext, current_context
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.state.message import Message
 from app.core.state.message_block import AnnotationRef, TextBlock, ToolResultBlock
@@ -27,8 +28,9 @@ __all__ = ["AUTO_PASSAGES", "CitingModel", "FindSources", "passages_prompt"]
 AUTO_PASSAGES = 3
 """How many passages the automatic mode puts before a question."""
 
-FindSources = Callable[[str, int], Awaitable[Sequence[dict[str, Any]]]]
-"""``find(question, limit)``: source dictionaries, best first (none without folders)."""
+FindSources = Callable[[str, int, RunContext | None], Awaitable[Sequence[dict[str, Any]]]]
+"""``find(question, limit, asker)``: source dictionaries for the run ``asker`` (the agent it
+works for decides which folders), best first (none without folders)."""
 
 
 def passages_prompt(sources: Sequence[dict[str, Any]], question: str) -> str:
@@ -113,7 +115,9 @@ class CitingModel:
         if not refs and not offered and auto and at >= 0:
             question = messages[at].text()
             try:
-                sources = list(await self._find(question, AUTO_PASSAGES)) if question else []
+                # the run this call is part of says who asks: a delegate gets its own folders
+                found = self._find(question, AUTO_PASSAGES, current_context()) if question else None
+                sources = list(await found) if found is not None else []
             except Exception:  # the index closed or failed: answer without passages
                 log.warning("the knowledge folders could not be searched", exc_info=True)
                 sources = []

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.core.errors import UserError
+from app.core.graph.context import RunContext
 from app.core.tools import Tool
 from app.knowledge import Embedder
 from app.services.bus import EventBus
@@ -69,6 +70,9 @@ class KnowledgeService:
         self._tool: Tool[..., Any] | None = None
         self.agent_of: Callable[[str], Awaitable[str | None]] | None = None
         """The id of a thread's agent, whose folders its turns search (set by the workspace)."""
+        self.agent_named: Callable[[str], Awaitable[str | None]] | None = None
+        """The id of the agent called so, whose folders it searches when a turn's agent asks
+        it as a delegate (set by the workspace)."""
         self.name_of: Callable[[str], str] = lambda agent_id: agent_id
         """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
         self._walked: dict[int, tuple[str, ...]] = {}
@@ -423,17 +427,27 @@ class KnowledgeService:
                 self._events.emit(KnowledgeChanged(""))
         return await self._index.asearch(query, limit, agent)
 
-    async def sources(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+    async def sources(
+        self, query: str, limit: int = 5, asker: RunContext | None = None
+    ) -> list[dict[str, Any]]:
         """The best passages as numbered sources (what the model reads and cites); a passage
-        scoring under a third of the best one's is left out, as it matched by chance. In a
-        turn only the folders of the thread's agent and those of no agent are searched."""
+        scoring under a third of the best one's is left out, as it matched by chance. For the
+        run ``asker`` only the folders of the agent asking (the delegate the run works for,
+        else the thread's agent) and those of no agent are searched."""
         if not self._folders:
             return []
-        thread = TURN_THREAD.get()
-        agent = await self.agent_of(thread) if thread and self.agent_of else None
+        agent = await self._asking(asker)
         hits = await self.search(query, limit, agent)
         kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
         return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
+
+    async def _asking(self, asker: RunContext | None) -> str | None:
+        """The id of the agent whose folders ``asker`` (a run) searches; ``None``: only the
+        folders of no agent."""
+        if asker is not None and asker.agent:
+            return await self.agent_named(asker.agent) if self.agent_named else None
+        thread = asker.thread_id if asker is not None else TURN_THREAD.get()
+        return await self.agent_of(thread) if thread and self.agent_of else None
 
     def tools(self) -> list[Tool[..., Any]]:
         """``search_knowledge`` when a folder is set up, else nothing."""

@@ -135,6 +135,12 @@ class ModelService:
             self._models[spec] = await asyncio.to_thread(self._resolve, spec)
         return self._models[spec]
 
+    async def _turn_model(self, spec: str) -> ChatModel:
+        """The model ``spec`` names as a turn's agent uses it (wrapped, e.g. to cite the
+        knowledge passages it was given), also when the agent is a delegate."""
+        model = await self.model(spec)
+        return self._wrap(model) if self._wrap is not None else model
+
     async def _defined_agent(self, thread: Thread) -> Agent | None:
         """The agent the user defined that runs ``thread``; ``None`` for "Parley"."""
         if self._agent_defs is None:
@@ -234,7 +240,7 @@ class ModelService:
             self._agents[key] = await build_agent(
                 chosen.name,
                 agents,
-                models=self.model,
+                models=self._turn_model,
                 tools=lambda names: {n: known[n] for n in names if n in known},
                 thread_model=spec,
                 checkpointer=self._store.checkpointer,
