@@ -111,7 +111,7 @@ class ToolApprovalDialog(QDialog):
     # Building ------------------------------------------------------------------------
 
     def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
-        title = heading_for([c.request for c in self.calls])
+        title = heading_for([c.request for c in self.calls], self.own_agent)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         heading = QLabel(title, self)
@@ -352,15 +352,20 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setVisible(bool(call.problem))
 
     def _explain_scope(self, *_args: object) -> None:
-        request = self.calls[self._current].request
-        self._rule = None if self.batch else rule_for(request, self.own_agent)
+        call = self.calls[self._current]
+        request, spec = call.request, call.tool.rule if call.tool is not None else None
+        self._rule = None if self.batch else rule_for(request, self.own_agent, spec)
         self.scope_argument.setVisible(self._rule is not None)
         if self._rule is not None:
-            self.scope_argument.setText(rule_choice(self._rule))
-            self.scope_argument.setAccessibleName(self._rule.offer())
+            self.scope_argument.setText(rule_choice(self._rule, spec))
+            self.scope_argument.setAccessibleName(self._rule.offer(spec))
         elif self.scope_argument.isChecked():
             self.scope_thread.setChecked(True)
-        self.scope_help.setText(scope_explained(request.tool, self._rule, batch=self.batch))
+        self.scope_help.setText(
+            scope_explained(
+                request, self._rule, batch=self.batch, own_agent=self.own_agent, spec=spec
+            )
+        )
 
     # Editing -------------------------------------------------------------------------
 
