@@ -132,7 +132,7 @@ def scope_explained(
             f"{_unchecked(rule, request)} "
         )
     return (
-        f"{thread}: {tool} runs without asking again in this thread, only when {caller} "
-        f"calls it. {everywhere}: {tool} runs without asking in every thread, for every "
+        f"{thread}: {tool} runs without asking again in this thread only, and only when "
+        f"{caller} calls it. {everywhere}: {tool} runs without asking in every thread, for every "
         f"agent, now and later. {scoped}Each can be revoked in Settings."
     )
