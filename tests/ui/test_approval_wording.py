@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QRadioButton
+from PySide6.QtWidgets import QLabel, QRadioButton, QTableWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.tools import ApprovalRequest, Tool, args_fingerprint, tool
@@ -95,3 +95,6 @@ def test_a_batch_of_two_delegates_names_both(qtbot: QtBot) -> None:
     assert title == "Researcher and Checker want to run 2 tools"
     assert shown.windowTitle() == title
     assert "only when Researcher calls it" in help_text  # the selected call's asker
+    table = find(shown, QTableWidget, "approvalCalls")
+    rows = [table.item(row, 0).text() for row in range(table.rowCount())]
+    assert rows == ["Researcher: mail_send", "Checker: mail_send"]

@@ -18,6 +18,7 @@ from app.services.hidden_chars import mark_hidden
 __all__ = [
     "argument_decision",
     "asker_of",
+    "callers_of",
     "heading_for",
     "rule_choice",
     "rule_for",
@@ -51,6 +52,11 @@ def asker_of(request: ApprovalRequest, own_agent: str | None = None) -> str:
     return f"{_name(request.agent)}{by}"
 
 
+def callers_of(requests: list[ApprovalRequest], own_agent: str | None = None) -> list[str]:
+    """The agent making each call: its delegate, else the thread's own agent."""
+    return [_caller(r, own_agent) for r in requests]
+
+
 def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -59,7 +65,7 @@ def heading_for(requests: list[ApprovalRequest], own_agent: str | None = None) -
     """The dialog's title, naming who asks: "Allow Writer to run a tool?" for the thread's
     agent, "Researcher, asked by Writer, wants to write_file" for a delegate, and "Researcher
     and Checker want to run 2 tools" for a batch of several agents' calls."""
-    callers = list(dict.fromkeys(_caller(r, own_agent) for r in requests))
+    callers = list(dict.fromkeys(callers_of(requests, own_agent)))
     many = "a tool" if len(requests) == 1 else f"{len(requests)} tools"
     if len(callers) > 1:
         return f"{_listed(callers)} want to run {many}"
@@ -109,13 +115,14 @@ def _unchecked(rule: ArgumentRule, request: ApprovalRequest) -> str:
 def scope_explained(
     request: ApprovalRequest,
     rule: ArgumentRule | None,
+    spec: RuleSpec | None = None,
+    own_agent: str | None = None,
     *,
     batch: bool,
-    own_agent: str | None = None,
-    spec: RuleSpec | None = None,
 ) -> str:
-    """What each "always allow" choice means for the call shown: which calls, in which
-    threads, of which agents, run without asking."""
+    """What each "always allow" choice means for the call shown (``spec``: what its tool
+    declares; ``own_agent``: the thread's stored agent): which calls, in which threads, of
+    which agents, run without asking."""
     tool = mark_hidden(request.tool)
     caller = _caller(request, own_agent)
     thread, everywhere = (

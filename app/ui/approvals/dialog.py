@@ -40,6 +40,7 @@ from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
 from app.ui.approvals._scoped import (
     argument_decision,
+    callers_of,
     heading_for,
     rule_choice,
     rule_for,
@@ -130,7 +131,8 @@ class ToolApprovalDialog(QDialog):
         layout.addWidget(intro)
 
     def _build_table(self) -> QTableWidget:
-        return calls_table(self, self.calls, self._choices_changed)
+        callers = callers_of([c.request for c in self.calls], self.own_agent)
+        return calls_table(self, self.calls, self._choices_changed, callers)
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
         self._build_call_head(layout, thread_title)
@@ -361,11 +363,8 @@ class ToolApprovalDialog(QDialog):
             self.scope_argument.setAccessibleName(self._rule.offer(spec))
         elif self.scope_argument.isChecked():
             self.scope_thread.setChecked(True)
-        self.scope_help.setText(
-            scope_explained(
-                request, self._rule, batch=self.batch, own_agent=self.own_agent, spec=spec
-            )
-        )
+        explained = scope_explained(request, self._rule, spec, self.own_agent, batch=self.batch)
+        self.scope_help.setText(explained)
 
     # Editing -------------------------------------------------------------------------
 
