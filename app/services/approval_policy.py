@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 
 from app.core.tools.approvals import AuditEntry, args_fingerprint, requests_of
-from app.core.tools.argument_rules import ArgumentRule
+from app.core.tools.argument_rules import ArgumentRule, RuleSpec
 from app.store import Store, StoredArgumentRule
 
 __all__ = ["StoreApprovalPolicy"]
@@ -20,17 +20,19 @@ class StoreApprovalPolicy:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def is_allowed(self, tool: str, thread_id: str | None) -> bool:
-        """Whether a rule lets ``tool`` run unasked in ``thread_id``."""
-        return await self.store.is_allowed(tool, thread_id=thread_id)
+    async def is_allowed(self, tool: str, thread_id: str | None, agent: str = "") -> bool:
+        """Whether a rule lets ``tool`` run unasked in ``thread_id`` when ``agent`` (a
+        delegate; ``""``: the thread's own agent) calls it."""
+        return await self.store.is_allowed(tool, thread_id=thread_id, agent=agent)
 
-    async def allow(self, tool: str, thread_id: str | None) -> None:
-        """Let ``tool`` run unasked in ``thread_id`` (``None``: everywhere)."""
-        await self.store.allow_always(tool, thread_id=thread_id)
+    async def allow(self, tool: str, thread_id: str | None, agent: str = "") -> None:
+        """Let ``tool`` run unasked in ``thread_id`` for ``agent`` (``thread_id=None``:
+        everywhere, for every agent)."""
+        await self.store.allow_always(tool, thread_id=thread_id, agent=agent)
 
-    async def revoke(self, tool: str, thread_id: str | None) -> None:
+    async def revoke(self, tool: str, thread_id: str | None, agent: str = "") -> None:
         """Remove the rule."""
-        await self.store.revoke_allow_rule(tool, thread_id=thread_id)
+        await self.store.revoke_allow_rule(tool, thread_id=thread_id, agent=agent)
 
     async def record(self, entry: AuditEntry) -> None:
         """Append ``entry`` to the audit log (fingerprints only, never arguments)."""
@@ -53,17 +55,23 @@ class StoreApprovalPolicy:
         return agent.name if agent else None
 
     async def matching_rule(
-        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None, agent: str = ""
+        self,
+        tool: str,
+        args: Mapping[str, JsonValue],
+        thread_id: str | None,
+        agent: str = "",
+        spec: RuleSpec | None = None,
     ) -> ArgumentRule | None:
         """The kept argument rule the call's real arguments fall inside, if any: a rule of
         no agent, or one of the agent making the call (``agent``, a delegate; ``""``: the
-        thread's own agent)."""
+        thread's own agent); ``spec`` is what the tool declares (see
+        :meth:`ArgumentRule.matches`)."""
         rules = await self.store.list_argument_rules(tool=tool)
         if not rules:
             return None
         who = agent or await self._own_agent(thread_id)
         for kept in rules:
-            if kept.rule.matches(tool, args, thread_id, who):
+            if kept.rule.matches(tool, args, thread_id, who, spec):
                 return kept.rule
         return None
 

@@ -98,25 +98,40 @@ def list_records(
     return [ApprovalRecord(*row) for row in rows]
 
 
-def _rule(conn: sqlite3.Connection, tool: str, thread_id: str | None) -> AllowRule | None:
+_COLUMNS = "SELECT id, tool, thread_id, created_at, agent FROM always_allow"
+
+
+def _rule(
+    conn: sqlite3.Connection, tool: str, thread_id: str | None, agent: str
+) -> AllowRule | None:
     row = conn.execute(
-        "SELECT id, tool, thread_id, created_at FROM always_allow "
-        "WHERE tool = ? AND ifnull(thread_id, '') = ifnull(?, '')",
-        (tool, thread_id),
+        f"{_COLUMNS} WHERE tool = ? AND ifnull(thread_id, '') = ifnull(?, '') AND agent = ?",
+        (tool, thread_id, agent),
     ).fetchone()
     return AllowRule(*row) if row else None
 
 
-def add_rule(db: sqlite_utils.Database, tool: str, thread_id: str | None) -> AllowRule:
-    """Always allow ``tool`` in ``thread_id`` (everywhere when ``None``); idempotent."""
+def _agent(thread_id: str | None, agent: str) -> str:
+    """The agent a rule is kept for: a rule of every thread covers every agent ('')."""
+    return agent if thread_id is not None else ""
+
+
+def add_rule(
+    db: sqlite_utils.Database, tool: str, thread_id: str | None, agent: str = ""
+) -> AllowRule:
+    """Always allow ``tool`` in ``thread_id`` when ``agent`` calls it (a delegate's name; ``""``
+    the thread's own agent), or everywhere for every agent when ``thread_id`` is ``None``;
+    idempotent."""
     if not tool:
         raise UserError("an always-allow rule needs a tool name")
+    agent = _agent(thread_id, agent)
     with write_tx(db) as conn:
         conn.execute(
-            "INSERT OR IGNORE INTO always_allow (tool, thread_id, created_at) VALUES (?, ?, ?)",
-            (tool, thread_id, time.time()),
+            "INSERT OR IGNORE INTO always_allow (tool, thread_id, created_at, agent) "
+            "VALUES (?, ?, ?, ?)",
+            (tool, thread_id, time.time(), agent),
         )
-        rule = _rule(conn, tool, thread_id)
+        rule = _rule(conn, tool, thread_id, agent)
     assert rule is not None
     return rule
 
@@ -126,7 +141,7 @@ def list_rules(
 ) -> list[AllowRule]:
     """Return rules: all of them when ``thread_id`` is None, else the thread's (plus the
     global ones when ``include_global``)."""
-    sql = "SELECT id, tool, thread_id, created_at FROM always_allow"
+    sql = _COLUMNS
     params: tuple[Any, ...] = ()
     if thread_id is not None:
         sql += " WHERE thread_id = ?" + (" OR thread_id IS NULL" if include_global else "")
@@ -134,21 +149,26 @@ def list_rules(
     return [AllowRule(*row) for row in db.conn.execute(sql + " ORDER BY tool, id", params)]
 
 
-def revoke(db: sqlite_utils.Database, tool: str, thread_id: str | None) -> bool:
-    """Remove the rule for ``tool`` in ``thread_id`` (the global one when ``None``); return
-    whether there was one."""
+def revoke(db: sqlite_utils.Database, tool: str, thread_id: str | None, agent: str = "") -> bool:
+    """Remove the rule for ``tool`` in ``thread_id`` for ``agent`` (the global one when
+    ``thread_id`` is ``None``); return whether there was one."""
     with write_tx(db) as conn:
         cur = conn.execute(
-            "DELETE FROM always_allow WHERE tool = ? AND ifnull(thread_id, '') = ifnull(?, '')",
-            (tool, thread_id),
+            "DELETE FROM always_allow WHERE tool = ? AND ifnull(thread_id, '') = ifnull(?, '') "
+            "AND agent = ?",
+            (tool, thread_id, _agent(thread_id, agent)),
         )
         return cur.rowcount > 0
 
 
-def is_allowed(db: sqlite_utils.Database, tool: str, thread_id: str | None) -> bool:
-    """Whether ``tool`` may run without asking in ``thread_id`` (a global rule counts)."""
+def is_allowed(
+    db: sqlite_utils.Database, tool: str, thread_id: str | None, agent: str = ""
+) -> bool:
+    """Whether ``tool`` may run without asking in ``thread_id`` when ``agent`` calls it: a
+    global rule covers every agent, a thread's rule only the agent it was given for."""
     row = db.conn.execute(
-        "SELECT 1 FROM always_allow WHERE tool = ? AND (thread_id IS NULL OR thread_id = ?)",
-        (tool, thread_id),
+        "SELECT 1 FROM always_allow WHERE tool = ? "
+        "AND (thread_id IS NULL OR (thread_id = ? AND agent = ?))",
+        (tool, thread_id, agent),
     ).fetchone()
     return row is not None

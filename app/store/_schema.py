@@ -251,6 +251,16 @@ def _agent_rules(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX argument_rules_by_agent ON argument_rules(agent_id)")
 
 
+def _thread_rule_agents(db: sqlite_utils.Database) -> None:
+    # "always allow in this thread" covers the agent it was given for: a delegate (its name)
+    # or the thread's own agent (''); a rule of every thread keeps '' and covers every agent
+    db.conn.execute("ALTER TABLE always_allow ADD COLUMN agent TEXT NOT NULL DEFAULT ''")
+    db.conn.execute("DROP INDEX IF EXISTS always_allow_rule")
+    db.conn.execute(
+        "CREATE UNIQUE INDEX always_allow_rule ON always_allow(tool, ifnull(thread_id, ''), agent)"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -261,6 +271,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v7,
     _argument_rules,
     _agent_rules,
+    _thread_rule_agents,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

@@ -113,12 +113,14 @@ class ApprovalRecord:
 @dataclass(frozen=True, slots=True)
 class AllowRule:
     """An "always allow" rule: ``tool`` runs without asking, in ``thread_id`` or everywhere
-    (``thread_id`` is ``None``)."""
+    (``thread_id`` is ``None``); a thread's rule only when ``agent`` calls it (a delegate's
+    name; ``""``: the thread's own agent)."""
 
     id: int
     tool: str
     thread_id: str | None
     created_at: float
+    agent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

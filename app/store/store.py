@@ -362,9 +362,13 @@ class Store:
         """Return audit log entries, newest first."""
         return await self._worker.acall(_approvals.list_records, thread_id, tool, limit)
 
-    async def allow_always(self, tool: str, *, thread_id: str | None = None) -> AllowRule:
-        """Add an "always allow" rule for ``tool`` in ``thread_id`` (everywhere if ``None``)."""
-        return await self._worker.acall(_approvals.add_rule, tool, thread_id)
+    async def allow_always(
+        self, tool: str, *, thread_id: str | None = None, agent: str = ""
+    ) -> AllowRule:
+        """Add an "always allow" rule for ``tool`` in ``thread_id`` when ``agent`` calls it
+        (``""``: the thread's own agent), or everywhere for every agent if ``thread_id`` is
+        ``None``."""
+        return await self._worker.acall(_approvals.add_rule, tool, thread_id, agent)
 
     async def list_allow_rules(
         self, *, thread_id: str | None = None, include_global: bool = True
@@ -372,13 +376,16 @@ class Store:
         """Return the "always allow" rules (all, or those that apply to ``thread_id``)."""
         return await self._worker.acall(_approvals.list_rules, thread_id, include_global)
 
-    async def revoke_allow_rule(self, tool: str, *, thread_id: str | None = None) -> bool:
+    async def revoke_allow_rule(
+        self, tool: str, *, thread_id: str | None = None, agent: str = ""
+    ) -> bool:
         """Remove a rule; return whether it existed."""
-        return await self._worker.acall(_approvals.revoke, tool, thread_id)
+        return await self._worker.acall(_approvals.revoke, tool, thread_id, agent)
 
-    async def is_allowed(self, tool: str, *, thread_id: str | None = None) -> bool:
-        """Whether ``tool`` runs without asking in ``thread_id``."""
-        return await self._worker.acall(_approvals.is_allowed, tool, thread_id)
+    async def is_allowed(self, tool: str, *, thread_id: str | None = None, agent: str = "") -> bool:
+        """Whether ``tool`` runs without asking in ``thread_id`` when ``agent`` (a delegate;
+        ``""``: the thread's own agent) calls it."""
+        return await self._worker.acall(_approvals.is_allowed, tool, thread_id, agent)
 
     async def add_argument_rule(self, rule: ArgumentRule) -> StoredArgumentRule:
         """Keep an argument-scoped "always allow" rule (once)."""

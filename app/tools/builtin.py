@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.core.tools import Tool, ToolError, tool
+from app.core.tools import RuleSpec, Tool, ToolError, tool
 from app.tools._folders import file_kind
 from app.tools._netguard import NetworkPolicy
 from app.tools.calculator import calculator
@@ -42,7 +42,12 @@ def current_time() -> str:
     return dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-@tool(permissions=("files:read",), requires_approval=True, timeout=10)
+@tool(
+    permissions=("files:read",),
+    requires_approval=True,
+    timeout=10,
+    rule=RuleSpec("path", "folder", verb="read", doing="reading"),
+)
 def read_text_file(path: str) -> str:
     """Read a UTF-8 text file from the user's disk.
 
@@ -63,7 +68,13 @@ def read_text_file(path: str) -> str:
     return text
 
 
-@tool(permissions=("files:write",), requires_approval=True, timeout=10)
+@tool(
+    permissions=("files:write",),
+    requires_approval=True,
+    timeout=10,
+    # the path decides where it writes: the content and overwrite cannot write elsewhere
+    rule=RuleSpec("path", "folder", verb="write", doing="writing"),
+)
 def write_text_file(path: str, content: str, overwrite: bool = False) -> str:
     """Write text to a file on the user's disk.
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.core.state import ContentBlock, TextBlock
-from app.core.tools import ApprovalPreview, Tool, ToolError, tool
+from app.core.tools import ApprovalPreview, RuleSpec, Tool, ToolError, tool
 from app.tools._diff import write_preview
 from app.tools._folders import GrantedFolders
 from app.tools._openat import create_temp, stat_in
@@ -274,6 +274,8 @@ def file_tools(
         requires_approval=True,
         timeout=30,
         approval_preview=preview_write,
+        # the path decides what a call does: its content cannot write elsewhere
+        rule=RuleSpec("path", "folder", verb="write", doing="writing"),
         description=(
             "Create a text file or replace a file's whole content (UTF-8). The user sees the "
             f"change and must approve it. {where}"

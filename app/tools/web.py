@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from app.core.tools import Tool, ToolError, tool
+from app.core.tools import RuleSpec, Tool, ToolError, tool
 from app.tools._http import Fetched, exchange
 from app.tools._netguard import NetworkPolicy
 from app.tools._page import page_text
@@ -77,7 +77,12 @@ def fetch_tool(
     ``seconds`` how long a fetch may take."""
     policy = _policy(network)
 
-    @tool(permissions=("net:fetch",), requires_approval=True, timeout=seconds + 10)
+    @tool(
+        permissions=("net:fetch",),
+        requires_approval=True,
+        timeout=seconds + 10,
+        rule=RuleSpec("url", "host", verb="fetch", doing="fetching"),
+    )
     async def fetch_url(url: str) -> str:
         """Fetch a web page (http or https) and return its readable text, links kept.
 

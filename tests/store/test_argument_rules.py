@@ -75,3 +75,37 @@ async def test_an_older_database_gains_the_rules_and_keeps_its_audit_log(
         kept = await store.add_argument_rule(ArgumentRule.host("fetch_url", "url", "a.example"))
         assert [r.rule for r in await store.list_argument_rules()] == [kept.rule]
     assert scalar(path, "PRAGMA user_version") == SCHEMA_VERSION
+
+
+async def test_an_older_databases_thread_rules_stay_the_threads_own_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread's "always" kept before rules named their agent covers the thread's own agent
+    only; an everywhere rule still covers every agent, and an old one-argument value rule
+    still loads (it matches a call only as the module says: see ArgumentRule.matches)."""
+    path = tmp_path / "parley.db"
+    mine = _schema.MIGRATIONS.index(_schema._thread_rule_agents)
+    monkeypatch.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:mine])
+    monkeypatch.setattr(_schema, "SCHEMA_VERSION", mine)
+    with Store.open(path):
+        pass
+    conn = sqlite3.connect(path)  # rules as the older version wrote them
+    conn.executemany(
+        "INSERT INTO always_allow (tool, thread_id, created_at) VALUES (?, ?, 1)",
+        [("write_note", "t1"), ("fetch_url", None)],
+    )
+    conn.execute(
+        "INSERT INTO argument_rules (tool, kind, argument, value, created_at) "
+        "VALUES ('query', 'value', 'table', '\"orders\"', 1)"
+    )
+    conn.commit()
+    conn.close()
+    monkeypatch.undo()
+    async with Store.open(path) as store:
+        assert await store.is_allowed("write_note", thread_id="t1")
+        assert not await store.is_allowed("write_note", thread_id="t1", agent="Researcher")
+        assert await store.is_allowed("fetch_url", thread_id="t1", agent="Researcher")
+        [old] = await store.list_argument_rules()
+        assert old.rule.matches("query", {"table": "orders"})
+        assert not old.rule.matches("query", {"table": "orders", "sql": "DROP TABLE users"})
+    assert scalar(path, "PRAGMA user_version") == SCHEMA_VERSION

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog, QPlainTextEdit, QWidget
 from app.core.graph import RunConfig
 from app.core.models import ScriptedChatModel
 from app.core.state import Message
-from app.core.tools import ApprovalPreview, Tool, tool
+from app.core.tools import ApprovalPreview, RuleSpec, Tool, tool
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.store import ApprovalRecord
@@ -36,7 +36,12 @@ def note_preview(args: Any) -> ApprovalPreview:
     )
 
 
-@tool(permissions=("files:write",), requires_approval=True, approval_preview=note_preview)
+@tool(
+    permissions=("files:write",),
+    requires_approval=True,
+    approval_preview=note_preview,
+    rule=RuleSpec("path", "folder"),  # the path decides where it writes; offered by its name
+)
 def write_note(path: str, content: str) -> str:
     """Write a note to a file on the user's disk.
 

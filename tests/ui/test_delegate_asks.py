@@ -12,6 +12,7 @@ from app.core.budget import BudgetLimits, BudgetUsage
 from app.core.graph.budget_pause import BudgetPause
 from app.core.tools import ApprovalRequest, args_fingerprint
 from app.services.events import BudgetPaused
+from app.tools.files import file_tools
 from app.ui.approvals import ToolApprovalDialog
 from app.ui.budget.meter import BudgetMeter
 from app.ui.budget.pause_panel import pause_sentence
@@ -31,8 +32,12 @@ def asked(call_id: str, agent: str | None, asked_by: str | None, **args: str) ->
 
 def test_the_dialog_names_the_delegate_and_who_asked_it(qtbot: QtBot) -> None:
     path = str(Path.home() / "notes" / "oslo.txt")
+    tools = {t.name: t for t in file_tools([Path.home()])}  # write_file declares its path
     dialog = ToolApprovalDialog(
-        None, [asked("w1", "Researcher", "Parley", path=path)], thread_title="Trip", tools={}
+        None,
+        [asked("w1", "Researcher", "Parley", path=path)],
+        thread_title="Trip",
+        tools={"write_file": tools["write_file"]},
     )
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Researcher, asked by Parley, wants to write_file"

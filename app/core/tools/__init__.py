@@ -22,7 +22,7 @@ from app.core.tools.approvals import (
     parse_answer,
     requests_of,
 )
-from app.core.tools.argument_rules import ArgumentRule, suggest_rule
+from app.core.tools.argument_rules import ArgumentRule, RuleSpec, free_arguments, suggest_rule
 from app.core.tools.node import ToolNode, tool_message_id
 from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.runtime import Runtime, idempotency_key
@@ -43,6 +43,7 @@ __all__ = [
     "AuditEntry",
     "InMemoryApprovalPolicy",
     "Redactor",
+    "RuleSpec",
     "Runtime",
     "SecretError",
     "SecretResolver",
@@ -53,6 +54,7 @@ __all__ = [
     "ToolNode",
     "answer_approvals",
     "args_fingerprint",
+    "free_arguments",
     "idempotency_key",
     "parse_answer",
     "requests_of",

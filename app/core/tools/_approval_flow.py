@@ -140,12 +140,13 @@ def _audit(
     )
 
 
-def _fits(rule: ArgumentRule, tool: str, args: Mapping[str, Any], ctx: RunContext) -> bool:
-    """Whether the rule a person chose holds the call: its real arguments fall inside it, and
-    a rule kept from a delegate's call belongs to that delegate or to no agent."""
+def _fits(rule: ArgumentRule, item: Prepared, ctx: RunContext) -> bool:
+    """Whether the rule a person chose holds the call: its real arguments fall inside it (as
+    the tool declares its deciding argument), and a rule kept from a delegate's call belongs
+    to that delegate or to no agent."""
     if ctx.agent and rule.agent not in (None, ctx.agent):
         return False
-    return rule.matches(tool, args, ctx.thread_id, rule.agent)
+    return rule.matches(item.tool.name, item.json_args, ctx.thread_id, rule.agent, item.tool.rule)
 
 
 async def _apply(
@@ -161,10 +162,13 @@ async def _apply(
         return Failure(call, "denied", f"The user denied this call to {tool.name!r}{why}")
     if decision.decision == "always" and decision.scope == "argument":
         rule = decision.rule
-        if rule is not None and _fits(rule, tool.name, item.json_args, ctx):
+        if rule is not None and _fits(rule, item, ctx):
             await _maybe(policy.allow_rule(rule))
+    elif decision.decision == "always" and decision.scope == "thread":
+        # in this thread, for the agent that asked only (a delegate, or the thread's own)
+        await _maybe(policy.allow(tool.name, ctx.thread_id, agent=ctx.agent))
     elif decision.decision == "always":
-        await _maybe(policy.allow(tool.name, ctx.thread_id if decision.scope == "thread" else None))
+        await _maybe(policy.allow(tool.name, None))
     if decision.decision != "edit" or decision.args is None:
         return item
     edited = call.model_copy(update={"args": dict(decision.args)})
@@ -200,10 +204,10 @@ async def approve(
     for i, item in enumerate(outcomes):
         if not isinstance(item, Prepared) or not item.tool.requires_approval:
             continue
-        if await _maybe(policy.is_allowed(item.tool.name, thread_id)):
+        if await _maybe(policy.is_allowed(item.tool.name, thread_id, agent=agent)):
             await _maybe(policy.record(_audit(item, thread_id, "allowed_by_rule")))
         elif rule := await _maybe(
-            policy.matching_rule(item.tool.name, item.json_args, thread_id, agent)
+            policy.matching_rule(item.tool.name, item.json_args, thread_id, agent, item.tool.rule)
         ):
             entry = _audit(item, thread_id, "allowed_by_rule", rule=rule.describe())
             await _maybe(policy.record(entry))

@@ -22,7 +22,8 @@ The run resumes with an answer (``ApprovalAnswer`` as JSON)::
 
 A bare list of decisions, or ``{call_id: "approve" | {...}}``, is accepted too. A call without
 a decision is denied. ``always`` approves the call and remembers the rule through the
-:class:`ApprovalPolicy` (``scope="thread"``: in this thread; ``"tool"``: everywhere;
+:class:`ApprovalPolicy` (``scope="thread"``: in this thread, for the agent making the call
+only; ``"tool"``: everywhere, for every agent;
 ``"argument"``: the decision's ``rule``, an :class:`~app.core.tools.argument_rules.ArgumentRule`
 such as "write_file inside ~/notes", kept only when the call shown falls inside it).
 
@@ -45,7 +46,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from app.core.tools.argument_rules import ArgumentRule
+from app.core.tools.argument_rules import ArgumentRule, RuleSpec
 
 __all__ = [
     "APPROVAL_KIND",
@@ -193,18 +194,23 @@ class ApprovalPolicy(Protocol):
     """Remembers "always allow" rules and keeps the audit log (SQLite in the app).
 
     Methods may return plain values or awaitables; the tool node awaits what needs awaiting.
-    ``thread_id=None`` in :meth:`allow` / :meth:`revoke` means "in every thread".
+    ``thread_id=None`` in :meth:`allow` / :meth:`revoke` means "in every thread". ``agent`` is
+    the delegate agent making a call (``""``: the thread's own agent): a rule for one thread
+    covers only the agent it was made for; a rule for every thread covers every agent.
     """
 
-    def is_allowed(self, tool: str, thread_id: str | None) -> bool | Awaitable[bool]:
-        """Whether ``tool`` may run without asking in ``thread_id``."""
+    def is_allowed(
+        self, tool: str, thread_id: str | None, agent: str = ""
+    ) -> bool | Awaitable[bool]:
+        """Whether ``tool`` may run without asking in ``thread_id`` when ``agent`` calls it."""
         ...
 
-    def allow(self, tool: str, thread_id: str | None) -> Awaitable[None] | None:
-        """Let ``tool`` run without asking in ``thread_id`` (``None``: everywhere)."""
+    def allow(self, tool: str, thread_id: str | None, agent: str = "") -> Awaitable[None] | None:
+        """Let ``tool`` run without asking in ``thread_id`` for ``agent`` (``thread_id=None``:
+        everywhere, for every agent)."""
         ...
 
-    def revoke(self, tool: str, thread_id: str | None) -> Awaitable[None] | None:
+    def revoke(self, tool: str, thread_id: str | None, agent: str = "") -> Awaitable[None] | None:
         """Remove a rule made by :meth:`allow` with the same arguments."""
         ...
 
@@ -213,10 +219,16 @@ class ApprovalPolicy(Protocol):
         ...
 
     def matching_rule(
-        self, tool: str, args: Mapping[str, JsonValue], thread_id: str | None, agent: str = ""
+        self,
+        tool: str,
+        args: Mapping[str, JsonValue],
+        thread_id: str | None,
+        agent: str = "",
+        spec: RuleSpec | None = None,
     ) -> ArgumentRule | Awaitable[ArgumentRule | None] | None:
         """The argument-scoped rule that lets this call (its real arguments) run unasked;
-        ``agent`` is the delegate agent making the call (``""``: the thread's own agent)."""
+        ``agent`` is the delegate agent making the call (``""``: the thread's own agent) and
+        ``spec`` what the tool declares about its deciding argument."""
         ...
 
     def allow_rule(self, rule: ArgumentRule) -> Awaitable[None] | None:

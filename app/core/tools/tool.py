@@ -13,6 +13,7 @@ from app.core.errors import ParleyError, UserError
 from app.core.models.protocol import ToolSpec
 from app.core.tools._schema import Signature
 from app.core.tools.approvals import ApprovalPreview
+from app.core.tools.argument_rules import RuleSpec
 
 __all__ = ["ApprovalPreviewFn", "Tool", "ToolError", "tool"]
 
@@ -55,6 +56,7 @@ class Tool(Generic[P, R]):
         timeout: float | None = None,
         requires_approval: bool = False,
         approval_preview: ApprovalPreviewFn | None = None,
+        rule: RuleSpec | None = None,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
@@ -70,6 +72,14 @@ class Tool(Generic[P, R]):
         self.is_async = inspect.iscoroutinefunction(fn)
         self._signature = Signature(fn, self.name, self.secret_refs)
         self.description = (description or self._signature.summary or self.name).strip()
+        if rule is not None and rule.argument not in self._signature.arg_names:
+            raise UserError(
+                f"tool {self.name!r}: the rule's argument {rule.argument!r} is not one of its "
+                "parameters"
+            )
+        self.rule = rule
+        """Which argument decides what a call does, for the rules a dialog may offer
+        (``None``: a rule offered for this tool pins every argument)."""
         self.spec = ToolSpec(
             name=self.name,
             description=self.description,
@@ -116,6 +126,7 @@ def tool(
     timeout: float | None = None,
     requires_approval: bool = False,
     approval_preview: ApprovalPreviewFn | None = None,
+    rule: RuleSpec | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -130,13 +141,16 @@ def tool(
     timeout: float | None = None,
     requires_approval: bool = False,
     approval_preview: ApprovalPreviewFn | None = None,
+    rule: RuleSpec | None = None,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Make ``fn`` a tool; use bare (``@tool``) or with options (``@tool(timeout=10)``).
 
     The JSON Schema comes from the annotations; parameter descriptions come from the
     docstring's ``Args:`` section and the tool description from its first paragraph(s).
     ``approval_preview`` (see :data:`ApprovalPreviewFn`) adds a preview of the call's effect
-    to its approval request.
+    to its approval request. ``rule`` (a :class:`RuleSpec`) names the argument that decides
+    what a call does, so a dialog may offer "always allow inside this folder" on it; without
+    one, a rule offered for the tool pins every argument.
     """
 
     def wrap(f: Callable[P, R]) -> Tool[P, R]:
@@ -149,6 +163,7 @@ def tool(
             timeout=timeout,
             requires_approval=requires_approval,
             approval_preview=approval_preview,
+            rule=rule,
         )
 
     return wrap(fn) if fn is not None else wrap

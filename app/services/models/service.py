@@ -250,9 +250,10 @@ class ModelService:
         return self._agents[key]
 
     def offered_tool(self, name: str) -> Tool[..., Any] | None:
-        """The tool offered to every thread called ``name`` (for showing and checking its
-        arguments)."""
-        return next((t for t in self._offered if t.name == name), None)
+        """The tool called ``name`` that a thread or an agent may use (for showing and
+        checking its arguments, and the rule it declares)."""
+        found = next((t for t in self._offered if t.name == name), None)
+        return found or next(iter(self._tools.named([name])), None)
 
     def drop_remote(self) -> None:
         """Build the remote models again on their next turn (their key or URL changed)."""

@@ -228,6 +228,7 @@ class Preferences:
                 r.thread_id,
                 titles.get(r.thread_id, "a deleted thread") if r.thread_id else None,
                 r.created_at,
+                agent=r.agent or None,
             )
             for r in rows
         ] + [
@@ -246,15 +247,16 @@ class Preferences:
         ]
 
     async def revoke_rule(
-        self, tool: str, thread_id: str | None, rule_id: int | None = None
+        self, tool: str, thread_id: str | None, rule_id: int | None = None, agent: str = ""
     ) -> None:
-        """Remove the rule (the argument-scoped one ``rule_id`` names, when given): the next
-        call it covered asks again."""
+        """Remove the rule (the argument-scoped one ``rule_id`` names, when given; else the
+        thread's rule of ``agent``, a delegate, or of the thread's own agent): the next call
+        it covered asks again."""
         if rule_id is not None:
             if not await self._store.revoke_argument_rule(rule_id):
                 raise UserError(f"that always-allow rule for {tool} is gone already")
             return
-        if not await self._store.revoke_allow_rule(tool, thread_id=thread_id):
+        if not await self._store.revoke_allow_rule(tool, thread_id=thread_id, agent=agent):
             raise UserError(f"there is no always-allow rule for {tool} there any more")
 
     async def audit(

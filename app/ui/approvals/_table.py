@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,10 +22,15 @@ __all__ = ["calls_table"]
 
 
 def calls_table(
-    parent: QWidget, calls: list[PendingCall], changed: Callable[[int], None]
+    parent: QWidget,
+    calls: list[PendingCall],
+    changed: Callable[[int], None],
+    callers: Sequence[str] = (),
 ) -> QTableWidget:
     """The table (object name ``approvalCalls``) of ``calls``, each row with a decision box
-    (``decision<row>``) whose changes call ``changed``."""
+    (``decision<row>``) whose changes call ``changed``; when ``callers`` (the agent making
+    each call) names more than one agent, each row's tool is preceded by its agent's name."""
+    named = len(set(callers)) > 1
     table = QTableWidget(len(calls), 3, parent)
     table.setObjectName("approvalCalls")
     table.setAccessibleName("Tool calls waiting for your decision")
@@ -42,7 +47,8 @@ def calls_table(
     header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
     header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
     for row, call in enumerate(calls):
-        table.setItem(row, 0, QTableWidgetItem(mark_hidden(call.request.tool)))
+        tool = mark_hidden(call.request.tool)
+        table.setItem(row, 0, QTableWidgetItem(f"{callers[row]}: {tool}" if named else tool))
         summary = QTableWidgetItem(one_line(call.request.args, 60))
         summary.setToolTip(one_line(call.request.args, 2000))
         table.setItem(row, 1, summary)

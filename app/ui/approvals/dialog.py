@@ -40,6 +40,7 @@ from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
 from app.ui.approvals._scoped import (
     argument_decision,
+    callers_of,
     heading_for,
     rule_choice,
     rule_for,
@@ -111,7 +112,7 @@ class ToolApprovalDialog(QDialog):
     # Building ------------------------------------------------------------------------
 
     def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
-        title = heading_for([c.request for c in self.calls])
+        title = heading_for([c.request for c in self.calls], self.own_agent)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         heading = QLabel(title, self)
@@ -130,7 +131,8 @@ class ToolApprovalDialog(QDialog):
         layout.addWidget(intro)
 
     def _build_table(self) -> QTableWidget:
-        return calls_table(self, self.calls, self._choices_changed)
+        callers = callers_of([c.request for c in self.calls], self.own_agent)
+        return calls_table(self, self.calls, self._choices_changed, callers)
 
     def _build_details(self, layout: QVBoxLayout, thread_title: str) -> None:
         self._build_call_head(layout, thread_title)
@@ -352,15 +354,17 @@ class ToolApprovalDialog(QDialog):
         self.args_error.setVisible(bool(call.problem))
 
     def _explain_scope(self, *_args: object) -> None:
-        request = self.calls[self._current].request
-        self._rule = None if self.batch else rule_for(request, self.own_agent)
+        call = self.calls[self._current]
+        request, spec = call.request, call.tool.rule if call.tool is not None else None
+        self._rule = None if self.batch else rule_for(request, self.own_agent, spec)
         self.scope_argument.setVisible(self._rule is not None)
         if self._rule is not None:
-            self.scope_argument.setText(rule_choice(self._rule))
-            self.scope_argument.setAccessibleName(self._rule.offer())
+            self.scope_argument.setText(rule_choice(self._rule, spec))
+            self.scope_argument.setAccessibleName(self._rule.offer(spec))
         elif self.scope_argument.isChecked():
             self.scope_thread.setChecked(True)
-        self.scope_help.setText(scope_explained(request.tool, self._rule, batch=self.batch))
+        explained = scope_explained(request, self._rule, spec, self.own_agent, batch=self.batch)
+        self.scope_help.setText(explained)
 
     # Editing -------------------------------------------------------------------------
 

@@ -70,7 +70,9 @@ class RulesPage(SettingsPage):
     async def revoke(self, rule: RuleRow) -> bool:
         """Remove ``rule``; the next call to its tool asks again."""
         try:
-            await self.preferences.revoke_rule(rule.tool, rule.thread_id, rule.rule_id)
+            await self.preferences.revoke_rule(
+                rule.tool, rule.thread_id, rule.rule_id, agent=rule.agent or ""
+            )
         except ParleyError as exc:
             self.message.setText(f"Not revoked: {exc}.")
             return False

@@ -266,11 +266,15 @@ async def test_a_resume_after_a_crash_runs_the_calls_again_with_the_same_keys() 
 
 async def test_async_policy_methods_are_awaited() -> None:
     class AsyncPolicy(InMemoryApprovalPolicy):
-        async def is_allowed(self, tool: str, thread_id: str | None) -> bool:  # type: ignore[override]
-            return super().is_allowed(tool, thread_id)
+        async def is_allowed(  # type: ignore[override]
+            self, tool: str, thread_id: str | None, agent: str = ""
+        ) -> bool:
+            return super().is_allowed(tool, thread_id, agent)
 
-        async def allow(self, tool: str, thread_id: str | None) -> None:  # type: ignore[override]
-            super().allow(tool, thread_id)
+        async def allow(  # type: ignore[override]
+            self, tool: str, thread_id: str | None, agent: str = ""
+        ) -> None:
+            super().allow(tool, thread_id, agent)
 
         async def record(self, entry: Any) -> None:  # type: ignore[override]
             super().record(entry)

@@ -12,7 +12,16 @@ import pytest
 from app.core import HumanMessage, Resume, create_agent, tool
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.models import ScriptedChatModel
-from app.core.tools import ArgumentRule, InMemoryApprovalPolicy, requests_of, suggest_rule
+from app.core.tools import (
+    ArgumentRule,
+    InMemoryApprovalPolicy,
+    RuleSpec,
+    requests_of,
+    suggest_rule,
+)
+
+WRITE = RuleSpec("path", "folder", verb="write", doing="writing")
+FETCH = RuleSpec("url", "host", verb="fetch", doing="fetching")
 
 
 def test_a_folder_rule_matches_paths_inside_the_real_folder_only(tmp_path: Path) -> None:
@@ -62,7 +71,12 @@ def test_a_host_rule_matches_exactly_that_host() -> None:
 
 def test_a_value_rule_matches_that_value_only() -> None:
     rule = ArgumentRule.equal("mcp_query", "database", "sales")
-    assert rule.matches("mcp_query", {"database": "sales", "sql": "select 1"})
+    assert rule.matches("mcp_query", {"database": "sales"})
+    # another argument beside it could do anything: only a tool's declaration frees it
+    assert not rule.matches("mcp_query", {"database": "sales", "sql": "drop table users"})
+    assert rule.matches(
+        "mcp_query", {"database": "sales", "sql": "x"}, spec=RuleSpec("database", "value")
+    )
     assert not rule.matches("mcp_query", {"database": "sales2"})
     assert not rule.matches("mcp_query", {"database": ["sales"]})
     assert rule.describe() == 'mcp_query when database is "sales"'
@@ -70,15 +84,18 @@ def test_a_value_rule_matches_that_value_only() -> None:
 
 def test_the_rule_offered_fits_the_call_shown() -> None:
     home = Path.home()
-    offered = suggest_rule("write_file", {"path": str(home / "notes" / "oslo.txt"), "content": "x"})
+    note = {"path": str(home / "notes" / "oslo.txt"), "content": "x"}
+    offered = suggest_rule("write_file", note, WRITE)
     assert offered is not None
-    assert offered.offer() == "Always allow writing inside ~/notes"
-    web = suggest_rule("fetch_url", {"url": "https://docs.example.com/page"})
-    assert web is not None and web.offer() == "Always allow fetching from docs.example.com"
-    mcp = suggest_rule("lookup", {"table": "orders", "limit": 5})
-    assert mcp is not None and (mcp.argument, mcp.value) == ("table", '"orders"')
-    assert suggest_rule("write_file", {"path": "relative.txt", "content": "\x00" * 300}) is None
-    assert suggest_rule("write_file", {"path": "/top.txt", "content": "\x00"}) is None
+    assert offered.offer(WRITE) == "Always allow writing inside ~/notes"
+    web = suggest_rule("fetch_url", {"url": "https://docs.example.com/page"}, FETCH)
+    assert web is not None and web.offer(FETCH) == "Always allow fetching from docs.example.com"
+    mcp = suggest_rule("lookup", {"table": "orders", "limit": 5})  # declares nothing
+    assert mcp is not None and (mcp.argument, mcp.value) == ("*", '{"limit":5,"table":"orders"}')
+    long = "\x00" * 300  # pinned as JSON escapes, longer than a rule keeps
+    assert suggest_rule("write_file", {"path": "relative.txt", "content": long}, WRITE) is None
+    top = suggest_rule("write_file", {"path": "/top.txt", "content": "x"}, WRITE)
+    assert top is not None and top.pins_every_argument  # never "inside /"
 
 
 def test_a_rule_value_with_control_characters_is_refused() -> None:
@@ -93,7 +110,7 @@ async def test_a_kept_rule_lets_calls_inside_run_unasked_and_asks_about_others(
     notes.mkdir()
     written: list[str] = []
 
-    @tool(requires_approval=True)
+    @tool(requires_approval=True, rule=WRITE)
     def write_file(path: str, content: str) -> str:
         """Write a file."""
         written.append(path)
@@ -127,7 +144,7 @@ async def test_a_kept_rule_lets_calls_inside_run_unasked_and_asks_about_others(
     paused = await agent.ainvoke({"messages": [HumanMessage("write")]}, config)
     pending = paused.execution_meta.interrupts[0]
     request = (requests_of(pending.value) or [])[0]
-    offered = suggest_rule(request.tool, request.args)
+    offered = suggest_rule(request.tool, request.args, write_file.rule)
     assert offered is not None and offered.value == str(notes)
     answer = {"c1": {"decision": "always", "scope": "argument", "rule": offered.model_dump()}}
     await agent.ainvoke(Resume(answers={pending.id: answer}), config)
@@ -179,7 +196,7 @@ def test_a_rule_of_an_agent_allows_that_agents_calls_only(tmp_path: Path) -> Non
     assert writer.for_agent(None) == anyone
     assert writer.describe() == f"write_file inside {tmp_path} for Writer"
     web = ArgumentRule.host("fetch_url", "url", "docs.example.com").for_agent("Researcher")
-    assert web.offer() == "Always allow Researcher to fetch from docs.example.com"
+    assert web.offer(FETCH) == "Always allow Researcher to fetch from docs.example.com"
     with pytest.raises(ValueError):
         ArgumentRule.model_validate({**writer.model_dump(), "agent": ""})
 
@@ -188,7 +205,7 @@ def test_a_rule_of_an_agent_allows_that_agents_calls_only(tmp_path: Path) -> Non
 async def test_a_kept_rule_of_an_agent_runs_only_on_its_turns(
     tmp_path: Path, own: str, asked: bool
 ) -> None:
-    @tool(requires_approval=True)
+    @tool(requires_approval=True, rule=WRITE)
     def write_file(path: str, content: str) -> str:
         """Write a file."""
         return "ok"
