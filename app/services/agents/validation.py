@@ -162,7 +162,7 @@ def _asked_by_others(agent: Agent, others: Sequence[Agent]) -> str | None:
             continue
         names = [agent.name if agent_key(d) == before.key else d for d in other.delegates]
         if names != list(other.delegates) and (clash := _tool_clash(other, names)) is not None:
-            return f"{other.name} asks it: {clash[:1].lower()}{clash[1:]}"
+            return f"For {other.name}, which asks it: {clash}"
     return None
 
 

@@ -69,9 +69,7 @@ async def test_the_import_question_names_each_folder_it_leaves_out(
         await close_test_window(window)
 
 
-async def test_export_says_what_it_left_out_and_refuses_a_key(
-    tmp_path: Path, home: Path
-) -> None:
+async def test_export_says_what_it_left_out_and_refuses_a_key(tmp_path: Path, home: Path) -> None:
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
     try:
         ws = window.workspace
