@@ -313,3 +313,33 @@ def test_an_agent_file_claiming_hidden_and_owned_folders_gets_none_of_them(
     assert "model: the thread's model\n" in shown and "always allows" not in shown
     shown = parley("agents", "show", "Researcher", data_dir=data, **env).stdout
     assert f"knowledge: {papers}\n" in shown
+
+
+def test_export_says_what_it_left_out_and_refuses_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, outside = tmp_path / "home", tmp_path / "data", tmp_path / "srv"
+    (home / "notes").mkdir(parents=True)
+    outside.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert cli(data, "agents", "add", "Writer", "--tool", "write_file")[0] == 0
+    assert cli(data, "knowledge", "add", str(outside), "--agent", "Writer")[0] == 0
+    assert cli(data, "knowledge", "add", str(home / "notes"), "--agent", "Writer")[0] == 0
+    file = tmp_path / "Writer.agent.json"
+    code, _, err = cli(data, "agents", "export", "Writer", str(file))
+    assert (code, err) == (
+        0,
+        f"parley: The knowledge folder {outside.resolve()} is left out: it is outside your home "
+        "folder, and an agent file holds only folders inside the home folder, never hidden "
+        f"ones.\nexported agent Writer to {file}\n",
+    )
+    assert json.loads(file.read_bytes())["knowledge"] == ["~/notes"]
+    assert str(tmp_path).encode() not in file.read_bytes()
+    key = "xoxb-" + "1234567890-abcdefghijKLMN"
+    assert cli(data, "agents", "edit", "Writer", "--instructions", f"Post with {key}.")[0] == 0
+    code, out, err = cli(data, "agents", "export", "Writer", "-")
+    assert (code, out) == (2, "")
+    assert err == (
+        "parley: Writer's instructions hold what looks like a key (xoxb…, 30 characters); keys "
+        "belong in the keyring, so nothing was exported: take it out and export again.\n"
+    )
