@@ -271,7 +271,8 @@ def export_file(
     agent: Agent, rules: Sequence[ArgumentRule], knowledge: Sequence[str]
 ) -> AgentExport:
     """``agent`` as an agent file, and a sentence for each rule or folder left out of it (a
-    folder an import would refuse: outside the home folder, hidden). Raises
+    folder an import would refuse: outside the home folder, hidden; a rule's value that looks
+    like a key). Raises
     :class:`UserError` when its text holds what looks like a key: nothing is written then."""
     texts = [
         ("name holds", agent.name),
@@ -295,6 +296,11 @@ def export_file(
                 f"The rule {rule.for_agent(None).describe()} is left out: its folder "
                 f"{problem}, and an agent file holds only folders inside the home folder, "
                 "never hidden ones."
+            )
+        elif rule.kind != "folder" and _secret_in(rule.value) is not None:
+            notes.append(
+                f"The rule for {rule.tool} when {rule.argument} is a given value is left out: "
+                "that value looks like a key, and keys belong in the keyring."
             )
         else:
             kept_rules.append(rule)

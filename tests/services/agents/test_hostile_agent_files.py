@@ -267,15 +267,21 @@ async def test_an_export_never_writes_a_key_or_a_folder_another_machine_refuses(
             rule = ArgumentRule.folder("write_file", "path", folder).for_agent("Writer")
             await ws.agents._store.add_argument_rule(rule)
             await ws.knowledge.add_folder(folder, writer.id)
+        token = "ghp_" + "Zq8Lr2Vx9Kp4Tn7Wd3Hs6Bj1Fm5Gc0Ye"
+        keyed = ArgumentRule.equal("write_file", "token", token).for_agent("Writer")
+        await ws.agents._store.add_argument_rule(keyed)
         data, notes_said = await ws.agents.export(writer)
         body = json.loads(data)
         assert [r["value"] for r in body["rules"]] == ["~/notes"]
         assert body["knowledge"] == ["~/notes"]
         assert str(outside).encode() not in data and str(home).encode() not in data
+        assert token.encode() not in data
         assert notes_said == (
             f"The rule write_file inside {outside} is left out: its folder is outside your "
             "home folder, and an agent file holds only folders inside the home folder, never "
             "hidden ones.",
+            "The rule for write_file when token is a given value is left out: that value "
+            "looks like a key, and keys belong in the keyring.",
             f"The knowledge folder {outside} is left out: it is outside your home folder, and "
             "an agent file holds only folders inside the home folder, never hidden ones.",
         )
