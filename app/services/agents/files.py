@@ -272,8 +272,8 @@ def export_file(
 ) -> AgentExport:
     """``agent`` as an agent file, and a sentence for each rule or folder left out of it (a
     folder an import would refuse: outside the home folder, hidden; a rule's value that looks
-    like a key). Raises
-    :class:`UserError` when its text holds what looks like a key: nothing is written then."""
+    like a key). Raises :class:`UserError` when its text holds what looks like a key: nothing
+    is written then."""
     texts = [
         ("name holds", agent.name),
         ("description holds", agent.description),

@@ -7,7 +7,9 @@ thread's agent without waiting; every change reads the list again before it is t
 
 from __future__ import annotations
 
+import asyncio
 import builtins
+import os
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from app.services.agents.files import (
     export_file,
     read_agent_file,
 )
+from app.services.agents.folders import folder_problem
 from app.services.agents.importing import AgentImport, compare
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
@@ -183,9 +186,13 @@ class AgentService:
             await self._store.add_argument_rule(rule.for_agent(agent.name))
         if self._knowledge is not None:
             owned = await self._knowledge_owners()  # never one taken meanwhile
-            mine = [f for f in plan.knowledge if f not in owned]
-            for folder in mine:
-                await self._knowledge.add_folder(folder, agent.id)
+            mine = []
+            for folder in plan.knowledge:
+                # as it is now, not as it was when it was shown
+                real = Path(await asyncio.to_thread(os.path.realpath, folder))
+                if str(real) in owned or folder_problem(real) is not None:
+                    continue
+                mine.append(await self._knowledge.add_folder(real, agent.id))
             await self._knowledge.set_owner(agent.id, mine)
         return agent
 

@@ -301,3 +301,20 @@ async def test_an_export_never_writes_a_key_or_a_folder_another_machine_refuses(
             )
     finally:
         await ws.aclose()
+
+
+async def test_a_folder_swapped_for_a_link_after_the_question_is_not_added(
+    tmp_path: Path, home: Path
+) -> None:
+    ws = await workspace(tmp_path)
+    try:
+        plan = await ws.agents.read_file(agent_file(knowledge=["~/papers", "~/shared"]))
+        assert plan.warnings == ()
+        (home / "papers").rmdir()
+        (home / "papers").symlink_to(home / ".config" / "gh")
+        await ws.knowledge.add_folder(home / "shared")  # meanwhile, for every thread
+        scout = await ws.agents.import_agent(plan)
+        assert ws.agents.knowledge_of(scout) == []
+    finally:
+        await ws.aclose()
+    assert owners(tmp_path) == {str((home / "shared").resolve()): None}
