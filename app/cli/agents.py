@@ -230,7 +230,9 @@ async def _remove(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 
 async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    data = await ws.agents.export(agent)
+    data, notes = await ws.agents.export(agent)
+    for note in notes:
+        err.write(f"parley: {note}\n")
     if args.file == "-":
         out.write(data.decode("utf-8"))
         out.flush()

@@ -243,11 +243,11 @@ def test_an_agent_file_s_rules_are_shown_and_kept_after_the_yes(tmp_path: Path) 
     data = tmp_path / "data"
     rule = {"tool": "fetch_url", "kind": "host", "argument": "url", "value": "docs.python.org"}
     file = tmp_path / "scout.agent.json"
-    file.write_bytes(agent_file(tools=["fetch_url"], rules=[rule], knowledge=["/no/such/dir"]))
+    file.write_bytes(agent_file(tools=["fetch_url"], rules=[rule], knowledge=["~/no/such/dir"]))
     code, out, _ = cli(data, "agents", "import", str(file))
     assert code == 1
     assert "  Always allow: fetch_url for docs.python.org\n" in out
-    assert "  ! These knowledge folders do not exist here and are left out: /no/such/dir.\n" in out
+    assert "  ! These knowledge folders do not exist here and are left out: ~/no/such/dir.\n" in out
     assert "always allows" not in cli(data, "agents", "show", "Scout")[1]  # nothing yet
     assert cli(data, "agents", "import", str(file), "--yes")[0] == 0
     shown = cli(data, "agents", "show", "Scout")[1]
@@ -264,6 +264,82 @@ def test_a_rule_for_a_folder_outside_home_refuses_the_file(tmp_path: Path, folde
     code, _, err = cli(tmp_path / "data", "agents", "import", str(file), "--yes")
     assert (code, err) == (
         2,
-        f"parley: The file's rule lets write_file reach '{folder}', which is not a folder "
-        "inside your home folder.\n",
+        f"parley: The file's rule lets write_file reach '{folder}', which is outside your home "
+        "folder; a rule from a file reaches only a folder inside your home folder, never a "
+        "hidden one.\n",
+    )
+
+
+def test_an_agent_file_claiming_hidden_and_owned_folders_gets_none_of_them(
+    tmp_path: Path,
+) -> None:
+    """``parley agents import`` in a real process, with HOME a folder of the test's own."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: gho_QuietMarker\n")
+    (home / "papers").mkdir()
+    (home / "shared").mkdir()
+    (home / "notes").mkdir()
+    env = {"HOME": str(home)}
+    assert parley("agents", "add", "Researcher", data_dir=data, **env).returncode == 0
+    papers, shared = str((home / "papers").resolve()), str((home / "shared").resolve())
+    for folder, more in ((papers, ["--agent", "Researcher"]), (shared, [])):
+        done = parley("knowledge", "add", folder, *more, data_dir=data, **env)
+        assert done.returncode == 0, done.stderr
+    rule = {"tool": "write_file", "kind": "folder", "argument": "path", "value": "~/notes"}
+    file = tmp_path / "scout.agent.json"
+    file.write_bytes(
+        agent_file(
+            knowledge=["~/.config/gh", "/", "~/papers", "~/shared", "~/notes"],
+            rules=[rule],
+            model="scripted:/tmp/script.json",
+        )
+    )
+    done = parley("agents", "import", str(file), "--yes", data_dir=data, **env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-6:] == [
+        "  ! Its model scripted:/tmp/script.json is a scripted one, whose replies and tool calls "
+        "were written in advance; an imported agent never keeps one, so it will use the "
+        "thread's model.",
+        "  ! The rules for tools the agent does not use are left out: write_file.",
+        "  ! The knowledge folder ~/.config/gh is a hidden folder or inside one (.config), so it "
+        "is left out.",
+        "  ! The knowledge folder / is outside your home folder, so it is left out.",
+        "  ! ~/papers is already a knowledge folder of Researcher; it is left as it is.",
+        "  ! ~/shared is already a knowledge folder of every thread; it is left as it is.",
+    ]
+    shown = parley("agents", "show", "Scout", data_dir=data, **env).stdout
+    assert f"knowledge: {(home / 'notes').resolve()}\n" in shown
+    assert "model: the thread's model\n" in shown and "always allows" not in shown
+    shown = parley("agents", "show", "Researcher", data_dir=data, **env).stdout
+    assert f"knowledge: {papers}\n" in shown
+
+
+def test_export_says_what_it_left_out_and_refuses_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, outside = tmp_path / "home", tmp_path / "data", tmp_path / "srv"
+    (home / "notes").mkdir(parents=True)
+    outside.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert cli(data, "agents", "add", "Writer", "--tool", "write_file")[0] == 0
+    assert cli(data, "knowledge", "add", str(outside), "--agent", "Writer")[0] == 0
+    assert cli(data, "knowledge", "add", str(home / "notes"), "--agent", "Writer")[0] == 0
+    file = tmp_path / "Writer.agent.json"
+    code, _, err = cli(data, "agents", "export", "Writer", str(file))
+    assert (code, err) == (
+        0,
+        f"parley: The knowledge folder {outside.resolve()} is left out: it is outside your home "
+        "folder, and an agent file holds only folders inside the home folder, never hidden "
+        f"ones.\nexported agent Writer to {file}\n",
+    )
+    assert json.loads(file.read_bytes())["knowledge"] == ["~/notes"]
+    assert str(tmp_path).encode() not in file.read_bytes()
+    key = "xoxb-" + "1234567890-abcdefghijKLMN"
+    assert cli(data, "agents", "edit", "Writer", "--instructions", f"Post with {key}.")[0] == 0
+    code, out, err = cli(data, "agents", "export", "Writer", "-")
+    assert (code, out) == (2, "")
+    assert err == (
+        "parley: Writer's instructions hold what looks like a key (xoxb…, 30 characters); keys "
+        "belong in the keyring, so nothing was exported: take it out and export again.\n"
     )

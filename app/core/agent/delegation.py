@@ -31,7 +31,9 @@ tool raise the engine's ``GraphInterrupt``/``ChildStopped`` with the child's sta
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -62,12 +64,33 @@ MAX_TASK_CHARS = 20_000
 """The longest task one agent may hand another."""
 
 
+_LATIN = str.maketrans(
+    {
+        **dict(zip("абвгдезийклмнопрстуфыэ", "abvgdeziiklmnoprstufye", strict=True)),
+        **{"ж": "zh", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ю": "yu"},
+        **{"я": "ya", "ъ": "", "ь": "", "і": "i", "ї": "i", "є": "e", "ґ": "g", "ё": "e"},
+        **dict(zip("αβγδεζηικλμνξοπρστυφω", "avgdeziiklmnxoprstyfo", strict=True)),
+        **{"θ": "th", "χ": "ch", "ψ": "ps", "ς": "s"},
+    }
+)
+"""Cyrillic and Greek letters in Latin ones, so a name in those alphabets keeps its sense."""
+MAX_TOOL_NAME = 64
+"""The longest tool name providers take."""
+
+
 def tool_name_for(agent_name: str) -> str:
-    """The name of the tool that asks ``agent_name``: ``ask_`` and the name in lower case with
-    every run of non-letters as ``_``, none at either end ("Web Researcher 2" is asked through
-    ``ask_web_researcher``)."""
-    slug = re.sub(r"[^a-z]+", "_", agent_name.lower()).strip("_") or "agent"
-    return f"ask_{slug}"
+    """The name of the tool that asks ``agent_name``: ``ask_`` and the name in lower case,
+    accents dropped, Cyrillic and Greek in Latin letters, every run of anything but a letter or
+    digit as ``_`` ("Web Researcher 2" is asked through ``ask_web_researcher_2``, "Исследователь"
+    through ``ask_issledovatel``). A name with letters of another alphabet (or none at all)
+    ends with six hex digits of its own, so two such names get two tools."""
+    folded = unicodedata.normalize("NFKD", agent_name.strip().casefold())
+    latin = "".join(c for c in folded if not unicodedata.combining(c)).translate(_LATIN)
+    slug = re.sub(r"[^a-z0-9]+", "_", latin.encode("ascii", "replace").decode()).strip("_")
+    if not slug or any(c.isalnum() and not c.isascii() for c in latin):
+        digest = hashlib.sha256(agent_name.strip().casefold().encode()).hexdigest()[:6]
+        slug = f"{(slug or 'agent')[: MAX_TOOL_NAME - 11]}_{digest}"
+    return f"ask_{slug[: MAX_TOOL_NAME - 4]}"
 
 
 def _saved_key(ctx: RunContext, call_id: str) -> str:

@@ -8,8 +8,9 @@ A file holds ``format`` (``parley.agent``), ``version``, ``name``, ``description
 ``tool``, ``kind`` — ``folder``, ``host`` or ``value`` —, ``argument`` and ``value``; a folder
 inside the home folder is written ``~/…``) and ``knowledge`` (the folders it searches).
 
-A rule for a folder outside the home folder, for the home folder itself or for the file
-system's root is refused like any other hostile value.
+A rule for a folder outside the home folder, for the home folder itself, for a hidden folder
+or one inside it (``~/.ssh``, ``~/.config/autostart``), or written with ``..`` is refused like
+any other hostile value (see :mod:`.folders`).
 
 :func:`read_agent_file` refuses, with one sentence, what cannot be an agent file: too big, not
 JSON, a field it does not know, a value of the wrong kind, instructions too long, control
@@ -20,11 +21,11 @@ compares that with what exists here before anything is added.
 from __future__ import annotations
 
 import json
-import os
+import math
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,6 +33,7 @@ from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
 from app.secrets.known import known_secrets
+from app.services.agents.folders import folder_problem, portable
 from app.services.agents.model import LIMIT_NAMES, Agent
 from app.services.agents.validation import first_problem, text_problems
 
@@ -40,11 +42,13 @@ __all__ = [
     "FILE_SUFFIX",
     "FILE_VERSION",
     "MAX_FILE_BYTES",
+    "AgentExport",
     "AgentFile",
     "AgentFileError",
     "FileRule",
     "agent_file_bytes",
     "agent_file_name",
+    "export_file",
     "file_rules",
     "read_agent_file",
     "rule_entries",
@@ -139,16 +143,6 @@ def secrets_for_model(model: str | None) -> tuple[str, ...]:
     return ()
 
 
-def _home() -> Path:
-    return Path(os.path.realpath(Path.home()))
-
-
-def _portable(folder: str) -> str:
-    """``folder`` as ``~/…`` when it lies inside the home folder."""
-    home, path = _home(), Path(folder)
-    return "~/" + path.relative_to(home).as_posix() if path.is_relative_to(home) else folder
-
-
 def rule_entries(rules: Sequence[ArgumentRule]) -> list[dict[str, str]]:
     """The rules as an agent file writes them (``tool``, ``kind``, ``argument``, ``value``)."""
     return [
@@ -156,7 +150,7 @@ def rule_entries(rules: Sequence[ArgumentRule]) -> list[dict[str, str]]:
             "tool": r.tool,
             "kind": r.kind,
             "argument": r.argument,
-            "value": _portable(r.value) if r.kind == "folder" else r.value,
+            "value": portable(r.value) if r.kind == "folder" else r.value,
         }
         for r in rules
     ]
@@ -170,6 +164,11 @@ def _rule(entry: FileRule) -> ArgumentRule:
     tool = entry.tool if entry.tool.isprintable() else "a tool"
     if _control(entry.tool) or _control(entry.argument) or _control(entry.value):
         raise AgentFileError(f"The file's rule for {tool} holds control characters.")
+    if entry.kind == "folder" and ".." in PurePath(entry.value).parts:
+        raise AgentFileError(
+            f"The file's rule lets {tool} reach {entry.value[:80]!r}, a folder written with "
+            "'..'; a rule names the folder itself."
+        )
     try:
         if entry.kind == "folder":
             rule = ArgumentRule.folder(entry.tool, entry.argument, entry.value)
@@ -189,13 +188,11 @@ def _rule(entry: FileRule) -> ArgumentRule:
             f"The file's rule for {tool} has a {entry.kind} Parley cannot read "
             f"({entry.value[:80]!r})."
         ) from None
-    if rule.kind == "folder":
-        real, home = Path(rule.value), _home()
-        if real == Path(real.anchor) or real == home or not real.is_relative_to(home):
-            raise AgentFileError(
-                f"The file's rule lets {tool} reach {entry.value[:80]!r}, which is not a folder "
-                "inside your home folder."
-            )
+    if rule.kind == "folder" and (problem := folder_problem(Path(rule.value))) is not None:
+        raise AgentFileError(
+            f"The file's rule lets {tool} reach {entry.value[:80]!r}, which {problem}; a rule "
+            "from a file reaches only a folder inside your home folder, never a hidden one."
+        )
     return rule
 
 
@@ -228,9 +225,95 @@ def agent_file_bytes(
         "starters": list(agent.starters),
         "secrets": list(secrets_for_model(agent.model)),
         "rules": rule_entries(rules),
-        "knowledge": [_portable(f) for f in knowledge],
+        "knowledge": [portable(f) for f in knowledge],
     }
     return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+
+
+def _random_token(text: str) -> str | None:
+    """A long token of mixed letters and digits as random as a key is, if ``text`` holds one."""
+    for found in _TOKEN.finditer(text):
+        token = found.group()
+        if not (
+            any(c.isdigit() for c in token)
+            and any(c.islower() for c in token)
+            and any(c.isupper() for c in token)
+        ):
+            continue
+        counts = [token.count(c) for c in set(token)]
+        bits = -sum(n / len(token) * math.log2(n / len(token)) for n in counts)
+        if bits >= 4.2:
+            return token
+    return None
+
+
+def _secret_in(text: str) -> str | None:
+    """What looks like a key in ``text`` (a known key format, a key this Parley has read from
+    the keyring, or a long random token), if anything."""
+    if found := _CLEAR_SECRET.search(text):
+        return found.group()
+    if known := next((s for s in known_secrets() if len(s) >= 8 and s in text), None):
+        return known
+    return _random_token(text)
+
+
+class AgentExport(NamedTuple):
+    """An agent file as an export writes it, and a sentence for each thing left out of it."""
+
+    data: bytes
+    notes: tuple[str, ...]
+
+
+def export_file(
+    agent: Agent, rules: Sequence[ArgumentRule], knowledge: Sequence[str]
+) -> AgentExport:
+    """``agent`` as an agent file, and a sentence for each rule or folder left out of it (a
+    folder an import would refuse: outside the home folder, hidden; a rule's value that looks
+    like a key). Raises :class:`UserError` when its text holds what looks like a key: nothing
+    is written then."""
+    texts = [
+        ("name holds", agent.name),
+        ("description holds", agent.description),
+        ("instructions hold", agent.instructions),
+        ("model holds", agent.model or ""),
+        *(("starter prompts hold", s) for s in agent.starters),
+    ]
+    for field, text in texts:
+        if (secret := _secret_in(text)) is not None:
+            raise UserError(
+                f"{agent.name}'s {field} what looks like a key "
+                f"({secret[:4]}…, {len(secret)} characters); keys belong in the keyring, so "
+                "nothing was exported: take it out and export again."
+            )
+    notes: list[str] = []
+    kept_rules = []
+    for rule in rules:
+        if rule.kind == "folder" and (problem := folder_problem(Path(rule.value))):
+            notes.append(
+                f"The rule {rule.for_agent(None).describe()} is left out: its folder "
+                f"{problem}, and an agent file holds only folders inside the home folder, "
+                "never hidden ones."
+            )
+        elif rule.kind != "folder" and _secret_in(rule.value) is not None:
+            notes.append(
+                f"The rule for {rule.tool} when {rule.argument} is a given value is left out: "
+                "that value looks like a key, and keys belong in the keyring."
+            )
+        else:
+            kept_rules.append(rule)
+    kept_folders = []
+    for folder in knowledge:
+        if problem := folder_problem(Path(folder)):
+            notes.append(
+                f"The knowledge folder {folder} is left out: it {problem}, and an agent file "
+                "holds only folders inside the home folder, never hidden ones."
+            )
+        else:
+            kept_folders.append(folder)
+    return AgentExport(agent_file_bytes(agent, kept_rules, kept_folders), tuple(notes))
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -4,12 +4,12 @@ here, and what a yes adds. Nothing is added here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from app.core.tools.argument_rules import ArgumentRule
 from app.services.agents.files import AgentFile, file_rules
+from app.services.agents.folders import file_knowledge
 from app.services.agents.model import Agent, agent_key
 from app.services.agents.validation import agent_problems, first_problem
 
@@ -38,9 +38,11 @@ def compare(
     agents: list[Agent],
     tools: Collection[str],
     model_note: Callable[[str], tuple[str | None, str | None]],
+    owners: Mapping[str, str | None],
 ) -> AgentImport:
-    """The import of ``read`` on a machine with ``agents`` and ``tools``: what it asks for,
-    what it would not get here."""
+    """The import of ``read`` on a machine with ``agents``, ``tools`` and the knowledge
+    folders ``owners`` (resolved, with the name of the agent each belongs to, ``None`` for
+    every thread): what it asks for, what it would not get here."""
     agent = read.agent()
     asks: list[str] = []
     warnings: list[str] = []
@@ -61,14 +63,9 @@ def compare(
             + ", ".join(missing)
             + "."
         )
-    model = agent.model
-    if model is not None:
-        asks.append(f"Model: {model}")
-        warning, model = model_note(model)
-        if warning:
-            warnings.append(warning)
-    else:
-        asks.append("Model: the thread's model")
+    model, note = _model(agent.model, model_note)
+    asks.append("Model: " + (agent.model or "the thread's model"))
+    warnings.extend(note)
     if read.secrets:
         asks.append("Keys (from the keyring): " + ", ".join(read.secrets))
     if limits := agent.limits.model_dump(exclude_none=True):
@@ -80,40 +77,40 @@ def compare(
             "delegates": tuple(d for d in agent.delegates if d not in missing),
         }
     )
-    rules = tuple(r for r in file_rules(read) if r.tool in tools)
+    asked = file_rules(read)
+    rules = tuple(r for r in asked if r.tool in agent.tools)
     if read.rules:
-        asks.append("Always allow: " + "; ".join(r.describe() for r in file_rules(read)))
-    if dropped := sorted({r.tool for r in file_rules(read) if r.tool not in tools}):
+        asks.append("Always allow: " + "; ".join(r.describe() for r in asked))
+    if dropped := sorted({r.tool for r in asked if r.tool not in tools}):
         warnings.append(
             "The rules for tools that do not exist here are left out: " + ", ".join(dropped) + "."
         )
-    knowledge, absent = _folders(read.knowledge)
-    if read.knowledge:
-        asks.append("Knowledge folders: " + ", ".join(read.knowledge))
-    if absent:
+    if unused := sorted({r.tool for r in asked if r.tool in tools and r.tool not in agent.tools}):
         warnings.append(
-            "These knowledge folders do not exist here and are left out: " + ", ".join(absent) + "."
+            "The rules for tools the agent does not use are left out: " + ", ".join(unused) + "."
         )
+    knowledge = file_knowledge(read.knowledge, owners)
+    if read.knowledge:
+        asks.append("Knowledge folders: " + ", ".join(knowledge.shown))
+    warnings.extend(knowledge.warnings)
     problems = agent_problems(agent, agents, tools)
     refusal = first_problem(problems)
     if refusal is not None:
         refusal = f"{refusal} Nothing was imported."
-    return AgentImport(agent, tuple(asks), tuple(warnings), refusal, rules, knowledge)
+    return AgentImport(agent, tuple(asks), tuple(warnings), refusal, rules, knowledge.folders)
 
 
-def _folders(asked: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
-    """The asked folders that exist here (resolved), and those that do not."""
-    found: list[str] = []
-    absent: list[str] = []
-    for folder in asked:
-        path = Path(folder).expanduser()
-        try:
-            real = str(path.resolve(strict=True)) if path.is_absolute() else ""
-        except (OSError, RuntimeError):
-            real = ""
-        if real and Path(real).is_dir():
-            if real not in found:
-                found.append(real)
-        else:
-            absent.append(folder)
-    return tuple(found), absent
+def _model(
+    model: str | None, model_note: Callable[[str], tuple[str | None, str | None]]
+) -> tuple[str | None, list[str]]:
+    """The model an import keeps for the file's ``model``, and the warnings about it: a
+    ``scripted:`` model (replies and tool calls the file's sender wrote) is never kept."""
+    if model is None:
+        return None, []
+    if model.partition(":")[0].strip().lower() == "scripted":
+        return None, [
+            f"Its model {model} is a scripted one, whose replies and tool calls were written "
+            "in advance; an imported agent never keeps one, so it will use the thread's model."
+        ]
+    warning, kept = model_note(model)
+    return kept, [warning] if warning else []

@@ -3,10 +3,9 @@ delegates, limits and starter prompts — as the services and the window pass it
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.agent.delegation import tool_name_for
 from app.core.budget import BudgetLimits
 from app.store import BUILTIN_AGENT_ID, AgentRecord, agent_name_key
 
@@ -32,10 +31,9 @@ def agent_key(name: str) -> str:
 
 
 def agent_slug(name: str) -> str:
-    """The agent's name as a tool name part: lower case, anything but a letter or digit as
-    ``_`` (``ask_SLUG`` is the tool that asks it)."""
-    slug = re.sub(r"[^a-z0-9]", "_", agent_key(name))
-    return slug.strip("_") or "agent"
+    """The agent's name as a tool name part (``ask_SLUG`` is the tool that asks it; see
+    :func:`~app.core.agent.delegation.tool_name_for`)."""
+    return tool_name_for(name).removeprefix("ask_")
 
 
 class Agent(BaseModel):

@@ -7,13 +7,21 @@ thread's agent without waiting; every change reads the list again before it is t
 
 from __future__ import annotations
 
+import asyncio
 import builtins
+import os
 from collections.abc import Callable, Collection
 from pathlib import Path
 
 from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
-from app.services.agents.files import agent_file_bytes, agent_file_name, read_agent_file
+from app.services.agents.files import (
+    AgentExport,
+    agent_file_name,
+    export_file,
+    read_agent_file,
+)
+from app.services.agents.folders import folder_problem
 from app.services.agents.importing import AgentImport, compare
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
@@ -139,31 +147,53 @@ class AgentService:
         """The file an export of ``agent`` is written to: ``NAME.agent.json``."""
         return agent_file_name(agent)
 
-    async def export(self, agent: Agent) -> bytes:
+    async def export(self, agent: Agent) -> AgentExport:
         """``agent`` as an agent file with its approval rules and knowledge folders (a secret
-        appears only as its keyring reference)."""
+        appears only as its keyring reference; a folder outside the home folder or a hidden
+        one is left out, with a note). Raises :class:`UserError` when its text holds what
+        looks like a key."""
         rules = [kept.rule for kept in await self.rules_of(agent)]
-        return agent_file_bytes(agent, rules, self.knowledge_of(agent))
+        return export_file(agent, rules, self.knowledge_of(agent))
 
     async def read_file(self, data: bytes) -> AgentImport:
         """What the agent file ``data`` asks for, compared with this machine; adds nothing.
         Raises :class:`UserError` with one sentence when it is no agent file."""
         read = read_agent_file(data)
         await self.list()
-        return compare(read, self.cached, self.known_tools(), self._model_note)
+        owners = await self._knowledge_owners()
+        return compare(read, self.cached, self.known_tools(), self._model_note, owners)
+
+    async def _knowledge_owners(self) -> dict[str, str | None]:
+        """The knowledge folders here with the name of the agent each belongs to (``None``:
+        every thread's); a folder of an agent no longer here is no one's, so left out."""
+        if self._knowledge is None:
+            return {}
+        names = {a.id: a.name for a in self.cached}
+        return {
+            f.path: names[f.agent] if f.agent else None
+            for f in await self._knowledge.folders()
+            if not f.agent or f.agent in names
+        }
 
     async def import_agent(self, plan: AgentImport) -> Agent:
         """Add the agent of ``plan`` with its approval rules and knowledge folders (after a
-        person said yes to it)."""
+        person said yes to it); a folder that belongs to another agent or to every thread
+        stays theirs."""
         if plan.refusal is not None:
             raise UserError(plan.refusal)
         agent = await self.add(plan.agent)
         for rule in plan.rules:
             await self._store.add_argument_rule(rule.for_agent(agent.name))
         if self._knowledge is not None:
+            owned = await self._knowledge_owners()  # never one taken meanwhile
+            mine = []
             for folder in plan.knowledge:
-                await self._knowledge.add_folder(folder, agent.id)
-            await self._knowledge.set_owner(agent.id, plan.knowledge)
+                # as it is now, not as it was when it was shown
+                real = Path(await asyncio.to_thread(os.path.realpath, folder))
+                if str(real) in owned or folder_problem(real) is not None:
+                    continue
+                mine.append(await self._knowledge.add_folder(real, agent.id))
+            await self._knowledge.set_owner(agent.id, mine)
         return agent
 
     # Rules and knowledge ---------------------------------------------------------------

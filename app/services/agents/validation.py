@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from app.core.agent.delegation import tool_name_for
 from app.core.delegates import MAX_DELEGATION_DEPTH, delegation_depth, find_loop
 from app.core.errors import UserError
 from app.services.agents.model import LIMIT_NAMES, MAX_STARTERS, Agent, agent_key
+from app.services.agents.names import mixed_alphabets, skeleton
 from app.services.hidden_chars import escape_hidden
 
 __all__ = [
@@ -49,6 +51,11 @@ def text_problems(agent: Agent) -> dict[AgentField, str]:
         found["name"] = f"A name has at most {MAX_NAME} characters; this one has {len(name)}."
     elif _hidden(name) or "\n" in name or "\t" in name:
         found["name"] = "The name holds control or invisible characters; type it plainly."
+    elif (mixed := mixed_alphabets(name)) is not None:
+        found["name"] = (
+            f"The name mixes {mixed[0]} and {mixed[1]} letters in one word, so it can pass for "
+            "another; type each word in one alphabet."
+        )
     if len(agent.description) > MAX_DESCRIPTION:
         found["description"] = f"A description has at most {MAX_DESCRIPTION} characters."
     elif _hidden(agent.description):
@@ -98,6 +105,8 @@ def _delegate_problem(agent: Agent, others: Sequence[Agent]) -> str | None:
             return f"There is no agent called {name.strip()!r} to delegate to."
         if known[key].builtin:
             return f"{known[key].name} is the plain chat; it cannot be a delegate."
+    if (clash := _tool_clash(agent, agent.delegates)) is not None:
+        return clash
     graph = {k: [agent_key(d) for d in a.delegates] for k, a in known.items()}
     graph[agent.key] = [agent_key(d) for d in agent.delegates]
     loop = find_loop(graph, agent.key)
@@ -117,6 +126,46 @@ def _delegate_problem(agent: Agent, others: Sequence[Agent]) -> str | None:
     return None
 
 
+def _looks_like(agent: Agent, others: Sequence[Agent]) -> Agent | None:
+    """Another agent whose name looks the same as ``agent``'s on screen."""
+    mine = skeleton(agent.name)
+    return next(
+        (a for a in others if (not agent.id or a.id != agent.id) and skeleton(a.name) == mine),
+        None,
+    )
+
+
+def _tool_clash(asker: Agent, delegates: Sequence[str]) -> str | None:
+    """Why ``asker`` could not ask ``delegates``: two of them would be asked through one
+    ``ask_*`` tool, or one through the name of a tool it uses."""
+    seen: dict[str, str] = {}
+    for name in delegates:
+        tool = tool_name_for(name)
+        if tool in seen and agent_key(seen[tool]) != agent_key(name):
+            return (
+                f"{seen[tool].strip()} and {name.strip()} would both be asked through {tool}; "
+                "rename one of them."
+            )
+        if tool in asker.tools:
+            return f"{name.strip()} would be asked through {tool}, a tool it already uses."
+        seen[tool] = name
+    return None
+
+
+def _asked_by_others(agent: Agent, others: Sequence[Agent]) -> str | None:
+    """A problem of another agent that asks ``agent`` once it is saved (renamed)."""
+    before = next((a for a in others if agent.id and a.id == agent.id), None)
+    if before is None or before.key == agent.key:
+        return None
+    for other in others:
+        if other.id == agent.id:
+            continue
+        names = [agent.name if agent_key(d) == before.key else d for d in other.delegates]
+        if names != list(other.delegates) and (clash := _tool_clash(other, names)) is not None:
+            return f"For {other.name}, which asks it: {clash}"
+    return None
+
+
 def agent_problems(
     agent: Agent, others: Sequence[Agent], known_tools: Collection[str]
 ) -> dict[AgentField, str]:
@@ -131,6 +180,11 @@ def agent_problems(
         )
         if taken is not None:
             found["name"] = f"Another agent is already called {taken.name}."
+        elif (alike := _looks_like(agent, others)) is not None:
+            found["name"] = (
+                f"The name looks the same as {alike.name}, another agent's name, written with "
+                "other letters; choose a name that reads differently."
+            )
     unknown = [t for t in agent.tools if t not in known_tools]
     if unknown:
         names = ", ".join(unknown[:3]) + (" …" if len(unknown) > 3 else "")
@@ -139,6 +193,8 @@ def agent_problems(
         found["limits"] = limits
     if (delegates := _delegate_problem(agent, others)) is not None:
         found["delegates"] = delegates
+    if "name" not in found and (asked := _asked_by_others(agent, others)) is not None:
+        found["name"] = asked
     return found
 
 

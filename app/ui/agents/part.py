@@ -194,13 +194,22 @@ class WindowAgents(WindowPart):
             if not await ask(dialog) or not dialog.selectedFiles():
                 return None
             path = Path(dialog.selectedFiles()[0])
-        data = await self.agents.export(agent)
+        try:
+            data, notes = await self.agents.export(agent)
+        except ParleyError as exc:
+            self.notifier.show(f"Could not export {agent.name}: {exc}", level="error")
+            return None
         try:
             await asyncio.to_thread(path.write_bytes, data)
         except OSError as exc:
             self.notifier.show(f"Could not export to {path}: {exc.strerror or exc}", level="error")
             return None
-        self.notifier.show(f"Exported {agent.name} to {path}.", timeout_ms=5000)
+        if notes:
+            self.notifier.show(
+                f"Exported {agent.name} to {path}. " + " ".join(notes), level="warning"
+            )
+        else:
+            self.notifier.show(f"Exported {agent.name} to {path}.", timeout_ms=5000)
         return path
 
     async def export_chosen(self) -> Path | None:

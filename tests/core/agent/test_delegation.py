@@ -72,9 +72,14 @@ def parley(script: list[Any], tools: list[Any], saver: InMemoryCheckpointer | No
 
 def test_the_tool_name_is_the_slug_of_the_agent_name() -> None:
     assert tool_name_for("Researcher") == "ask_researcher"
-    assert tool_name_for("Web Researcher 2") == "ask_web_researcher"
-    assert tool_name_for("Ünïcode-Bot") == "ask_n_code_bot"
-    assert tool_name_for("42") == "ask_agent"
+    assert tool_name_for("Web Researcher 2") == "ask_web_researcher_2"
+    assert tool_name_for("Ünïcode-Bot") == "ask_unicode_bot"
+    assert tool_name_for("42") == "ask_42"
+    assert tool_name_for("Исследователь") == "ask_issledovatel"
+    assert tool_name_for("Ἀθηνᾶ") == "ask_athina"
+    assert len({tool_name_for(n) for n in ("研究者", "調査員", "!!!", "Res 1", "Res 2")}) == 5
+    assert tool_name_for("研究者") == tool_name_for(" 研究者 ")  # one name, one tool
+    assert len(tool_name_for("x" * 60)) == 64 and len(tool_name_for("研" * 60)) == 16
 
 
 async def test_a_delegate_does_the_task_with_its_tools_and_its_answer_flows_back() -> None:

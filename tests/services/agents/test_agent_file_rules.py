@@ -50,10 +50,10 @@ def test_rules_are_written_portably_and_read_back(home: Path) -> None:
 @pytest.mark.parametrize(
     ("rule", "sentence"),
     [
-        ({"kind": "folder", "value": "/"}, "is not a folder inside your home folder"),
-        ({"kind": "folder", "value": "/etc"}, "is not a folder inside your home folder"),
-        ({"kind": "folder", "value": "~"}, "is not a folder inside your home folder"),
-        ({"kind": "folder", "value": "~/notes/../.."}, "cannot read"),
+        ({"kind": "folder", "value": "/"}, "which is outside your home folder"),
+        ({"kind": "folder", "value": "/etc"}, "which is outside your home folder"),
+        ({"kind": "folder", "value": "~"}, "which is your whole home folder"),
+        ({"kind": "folder", "value": "~/notes/../.."}, "a folder written with '..'"),
         ({"kind": "folder", "value": "notes"}, "cannot read"),
         ({"kind": "host", "value": "a.example/\x1b[2J"}, "control characters"),
         ({"kind": "host", "value": "user@a.example"}, "cannot read"),
@@ -90,7 +90,7 @@ async def test_export_then_import_brings_back_the_rules_and_folders_after_the_ye
         rule = ArgumentRule.folder("write_file", "path", notes).for_agent("Writer")
         await ws.agents._store.add_argument_rule(rule)
         assert ws.agents.knowledge_of(writer) == [notes]
-        data = await ws.agents.export(writer)
+        data, _ = await ws.agents.export(writer)
         await ws.agents.remove(writer.id)
         assert await ws.agents._store.list_argument_rules() == []
         assert [f.agent for f in await ws.knowledge.folders()] == [writer.id]  # left as it was

@@ -143,3 +143,57 @@ async def test_removing_an_agent_leaves_its_threads_with_parley(tmp_path: Path) 
             await ws.agents.edit(parley.id, parley.model_copy(update={"name": "Other"}))
     finally:
         await ws.aclose()
+
+
+async def test_delegates_with_digits_or_other_alphabets_each_get_their_own_tool(
+    tmp_path: Path,
+) -> None:
+    from app.core.agent.delegation import tool_name_for
+
+    names = ["Res 1", "Res 2", "研究者", "調査員", "Исследователь"]
+    calls = [
+        {"name": tool_name_for(n), "args": {"task": "Look."}, "id": f"d{i}"}
+        for i, n in enumerate(names)
+    ]
+    lead = ScriptedChatModel([{"tool_calls": calls}, {"text": "All answered."}])
+    models = {"scripted:lead": lead}
+    models |= {f"scripted:{i}": ScriptedChatModel([f"{n} says hi."]) for i, n in enumerate(names)}
+    ws = await _open(tmp_path, **models)
+    try:
+        for i, name in enumerate(names):
+            await ws.agents.add(Agent(name=name, model=f"scripted:{i}"))
+        boss = await ws.agents.add(Agent(name="Lead", model="scripted:lead", delegates=names))
+        thread = await ws.threads.create(agent_id=boss.id)
+        await (await ws.runs.send(thread.id, "Ask everyone."))
+        answers = {r.call_id: r.output for m in lead.calls[1] for r in m.tool_results()}
+        assert answers == {f"d{i}": f"{n} says hi." for i, n in enumerate(names)}
+    finally:
+        await ws.aclose()
+
+
+async def test_two_delegates_asked_through_one_tool_are_refused_when_saved(
+    tmp_path: Path,
+) -> None:
+    ws = await _open(tmp_path, **{"scripted:a": ScriptedChatModel([])})
+    try:
+        for name in ("C++", "C#", "Res 1", "Res 2"):
+            await ws.agents.add(Agent(name=name))
+        with pytest.raises(UserError) as caught:
+            await ws.agents.add(Agent(name="Lead", delegates=("C++", "C#")))
+        assert str(caught.value) == (
+            "C++ and C# would both be asked through ask_c; rename one of them."
+        )
+        assert ws.agents.problems(Agent(name="Lead", delegates=("C++", "C#"))) == {
+            "delegates": "C++ and C# would both be asked through ask_c; rename one of them."
+        }  # what the editor shows under the delegates as they are ticked
+        lead = await ws.agents.add(Agent(name="Lead", delegates=("Res 1", "Res 2")))
+        second = await ws.agents.get("Res 2")
+        with pytest.raises(UserError) as caught:  # a rename that would make Lead's turns fail
+            await ws.agents.edit(second.id, second.model_copy(update={"name": "Res+1"}))
+        assert str(caught.value) == (
+            "For Lead, which asks it: Res 1 and Res+1 would both be asked through ask_res_1; "
+            "rename one of them."
+        )
+        assert (await ws.agents.get("Lead")).delegates == lead.delegates
+    finally:
+        await ws.aclose()
