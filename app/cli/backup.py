@@ -23,7 +23,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "file", nargs="?", help="where to write it (default: backups/ in the data folder)"
     )
     sub.add_parser(
-        "backups", parents=[common], help="list the backups with their date, size and threads"
+        "backups",
+        parents=[common],
+        help="list the backups (and the databases restores replaced) with date, size, threads",
     )
     restore = sub.add_parser(
         "restore",
@@ -75,7 +77,7 @@ def _restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not backup.is_file() and (service.folder / backup.name).is_file():
         backup = service.folder / backup.name
     entry = inspect_backup(backup)
-    if not args.yes:
+    if not args.yes and (entry is None or entry.restorable):  # else refused without asking
         what = describe(entry) if entry is not None else str(backup)
         out.write(
             f"Restore {what}?\nThe thread database {service.database} will be moved into "

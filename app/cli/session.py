@@ -76,6 +76,8 @@ async def open_session(
             run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )
         stack.push_async_callback(workspace.aclose)
+        if workspace.data.removed_notice:
+            sys.stderr.write(escape_hidden(f"{workspace.data.removed_notice}\n"))
         workspace.settings.use(
             workspace.settings.current.model_copy(update={"default_model": model_spec})
         )

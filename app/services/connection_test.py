@@ -11,6 +11,8 @@ import httpx
 
 from app.core.errors import UserError
 from app.core.netgate import purpose, refusal_in
+from app.core.quoting import quoted
+from app.core.userinfo import has_userinfo, without_userinfo
 
 __all__ = ["ConnectionResult", "Provider", "check_url", "probe_connection"]
 
@@ -40,6 +42,12 @@ def check_url(url: str) -> str:
         raise UserError(
             f"{url.strip() or 'an empty address'!r} is not a web address; "
             "it should look like http://127.0.0.1:11434"
+        )
+    if has_userinfo(clean):
+        raise UserError(
+            "the address holds a user name or password, which Parley never keeps in an "
+            "address; put the key in the keyring (Settings > Keys, or parley key set) and use "
+            f"{quoted(without_userinfo(clean))}"
         )
     return clean
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from app.core.netgate import GATE, Connection, NetworkGate, install
 from app.core.sizes import human_size
+from app.core.userinfo import without_userinfo
 from app.services.events import SettingsChanged, WorkspaceEvent
 from app.store import Store
 
@@ -66,9 +67,8 @@ def describe_connection(connection: Connection) -> str:
     where, verb = address_of(connection), outcome_of(connection)
     place = "local" if connection.local else "remote"
     counted = byte_counts(connection)
-    return f"{when}  {place:<6}  {where}  {connection.purpose}  {verb}" + (
-        f"  ({counted})" if counted else ""
-    )
+    what = without_userinfo(connection.purpose)
+    return f"{when}  {place:<6}  {where}  {what}  {verb}" + (f"  ({counted})" if counted else "")
 
 
 def byte_counts(connection: Connection) -> str:

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 
 from app.core.errors import ParleyError, UserError
 from app.core.state import AgentState
+from app.core.userinfo import has_userinfo
 from app.services.bus import EventBus
 from app.services.events import MessageRemoved, ThreadsChanged
 from app.services.models.downloads import ModelDownloads
@@ -118,10 +119,16 @@ class ThreadService:
         agent_id: str = BUILTIN_AGENT_ID,
     ) -> Thread:
         """A new, empty thread on ``model`` (the default model when not given), run by the
-        agent ``agent_id`` ("Parley", plain chat, when not given)."""
+        agent ``agent_id`` ("Parley", plain chat, when not given). A model whose address
+        holds a password is refused (it would be saved with the thread)."""
+        spec = model or self._settings.current.default_model
+        if spec and has_userinfo(spec):
+            from app.services.models.registry import parse_spec
+
+            parse_spec(spec)  # raises, saying where the password goes instead
         thread = await self._store.create_thread(
             title,
-            model=model or self._settings.current.default_model,
+            model=spec,
             system_prompt=system_prompt,
             agent_id=agent_id,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import functools
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ import sqlite_utils
 
 from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.store import _search_index
-from app.store._schema import check_version, migrate
+from app.store._own_schema import Stranger, describe_strangers, remove_strangers
+from app.store._schema import check_version, migrate, own_schema
 from app.store.backups import backup_database, backup_name, backups_folder
 from app.store.errors import (
     StoreCorruptError,
@@ -31,9 +33,12 @@ __all__ = [
     "open_database",
     "open_read_only_database",
     "read_only_reason",
+    "removed_strangers",
     "translated",
     "write_tx",
 ]
+
+log = logging.getLogger(__name__)
 
 _HEADER = b"SQLite format 3\x00"
 _TEXT = functools.partial(str, encoding="utf-8", errors="replace")
@@ -202,7 +207,7 @@ def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Datab
             conn.text_factory = _TEXT
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
             # Validate before the first write so a foreign or newer file is left untouched.
-            check_version(db, path)
+            version = check_version(db, path)
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreNotWritableError(
@@ -219,6 +224,7 @@ def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Datab
                 page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
                 pages = max(1, max_size_bytes // page_size)
                 conn.execute(f"PRAGMA max_page_count = {pages}")
+            _remove_strangers(db, path, version)
             _migrate_with_backup(db, path)
             flush_index(db)
             return db
@@ -226,6 +232,26 @@ def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Datab
         if conn is not None:
             conn.close()
         raise
+
+
+def _remove_strangers(db: sqlite_utils.Database, path: Path, version: int) -> None:
+    """Drop the triggers and views Parley does not make (put there by a hand edit, another
+    program or a file handed over) before anything is written, so none of them ever runs;
+    :func:`removed_strangers` says what went."""
+    removed = remove_strangers(db.conn, own_schema(version))
+    if removed:
+        log.warning(
+            "removed from the thread database %s what Parley does not make: %s",
+            path,
+            describe_strangers(removed, limit=10),
+        )
+    db._parley_removed = removed  # type: ignore[attr-defined]
+
+
+def removed_strangers(db: sqlite_utils.Database) -> list[Stranger]:
+    """The triggers and views that were removed from ``db`` when it was opened."""
+    removed = getattr(db, "_parley_removed", None)
+    return list(removed) if isinstance(removed, list) else []
 
 
 def _migrate_with_backup(db: sqlite_utils.Database, path: Path) -> None:

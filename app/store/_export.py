@@ -24,6 +24,7 @@ from app.core.errors import DecodeError, UserError
 from app.core.state.agent_state import AgentState
 from app.core.state.serde import dump_state, load_state
 from app.core.state.storable import problem_in
+from app.core.userinfo import without_userinfo
 from app.store import _checkpoints, _media, _threads
 from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
@@ -72,14 +73,29 @@ def export_json(db: sqlite_utils.Database, thread_id: str, state_cls: type[Agent
             "title": thread.title,
             "created_at": thread.created_at,
             "updated_at": thread.updated_at,
-            "model": thread.model,
+            "model": None if thread.model is None else without_userinfo(thread.model),
             "system_prompt": thread.system_prompt,
             "archived": thread.archived,
         },
-        "state": json.loads(dump_state(state)),
+        "state": _errors_without_userinfo(json.loads(dump_state(state))),
         "media": media,
     }
     return json.dumps(doc, ensure_ascii=False, indent=1).encode()
+
+
+def _errors_without_userinfo(value: Any) -> Any:
+    """``value`` (a state as JSON) with no user name or password left in the address of an
+    error a reply kept (one saved before such addresses were refused)."""
+    if isinstance(value, dict):
+        return {
+            k: without_userinfo(v)
+            if k == "error" and isinstance(v, str)
+            else _errors_without_userinfo(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_errors_without_userinfo(v) for v in value]
+    return value
 
 
 def export_markdown(db: sqlite_utils.Database, thread_id: str, state_cls: type[AgentState]) -> str:

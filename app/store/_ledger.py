@@ -1,6 +1,7 @@
 """The network ledger: every connection Parley opened or refused (run on the store thread).
 
-Only the address, what it was for and the outcome are kept, never contents or keys; rows
+Only the address, what it was for and the outcome are kept, never contents or keys (nor a
+password written into an address: it is taken out before a row is written); rows
 older than :data:`KEEP_SECONDS` are dropped as new ones arrive.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from app.core.netgate import Connection
+from app.core.userinfo import without_userinfo
 from app.store._db import write_tx
 
 __all__ = ["KEEP_SECONDS", "list_connections", "record_connections"]
@@ -34,7 +36,8 @@ def record_connections(
             "ON CONFLICT(ref) DO UPDATE SET sent = excluded.sent, received = excluded.received",
             [
                 (
-                    c.time, c.host, c.port, c.purpose, int(c.local), c.outcome, c.kind,
+                    c.time, without_userinfo(c.host), c.port, without_userinfo(c.purpose),
+                    int(c.local), c.outcome, c.kind,
                     c.ref or None, c.sent, c.received,
                 )
                 for c in connections

@@ -23,6 +23,7 @@ from app.core.state.message_block import (
     ToolResultBlock,
     VideoBlock,
 )
+from app.core.userinfo import without_userinfo
 from app.store.models import Thread
 
 __all__ = ["render_markdown"]
@@ -79,7 +80,7 @@ def _block(block: ContentBlock) -> str:
         case ReasoningBlock():
             return "<details><summary>Reasoning</summary>\n\n" + block.text + "\n\n</details>"
         case ErrorBlock():
-            return _quote(f"**Error:** {block.error}")
+            return _quote(f"**Error:** {without_userinfo(block.error)}")
         case AnnotationBlock():
             ref = block.annotation
             return f"Source: [{ref.title or ref.url}]({ref.url})" if ref.url else "Source"
@@ -101,7 +102,7 @@ def render_markdown(thread: Thread, messages: Sequence[Message]) -> str:
     created = time.strftime("%Y-%m-%d %H:%M", time.localtime(thread.created_at))
     lines = [f"# {thread.title or 'Untitled thread'}", "", f"*Started {created}*"]
     if thread.model:
-        lines.append(f"*Model: {thread.model}*")
+        lines.append(f"*Model: {without_userinfo(thread.model)}*")
     if thread.system_prompt:
         lines += ["", "**System prompt**", "", _quote(thread.system_prompt)]
     for message in messages:

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import sqlite_utils
 
+from app.store._own_schema import Schema, expected_schema
 from app.store.errors import StoreCorruptError, StoreSchemaTooNewError
 
-__all__ = ["APPLICATION_ID", "BUILTIN_AGENT_ID", "MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+__all__ = [
+    "APPLICATION_ID",
+    "BUILTIN_AGENT_ID",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "migrate",
+    "own_schema",
+]
 
 APPLICATION_ID = 0x50524C59  # "PRLY": marks the file as Parley's
 """Written to ``PRAGMA application_id`` so a foreign SQLite file is never taken for ours."""
@@ -276,6 +286,22 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def own_schema(version: int) -> Schema:
+    """Every object (and its SQL) Parley's migrations give a new database at ``version``:
+    all a Parley database of that version may hold."""
+    return _built(tuple(MIGRATIONS[: max(0, min(version, SCHEMA_VERSION))]))
+
+
+@functools.lru_cache(maxsize=8)
+def _built(steps: tuple[Callable[[sqlite_utils.Database], None], ...]) -> Schema:
+    def build(conn: sqlite3.Connection) -> None:
+        db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+        for step in steps:
+            step(db)
+
+    return expected_schema(build)
 
 
 def check_version(db: sqlite_utils.Database, path: Path) -> int:

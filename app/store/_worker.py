@@ -15,9 +15,11 @@ from app.store._db import (
     open_database,
     open_read_only_database,
     read_only_reason,
+    removed_strangers,
     translated,
 )
 from app.store._one_thread import OneThread
+from app.store._own_schema import Stranger
 from app.store.errors import StoreClosedError, StoreError
 
 __all__ = ["Worker"]
@@ -50,9 +52,12 @@ class Worker(OneThread):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-store")
         self._db: sqlite_utils.Database | None = None
         self.read_only: StoreError | None = None
+        self.removed: list[Stranger] = []
+        """The triggers and views Parley does not make, removed when the file was opened."""
         try:
             self._db = self._open(max_size_bytes, reading_is_enough)
             self.read_only = read_only_reason(self._db)
+            self.removed = removed_strangers(self._db)
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True

@@ -10,8 +10,15 @@ secret ever enters either.
 
 Names say what a backup is: ``parley-v5-20261201-213000-daily.db`` (schema version, local
 date and time, kind). Kinds: ``daily`` (taken while Parley runs, rotated), ``migration``
-(taken before a schema migration) and ``manual`` (``parley backup``); only daily backups are
+(taken before a schema migration), ``manual`` (``parley backup``) and ``replaced`` (the
+database a restore put aside, named for when it was replaced); only daily backups are
 rotated away.
+
+A restore takes only a backup Parley itself could have written: sound by SQLite's integrity
+check, of a schema version this Parley knows, and holding exactly the tables, indexes, views
+and triggers Parley's own migrations make at that version (a trigger carried in a backup
+would run on the restored database's next write). Anything else is refused before the
+database in place is touched.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from app.store import _schema
+from app.store._own_schema import describe_strangers, strangers
 from app.store.errors import StoreError, StoreLockedError, disk_is_full
 from app.store.health import connect_read_only, database_files
 
@@ -55,11 +64,15 @@ KEEP_DAILY = 7
 KEEP_WEEKLY = 4
 """...and the newest of each of the last this many ISO weeks with one."""
 
-BackupKind = Literal["daily", "migration", "manual"]
+BackupKind = Literal["daily", "migration", "manual", "replaced"]
 _NAME = re.compile(
     r"^(?P<stem>.+)-v(?P<version>\d+)-(?P<date>\d{8})-(?P<time>\d{6})(?:-\d+)?"
-    r"-(?P<kind>daily|migration|manual)\.db$"
+    r"-(?P<kind>daily|migration|manual|replaced)\.db$"
 )
+_OLD_REPLACED = re.compile(
+    r"^(?P<stem>.+)-(?P<kind>replaced)-(?P<date>\d{8})-(?P<time>\d{6})(?:-\d+)?-manual\.db$"
+)
+"""How a restore named the database it put aside before the name carried its version."""
 
 
 class BackupError(StoreError):
@@ -80,11 +93,20 @@ class BackupEntry:
     """Threads in it; ``None`` when it cannot be read."""
     damaged: str | None
     """What SQLite's integrity check found wrong, or ``None`` when it is sound."""
+    refused: str | None = None
+    """Why a sound file is not restored, as the end of a sentence beginning "The backup
+    FILE" (made by a newer Parley, holds a trigger Parley does not make); ``None`` when it
+    may be restored."""
 
     @property
     def healthy(self) -> bool:
-        """Whether it passed SQLite's integrity check (only a healthy backup is restored)."""
+        """Whether it passed SQLite's integrity check."""
         return self.damaged is None
+
+    @property
+    def restorable(self) -> bool:
+        """Whether it may be restored: sound, and nothing in it Parley does not make."""
+        return self.damaged is None and self.refused is None
 
 
 def backups_folder(database: Path) -> Path:
@@ -227,34 +249,56 @@ def _first_problem(rows: list[str]) -> str:
     return f"{lines[0]}{more}"
 
 
-def _check(path: Path) -> tuple[int | None, int | None, str | None]:
-    """Schema version, thread count and damage of the SQLite file ``path``, read-only."""
+def _check(path: Path) -> tuple[int | None, int | None, str | None, str | None]:
+    """Schema version, thread count, damage and why it is not restored (see
+    :attr:`BackupEntry.refused`) of the SQLite file ``path``, read-only: nothing in it runs."""
     try:
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
     except sqlite3.Error as exc:
-        return None, None, f"cannot open: {exc}"
+        return None, None, f"cannot open: {exc}", None
     try:
         rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(5)")]
         if rows != ["ok"]:
-            return None, None, _first_problem(rows)
+            return None, None, _first_problem(rows), None
         version = _schema_version(conn)
-        return version, int(conn.execute("SELECT count(*) FROM threads").fetchone()[0]), None
+        refused = _refusal(conn, version)
+        if refused is not None:
+            return version, None, None, refused
+        return version, int(conn.execute("SELECT count(*) FROM threads").fetchone()[0]), None, None
     except sqlite3.Error as exc:
-        return None, None, str(exc)
+        return None, None, str(exc), None
     finally:
         conn.close()
+
+
+def _refusal(conn: sqlite3.Connection, version: int) -> str | None:
+    """Why the sound database ``conn`` is not to be restored, or ``None``."""
+    known = _schema.SCHEMA_VERSION
+    if int(conn.execute("PRAGMA application_id").fetchone()[0]) not in (0, _schema.APPLICATION_ID):
+        return "is the database of another program, not a Parley backup"
+    if version > known:
+        return (
+            f"was made by a newer Parley (schema {version}, this one knows up to {known}); "
+            f"update Parley to restore it"
+        )
+    found = strangers(conn, _schema.own_schema(version))
+    if not found:
+        return None
+    if version == 0:
+        return "is not a Parley backup (it holds no Parley schema)"
+    return f"holds {describe_strangers(found)} that Parley does not make"
 
 
 def inspect_backup(path: Path) -> BackupEntry | None:
     """What the backup at ``path`` is (``None`` when its name is not a backup's)."""
     path = Path(path).absolute()
-    match = _NAME.match(path.name)
+    match = _NAME.match(path.name) or _OLD_REPLACED.match(path.name)
     if match is None:
         return None
     taken = datetime.datetime.strptime(match["date"] + match["time"], "%Y%m%d%H%M%S")
-    version, threads, damaged = _check(path)
+    version, threads, damaged, refused = _check(path)
     kind: BackupKind = match["kind"]  # type: ignore[assignment]
-    return BackupEntry(path, kind, taken, version, _size(path), threads, damaged)
+    return BackupEntry(path, kind, taken, version, _size(path), threads, damaged, refused)
 
 
 def _size(path: Path) -> int:
@@ -330,9 +374,11 @@ def restore_backup(
     database: Path, backup: Path, *, now: datetime.datetime | None = None
 ) -> Path | None:
     """Put ``backup`` in place of ``database`` and return where the database that was there
-    was moved (``backups/replaced-…``; ``None`` when there was none). The backup must pass
-    SQLite's integrity check and no connection may have the database open; the database is
-    moved aside, never deleted, and on any failure it is put back as it was."""
+    was moved (``backups/NAME-vN-DATE-TIME-replaced.db``; ``None`` when there was none). The
+    backup must pass SQLite's integrity check, be of a schema version this Parley knows and
+    hold only what Parley's own schema holds, and no connection may have the database open;
+    the database is moved aside, never deleted, and on any failure it is put back as it
+    was."""
     database = Path(database).absolute()
     entry = inspect_backup(Path(backup))
     if entry is None:
@@ -341,6 +387,12 @@ def restore_backup(
         raise BackupError(
             f"The backup {entry.path} is damaged ({entry.damaged}), so it was not restored. "
             f"Choose another backup.",
+            entry.path,
+        )
+    if entry.refused is not None:
+        raise BackupError(
+            f"The backup {entry.path} {entry.refused}, so it was not restored. Nothing was "
+            f"changed; choose another backup.",
             entry.path,
         )
     if database_in_use(database):
@@ -355,7 +407,8 @@ def restore_backup(
     aside: Path | None = None
     moved: list[tuple[Path, Path]] = []
     if database.exists():
-        aside = _unique(folder / f"{database.stem}-replaced-{stamp}-manual.db")
+        version = _version_of(database)
+        aside = _unique(folder / f"{database.stem}-v{version}-{stamp}-replaced.db")
         try:
             for current, target in zip(
                 database_files(database), database_files(aside), strict=True
@@ -374,6 +427,20 @@ def restore_backup(
     return aside
 
 
+def _version_of(database: Path) -> int:
+    """The schema version of ``database`` (0 when it cannot be read)."""
+    try:
+        conn = connect_read_only(database)
+    except sqlite3.Error:
+        return 0
+    try:
+        return _schema_version(conn)
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
 def _put_back(moved: Sequence[tuple[Path, Path]]) -> None:
     for original, aside in reversed(moved):
         with contextlib.suppress(OSError):
@@ -385,6 +452,6 @@ def _entry_for_any(path: Path) -> BackupEntry:
     path = path.absolute()
     if not path.is_file():
         raise BackupError(f"There is no backup at {path}. Run `parley backups` to list them.", path)
-    version, threads, damaged = _check(path)
+    version, threads, damaged, refused = _check(path)
     taken = datetime.datetime.fromtimestamp(path.stat().st_mtime)
-    return BackupEntry(path, "manual", taken, version, _size(path), threads, damaged)
+    return BackupEntry(path, "manual", taken, version, _size(path), threads, damaged, refused)

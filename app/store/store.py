@@ -26,6 +26,7 @@ from app.store import (
     _threads,
 )
 from app.store._export import ModelCheck
+from app.store._own_schema import describe_strangers
 from app.store._schema import BUILTIN_AGENT_ID
 from app.store._threads import _UNSET
 from app.store._worker import Worker
@@ -113,6 +114,19 @@ class Store:
     def read_only(self) -> StoreError | None:
         """Why this store was opened for reading only, or ``None`` when it can save."""
         return self._worker.read_only
+
+    @property
+    def removed_notice(self) -> str | None:
+        """What was removed from the file when it was opened (triggers and views Parley does
+        not make, which never ran), in sentences for a person; ``None`` when nothing was."""
+        removed = self._worker.removed
+        if not removed:
+            return None
+        return (
+            f"The thread database held {describe_strangers(removed)} that Parley does not "
+            f"make; {'it was' if len(removed) == 1 else 'they were'} removed before anything "
+            f"ran. Check your rules in Settings > Rules."
+        )
 
     @property
     def path(self) -> Path:

@@ -94,6 +94,8 @@ async def open_window(
         window.notifier.show(READ_ONLY_NOTICE, level="warning")
     elif window.start_problem:
         window.notifier.show(window.start_problem, level="error")
+    elif workspace.data.removed_notice:
+        window.notifier.show(workspace.data.removed_notice, level="warning")
     return window
 
 

@@ -9,8 +9,9 @@ import stat
 import subprocess
 from pathlib import Path
 
-from app.store import Store
+from app.store import SCHEMA_VERSION, Store
 from tests.cli.test_chat import parley
+from tests.store.foreign import add_triggers, set_user_version
 
 
 def _chat(data_dir: Path, prompt: str, reply: str) -> None:
@@ -102,3 +103,55 @@ def test_backup_into_a_chosen_file_and_with_nothing_to_back_up(tmp_path: Path) -
     if check.returncode == 0:
         assert check.stdout.strip() == "ok"
     assert target.read_bytes().startswith(b"SQLite format 3\x00")
+
+
+def test_restore_refuses_a_backup_carrying_triggers_or_a_newer_schema(tmp_path: Path) -> None:
+    _chat(tmp_path, "Hello", "Hi.")
+    made = parley("backup", data_dir=tmp_path)
+    assert made.returncode == 0, made.stderr
+    hostile = Path(re.fullmatch(r"Backup written to (\S+) \(.+\)\.\n", made.stdout)[1])  # type: ignore[index]
+    add_triggers(hostile)
+    newer = hostile.with_name(hostile.name.replace("-manual", "-1-manual"))
+    newer.write_bytes((tmp_path / "parley.db").read_bytes())
+    set_user_version(newer, SCHEMA_VERSION + 1)
+    database = tmp_path / "parley.db"
+    before = database.read_bytes()
+
+    for asking in ((), ("--yes",)):  # refused before any question
+        done = parley("restore", hostile.name, *asking, data_dir=tmp_path, stdin="y\n")
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert done.stderr == (
+            f'parley: The backup {hostile} holds the trigger "forget_audit" and the trigger '
+            f'"widen_rules" that Parley does not make, so it was not restored. Nothing was '
+            f"changed; choose another backup.\n"
+        )
+    done = parley("restore", str(newer), "--yes", data_dir=tmp_path)
+    assert done.returncode == 2
+    assert (
+        f"made by a newer Parley (schema {SCHEMA_VERSION + 1}, this one knows up to "
+        f"{SCHEMA_VERSION})" in done.stderr
+    )
+    assert database.read_bytes() == before
+    assert "Hello" in _titles(tmp_path)
+
+    listed = parley("backups", data_dir=tmp_path)
+    assert "not restorable (it holds the trigger" in listed.stdout
+    assert "not restorable (it was made by a newer Parley" in listed.stdout
+
+
+def test_backups_lists_the_database_a_restore_replaced(tmp_path: Path) -> None:
+    _chat(tmp_path, "Hello", "Hi.")
+    made = parley("backup", data_dir=tmp_path)
+    backup = Path(re.fullmatch(r"Backup written to (\S+) \(.+\)\.\n", made.stdout)[1])  # type: ignore[index]
+    restored = parley("restore", backup.name, "--yes", data_dir=tmp_path)
+    assert restored.returncode == 0, restored.stderr
+    aside = re.search(r"was kept as (\S+)\.\n", restored.stdout)
+    assert aside is not None
+
+    listed = parley("backups", data_dir=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    at = lines.index(f"    {aside[1]}")
+    assert re.fullmatch(r"replaced on \d{4}-\d\d-\d\d \d\d:\d\d, .+, 1 thread", lines[at - 1])
+    assert lines[-1].startswith(f"2 backups in {tmp_path / 'backups'}, ")

@@ -4,6 +4,7 @@ skipped and why; changes, deletions and renames without reading unchanged files 
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -181,3 +182,43 @@ def test_a_big_file_cut_off_between_batches_is_hidden_and_read_again(
         index.call(lambda c: c.execute("SELECT id FROM passages").fetchall())
     )
     assert "lighthouse 3999 " in index.search("lighthouse 3999")[0].text
+
+
+def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path: Path) -> None:
+    path = tmp_path / "knowledge.db"
+    KnowledgeIndex(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    own = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'passages_added'").fetchone()
+    # one makes every folder belong to every thread; one of Parley's own is rewritten
+    conn.execute(
+        "CREATE TRIGGER share_all AFTER INSERT ON folders BEGIN "
+        "UPDATE folders SET agent = NULL; END"
+    )
+    conn.execute("DROP TRIGGER passages_added")
+    conn.execute(
+        "CREATE TRIGGER passages_added AFTER INSERT ON passages BEGIN DELETE FROM folders; END"
+    )
+    conn.close()
+
+    index = KnowledgeIndex(path)
+    try:
+        folder_id, _ = index.add_folder("/home/me/papers", "Researcher")
+        assert [(f.id, f.agent) for f in index.folders()] == [(folder_id, "Researcher")]
+    finally:
+        index.close()
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        triggers = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+        ).fetchall()
+        again = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'passages_added'"
+        ).fetchone()
+    finally:
+        conn.close()
+    assert [t[0] for t in triggers] == [
+        "passage_vectors_removed",
+        "passages_added",
+        "passages_removed",
+    ]
+    assert again == own

@@ -15,6 +15,7 @@ from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message, new_message_id
 from app.core.state.message_block import ErrorBlock, ToolCallBlock
 from app.core.state.message_marks import marks
+from app.core.userinfo import without_userinfo
 
 
 @dataclass
@@ -63,7 +64,7 @@ async def _stream(
     code = "model"
     stream: AsyncIterator[Message] | None = None
     info = getattr(model, "info", None)
-    label = f"the model {getattr(info, 'spec', None) or type(model).__name__}"
+    label = without_userinfo(f"the model {getattr(info, 'spec', None) or type(model).__name__}")
     try:
         with purpose(label):
             stream = model.astream(messages, tools=tools, config=config)
@@ -78,11 +79,11 @@ async def _stream(
                     stopped = True
                     break
     except ModelStreamInterrupted as exc:
-        failure, code = str(exc), exc.code
+        failure, code = without_userinfo(str(exc)), exc.code
         if merging is None and isinstance(exc.partial, Message):
             partial = exc.partial
     except ModelError as exc:
-        failure, code = str(exc), exc.code
+        failure, code = without_userinfo(str(exc)), exc.code
     finally:
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:

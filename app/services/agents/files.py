@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
+from app.core.userinfo import without_userinfo
 from app.secrets.known import known_secrets
 from app.services.agents.folders import folder_problem, portable
 from app.services.agents.model import LIMIT_NAMES, Agent
@@ -218,7 +219,7 @@ def agent_file_bytes(
         "name": agent.name,
         "description": agent.description,
         "instructions": agent.instructions,
-        "model": agent.model,
+        "model": None if agent.model is None else without_userinfo(agent.model),
         "tools": list(agent.tools),
         "delegates": list(agent.delegates),
         "limits": agent.limits.model_dump(),

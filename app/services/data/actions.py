@@ -94,6 +94,12 @@ class DataActions:
         return str(reason) if reason is not None else None
 
     @property
+    def removed_notice(self) -> str | None:
+        """What was removed from the thread database when it was opened (triggers and views
+        Parley does not make, which never ran), for the person; ``None`` when nothing was."""
+        return self._store.removed_notice
+
+    @property
     def log_folder(self) -> Path:
         """Where the log files are written."""
         return self.locations.logs

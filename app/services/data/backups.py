@@ -36,6 +36,7 @@ from app.store.health import check_database
 __all__ = [
     "KEEP_DAILY",
     "KEEP_WEEKLY",
+    "KINDS",
     "BackupEntry",
     "BackupService",
     "RestoreResult",
@@ -48,15 +49,30 @@ DAILY_CHECK_SECONDS = 3600.0
 """How often the running window looks whether today's backup is due."""
 
 
+KINDS = {
+    "daily": "daily",
+    "migration": "before an update",
+    "manual": "by hand",
+    "replaced": "replaced by a restore",
+}
+"""How each kind of backup is named to a person."""
+
+
 def describe(entry: BackupEntry) -> str:
-    """One line for a person: when, what kind, how big, how many threads, or damaged."""
+    """One line for a person: when, what kind (a database a restore replaced is marked
+    "replaced on DATE"), how big, how many threads, or why it cannot be restored."""
     when = f"{entry.taken:%Y-%m-%d %H:%M}"
-    kind = {"migration": "before an update", "manual": "by hand"}.get(entry.kind, entry.kind)
+    kind = KINDS.get(entry.kind, entry.kind)
+    if entry.kind == "replaced":
+        when, kind = "", f"replaced on {when}"
+    head = f"{when}  {kind}" if when else kind
     if entry.damaged is not None:
-        return f"{when}  {kind}, {human_size(entry.size_bytes)}: damaged ({entry.damaged})"
+        return f"{head}, {human_size(entry.size_bytes)}: damaged ({entry.damaged})"
+    if entry.refused is not None:
+        return f"{head}, {human_size(entry.size_bytes)}: not restorable (it {entry.refused})"
     threads = entry.thread_count or 0
     noun = "thread" if threads == 1 else "threads"
-    return f"{when}  {kind}, {human_size(entry.size_bytes)}, {threads} {noun}"
+    return f"{head}, {human_size(entry.size_bytes)}, {threads} {noun}"
 
 
 @dataclass(frozen=True)
@@ -112,7 +128,8 @@ class BackupService:
         return backup_database(self.database, target)
 
     def list(self) -> list[BackupEntry]:
-        """Every backup, newest first, each checked."""
+        """Every backup, newest first, each checked; the databases restores replaced are
+        among them (kind ``replaced``)."""
         return list_backups(self.folder)
 
     def space(self, entries: Sequence[BackupEntry] | None = None) -> int:

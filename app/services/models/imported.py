@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from app.core.errors import UserError
 from app.core.quoting import quoted
+from app.core.userinfo import has_userinfo, without_userinfo
 from app.services.models.registry import parse_spec
 from app.services.settings import AppSettings
 from app.store import ModelCheck
@@ -60,6 +61,8 @@ class _SetUp:
         try:
             parsed = parse_spec(spec)
         except UserError:
+            if has_userinfo(spec):
+                return "its address holds a user name or password, which Parley never keeps"
             return "it is not a model spec this Parley knows"
         if parsed.provider == "local" or str(parsed) in self.specs:
             return None
@@ -88,8 +91,9 @@ def imported_model_check(settings: AppSettings, installed: Iterable[str] = ()) -
             return spec, None
         default = settings.default_model
         return default, (
-            f"The thread's model {quoted(spec)} was not kept: {why}. The thread uses the "
-            f"default model ({default}) until you pick another in the model picker."
+            f"The thread's model {quoted(without_userinfo(spec))} was not kept: {why}. The "
+            f"thread uses the default model ({default}) until you pick another in the model "
+            f"picker."
         )
 
     return check

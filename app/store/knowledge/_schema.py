@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 
-__all__ = ["SCHEMA_VERSION", "create_or_check"]
+from app.store._own_schema import Schema, expected_schema
+
+__all__ = ["SCHEMA_VERSION", "create_or_check", "own_schema"]
 
 SCHEMA_VERSION = 2
 """1: folders, files, passages and their FTS5 index. 2: passages' vectors (search by meaning)
@@ -99,3 +102,10 @@ def create_or_check(conn: sqlite3.Connection, where: str) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+@functools.lru_cache(maxsize=1)
+def own_schema() -> Schema:
+    """Every object (and its SQL) a new knowledge index holds: all an index of the current
+    version may hold."""
+    return expected_schema(lambda conn: create_or_check(conn, "in memory"))

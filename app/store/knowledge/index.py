@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.knowledge import Passage
 from app.store._one_thread import OneThread
+from app.store._own_schema import describe_strangers, remove_strangers
 from app.store.errors import (
     StoreClosedError,
     StoreCorruptError,
@@ -21,7 +22,7 @@ from app.store.errors import (
     StoreNotWritableError,
 )
 from app.store.knowledge import _ops, _vectors
-from app.store.knowledge._schema import create_or_check
+from app.store.knowledge._schema import create_or_check, own_schema
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit
 
 __all__ = ["KNOWLEDGE_DB_NAME", "KnowledgeIndex", "knowledge_path"]
@@ -63,6 +64,14 @@ def _connect(path: Path | None) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         create_or_check(conn, str(path))
+        # triggers and views Parley does not make go before anything is written
+        removed = remove_strangers(conn, own_schema())
+        if removed:
+            log.warning(
+                "removed from the knowledge index %s what Parley does not make: %s",
+                path,
+                describe_strangers(removed, limit=10),
+            )
     except sqlite3.OperationalError as exc:  # locked, read-only, full: not damaged
         conn.close()
         raise StoreNotWritableError(

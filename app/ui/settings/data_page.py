@@ -87,10 +87,19 @@ class DataPage(SettingsPage):
         self.entries = await asyncio.to_thread(service.list)
         self.table.setRowCount(len(self.entries))
         for row, entry in enumerate(self.entries):
-            threads = f"damaged: {entry.damaged}" if entry.damaged else str(entry.thread_count or 0)
+            threads = (
+                f"damaged: {entry.damaged}"
+                if entry.damaged
+                else f"not restorable: it {entry.refused}"
+                if entry.refused
+                else str(entry.thread_count or 0)
+            )
+            kind = KINDS.get(entry.kind, entry.kind)
+            if entry.kind == "replaced":  # the database a restore put aside
+                kind = f"Replaced on {entry.taken:%Y-%m-%d}"
             cells = (
                 f"{entry.taken:%Y-%m-%d %H:%M}",
-                KINDS.get(entry.kind, entry.kind),
+                kind,
                 human_size(entry.size_bytes),
                 threads,
             )
@@ -116,9 +125,11 @@ class DataPage(SettingsPage):
 
     def _selection_changed(self) -> None:
         entry = self.selected()
-        self.restore.setEnabled(entry is not None and entry.healthy)
+        self.restore.setEnabled(entry is not None and entry.restorable)
         if entry is not None and not entry.healthy:
             self.restore.setToolTip("This backup is damaged and cannot be restored.")
+        elif entry is not None and entry.refused:
+            self.restore.setToolTip(f"This backup cannot be restored: it {entry.refused}.")
         else:
             self.restore.setToolTip("")
 
@@ -156,7 +167,7 @@ class DataPage(SettingsPage):
     async def restore_selected(self) -> bool:
         """Ask, then hand the chosen backup on to be restored; ``False`` when cancelled."""
         entry = self.selected()
-        if entry is None or not entry.healthy:
+        if entry is None or not entry.restorable:
             return False
         self.confirm_box = box = self.confirmation(entry)
         await ask(box)

@@ -1,5 +1,6 @@
 """The daily backup while Parley runs: one a day, in a worker thread, rotated to the last
-seven days and four weeks; a read-only rescued copy is never backed up."""
+seven days and four weeks; a read-only rescued copy is never backed up; a backup carrying
+triggers is refused and the database a restore replaced is listed."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import asyncio
 import datetime
 from pathlib import Path
 
+import pytest
+
 from app.services.data.backups import BackupService, describe
 from app.store import Store
+from app.store.backups import BackupError
+from tests.store.foreign import add_triggers
 from tests.store.helpers import append_messages
 from tests.ui.harness import wait_until
 
@@ -57,3 +62,33 @@ async def test_a_read_only_rescued_copy_is_never_backed_up(tmp_path: Path) -> No
     service.start_daily(first_after=0)
     await service.aclose()
     assert service.list() == []
+
+
+async def test_a_restore_refuses_a_backup_carrying_triggers_and_lists_what_it_replaced(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "parley.db"
+    async with Store.open(path) as store:
+        await append_messages(store.checkpointer, "t", ["hello"])
+    service = BackupService(path, clock=lambda: datetime.datetime(2026, 12, 2, 9, 30))
+    hostile = service.take()
+    add_triggers(hostile)
+    before = path.read_bytes()
+
+    with pytest.raises(BackupError) as refused:
+        service.restore(hostile)
+    assert 'holds the trigger "forget_audit" and the trigger "widen_rules"' in str(refused.value)
+    assert path.read_bytes() == before
+    (listed,) = service.list()
+    assert describe(listed).endswith(
+        'not restorable (it holds the trigger "forget_audit" and the trigger "widen_rules" '
+        "that Parley does not make)"
+    )
+
+    sound = service.take()
+    result = service.restore(sound)
+    assert result.replaced is not None
+    replaced = next(e for e in service.list() if e.kind == "replaced")
+    assert replaced.path == result.replaced
+    assert describe(replaced).startswith("replaced on 2026-12-02 09:30, ")
+    assert describe(replaced).endswith(", 1 thread")

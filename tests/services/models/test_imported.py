@@ -47,3 +47,13 @@ def test_anything_else_falls_back_to_the_default_and_says_why(spec: str, why: st
     assert note.endswith(
         "The thread uses the default model (local) until you pick another in the model picker."
     )
+
+
+def test_an_imported_model_address_with_a_password_is_dropped_and_not_repeated() -> None:
+    spec = "openai:qwen@http://alice:hunter2secret@192.168.1.5:8080/v1"
+    kept, note = imported_model_check(SETTINGS, INSTALLED)(spec)
+    assert kept == "local"
+    assert note is not None and note.startswith(
+        "The thread's model 'openai:qwen@http://192.168.1.5:8080/v1' was not kept: its address "
+        "holds a user name or password, which Parley never keeps."
+    )

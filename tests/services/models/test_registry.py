@@ -46,6 +46,37 @@ def test_bad_specs_name_the_accepted_forms(bad: str) -> None:
         parse_spec(bad)
 
 
+@pytest.mark.parametrize(
+    ("spec", "where"),
+    [
+        (
+            "openai:gpt@http://alice:hunter2@10.0.0.5:8080/v1",
+            "put the password in the keyring: parley key set openai/10.0.0.5:8080/api-key, "
+            "and use 'openai:gpt@http://10.0.0.5:8080/v1'",
+        ),
+        (
+            "openai:gpt@alice:hunter2@box:8080/v1",
+            "put the password in the keyring: parley key set openai/box:8080/api-key, and use "
+            "'openai:gpt@http://box:8080/v1'",
+        ),
+        (
+            "ollama:qwen3@https://hunter2@box:11434",
+            "Ollama takes no password, so leave it out, and use 'ollama:qwen3@https://box:11434'",
+        ),
+    ],
+)
+def test_a_password_in_a_model_address_is_refused_and_never_repeated(spec: str, where: str) -> None:
+    with pytest.raises(UserError) as refused:
+        parse_spec(spec)
+    assert str(refused.value) == (
+        "the model address holds a user name or password, which Parley never keeps in a model "
+        f"spec; {where}"
+    )
+    assert "hunter2" not in str(refused.value)
+    with pytest.raises(UserError, match="parley key set anthropic/api-key"):
+        parse_spec("anthropic:claude@http://alice:hunter2@host")
+
+
 def test_local_resolves_to_one_shared_bundled_model() -> None:
     registry = ModelRegistry(lookup)
     first = registry.resolve("local")
