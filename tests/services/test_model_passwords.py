@@ -102,7 +102,7 @@ async def test_an_agent_kept_before_with_a_password_is_exported_without_it(
     conn.close()
     ws = await Workspace.open(tmp_path, secret_resolver=lambda ref: "x")
     try:
-        exported = await ws.agents.export(await ws.agents.get("Old"))
+        exported = (await ws.agents.export(await ws.agents.get("Old"))).data
     finally:
         await ws.aclose()
     assert b'"model": "openai:gpt@http://10.0.0.5/v1"' in exported

@@ -279,7 +279,7 @@ def export_file(
         ("name holds", agent.name),
         ("description holds", agent.description),
         ("instructions hold", agent.instructions),
-        ("model holds", agent.model or ""),
+        ("model holds", without_userinfo(agent.model or "")),
         *(("starter prompts hold", s) for s in agent.starters),
     ]
     for field, text in texts:
