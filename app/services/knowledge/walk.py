@@ -1,11 +1,11 @@
 """Walking a knowledge folder and opening its files without ever leaving it.
 
-The folder is opened once, and every folder below it is reached from it component by
-component, links never followed, as the file tools reach theirs (:mod:`app.tools._openat`): a
+The folder is opened once, and every folder below it is reached through the one before it,
+links never followed, as the file tools reach theirs (:mod:`app.tools._openat`): a
 link is not followed, so a link that loops cannot hang the walk and one pointing outside is
 listed with its reason, never read. The walk keeps a list of the folders still to visit, not a
-call per level, and holds one folder's descriptor at a time besides the top one, so a very deep
-tree cannot exhaust the stack or the descriptors; folders more than :data:`MAX_DEPTH` levels
+call per level, and holds open only the folders on the way down to the one it lists, so a very
+deep tree cannot exhaust the stack or the descriptors; folders more than :data:`MAX_DEPTH` levels
 down are listed with their reason and not entered. A file is opened later component by
 component without following a link, non-blocking, and must be a regular file.
 """
@@ -98,43 +98,30 @@ def walk_folder(root: Path, stopped: Callable[[], bool] = lambda: False) -> Walk
     the folder itself cannot be opened."""
     out = Walk()
     top = open_folder(root)
+    # the folders open now, each inside the one before: the way down to the one visited
+    way: list[tuple[Path, int]] = [(Path("."), top)]
     try:
         pending: list[tuple[Path, int]] = [(Path("."), 0)]  # folders to visit, last first
         while pending and not stopped():
             base, depth = pending.pop()
-            try:
-                fd = _open_below(top, base)
-            except LinkOnTheWay:
-                out.refused[base.as_posix()] = "a link now stands on its way, so it was not read"
-                continue
-            except OSError:
-                continue  # gone (or unreadable) since it was listed
-            try:
-                if not _visit(out, root, base, depth, fd, pending):
-                    break
-            finally:
-                if fd != top:
-                    os.close(fd)
+            while len(way) > 1 and way[-1][0] != base.parent:
+                os.close(way.pop()[1])
+            if depth:
+                try:
+                    way.append((base, open_in(way[-1][1], base.name, DIR_FLAGS)))
+                except LinkOnTheWay:
+                    out.refused[base.as_posix()] = (
+                        "a link now stands on its way, so it was not read"
+                    )
+                    continue
+                except OSError:
+                    continue  # gone (or unreadable) since it was listed
+            if not _visit(out, root, base, depth, way[-1][1], pending):
+                break
     finally:
-        os.close(top)
-    return out
-
-
-def _open_below(top: int, rel: Path) -> int:
-    """The folder ``rel`` below the opened ``top`` (``top`` itself for ``.``), opened a
-    component at a time without following a link."""
-    fd = top
-    try:
-        for part in rel.parts:
-            inner = open_in(fd, part, DIR_FLAGS)
-            if fd != top:
-                os.close(fd)
-            fd = inner
-    except BaseException:
-        if fd != top:
+        for _, fd in way:
             os.close(fd)
-        raise
-    return fd
+    return out
 
 
 def _visit(

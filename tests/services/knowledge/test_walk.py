@@ -3,6 +3,7 @@ within the depth limit is indexed, and the deeper part is listed with its reason
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -54,7 +55,9 @@ def _at(depth: int) -> str:
 def test_a_1200_level_tree_is_walked_to_the_limit_and_the_rest_is_listed(
     deep: Path, index: KnowledgeIndex
 ) -> None:
+    descriptors = len(os.listdir("/proc/self/fd"))
     walk = walk_folder(deep)
+    assert len(os.listdir("/proc/self/fd")) == descriptors  # each folder closed after it
     assert len(walk.folders) == MAX_DEPTH + 1  # "." and one folder per level
     assert [f.rel for f in walk.found] == [f"{_at(n)}/at{n}.txt" for n in (1, 30, MAX_DEPTH)]
     assert walk.refused == {
