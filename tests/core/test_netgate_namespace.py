@@ -9,6 +9,7 @@ Making network namespaces needs root (``ip netns``); elsewhere the test is skipp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -60,6 +61,7 @@ def namespaces(tmp_path: Path) -> Iterator[Namespaces]:
         pytest.skip(why)
     inside, other = f"parley{os.getpid()}in", f"parley{os.getpid()}out"
     resolv = Path("/etc/netns") / inside
+    had_netns = resolv.parent.exists()
     listener: subprocess.Popen[str] | None = None
     try:
         _ip("netns", "add", inside)
@@ -90,6 +92,9 @@ def namespaces(tmp_path: Path) -> Iterator[Namespaces]:
             listener.kill()
             listener.communicate()
         shutil.rmtree(resolv, ignore_errors=True)
+        if not had_netns:
+            with contextlib.suppress(OSError):
+                resolv.parent.rmdir()
         for name in (inside, other):
             subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
