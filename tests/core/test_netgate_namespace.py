@@ -48,7 +48,13 @@ def _why_not() -> str | None:
     made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
     if made.returncode != 0:
         return f"this system cannot make a network namespace ({made.stderr.strip()})"
-    _ip("netns", "del", probe)
+    try:
+        entered = subprocess.run(["ip", "netns", "exec", probe, "true"], capture_output=True)
+    finally:
+        _ip("netns", "del", probe)
+    if entered.returncode != 0:
+        why = entered.stderr.decode(errors="replace").strip()
+        return f"this system cannot run a program in a network namespace ({why})"
     return None
 
 
