@@ -2,11 +2,19 @@
 every one that is not to this computer.
 
 The gate is a Python audit hook (:func:`sys.addaudithook`): CPython raises the
-``socket.connect`` and ``socket.getaddrinfo`` events inside the socket module itself, so
-every library that opens a socket from Python (the provider SDKs, httpx, asyncio, a raw
-``socket.create_connection``) passes through it, and nothing can go around it from inside
-the process. A hook cannot be removed once installed, so :func:`install` is called once
-and the gate's state (offline or not, who listens) is changed through :data:`GATE`.
+``socket.connect``, ``socket.sendto``, ``socket.sendmsg`` and lookup events
+(``getaddrinfo``, ``gethostbyname``, ``gethostbyaddr``, ``getnameinfo``) inside the socket
+module itself, so every library that opens a socket from Python (the provider SDKs, httpx,
+asyncio, a raw ``socket.create_connection``) passes through it, and nothing can go around it
+from inside the process. A hook cannot be removed once installed, so :func:`install` is
+called once and the gate's state (offline or not, who listens) is changed through
+:data:`GATE`.
+
+CPython looks up a host name given straight to ``connect``, ``connect_ex``, ``sendto``,
+``sendmsg`` or ``bind`` before it raises the event, so offline those methods of
+:class:`socket.socket` (and so of every subclass, ``ssl``'s and asyncio's sockets included)
+first refuse a name other than ``localhost`` without looking it up; and offline an internet
+socket cannot be made from ``_socket`` directly, around :class:`socket.socket`.
 
 What a connection is for comes from :func:`purpose`, a context variable the code opening it
 sets ("the model openai:gpt-4o-mini", "downloading qwen2.5-1.5b"); a connection opened with
@@ -22,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import ipaddress
 import os
 import socket
 import struct
@@ -152,12 +161,14 @@ class NetworkGate:
 
         return unsubscribe
 
-    def refusal(self, host: str, port: int | None, label: str | None) -> OfflineRefusal:
+    def refusal(
+        self, host: str, port: int | None, label: str | None, verb: str = "connect to"
+    ) -> OfflineRefusal:
         """The error an offline refusal raises, in one sentence."""
         where = f"{host}:{port}" if port is not None else host
         why = f" for {label}" if label else ""
         return OfflineRefusal(
-            f"Parley is offline, so it did not connect to {where}{why}. To allow it, turn "
+            f"Parley is offline, so it did not {verb} {where}{why}. To allow it, turn "
             f"offline mode off (Settings > Network, or run without --offline and "
             f"PARLEY_OFFLINE)."
         )
@@ -179,14 +190,7 @@ class NetworkGate:
         """Record (and offline, refuse) a connection to ``address``; a TCP connection that
         is let through is counted in bytes when ``sock`` closes."""
         label = _purpose.get()
-        if family == getattr(socket, "AF_UNIX", None) or isinstance(address, str | bytes):
-            path = address.decode(errors="replace") if isinstance(address, bytes) else address
-            host, port, local = str(path) or "(unnamed local socket)", None, True
-        elif isinstance(address, tuple) and len(address) >= 2:
-            host, port = str(address[0]), int(address[1])
-            local = is_local_host(host) and host != "localhost"
-        else:
-            host, port, local = repr(address), None, False
+        host, port, local = _where(address, family)
         refused = self.offline and not local
         connection = Connection(
             time.time(),
@@ -203,6 +207,43 @@ class NetworkGate:
         if sock is not None and port is not None and _counts_bytes(sock):
             with self._lock:
                 self._open[id(sock)] = (weakref.ref(sock), connection)
+
+    def on_send(self, address: Any, family: int | None) -> None:
+        """Offline, refuse sending a datagram to another computer (recorded as refused);
+        datagrams let through are not recorded one by one."""
+        if not self.offline or address is None:
+            return
+        host, port, local = _where(address, family)
+        if local:
+            return
+        label = _purpose.get()
+        self._record(
+            Connection(
+                time.time(),
+                host,
+                port,
+                label or "unlabelled",
+                False,
+                "refused",
+                ref=self._next_ref(),
+            )
+        )
+        raise self.refusal(host, port, label, "send to")
+
+    def on_name(self, sock: Any, address: Any) -> Any:
+        """The address to give ``sock``'s ``connect``, ``sendto``, ``sendmsg`` or ``bind``:
+        online, ``address`` itself; offline, a host name other than ``localhost`` is refused
+        before the system looks it up (which it would do before any audit event), and
+        ``localhost`` is looked up here, through the gate, so the address that is checked is
+        the one connected to."""
+        if not self.offline or not _named(sock, address):
+            return address
+        host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+        if host.lower() != "localhost":
+            self.on_lookup(host, address[1])  # refuses, recorded as a refused lookup
+            return address
+        found = socket.getaddrinfo(host, address[1], sock.family, sock.type)
+        return found[0][4]
 
     def _next_ref(self) -> str:
         with self._lock:
@@ -246,6 +287,40 @@ class NetworkGate:
 GATE = NetworkGate()
 """The process's gate."""
 
+
+def _where(address: Any, family: int | None) -> tuple[str, int | None, bool]:
+    """The host, port and whether it is this computer, of a socket address."""
+    if family == getattr(socket, "AF_UNIX", None) or isinstance(address, str | bytes):
+        path = address.decode(errors="replace") if isinstance(address, bytes) else address
+        return str(path) or "(unnamed local socket)", None, True
+    if family == getattr(socket, "AF_NETLINK", None):
+        return f"the system's kernel ({address!r})", None, True
+    if isinstance(address, tuple) and len(address) >= 2:
+        host, port = str(address[0]), int(address[1])
+        return host, port, is_local_host(host) and host != "localhost"
+    return repr(address), None, False
+
+
+_INTERNET = (socket.AF_INET, socket.AF_INET6)
+
+
+def _named(sock: Any, address: Any) -> bool:
+    """Whether ``address`` names its host (the system would look the name up) on the
+    internet socket ``sock``, rather than giving an address."""
+    if getattr(sock, "family", None) not in _INTERNET or not isinstance(address, tuple):
+        return False
+    if len(address) < 2 or not isinstance(address[0], str | bytes | bytearray):
+        return False
+    host = address[0].decode(errors="replace") if not isinstance(address[0], str) else address[0]
+    if host in ("", "<broadcast>"):  # the system's own words for any and broadcast
+        return False
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return True
+    return False
+
+
 _installed = False
 _install_lock = threading.Lock()
 
@@ -287,13 +362,73 @@ def _close(self: socket.socket) -> None:
     _real_close(self)
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
-    # called for every audit event in the process: keep the common path to two comparisons
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_sendto = socket.socket.sendto
+_real_sendmsg = socket.socket.sendmsg
+_real_bind = socket.socket.bind
+
+
+def _connect(self: socket.socket, address: Any) -> None:
+    _real_connect(self, GATE.on_name(self, address))
+
+
+def _connect_ex(self: socket.socket, address: Any) -> int:
+    return _real_connect_ex(self, GATE.on_name(self, address))
+
+
+def _sendto(self: socket.socket, data: Any, *args: Any) -> int:
+    # sendto(data, address) or sendto(data, flags, address)
+    if args:
+        args = (*args[:-1], GATE.on_name(self, args[-1]))
+    return _real_sendto(self, data, *args)
+
+
+def _sendmsg(self: socket.socket, buffers: Any, *args: Any) -> int:
+    # sendmsg(buffers[, ancdata[, flags[, address]]])
+    if len(args) >= 3 and args[2] is not None:
+        args = (*args[:2], GATE.on_name(self, args[2]), *args[3:])
+    return _real_sendmsg(self, buffers, *args)
+
+
+def _bind(self: socket.socket, address: Any) -> None:
+    _real_bind(self, GATE.on_name(self, address))
+
+
+def _on_new(args: tuple[Any, ...]) -> None:
+    """Offline, refuse an internet socket made from ``_socket`` around :class:`socket.socket`
+    (where a name given to ``connect`` would be looked up before the gate sees it)."""
+    sock, family = args[0], args[1]
+    if GATE.offline and not isinstance(sock, socket.socket) and family in (*_INTERNET, -1):
+        raise OfflineRefusal(
+            "Parley is offline, so it did not make a network socket outside Python's socket "
+            "module. To allow it, turn offline mode off (Settings > Network, or run without "
+            "--offline and PARLEY_OFFLINE)."
+        )
+
+
+def _on_event(event: str, args: tuple[Any, ...]) -> None:
     if event == "socket.connect":
         sock, address = args
         GATE.on_connect(address, getattr(sock, "family", None), sock)
     elif event == "socket.getaddrinfo":
         GATE.on_lookup(args[0], args[1])
+    elif event in ("socket.sendto", "socket.sendmsg"):
+        sock, address = args
+        GATE.on_send(address, getattr(sock, "family", None))
+    elif event in ("socket.gethostbyname", "socket.gethostbyaddr"):
+        GATE.on_lookup(args[0], None)
+    elif event == "socket.getnameinfo":
+        where = args[0]
+        GATE.on_lookup(where[0] if isinstance(where, tuple) and where else where, None)
+    elif event == "socket.__new__":
+        _on_new(args)
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    # called for every audit event in the process: keep the common path to one comparison
+    if event.startswith("socket."):
+        _on_event(event, args)
 
 
 def install() -> NetworkGate:
@@ -303,5 +438,10 @@ def install() -> NetworkGate:
         if not _installed:
             sys.addaudithook(_hook)
             socket.socket.close = _close  # type: ignore[method-assign,assignment]
+            socket.socket.connect = _connect  # type: ignore[method-assign,assignment]
+            socket.socket.connect_ex = _connect_ex  # type: ignore[method-assign,assignment]
+            socket.socket.sendto = _sendto  # type: ignore[method-assign,assignment]
+            socket.socket.sendmsg = _sendmsg  # type: ignore[method-assign,assignment]
+            socket.socket.bind = _bind  # type: ignore[method-assign,assignment]
             _installed = True
     return GATE

@@ -227,9 +227,19 @@ def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(
     assert b"Traceback" not in again.stderr
 
 
+# A shell ignores Ctrl+C for the jobs it starts in the background (a script's `cmd &`) and
+# the ignoring is inherited: Parley, like any program, then leaves it ignored. These tests
+# play a terminal where Ctrl+C reaches the program, so the program starts with it restored,
+# however the tests themselves were started.
+_WITH_CTRL_C = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'app', *sys.argv[1:]])"
+)
+
+
 def _start(*args: str, data_dir: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "app", *args],
+        [sys.executable, "-c", _WITH_CTRL_C, *args],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import select
 import socket
-from collections.abc import Iterator
+import ssl
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -174,3 +175,143 @@ def test_a_closed_connection_is_counted_in_bytes(gate: Seen, remote: socket.sock
     assert opened.ref == closed.ref and opened.sent is None
     assert (closed.sent, closed.received) == (3000, 1234)
     assert GATE.session[-1] == closed  # the session's entry has its counts too
+
+
+@pytest.fixture
+def remote_udp() -> Iterator[socket.socket]:
+    """A UDP socket listening on 127.0.0.2, a stand-in for another computer."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.2", 0))
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def test_offline_refuses_datagrams_to_another_computer_before_one_leaves(
+    gate: Seen, remote_udp: socket.socket
+) -> None:
+    where = remote_udp.getsockname()
+    local = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    local.bind(("127.0.0.1", 0))
+    GATE.offline = True
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp, local:
+        sends: dict[str, Callable[[], object]] = {
+            "sendto": lambda: udp.sendto(b"leak", where),
+            "sendto with flags": lambda: udp.sendto(b"leak", 0, where),
+            "sendmsg": lambda: udp.sendmsg([b"leak"], [], 0, where),
+            "a documentation address": lambda: udp.sendto(b"leak", ("192.0.2.1", 9)),
+            "connect": lambda: udp.connect(where),
+        }
+        for what, send in sends.items():
+            with pytest.raises(OfflineRefusal, match="Parley is offline, so it did not"):
+                send()
+            assert not _connections_waiting(remote_udp), f"{what} reached the other computer"
+        udp.sendto(b"here", local.getsockname())  # this computer stays reachable
+        assert local.recv(16) == b"here"
+        assert str(_refusal(lambda: udp.sendto(b"x", ("192.0.2.1", 9)))).startswith(
+            "Parley is offline, so it did not send to 192.0.2.1:9. To allow it,"
+        )
+    assert [c.outcome for c in gate] == ["refused"] * 6
+
+
+def _refusal(call: Callable[[], object]) -> OfflineRefusal:
+    with pytest.raises(OfflineRefusal) as refused:
+        call()
+    return refused.value
+
+
+def test_offline_refuses_a_name_given_straight_to_a_socket_without_looking_it_up(
+    gate: Seen,
+) -> None:
+    local = socket.create_server(("127.0.0.1", 0))
+    port = local.getsockname()[1]
+
+    class Subclassed(socket.socket):
+        """A library's own socket class."""
+
+    GATE.offline = True
+    tls = ssl.create_default_context().wrap_socket(socket.socket(), server_hostname="x.invalid")
+    with (
+        local,
+        tls,
+        Subclassed() as subclassed,
+        socket.socket() as tcp,
+        socket.socket(type=socket.SOCK_DGRAM) as udp,
+    ):
+        named = ("leak.invalid", 9)
+        calls: dict[str, Callable[[], object]] = {
+            "connect": lambda: tcp.connect(named),
+            "connect_ex": lambda: tcp.connect_ex(named),
+            "bind": lambda: udp.bind(named),
+            "sendto": lambda: udp.sendto(b"x", named),
+            "sendmsg": lambda: udp.sendmsg([b"x"], [], 0, named),
+            "a subclass": lambda: subclassed.connect(named),
+            "ssl": lambda: tls.connect(named),
+            "create_connection": lambda: socket.create_connection(named, timeout=2),
+        }
+        for what, call in calls.items():
+            refused = _refusal(call)  # a lookup would fail with socket.gaierror instead
+            assert "did not connect to leak.invalid:9" in str(refused), what
+        with socket.socket() as by_name:  # localhost is this computer, by name too
+            by_name.connect(("localhost", port))
+            assert by_name.getpeername() == ("127.0.0.1", port)
+    assert [(c.host, c.outcome) for c in gate][-1] == ("127.0.0.1", "allowed")
+    assert {(c.host, c.outcome) for c in gate[:-1]} == {("leak.invalid", "refused")}
+
+
+def test_offline_refuses_every_way_of_looking_up_a_name_or_an_address(gate: Seen) -> None:
+    GATE.offline = True
+    lookups: dict[str, Callable[[], object]] = {
+        "getaddrinfo": lambda: socket.getaddrinfo("leak.invalid", 443),
+        "gethostbyname": lambda: socket.gethostbyname("leak.invalid"),
+        "gethostbyname_ex": lambda: socket.gethostbyname_ex("leak.invalid"),
+        "gethostbyaddr": lambda: socket.gethostbyaddr("192.0.2.1"),
+        "getnameinfo": lambda: socket.getnameinfo(("192.0.2.1", 80), 0),
+        "getfqdn": lambda: socket.gethostbyaddr(socket.getfqdn("192.0.2.1")),
+    }
+    for what, lookup in lookups.items():
+        assert "Parley is offline" in str(_refusal(lookup)), what
+    assert socket.gethostbyname("localhost") == "127.0.0.1"
+    assert {c.kind for c in gate} == {"lookup"}
+
+
+def test_offline_refuses_asyncio_s_ways_out(gate: Seen, remote_udp: socket.socket) -> None:
+    where = remote_udp.getsockname()
+    errors: list[Exception] = []
+
+    class Datagrams(asyncio.DatagramProtocol):
+        def error_received(self, exc: Exception) -> None:
+            errors.append(exc)
+
+    async def ways_out() -> None:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(OfflineRefusal):
+            await loop.create_connection(asyncio.Protocol, "leak.invalid", 9)
+        with pytest.raises(OfflineRefusal):
+            await loop.getaddrinfo("leak.invalid", 9)
+        with pytest.raises(OfflineRefusal):
+            await loop.create_datagram_endpoint(Datagrams, remote_addr=where)
+        with pytest.raises(OfflineRefusal), socket.socket() as sock:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, ("leak.invalid", 9))
+        transport, _ = await loop.create_datagram_endpoint(Datagrams, local_addr=("127.0.0.1", 0))
+        transport.sendto(b"leak", where)
+        transport.sendto(b"leak", ("leak.invalid", 9))
+        transport.close()
+
+    GATE.offline = True
+    asyncio.run(ways_out())
+    assert [type(e) for e in errors] == [OfflineRefusal, OfflineRefusal]
+    assert not _connections_waiting(remote_udp)
+
+
+def test_offline_an_internet_socket_cannot_be_made_around_the_socket_module(gate: Seen) -> None:
+    import _socket
+
+    GATE.offline = True
+    assert "outside Python's socket module" in str(_refusal(lambda: _socket.socket()))
+    with socket.socket(socket.AF_UNIX) as unix:  # a local socket is fine either way
+        assert unix.family == socket.AF_UNIX
+    GATE.offline = False
+    _socket.socket().close()

@@ -7,8 +7,10 @@ started when first needed and stopped with the service), telling its progress as
 ``KnowledgeProgress`` events and finishing each with ``KnowledgeChanged``; :meth:`cancel`
 stops it at once (the file being read is given up). While Parley runs the folders are
 watched (``watchfiles``: each folder the last sync walked, on its own, so no link is followed
-out) and a change is synced within a second or two; :meth:`start` also resyncs every folder,
-since changes made while Parley was closed were not seen.
+out) and a change is synced within a second or two; a file that is still changing (a log
+being written) is read again only once it has been left alone for :data:`SETTLE_S` seconds,
+not at every change. :meth:`start` also resyncs every folder, since changes made while
+Parley was closed were not seen.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ log = logging.getLogger(__name__)
 _OVERLAP_S = 2.0
 """How long a replaced watcher keeps watching beside its successor."""
 
+SETTLE_S = 2.0
+"""A changed file is read again once it has not changed for this many seconds."""
+
 
 class KnowledgeService:
     """The knowledge folders of one data directory; see the module docstring."""
@@ -75,6 +80,8 @@ class KnowledgeService:
         it as a delegate (set by the workspace)."""
         self.name_of: Callable[[str], str] = lambda agent_id: agent_id
         """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
+        self._settling: dict[int, asyncio.TimerHandle] = {}
+        """Each folder's sync to come once its files that were still changing have settled."""
         self._walked: dict[int, tuple[str, ...]] = {}
         """Each folder's folders as its last sync walked them: what is watched."""
         self._embedder: Embedder | None = None
@@ -252,6 +259,7 @@ class KnowledgeService:
                     self._cancel,
                     self._vectors_hook(record),
                     reader=self._reader,
+                    settle_s=SETTLE_S,
                 )
             except OSError as exc:
                 why = f"{record.path} cannot be read ({exc.strerror or exc})"
@@ -266,6 +274,12 @@ class KnowledgeService:
             await self._finished(record, result)
 
     async def _finished(self, record: FolderRecord, result: SyncResult) -> None:
+        if result.unsettled and not self._closed:
+            if (waiting := self._settling.pop(record.id, None)) is not None:
+                waiting.cancel()
+            self._settling[record.id] = asyncio.get_running_loop().call_later(
+                SETTLE_S + 0.1, self._schedule, record.id
+            )
         if result.folders and result.folders != self._walked.get(record.id):
             self._walked[record.id] = result.folders
             self._restart_watcher()
@@ -462,6 +476,8 @@ class KnowledgeService:
         the index."""
         self._closed = True
         self.cancel()
+        for waiting in self._settling.values():
+            waiting.cancel()
         for _, stop in self._watchers:
             stop.set()
         for task in [self._runner, *(t for t, _ in self._watchers)]:

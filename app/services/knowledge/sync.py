@@ -3,7 +3,9 @@
 Run in a worker thread; each file's text is read and cut by a :class:`PassageReader`'s child
 process (the walk, the reading of bytes through the folder's descriptors and the writes stay
 here). A file whose size and time are unchanged is not opened; a changed
-one is read again (unless its content hash is the same); a renamed one (same size, time and
+one is read again (unless its content hash is the same) once it has settled: with
+``settle_s``, one changed less than that long ago (a log being written) is left for a later
+sync and counted in :attr:`SyncResult.unsettled`; a renamed one (same size, time and
 content as a file that is gone) keeps its passages under the new name; a deleted one is
 forgotten. Each file is saved in its own transaction (its passages with its "done" row), so a
 sync that is killed starts again where it stopped. A file that cannot be read is saved with
@@ -51,6 +53,8 @@ class SyncResult:
     skipped: int = 0
     cancelled: bool = False
     folders: tuple[str, ...] = ()
+    unsettled: int = 0
+    """Changed files left for a later sync because they changed too recently."""
 
 
 MAX_TEXT_CHARS = 20_000_000
@@ -93,16 +97,20 @@ def sync_folder(
     after_file: Callable[[str | None], None] | None = None,
     *,
     reader: PassageReader | None = None,
+    settle_s: float = 0.0,
 ) -> SyncResult:
     """Bring ``folder``'s index up to date; see the module docstring. Raises ``OSError`` when
     the folder itself cannot be opened. ``after_file`` is called with a file's path inside the
     folder once its passages are saved, and with ``None`` at the end (vectors are made there).
     ``reader`` reads the files' text (one of this sync's own, stopped at its end, when none is
-    given)."""
+    given). A known file that changed less than ``settle_s`` seconds ago is not read again
+    yet (see :attr:`SyncResult.unsettled`)."""
     if reader is None:
         own = PassageReader()
         try:
-            return sync_folder(index, folder, report, cancel, after_file, reader=own)
+            return sync_folder(
+                index, folder, report, cancel, after_file, reader=own, settle_s=settle_s
+            )
         finally:
             own.close()
     root = Path(folder.path)
@@ -110,8 +118,11 @@ def sync_folder(
     known = index.file_rows(folder.id)
     present = {f.rel: f for f in walk.found}
     gone = {rel: row for rel, row in known.items() if rel not in present}
-    todo = [f for f in walk.found if f.rel not in known or not _same_file(known[f.rel], f)]
+    changed = [f for f in walk.found if f.rel not in known or not _same_file(known[f.rel], f)]
+    now = time.time()
+    todo = [f for f in changed if f.rel not in known or _settled(f, now, settle_s)]
     result = {"read": 0, "renamed": 0, "removed": 0, "skipped": 0}
+    result["unsettled"] = len(changed) - len(todo)
     by_shape: dict[tuple[int, int], list[FileRow]] = {}
     for row in gone.values():
         by_shape.setdefault((row.size, row.mtime_ns), []).append(row)
@@ -162,7 +173,15 @@ def _result(counts: dict[str, int], folders: list[str], *, cancelled: bool = Fal
         counts["skipped"],
         cancelled,
         tuple(folders),
+        counts["unsettled"],
     )
+
+
+def _settled(found: Found, now: float, settle_s: float) -> bool:
+    """Whether ``found`` last changed at least ``settle_s`` seconds ago (a time that far in
+    the future cannot be judged, so it counts as settled)."""
+    age = now - found.mtime_ns / 1e9
+    return age >= settle_s or age < -settle_s
 
 
 def _still_gone(by_shape: dict[tuple[int, int], list[FileRow]]) -> set[str]:

@@ -1,10 +1,13 @@
 """Walking a knowledge folder and opening its files without ever leaving it.
 
-The folder is opened once, and every folder below it is reached through the one before it
-(``os.fwalk`` on descriptors, links never followed), as the file tools reach theirs
-(:mod:`app.tools._openat`): a link is not followed, so a link that loops cannot hang the walk
-and one pointing outside is listed with its reason, never read. A file is opened later
-component by component without following a link, non-blocking, and must be a regular file.
+The folder is opened once, and every folder below it is reached through the one before it,
+links never followed, as the file tools reach theirs (:mod:`app.tools._openat`): a
+link is not followed, so a link that loops cannot hang the walk and one pointing outside is
+listed with its reason, never read. The walk keeps a list of the folders still to visit, not a
+call per level, and holds open only the folders on the way down to the one it lists, so a very
+deep tree cannot exhaust the stack or the descriptors; folders more than :data:`MAX_DEPTH` levels
+down are listed with their reason and not entered. A file is opened later component by
+component without following a link, non-blocking, and must be a regular file.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from pathlib import Path
 
 from app.core.sizes import human_size
 from app.tools._folders import file_kind
-from app.tools._openat import DIR_FLAGS, FILE_FLAGS, open_folder, open_in
+from app.tools._openat import DIR_FLAGS, FILE_FLAGS, LinkOnTheWay, open_folder, open_in
 
 __all__ = [
     "INDEXED_SUFFIXES",
+    "MAX_DEPTH",
     "MAX_FILES",
     "MAX_FILE_BYTES",
     "Found",
@@ -45,6 +49,9 @@ MAX_FILE_BYTES = 64 * 1000 * 1000
 
 MAX_FILES = 100_000
 """A folder's walk stops after this many files (the rest are listed as one reason)."""
+
+MAX_DEPTH = 64
+"""Folders this many levels below the knowledge folder are walked; deeper ones are listed."""
 
 _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv"})
 
@@ -86,36 +93,77 @@ def _link_reason(root: Path, where: Path) -> str | None:
 
 def walk_folder(root: Path, stopped: Callable[[], bool] = lambda: False) -> Walk:
     """Every file of ``root`` (a resolved, link-free folder) that the index reads, and the
-    refusals. Hidden files and folders, ``node_modules`` and the like are left out.
-    Raises ``OSError`` when the folder itself cannot be opened."""
+    refusals. Hidden files and folders, ``node_modules`` and the like are left out, and
+    folders deeper than :data:`MAX_DEPTH` are listed, not entered. Raises ``OSError`` when
+    the folder itself cannot be opened."""
     out = Walk()
     top = open_folder(root)
+    # the folders open now, each inside the one before: the way down to the one visited
+    way: list[tuple[Path, int]] = [(Path("."), top)]
     try:
-        for folder, dirs, files, folder_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
-            if stopped():
+        pending: list[tuple[Path, int]] = [(Path("."), 0)]  # folders to visit, last first
+        while pending and not stopped():
+            base, depth = pending.pop()
+            while len(way) > 1 and way[-1][0] != base.parent:
+                os.close(way.pop()[1])
+            if depth:
+                try:
+                    way.append((base, open_in(way[-1][1], base.name, DIR_FLAGS)))
+                except LinkOnTheWay:
+                    out.refused[base.as_posix()] = (
+                        "a link now stands on its way, so it was not read"
+                    )
+                    continue
+                except OSError:
+                    continue  # gone (or unreadable) since it was listed
+            if not _visit(out, root, base, depth, way[-1][1], pending):
                 break
-            base = Path(os.path.normpath(folder))
-            out.folders.append(base.as_posix())
-            kept = []
-            for name in sorted(dirs):
-                if name.startswith(".") or name in _SKIPPED_DIRS:
-                    continue
-                st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
-                if stat.S_ISLNK(st.st_mode):
-                    _refuse_link(out, root, base / name)
-                else:
-                    kept.append(name)
-            dirs[:] = kept
-            for name in sorted(files):
-                if name.startswith("."):
-                    continue
-                if len(out.found) >= MAX_FILES:
-                    out.refused[str(base)] = f"the folder holds over {MAX_FILES:,} files"
-                    return out
-                _look(out, root, base / name, folder_fd, name)
     finally:
-        os.close(top)
+        for _, fd in way:
+            os.close(fd)
     return out
+
+
+def _visit(
+    out: Walk, root: Path, base: Path, depth: int, fd: int, pending: list[tuple[Path, int]]
+) -> bool:
+    """List the opened folder ``base``: its files into ``out``, its folders onto
+    ``pending`` (in name order); ``False`` once the walk holds :data:`MAX_FILES` files."""
+    out.folders.append(base.as_posix())
+    dirs: list[str] = []
+    files: list[str] = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            try:
+                (dirs if entry.is_dir() else files).append(entry.name)
+            except OSError:
+                files.append(entry.name)
+    kept = []
+    for name in sorted(dirs):
+        if name.startswith(".") or name in _SKIPPED_DIRS:
+            continue
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            continue  # gone since it was listed
+        if stat.S_ISLNK(st.st_mode):
+            _refuse_link(out, root, base / name)
+        elif depth >= MAX_DEPTH:
+            out.refused[(base / name).as_posix()] = (
+                f"it lies more than {MAX_DEPTH} folders deep in the knowledge folder, so "
+                "Parley does not look inside it"
+            )
+        else:
+            kept.append(name)
+    pending.extend((base / name, depth + 1) for name in reversed(kept))
+    for name in sorted(files):
+        if name.startswith("."):
+            continue
+        if len(out.found) >= MAX_FILES:
+            out.refused[str(base)] = f"the folder holds over {MAX_FILES:,} files"
+            return False
+        _look(out, root, base / name, fd, name)
+    return True
 
 
 def _refuse_link(out: Walk, root: Path, rel: Path) -> None:
