@@ -24,7 +24,7 @@ _DOCUMENT = "word/document.xml"
 
 
 def _bomb(name: str, what: str) -> IngestError:
-    return IngestError(name, f"it is a Word document whose {what} (a zip bomb?)")
+    return IngestError(name, f"it is a Word document {what} (a zip bomb?)")
 
 
 def _check_unpacked(data: bytes, name: str, limits: DocxLimits) -> None:
@@ -37,7 +37,7 @@ def _check_unpacked(data: bytes, name: str, limits: DocxLimits) -> None:
             if total > limits.max_unpacked:
                 raise _bomb(
                     name,
-                    f"parts unpack to {human_size(total)}, over the "
+                    f"that unpacks to {human_size(total)}, over the "
                     f"{human_size(limits.max_unpacked)} limit",
                 )
             counted = _Counted(name, limits)
@@ -59,7 +59,9 @@ class _Counted:
     def _element(self, _tag: str, _attributes: object) -> None:
         self.elements += 1
         if self.elements > self.limits.max_elements:
-            raise _bomb(self.name, f"parts hold over {self.limits.max_elements:,} XML elements")
+            raise _bomb(
+                self.name, f"whose parts hold over {self.limits.max_elements:,} XML elements"
+            )
 
     def part(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
         """Unpack one part (reading an XML one through a parser that keeps nothing)."""
@@ -76,11 +78,11 @@ class _Counted:
                 if self.unpacked > self.limits.max_unpacked:
                     raise _bomb(
                         self.name,
-                        f"parts unpack to over {human_size(self.limits.max_unpacked)}",
+                        f"that unpacks to over {human_size(self.limits.max_unpacked)}",
                     )
                 if limit is not None and size > limit:
                     raise _bomb(
-                        self.name, f"text ({_DOCUMENT}) unpacks to over {human_size(limit)}"
+                        self.name, f"whose text ({_DOCUMENT}) unpacks to over {human_size(limit)}"
                     )
                 if parser is not None:
                     parser.Parse(chunk, False)
