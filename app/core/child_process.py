@@ -24,6 +24,7 @@ import contextlib
 import importlib
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -146,7 +147,6 @@ def start_child(
             stdout=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),),
             env=environ,
-            cwd=_APP_ROOT if not getattr(sys, "frozen", False) else None,
             close_fds=True,
         )
     except BaseException:
@@ -202,6 +202,7 @@ def child_main(argv: list[str]) -> int:
     ``module:function``, the connection's descriptor, then ``--memory=BYTES``,
     ``--offline``, ``--name=NAME``). Returns the exit status."""
     options = _parse(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's
     threading.Thread(target=_watch_parent, name="parent-watch", daemon=True).start()
     if options.memory is not None:
         _cap_memory(options.memory)

@@ -5,6 +5,8 @@ nothing up; it ends when its parent is killed."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from pathlib import Path
 
@@ -198,3 +200,16 @@ reader.passages(b"x", "hang.md", 1000, threading.Event())
 
 def test_a_busy_reader_child_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
     assert not child_outlives_killed_parent(_KILLED_PARENT, tmp_path)
+
+
+def test_ctrl_c_in_the_terminal_leaves_the_reader_child_to_its_parent() -> None:
+    reader = PassageReader(warm=False)
+    try:
+        reader.passages(b"The harbour floods.", "a.txt", 1000, threading.Event())
+        assert reader._process is not None
+        os.kill(reader._process.pid, signal.SIGINT)  # as the terminal sends it to the group
+        passages = reader.passages(b"The copper bridge.", "b.txt", 1000, threading.Event())
+    finally:
+        reader.close()
+    assert [p.text for p in passages] == ["The copper bridge."]
+    assert reader.started == 1
