@@ -1,4 +1,9 @@
-"""Command-line entry point: ``parley``."""
+"""Command-line entry point: ``parley``.
+
+``parley --parley-child module:function ...`` is how Parley starts its own child processes
+(the knowledge reader, the math typesetter; see :mod:`app.core.child_process`): it is handled
+before anything else, the same way in the packaged app and from source.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,16 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run Parley's command line."""
+    """Run Parley's command line (or, given ``--parley-child``, one of its child processes)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--parley-child"]:
+        from app.core.child_process import child_main
+
+        return child_main(args[1:])
     from app.cli import run
 
-    return run(sys.argv[1:] if argv is None else argv, log=True)
+    return run(args, log=True)
 
 
 if __name__ == "__main__":
-    import multiprocessing
-
-    # a packaged Parley's child processes (formulas, the knowledge reader) start here
-    multiprocessing.freeze_support()
     raise SystemExit(main())

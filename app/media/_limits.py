@@ -37,6 +37,14 @@ class PdfLimits:
 
 @dataclass(frozen=True)
 class DocxLimits:
-    """How much a Word document may unpack to (a zip bomb is refused before it is read)."""
+    """How much a Word document may unpack to (a zip bomb is refused before it is read: its
+    parts are unpacked once, counting bytes and XML elements, before python-docx builds
+    anything)."""
 
     max_unpacked: int = 200_000_000
+    """All its parts together, in bytes, as declared and as actually unpacked."""
+    max_document_xml: int = 40_000_000
+    """Its text (``word/document.xml``), in bytes unpacked."""
+    max_elements: int = 1_000_000
+    """XML elements in all its parts: python-docx holds each in memory several times over,
+    so a small file of many tiny elements would need gigabytes."""

@@ -7,33 +7,48 @@ child never resolves a path of its own) to one child process and gets the passag
 small parts. The child is started on first use and again after it was stopped: a file that
 crashes it, or keeps it busy past the time allowed, is reported as unreadable with the
 reason, and the next file gets a fresh child. Cancelling stops the child at once.
+
+The child is started as Parley's own entry (:mod:`app.core.child_process`), so nothing of
+a program embedding Parley runs again in it; it ends when the parent does, refuses other
+computers when the parent is offline, and its memory is capped at :data:`MEMORY_CAP`: a file
+that needs more (a zip bomb) is listed as unreadable with that reason.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import signal
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
+from app.core.child_process import Child, gate_offline, start_child
 from app.core.errors import ParleyError
 from app.knowledge import Passage, document_passages
 from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
 from app.media.ingest import IngestLimits, document_text, load_readers
 
-__all__ = ["PART_SIZE", "PassageReader", "Reader", "ReaderUnavailable", "read_passages"]
+__all__ = [
+    "MEMORY_CAP",
+    "PART_SIZE",
+    "PassageReader",
+    "Reader",
+    "ReaderUnavailable",
+    "read_passages",
+    "serve",
+]
 
 log = logging.getLogger(__name__)
 
 PART_SIZE = 256
 """Passages sent back per message: each part is unpickled quickly, so the parent's
 interpreter lock is never held long for one big file."""
+
+MEMORY_CAP = 1 << 30
+"""The address space the reader's child may use, in bytes (1 GiB): a file that needs more
+stops it and is listed as needing too much memory; the next file gets a new child."""
 
 Reader = Callable[[bytes, str, int], list[Passage]]
 """Reads ``(data, name, max_text_chars)`` into passages; raises :class:`IngestError` with the
@@ -47,6 +62,10 @@ class ReaderUnavailable(ParleyError):
 
 _POLL_S = 0.05
 _START_TIMEOUT_S = 120.0
+_TOO_BIG = (
+    f"reading it needs more than the {MEMORY_CAP >> 20} MiB of memory the document reader may "
+    "use (a zip bomb?)"
+)
 _NOT_STARTED = "Parley's document reader could not be started, so no file was read"
 
 
@@ -61,9 +80,13 @@ def allowed_seconds(size: int) -> float:
     return 60.0 + 4.0 * size / 1_000_000
 
 
-def _serve(conn: Connection, read: Reader, warm: bool) -> None:
-    """The child's loop: read each file sent until the parent goes away."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+def serve(conn: Connection) -> None:
+    """The child's loop: take the reader to run, then read each file sent until the parent
+    goes away."""
+    try:
+        read, warm = conn.recv()
+    except (EOFError, OSError):
+        return
     if warm:
         load_readers()
     conn.send(("ready",))
@@ -78,9 +101,10 @@ def _serve(conn: Connection, read: Reader, warm: bool) -> None:
         except IngestError as exc:
             conn.send(("error", exc.reason))
             continue
-        except MemoryError:
-            conn.send(("error", "there was not enough memory to read it"))
-            continue
+        except MemoryError:  # over the cap: this child is spent, the next file gets a new one
+            del data
+            conn.send(("spent", _TOO_BIG))
+            return
         except Exception as exc:  # a reader's bug must not stop the rest of the folder
             log.info("could not index %s", name, exc_info=True)
             conn.send(("error", f"it could not be read ({type(exc).__name__})"))
@@ -111,7 +135,7 @@ class PassageReader:
         self._timeout = timeout
         self._warm = warm
         self._lock = threading.Lock()
-        self._process: BaseProcess | None = None
+        self._process: Child | None = None
         self._conn: Connection | None = None
         self._closed = False
         self.started = 0
@@ -148,6 +172,9 @@ class PassageReader:
                 out.extend(Passage(*row) for row in message[1])
             elif message[0] == "done":
                 return out
+            elif message[0] == "spent":
+                self._stop()
+                raise IngestError(name, str(message[1]))
             else:
                 raise IngestError(name, str(message[1]))
 
@@ -178,36 +205,36 @@ class PassageReader:
             return message
 
     def _ready(self, cancel: threading.Event) -> Connection:
-        """The running child's end of the pipe, starting a child first if there is none."""
+        """The running child's end of the pipe, starting a child first if there is none (or
+        if offline mode changed since it started)."""
         with self._lock:
             if self._closed:
                 raise Cancelled()
-            if self._conn is not None and self.running:
+            process = self._process
+            if (
+                self._conn is not None
+                and process is not None
+                and process.is_alive()
+                and process.offline == gate_offline()
+            ):
                 return self._conn
         self._stop()
-        context = multiprocessing.get_context("spawn")
-        ours, theirs = context.Pipe(duplex=True)
-        process = context.Process(
-            target=_serve,
-            args=(theirs, self._read, self._warm),
-            name="parley-knowledge-reader",
-            daemon=True,
-        )
         with self._lock:
             if self._closed:
-                ours.close()
-                theirs.close()
                 raise Cancelled()
             try:
-                process.start()
-            except Exception as exc:  # no process, or its target cannot be handed over
-                ours.close()
-                theirs.close()
+                process, ours = start_child(serve, memory=MEMORY_CAP, name="knowledge-reader")
+            except (OSError, ValueError) as exc:  # no process can be started here
                 log.warning("the knowledge reader could not be started", exc_info=True)
                 raise ReaderUnavailable(_NOT_STARTED) from exc
             self._process, self._conn = process, ours
             self.started += 1
-        theirs.close()
+        try:
+            ours.send((self._read, self._warm))
+        except Exception as exc:  # the reader cannot be handed over (not module-level)
+            self._stop()
+            log.warning("the knowledge reader could not be started", exc_info=True)
+            raise ReaderUnavailable(_NOT_STARTED) from exc
         deadline = time.monotonic() + _START_TIMEOUT_S
         try:
             message = self._next(ours, cancel, deadline, "the reader")
@@ -225,8 +252,7 @@ class PassageReader:
         if conn is not None:
             conn.close()
         if process is not None:
-            if process.is_alive():
-                process.kill()
+            process.kill()
             process.join(5)
 
     def close(self) -> None:

@@ -2,8 +2,10 @@
 
 ziamath is pure Python: laid out on a thread of the app, a page of formulas would hold the
 interpreter for hundreds of milliseconds while the window tries to lay its rows out. A child
-process (started with ``spawn``, on the first formula; it imports only ziamath) does it
-instead and sends the SVG back; painting it is Qt's work, in the app.
+process (started on the first formula as Parley's own entry, see
+:mod:`app.core.child_process`: nothing of a program embedding Parley runs again in it; it
+imports only ziamath) does it instead and sends the SVG back; painting it is Qt's work, in
+the app. The child ends when the app does, even in the middle of a formula.
 
 A formula that takes longer than its time limit has the child stopped (a new one starts
 for the next formula), so nothing runs on. If no child can be started (a Python without
@@ -14,12 +16,11 @@ once.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import threading
 import weakref
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 
+from app.core.child_process import Child, gate_offline, start_child
 from app.ui.chat.math.formula_svg import FormulaError, FormulaSvg, formula_svg, load_typesetter
 
 __all__ = ["Request", "TexProcess"]
@@ -33,7 +34,7 @@ START_LIMIT = 60.0
 """How long a child may take to start and load ziamath, in seconds (a busy machine)."""
 
 
-def _serve(conn: Connection) -> None:
+def serve(conn: Connection) -> None:
     """The child: load ziamath, say so, then lay out each formula asked for until the app
     closes its end of the pipe (or sends ``None``, or is gone)."""
     try:
@@ -54,12 +55,9 @@ def _answer(request: Request) -> FormulaSvg | str:
         return f"The formula could not be typeset: {type(exc).__name__}."
 
 
-def _stop(process: BaseProcess, conn: Connection) -> None:
+def _stop(process: Child, conn: Connection) -> None:
     conn.close()  # the child reads end-of-file and returns
-    process.join(0.5)
-    if process.is_alive():
-        process.kill()
-        process.join(0.5)
+    process.stop(0.5)
 
 
 class TexProcess:
@@ -67,7 +65,7 @@ class TexProcess:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._process: BaseProcess | None = None
+        self._process: Child | None = None
         self._conn: Connection | None = None
         self._finalizer: weakref.finalize[..., TexProcess] | None = None
         self.unavailable = ""
@@ -107,21 +105,32 @@ class TexProcess:
     def _child(self) -> Connection | None:
         if self.unavailable:
             return None
-        if self._conn is not None and self._process is not None and self._process.is_alive():
+        process = self._process
+        if (
+            self._conn is not None
+            and process is not None
+            and process.is_alive()
+            and process.offline == gate_offline()
+        ):
             return self._conn
         self._end()
-        context = multiprocessing.get_context("spawn")
-        ours, theirs = context.Pipe()
-        process = context.Process(target=_serve, args=(theirs,), name="parley-typeset", daemon=True)
         try:
-            process.start()
-            theirs.close()
+            process, ours = start_child(serve, name="typeset")
+        except (OSError, ValueError) as exc:
+            self.unavailable = f"The typesetting process could not start: {exc}"
+            log.warning("%s; formulas are typeset in the app instead.", self.unavailable)
+            return None
+        try:
             if not ours.poll(START_LIMIT) or ours.recv() != "ready":
                 raise OSError("it did not start in time")
-        except (OSError, EOFError, RuntimeError, ValueError) as exc:
-            if process.pid is not None:
-                _stop(process, ours)
-            why = str(exc) or f"it stopped while starting (exit code {process.exitcode})"
+        except (OSError, EOFError) as exc:
+            process.join(0.5)
+            why = (
+                f"it stopped while starting (exit code {process.exitcode})"
+                if isinstance(exc, EOFError) or not str(exc)
+                else str(exc)
+            )
+            _stop(process, ours)
             self.unavailable = f"The typesetting process could not start: {why}"
             log.warning("%s; formulas are typeset in the app instead.", self.unavailable)
             return None
