@@ -26,7 +26,7 @@ from app.services.problems import remedies_for
 from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
 from app.ui.chat.markdown_stream import MarkdownStream
 
-__all__ = ["RenderedMessage", "citations", "message_html"]
+__all__ = ["RenderedMessage", "citations", "message_html", "web_link"]
 
 
 @dataclass
@@ -76,6 +76,13 @@ def _card(
 def citations(message: Message) -> list[AnnotationRef]:
     """The message's citations in chip order (those of its text blocks, one after another)."""
     return [a for b in message.content if isinstance(b, TextBlock) for a in b.annotations]
+
+
+def web_link(url: str) -> bool:
+    """Whether ``url`` is a web page's or a mail address (what the system's browser or mail
+    app is handed)."""
+    scheme, colon, rest = url.partition(":")
+    return bool(colon and rest) and scheme.lower() in ("http", "https", "mailto")
 
 
 def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
