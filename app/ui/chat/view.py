@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from app.core.state import AnnotationRef, Message
 from app.services.hidden_chars import mark_hidden
 from app.ui.chat.delegate import LABELS, MessageDelegate
-from app.ui.chat.message_html import citations, web_link
+from app.ui.chat.message_html import citations, own_link, web_link
 from app.ui.chat.message_model import DelegationRole
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.dialogs import ask
@@ -240,6 +240,11 @@ class ChatView(QListView):
         if web_link(href):
             QDesktopServices.openUrl(QUrl(href))
             return
+        message = self.message_at_row(row)
+        card = self.model().index(row, 0).data(DelegationRole)
+        key = card.key if card is not None and card.first else None
+        if message is None or not own_link(message, href, key):
+            return  # only the intents Parley put on this row do anything
         if kind == "copy":
             text = self.delegate.code_block(self.model().index(row, 0), int(rest or 0))
             if text is not None:
