@@ -7,6 +7,10 @@ script in Downloads. An import keeps a citation whose address is ``http`` or ``h
 other address (a file, a path, another scheme) is removed, while the citation's label and
 passage stay (its chip shows as before and opens nothing), and a note on its message says
 which address was removed and why.
+
+An error's code says which remedy its row offers, and for a refused key which keyring entry
+"Set API key…" asks for: an imported error that names an entry keeps its text but offers no
+remedy, so a file cannot choose the key the window asks the person to paste.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from app.core.state import (
     AnnotationBlock,
     AnnotationRef,
     ContentBlock,
+    ErrorBlock,
     Message,
     TextBlock,
 )
@@ -67,6 +72,8 @@ def _keep_block(block: ContentBlock, notes: list[str]) -> ContentBlock:
         before = len(notes)
         kept = [_vetted(ref, notes) for ref in block.annotations]
         return block.model_copy(update={"annotations": kept}) if len(notes) > before else block
+    if isinstance(block, ErrorBlock) and block.code and ":" in block.code:
+        return block.model_copy(update={"code": None})
     if isinstance(block, AnnotationBlock):
         before = len(notes)
         ref = _vetted(block.annotation, notes)

@@ -1,6 +1,7 @@
 """An imported thread's citations open nothing on this computer: a reply whose source chip
 points at a script in Downloads (labelled as a manual's page) keeps the label and passage,
-loses the address, and a note says which address was removed; web citations stay."""
+loses the address, and a note says which address was removed; web citations stay. An
+imported error names no keyring entry for "Set API key…" to ask for."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from pathlib import Path
 
 from app.core.quoting import quoted
-from app.core.state import AnnotationBlock, Message, TextBlock
+from app.core.state import AnnotationBlock, ErrorBlock, Message, TextBlock
 from app.core.state.message import NOTES_KEY
 from app.services.workspace import Workspace
 
@@ -48,6 +49,8 @@ async def test_an_imported_file_citation_keeps_its_label_and_opens_nothing(
         },
         {"type": "annotation", "annotation": {"url": "/home/u/x.sh", "title": "more"}},
         {"type": "annotation", "annotation": {"url": "remedy:set_key:openai", "title": "key"}},
+        {"type": "error", "error": "Reconnect to go on.", "code": "auth:gh/token"},
+        {"type": "error", "error": "The server went away.", "code": "connection"},
     ]
     workspace = await Workspace.open(tmp_path / "data", secret_resolver=lambda ref: "")
     try:
@@ -63,6 +66,8 @@ async def test_an_imported_file_citation_keeps_its_label_and_opens_nothing(
         ]
         blocks = [b.annotation for b in answer.content if isinstance(b, AnnotationBlock)]
         assert [(a.url, a.title) for a in blocks] == [(None, "more"), (None, "key")]
+        errors = [(b.error, b.code) for b in answer.content if isinstance(b, ErrorBlock)]
+        assert errors == [("Reconnect to go on.", None), ("The server went away.", "connection")]
         urls = [
             ref.url
             for message in state.context
