@@ -296,7 +296,9 @@ class ChatView(QListView):
         box.setDefaultButton(QMessageBox.StandardButton.No)
         box.setEscapeButton(QMessageBox.StandardButton.No)
         await ask(box)
-        if box.clickedButton() is box.button(QMessageBox.StandardButton.Open):
+        chosen = box.clickedButton() is box.button(QMessageBox.StandardButton.Open)
+        box.deleteLater()
+        if chosen:
             QDesktopServices.openUrl(QUrl(cited.url))
 
     def _citation(self, row: int, number: str) -> AnnotationRef | None:
