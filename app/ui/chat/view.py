@@ -264,6 +264,8 @@ class ChatView(QListView):
             ref = self._citation(row, rest)
             if ref is not None and ref.url:
                 self._open_source(ref.url)
+            elif ref is not None:
+                self.vm.notice.emit("This source has no address to open.")
 
     def _open_source(self, url: str) -> None:
         """Open a citation: a web page in the browser; a file only when it is inside a
@@ -272,6 +274,9 @@ class ChatView(QListView):
             QDesktopServices.openUrl(QUrl(url))
             return
         if not url.lower().startswith("file:"):
+            self.vm.notice.emit(
+                "This source's address is not a web page or a file; it opens nothing."
+            )
             return
         cited = self._cited_file(url)
         if cited is None:

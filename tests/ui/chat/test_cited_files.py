@@ -85,6 +85,7 @@ async def test_a_chip_outside_the_knowledge_folders_asks_before_opening(tmp_path
             AnnotationRef(url=(docs / "manual.pdf").as_uri(), title="manual.pdf"),
             AnnotationRef(url=guide.as_uri(), title="guide.md"),
             AnnotationRef(url="https://example.org/kettle", title="Kettle care"),
+            AnnotationRef(url=None, title="kettle-manual.pdf, page 4"),  # as an import keeps it
         ]
         reply = Message(
             role="assistant", content=[TextBlock(text="Descale it monthly.", annotations=refs)]
@@ -125,6 +126,12 @@ async def test_a_chip_outside_the_knowledge_folders_asks_before_opening(tmp_path
         await wait_until(lambda: len(opened.urls) == 3, what="the script opened")
         assert opened.urls[2] == script.resolve().as_uri() + "#page=3"
         assert view.vm.model.rowCount() == 3
+
+        told: list[str] = []
+        view.vm.notice.connect(told.append)
+        await _click_chip(window, 5)  # an address removed on import: it says so
+        assert told == ["This source has no address to open."]
+        assert len(opened.urls) == 3 and _question(window) is None
     finally:
         QDesktopServices.unsetUrlHandler("file")
         QDesktopServices.unsetUrlHandler("https")
