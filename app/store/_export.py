@@ -28,6 +28,7 @@ from app.core.userinfo import without_userinfo
 from app.store import _checkpoints, _media, _threads
 from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
+from app.store._import_links import keep_web_citations
 from app.store._import_media import keep_carried_media
 from app.store._markdown import render_markdown
 from app.store.models import ImportedThread, Thread
@@ -202,11 +203,13 @@ def import_json(
     """Create a new thread (new id) from an :func:`export_json` document.
 
     The thread keeps only media whose bytes the export carries (see
-    :mod:`app.store._import_media`) and the model ``check_model`` allows (the export's own
+    :mod:`app.store._import_media`), only web addresses in its citations (see
+    :mod:`app.store._import_links`) and the model ``check_model`` allows (the export's own
     model when it is not given); its ``notes`` say what was left out and why."""
     with gc_paused():  # the parse allocates an object per value; collecting doubles it
         meta, state, blobs = _parse(data, state_cls)
     notes = keep_carried_media(state, {sha for sha, _, _ in blobs})
+    notes += keep_web_citations(state)
     model = meta["model"]
     if check_model is not None:
         model, why = check_model(model)

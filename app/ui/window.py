@@ -109,7 +109,7 @@ class MainWindow(ThreadCommands):
         self.notice = NoticeBar(self)
         self.downloads = DownloadBar(self.workspace.downloads, self.notifier, self)
         self.sidebar = Sidebar(self.threads_vm, self)
-        self.chat = ChatView(self.chat_vm, self)
+        self.chat = ChatView(self.chat_vm, self, cited_file=self.workspace.knowledge.cited_file)
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)
         self.composer = ComposerPanel(self)

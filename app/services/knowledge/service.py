@@ -32,6 +32,7 @@ from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
+from app.services.knowledge.opening import CitedFile, cited_file
 from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
@@ -156,6 +157,12 @@ class KnowledgeService:
         self._schedule(folder_id)
         self._restart_watcher()
         return path
+
+    def cited_file(self, url: str) -> CitedFile | None:
+        """The file a citation's ``file://`` address would open (links followed) and why to
+        ask before opening it, if so: it is not a file of the kind indexed inside one of the
+        folders as they are now, or it is a program (see :mod:`.opening`)."""
+        return cited_file(url, [record.path for record in self._folders])
 
     def of_agent(self, agent: str) -> list[str]:
         """The folders that belong to the agent ``agent`` (its id), as last read."""

@@ -127,7 +127,11 @@ class WindowAttachments(QObject):
         action, _, index = rest.partition(":")
         message = self._chat_vm.model.message_at(row)
         if kind == "media" and message is not None and index.isdigit():
-            self._run(action, message, int(index))
+            n = int(index)
+            block = message.content[n] if n < len(message.content) else None
+            verbs = _VERBS.get(block.type, ()) if block is not None else ()
+            if any(verb == action for verb, _ in verbs):  # only an attachment's own links
+                self._run(action, message, n)
 
     def extend_menu(self, menu: QMenu, message: Message, _row: int) -> None:
         """A message's menu also offers what its attachments' links do (for the keyboard)."""

@@ -3,11 +3,19 @@
 markdown-it-py parses (CommonMark plus tables and strikethrough; raw HTML is shown as text,
 never interpreted); Pygments colours code with inline styles. Each code block gets a
 ``copy:N`` link whose N indexes the list of code texts returned beside the HTML.
+
+A message's text links only to web pages and mail addresses (``http``, ``https``,
+``mailto``): a link or picture with any other address (a path, ``file:``, the window's own
+``remedy:``, ``source:``, ``copy:``, ``toggle:``, ``media:``, ``thumb:``, ``math:``) is shown
+as the text it was written as, so text can neither act as Parley's own controls nor load a
+file from this computer into the window. Formulas are the only pictures the text makes
+(:mod:`app.ui.chat.math.syntax`).
 """
 
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -27,6 +35,7 @@ __all__ = [
     "render_markdown",
     "style_inline_code",
     "warm_up",
+    "web_only",
 ]
 
 CodeBlocks = list[str]
@@ -38,6 +47,14 @@ _DARK = {"code_bg": "#1f2329", "code_border": "#343a42", "muted": "#9aa3ad", "st
 @lru_cache(maxsize=4)
 def _formatter(style: str) -> HtmlFormatter[str]:
     return HtmlFormatter(style=style, noclasses=True, nowrap=True)
+
+
+_WEB = re.compile(r"(?:https?|mailto):", re.IGNORECASE)
+
+
+def web_only(url: str) -> bool:
+    """Whether a link or picture in a message's text may keep its (normalised) address."""
+    return _WEB.match(url.strip()) is not None
 
 
 def _code_html(code: str, lang: str, dark: bool) -> str:
@@ -58,6 +75,7 @@ def markdown_parser(dark: bool) -> MarkdownIt:
     """The parser and renderer for one theme (code blocks land in ``env["blocks"]``)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.validateLink = web_only  # type: ignore[method-assign]
     use_math(md)
     colours = _DARK if dark else _LIGHT
 

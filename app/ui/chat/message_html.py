@@ -3,6 +3,9 @@
 Links carry intents the view handles: ``copy:N`` (code block N), ``toggle:KEY`` (fold or
 unfold a tool card or a thinking section), ``remedy:ACTION[:TARGET]`` (an error's fix),
 ``source:N`` (the message's citation N, counted from 1 over its text blocks, as its chip shows).
+Only Parley puts them there: a message's own text links to web pages and mail addresses only
+(:mod:`app.ui.chat.markdown`), and :func:`own_link` tells whether an address clicked is one
+this message's row carries, so a forged one does nothing even if it were drawn.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from app.services.problems import remedies_for
 from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
 from app.ui.chat.markdown_stream import MarkdownStream
 
-__all__ = ["RenderedMessage", "citations", "message_html"]
+__all__ = ["RenderedMessage", "citations", "message_html", "own_link", "web_link"]
 
 
 @dataclass
@@ -76,6 +79,42 @@ def _card(
 def citations(message: Message) -> list[AnnotationRef]:
     """The message's citations in chip order (those of its text blocks, one after another)."""
     return [a for b in message.content if isinstance(b, TextBlock) for a in b.annotations]
+
+
+def web_link(url: str) -> bool:
+    """Whether ``url`` is a web page's or a mail address (what the system's browser or mail
+    app is handed)."""
+    scheme, colon, rest = url.partition(":")
+    return bool(colon and rest) and scheme.lower() in ("http", "https", "mailto")
+
+
+_CARDS = (ToolCallBlock, ToolResultBlock, ReasoningBlock)
+
+
+def own_link(message: Message, href: str, card: str | None = None) -> bool:
+    """Whether ``href`` is one of the intents Parley itself puts on ``message``'s row: a
+    code block's ``copy:N``, the ``toggle:`` of one of its cards (``card``: the key of the
+    delegate card the row draws, if any), the ``remedy:`` of one of its errors, the
+    ``source:N`` of one of its citations."""
+    kind, _, rest = href.partition(":")
+    if kind == "copy":
+        return rest.isdigit() and any(isinstance(b, TextBlock) for b in message.content)
+    if kind == "toggle":
+        return (card is not None and rest == card) or any(
+            rest == f"{message.message_id}:{i}" and isinstance(block, _CARDS)
+            for i, block in enumerate(message.content)
+        )
+    if kind == "remedy":
+        action, _, target = rest.partition(":")
+        return any(
+            r.action == action and (r.target or "") == target
+            for b in message.content
+            if isinstance(b, ErrorBlock)
+            for r in remedies_for(b.code)
+        )
+    if kind == "source":
+        return rest.isdigit() and 0 < int(rest) <= len(citations(message))
+    return False
 
 
 def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
@@ -172,8 +211,10 @@ def message_html(
             parts.append(media_html(block, i, dark=dark))
         elif isinstance(block, AnnotationBlock):
             ann = block.annotation
-            link = html.escape(ann.url or "")
-            parts.append(f'<p>↗ <a href="{link}">{html.escape(ann.title or link)}</a></p>')
+            label = html.escape(ann.title or ann.url or "source")
+            if ann.url and web_link(ann.url):  # any other address is shown, never linked
+                label = f'<a href="{html.escape(ann.url)}">{label}</a>'
+            parts.append(f"<p>↗ {label}</p>")
     for note in message.metadata.get("notes") or []:
         parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.end_reason == "stopped":

@@ -4,8 +4,9 @@ loaded as the user scrolls up, and every row action reachable by mouse, menu and
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -30,17 +31,23 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
     QMenu,
+    QMessageBox,
     QToolButton,
     QToolTip,
     QWidget,
 )
 
 from app.core.state import AnnotationRef, Message
+from app.services.hidden_chars import mark_hidden
 from app.ui.chat.delegate import LABELS, MessageDelegate
-from app.ui.chat.message_html import citations
+from app.ui.chat.message_html import citations, own_link, web_link
 from app.ui.chat.message_model import DelegationRole
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
+from app.ui.dialogs import ask
 from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.services.knowledge.opening import CitedFile
 
 __all__ = ["ChatView"]
 
@@ -56,9 +63,18 @@ class ChatView(QListView):
     """A message's menu is being made: whoever listens may add entries (e.g. View/Play/Save
     for its attachments); the menu, the message and its row."""
 
-    def __init__(self, vm: ChatViewModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        vm: ChatViewModel,
+        parent: QWidget | None = None,
+        *,
+        cited_file: Callable[[str], CitedFile | None],
+    ) -> None:
         super().__init__(parent)
         self.vm = vm
+        self._cited_file = cited_file
+        """What a citation's ``file://`` address would open, and why to ask first (the
+        knowledge service's :meth:`~app.services.knowledge.KnowledgeService.cited_file`)."""
         self.setObjectName("chatView")
         self.setAccessibleName("Messages")
         self.setAccessibleDescription(
@@ -221,6 +237,14 @@ class ChatView(QListView):
 
     def _on_link(self, href: str, row: int) -> None:
         kind, _, rest = href.partition(":")
+        if web_link(href):
+            QDesktopServices.openUrl(QUrl(href))
+            return
+        message = self.message_at_row(row)
+        card = self.model().index(row, 0).data(DelegationRole)
+        key = card.key if card is not None and card.first else None
+        if message is None or not own_link(message, href, key):
+            return  # only the intents Parley put on this row do anything
         if kind == "copy":
             text = self.delegate.code_block(self.model().index(row, 0), int(rest or 0))
             if text is not None:
@@ -236,12 +260,51 @@ class ChatView(QListView):
                 spawn(self.vm.regenerate())
             else:
                 self.remedyRequested.emit(action, target)
-        elif kind in ("http", "https", "mailto"):
-            QDesktopServices.openUrl(QUrl(href))
         elif kind == "source":
             ref = self._citation(row, rest)
-            if ref is not None and ref.url and ref.url.startswith(("file:", "http:", "https:")):
-                QDesktopServices.openUrl(QUrl(ref.url))
+            if ref is not None and ref.url:
+                self._open_source(ref.url)
+            elif ref is not None:
+                self.vm.notice.emit("This source has no address to open.")
+
+    def _open_source(self, url: str) -> None:
+        """Open a citation: a web page in the browser; a file only when it is inside a
+        knowledge folder, of a kind indexed and not a program, else after a question."""
+        if url.partition(":")[0].lower() in ("http", "https") and web_link(url):
+            QDesktopServices.openUrl(QUrl(url))
+            return
+        if not url.lower().startswith("file:"):
+            self.vm.notice.emit(
+                "This source's address is not a web page or a file; it opens nothing."
+            )
+            return
+        cited = self._cited_file(url)
+        if cited is None:
+            self.vm.notice.emit("This source is not a file on this computer.")
+        elif cited.missing:
+            self.vm.notice.emit(f"{mark_hidden(str(cited.path))} is not there any more.")
+        elif cited.doubt is None:
+            QDesktopServices.openUrl(QUrl(cited.url))
+        else:
+            spawn(self._ask_to_open(cited))
+
+    async def _ask_to_open(self, cited: CitedFile) -> None:
+        """Ask before opening a cited file that is not plainly a knowledge folder's document
+        (No is the default and what Esc answers)."""
+        box = QMessageBox(self)
+        box.setObjectName("openCitedFileBox")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Open a cited file")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(f"Open {mark_hidden(str(cited.path))}? {cited.doubt}")
+        box.setStandardButtons(QMessageBox.StandardButton.Open | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        await ask(box)
+        chosen = box.clickedButton() is box.button(QMessageBox.StandardButton.Open)
+        box.deleteLater()
+        if chosen:
+            QDesktopServices.openUrl(QUrl(cited.url))
 
     def _citation(self, row: int, number: str) -> AnnotationRef | None:
         """Citation ``number`` (from 1) of the message in ``row``."""
