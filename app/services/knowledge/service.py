@@ -68,6 +68,9 @@ class KnowledgeService:
         self._watching = watch
         self._folders: list[FolderRecord] = index.folders()
         self._queue: list[int] = []
+        self._at_once: set[int] = set()
+        """Folders whose next sync reads every change now (asked for: add, reindex, start),
+        not only the changes that have settled (what the watcher saw)."""
         self._runner: asyncio.Task[None] | None = None
         self._watchers: list[tuple[asyncio.Task[None], asyncio.Event]] = []
         self._cancel = threading.Event()
@@ -235,8 +238,12 @@ class KnowledgeService:
         while self._runner is not None and not self._runner.done():
             await asyncio.shield(self._runner)
 
-    def _schedule(self, folder_id: int) -> None:
-        if self._closed or folder_id in self._queue:
+    def _schedule(self, folder_id: int, *, at_once: bool = True) -> None:
+        if self._closed:
+            return
+        if at_once:
+            self._at_once.add(folder_id)
+        if folder_id in self._queue:
             return
         self._queue.append(folder_id)
         if self._runner is None or self._runner.done():
@@ -250,6 +257,8 @@ class KnowledgeService:
             if record is None:
                 continue
             self._cancel.clear()
+            settle_s = 0.0 if folder_id in self._at_once else SETTLE_S
+            self._at_once.discard(folder_id)
 
             def report(p: SyncProgress, path: str = record.path) -> None:
                 event = KnowledgeProgress(
@@ -266,7 +275,7 @@ class KnowledgeService:
                     self._cancel,
                     self._vectors_hook(record),
                     reader=self._reader,
-                    settle_s=SETTLE_S,
+                    settle_s=settle_s,
                 )
             except OSError as exc:
                 why = f"{record.path} cannot be read ({exc.strerror or exc})"
@@ -285,7 +294,7 @@ class KnowledgeService:
             if (waiting := self._settling.pop(record.id, None)) is not None:
                 waiting.cancel()
             self._settling[record.id] = asyncio.get_running_loop().call_later(
-                SETTLE_S + 0.1, self._schedule, record.id
+                SETTLE_S + 0.1, lambda: self._schedule(record.id, at_once=False)
             )
         if result.folders and result.folders != self._walked.get(record.id):
             self._walked[record.id] = result.folders
@@ -422,7 +431,7 @@ class KnowledgeService:
                 for _, changed in changes:
                     record = self._owner(changed)
                     if record is not None:
-                        self._schedule(record.id)
+                        self._schedule(record.id, at_once=False)
         except (OSError, RuntimeError):  # a folder vanished: the next start watches again
             log.info("watching the knowledge folders stopped", exc_info=True)
 
