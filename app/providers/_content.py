@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from app.core.errors import UnsupportedContent
+from app.core.models.fit import stand_in
 from app.core.quoting import quoted
 from app.core.state.message_block import (
     AnnotationBlock,
@@ -130,3 +131,14 @@ def text_of(block: ContentBlock) -> str | None:
         ref = block.annotation
         return f"[source: {ref.title or ''} {ref.url or ''}]".replace("  ", " ")
     return None
+
+
+def text_or_stand_in(block: ContentBlock, model: str, why: str = "") -> str:
+    """A block as text for ``model``: its :func:`text_of`, else for media the line saying what
+    was attached (``why``: the reason given there), else :func:`unsupported` is raised."""
+    text = text_of(block)
+    if text is None and block.type in MEDIA_TYPES:
+        text = stand_in(block, model, why)
+    if text is None:
+        raise unsupported(model, block)
+    return text
