@@ -19,6 +19,7 @@ from app.core.state.block_renderers import (
     union_with,
 )
 from app.providers._anthropic_messages import ANTHROPIC_REQUEST
+from app.providers._content import MODEL_TEXT
 from app.providers._llama_reply import LLAMA_PROMPT
 from app.providers._openai_messages import OPENAI_REQUEST
 from app.providers.ollama import OLLAMA_REQUEST
@@ -37,6 +38,7 @@ PLACES: dict[str, tuple[str, BlockRenderers[Any, Any]]] = {
     "OPENAI_REQUEST": ("app/providers/_openai_messages.py", OPENAI_REQUEST),
     "OLLAMA_REQUEST": ("app/providers/ollama.py", OLLAMA_REQUEST),
     "LLAMA_PROMPT": ("app/providers/_llama_reply.py", LLAMA_PROMPT),
+    "MODEL_TEXT": ("app/providers/_content.py", MODEL_TEXT),
 }
 """Each place that turns blocks into something: where it is declared, and its registry."""
 
