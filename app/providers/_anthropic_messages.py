@@ -17,23 +17,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core.models.fit import stand_in
+from app.core.state.block_renderers import BlockRenderers
 from app.core.state.message import Message
 from app.core.state.message_block import (
     ContentBlock,
     DocumentBlock,
     ImageBlock,
+    MediaRef,
     ReasoningBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
 from app.providers._content import (
-    MEDIA_TYPES,
     MediaLoader,
     is_remote,
     media_base64,
     mime_of,
     text_of,
+    text_or_stand_in,
     tool_output_text,
     unsupported,
 )
@@ -54,11 +56,16 @@ class AnthropicMapper:
         system: list[str] = []
         turns: list[dict[str, Any]] = []
         for msg in messages:
+            turn = _Turn(self, msg.role)
+            for block in msg.content:
+                ANTHROPIC_REQUEST.render(block, turn)
             if msg.role == "system":
-                system.append("\n\n".join(self._text_only(msg)))
+                system.append("\n\n".join(turn.system))
                 continue
             role = "assistant" if msg.role == "assistant" else "user"
-            blocks = self._assistant(msg) if role == "assistant" else self._user(msg)
+            blocks = turn.out
+            if role == "user":  # the API rejects a text block without visible text
+                blocks = [b for b in blocks if b.get("type") != "text" or b["text"].strip()]
             if not blocks:
                 continue
             if turns and turns[-1]["role"] == role:
@@ -67,85 +74,129 @@ class AnthropicMapper:
                 turns.append({"role": role, "content": blocks})
         return "\n\n".join(s for s in system if s), turns
 
-    def _text_only(self, msg: Message) -> list[str]:
-        out = []
-        for block in msg.content:
-            text = block.text if isinstance(block, TextBlock) else text_of(block)
-            if text is None:
-                raise unsupported(self.model, block, "A system prompt can only hold text.")
-            out.append(text)
-        return out
-
-    def media(self, block: ContentBlock) -> dict[str, Any]:
-        """An image or document block; text-like blocks become ``text`` blocks."""
-        if isinstance(block, TextBlock):
-            return {"type": "text", "text": block.text}
-        if isinstance(block, ImageBlock):
-            return {"type": "image", "source": self._source(block, "image/png")}
-        if isinstance(block, DocumentBlock) and block.text is not None:
+    def document(self, block: DocumentBlock) -> dict[str, Any]:
+        """A document: its extracted text, else the PDF (anything else stands in as text)."""
+        if block.text is not None:
             source = {"type": "text", "media_type": "text/plain", "data": block.text}
             return _doc(source, block)
-        if isinstance(block, DocumentBlock):
-            if mime_of(block.media, "application/pdf") != "application/pdf":
-                why = f"{self.model} reads only PDFs and text"
-                return {"type": "text", "text": stand_in(block, self.model, why)}
-            return _doc(self._source(block, "application/pdf"), block)
+        if mime_of(block.media, "application/pdf") != "application/pdf":
+            why = f"{self.model} reads only PDFs and text"
+            return _text(stand_in(block, self.model, why))
+        return _doc(self.source(block.media, "application/pdf"), block)
+
+    def source(self, media: MediaRef, default: str) -> dict[str, Any]:
+        """Where the API reads an image's or a PDF's bytes: its link, or the bytes inline."""
+        if is_remote(media):
+            return {"type": "url", "url": media.url}
+        data = media_base64(media, self.loader, self.model)
+        return {"type": "base64", "media_type": mime_of(media, default), "data": data}
+
+
+class _Turn:
+    """One message being converted: the system texts or API blocks it makes so far."""
+
+    def __init__(self, mapper: AnthropicMapper, role: str) -> None:
+        self.mapper = mapper
+        self.role = role
+        self.system: list[str] = []
+        self.out: list[dict[str, Any]] = []
+        self.last_result: dict[str, Any] | None = None
+
+    def system_text(self, block: ContentBlock) -> None:
+        """A block of a system message, which can only hold text."""
         text = text_of(block)
-        if text is None and block.type in MEDIA_TYPES:
-            text = stand_in(block, self.model)
         if text is None:
-            raise unsupported(self.model, block)
-        return {"type": "text", "text": text}
+            raise unsupported(self.mapper.model, block, "A system prompt can only hold text.")
+        self.system.append(text)
 
-    def _source(self, block: ImageBlock | DocumentBlock, default: str) -> dict[str, Any]:
-        if is_remote(block.media):
-            return {"type": "url", "url": block.media.url}
-        data = media_base64(block.media, self.loader, self.model)
-        return {"type": "base64", "media_type": mime_of(block.media, default), "data": data}
+    def place(self, item: dict[str, Any]) -> None:
+        """Add ``item``; what a tool message holds besides its results goes inside its last
+        result (the API takes images a tool returned there)."""
+        if self.role == "tool" and self.last_result is not None:
+            self.last_result["content"].append(item)
+        else:
+            self.out.append(item)
 
-    def _user(self, msg: Message) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        last_result: dict[str, Any] | None = None
-        for block in msg.content:
-            if isinstance(block, ToolResultBlock):
-                text = tool_output_text(block)
-                last_result = {
-                    "type": "tool_result",
-                    "tool_use_id": block.call_id,
-                    "content": [{"type": "text", "text": text}] if text.strip() else [],
-                    "is_error": block.status == "error",
-                }
-                out.append(last_result)
-            elif isinstance(block, ReasoningBlock):
-                out.append({"type": "text", "text": block.text})
-            elif isinstance(block, TextBlock) and not block.text.strip():
-                continue
-            elif msg.role == "tool" and last_result is not None:
-                last_result["content"].append(self.media(block))
-            else:
-                out.append(self.media(block))
-        # The API rejects the request for a text block without visible text.
-        return [b for b in out if b.get("type") != "text" or b["text"].strip()]
 
-    def _assistant(self, msg: Message) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for block in msg.content:
-            if isinstance(block, ReasoningBlock):
-                sig = block.signature or ""
-                if sig.startswith(REDACTED):
-                    out.append({"type": "redacted_thinking", "data": sig[len(REDACTED) :]})
-                elif sig:
-                    out.append({"type": "thinking", "thinking": block.text, "signature": sig})
-            elif isinstance(block, ToolCallBlock):
-                out.append(
-                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.args}
-                )
-            elif isinstance(block, TextBlock):
-                if block.text.strip():  # the API rejects text blocks without visible text
-                    out.append({"type": "text", "text": block.text})
-            else:
-                out.append(self.media(block))
-        return out
+ANTHROPIC_REQUEST: BlockRenderers[_Turn, None] = BlockRenderers("ANTHROPIC_REQUEST")
+"""Each block type as the Messages API takes it, by the role of its message."""
+
+
+@ANTHROPIC_REQUEST.register("image")
+def _image(block: ImageBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system_text(block)
+    else:
+        turn.place({"type": "image", "source": turn.mapper.source(block.media, "image/png")})
+
+
+@ANTHROPIC_REQUEST.register("document")
+def _document(block: DocumentBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system_text(block)
+    else:
+        turn.place(turn.mapper.document(block))
+
+
+@ANTHROPIC_REQUEST.register("audio", "video", "data", "error", "annotation")
+def _as_text(block: ContentBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system_text(block)
+    else:
+        turn.place(_text(text_or_stand_in(block, turn.mapper.model)))
+
+
+@ANTHROPIC_REQUEST.register("text")
+def _text_block(block: TextBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system.append(block.text)
+    elif block.text.strip():  # the API rejects text blocks without visible text
+        turn.place(_text(block.text))
+
+
+@ANTHROPIC_REQUEST.register("reasoning")
+def _reasoning(block: ReasoningBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system_text(block)
+    elif turn.role != "assistant":
+        turn.out.append(_text(block.text))
+    elif (sig := block.signature or "").startswith(REDACTED):
+        turn.out.append({"type": "redacted_thinking", "data": sig[len(REDACTED) :]})
+    elif sig:
+        turn.out.append({"type": "thinking", "thinking": block.text, "signature": sig})
+
+
+@ANTHROPIC_REQUEST.register("tool_call")
+def _tool_call(block: ToolCallBlock, turn: _Turn) -> None:
+    if turn.role == "assistant":
+        turn.out.append(
+            {"type": "tool_use", "id": block.id, "name": block.name, "input": block.args}
+        )
+    elif turn.role == "system":
+        turn.system_text(block)
+    else:
+        raise unsupported(turn.mapper.model, block)
+
+
+@ANTHROPIC_REQUEST.register("tool_result")
+def _tool_result(block: ToolResultBlock, turn: _Turn) -> None:
+    if turn.role == "system":
+        turn.system_text(block)
+    elif turn.role == "assistant":
+        raise unsupported(turn.mapper.model, block)
+    else:
+        text = tool_output_text(block)
+        turn.last_result = {
+            "type": "tool_result",
+            "tool_use_id": block.call_id,
+            "content": [_text(text)] if text.strip() else [],
+            "is_error": block.status == "error",
+        }
+        turn.out.append(turn.last_result)
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
 
 
 def _doc(source: dict[str, Any], block: DocumentBlock) -> dict[str, Any]:

@@ -7,7 +7,9 @@ import json
 from collections.abc import Callable
 
 from app.core.errors import UnsupportedContent
+from app.core.models.fit import stand_in
 from app.core.quoting import quoted
+from app.core.state.block_renderers import BlockRenderers
 from app.core.state.message_block import (
     AnnotationBlock,
     ContentBlock,
@@ -115,18 +117,57 @@ def tool_output_text(block: ToolResultBlock) -> str:
     return f"Error: {text}" if block.status == "error" else text
 
 
+MODEL_TEXT: BlockRenderers[None, str | None] = BlockRenderers("MODEL_TEXT")
+"""The text a block carries for a model, whatever the provider (``None``: no text of its own)."""
+
+MODEL_TEXT.ignore("text", "reasoning", because="each request format sends it as text", value=None)
+MODEL_TEXT.ignore(
+    "image", "audio", "video", because="a model that cannot take it gets a stand-in", value=None
+)
+MODEL_TEXT.ignore(
+    "tool_call", "tool_result", because="each request format has its own shape", value=None
+)
+
+
+@MODEL_TEXT.register("document")
+def _document(block: DocumentBlock, _: None) -> str | None:
+    if block.text is None:
+        return None
+    title = block.title or block.media.filename or "document"
+    return f"<document title={json.dumps(title)}>\n{block.text}\n</document>"
+
+
+@MODEL_TEXT.register("data")
+def _data(block: DataBlock, _: None) -> str | None:
+    if block.data is not None:
+        return f"Data ({block.mime_type}):\n{json_text(block.data)}"
+    if block.mime_type.startswith("text/") and block.data_base64:
+        return base64.b64decode(block.data_base64).decode("utf-8", errors="replace")
+    return None
+
+
+@MODEL_TEXT.register("error")
+def _error(block: ErrorBlock, _: None) -> str:
+    return f"Error: {block.error}"
+
+
+@MODEL_TEXT.register("annotation")
+def _annotation(block: AnnotationBlock, _: None) -> str:
+    ref = block.annotation
+    return f"[source: {ref.title or ''} {ref.url or ''}]".replace("  ", " ")
+
+
 def text_of(block: ContentBlock) -> str | None:
     """Blocks that carry their meaning as text (extracted documents, JSON data, errors)."""
-    if isinstance(block, DocumentBlock) and block.text is not None:
-        title = block.title or block.media.filename or "document"
-        return f"<document title={json.dumps(title)}>\n{block.text}\n</document>"
-    if isinstance(block, DataBlock) and block.data is not None:
-        return f"Data ({block.mime_type}):\n{json_text(block.data)}"
-    if isinstance(block, DataBlock) and block.mime_type.startswith("text/") and block.data_base64:
-        return base64.b64decode(block.data_base64).decode("utf-8", errors="replace")
-    if isinstance(block, ErrorBlock):
-        return f"Error: {block.error}"
-    if isinstance(block, AnnotationBlock):
-        ref = block.annotation
-        return f"[source: {ref.title or ''} {ref.url or ''}]".replace("  ", " ")
-    return None
+    return MODEL_TEXT.render(block, None)
+
+
+def text_or_stand_in(block: ContentBlock, model: str, why: str = "") -> str:
+    """A block as text for ``model``: its :func:`text_of`, else for media the line saying what
+    was attached (``why``: the reason given there), else :func:`unsupported` is raised."""
+    text = text_of(block)
+    if text is None and block.type in MEDIA_TYPES:
+        text = stand_in(block, model, why)
+    if text is None:
+        raise unsupported(model, block)
+    return text

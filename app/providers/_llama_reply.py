@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.models.fit import stand_in
+from app.core.state.block_renderers import BlockRenderers
 from app.core.state.message import Message
 from app.core.state.message_block import (
     ContentBlock,
@@ -16,8 +17,53 @@ from app.core.state.message_block import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from app.providers._content import MEDIA_TYPES, text_of, tool_output_text, unsupported
+from app.providers._content import text_or_stand_in, tool_output_text
 from app.providers._llama_template import CALL_CLOSE, CALL_OPEN
+
+
+@dataclass
+class _Turn:
+    """One message being converted: its lines of text and the tool results it restates."""
+
+    model: str
+    role: str
+    parts: list[str] = field(default_factory=list)
+    results: list[tuple[str, str]] = field(default_factory=list)
+
+
+LLAMA_PROMPT: BlockRenderers[_Turn, None] = BlockRenderers("LLAMA_PROMPT")
+"""Each block type as the text a local (text-only) model reads."""
+
+
+@LLAMA_PROMPT.register("text")
+def _text(block: TextBlock, turn: _Turn) -> None:
+    turn.parts.append(block.text)
+
+
+@LLAMA_PROMPT.register("reasoning")
+def _reasoning(block: ReasoningBlock, turn: _Turn) -> None:
+    if turn.role != "assistant":
+        turn.parts.append(block.text)
+
+
+@LLAMA_PROMPT.register("tool_call")
+def _tool_call(block: ToolCallBlock, turn: _Turn) -> None:
+    call = {"name": block.name, "arguments": block.args}
+    turn.parts.append(f"{CALL_OPEN}{json.dumps(call, ensure_ascii=False)}{CALL_CLOSE}")
+
+
+@LLAMA_PROMPT.register("tool_result")
+def _tool_result(block: ToolResultBlock, turn: _Turn) -> None:
+    payload = {"call_id": block.call_id, "name": block.name or "", "output": ""}
+    payload["output"] = tool_output_text(block)
+    turn.results.append((payload["name"], payload["output"]))
+    body = json.dumps(payload, ensure_ascii=False)
+    turn.parts.append(f"<tool_response>{body}</tool_response>")
+
+
+@LLAMA_PROMPT.register("image", "audio", "video", "document", "data", "error", "annotation")
+def _as_text(block: ContentBlock, turn: _Turn) -> None:
+    turn.parts.append(text_or_stand_in(block, turn.model, f"{turn.model} is a text-only model"))
 
 
 def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, Any]]:
@@ -29,33 +75,13 @@ def plain_messages(messages: Sequence[Message], model: str) -> list[dict[str, An
     """
     out: list[dict[str, Any]] = []
     for msg in messages:
-        parts: list[str] = []
-        results: list[tuple[str, str]] = []
+        turn = _Turn(model, msg.role)
         for block in msg.content:
-            if isinstance(block, TextBlock):
-                parts.append(block.text)
-            elif isinstance(block, ReasoningBlock):
-                if msg.role != "assistant":
-                    parts.append(block.text)
-            elif isinstance(block, ToolCallBlock):
-                call = {"name": block.name, "arguments": block.args}
-                parts.append(f"{CALL_OPEN}{json.dumps(call, ensure_ascii=False)}{CALL_CLOSE}")
-            elif isinstance(block, ToolResultBlock):
-                payload = {"call_id": block.call_id, "name": block.name or "", "output": ""}
-                payload["output"] = tool_output_text(block)
-                results.append((payload["name"], payload["output"]))
-                body = json.dumps(payload, ensure_ascii=False)
-                parts.append(f"<tool_response>{body}</tool_response>")
-            elif (text := text_of(block)) is not None:
-                parts.append(text)
-            elif block.type in MEDIA_TYPES:
-                parts.append(stand_in(block, model, f"{model} is a text-only model"))
-            else:
-                raise unsupported(model, block, "It is a text-only model.")
-        turn: dict[str, Any] = {"role": msg.role, "content": "\n".join(parts)}
-        if results:
-            turn["tool_results"] = results  # (name, output) for recipes that restate them
-        out.append(turn)
+            LLAMA_PROMPT.render(block, turn)
+        item: dict[str, Any] = {"role": msg.role, "content": "\n".join(turn.parts)}
+        if turn.results:
+            item["tool_results"] = turn.results  # (name, output) for recipes that restate them
+        out.append(item)
     return out
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from app.core.errors import ModelError
-from app.core.models.fit import stand_in
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state.block_renderers import BlockRenderers
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
     ContentBlock,
@@ -25,12 +26,10 @@ from app.core.state.message_block import (
     ToolResultBlock,
 )
 from app.providers._content import (
-    MEDIA_TYPES,
     MediaLoader,
     media_base64,
-    text_of,
+    text_or_stand_in,
     tool_output_text,
-    unsupported,
 )
 from app.providers._errors import (
     Endpoint,
@@ -44,7 +43,13 @@ from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
 from app.providers._stream import MalformedChunk, chunk
 
-__all__ = ["DEFAULT_OLLAMA_URL", "OllamaChatModel", "OllamaModelEntry", "list_ollama_models"]
+__all__ = [
+    "DEFAULT_OLLAMA_URL",
+    "OLLAMA_REQUEST",
+    "OllamaChatModel",
+    "OllamaModelEntry",
+    "list_ollama_models",
+]
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
@@ -128,44 +133,19 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
     def _message(self, msg: Message) -> list[dict[str, Any]]:
         """One Parley message as Ollama messages: text, ``images``, ``tool_calls``; each tool
         result is its own ``tool`` message. Earlier reasoning is sent back as ``thinking``."""
-        texts: list[str] = []
-        images: list[str] = []
-        calls: list[dict[str, Any]] = []
-        thinking: list[str] = []
-        results: list[dict[str, Any]] = []
+        turn = _Turn(self.model, msg.role, "image" in self.info.input_kinds, self._loader)
         for block in msg.content:
-            if isinstance(block, TextBlock):
-                texts.append(block.text)
-            elif isinstance(block, ReasoningBlock):
-                (thinking if msg.role == "assistant" else texts).append(block.text)
-            elif isinstance(block, ImageBlock) and "image" in self.info.input_kinds:
-                images.append(media_base64(block.media, self._loader, self.model))
-            elif isinstance(block, ToolCallBlock):
-                calls.append({"function": {"name": block.name, "arguments": block.args}})
-            elif isinstance(block, ToolResultBlock):
-                results.append(
-                    {
-                        "role": "tool",
-                        "content": tool_output_text(block),
-                        "tool_name": block.name or "",
-                    }
-                )
-            elif (text := text_of(block)) is not None:
-                texts.append(text)
-            elif block.type in MEDIA_TYPES:
-                texts.append(stand_in(block, self.model))
-            else:
-                raise unsupported(self.model, block)
-        out: list[dict[str, Any]] = list(results)
-        if texts or images or calls or thinking or not results:
+            OLLAMA_REQUEST.render(block, turn)
+        out: list[dict[str, Any]] = list(turn.results)
+        if turn.texts or turn.images or turn.calls or turn.thinking or not turn.results:
             role = "user" if msg.role == "tool" else msg.role
-            item: dict[str, Any] = {"role": role, "content": "\n\n".join(texts)}
-            if images:
-                item["images"] = images
-            if calls:
-                item["tool_calls"] = calls
-            if thinking:
-                item["thinking"] = "".join(thinking)
+            item: dict[str, Any] = {"role": role, "content": "\n\n".join(turn.texts)}
+            if turn.images:
+                item["images"] = turn.images
+            if turn.calls:
+                item["tool_calls"] = turn.calls
+            if turn.thinking:
+                item["thinking"] = "".join(turn.thinking)
             out.append(item)
         return out
 
@@ -209,6 +189,60 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
                     sent += 1
                     yield chunk(mid, blocks)
         raise MalformedChunk("the stream ended before the server said the reply was done")
+
+
+@dataclass
+class _Turn:
+    """One message being converted: its texts, images, calls, thinking and tool results."""
+
+    model: str
+    role: str
+    takes_images: bool
+    loader: MediaLoader | None
+    texts: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+
+OLLAMA_REQUEST: BlockRenderers[_Turn, None] = BlockRenderers("OLLAMA_REQUEST")
+"""Each block type as ``/api/chat`` takes it."""
+
+
+@OLLAMA_REQUEST.register("text")
+def _text(block: TextBlock, turn: _Turn) -> None:
+    turn.texts.append(block.text)
+
+
+@OLLAMA_REQUEST.register("reasoning")
+def _reasoning(block: ReasoningBlock, turn: _Turn) -> None:
+    (turn.thinking if turn.role == "assistant" else turn.texts).append(block.text)
+
+
+@OLLAMA_REQUEST.register("image")
+def _image(block: ImageBlock, turn: _Turn) -> None:
+    if turn.takes_images:
+        turn.images.append(media_base64(block.media, turn.loader, turn.model))
+    else:
+        turn.texts.append(text_or_stand_in(block, turn.model))
+
+
+@OLLAMA_REQUEST.register("audio", "video", "document", "data", "error", "annotation")
+def _as_text(block: ContentBlock, turn: _Turn) -> None:
+    turn.texts.append(text_or_stand_in(block, turn.model))
+
+
+@OLLAMA_REQUEST.register("tool_call")
+def _tool_call(block: ToolCallBlock, turn: _Turn) -> None:
+    turn.calls.append({"function": {"name": block.name, "arguments": block.args}})
+
+
+@OLLAMA_REQUEST.register("tool_result")
+def _tool_result(block: ToolResultBlock, turn: _Turn) -> None:
+    turn.results.append(
+        {"role": "tool", "content": tool_output_text(block), "tool_name": block.name or ""}
+    )
 
 
 def _blocks(message: dict[str, Any], mid: str, calls: int) -> tuple[list[ContentBlock], int]:

@@ -15,8 +15,18 @@ from app.core.state import (
     ToolResultBlock,
     VideoBlock,
 )
+from app.core.state.block_renderers import BlockRenderers
 
-__all__ = ["badge", "chip_detail", "describe", "duration", "file_name", "human_size"]
+__all__ = [
+    "ATTACHMENT_DESCRIPTION",
+    "ATTACHMENT_DETAIL",
+    "badge",
+    "chip_detail",
+    "describe",
+    "duration",
+    "file_name",
+    "human_size",
+]
 
 
 def human_size(n: int | None) -> str:
@@ -65,43 +75,108 @@ def _pages(block: DocumentBlock) -> str:
     return f"{n} page" if n == 1 else f"{n} pages"
 
 
+def _size(block: ContentBlock) -> str:
+    return human_size(getattr(getattr(block, "media", None), "size_bytes", None))
+
+
+ATTACHMENT_DETAIL: BlockRenderers[None, str] = BlockRenderers("ATTACHMENT_DETAIL")
+"""Each block type's chip detail line: size, pages or length."""
+
+
+@ATTACHMENT_DETAIL.register("tool_call", "tool_result", "reasoning", "error", "annotation")
+def _size_only(block: ContentBlock, _: None) -> str:
+    return _size(block)
+
+
+@ATTACHMENT_DETAIL.register("image")
+def _image_detail(block: ImageBlock, _: None) -> str:
+    if block.width and block.height:
+        return f"{block.width} × {block.height} · {_size(block)}"
+    return _size(block)
+
+
+@ATTACHMENT_DETAIL.register("document")
+def _document_detail(block: DocumentBlock, _: None) -> str:
+    return " · ".join(p for p in (_pages(block), _size(block)) if p)
+
+
+@ATTACHMENT_DETAIL.register("audio", "video")
+def _clip_detail(block: AudioBlock | VideoBlock, _: None) -> str:
+    if block.duration_s is not None:
+        return f"{duration(block.duration_s)} · {_size(block)}"
+    return _size(block)
+
+
+@ATTACHMENT_DETAIL.register("data")
+def _data_detail(block: DataBlock, _: None) -> str:
+    return " · ".join(p for p in (block.mime_type, _size(block)) if p)
+
+
+@ATTACHMENT_DETAIL.register("text")  # e.g. an MCP server's resource or prompt
+def _text_detail(block: TextBlock, _: None) -> str:
+    n = len(block.text)
+    return f"{n:,} character" if n == 1 else f"{n:,} characters"
+
+
 def chip_detail(block: ContentBlock) -> str:
     """A short second line for a chip: size, pages or length."""
-    media = getattr(block, "media", None)
-    size = human_size(getattr(media, "size_bytes", None))
-    if isinstance(block, ImageBlock) and block.width and block.height:
-        return f"{block.width} × {block.height} · {size}"
-    if isinstance(block, DocumentBlock):
-        return " · ".join(p for p in (_pages(block), size) if p)
-    if isinstance(block, AudioBlock | VideoBlock) and block.duration_s is not None:
-        return f"{duration(block.duration_s)} · {size}"
-    if isinstance(block, DataBlock):
-        return " · ".join(p for p in (block.mime_type, size) if p)
-    if isinstance(block, TextBlock):  # e.g. an MCP server's resource or prompt
-        n = len(block.text)
-        return f"{n:,} character" if n == 1 else f"{n:,} characters"
-    return size
+    return ATTACHMENT_DETAIL.render(block, None)
+
+
+ATTACHMENT_DESCRIPTION: BlockRenderers[None, str] = BlockRenderers("ATTACHMENT_DESCRIPTION")
+"""What a screen reader says for each block type that is not plain text."""
+
+ATTACHMENT_DESCRIPTION.ignore(
+    "text", "annotation", because="read as the message's own text", value=""
+)
+
+
+@ATTACHMENT_DESCRIPTION.register("image")
+def _image(block: ImageBlock, _: None) -> str:
+    alt = f": {block.alt_text}" if block.alt_text else ""
+    return f"Image {file_name(block)}, {chip_detail(block)}{alt}"
+
+
+@ATTACHMENT_DESCRIPTION.register("document")
+def _document(block: DocumentBlock, _: None) -> str:
+    return f"Document {file_name(block)}, {chip_detail(block)}"
+
+
+@ATTACHMENT_DESCRIPTION.register("audio")
+def _audio(block: AudioBlock, _: None) -> str:
+    return f"Sound clip {file_name(block)}, {chip_detail(block)}"
+
+
+@ATTACHMENT_DESCRIPTION.register("video")
+def _video(block: VideoBlock, _: None) -> str:
+    return f"Video {file_name(block)}, {chip_detail(block)}"
+
+
+@ATTACHMENT_DESCRIPTION.register("data")
+def _data(block: DataBlock, _: None) -> str:
+    return f"File {file_name(block) if block.media else 'data'}, {chip_detail(block)}"
+
+
+@ATTACHMENT_DESCRIPTION.register("tool_call")
+def _tool_call(block: ToolCallBlock, _: None) -> str:
+    return f"Tool call {block.name}"
+
+
+@ATTACHMENT_DESCRIPTION.register("tool_result")
+def _tool_result(block: ToolResultBlock, _: None) -> str:
+    return f"Result of {block.name or 'a tool'}: {block.status}"
+
+
+@ATTACHMENT_DESCRIPTION.register("reasoning")
+def _reasoning(block: ReasoningBlock, _: None) -> str:
+    return "Thinking (folded)"
+
+
+@ATTACHMENT_DESCRIPTION.register("error")
+def _error(block: ErrorBlock, _: None) -> str:
+    return f"Error: {block.error}"
 
 
 def describe(block: ContentBlock) -> str:
     """What a screen reader says for a block that is not plain text."""
-    if isinstance(block, ImageBlock):
-        alt = f": {block.alt_text}" if block.alt_text else ""
-        return f"Image {file_name(block)}, {chip_detail(block)}{alt}"
-    if isinstance(block, DocumentBlock):
-        return f"Document {file_name(block)}, {chip_detail(block)}"
-    if isinstance(block, AudioBlock):
-        return f"Sound clip {file_name(block)}, {chip_detail(block)}"
-    if isinstance(block, VideoBlock):
-        return f"Video {file_name(block)}, {chip_detail(block)}"
-    if isinstance(block, DataBlock):
-        return f"File {file_name(block) if block.media else 'data'}, {chip_detail(block)}"
-    if isinstance(block, ToolCallBlock):
-        return f"Tool call {block.name}"
-    if isinstance(block, ToolResultBlock):
-        return f"Result of {block.name or 'a tool'}: {block.status}"
-    if isinstance(block, ReasoningBlock):
-        return "Thinking (folded)"
-    if isinstance(block, ErrorBlock):
-        return f"Error: {block.error}"
-    return ""
+    return ATTACHMENT_DESCRIPTION.render(block, None)

@@ -25,11 +25,19 @@ from app.core.state import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from app.core.state.block_renderers import BlockRenderers
 from app.services.problems import remedies_for
-from app.ui.chat.blocks.media_html import MEDIA_BLOCKS, media_html
+from app.ui.chat.blocks.media_html import (
+    BlockSlot,
+    audio_html,
+    data_html,
+    document_html,
+    image_html,
+    video_html,
+)
 from app.ui.chat.markdown_stream import MarkdownStream
 
-__all__ = ["RenderedMessage", "citations", "message_html", "own_link", "web_link"]
+__all__ = ["CHAT_HTML", "RenderedMessage", "citations", "message_html", "own_link", "web_link"]
 
 
 @dataclass
@@ -133,6 +141,122 @@ def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
     )
 
 
+@dataclass
+class _Page:
+    """What rendering one message collects across its blocks."""
+
+    message_id: str
+    dark: bool
+    expanded: frozenset[str]
+    results: dict[str, ToolResultBlock]
+    streams: dict[int, MarkdownStream]
+    parts: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    breaks: list[tuple[int, bool]] = field(default_factory=list)
+    behind: bool = False
+    cited: int = 0
+
+    @property
+    def colours(self) -> tuple[str, str]:
+        """The colours of success and failure in this theme."""
+        return ("#2e7d32", "#c62828") if not self.dark else ("#81c784", "#ef9a9a")
+
+
+@dataclass(frozen=True)
+class _Slot(BlockSlot):
+    page: _Page
+
+    @property
+    def key(self) -> str:
+        return f"{self.page.message_id}:{self.index}"
+
+    def card(self, title: str, summary: str, body: str, colour: str) -> str:
+        expanded = self.key in self.page.expanded
+        return _card(self.key, title, summary, body, expanded, colour, self.dark)[0]
+
+
+CHAT_HTML: BlockRenderers[_Slot, str] = BlockRenderers("CHAT_HTML")
+"""Each block type as the chat row's rich text (``""``: the block draws nothing)."""
+
+CHAT_HTML.register("image")(image_html)
+CHAT_HTML.register("document")(document_html)
+CHAT_HTML.register("audio")(audio_html)
+CHAT_HTML.register("video")(video_html)
+CHAT_HTML.register("data")(data_html)
+
+
+@CHAT_HTML.register("text")
+def _text(block: TextBlock, at: _Slot) -> str:
+    if not block.text:
+        return ""
+    page = at.page
+    stream = page.streams.get(at.index)
+    if stream is None:
+        stream = page.streams[at.index] = MarkdownStream(dark=at.dark)
+    rendered = stream.render(block.text)
+    body, found = rendered.html, rendered.codes
+    page.behind = page.behind or rendered.behind
+    if page.codes and found:
+        # renumber this block's copy links after the ones already collected
+        for n in range(len(found) - 1, -1, -1):
+            body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(page.codes)}"')
+    else:
+        size = sum(map(len, page.parts))
+        page.breaks += [(size + pos, always) for pos, always in rendered.breaks]
+    page.codes += found
+    if block.annotations:
+        body += _source_chips(block.annotations, page.cited, at.dark)
+        page.cited += len(block.annotations)
+    return body
+
+
+@CHAT_HTML.register("tool_call")
+def _tool_call(block: ToolCallBlock, at: _Slot) -> str:
+    ok, bad = at.page.colours
+    result = at.page.results.get(block.id)
+    status = "waiting" if result is None else result.status
+    colour = bad if status == "error" else ok if status == "completed" else "gray"
+    summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
+    return at.card(block.name, summary, _pretty(block.args), colour)
+
+
+@CHAT_HTML.register("tool_result")
+def _tool_result(block: ToolResultBlock, at: _Slot) -> str:
+    ok, bad = at.page.colours
+    colour = bad if block.status == "error" else ok
+    text = _pretty(block.output)
+    first = " ".join(text.split())[:80]
+    return at.card(f"result of {block.name or 'tool'}", first, text, colour)
+
+
+@CHAT_HTML.register("reasoning")
+def _reasoning(block: ReasoningBlock, at: _Slot) -> str:
+    return at.card("Thinking", "", block.text, "gray")
+
+
+@CHAT_HTML.register("error")
+def _error(block: ErrorBlock, at: _Slot) -> str:
+    bg = "#3b1f22" if at.dark else "#fdecea"
+    links = " &nbsp; ".join(
+        f'<a href="remedy:{r.action}:{html.escape(r.target or "")}">{html.escape(r.label)}</a>'
+        for r in remedies_for(block.code)
+    )
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bg}" '
+        f'style="margin-top:4px;"><tr><td><span style="color:{at.page.colours[1]};">⚠</span> '
+        f"{html.escape(block.error)}<br/>{links}</td></tr></table>"
+    )
+
+
+@CHAT_HTML.register("annotation")
+def _annotation(block: AnnotationBlock, at: _Slot) -> str:
+    ann = block.annotation
+    label = html.escape(ann.title or ann.url or "source")
+    if ann.url and web_link(ann.url):  # any other address is shown, never linked
+        label = f'<a href="{html.escape(ann.url)}">{label}</a>'
+    return f"<p>↗ {label}</p>"
+
+
 def message_html(
     message: Message,
     *,
@@ -146,77 +270,15 @@ def message_html(
     ``streams`` keeps each text block's rendering between calls (by block position), so a
     streamed message renders only what changed since the last call.
     """
-    parts: list[str] = []
-    codes: list[str] = []
-    breaks: list[tuple[int, bool]] = []
-    behind = False
-    cited = 0
     streams = {} if streams is None else streams
-    ok, bad = ("#2e7d32", "#c62828") if not dark else ("#81c784", "#ef9a9a")
+    page = _Page(str(message.message_id), dark, expanded, results or {}, streams)
     for i, block in enumerate(message.content):
-        key = f"{message.message_id}:{i}"
-        if isinstance(block, TextBlock):
-            if not block.text:
-                continue
-            stream = streams.get(i)
-            if stream is None:
-                stream = streams[i] = MarkdownStream(dark=dark)
-            rendered = stream.render(block.text)
-            body, found, behind = rendered.html, rendered.codes, behind or rendered.behind
-            if codes and found:
-                # renumber this block's copy links after the ones already collected
-                for n in range(len(found) - 1, -1, -1):
-                    body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(codes)}"')
-            else:
-                size = sum(map(len, parts))
-                breaks += [(size + at, always) for at, always in rendered.breaks]
-            codes += found
-            parts.append(body)
-            if block.annotations:
-                parts.append(_source_chips(block.annotations, cited, dark))
-                cited += len(block.annotations)
-        elif isinstance(block, ToolCallBlock):
-            result = (results or {}).get(block.id)
-            status = "waiting" if result is None else result.status
-            colour = bad if status == "error" else ok if status == "completed" else "gray"
-            summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
-            card, _ = _card(
-                key, block.name, summary, _pretty(block.args), key in expanded, colour, dark
-            )
-            parts.append(card)
-        elif isinstance(block, ToolResultBlock):
-            colour = bad if block.status == "error" else ok
-            text = _pretty(block.output)
-            first = " ".join(text.split())[:80]
-            card, _ = _card(
-                key, f"result of {block.name or 'tool'}", first, text, key in expanded, colour, dark
-            )
-            parts.append(card)
-        elif isinstance(block, ReasoningBlock):
-            card, _ = _card(key, "Thinking", "", block.text, key in expanded, "gray", dark)
-            parts.append(card)
-        elif isinstance(block, ErrorBlock):
-            bg = "#3b1f22" if dark else "#fdecea"
-            links = " &nbsp; ".join(
-                f'<a href="remedy:{r.action}:{html.escape(r.target or "")}">'
-                f"{html.escape(r.label)}</a>"
-                for r in remedies_for(block.code)
-            )
-            parts.append(
-                f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bg}" '
-                f'style="margin-top:4px;"><tr><td><span style="color:{bad};">⚠</span> '
-                f"{html.escape(block.error)}<br/>{links}</td></tr></table>"
-            )
-        elif isinstance(block, MEDIA_BLOCKS):
-            parts.append(media_html(block, i, dark=dark))
-        elif isinstance(block, AnnotationBlock):
-            ann = block.annotation
-            label = html.escape(ann.title or ann.url or "source")
-            if ann.url and web_link(ann.url):  # any other address is shown, never linked
-                label = f'<a href="{html.escape(ann.url)}">{label}</a>'
-            parts.append(f"<p>↗ {label}</p>")
+        drawn = CHAT_HTML.render(block, _Slot(i, dark, page))
+        if drawn:
+            page.parts.append(drawn)
+    parts = page.parts
     for note in message.metadata.get("notes") or []:
         parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
     if message.end_reason == "stopped":
         parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
-    return RenderedMessage("".join(parts), codes, breaks, behind)
+    return RenderedMessage("".join(parts), page.codes, page.breaks, page.behind)

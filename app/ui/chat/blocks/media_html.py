@@ -11,10 +11,10 @@ N of the message in the viewer), ``media:play:N``, ``media:open:N`` (with the sy
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from app.core.state import (
     AudioBlock,
-    ContentBlock,
     DataBlock,
     DocumentBlock,
     ImageBlock,
@@ -23,10 +23,27 @@ from app.core.state import (
 )
 from app.ui.attachments.describe import chip_detail, describe, file_name
 
-__all__ = ["MEDIA_BLOCKS", "THUMB_BOX", "image_size", "media_html", "outline_box"]
+__all__ = [
+    "THUMB_BOX",
+    "BlockSlot",
+    "audio_html",
+    "data_html",
+    "document_html",
+    "image_html",
+    "image_size",
+    "outline_box",
+    "video_html",
+]
 
-MEDIA_BLOCKS = (ImageBlock, DocumentBlock, AudioBlock, VideoBlock, DataBlock)
-"""The block types drawn here."""
+
+@dataclass(frozen=True)
+class BlockSlot:
+    """Where a block is drawn: its position in the message (what its links name) and whether
+    the theme is dark."""
+
+    index: int
+    dark: bool
+
 
 THUMB_BOX = (256, 256)
 """The largest an image thumbnail is drawn in the chat (the stored thumbnail's size, so it
@@ -94,54 +111,65 @@ def _title(name: str, detail: str) -> str:
     return f'<b>{html.escape(name)}</b><br/><span style="color:gray;">{html.escape(detail)}</span>'
 
 
-def media_html(block: ContentBlock, i: int, *, dark: bool) -> str:
-    """Block ``i`` of a message (one of :data:`MEDIA_BLOCKS`) as HTML."""
-    name = file_name(block)
-    detail = chip_detail(block)
-    if isinstance(block, ImageBlock):
-        size = image_size(block.width, block.height)
-        alt = block.alt_text or describe(block)
-        picture = _img(block.thumbnail or block.media, size, alt, outline_box(block))
-        caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
-        return (
-            f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
-            f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
-        )
-    if isinstance(block, DocumentBlock):
-        preview = ""
-        if block.preview is not None:
-            preview = f'<a href="media:open:{i}">{_img(block.preview, (72, 96), name)}</a>'
-        excerpt = (block.excerpt or (block.text or "")[:300]).strip()
-        if len(excerpt) > 280:
-            excerpt = excerpt[:279] + "…"
-        kind = (block.media.mime_type or "").split("/")[-1].upper()
-        kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
-        words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
-        body = _title(name, words)
-        if excerpt:
-            body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
-        shown = (("open", "Open"), ("text", "Show text")) if block.text else (("open", "Open"),)
-        body += "<br/>" + _links(i, *shown, ("save", "Save as…"))
-        return _card(dark, preview, body, "100%")
-    if isinstance(block, AudioBlock):
-        body = _title(f"♪ {name}", detail)
-        if block.transcript:
-            body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
-        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
-        return _card(dark, "", body)
-    if isinstance(block, VideoBlock):
-        size = image_size(block.width, block.height, (160, 120))
-        poster = (
-            f'<a href="media:play:{i}">{_img(block.thumbnail, size, name)}</a>'
-            if block.thumbnail is not None
-            else ""
-        )
-        body = _title(name, detail)
-        body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
-        return _card(dark, poster, body)
-    if isinstance(block, DataBlock):
-        body = _title(name if block.media else "Data", detail)
-        if block.media is not None:
-            body += "<br/>" + _links(i, ("save", "Save as…"))
-        return _card(dark, "", body)
-    return ""
+def image_html(block: ImageBlock, at: BlockSlot) -> str:
+    """An image: its thumbnail (a link to the viewer), name, size and actions."""
+    name, detail, i = file_name(block), chip_detail(block), at.index
+    size = image_size(block.width, block.height)
+    alt = block.alt_text or describe(block)
+    picture = _img(block.thumbnail or block.media, size, alt, outline_box(block))
+    caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
+    return (
+        f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
+        f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
+    )
+
+
+def document_html(block: DocumentBlock, at: BlockSlot) -> str:
+    """A document card: its first page, kind, pages, an excerpt and actions."""
+    name, detail, i = file_name(block), chip_detail(block), at.index
+    preview = ""
+    if block.preview is not None:
+        preview = f'<a href="media:open:{i}">{_img(block.preview, (72, 96), name)}</a>'
+    excerpt = (block.excerpt or (block.text or "")[:300]).strip()
+    if len(excerpt) > 280:
+        excerpt = excerpt[:279] + "…"
+    kind = (block.media.mime_type or "").split("/")[-1].upper()
+    kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
+    words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
+    body = _title(name, words)
+    if excerpt:
+        body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
+    shown = (("open", "Open"), ("text", "Show text")) if block.text else (("open", "Open"),)
+    body += "<br/>" + _links(i, *shown, ("save", "Save as…"))
+    return _card(at.dark, preview, body, "100%")
+
+
+def audio_html(block: AudioBlock, at: BlockSlot) -> str:
+    """A sound clip card: name, length, the transcript's start, Play and Save as…."""
+    body = _title(f"♪ {file_name(block)}", chip_detail(block))
+    if block.transcript:
+        body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
+    body += "<br/>" + _links(at.index, ("play", "▶ Play"), ("save", "Save as…"))
+    return _card(at.dark, "", body)
+
+
+def video_html(block: VideoBlock, at: BlockSlot) -> str:
+    """A video card: its poster frame (a link to play it), name, length and actions."""
+    name, i = file_name(block), at.index
+    size = image_size(block.width, block.height, (160, 120))
+    poster = (
+        f'<a href="media:play:{i}">{_img(block.thumbnail, size, name)}</a>'
+        if block.thumbnail is not None
+        else ""
+    )
+    body = _title(name, chip_detail(block))
+    body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
+    return _card(at.dark, poster, body)
+
+
+def data_html(block: DataBlock, at: BlockSlot) -> str:
+    """A file card: name (or "Data"), type and size, and Save as… when there is a file."""
+    body = _title(file_name(block) if block.media else "Data", chip_detail(block))
+    if block.media is not None:
+        body += "<br/>" + _links(at.index, ("save", "Save as…"))
+    return _card(at.dark, "", body)
