@@ -1,26 +1,29 @@
 """What :class:`~app.services.knowledge.service.KnowledgeService` is handed when it is built:
-who the agents are (:class:`AgentRecords`, which the store answers) and the embedding models
-to choose from (:class:`EmbeddingModels`, answered by :class:`EmbeddingSetting` over the model
-downloads and the settings)."""
+who the agents are (:class:`AgentRecords`, which the store answers; :func:`asking_agent` says
+whose folders a run searches) and the embedding models to choose from
+(:class:`EmbeddingModels`, answered by :class:`EmbeddingSetting` over the model downloads and
+the settings)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.core.graph.context import RunContext
 from app.services.knowledge.embedders import (
     DOWNLOAD,
     DownloadProgress,
     EmbeddingChoice,
     embedding_choices,
 )
+from app.services.turn import TurnDeps
 from app.store import AgentRecord, Thread
 
 if TYPE_CHECKING:
     from app.services.models.downloads import ModelDownloads
     from app.services.settings.store import SettingsStore
 
-__all__ = ["AgentRecords", "EmbeddingModels", "EmbeddingSetting"]
+__all__ = ["AgentRecords", "EmbeddingModels", "EmbeddingSetting", "asking_agent"]
 
 
 class AgentRecords(Protocol):
@@ -34,6 +37,22 @@ class AgentRecords(Protocol):
     async def get_thread(self, thread_id: str) -> Thread | None:
         """The thread ``thread_id``, or ``None``."""
         ...
+
+
+async def asking_agent(asker: RunContext | None, agents: AgentRecords | None) -> str | None:
+    """The id of the agent whose folders the run ``asker`` searches (``None``: only the
+    folders of no agent): the delegate it works for, else its thread's agent, as its
+    :class:`~app.services.turn.TurnDeps` say (a run without them: as the thread says)."""
+    if asker is None:
+        return None
+    if asker.agent:  # a delegate's run: the delegate's folders
+        record = await agents.find_agent(asker.agent) if agents is not None else None
+        return record.id if record else None
+    deps = asker.deps_as(TurnDeps)
+    if deps is not None:
+        return deps.agent_id
+    thread = await agents.get_thread(asker.thread_id) if agents and asker.thread_id else None
+    return thread.agent_id if thread else None
 
 
 class EmbeddingModels(Protocol):

@@ -33,12 +33,11 @@ from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
-from app.services.knowledge.needs import AgentRecords, EmbeddingModels
+from app.services.knowledge.needs import AgentRecords, EmbeddingModels, asking_agent
 from app.services.knowledge.opening import CitedFile, cited_file
 from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
-from app.services.turn import TurnDeps
 from app.store.knowledge import FolderRecord, KnowledgeIndex, PassageHit
 from app.tools.knowledge import search_knowledge_tool
 
@@ -54,7 +53,9 @@ SETTLE_S = 2.0
 
 
 class KnowledgeService:
-    """The knowledge folders of one data directory; see the module docstring."""
+    """The knowledge folders of one data directory; see the module docstring. ``agents`` say
+    whose folders a run searches (without them, a delegate's run searches only the folders of
+    no agent); ``embeddings`` list the embedding models and save the choice."""
 
     def __init__(
         self,
@@ -66,9 +67,6 @@ class KnowledgeService:
         agents: AgentRecords | None = None,
         embeddings: EmbeddingModels | None = None,
     ) -> None:
-        """``agents`` say whose folders a turn searches (without them, only the folders of no
-        agent); ``embeddings`` list the embedding models and save the choice (without them,
-        none can be chosen here)."""
         self._index = index
         self._agents = agents
         self._embeddings = embeddings
@@ -106,11 +104,8 @@ class KnowledgeService:
         """Open the index of ``data_dir`` off the loop (nothing is synced until
         :meth:`start`)."""
         index = await asyncio.to_thread(KnowledgeIndex.open_data_dir, data_dir)
-        return await asyncio.to_thread(
-            partial(cls, watch=watch, reader=reader, agents=agents, embeddings=embeddings),
-            index,
-            events,
-        )
+        made = partial(cls, watch=watch, reader=reader, agents=agents, embeddings=embeddings)
+        return await asyncio.to_thread(made, index, events)
 
     def embedding_choices(self) -> list[EmbeddingChoice]:
         """The embedding models to choose from (blocking: it reads the models folder)."""
@@ -118,8 +113,7 @@ class KnowledgeService:
 
     @property
     def choose_embedding(self) -> Callable[[str, DownloadProgress | None], Awaitable[None]] | None:
-        """Save the choice of embedding model as a setting, downloading a ``download:NAME``
-        first with its progress told (``None``: no choice can be saved here)."""
+        """Save the embedding model chosen (see :class:`EmbeddingModels`; ``None``: here none)."""
         return self._embeddings.choose if self._embeddings is not None else None
 
     # Folders ---------------------------------------------------------------------------
@@ -468,25 +462,10 @@ class KnowledgeService:
         else the thread's agent) and those of no agent are searched."""
         if not self._folders:
             return []
-        agent = await self._asking(asker)
+        agent = await asking_agent(asker, self._agents)
         hits = await self.search(query, limit, agent)
         kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
         return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
-
-    async def _asking(self, asker: RunContext | None) -> str | None:
-        """The id of the agent whose folders ``asker`` (a run) searches; ``None``: only the
-        folders of no agent."""
-        if asker is None:
-            return None
-        agents = self._agents
-        if asker.agent:  # a delegate's run: the delegate's folders
-            record = await agents.find_agent(asker.agent) if agents is not None else None
-            return record.id if record else None
-        deps = asker.deps_as(TurnDeps)
-        if deps is not None:  # the turn says whose thread it is
-            return deps.agent_id
-        thread = await agents.get_thread(asker.thread_id) if agents and asker.thread_id else None
-        return thread.agent_id if thread else None
 
     def tools(self) -> list[Tool[..., Any]]:
         """``search_knowledge`` when a folder is set up, else nothing."""
