@@ -18,6 +18,7 @@ from typing import Any
 
 from app.core.agent import create_agent
 from app.core.agent.delegation import MAX_DEPTH, delegate_tool, tool_name_for
+from app.core.agent.hooks import ContextHook
 from app.core.budget import BudgetLimits
 from app.core.checkpoint.base import Checkpointer
 from app.core.errors import UserError
@@ -128,6 +129,7 @@ class _Build:
     thread_model: str
     approval_policy: ApprovalPolicy | None
     secret_resolver: SecretSource | None
+    context_hook: ContextHook | None = None
 
     async def graph(
         self, spec: AgentSpec, chain: tuple[str, ...], checkpointer: Checkpointer | None
@@ -171,6 +173,7 @@ class _Build:
             approval_policy=self.approval_policy,
             checkpointer=checkpointer,
             trim_context=True,
+            context_hook=self.context_hook,
             name=tool_name_for(spec.name).removeprefix("ask_"),
         )
 
@@ -196,13 +199,17 @@ async def build_agent(
     checkpointer: Checkpointer | None = None,
     approval_policy: ApprovalPolicy | None = None,
     secret_resolver: SecretSource | None = None,
+    context_hook: ContextHook | None = None,
 ) -> CompiledGraph[AgentState]:
     """The graph a turn of agent ``name`` runs: its model (``thread_model`` when it names
-    none), its tools and an ``ask_*`` tool per delegate, checkpointed by ``checkpointer``.
+    none), its tools and an ``ask_*`` tool per delegate, checkpointed by ``checkpointer``;
+    every agent's model calls go through ``context_hook`` (see :mod:`app.core.agent.hooks`).
 
     Raises :class:`DelegationError` for an unknown agent, delegate or tool."""
     spec = agents.get(name)
     if spec is None:
         raise DelegationError(f"there is no agent named {name!r}")
-    build = _Build(agents, models, tools, thread_model, approval_policy, secret_resolver)
+    build = _Build(
+        agents, models, tools, thread_model, approval_policy, secret_resolver, context_hook
+    )
     return await build.graph(spec, (), checkpointer)

@@ -50,7 +50,7 @@ from app.services.problems import problem_of
 from app.services.settings.file import AppSettings
 from app.services.settings.store import SettingsStore
 from app.services.threads import require_thread, title_of
-from app.services.turn import TURN_THREAD
+from app.services.turn import TurnDeps
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store, Thread
 
@@ -279,7 +279,6 @@ class RunService:
     async def _run(
         self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
     ) -> AgentState | None:
-        TURN_THREAD.set(thread_id)  # this task is the turn's own: no other turn sees it
         base = self._run_config
         config = replace(
             base,
@@ -348,9 +347,13 @@ class RunService:
         return state
 
     async def _with_agent(self, config: RunConfig, thread_id: str) -> RunConfig:
-        """``config`` with the limits the thread's agent sets (over the settings' defaults, under
-        the workspace's own) and the permissions of the agent's tools."""
-        setup = await self._models.run_setup(await self.get_thread(thread_id))
+        """``config`` with the turn's :class:`TurnDeps` (its thread, the thread's agent, whether
+        passages go before the question), the limits the thread's agent sets (over the
+        settings' defaults, under the workspace's own) and the permissions of its tools."""
+        thread = await self.get_thread(thread_id)
+        deps = TurnDeps(thread_id, thread.agent_id, self.tools.auto_passages(thread_id))
+        config = replace(config, deps=deps)
+        setup = await self._models.run_setup(thread)
         if setup is None:
             return config
         base = self._run_config

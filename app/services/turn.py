@@ -1,17 +1,24 @@
-"""Which thread the running turn is on, for what a turn reaches without being handed it.
+"""``TurnDeps``: what a turn's hooks and tools know of the turn, carried by the run itself.
 
-A model wrapper or a tool is built once and shared by every thread's turns; what it must know
-of the turn and is not in the run's context (whether the thread wants knowledge passages; whose
-folders to search when no run context is handed over) it reads from :data:`TURN_THREAD`,
-which :class:`~app.services.runs.RunService` sets in each turn's own task (and so in every
-task and worker thread the turn starts), never in another's.
+:class:`~app.services.runs.RunService` puts them in each run's config
+(:attr:`~app.core.graph.run_config.RunConfig.deps`); a hook or tool built once for every
+thread reads them from the run context it is handed (``ctx.deps_as(TurnDeps)``), as a
+delegate's child run does, since it shares its parent's config.
 """
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+from dataclasses import dataclass
 
-__all__ = ["TURN_THREAD"]
+__all__ = ["TurnDeps"]
 
-TURN_THREAD: ContextVar[str | None] = ContextVar("parley_turn_thread", default=None)
-"""The id of the thread whose turn is running here (``None``: outside a turn)."""
+
+@dataclass(frozen=True, slots=True)
+class TurnDeps:
+    """The turn's thread (``thread_id``), the id of the thread's agent (``agent_id``; the
+    built-in one's for "Parley"), and whether knowledge passages go before the question
+    (``passages``: the thread's switch)."""
+
+    thread_id: str
+    agent_id: str | None = None
+    passages: bool = True

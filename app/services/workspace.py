@@ -30,13 +30,9 @@ from app.services.bus import EventBus
 from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
 from app.services.events import SettingsChanged
-from app.services.knowledge import CitingModel, KnowledgeService
-from app.services.knowledge.embedders import (
-    DOWNLOAD,
-    DownloadProgress,
-    embedder_for,
-    embedding_choices,
-)
+from app.services.knowledge import KnowledgeService, PassagesHook
+from app.services.knowledge.embedders import embedder_for
+from app.services.knowledge.needs import EmbeddingSetting
 from app.services.mcp.service import McpService
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
@@ -45,7 +41,6 @@ from app.services.runs import RunService
 from app.services.settings import AppSettings, load_settings
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
-from app.services.turn import TURN_THREAD
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
 from app.store.knowledge import KnowledgeIndex
@@ -91,13 +86,15 @@ class Workspace:
         self.network = NetworkLedger(store)
         """Offline mode, and the ledger of every connection Parley opens."""
         self.events.subscribe(self.network.follow_settings)
+        self.downloads = ModelDownloads(data_dir)
+        """The model catalogue: models to download, and the downloaded ones."""
         self.knowledge = KnowledgeService(
-            knowledge or KnowledgeIndex.open_data_dir(data_dir), self.events
+            knowledge or KnowledgeIndex.open_data_dir(data_dir),
+            self.events,
+            agents=store,
+            embeddings=EmbeddingSetting(self.downloads, self.settings),
         )
         """Knowledge folders: indexed, watched once started, searched and cited."""
-        self.knowledge.agent_of = self._thread_agent
-        self.knowledge.agent_named = self._agent_named
-        self._passages_allowed = auto_passages
         if offer_knowledge:  # the terminal's --tools: search_knowledge when a folder exists
             tools = [*tools, *self.knowledge.tools()]
         self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
@@ -106,8 +103,6 @@ class Workspace:
             data_dir, store, settings=self.settings, mcp=self.mcp, extra=self.knowledge.tools
         )
         """The tools threads may switch on: built-in and the running MCP servers'."""
-        self.downloads = ModelDownloads(data_dir)
-        """The model catalogue: models to download, and the downloaded ones."""
         self._follow_embedding()
         self.agents = AgentService(
             store,
@@ -116,7 +111,6 @@ class Workspace:
             tool_names=lambda: [t.name for t in self.tools.available()],
             knowledge=self.knowledge,
         )
-        self.knowledge.name_of = self.agents.named
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
@@ -132,9 +126,8 @@ class Workspace:
             system_prompt=system_prompt,
             list_ollama=list_ollama,
             agents=self.agents,
-            wrap_model=lambda model: CitingModel(
-                model, self.knowledge.sources, auto=self._auto_passages
-            ),
+            # without --no-knowledge, questions get passages unless their thread says no
+            context_hook=PassagesHook(self.knowledge.sources, allowed=auto_passages),
         )
         """Each model built once, each thread's agent, the picker's choices."""
         self.runs = RunService(
@@ -233,7 +226,7 @@ class Workspace:
 
     def _follow_embedding(self) -> None:
         """Hand the knowledge service the embedding model the settings name, now and each
-        time the setting changes, and let it list and save the choices."""
+        time the setting changes."""
         knowledge, settings = self.knowledge, self.settings
 
         def use(spec: str, resync: bool = True) -> None:
@@ -245,39 +238,9 @@ class Workspace:
             ):
                 use(event.after.knowledge_embedding)
 
-        knowledge.embedding_choices = lambda: embedding_choices(
-            self.downloads.library, settings.current.gguf_files
-        )
-
-        async def choose(spec: str, progress: DownloadProgress | None = None) -> None:
-            if spec.startswith(DOWNLOAD):  # the catalogue's embedding model, downloaded first
-                told = None if progress is None else (lambda p: progress(p.done, p.total))
-                spec = (await self.downloads.download(spec, told)).spec
-            await settings.update(knowledge_embedding=spec)
-
-        knowledge.choose_embedding = choose
         if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
             use(settings.current.knowledge_embedding, resync=False)
         self.events.subscribe(follow)
-
-    def _auto_passages(self) -> bool:
-        """Whether the turn being run gets knowledge passages put before its question: not
-        when this workspace was opened without them (``parley chat --no-knowledge``) or the
-        thread switched them off."""
-        if not self._passages_allowed:
-            return False
-        thread = TURN_THREAD.get()
-        return thread is None or self.tools.auto_passages(thread)
-
-    async def _thread_agent(self, thread_id: str) -> str | None:
-        """The id of the agent of the thread ``thread_id`` (``None``: no such thread)."""
-        thread = await self._store.get_thread(thread_id)
-        return thread.agent_id if thread else None
-
-    async def _agent_named(self, name: str) -> str | None:
-        """The id of the agent called ``name`` (``None``: no such agent)."""
-        record = await self._store.find_agent(name)
-        return record.id if record else None
 
     async def aclose(self) -> None:
         """Stop every run (each keeps what it saved), then close every service and the store."""

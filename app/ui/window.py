@@ -458,6 +458,7 @@ class MainWindow(ThreadCommands):
             ws.network,
             ws.backups,
             ws.knowledge,
+            ws.agents.named,
         )
 
     def _restore_requested(self, backup: Path) -> None:

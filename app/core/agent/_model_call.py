@@ -63,8 +63,8 @@ async def _stream(
     failure: str | None = None
     code = "model"
     stream: AsyncIterator[Message] | None = None
-    info = getattr(model, "info", None)
-    label = without_userinfo(f"the model {getattr(info, 'spec', None) or type(model).__name__}")
+    info = model.info
+    label = without_userinfo(f"the model {info.spec or type(model).__name__}")
     try:
         with purpose(label):
             stream = model.astream(messages, tools=tools, config=config)
@@ -90,11 +90,10 @@ async def _stream(
             await aclose()
     merged = merging.message() if merging is not None else partial
     reply = merged or Message(message_id=new_message_id(), role="assistant", content=[])
-    price = getattr(info, "price", None)
     if held is not None:
-        ctx.budget.settle_model_call(held, reply.usages, price)
+        ctx.budget.settle_model_call(held, reply.usages, info.price)
     else:
-        ctx.budget.record_model_call(reply.usages, price, ctx.agent)
+        ctx.budget.record_model_call(reply.usages, info.price, ctx.agent)
     update: dict[str, Any] = {"delta": False}
     metadata = dict(reply.metadata)
     content = list(reply.content)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from app.core.agent._model_call import stream_reply
 from app.core.agent._structured import parse_structured, repair_prompt
 from app.core.agent._trim import estimate_tokens, summarise_newest, trim_newest
+from app.core.agent.hooks import ContextHook, ModelRequest, citing_chunk
 from app.core.budget import Reservation, cost_of
 from app.core.checkpoint.base import Checkpointer
 from app.core.constants import END, START
@@ -18,10 +19,11 @@ from app.core.graph.budget_pause import pause_for_budget
 from app.core.graph.builder import StateGraph
 from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import RunContext
-from app.core.models.protocol import ChatModel, GenerationConfig
+from app.core.models.protocol import ChatModel, GenerationConfig, ModelInfo
 from app.core.state.agent_state import AgentState
+from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message, TokenUsages
-from app.core.state.message_block import ErrorBlock, TextBlock, ToolResultBlock
+from app.core.state.message_block import AnnotationRef, ErrorBlock, TextBlock, ToolResultBlock
 from app.core.state.message_marks import EndReason, marks
 from app.core.tools import ToolAuthorize
 from app.core.tools.approvals import ApprovalPolicy
@@ -107,6 +109,7 @@ def create_agent(
     secret_resolver: SecretSource | None = None,
     response_format: type[BaseModel] | None = None,
     pre_model_hook: PreModelHook | None = None,
+    context_hook: ContextHook | None = None,
     post_model_hook: PostModelHook | None = None,
     trim_context: bool = False,
     tool_authorize: ToolAuthorize | None = None,
@@ -125,7 +128,9 @@ def create_agent(
     without tools), on a model error (kept as an ``ErrorBlock``), or on a stop request.
     Its runs read the :class:`~app.core.graph.run_config.RunConfig`'s ``tool_permissions``,
     ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``, ``max_cost`` in a dict),
-    ``thread_id``, ``step_limit`` and ``budget_pause``.
+    ``thread_id``, ``step_limit`` and ``budget_pause``. ``pre_model_hook`` may change the
+    messages sent; ``context_hook``, given the run as well (see :mod:`app.core.agent.hooks`),
+    may change them too and name the sources the reply cites.
     """
     tool_node = ToolNode(
         tools,
@@ -139,10 +144,10 @@ def create_agent(
         base_config = base_config.model_copy(
             update={"response_schema": response_format.model_json_schema()}
         )
-    info = getattr(model, "info", None)
+    info = model.info
     # one reply budget shared by trimming and the request, so the prompt plus the longest
     # allowed reply always fit the model's window
-    known_cap = getattr(info, "max_output_tokens", None)
+    known_cap = info.max_output_tokens
     reply_cap = base_config.max_tokens or (min(known_cap, MAX_REPLY_TOKENS) if known_cap else None)
     if reply_cap is not None and base_config.max_tokens is None:
         base_config = base_config.model_copy(update={"max_tokens": reply_cap})
@@ -161,7 +166,7 @@ def create_agent(
         if trim_context:
             # from the newest message back, only as far as the window holds (and the summary
             # of what it drops reaches): a long thread costs what is sent, not its length
-            window = getattr(info, "context_window", 8192)
+            window = info.context_window
             reserve = reply_cap or OUTPUT_RESERVE
             room = window - reserve - len(system) // 4 - 64
             sendable, dropped = trim_newest(_model_input_newest_first(context), max(room, 64))
@@ -182,6 +187,12 @@ def create_agent(
         model_input = ([Message(role="system", content=system)] if system else []) + sendable
         if pre_model_hook is not None:
             model_input = pre_model_hook(model_input, state) or model_input
+        offered = None if last_chance or not specs else specs
+        cites: Sequence[AnnotationRef] = ()
+        if context_hook is not None:
+            prepared = await context_hook(ModelRequest(model_input, offered or (), state, ctx))
+            if prepared is not None:
+                model_input, cites = list(prepared.messages), prepared.cites
 
         # checked and counted in one step: delegates asked side by side share the budget
         prompt = sum(estimate_tokens(m) for m in model_input)
@@ -195,10 +206,14 @@ def create_agent(
                 break
             held = await _reserve(ctx, prompt, reply_cap or OUTPUT_RESERVE, info)
 
-        reply = await stream_reply(
-            model, model_input, None if last_chance or not specs else specs, base_config, ctx, held
-        )
+        reply = await stream_reply(model, model_input, offered, base_config, ctx, held)
         message = reply.message
+        ending = None if reply.stopped or reply.failed else citing_chunk(message, cites)
+        if ending is not None:  # streamed as the reply's last chunk, and kept in it
+            ctx.stream_message(ending)
+            merge = ChunkMerge(message)
+            merge.add(ending)
+            message = merge.message().model_copy(update={"delta": False})
         if post_model_hook is not None:
             message = post_model_hook(message, state) or message
         if last_chance and message.tool_calls():
@@ -245,12 +260,11 @@ def create_agent(
     return graph.compile(checkpointer=checkpointer, name=name, step_limit=step_limit)
 
 
-async def _reserve(ctx: RunContext, prompt: int, reply: int, info: Any) -> Reservation | str:
+async def _reserve(ctx: RunContext, prompt: int, reply: int, info: ModelInfo) -> Reservation | str:
     """Reserve the next model call in the run's budget (its prompt of about ``prompt``
     tokens, and a reply of up to ``reply``), or the name of the limit it would go over."""
-    price = getattr(info, "price", None)
-    cost = cost_of(TokenUsages(prompt_tokens=prompt), price) if price is not None else 0.0
-    most = cost_of(TokenUsages(completion_tokens=reply), price) if price is not None else 0.0
+    cost = cost_of(TokenUsages(prompt_tokens=prompt), info.price)
+    most = cost_of(TokenUsages(completion_tokens=reply), info.price)
     return await ctx.budget.reserve_model_call(prompt, cost, reply, ctx.agent, most)
 
 

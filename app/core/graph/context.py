@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import JsonValue
 
@@ -19,6 +19,8 @@ from app.core.state.message import Message
 
 if TYPE_CHECKING:
     from app.core.checkpoint.writes import StepWrites
+
+D = TypeVar("D")
 
 __all__ = [
     "ChildStopped",
@@ -138,6 +140,17 @@ class RunContext:
                 status=status,
             )
         )
+
+    @property
+    def deps(self) -> object:
+        """The caller's typed facts about the run (``RunConfig.deps``; ``None``: none given)."""
+        return self.config.deps
+
+    def deps_as(self, kind: type[D]) -> D | None:
+        """The run's deps when they are a ``kind`` (``None`` when none, or another kind, were
+        given): the typed way a caller's hook or tool reads what its caller put there."""
+        deps = self.config.deps
+        return deps if isinstance(deps, kind) else None
 
     @property
     def agent(self) -> str:

@@ -55,7 +55,10 @@ class RunConfig:
     graphs (``None``: a new one with ``limits``, or the parent run's); ``budget_pause`` makes a
     step that would go over a limit pause to ask instead of ending the turn;
     ``tool_permissions`` are the permissions the run grants its tools; ``values`` are the
-    caller's own settings, which nodes and tools read (``runtime.config.values["locale"]``).
+    caller's own settings, which nodes and tools read (``runtime.config.values["locale"]``);
+    ``deps`` are the caller's typed facts about the run (whose thread, which agent, what goes
+    before the question), which the caller's own hooks and tools read with
+    :meth:`~app.core.graph.context.RunContext.deps_as` (child runs share them).
     """
 
     thread_id: str | None = None
@@ -67,6 +70,7 @@ class RunConfig:
     budget_pause: bool = False
     tool_permissions: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    deps: object = None
 
     @classmethod
     def of(cls, config: ConfigInput) -> RunConfig:
@@ -75,8 +79,9 @@ class RunConfig:
         A mapping may use the documented keys (``thread_id``, ``checkpoint_id``,
         ``step_limit`` or its alias ``recursion_limit``, ``control``, ``budget``,
         ``budget_pause``, ``tool_permissions``, ``max_model_calls``, ``max_tool_calls``,
-        ``max_tokens``, ``max_cost``), also nested under ``configurable``; every other key is
-        one of the caller's ``values``. Raises :class:`UserError` saying which value is wrong.
+        ``max_tokens``, ``max_cost``, ``deps``), also nested under ``configurable``; every
+        other key is one of the caller's ``values``. Raises :class:`UserError` saying which
+        value is wrong.
         """
         if config is None:
             return cls()
@@ -121,6 +126,7 @@ class RunConfig:
             limits=checked,
             budget_pause=bool(flat.pop("budget_pause", False)),
             tool_permissions=_names("tool_permissions", flat.pop("tool_permissions", None)),
+            deps=flat.pop("deps", None),
             values=MappingProxyType(dict(flat)),
         )
 

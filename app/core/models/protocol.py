@@ -69,8 +69,14 @@ class ChatModel(Protocol):
 
     ``astream`` yields chunks sharing one ``message_id``; merging them (``add_messages`` or
     ``chunk + chunk``) gives the whole reply. Closing the stream early stops generation.
-    Failures raise :class:`app.core.errors.ModelError` subclasses.
+    Failures raise :class:`app.core.errors.ModelError` subclasses. ``info`` says what the model
+    is and takes (its window, reply limit, prices, inputs).
     """
+
+    @property
+    def info(self) -> ModelInfo:
+        """What Parley knows about the model."""
+        ...
 
     async def agenerate(
         self,

@@ -98,8 +98,7 @@ class AttachmentService:
             model = await self._model_for(spec)
         except (ParleyError, OSError):
             return None
-        info = getattr(model, "info", None)
-        return info if isinstance(info, ModelInfo) else None
+        return model.info
 
     async def left_out(self, blocks: Sequence[ContentBlock], spec: str) -> list[str]:
         """One sentence per block the model ``spec`` will not see, said before sending."""

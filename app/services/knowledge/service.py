@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Collection
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,11 +33,11 @@ from app.knowledge import Embedder
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
+from app.services.knowledge.needs import AgentRecords, EmbeddingModels, asking_agent
 from app.services.knowledge.opening import CitedFile, cited_file
 from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.sources import source_of
 from app.services.knowledge.sync import SyncProgress, SyncResult, sync_folder
-from app.services.turn import TURN_THREAD
 from app.store.knowledge import FolderRecord, KnowledgeIndex, PassageHit
 from app.tools.knowledge import search_knowledge_tool
 
@@ -52,7 +53,9 @@ SETTLE_S = 2.0
 
 
 class KnowledgeService:
-    """The knowledge folders of one data directory; see the module docstring."""
+    """The knowledge folders of one data directory; see the module docstring. ``agents`` say
+    whose folders a run searches (without them, a delegate's run searches only the folders of
+    no agent); ``embeddings`` list the embedding models and save the choice."""
 
     def __init__(
         self,
@@ -61,8 +64,12 @@ class KnowledgeService:
         *,
         watch: bool = True,
         reader: PassageReader | None = None,
+        agents: AgentRecords | None = None,
+        embeddings: EmbeddingModels | None = None,
     ) -> None:
         self._index = index
+        self._agents = agents
+        self._embeddings = embeddings
         self._reader = reader or PassageReader()
         self._events = events
         self._watching = watch
@@ -77,13 +84,6 @@ class KnowledgeService:
         self._idle: asyncio.Event | None = None
         self._closed = False
         self._tool: Tool[..., Any] | None = None
-        self.agent_of: Callable[[str], Awaitable[str | None]] | None = None
-        """The id of a thread's agent, whose folders its turns search (set by the workspace)."""
-        self.agent_named: Callable[[str], Awaitable[str | None]] | None = None
-        """The id of the agent called so, whose folders it searches when a turn's agent asks
-        it as a delegate (set by the workspace)."""
-        self.name_of: Callable[[str], str] = lambda agent_id: agent_id
-        """The name of the agent with an id, for showing whose a folder is (the workspace's)."""
         self._settling: dict[int, asyncio.TimerHandle] = {}
         """Each folder's sync to come once its files that were still changing have settled."""
         self._walked: dict[int, tuple[str, ...]] = {}
@@ -92,13 +92,6 @@ class KnowledgeService:
         self._embed_problem: str | None = None
         self.embedding_spec = ""
         """The embedding model's setting (``""``: none); see :meth:`use_embedder`."""
-        self.embedding_choices: Callable[[], list[EmbeddingChoice]] = lambda: []
-        """The embedding models to choose from (set by the workspace)."""
-        self.choose_embedding: (
-            Callable[[str, DownloadProgress | None], Awaitable[object]] | None
-        ) = None
-        """Save the choice of embedding model as a setting, downloading a ``download:NAME``
-        first with its progress told (set by the workspace)."""
 
     @classmethod
     async def open(
@@ -108,11 +101,23 @@ class KnowledgeService:
         *,
         watch: bool = True,
         reader: PassageReader | None = None,
+        agents: AgentRecords | None = None,
+        embeddings: EmbeddingModels | None = None,
     ) -> KnowledgeService:
         """Open the index of ``data_dir`` off the loop (nothing is synced until
         :meth:`start`)."""
         index = await asyncio.to_thread(KnowledgeIndex.open_data_dir, data_dir)
-        return await asyncio.to_thread(cls, index, events, watch=watch, reader=reader)
+        made = partial(cls, watch=watch, reader=reader, agents=agents, embeddings=embeddings)
+        return await asyncio.to_thread(made, index, events)
+
+    def embedding_choices(self) -> list[EmbeddingChoice]:
+        """The embedding models to choose from (blocking: it reads the models folder)."""
+        return self._embeddings.choices() if self._embeddings is not None else []
+
+    @property
+    def choose_embedding(self) -> Callable[[str, DownloadProgress | None], Awaitable[None]] | None:
+        """Save the embedding model chosen (see :class:`EmbeddingModels`; ``None``: here none)."""
+        return self._embeddings.choose if self._embeddings is not None else None
 
     # Folders ---------------------------------------------------------------------------
 
@@ -466,18 +471,10 @@ class KnowledgeService:
         else the thread's agent) and those of no agent are searched."""
         if not self._folders:
             return []
-        agent = await self._asking(asker)
+        agent = await asking_agent(asker, self._agents)
         hits = await self.search(query, limit, agent)
         kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
         return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
-
-    async def _asking(self, asker: RunContext | None) -> str | None:
-        """The id of the agent whose folders ``asker`` (a run) searches; ``None``: only the
-        folders of no agent."""
-        if asker is not None and asker.agent:
-            return await self.agent_named(asker.agent) if self.agent_named else None
-        thread = asker.thread_id if asker is not None else TURN_THREAD.get()
-        return await self.agent_of(thread) if thread and self.agent_of else None
 
     def tools(self) -> list[Tool[..., Any]]:
         """``search_knowledge`` when a folder is set up, else nothing."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.core.agent import create_agent
+from app.core.agent.hooks import ContextHook
 from app.core.budget import BudgetLimits
 from app.core.errors import ParleyError
 from app.core.graph import CompiledGraph
@@ -77,11 +78,11 @@ class ModelService:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         list_ollama: Callable[[str], Any] | None = None,
         agents: AgentService | None = None,
-        wrap_model: Callable[[ChatModel], ChatModel] | None = None,
+        context_hook: ContextHook | None = None,
     ) -> None:
         self._resolve = resolve_model
         self._agent_defs = agents
-        self._wrap = wrap_model
+        self._context_hook = context_hook
         self._store = store
         self._events = events
         self._settings = settings
@@ -114,7 +115,7 @@ class ModelService:
     async def check(self, spec: str) -> ModelInfo | None:
         """Build the model ``spec`` names now (off the loop) and return what it can take;
         raises the reason when it cannot be used, before anything is sent."""
-        return getattr(await self.model(spec), "info", None)
+        return (await self.model(spec)).info
 
     async def preload(self, spec: str) -> None:
         """Load a local model now (off the loop), reporting ``ModelStatus`` events."""
@@ -134,12 +135,6 @@ class ModelService:
         if spec not in self._models:
             self._models[spec] = await asyncio.to_thread(self._resolve, spec)
         return self._models[spec]
-
-    async def _turn_model(self, spec: str) -> ChatModel:
-        """The model ``spec`` names as a turn's agent uses it (wrapped, e.g. to cite the
-        knowledge passages it was given), also when the agent is a delegate."""
-        model = await self.model(spec)
-        return self._wrap(model) if self._wrap is not None else model
 
     async def _defined_agent(self, thread: Thread) -> Agent | None:
         """The agent the user defined that runs ``thread``; ``None`` for "Parley"."""
@@ -182,11 +177,11 @@ class ModelService:
             return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
-            model = await self.model(spec)
             self._agents[key] = create_agent(
-                self._wrap(model) if self._wrap is not None else model,
+                await self.model(spec),
                 tools,
                 system_prompt=prompt,
+                context_hook=self._context_hook,
                 secret_resolver=self._secrets,
                 approval_policy=self._policy,
                 checkpointer=self._store.checkpointer,
@@ -240,12 +235,13 @@ class ModelService:
             self._agents[key] = await build_agent(
                 chosen.name,
                 agents,
-                models=self._turn_model,
+                models=self.model,
                 tools=lambda names: {n: known[n] for n in names if n in known},
                 thread_model=spec,
                 checkpointer=self._store.checkpointer,
                 approval_policy=self._policy,
                 secret_resolver=self._secrets,
+                context_hook=self._context_hook,
             )
         return self._agents[key]
 

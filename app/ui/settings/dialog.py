@@ -42,7 +42,7 @@ def make_pages(services: SettingsServices, parent: QWidget) -> list[SettingsPage
         ModelsPage(s.preferences, parent),
         KeysPage(s.preferences, parent),
         ToolsPage(s.settings, s.tools, parent),
-        KnowledgePage(s.knowledge, s.events.subscribe, parent),
+        KnowledgePage(s.knowledge, s.events.subscribe, parent, agent_name=s.agent_name),
         McpPage(s.mcp, s.events, parent),
         RulesPage(s.preferences, parent),
         AuditPage(s.preferences, parent),

@@ -67,10 +67,16 @@ class KnowledgePage(SettingsPage):
     OBJECT_NAME = "knowledgeSettingsPage"
 
     def __init__(
-        self, knowledge: KnowledgeService, subscribe: Subscribe, parent: QWidget | None = None
+        self,
+        knowledge: KnowledgeService,
+        subscribe: Subscribe,
+        parent: QWidget | None = None,
+        *,
+        agent_name: Callable[[str], str] = lambda agent_id: agent_id,
     ) -> None:
         super().__init__(parent)
         self.knowledge = knowledge
+        self._agent_name = agent_name
         self._records: list[FolderRecord] = []
         self._build_list()
         self._build_progress()
@@ -202,7 +208,7 @@ class KnowledgePage(SettingsPage):
         self.folders.clear()
         meaning = self.knowledge.embedder is not None
         for record in records:
-            who = f"  (agent {self.knowledge.name_of(record.agent)})" if record.agent else ""
+            who = f"  (agent {self._agent_name(record.agent)})" if record.agent else ""
             status = folder_status(record, meaning)
             item = QListWidgetItem(f"{record.path}{who}\n{status}", self.folders)
             item.setToolTip(record.path)

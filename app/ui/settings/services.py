@@ -3,6 +3,7 @@ which gives each page only the ones it uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.services.bus import EventBus
@@ -37,3 +38,5 @@ class SettingsServices:
     """The data page's backups."""
     knowledge: KnowledgeService
     """The knowledge page's folders, their indexing and its progress."""
+    agent_name: Callable[[str], str]
+    """The name of the agent with an id, for the knowledge page to say whose a folder is."""
