@@ -81,6 +81,7 @@ async def _seed(data: Path) -> None:
 
 def _dialog(out: Path) -> None:
     from app.core.tools import ApprovalRequest, args_fingerprint
+    from app.tools.files import file_tools
     from app.ui.approvals import ToolApprovalDialog
 
     args = {"path": str(Path.home() / "notes" / "oslo.txt"), "content": "Pack a jacket"}
@@ -95,7 +96,10 @@ def _dialog(out: Path) -> None:
         agent="Researcher",
         asked_by="Parley",
     )
-    dialog = ToolApprovalDialog(None, [request], thread_title="Trip to Oslo", tools={})
+    write_file = next(t for t in file_tools([Path.home() / "notes"]) if t.name == "write_file")
+    dialog = ToolApprovalDialog(
+        None, [request], thread_title="Trip to Oslo", tools={"write_file": write_file}
+    )
     dialog.scope_argument.setChecked(True)
     dialog.show()
     dialog.grab().save(str(out / "approval-delegate.png"))
