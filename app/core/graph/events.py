@@ -97,11 +97,14 @@ class CheckpointSaved(_Event):
 
 
 class Interrupted(_Event):
-    """The run paused; it waits for answers to ``interrupts``."""
+    """The run paused; it waits for answers to ``interrupts``. ``state`` is the state saved
+    with the pause (checkpoint ``checkpoint_id``), so whoever reports the pause need not read
+    it back."""
 
     kind: Literal["interrupted"] = "interrupted"
     interrupts: list[Interrupt]
     checkpoint_id: str | None = None
+    state: Any = None
 
 
 class RunStopped(_Event):

@@ -8,13 +8,14 @@ never call the services themselves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock
+from app.core.tools import ApprovalAnswer
 from app.services.bus import EventBus
 from app.services.events import (
     ApprovalNeeded,
@@ -185,8 +186,8 @@ class ChatViewModel(QObject):
         await self._attempt(self.runs.send(fork.id, text, replace=message_id))
         return fork.id
 
-    async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
-        """Continue ``thread_id`` with approval decisions."""
+    async def answer(self, thread_id: str, answers: Mapping[str, ApprovalAnswer]) -> bool:
+        """Continue ``thread_id`` with approval answers, by interrupt id."""
         return await self._attempt(self.runs.answer(thread_id, answers))
 
     async def delete_message(self, message_id: str) -> bool:
