@@ -399,11 +399,13 @@ class RunService:
         if isinstance(event, MessageDelta):
             chunk = event.chunk
             key = str(chunk.message_id)
-            merge = streams.get(key)
-            if merge is None:
-                merge = streams[key] = ChunkMerge(chunk)
-            else:
-                merge.add(chunk)
+            merge = event.merge  # the model call's own merge: a chunk is merged once
+            if merge is None:  # a node that streams without merging
+                merge = streams.get(key)
+                if merge is None:
+                    merge = streams[key] = ChunkMerge(chunk)
+                else:
+                    merge.add(chunk)
             self._emit(MessageStreamed(thread_id, merge))
         elif isinstance(event, NodeFinished):
             try:

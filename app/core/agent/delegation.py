@@ -167,7 +167,8 @@ def _marking(sink: Callable[[GraphEvent], None], name: str) -> Callable[[GraphEv
 
     def forward(event: GraphEvent) -> None:
         if isinstance(event, MessageDelta) and event.chunk.agent is None:
-            event = event.model_copy(update={"chunk": _mark(event.chunk, name)})
+            # the model call's merge holds the unmarked reply: followers merge the marked chunks
+            event = event.model_copy(update={"chunk": _mark(event.chunk, name), "merge": None})
         elif isinstance(event, NodeFinished) and isinstance(event.update, dict):
             update = dict(event.update)
             for key in ("context", "messages"):
