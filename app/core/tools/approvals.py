@@ -250,8 +250,10 @@ class ApprovalPolicy(Protocol):
         ...
 
 
-def requests_of(value: Any) -> list[ApprovalRequest] | None:
-    """Return the requests of an interrupt value, or ``None`` if it is not an approval."""
+def requests_of(value: JsonValue) -> list[ApprovalRequest] | None:
+    """Return the requests of an interrupt's saved value (its JSON in the checkpoint), or
+    ``None`` if it is not an approval. Only the checkpoint boundary needs this: a run that
+    pauses reports its requests typed (``ApprovalNeeded``)."""
     if not isinstance(value, dict) or value.get("kind") != APPROVAL_KIND:
         return None
     try:
@@ -266,8 +268,9 @@ def _decision_of(call_id: str, item: Any) -> ApprovalDecision:
     return ApprovalDecision.model_validate({**item, "call_id": call_id})
 
 
-def parse_answer(value: Any) -> dict[str, ApprovalDecision]:
-    """Read a resume answer into ``{call_id: decision}``; raises ``ValueError`` if unreadable."""
+def parse_answer(value: JsonValue) -> dict[str, ApprovalDecision]:
+    """Read a saved resume answer (the JSON of an :class:`ApprovalAnswer`, or one of the older
+    shapes above) into ``{call_id: decision}``; raises ``ValueError`` if unreadable."""
     try:
         if isinstance(value, dict) and "decisions" in value:
             items = ApprovalAnswer.model_validate(value).decisions
@@ -296,7 +299,7 @@ def bind_decision(decision: ApprovalDecision, request: ApprovalRequest) -> Appro
     )
 
 
-async def answer_approvals(handler: ApprovalHandler, value: Any) -> JsonValue:
+async def answer_approvals(handler: ApprovalHandler, value: JsonValue) -> JsonValue:
     """Ask ``handler`` about an approval interrupt's saved value; return the answer as it is
     saved (JSON), for code that resumes a graph by hand (see :func:`answer_requests`)."""
     requests = requests_of(value)
