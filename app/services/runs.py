@@ -333,10 +333,11 @@ class RunService:
                 snapshot = await agent.aget_state(config)
                 state = snapshot.state if snapshot else None
             status = "idle"
-            if state is not None and paused:
-                # reported once the run is over (below), so whoever answers finds it idle
-                waits = pauses_of(thread_id, paused[-1].interrupts)
-                self._waiting[thread_id] = frozenset(w.interrupt_id for w in waits)
+            if state is not None:
+                if paused:
+                    # reported once the run is over (below), so whoever answers finds it idle
+                    waits = pauses_of(thread_id, paused[-1].interrupts)
+                    self._waiting[thread_id] = frozenset(w.interrupt_id for w in waits)
                 if waits:
                     status = "waiting"
                 last = state.context[-1] if state.context else None
