@@ -82,8 +82,6 @@ class ChatViewModel(QObject):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self._flush)
         self._statuses: dict[str, str] = {}
-        self._delegated: set[str] = set()
-        """Threads whose running turn reported a delegate's work."""
         self._unsubscribe = events.subscribe(self._on_event)
 
     def close(self) -> None:
@@ -219,13 +217,10 @@ class ChatViewModel(QObject):
             if event.thread_id == self.thread_id:
                 if event.status != "running":
                     self._flush()
-                    delegated = event.thread_id in self._delegated
-                    self._delegated.discard(event.thread_id)
-                    if event.status == "failed" or delegated:
+                    if event.status == "failed":
                         # a failed run (a conflict with another writer included) may have
-                        # shown what it did not save, and a delegate's rows reported across a
-                        # pause may stand out of the saved order: the page is read again; any
-                        # other end left the rows the run reported, which are what it saved
+                        # shown what it did not save: the page is read again; any other end
+                        # left the rows the run reported, which are what it saved
                         spawn(self._reconcile(event.thread_id))
                     last = self.model.message_at(self.model.rowCount() - 1)
                     if last is not None and last.role == "assistant":
@@ -237,8 +232,6 @@ class ChatViewModel(QObject):
             return
         if thread_id != self.thread_id or thread_id is None:
             return
-        if isinstance(event, MessageAdded) and event.message.agent is not None:
-            self._delegated.add(thread_id)
         if isinstance(event, MessageStreamed):
             if self.model.row_of(event.message_id) is None:
                 # a new reply's row appears with its first chunk, while it is still short to
@@ -266,8 +259,7 @@ class ChatViewModel(QObject):
             )
 
     async def _reconcile(self, thread_id: str) -> None:
-        """After a failed run, or one with a delegate's work, make the newest rows exactly
-        what the store holds."""
+        """After a failed run, make the newest rows exactly what the store holds."""
         page = await self.threads.read_messages(thread_id, limit=PAGE)
         if self.thread_id != thread_id or self.runs.is_running(thread_id):
             return
