@@ -15,9 +15,9 @@ from typing import Any
 from app.core.errors import UserError
 from app.core.graph.budget_pause import BudgetPause
 from app.core.state import AgentState, ContentBlock
-from app.core.tools import ApprovalHandler
-from app.core.tools.approvals import answer_requests
-from app.services.events import ApprovalNeeded, Problem, WorkspaceEvent
+from app.core.tools import ApprovalHandler, answer_requests
+from app.services.events import ApprovalNeeded, BudgetPaused, Problem, WorkspaceEvent
+from app.services.pauses import Pause
 from app.services.workspace import Workspace
 from app.store import Thread
 
@@ -89,20 +89,29 @@ class Conversation:
     async def resume(self, thread_id: str) -> TurnOutcome:
         """Ask for the decisions the thread waits on (also after a restart) and continue."""
         await self.workspace.threads.get(thread_id)
-        if not await self.workspace.runs.pending_approvals(thread_id):
+        pending = await self.workspace.runs.pending(thread_id)  # the one read of the pause
+        if not any(isinstance(p, ApprovalNeeded) for p in pending):
             raise UserError(
                 f"thread {thread_id} is not waiting for an approval; there is nothing to resume"
             )
-        return await self._drive(thread_id, None)
+        return await self._drive(thread_id, None, pending)
 
-    async def _drive(self, thread_id: str, start: Callable[[], Any] | None) -> TurnOutcome:
+    async def _drive(
+        self,
+        thread_id: str,
+        start: Callable[[], Any] | None,
+        pending: list[Pause] | None = None,
+    ) -> TurnOutcome:
         outcome = TurnOutcome(None)
+        waits: list[Pause] = list(pending or [])
 
         def listen(event: WorkspaceEvent) -> None:
             if getattr(event, "thread_id", None) != thread_id:
                 return
             if isinstance(event, Problem):
                 outcome.problems.append(event)
+            if isinstance(event, ApprovalNeeded | BudgetPaused):
+                waits.append(event)  # what the run paused on, as it reported it
             if self._on_event is not None:
                 self._on_event(event)
 
@@ -110,7 +119,7 @@ class Conversation:
         try:
             if start is not None:
                 outcome.state = await (await start())
-            while (run := await self._answer_pause(thread_id)) is not None:
+            while (run := await self._answer_pause(thread_id, waits)) is not None:
                 outcome.state = await run
             if outcome.state is None:
                 outcome.state = await self.workspace.threads.saved_state(thread_id)
@@ -118,22 +127,21 @@ class Conversation:
             unsubscribe()
         return outcome
 
-    async def _answer_pause(self, thread_id: str) -> Any:
-        """Ask about what the thread waits on and return the continued run, or ``None`` when
-        it waits on nothing (or nobody here can answer)."""
-        if self.approvals is not None:
-            pending = await self.workspace.runs.pending_approvals(thread_id)
-            if pending:
-                answers = {p.interrupt_id: await self._decide(p) for p in pending}
-                return await self.workspace.runs.answer(thread_id, answers)
+    async def _answer_pause(self, thread_id: str, waits: list[Pause]) -> Any:
+        """Ask about what the thread waits on (``waits``, emptied) and return the continued
+        run, or ``None`` when it waits on nothing (or nobody here can answer)."""
+        pending, waits[:] = list(waits), []
+        approvals = [p for p in pending if isinstance(p, ApprovalNeeded)]
+        if self.approvals is not None and approvals:
+            answers = {
+                p.interrupt_id: await answer_requests(self.approvals, p.requests) for p in approvals
+            }
+            return await self.workspace.runs.answer(thread_id, answers)
         if self.budget is not None:
-            for paused in await self.workspace.runs.pending_budget(thread_id):
-                raise_to = await self.budget(paused.pause)
-                return await self.workspace.runs.answer_budget(
-                    thread_id, paused.interrupt_id, raise_to
-                )
+            for paused in pending:
+                if isinstance(paused, BudgetPaused):
+                    raise_to = await self.budget(paused.pause)
+                    return await self.workspace.runs.answer_budget(
+                        thread_id, paused.interrupt_id, raise_to
+                    )
         return None
-
-    async def _decide(self, approval: ApprovalNeeded) -> Any:
-        assert self.approvals is not None
-        return await answer_requests(self.approvals, approval.requests)

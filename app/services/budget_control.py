@@ -5,21 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.errors import UserError
-from app.core.graph.budget_pause import BudgetAnswer, budget_pause_of
+from app.core.graph.budget_pause import BudgetAnswer
 from app.services.events import BudgetPaused
-from app.store import Store
 
-__all__ = ["budget_answer", "pending_budget_pauses"]
-
-
-async def pending_budget_pauses(store: Store, thread_id: str) -> list[BudgetPaused]:
-    """The budget pauses ``thread_id`` waits on, read from its saved state."""
-    out = []
-    for item in await store.checkpointer.apending_interrupts(thread_id):
-        pause = budget_pause_of(item.value)
-        if pause is not None:
-            out.append(BudgetPaused(thread_id, item.id, pause))
-    return out
+__all__ = ["budget_answer"]
 
 
 def budget_answer(

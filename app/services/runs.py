@@ -3,16 +3,20 @@ resume or discard a cut-off run, stop, and wait until every turn is done.
 
 Runs are saved pauses, not blocked calls: a turn that needs an approval ends paused
 (``ApprovalNeeded``) and :meth:`RunService.answer` continues it, in this process or after a
-restart. What a turn does arrives as events on the bus, in order.
+restart. What a turn does arrives as events on the bus, in order. A pause is reported from the
+graph's own event as the run ends (typed, without reading it back from the store); the store
+is read only for a pause this process did not see happen (:meth:`RunService.pending`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+
+from pydantic import BaseModel, JsonValue
 
 from app.core.errors import CheckpointConflict, ParleyError, UserError
 from app.core.graph import (
@@ -29,7 +33,6 @@ from app.core.graph import (
 from app.core.models.retries import RetryNotice, listening_for_retries
 from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
 from app.core.state.agent_state import normalise_update
-from app.core.tools import requests_of
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
 from app.services.events import (
@@ -46,6 +49,7 @@ from app.services.events import (
     WorkspaceEvent,
 )
 from app.services.models.service import ModelService
+from app.services.pauses import Pause, pauses_of
 from app.services.problems import problem_of
 from app.services.settings.file import AppSettings
 from app.services.settings.store import SettingsStore
@@ -93,6 +97,8 @@ class RunService:
         self._policy = policy
         self._run_config = run_config or RunConfig(budget_pause=True)
         self._runs: dict[str, _Run] = {}
+        self._waiting: dict[str, frozenset[str]] = {}
+        """The interrupt ids each thread waits on, as last reported or read here."""
 
     def _emit(self, event: WorkspaceEvent) -> None:
         self._events.emit(event)
@@ -173,24 +179,39 @@ class RunService:
         return self._start(thread_id, agent, {"messages": update})
 
     async def answer(
-        self, thread_id: str, answers: dict[str, Any]
+        self, thread_id: str, answers: Mapping[str, BaseModel | JsonValue]
     ) -> asyncio.Task[AgentState | None]:
-        """Continue a paused thread with decisions, by interrupt id (see
-        :mod:`app.core.tools.approvals` for the answer's form)."""
+        """Continue a paused thread with answers by interrupt id: typed ones (an
+        :class:`~app.core.tools.ApprovalAnswer` from :func:`~app.core.tools.answer_requests`,
+        a :class:`~app.core.graph.budget_pause.BudgetAnswer`) are turned into JSON only here,
+        where they go into the checkpoint."""
         thread = await self.get_thread(thread_id)
         self._refuse_if_running(thread_id)
         agent = await self._agent_for(thread)
-        return self._start(thread_id, agent, Resume(answers=answers))
+        saved = {
+            key: value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+            for key, value in answers.items()
+        }
+        return self._start(thread_id, agent, Resume(answers=saved))
+
+    async def pending(self, thread_id: str) -> list[Pause]:
+        """What the thread waits on (approvals first, then budget pauses), read once from the
+        store: for a pause this process did not see happen (a restart, another process)."""
+        pauses = pauses_of(thread_id, await self._store.checkpointer.apending_interrupts(thread_id))
+        if thread_id not in self._runs:
+            self._waiting[thread_id] = frozenset(p.interrupt_id for p in pauses)
+        return pauses
 
     async def pending_approvals(self, thread_id: str) -> list[ApprovalNeeded]:
-        """The approvals the thread waits on (also after a restart)."""
-        pending = await self._store.checkpointer.apending_interrupts(thread_id)
-        out = []
-        for item in pending:
-            requests = requests_of(item.value)
-            if requests is not None:
-                out.append(ApprovalNeeded(thread_id, item.id, requests))
-        return out
+        """The approvals the thread waits on (also after a restart), read from the store."""
+        return [p for p in await self.pending(thread_id) if isinstance(p, ApprovalNeeded)]
+
+    def is_waiting(self, thread_id: str, interrupt_id: str) -> bool:
+        """Whether the thread still waits on ``interrupt_id`` as far as this process knows
+        (a pause reported or read here, not answered since), without reading the store."""
+        return thread_id not in self._runs and interrupt_id in self._waiting.get(
+            thread_id, frozenset()
+        )
 
     async def is_cut_off(self, thread_id: str) -> bool:
         """Whether the thread's run stopped unfinished (the app or machine died mid-run)."""
@@ -217,10 +238,8 @@ class RunService:
         self._emit(ThreadsChanged(thread_id))
 
     async def pending_budget(self, thread_id: str) -> list[BudgetPaused]:
-        """The budget pauses the thread waits on (also after a restart)."""
-        from app.services.budget_control import pending_budget_pauses
-
-        return await pending_budget_pauses(self._store, thread_id)
+        """The budget pauses the thread waits on (also after a restart), read from the store."""
+        return [p for p in await self.pending(thread_id) if isinstance(p, BudgetPaused)]
 
     async def answer_budget(
         self, thread_id: str, interrupt_id: str, raise_to: float | None
@@ -272,6 +291,7 @@ class RunService:
     ) -> asyncio.Task[AgentState | None]:
         task = asyncio.create_task(self._run(thread_id, agent, graph_input))
         self._runs[thread_id] = _Run(agent, task)
+        self._waiting.pop(thread_id, None)  # whatever it waited on is answered or abandoned
         self._emit(RunStatusChanged(thread_id, "running"))
         self._emit(ThreadsChanged(thread_id))
         return task
@@ -291,7 +311,8 @@ class RunService:
         status: RunStatus = "failed"
         state: AgentState | None = None
         streams: dict[str, ChunkMerge] = {}
-        waits: list[ApprovalNeeded | BudgetPaused] = []
+        paused: list[Interrupted] = []
+        waits: list[Pause] = []
 
         def on_retry(notice: RetryNotice) -> None:
             from app.services.events import Retrying
@@ -304,14 +325,18 @@ class RunService:
             config = await self._with_agent(config, thread_id)
             with listening_for_retries(on_retry):
                 async for event in agent.astream(graph_input, config):
-                    self._forward(thread_id, event, streams)
-            snapshot = await agent.aget_state(config)
-            state = snapshot.state if snapshot else None
+                    self._forward(thread_id, event, streams, paused)
+            if paused and isinstance(paused[-1].state, AgentState):
+                state = paused[-1].state  # the state saved with the pause: no need to read it
+            else:
+                snapshot = await agent.aget_state(config)
+                state = snapshot.state if snapshot else None
             status = "idle"
             if state is not None:
-                # reported once the run is over (below), so whoever answers finds it idle
-                waits = [*await self.pending_approvals(thread_id)]
-                waits += await self.pending_budget(thread_id)
+                if paused:
+                    # reported once the run is over (below), so whoever answers finds it idle
+                    waits = pauses_of(thread_id, paused[-1].interrupts)
+                    self._waiting[thread_id] = frozenset(w.interrupt_id for w in waits)
                 if waits:
                     status = "waiting"
                 last = state.context[-1] if state.context else None
@@ -366,17 +391,25 @@ class RunService:
         permissions = base.tool_permissions | frozenset(setup.permissions)
         return replace(config, limits=limits, tool_permissions=permissions)
 
-    def _forward(self, thread_id: str, event: GraphEvent, streams: dict[str, ChunkMerge]) -> None:
+    def _forward(
+        self,
+        thread_id: str,
+        event: GraphEvent,
+        streams: dict[str, ChunkMerge],
+        paused: list[Interrupted],
+    ) -> None:
         if event.namespace and not _by_delegate(event):
             return
         if isinstance(event, MessageDelta):
             chunk = event.chunk
             key = str(chunk.message_id)
-            merge = streams.get(key)
-            if merge is None:
-                merge = streams[key] = ChunkMerge(chunk)
-            else:
-                merge.add(chunk)
+            merge = event.merge  # the model call's own merge: a chunk is merged once
+            if merge is None:  # a node that streams without merging
+                merge = streams.get(key)
+                if merge is None:
+                    merge = streams[key] = ChunkMerge(chunk)
+                else:
+                    merge.add(chunk)
             self._emit(MessageStreamed(thread_id, merge))
         elif isinstance(event, NodeFinished):
             try:
@@ -396,7 +429,7 @@ class RunService:
         elif isinstance(event, BudgetChanged):
             self._emit(BudgetUpdated(thread_id, event.usage, event.limits, event.by_agent))
         elif isinstance(event, Interrupted):
-            pass  # reported once the pause is saved, from the store (see _run)
+            paused.append(event)  # saved already; reported as the run ends (see _run)
 
 
 def _by_delegate(event: GraphEvent) -> bool:

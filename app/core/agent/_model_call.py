@@ -69,12 +69,13 @@ async def _stream(
         with purpose(label):
             stream = model.astream(messages, tools=tools, config=config)
             async for chunk in stream:
-                ctx.stream_message(chunk)
-                # merged as pieces: adding a chunk costs its own size, not the reply's so far
+                # merged as pieces: adding a chunk costs its own size, not the reply's so far;
+                # the one merge of the reply, which the run's listeners read too
                 if merging is None:
                     merging = ChunkMerge(chunk)
                 else:
                     merging.add(chunk)
+                ctx.stream_message(chunk, merging)
                 if ctx.stop_requested:
                     stopped = True
                     break

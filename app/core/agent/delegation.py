@@ -167,7 +167,8 @@ def _marking(sink: Callable[[GraphEvent], None], name: str) -> Callable[[GraphEv
 
     def forward(event: GraphEvent) -> None:
         if isinstance(event, MessageDelta) and event.chunk.agent is None:
-            event = event.model_copy(update={"chunk": _mark(event.chunk, name)})
+            # the model call's merge holds the unmarked reply: followers merge the marked chunks
+            event = event.model_copy(update={"chunk": _mark(event.chunk, name), "merge": None})
         elif isinstance(event, NodeFinished) and isinstance(event.update, dict):
             update = dict(event.update)
             for key in ("context", "messages"):
@@ -266,6 +267,10 @@ def delegate_tool(
             tasks = list(start.execution_meta.next_tasks)
         else:
             tasks = task_ids_for(sub.task_id, 0, await runner.route(start, [START], 0))
+        if not runner.quiet:
+            # what the delegate has so far (its task; on resuming, its earlier steps too) shows
+            # before its new work, in the order it is saved in
+            sub.emit(NodeFinished(node=START, step=0, update={"context": list(start.context)}))
         outcome = await runner.run(start, tasks)
         messages = _marked(list(outcome.state.context), name)
         if outcome.status in ("interrupted", "stopped"):

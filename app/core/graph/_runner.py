@@ -177,7 +177,11 @@ class Runner(Generic[S]):
             await self.save(state, step, "loop", tracker.changes(state))
             if interrupts:
                 if not self.quiet and not self.ctx.namespace:  # the parent reports a child's
-                    self.ctx.emit(Interrupted(interrupts=interrupts, checkpoint_id=self.parent_id))
+                    self.ctx.emit(
+                        Interrupted(
+                            interrupts=interrupts, checkpoint_id=self.parent_id, state=state
+                        )
+                    )
                 return RunOutcome(state, "interrupted", interrupts, self.parent_id)
             tasks = nxt
         if state.execution_meta.status != "completed":

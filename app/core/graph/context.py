@@ -14,6 +14,7 @@ from app.core.budget import Budget
 from app.core.errors import UserError
 from app.core.graph.events import GraphEvent, MessageDelta, ToolProgress
 from app.core.graph.run_config import RunConfig, RunControl
+from app.core.state.chunks import ChunkMerge
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 
@@ -115,12 +116,13 @@ class RunContext:
             event = event.model_copy(update={"thread_id": self.thread_id})
         self.sink(event)
 
-    def stream_message(self, chunk: Message) -> None:
-        """Stream a ``delta=True`` chunk of a message this node is producing.
+    def stream_message(self, chunk: Message, merge: ChunkMerge | None = None) -> None:
+        """Stream a ``delta=True`` chunk of a message this node is producing; ``merge`` is
+        the node's merge of the message so far (this chunk included), when it keeps one.
 
         The chunk was validated when it was made; wrapping it is not validating it again
         (which walked every chunk a second time)."""
-        self.emit(MessageDelta.model_construct(node=self.node, chunk=chunk))
+        self.emit(MessageDelta.model_construct(node=self.node, chunk=chunk, merge=merge))
 
     def report_progress(
         self,

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.budget import BudgetLimits, BudgetUsage
+from app.core.state.chunks import ChunkMerge
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 
@@ -60,11 +61,16 @@ class NodeFinished(_Event):
 
 
 class MessageDelta(_Event):
-    """A piece of a message being streamed by a node (merge by ``chunk.message_id``)."""
+    """A piece of a message being streamed by a node (merge by ``chunk.message_id``).
+
+    ``merge`` is the node's own merge of the message so far, this chunk included, when the
+    node keeps one (the agent's model call does): whoever shows the message reads it there
+    instead of merging every chunk a second time."""
 
     kind: Literal["message_delta"] = "message_delta"
     node: str
     chunk: Message
+    merge: ChunkMerge | None = Field(default=None, exclude=True, repr=False)
 
 
 class ToolProgress(_Event):
@@ -97,11 +103,14 @@ class CheckpointSaved(_Event):
 
 
 class Interrupted(_Event):
-    """The run paused; it waits for answers to ``interrupts``."""
+    """The run paused; it waits for answers to ``interrupts``. ``state`` is the state saved
+    with the pause (checkpoint ``checkpoint_id``), so whoever reports the pause need not read
+    it back."""
 
     kind: Literal["interrupted"] = "interrupted"
     interrupts: list[Interrupt]
     checkpoint_id: str | None = None
+    state: Any = None
 
 
 class RunStopped(_Event):

@@ -27,7 +27,12 @@ only; ``"tool"``: everywhere, for every agent;
 ``"argument"``: the decision's ``rule``, an :class:`~app.core.tools.argument_rules.ArgumentRule`
 such as "write_file inside ~/notes", kept only when the call shown falls inside it).
 
-What a person approves is what runs. :func:`answer_approvals` binds each decision to the
+Front ends ask through one seam: an :class:`ApprovalHandler` (the window's dialog, the
+terminal's prompt) gets the typed requests and returns typed decisions, and
+:func:`answer_requests` binds them into the typed :class:`ApprovalAnswer` the run resumes
+with. The JSON above is only how a pause and its answer are kept in the checkpoint.
+
+What a person approves is what runs. :func:`answer_requests` binds each decision to the
 request that was shown (its ``tool``, ``thread_id`` and the fingerprint of the ``args`` shown,
 computed again rather than trusted). Just before the calls run, the tool node compares a bound
 decision with the call it would run; when the tool, the thread or the arguments differ (a
@@ -58,6 +63,7 @@ __all__ = [
     "ApprovalPreview",
     "ApprovalRequest",
     "AuditEntry",
+    "DecisionPostponed",
     "answer_approvals",
     "answer_requests",
     "args_fingerprint",
@@ -158,12 +164,20 @@ class ApprovalAnswer(BaseModel):
     decisions: list[ApprovalDecision]
 
 
+class DecisionPostponed(Exception):
+    """Raised by an :class:`ApprovalHandler` whose person closed the question without deciding:
+    nothing is answered and the run stays paused, to be asked again later."""
+
+
 @runtime_checkable
 class ApprovalHandler(Protocol):
-    """Something that asks a person (a dialog, the terminal) and returns their decisions."""
+    """Something that asks a person and returns their decisions: each front end (the window's
+    dialog, the terminal's prompt, a server, a scheduler) implements it, and
+    :func:`answer_requests` binds what it returns to the requests shown."""
 
     async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
-        """Return one decision per request (missing ones count as ``deny``)."""
+        """Return one decision per request (missing ones count as ``deny``); raise
+        :class:`DecisionPostponed` to decide nothing now."""
         ...
 
 
@@ -236,8 +250,10 @@ class ApprovalPolicy(Protocol):
         ...
 
 
-def requests_of(value: Any) -> list[ApprovalRequest] | None:
-    """Return the requests of an interrupt value, or ``None`` if it is not an approval."""
+def requests_of(value: JsonValue) -> list[ApprovalRequest] | None:
+    """Return the requests of an interrupt's saved value (its JSON in the checkpoint), or
+    ``None`` if it is not an approval. Only the checkpoint boundary needs this: a run that
+    pauses reports its requests typed (``ApprovalNeeded``)."""
     if not isinstance(value, dict) or value.get("kind") != APPROVAL_KIND:
         return None
     try:
@@ -252,8 +268,9 @@ def _decision_of(call_id: str, item: Any) -> ApprovalDecision:
     return ApprovalDecision.model_validate({**item, "call_id": call_id})
 
 
-def parse_answer(value: Any) -> dict[str, ApprovalDecision]:
-    """Read a resume answer into ``{call_id: decision}``; raises ``ValueError`` if unreadable."""
+def parse_answer(value: JsonValue) -> dict[str, ApprovalDecision]:
+    """Read a saved resume answer (the JSON of an :class:`ApprovalAnswer`, or one of the older
+    shapes above) into ``{call_id: decision}``; raises ``ValueError`` if unreadable."""
     try:
         if isinstance(value, dict) and "decisions" in value:
             items = ApprovalAnswer.model_validate(value).decisions
@@ -282,21 +299,23 @@ def bind_decision(decision: ApprovalDecision, request: ApprovalRequest) -> Appro
     )
 
 
-async def answer_approvals(handler: ApprovalHandler, value: Any) -> JsonValue:
-    """Ask ``handler`` about an approval interrupt's value; return the JSON to resume with.
-
-    Each decision is bound to the request it answers (see :func:`bind_decision`); a decision
-    for a call that was not asked about is dropped, so that call is denied."""
+async def answer_approvals(handler: ApprovalHandler, value: JsonValue) -> JsonValue:
+    """Ask ``handler`` about an approval interrupt's saved value; return the answer as it is
+    saved (JSON), for code that resumes a graph by hand (see :func:`answer_requests`)."""
     requests = requests_of(value)
     if requests is None:
         raise ValueError("this interrupt does not ask for tool approvals")
-    return await answer_requests(handler, requests)
+    return (await answer_requests(handler, requests)).model_dump(mode="json")
 
 
-async def answer_requests(handler: ApprovalHandler, requests: list[ApprovalRequest]) -> JsonValue:
-    """Ask ``handler`` about ``requests`` (one pause's calls); return the JSON to resume with,
-    each decision bound to the request it answers."""
+async def answer_requests(
+    handler: ApprovalHandler, requests: Sequence[ApprovalRequest]
+) -> ApprovalAnswer:
+    """Ask ``handler`` about ``requests`` (one pause's calls) and return the answer to resume
+    with: the one binding of every front end. Each decision is bound to the request it answers
+    (see :func:`bind_decision`); a decision for a call that was not asked about is dropped, so
+    that call is denied. :class:`DecisionPostponed` from the handler goes through."""
     shown = {r.call_id: r for r in requests}
     decisions = await handler.decide(requests)
     bound = [bind_decision(d, shown[d.call_id]) for d in decisions if d.call_id in shown]
-    return ApprovalAnswer(decisions=bound).model_dump(mode="json")
+    return ApprovalAnswer(decisions=bound)

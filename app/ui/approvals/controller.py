@@ -2,21 +2,24 @@
 
 When the open thread's run pauses for approval, or a waiting thread is opened (also after a
 restart: the pause is read from the store), the approval dialog opens, window-modal and
-awaited, so other threads keep streaming. Its decisions, bound to the calls that were shown,
-resume the run; closing the dialog or the window decides nothing and leaves a banner with
-Review…. A thread whose run was cut off gets a banner with Resume and Discard.
+awaited, so other threads keep streaming. The controller is the window's
+:class:`~app.core.tools.ApprovalHandler`: the engine's :func:`~app.core.tools.answer_requests`
+asks it and binds its decisions to the calls that were shown, and that typed answer resumes
+the run; closing the dialog or the window decides nothing (:class:`DecisionPostponed`) and
+leaves a banner with Review…. A thread whose run was cut off gets a banner with Resume and
+Discard.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from app.core.errors import ParleyError
-from app.core.tools.approvals import ApprovalAnswer, bind_decision
+from app.core.tools import ApprovalDecision, ApprovalRequest, DecisionPostponed, answer_requests
 from app.services.events import ApprovalNeeded
 from app.services.models.service import ModelService
 from app.services.runs import RunService
@@ -58,6 +61,7 @@ class ApprovalController(QObject):
         self.chat_vm = chat_vm
         self.banner = RunBanner(window)
         self.dialog: ToolApprovalDialog | None = None
+        self._current: ApprovalNeeded | None = None
         self._asking: set[str] = set()
         self._lock = asyncio.Lock()
         self._closed = False
@@ -90,23 +94,39 @@ class ApprovalController(QObject):
     async def _still_pending(self, approval: ApprovalNeeded) -> bool:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return False
-        if self.runs.is_running(approval.thread_id):
-            return False
-        pending = await self.runs.pending_approvals(approval.thread_id)
-        return any(p.interrupt_id == approval.interrupt_id for p in pending)
+        # answered meanwhile (here, in another window, from the terminal): a run started since
+        return self.runs.is_waiting(approval.thread_id, approval.interrupt_id)
 
     async def _ask_now(self, approval: ApprovalNeeded) -> None:
+        self._current = approval
         try:
-            thread = await self.threads.get(approval.thread_id)
-            title, own_agent = thread.title, self._agent_name(thread.agent_id)
-        except ParleyError:
-            title, own_agent = "", None
-        tools = {r.tool: self.models.offered_tool(r.tool) for r in approval.requests}
+            answer = await answer_requests(self, approval.requests)
+        except DecisionPostponed:
+            self._show_waiting(approval)
+            return
+        finally:
+            self._current = None
+        if not await self.chat_vm.answer(approval.thread_id, {approval.interrupt_id: answer}):
+            self._show_waiting(approval)
+
+    async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """Ask about ``requests`` (the pause being asked about) in a window-modal dialog and
+        return its decisions; raise :class:`DecisionPostponed` when it is closed undecided or
+        the window closes."""
+        thread_id = self._current.thread_id if self._current else None
+        title, own_agent = "", None
+        if thread_id is not None:
+            try:
+                thread = await self.threads.get(thread_id)
+                title, own_agent = thread.title, self._agent_name(thread.agent_id)
+            except ParleyError:
+                pass
+        tools = {r.tool: self.models.offered_tool(r.tool) for r in requests}
         parent = self.parent()
         assert isinstance(parent, QWidget)
         dialog = ToolApprovalDialog(
             parent,
-            approval.requests,
+            list(requests),
             thread_title=title,
             tools=tools,
             own_agent=own_agent,
@@ -123,13 +143,8 @@ class ApprovalController(QObject):
             if not self._closed and isinstance(window, QWidget):
                 window.activateWindow()  # the keyboard goes back to the thread
         if dialog.decisions is None or self._closed:
-            self._show_waiting(approval)
-            return
-        shown = {r.call_id: r for r in approval.requests}
-        bound = [bind_decision(d, shown[d.call_id]) for d in dialog.decisions]
-        answer = ApprovalAnswer(decisions=bound).model_dump(mode="json")
-        if not await self.chat_vm.answer(approval.thread_id, {approval.interrupt_id: answer}):
-            self._show_waiting(approval)
+            raise DecisionPostponed
+        return list(dialog.decisions)
 
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:

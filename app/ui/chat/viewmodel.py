@@ -8,13 +8,14 @@ never call the services themselves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import ParleyError
 from app.core.state import ContentBlock
+from app.core.tools import ApprovalAnswer
 from app.services.bus import EventBus
 from app.services.events import (
     ApprovalNeeded,
@@ -185,8 +186,8 @@ class ChatViewModel(QObject):
         await self._attempt(self.runs.send(fork.id, text, replace=message_id))
         return fork.id
 
-    async def answer(self, thread_id: str, answers: dict[str, Any]) -> bool:
-        """Continue ``thread_id`` with approval decisions."""
+    async def answer(self, thread_id: str, answers: Mapping[str, ApprovalAnswer]) -> bool:
+        """Continue ``thread_id`` with approval answers, by interrupt id."""
         return await self._attempt(self.runs.answer(thread_id, answers))
 
     async def delete_message(self, message_id: str) -> bool:
@@ -216,7 +217,11 @@ class ChatViewModel(QObject):
             if event.thread_id == self.thread_id:
                 if event.status != "running":
                     self._flush()
-                    spawn(self._reconcile(event.thread_id))
+                    if event.status == "failed":
+                        # a failed run (a conflict with another writer included) may have
+                        # shown what it did not save: the page is read again; any other end
+                        # left the rows the run reported, which are what it saved
+                        spawn(self._reconcile(event.thread_id))
                     last = self.model.message_at(self.model.rowCount() - 1)
                     if last is not None and last.role == "assistant":
                         self.replyFinished.emit(last.text()[:200])
@@ -254,7 +259,7 @@ class ChatViewModel(QObject):
             )
 
     async def _reconcile(self, thread_id: str) -> None:
-        """After a run, make the newest rows exactly what the store holds."""
+        """After a failed run, make the newest rows exactly what the store holds."""
         page = await self.threads.read_messages(thread_id, limit=PAGE)
         if self.thread_id != thread_id or self.runs.is_running(thread_id):
             return
