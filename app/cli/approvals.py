@@ -133,14 +133,20 @@ class TerminalApprovalHandler:
                     return ApprovalDecision(call_id=call_id, decision="edit", args=edited)
                 continue
             if choice == "always":
-                scope = await self._scope()
+                scope = await self._scope(request)
                 if scope is None:
                     return ApprovalDecision(call_id=call_id, decision="deny", reason="no answer")
                 return ApprovalDecision(call_id=call_id, decision="always", scope=scope)
             self._print(f"Please answer with one of: {_CHOICES}.")
 
-    async def _scope(self) -> Literal["thread", "tool"] | None:
-        """Ask how far an "always" rule reaches; only an explicit answer counts."""
+    async def _scope(self, request: ApprovalRequest) -> Literal["thread", "tool"] | None:
+        """Ask how far an "always" rule reaches, saying whom each answer covers; only an
+        explicit answer counts."""
+        who = request.agent or "this thread's agent"
+        self._print(
+            f"  In this thread: {request.tool} runs unasked in this thread only, and only when "
+            f"{who} calls it. Everywhere: in every thread, for every agent."
+        )
         while True:
             where = await self._ask(f"Always allow in this thread or everywhere? [{_SCOPES}]: ")
             if where is None:

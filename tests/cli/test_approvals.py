@@ -155,3 +155,16 @@ async def test_a_delegates_call_names_it_and_who_asked_it_escaped() -> None:
     _, shown = await ask(["y"], asked)
     assert "  Re\\x1b[2Jsearcher, asked by Parley, wants to make this call\n" in shown
     assert "\x1b" not in shown
+
+
+async def test_always_says_which_agents_each_answer_covers() -> None:
+    out = io.StringIO()
+    delegate = request("c2").model_copy(update={"agent": "Researcher", "asked_by": "Parley"})
+    keyboard = Keyboard(["always", "thread", "always", "thread"])
+    await TerminalApprovalHandler(keyboard, out).decide([request(), delegate])
+    shown = out.getvalue()
+    assert (
+        "close_ticket runs unasked in this thread only, and only when this thread's agent "
+        "calls it. Everywhere: in every thread, for every agent." in shown
+    )
+    assert "only when Researcher calls it." in shown
