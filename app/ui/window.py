@@ -24,7 +24,7 @@ from app.services.hidden_chars import mark_hidden
 from app.services.threads import ThreadService
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
-from app.ui.actions import build_menus, shortcut_rows
+from app.ui.actions import ActionId, MenuId, build_menus, shortcut_rows
 from app.ui.agents.part import WindowAgents
 from app.ui.approvals import ApprovalController
 from app.ui.attachments.mcp_offers import McpOffersButton
@@ -90,8 +90,8 @@ class MainWindow(ThreadCommands):
         self.own_agent = "Parley"
         """The name of the open thread's agent, as the budget meter names its share."""
         made, menus = build_menus(self, self.menuBar(), self._actions)
-        self.offline_action = made["view.offline"]
-        self._connect_offline(self.offline_action, menus["&View"])
+        self.offline_action = made[ActionId.VIEW_OFFLINE]
+        self._connect_offline(self.offline_action, menus[MenuId.VIEW])
         self.resize(1200, 800)
         self._layout.restore(self, self.splitter)
         self._set_tab_order()
