@@ -8,14 +8,70 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum, StrEnum
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
-__all__ = ["MENUS", "Action", "build_menus", "shortcut_rows"]
+__all__ = ["Action", "ActionId", "MenuId", "build_menus", "shortcut_rows"]
 
-MENUS = ("&File", "&Edit", "&Thread", "&View", "&Help")
-"""The menu bar's menus, in order."""
+
+class MenuId(Enum):
+    """The menu bar's menus, in order; each value is the menu's title (with its ``&``
+    mnemonic)."""
+
+    FILE = "&File"
+    EDIT = "&Edit"
+    THREAD = "&Thread"
+    VIEW = "&View"
+    HELP = "&Help"
+
+    @property
+    def object_name(self) -> str:
+        """The menu's object name (``fileMenu``...), what tests and styles find it by."""
+        return self.value.replace("&", "").lower() + "Menu"
+
+
+class ActionId(StrEnum):
+    """Every command of the window; the value is also the QAction's object name."""
+
+    FILE_NEW_THREAD = "file.newThread"
+    FILE_IMPORT = "file.import"
+    FILE_ATTACH = "file.attach"
+    FILE_ATTACH_MCP = "file.attachMcp"
+    FILE_EXPORT = "file.export"
+    FILE_NEW_AGENT = "file.newAgent"
+    FILE_IMPORT_AGENT = "file.importAgent"
+    FILE_EXPORT_AGENT = "file.exportAgent"
+    FILE_SETTINGS = "file.settings"
+    FILE_EXPORT_ALL = "file.exportAll"
+    FILE_DELETE_ALL = "file.deleteAll"
+    FILE_CLOSE = "file.close"
+    FILE_QUIT = "file.quit"
+    EDIT_COPY_ANSWER = "edit.copyAnswer"
+    EDIT_REGENERATE = "edit.regenerate"
+    EDIT_FOCUS_MESSAGE = "edit.focusMessage"
+    EDIT_SEARCH = "edit.search"
+    KEYS_SEND = "keys.send"
+    KEYS_NEW_LINE = "keys.newLine"
+    KEYS_ESCAPE = "keys.escape"
+    KEYS_EDIT_LAST = "keys.editLast"
+    KEYS_DELETE_THREAD = "keys.deleteThread"
+    KEYS_MESSAGE_MENU = "keys.messageMenu"
+    THREAD_RENAME = "thread.rename"
+    THREAD_SYSTEM_PROMPT = "thread.systemPrompt"
+    THREAD_MODEL = "thread.model"
+    THREAD_DELETE = "thread.delete"
+    THREAD_PREVIOUS = "thread.previous"
+    THREAD_NEXT = "thread.next"
+    VIEW_SIDEBAR = "view.sidebar"
+    VIEW_OFFLINE = "view.offline"
+    VIEW_NETWORK = "view.network"
+    HELP_SHORTCUTS = "help.shortcuts"
+    HELP_DIAGNOSTICS = "help.diagnostics"
+    HELP_DATA_FOLDER = "help.dataFolder"
+    HELP_LOG_FOLDER = "help.logFolder"
+
 
 Keys = QKeySequence.StandardKey | str | None
 
@@ -27,9 +83,9 @@ class Action:
     its ``keys``, what ``handler`` runs, and what the F1 list says of it (``help``; empty:
     not listed) with the keys written as ``keys_text`` (default: ``keys`` itself)."""
 
-    id: str
+    id: ActionId
     text: str
-    menu: str | None
+    menu: MenuId | None
     keys: Keys = None
     handler: Callable[[], object] | None = None
     help: str = ""
@@ -46,12 +102,12 @@ class Action:
 
 def build_menus(
     window: QWidget, bar: QMenuBar, actions: Sequence[Action]
-) -> tuple[dict[str, QAction], dict[str, QMenu]]:
-    """Fill ``bar`` with a menu per :data:`MENUS` entry holding its ``actions`` in table order
-    and make each action's keys a shortcut of ``window``; return the QActions by id and the
-    menus by title."""
-    menus = {title: bar.addMenu(title) for title in MENUS}
-    made: dict[str, QAction] = {}
+) -> tuple[dict[ActionId, QAction], dict[MenuId, QMenu]]:
+    """Fill ``bar`` with a menu per :class:`MenuId` holding its ``actions`` in table order
+    and make each action's keys a shortcut of ``window``; return the QActions and the menus
+    by id."""
+    menus = {menu: bar.addMenu(menu.value) for menu in MenuId}
+    made: dict[ActionId, QAction] = {}
     for spec in actions:
         if spec.menu is None:
             continue
@@ -69,8 +125,8 @@ def build_menus(
         menu.addAction(action)
         window.addAction(action)
         made[spec.id] = action
-    for title, menu in menus.items():
-        menu.setObjectName(title.replace("&", "").lower() + "Menu")
+    for menu_id, menu in menus.items():
+        menu.setObjectName(menu_id.object_name)
     return made, menus
 
 

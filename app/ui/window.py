@@ -24,7 +24,7 @@ from app.services.hidden_chars import mark_hidden
 from app.services.threads import ThreadService
 from app.services.workspace import Workspace
 from app.ui.a11y import announce
-from app.ui.actions import build_menus, shortcut_rows
+from app.ui.actions import ActionId, MenuId, build_menus, shortcut_rows
 from app.ui.agents.part import WindowAgents
 from app.ui.approvals import ApprovalController
 from app.ui.attachments.mcp_offers import McpOffersButton
@@ -44,7 +44,7 @@ from app.ui.notices import NoticeBar
 from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
 from app.ui.remedies import Remedies
-from app.ui.settings.dialog import SettingsDialog, SettingsServices
+from app.ui.settings.dialog import PageId, SettingsDialog, SettingsServices
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.splitter import MainSplitter, WindowLayout
@@ -90,8 +90,8 @@ class MainWindow(ThreadCommands):
         self.own_agent = "Parley"
         """The name of the open thread's agent, as the budget meter names its share."""
         made, menus = build_menus(self, self.menuBar(), self._actions)
-        self.offline_action = made["view.offline"]
-        self._connect_offline(self.offline_action, menus["&View"])
+        self.offline_action = made[ActionId.VIEW_OFFLINE]
+        self._connect_offline(self.offline_action, menus[MenuId.VIEW])
         self.resize(1200, 800)
         self._layout.restore(self, self.splitter)
         self._set_tab_order()
@@ -257,7 +257,7 @@ class MainWindow(ThreadCommands):
         models.modelChanged.connect(lambda _spec: self.attachments.refresh_fit())
         header.renameRequested.connect(lambda: spawn(self.rename_thread()))
         header.network.watch(self.workspace.network)
-        header.network.clicked.connect(lambda: self.open_settings("networkSettingsPage"))
+        header.network.clicked.connect(lambda: self.open_settings(PageId.NETWORK))
 
     def _connect_offline(self, action: QAction, view: QMenu) -> None:
         action.setChecked(self.workspace.network.offline)
@@ -437,12 +437,12 @@ class MainWindow(ThreadCommands):
     def _show_usage(self) -> None:
         self.header.budget.show_total(self.chat_vm.model.total_tokens())
 
-    def open_settings(self, page: str | None = None) -> SettingsDialog:
+    def open_settings(self, page: PageId | None = None) -> SettingsDialog:
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
         if self._settings_dialog is None:
             self._settings_dialog = SettingsDialog(self._settings_services(), self)
             self.closed.connect(self._settings_dialog.close)
-            data = self._settings_dialog.page("dataSettingsPage")
+            data = self._settings_dialog.page(PageId.DATA)
             data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from PySide6.QtGui import QKeySequence
 
-from app.ui.actions import Action
+from app.ui.actions import Action, ActionId, MenuId
 from app.ui.agents.part import WindowAgents
 from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.attachments.setup import WindowAttachments
@@ -15,6 +15,7 @@ from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.data_menu import DataMenu
 from app.ui.model_picking import ModelPicking
+from app.ui.settings.page import PageId
 from app.ui.tasks import spawn
 
 __all__ = ["WindowCommands", "window_actions"]
@@ -36,7 +37,7 @@ class WindowCommands(Protocol):
     async def new_thread(self) -> None: ...
     async def import_thread(self) -> str | None: ...
     async def export_current(self) -> None: ...
-    def open_settings(self, page: str | None = None) -> object: ...
+    def open_settings(self, page: PageId | None = None) -> object: ...
     def close(self) -> bool: ...
     def copy_last_answer(self) -> None: ...
     def focus_search(self) -> None: ...
@@ -53,79 +54,80 @@ def window_actions(w: WindowCommands) -> list[Action]:
     data = w.data_actions
     return [
         *_file_actions(w),
-        Action("edit.copyAnswer", "Copy last &answer", "&Edit", "Ctrl+Shift+C",
+        Action(ActionId.EDIT_COPY_ANSWER, "Copy last &answer", MenuId.EDIT, "Ctrl+Shift+C",
                w.copy_last_answer, "Copy the last answer"),
-        Action("edit.regenerate", "&Regenerate answer", "&Edit", "Ctrl+R",
+        Action(ActionId.EDIT_REGENERATE, "&Regenerate answer", MenuId.EDIT, "Ctrl+R",
                lambda: spawn(w.chat_vm.regenerate()), "Regenerate the last answer"),
-        Action("edit.focusMessage", "Focus &message box", "&Edit", "Ctrl+L",
+        Action(ActionId.EDIT_FOCUS_MESSAGE, "Focus &message box", MenuId.EDIT, "Ctrl+L",
                w.composer.edit.setFocus, "Focus the message box"),
-        Action("edit.search", "&Search threads", "&Edit", _KEYS.Find, w.focus_search,
+        Action(ActionId.EDIT_SEARCH, "&Search threads", MenuId.EDIT, _KEYS.Find, w.focus_search,
                "Search threads", "Ctrl+F"),
-        Action("keys.send", "", None, help="Send", keys_text="Enter"),
-        Action("keys.newLine", "", None, help="New line in the message",
+        Action(ActionId.KEYS_SEND, "", None, help="Send", keys_text="Enter"),
+        Action(ActionId.KEYS_NEW_LINE, "", None, help="New line in the message",
                keys_text="Shift+Enter"),
-        Action("keys.escape", "", None, help="Stop the reply / leave edit mode",
+        Action(ActionId.KEYS_ESCAPE, "", None, help="Stop the reply / leave edit mode",
                keys_text="Esc"),
-        Action("keys.editLast", "", None, help="Edit your last message",
+        Action(ActionId.KEYS_EDIT_LAST, "", None, help="Edit your last message",
                keys_text="Up (empty message box)"),
-        Action("thread.rename", "&Rename", "&Thread", "F2", w.rename_in_place,
+        Action(ActionId.THREAD_RENAME, "&Rename", MenuId.THREAD, "F2", w.rename_in_place,
                "Rename the thread"),
-        Action("thread.systemPrompt", "System &prompt…", "&Thread",
+        Action(ActionId.THREAD_SYSTEM_PROMPT, "System &prompt…", MenuId.THREAD,
                handler=lambda: spawn(w.edit_system_prompt())),
-        Action("thread.model", "Choose &model", "&Thread", "Ctrl+M", w.models.open_picker,
-               "Choose the model"),
-        Action("thread.delete", "&Delete", "&Thread", handler=w.delete_current),
-        Action("keys.deleteThread", "", None, help="Delete the thread (with Undo)",
+        Action(ActionId.THREAD_MODEL, "Choose &model", MenuId.THREAD, "Ctrl+M",
+               w.models.open_picker, "Choose the model"),
+        Action(ActionId.THREAD_DELETE, "&Delete", MenuId.THREAD, handler=w.delete_current),
+        Action(ActionId.KEYS_DELETE_THREAD, "", None, help="Delete the thread (with Undo)",
                keys_text="Delete (in the thread list)"),
-        Action("thread.previous", "&Previous thread", "&Thread", "Ctrl+PgUp",
+        Action(ActionId.THREAD_PREVIOUS, "&Previous thread", MenuId.THREAD, "Ctrl+PgUp",
                lambda: w.step_thread(-1), "Previous / next thread",
                "Ctrl+Page Up / Page Down"),
-        Action("thread.next", "&Next thread", "&Thread", "Ctrl+PgDown",
+        Action(ActionId.THREAD_NEXT, "&Next thread", MenuId.THREAD, "Ctrl+PgDown",
                lambda: w.step_thread(1)),
-        Action("keys.messageMenu", "", None, help="Actions for the focused message",
+        Action(ActionId.KEYS_MESSAGE_MENU, "", None, help="Actions for the focused message",
                keys_text="Menu key (in the conversation)"),
-        Action("view.sidebar", "Show &sidebar", "&View", "Ctrl+B", w.toggle_sidebar,
+        Action(ActionId.VIEW_SIDEBAR, "Show &sidebar", MenuId.VIEW, "Ctrl+B", w.toggle_sidebar,
                "Show or hide the sidebar"),
-        Action("view.offline", "Work &offline", "&View", checkable=True),
-        Action("view.network", "&Network connections…", "&View",
-               handler=lambda: w.open_settings("networkSettingsPage")),
-        Action("help.shortcuts", "&Keyboard shortcuts", "&Help", "F1",
+        Action(ActionId.VIEW_OFFLINE, "Work &offline", MenuId.VIEW, checkable=True),
+        Action(ActionId.VIEW_NETWORK, "&Network connections…", MenuId.VIEW,
+               handler=lambda: w.open_settings(PageId.NETWORK)),
+        Action(ActionId.HELP_SHORTCUTS, "&Keyboard shortcuts", MenuId.HELP, "F1",
                lambda: spawn(w.show_shortcuts()), "This list"),
-        Action("help.diagnostics", "&Copy diagnostics", "&Help",
+        Action(ActionId.HELP_DIAGNOSTICS, "&Copy diagnostics", MenuId.HELP,
                handler=lambda: spawn(data.copy_diagnostics()), separator_before=True),
-        Action("help.dataFolder", "Open &data folder", "&Help",
+        Action(ActionId.HELP_DATA_FOLDER, "Open &data folder", MenuId.HELP,
                handler=data.open_data_folder),
-        Action("help.logFolder", "Open &log folder", "&Help", handler=data.open_log_folder),
+        Action(ActionId.HELP_LOG_FOLDER, "Open &log folder", MenuId.HELP,
+               handler=data.open_log_folder),
     ]  # fmt: skip
 
 
 def _file_actions(w: WindowCommands) -> list[Action]:
     data = w.data_actions
     return [
-        Action("file.newThread", "&New thread", "&File", _KEYS.New,
+        Action(ActionId.FILE_NEW_THREAD, "&New thread", MenuId.FILE, _KEYS.New,
                lambda: spawn(w.new_thread()), "New thread", "Ctrl+N"),
-        Action("file.import", "&Import thread…", "&File", "Ctrl+I",
+        Action(ActionId.FILE_IMPORT, "&Import thread…", MenuId.FILE, "Ctrl+I",
                lambda: spawn(w.import_thread()), "Import a thread"),
-        Action("file.attach", "&Attach files…", "&File", "Ctrl+O", w.attachments.pick,
+        Action(ActionId.FILE_ATTACH, "&Attach files…", MenuId.FILE, "Ctrl+O", w.attachments.pick,
                "Attach files (or drop them on the chat, or paste with Ctrl+V)"),
-        Action("file.attachMcp", "Attach from &MCP server…", "&File", "Ctrl+Shift+O",
+        Action(ActionId.FILE_ATTACH_MCP, "Attach from &MCP server…", MenuId.FILE, "Ctrl+Shift+O",
                lambda: spawn(w.mcp_offers.open_menu()),
                "Attach a resource or prompt from an MCP server"),
-        Action("file.export", "&Export thread…", "&File", "Ctrl+E",
+        Action(ActionId.FILE_EXPORT, "&Export thread…", MenuId.FILE, "Ctrl+E",
                lambda: spawn(w.export_current()), "Export the thread"),
-        Action("file.newAgent", "New a&gent…", "&File",
+        Action(ActionId.FILE_NEW_AGENT, "New a&gent…", MenuId.FILE,
                handler=lambda: spawn(w.agent_part.new_agent()), separator_before=True),
-        Action("file.importAgent", "Im&port agent…", "&File",
+        Action(ActionId.FILE_IMPORT_AGENT, "Im&port agent…", MenuId.FILE,
                handler=lambda: spawn(w.agent_part.import_agent())),
-        Action("file.exportAgent", "E&xport agent…", "&File",
+        Action(ActionId.FILE_EXPORT_AGENT, "E&xport agent…", MenuId.FILE,
                handler=lambda: spawn(w.agent_part.export_chosen())),
-        Action("file.settings", "&Settings…", "&File", "Ctrl+,",
+        Action(ActionId.FILE_SETTINGS, "&Settings…", MenuId.FILE, "Ctrl+,",
                lambda: w.open_settings(), "Settings", separator_before=True),
-        Action("file.exportAll", "Export &all threads…", "&File",
+        Action(ActionId.FILE_EXPORT_ALL, "Export &all threads…", MenuId.FILE,
                handler=lambda: spawn(data.export_all()), separator_before=True),
-        Action("file.deleteAll", "&Delete all data…", "&File",
+        Action(ActionId.FILE_DELETE_ALL, "&Delete all data…", MenuId.FILE,
                handler=lambda: spawn(data.delete_all())),
-        Action("file.close", "&Close window", "&File", _KEYS.Close, w.close,
+        Action(ActionId.FILE_CLOSE, "&Close window", MenuId.FILE, _KEYS.Close, w.close,
                "Close the window", "Ctrl+W", separator_before=True),
-        Action("file.quit", "&Quit", "&File", _KEYS.Quit, w.close, "Quit", "Ctrl+Q"),
+        Action(ActionId.FILE_QUIT, "&Quit", MenuId.FILE, _KEYS.Quit, w.close, "Quit", "Ctrl+Q"),
     ]  # fmt: skip

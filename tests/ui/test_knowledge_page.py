@@ -14,6 +14,7 @@ from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.services.models.catalogue import ModelLibrary
 from app.store.knowledge import FolderRecord
 from app.ui.settings.knowledge_page import KnowledgePage, folder_status
+from app.ui.settings.page import PageId
 from app.ui.tasks import spawn
 from tests.knowledge.corpus import make_corpus
 from tests.services.hub_server import HostedFile, HubServer
@@ -29,7 +30,7 @@ async def test_add_a_folder_watch_progress_and_see_its_status(tmp_path: Path) ->
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
     try:
         dialog = window.open_settings()
-        page = await dialog.show_page("knowledgeSettingsPage")
+        page = await dialog.show_page(PageId.KNOWLEDGE)
         assert isinstance(page, KnowledgePage)
         assert page.empty.isVisible() and not page.folders.isVisible()
         seen: list[bool] = []
@@ -69,7 +70,7 @@ async def test_cancel_stops_indexing_and_keeps_what_was_read(tmp_path: Path) -> 
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
     try:
         dialog = window.open_settings()
-        page = await dialog.show_page("knowledgeSettingsPage")
+        page = await dialog.show_page(PageId.KNOWLEDGE)
         assert isinstance(page, KnowledgePage)
         clicked = False
 
@@ -97,7 +98,7 @@ async def test_the_page_says_which_search_is_in_use_and_changes_it(tmp_path: Pat
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
     try:
         dialog = window.open_settings()
-        page = await dialog.show_page("knowledgeSettingsPage")
+        page = await dialog.show_page(PageId.KNOWLEDGE)
         assert isinstance(page, KnowledgePage)
         line = page.findChild(QLabel, "knowledgeSearchMode")
         assert line is not None and line.isVisible()
@@ -126,7 +127,7 @@ async def test_the_catalogue_s_embedding_model_is_downloaded_from_the_page(
             tmp_path / "data", hub_url=hub.url, catalogue=(TINY_BGE,)
         )
         dialog = window.open_settings()
-        page = await dialog.show_page("knowledgeSettingsPage")
+        page = await dialog.show_page(PageId.KNOWLEDGE)
         assert isinstance(page, KnowledgePage)
         row = page.embedding.findData("download:bge-small-en-v1.5")
         assert page.embedding.itemText(row).endswith(": download, 0 MB")
@@ -159,7 +160,7 @@ async def test_cancel_stops_the_download_and_keeps_the_choice(
             tmp_path / "data", hub_url=hub.url, catalogue=(TINY_BGE,)
         )
         dialog = window.open_settings()
-        page = await dialog.show_page("knowledgeSettingsPage")
+        page = await dialog.show_page(PageId.KNOWLEDGE)
         assert isinstance(page, KnowledgePage)
         page.embedding.setCurrentIndex(page.embedding.findData("download:bge-small-en-v1.5"))
         choosing = spawn(page.choose_embedding())

@@ -14,6 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QTableWidget, QToolButton
 
 from app.core.netgate import GATE, OfflineRefusal, purpose
+from app.ui.settings.page import PageId
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 
@@ -45,7 +46,7 @@ async def test_the_ledger_the_indicator_and_the_offline_switch(tmp_path: Path) -
             lambda: window._settings_dialog if window._settings_dialog else None,
             what="the settings",
         )
-        page = dialog.page("networkSettingsPage")
+        page = dialog.page(PageId.NETWORK)
         table = find(page, QTableWidget, "networkLedger")
         want = ["another computer", f"127.0.0.2:{port}", "a check from the test", "connected"]
         await wait_until(lambda: any(r[1:5] == want for r in _rows(table)), what="the ledger")

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.services.settings import AppSettings, load_settings
 from app.services.workspace import Workspace
 from app.ui.settings.dialog import SettingsDialog
+from app.ui.settings.page import PageId
 from app.ui.window import MainWindow
 from tests.services.memory_keyring import MemoryKeyring, shout
 from tests.services.models_server import models_server
@@ -50,7 +51,7 @@ async def open_window(data_dir: Path, script: list[Any] | None = None) -> MainWi
     return window
 
 
-async def open_page(window: MainWindow, name: str) -> Any:
+async def open_page(window: MainWindow, name: PageId) -> Any:
     shortcut(window, "Ctrl+,")
     dialog = find(window, SettingsDialog, "settingsDialog")
     await wait_until(dialog.isVisible, what="the settings dialog")
@@ -98,7 +99,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
 async def test_connection_ok_and_failing_say_so(tmp_path: Path) -> None:
     window = await open_window(tmp_path)
     try:
-        page = await open_page(window, "modelsSettingsPage")
+        page = await open_page(window, PageId.MODELS)
         edit = find(page, QLineEdit, "ollamaUrl")
         result = find(page, QLabel, "ollamaResult")
         with models_server() as url:
@@ -129,7 +130,7 @@ async def test_keys_in_the_keyring_masked_replaced_deleted(
 ) -> None:
     window = await open_window(tmp_path)
     try:
-        page = await open_page(window, "keysSettingsPage")
+        page = await open_page(window, PageId.KEYS)
         assert find(page, QLabel, "keyringStatus").text() == "Keys are kept in the system keyring."
         edit = find(page, QLineEdit, "keyEdit_openai_api_key")
         assert edit.echoMode() == QLineEdit.EchoMode.Password
@@ -156,7 +157,7 @@ async def test_without_a_keyring_keys_are_for_this_session_and_never_in_a_file(
 ) -> None:
     window = await open_window(tmp_path)
     try:
-        page = await open_page(window, "keysSettingsPage")
+        page = await open_page(window, PageId.KEYS)
         status = find(page, QLabel, "keyringStatus").text()
         assert status.startswith("Keys are kept for this session only: no system keyring")
         type_text(find(page, QLineEdit, "keyEdit_anthropic_api_key"), KEY)
@@ -193,7 +194,7 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
         await (await ws.runs.send(thread, "again"))
         assert await ws.runs.pending_approvals(thread) == []  # the rule let it run unasked
 
-        page = await open_page(window, "rulesSettingsPage")
+        page = await open_page(window, PageId.RULES)
         table = find(page, QTableWidget, "rulesTable")
         assert table.rowCount() == 1
         assert [table.item(0, c).text() for c in (0, 1)] == ["shout", "Every thread"]
@@ -206,7 +207,7 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
         [asked] = await ws.runs.pending_approvals(thread)
         assert [r.tool for r in asked.requests] == ["shout"]
 
-        audit = await open_page(window, "auditSettingsPage")
+        audit = await open_page(window, PageId.AUDIT)
         table = find(audit, QTableWidget, "auditTable")
         column = lambda c: [table.item(r, c).text() for r in range(table.rowCount())]  # noqa: E731
         assert column(3) == ["requested", "allowed by rule", "always", "requested"]
@@ -226,7 +227,7 @@ async def test_revoking_a_rule_makes_the_next_call_ask_again(tmp_path: Path) -> 
 async def test_the_theme_switches_live_and_is_kept(tmp_path: Path) -> None:
     window = await open_window(tmp_path)
     try:
-        page = await open_page(window, "appearanceSettingsPage")
+        page = await open_page(window, PageId.APPEARANCE)
         base = lambda: app().palette().color(QPalette.ColorRole.Base).lightness()  # noqa: E731
         before = base()
         find(page, QRadioButton, "theme_dark").click()

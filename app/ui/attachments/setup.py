@@ -24,6 +24,7 @@ from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.attachments.tray import AttachmentTray
 from app.ui.chat.blocks.actions import MediaActions
+from app.ui.chat.links import MediaAction, parse_link
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
@@ -122,16 +123,15 @@ class WindowAttachments(QObject):
         return await self._service.left_out(blocks, spec) if spec else []
 
     def on_link(self, href: str, row: int) -> None:
-        """A link in a message was activated: carry out a ``media:`` one."""
-        kind, _, rest = href.partition(":")
-        action, _, index = rest.partition(":")
+        """A link in a message was activated: carry out an attachment's action."""
+        intent = parse_link(href)
         message = self._chat_vm.model.message_at(row)
-        if kind == "media" and message is not None and index.isdigit():
-            n = int(index)
+        if isinstance(intent, MediaAction) and message is not None:
+            n = intent.index
             block = message.content[n] if n < len(message.content) else None
             verbs = _VERBS.get(block.type, ()) if block is not None else ()
-            if any(verb == action for verb, _ in verbs):  # only an attachment's own links
-                self._run(action, message, n)
+            if any(verb == intent.action for verb, _ in verbs):  # only an attachment's own
+                self._run(intent.action, message, n)
 
     def extend_menu(self, menu: QMenu, message: Message, _row: int) -> None:
         """A message's menu also offers what its attachments' links do (for the keyboard)."""
@@ -153,10 +153,13 @@ class WindowAttachments(QObject):
             index = chat.indexAt(event.pos())
             message = self._chat_vm.model.message_at(index.row())
             href = chat.delegate.href_at(index, QPointF(event.pos())) if message else ""
-            kind, _, rest = href.partition(":")
-            number = rest.rpartition(":")[2]
-            if kind == "media" and message is not None and number.isdigit():
-                block = message.content[int(number)]
+            intent = parse_link(href)
+            if (
+                isinstance(intent, MediaAction)
+                and message is not None
+                and intent.index < len(message.content)
+            ):
+                block = message.content[intent.index]
                 alt = block.alt_text if isinstance(block, ImageBlock) else None
                 QToolTip.showText(event.globalPos(), alt or describe(block), chat.viewport())
                 return True

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from app.core.state import Message, ToolCallBlock
 from app.services.hidden_chars import mark_hidden
+from app.ui.chat.links import Toggle, href_of
 
 __all__ = ["DelegatedRun", "card_html", "run_of"]
 
@@ -95,6 +96,6 @@ def card_html(run: DelegatedRun, *, expanded: bool, dark: bool) -> str:
     return (
         f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bg}" '
         f'style="margin-top:2px; margin-bottom:4px;"><tr><td>'
-        f'<a href="toggle:{html.escape(run.key)}" style="text-decoration:none;">{arrow} '
+        f'<a href="{html.escape(href_of(Toggle(run.key)))}" style="text-decoration:none;">{arrow} '
         f"<b>{html.escape(run.title)}</b></a>{shown}</td></tr></table>"
     )

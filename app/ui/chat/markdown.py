@@ -25,6 +25,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.ui.chat.links import CopyCode, href_of
 from app.ui.chat.math.syntax import use_math
 
 __all__ = [
@@ -91,7 +92,8 @@ def markdown_parser(dark: bool) -> MarkdownIt:
             f'<table width="100%" border="0" cellspacing="0" cellpadding="8" '
             f'bgcolor="{colours["code_bg"]}" style="margin-top: 6px; margin-bottom: 8px;">'
             f'<tr><td><span style="color:{colours["muted"]}; font-size: small;">{label}</span>'
-            f'</td><td align="right"><a href="copy:{n}" style="font-size: small;">Copy code</a>'
+            f'</td><td align="right"><a href="{href_of(CopyCode(n))}" '
+            'style="font-size: small;">Copy code</a>'
             f"</td></tr>"
             f'<tr><td colspan="2"><pre style="margin: 0;">{_code_html(code, lang, dark)}</pre>'
             f"</td></tr></table>"

@@ -1,11 +1,12 @@
 """One message as rich text for the chat delegate: Markdown, tool cards, errors, media chips.
 
-Links carry intents the view handles: ``copy:N`` (code block N), ``toggle:KEY`` (fold or
-unfold a tool card or a thinking section), ``remedy:ACTION[:TARGET]`` (an error's fix),
-``source:N`` (the message's citation N, counted from 1 over its text blocks, as its chip shows).
-Only Parley puts them there: a message's own text links to web pages and mail addresses only
-(:mod:`app.ui.chat.markdown`), and :func:`own_link` tells whether an address clicked is one
-this message's row carries, so a forged one does nothing even if it were drawn.
+Links carry the intents of :mod:`app.ui.chat.links` the view handles: a code block's
+:class:`~app.ui.chat.links.CopyCode`, a card's :class:`~app.ui.chat.links.Toggle`, an error's
+:class:`~app.ui.chat.links.Remedy`, a citation's :class:`~app.ui.chat.links.OpenSource`
+(counted from 1 over the text blocks, as its chip shows). Only Parley puts them there: a
+message's own text links to web pages and mail addresses only (:mod:`app.ui.chat.markdown`),
+and :func:`own_link` tells whether an intent clicked is one this message's row carries, so a
+forged one does nothing even if it were drawn.
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ from app.ui.chat.blocks.media_html import (
     document_html,
     image_html,
     video_html,
+)
+from app.ui.chat.links import (
+    CopyCode,
+    LinkIntent,
+    MailLink,
+    OpenSource,
+    Remedy,
+    Toggle,
+    WebLink,
+    href_of,
+    parse_link,
 )
 from app.ui.chat.markdown_stream import MarkdownStream
 
@@ -72,7 +84,7 @@ def _card(
     bg = "#23272e" if dark else "#f7f7f9"
     arrow = "▾" if expanded else "▸"
     head = (
-        f'<a href="toggle:{html.escape(key)}" style="text-decoration:none;">{arrow} '
+        f'<a href="{html.escape(href_of(Toggle(key)))}" style="text-decoration:none;">{arrow} '
         f"<b>{html.escape(title)}</b></a>"
         f'&nbsp;&nbsp;<span style="color:{colour};">{html.escape(summary)}</span>'
     )
@@ -92,36 +104,34 @@ def citations(message: Message) -> list[AnnotationRef]:
 def web_link(url: str) -> bool:
     """Whether ``url`` is a web page's or a mail address (what the system's browser or mail
     app is handed)."""
-    scheme, colon, rest = url.partition(":")
-    return bool(colon and rest) and scheme.lower() in ("http", "https", "mailto")
+    return isinstance(parse_link(url), WebLink | MailLink)
 
 
 _CARDS = (ToolCallBlock, ToolResultBlock, ReasoningBlock)
 
 
-def own_link(message: Message, href: str, card: str | None = None) -> bool:
-    """Whether ``href`` is one of the intents Parley itself puts on ``message``'s row: a
-    code block's ``copy:N``, the ``toggle:`` of one of its cards (``card``: the key of the
-    delegate card the row draws, if any), the ``remedy:`` of one of its errors, the
-    ``source:N`` of one of its citations."""
-    kind, _, rest = href.partition(":")
-    if kind == "copy":
-        return rest.isdigit() and any(isinstance(b, TextBlock) for b in message.content)
-    if kind == "toggle":
-        return (card is not None and rest == card) or any(
-            rest == f"{message.message_id}:{i}" and isinstance(block, _CARDS)
-            for i, block in enumerate(message.content)
-        )
-    if kind == "remedy":
-        action, _, target = rest.partition(":")
-        return any(
-            r.action == action and (r.target or "") == target
-            for b in message.content
-            if isinstance(b, ErrorBlock)
-            for r in remedies_for(b.code)
-        )
-    if kind == "source":
-        return rest.isdigit() and 0 < int(rest) <= len(citations(message))
+def own_link(message: Message, intent: LinkIntent, card: str | None = None) -> bool:
+    """Whether ``intent`` is one Parley itself puts on ``message``'s row: a code block's
+    :class:`CopyCode`, the :class:`Toggle` of one of its cards (``card``: the key of the
+    delegate card the row draws, if any), the :class:`Remedy` of one of its errors, the
+    :class:`OpenSource` of one of its citations."""
+    match intent:
+        case CopyCode():
+            return any(isinstance(b, TextBlock) for b in message.content)
+        case Toggle(key):
+            return (card is not None and key == card) or any(
+                key == f"{message.message_id}:{i}" and isinstance(block, _CARDS)
+                for i, block in enumerate(message.content)
+            )
+        case Remedy(action, target):
+            return any(
+                r.action == action and (r.target or "") == target
+                for b in message.content
+                if isinstance(b, ErrorBlock)
+                for r in remedies_for(b.code)
+            )
+        case OpenSource(index):
+            return 0 < index <= len(citations(message))
     return False
 
 
@@ -132,7 +142,7 @@ def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
     for n, ref in enumerate(refs, before + 1):
         title = html.escape(ref.title or ref.url or "source")
         cells.append(
-            f'<td bgcolor="{bg}"><a href="source:{n}" style="text-decoration:none; '
+            f'<td bgcolor="{bg}"><a href="{href_of(OpenSource(n))}" style="text-decoration:none; '
             f'color:{fg};"><b>{n}</b>&nbsp; {title}</a></td>'
         )
     return (
@@ -199,7 +209,8 @@ def _text(block: TextBlock, at: _Slot) -> str:
     if page.codes and found:
         # renumber this block's copy links after the ones already collected
         for n in range(len(found) - 1, -1, -1):
-            body = body.replace(f'href="copy:{n}"', f'href="copy:{n + len(page.codes)}"')
+            was, now = href_of(CopyCode(n)), href_of(CopyCode(n + len(page.codes)))
+            body = body.replace(f'href="{was}"', f'href="{now}"')
     else:
         size = sum(map(len, page.parts))
         page.breaks += [(size + pos, always) for pos, always in rendered.breaks]
@@ -238,7 +249,8 @@ def _reasoning(block: ReasoningBlock, at: _Slot) -> str:
 def _error(block: ErrorBlock, at: _Slot) -> str:
     bg = "#3b1f22" if at.dark else "#fdecea"
     links = " &nbsp; ".join(
-        f'<a href="remedy:{r.action}:{html.escape(r.target or "")}">{html.escape(r.label)}</a>'
+        f'<a href="{html.escape(href_of(Remedy(r.action, r.target or "")))}">'
+        f"{html.escape(r.label)}</a>"
         for r in remedies_for(block.code)
     )
     return (

@@ -40,7 +40,18 @@ from PySide6.QtWidgets import (
 from app.core.state import AnnotationRef, Message
 from app.services.hidden_chars import mark_hidden
 from app.ui.chat.delegate import LABELS, MessageDelegate
-from app.ui.chat.message_html import citations, own_link, web_link
+from app.ui.chat.links import (
+    CopyCode,
+    MailLink,
+    MediaAction,
+    OpenSource,
+    Remedy,
+    Toggle,
+    WebLink,
+    href_of,
+    parse_link,
+)
+from app.ui.chat.message_html import citations, own_link
 from app.ui.chat.message_model import DelegationRole
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.dialogs import ask
@@ -236,41 +247,43 @@ class ChatView(QListView):
     # Links and actions ---------------------------------------------------------------
 
     def _on_link(self, href: str, row: int) -> None:
-        kind, _, rest = href.partition(":")
-        if web_link(href):
-            QDesktopServices.openUrl(QUrl(href))
-            return
+        intent = parse_link(href)
+        match intent:
+            case WebLink(url) | MailLink(url):
+                QDesktopServices.openUrl(QUrl(url))
+                return
+            case None | MediaAction():
+                return  # an attachment's action is the attachments' to carry out
         message = self.message_at_row(row)
         card = self.model().index(row, 0).data(DelegationRole)
         key = card.key if card is not None and card.first else None
-        if message is None or not own_link(message, href, key):
+        if message is None or not own_link(message, intent, key):
             return  # only the intents Parley put on this row do anything
-        if kind == "copy":
-            text = self.delegate.code_block(self.model().index(row, 0), int(rest or 0))
-            if text is not None:
-                QGuiApplication.clipboard().setText(text)
-                self.vm.notice.emit("Copied the code.")
-        elif kind == "toggle":
-            self.delegate.expanded ^= {rest}
-            self.scheduleDelayedItemsLayout()
-            self.viewport().update()
-        elif kind == "remedy":
-            action, _, target = rest.partition(":")
-            if action == "retry":
+        match intent:
+            case CopyCode(n):
+                text = self.delegate.code_block(self.model().index(row, 0), n)
+                if text is not None:
+                    QGuiApplication.clipboard().setText(text)
+                    self.vm.notice.emit("Copied the code.")
+            case Toggle(folded):
+                self.delegate.expanded ^= {folded}
+                self.scheduleDelayedItemsLayout()
+                self.viewport().update()
+            case Remedy("retry"):
                 spawn(self.vm.regenerate())
-            else:
+            case Remedy(action, target):
                 self.remedyRequested.emit(action, target)
-        elif kind == "source":
-            ref = self._citation(row, rest)
-            if ref is not None and ref.url:
-                self._open_source(ref.url)
-            elif ref is not None:
-                self.vm.notice.emit("This source has no address to open.")
+            case OpenSource(n):
+                ref = self._citation(row, n)
+                if ref is not None and ref.url:
+                    self._open_source(ref.url)
+                elif ref is not None:
+                    self.vm.notice.emit("This source has no address to open.")
 
     def _open_source(self, url: str) -> None:
         """Open a citation: a web page in the browser; a file only when it is inside a
         knowledge folder, of a kind indexed and not a program, else after a question."""
-        if url.partition(":")[0].lower() in ("http", "https") and web_link(url):
+        if isinstance(parse_link(url), WebLink):
             QDesktopServices.openUrl(QUrl(url))
             return
         if not url.lower().startswith("file:"):
@@ -306,11 +319,10 @@ class ChatView(QListView):
         if chosen:
             QDesktopServices.openUrl(QUrl(cited.url))
 
-    def _citation(self, row: int, number: str) -> AnnotationRef | None:
-        """Citation ``number`` (from 1) of the message in ``row``."""
+    def _citation(self, row: int, n: int) -> AnnotationRef | None:
+        """Citation ``n`` (from 1) of the message in ``row``."""
         message = self.message_at_row(row)
         refs = citations(message) if message is not None else []
-        n = int(number) if number.isdigit() else 0
         return refs[n - 1] if 0 < n <= len(refs) else None
 
     def viewportEvent(self, event: QEvent) -> bool:
@@ -318,8 +330,9 @@ class ChatView(QListView):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             index = self.indexAt(event.pos())
             href = self.delegate.href_at(index, QPointF(event.pos())) if index.isValid() else ""
-            if href.startswith("source:"):
-                ref = self._citation(index.row(), href.partition(":")[2])
+            intent = parse_link(href)
+            if isinstance(intent, OpenSource):
+                ref = self._citation(index.row(), intent.index)
                 if ref is not None:
                     QToolTip.showText(event.globalPos(), _passage_tip(ref), self.viewport())
                     return True
@@ -370,7 +383,7 @@ class ChatView(QListView):
         card = index.data(DelegationRole) if index.isValid() else None
         toggles = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if card is not None and card.first and event.key() in toggles:
-            self._on_link(f"toggle:{card.key}", index.row())  # fold or unfold the card
+            self._on_link(href_of(Toggle(card.key)), index.row())  # fold or unfold the card
             return
         if event.key() == Qt.Key.Key_Menu and index.isValid():
             menu = self._menu_for(index.row())

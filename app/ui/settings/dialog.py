@@ -1,8 +1,10 @@
 """``settingsDialog``: a list of pages on the left, the chosen page on the right.
 
-Each page is its own module under :mod:`app.ui.settings`; :func:`make_pages` builds them in
-order, each with the services it calls out of :class:`SettingsServices`, so a new page is one
-import and one line there. Changes apply at once; the dialog only has Close.
+Each page is its own module under :mod:`app.ui.settings`; :data:`PAGES` lists them in order as
+:class:`~app.ui.settings.page.PageSpec` records, each making its page with the services it
+calls out of :class:`SettingsServices`, so a new page is a :class:`PageId` member and one
+record there. A page is opened by its :class:`PageId`. Changes apply at once; the dialog only
+has Close.
 """
 
 from __future__ import annotations
@@ -26,31 +28,37 @@ from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
 from app.ui.settings.models_page import ModelsPage
 from app.ui.settings.network_page import NetworkPage
-from app.ui.settings.page import SettingsPage
+from app.ui.settings.page import PageId, PageSpec, SettingsPage
 from app.ui.settings.rules_page import RulesPage
 from app.ui.settings.services import SettingsServices
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
 
-__all__ = ["SettingsDialog", "SettingsServices", "make_pages"]
+__all__ = ["PAGES", "PageId", "PageSpec", "SettingsDialog", "SettingsServices"]
 
 
-def make_pages(services: SettingsServices, parent: QWidget) -> list[SettingsPage]:
-    """The dialog's pages, in the order the list shows them, each given what it calls."""
-    s = services
-    return [
-        ModelsPage(s.preferences, parent),
-        KeysPage(s.preferences, parent),
-        ToolsPage(s.settings, s.tools, parent),
-        KnowledgePage(s.knowledge, s.events.subscribe, parent, agent_name=s.agent_name),
-        McpPage(s.mcp, s.events, parent),
-        RulesPage(s.preferences, parent),
-        AuditPage(s.preferences, parent),
-        LimitsPage(s.preferences, parent),
-        AppearancePage(s.preferences, parent),
-        NetworkPage(s.network, s.preferences, parent),
-        DataPage(s.backups, parent),
-    ]
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec(PageId.MODELS, ModelsPage.TITLE, lambda s, p: ModelsPage(s.preferences, p)),
+    PageSpec(PageId.KEYS, KeysPage.TITLE, lambda s, p: KeysPage(s.preferences, p)),
+    PageSpec(PageId.TOOLS, ToolsPage.TITLE, lambda s, p: ToolsPage(s.settings, s.tools, p)),
+    PageSpec(
+        PageId.KNOWLEDGE,
+        KnowledgePage.TITLE,
+        lambda s, p: KnowledgePage(s.knowledge, s.events.subscribe, p, agent_name=s.agent_name),
+    ),
+    PageSpec(PageId.MCP, McpPage.TITLE, lambda s, p: McpPage(s.mcp, s.events, p)),
+    PageSpec(PageId.RULES, RulesPage.TITLE, lambda s, p: RulesPage(s.preferences, p)),
+    PageSpec(PageId.AUDIT, AuditPage.TITLE, lambda s, p: AuditPage(s.preferences, p)),
+    PageSpec(PageId.LIMITS, LimitsPage.TITLE, lambda s, p: LimitsPage(s.preferences, p)),
+    PageSpec(
+        PageId.APPEARANCE, AppearancePage.TITLE, lambda s, p: AppearancePage(s.preferences, p)
+    ),
+    PageSpec(
+        PageId.NETWORK, NetworkPage.TITLE, lambda s, p: NetworkPage(s.network, s.preferences, p)
+    ),
+    PageSpec(PageId.DATA, DataPage.TITLE, lambda s, p: DataPage(s.backups, p)),
+)
+"""The dialog's pages, in the order its list shows them."""
 
 
 class SettingsDialog(QDialog):
@@ -65,10 +73,15 @@ class SettingsDialog(QDialog):
         self.list.setAccessibleName("Settings pages")
         self.list.setFixedWidth(190)
         self.stack = QStackedWidget(self)
-        self.pages = make_pages(services, self.stack)
-        for page in self.pages:
+        self.pages: list[SettingsPage] = []
+        self._ids: list[PageId] = []
+        for spec in PAGES:
+            page = spec.factory(services, self.stack)
+            page.setObjectName(spec.id.value)
+            self.pages.append(page)
+            self._ids.append(spec.id)
             self.stack.addWidget(page)
-            self.list.addItem(page.TITLE)
+            self.list.addItem(spec.title)
         self.list.currentRowChanged.connect(self._show)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
@@ -82,16 +95,13 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(860, 560)
 
-    def page(self, object_name: str) -> SettingsPage:
-        """The page named ``object_name``."""
-        for page in self.pages:
-            if page.objectName() == object_name:
-                return page
-        raise KeyError(object_name)
+    def page(self, page_id: PageId) -> SettingsPage:
+        """The page ``page_id``."""
+        return self.pages[self._ids.index(page_id)]
 
-    async def show_page(self, object_name: str) -> SettingsPage:
-        """Switch to the page named ``object_name`` and wait until it is filled."""
-        page = self.page(object_name)
+    async def show_page(self, page_id: PageId) -> SettingsPage:
+        """Switch to the page ``page_id`` and wait until it is filled."""
+        page = self.page(page_id)
         self.list.blockSignals(True)
         self.list.setCurrentRow(self.pages.index(page))
         self.list.blockSignals(False)
@@ -104,10 +114,10 @@ class SettingsDialog(QDialog):
             self.stack.setCurrentIndex(row)
             spawn(self.pages[row].load())
 
-    def open_at(self, object_name: str | None = None) -> None:
+    def open_at(self, page_id: PageId | None = None) -> None:
         """Show the dialog (without blocking) at a page (the current one by default)."""
-        if object_name is not None:
-            spawn(self.show_page(object_name))
+        if page_id is not None:
+            spawn(self.show_page(page_id))
         elif self.list.currentRow() < 0:
             self.list.setCurrentRow(0)
         else:

@@ -9,11 +9,33 @@ keeps the old value.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtWidgets import QWidget
 
-__all__ = ["SettingsPage"]
+if TYPE_CHECKING:
+    from app.ui.settings.services import SettingsServices
+
+__all__ = ["PageId", "PageSpec", "SettingsPage"]
+
+
+class PageId(Enum):
+    """Each settings page; the value is the page's object name (what tests find it by)."""
+
+    MODELS = "modelsSettingsPage"
+    KEYS = "keysSettingsPage"
+    TOOLS = "toolsSettingsPage"
+    KNOWLEDGE = "knowledgeSettingsPage"
+    MCP = "mcpSettingsPage"
+    RULES = "rulesSettingsPage"
+    AUDIT = "auditSettingsPage"
+    LIMITS = "limitsSettingsPage"
+    APPEARANCE = "appearanceSettingsPage"
+    NETWORK = "networkSettingsPage"
+    DATA = "dataSettingsPage"
 
 
 class SettingsPage(QWidget):
@@ -34,3 +56,13 @@ class SettingsPage(QWidget):
 
     async def load(self) -> None:
         """Fill the page from its services (off the loop where it reads files)."""
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page of the settings dialog as a record: its ``id``, the ``title`` the dialog's
+    list shows, and the ``factory`` that makes it from the services (and its parent)."""
+
+    id: PageId
+    title: str
+    factory: Callable[[SettingsServices, QWidget], SettingsPage]

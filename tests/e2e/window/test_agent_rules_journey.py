@@ -15,6 +15,7 @@ from app.services.agents import Agent
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.ui.app import close_window
+from app.ui.settings.page import PageId
 from app.ui.tasks import spawn
 from app.ui.window import MainWindow
 from tests.e2e.window.test_agent_journeys import check, click_agent, editor_of, save
@@ -77,7 +78,7 @@ async def test_an_agents_rule_and_folders_from_the_dialog_to_the_editor(tmp_path
         ]
 
         settings = window.open_settings()
-        page = await settings.show_page("rulesSettingsPage")
+        page = await settings.show_page(PageId.RULES)
         table = find(page, QTableWidget, "rulesTable")
         item = table.item(0, 1)
         assert item is not None and item.text() == f"inside {notes} · every thread · for Writer"
@@ -106,7 +107,7 @@ async def test_an_agents_rule_and_folders_from_the_dialog_to_the_editor(tmp_path
         editor.reject()
 
         settings = window.open_settings()
-        page = await settings.show_page("knowledgeSettingsPage")
+        page = await settings.show_page(PageId.KNOWLEDGE)
         listed = find(page, QListWidget, "knowledgeFolders")
         await wait_until(lambda: "(agent Writer)" in listed.item(0).text(), what="its owner")
         settings.close()

@@ -18,6 +18,7 @@ from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.ui.budget.meter import BudgetMeter
 from app.ui.budget.pause_panel import BudgetPausePanel
+from app.ui.settings.page import PageId
 from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, press, type_text, wait_until
 
@@ -137,8 +138,8 @@ async def test_a_pause_survives_closing_and_reopening_the_window(tmp_path: Path)
 async def test_limits_set_in_settings_apply_to_the_next_run(tmp_path: Path) -> None:
     window = await open_window(tmp_path, Models({"scripted:a": SCRIPT}))
     try:
-        dialog = window.open_settings("limitsSettingsPage")
-        page = await dialog.show_page("limitsSettingsPage")
+        dialog = window.open_settings(PageId.LIMITS)
+        page = await dialog.show_page(PageId.LIMITS)
         box = find(page, QSpinBox, "limit_max_model_calls")
         assert box.value() == 2
         box.setValue(1)

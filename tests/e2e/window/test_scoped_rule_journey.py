@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QPushButton, QRadioButton, QTableWidget
 
 from app.ui.app import close_window
+from app.ui.settings.page import PageId
 from tests.ui.approval_harness import Recorder, approval_dialog, open_tool_window, send
 from tests.ui.harness import find, wait_until
 
@@ -69,7 +70,7 @@ async def test_a_folder_rule_allows_calls_inside_and_asks_about_one_outside(
         ]
 
         settings = window.open_settings()
-        page = await settings.show_page("rulesSettingsPage")
+        page = await settings.show_page(PageId.RULES)
         table = find(page, QTableWidget, "rulesTable")
         item = table.item(0, 1)
         assert table.rowCount() == 1 and item is not None

@@ -16,6 +16,7 @@ from app.store.backups import backups_folder
 from app.store.paths import database_path
 from app.ui.app import reopen_restored
 from app.ui.settings.data_page import DataPage
+from app.ui.settings.page import PageId
 from app.ui.window import MainWindow
 from tests.ui.data.test_data_menu import opened
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
@@ -35,8 +36,8 @@ async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: P
         await (await ws.runs.send(trip.id, "What should I pack?"))
         at_backup = await _titles(window)
         assert "Holiday plans" in at_backup
-        dialog = window.open_settings("dataSettingsPage")
-        page = dialog.page("dataSettingsPage")
+        dialog = window.open_settings(PageId.DATA)
+        page = dialog.page(PageId.DATA)
         assert isinstance(page, DataPage)
         table = find(page, QTableWidget, "backupsTable")
         await wait_until(lambda: page.isVisible(), what="the Data page")

@@ -14,6 +14,7 @@ from app.store import Store
 from app.store.paths import database_path
 from app.ui.app import close_window, open_window
 from app.ui.settings.data_page import DataPage
+from app.ui.settings.page import PageId
 from tests.store.foreign import add_triggers
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
@@ -52,8 +53,8 @@ async def test_a_backup_carrying_triggers_is_marked_and_the_replaced_database_li
     service.restore(service.take())  # the database in place is put aside as replaced
     window = await open_test_window(tmp_path, Models({}))
     try:
-        dialog = window.open_settings("dataSettingsPage")
-        page = dialog.page("dataSettingsPage")
+        dialog = window.open_settings(PageId.DATA)
+        page = dialog.page(PageId.DATA)
         assert isinstance(page, DataPage)
         await wait_until(lambda: page.isVisible(), what="the Data page")
         await page.load()

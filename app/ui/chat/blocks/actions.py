@@ -28,6 +28,7 @@ from app.ui.chat.blocks.media_html import outline_box
 from app.ui.chat.blocks.text_viewer import TextViewer
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.chat.delegate import is_dark
+from app.ui.chat.links import MediaAction, href_of
 from app.ui.dialogs import ask
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class MediaActions(QObject):
             poster=await self._poster(block),
             dark=is_dark(view.palette()),
         )
-        if self.dock.start(player, row, f"media:play:{index}"):
+        if self.dock.start(player, row, href_of(MediaAction("play", index))):
             player.player.play()
         else:
             self.notice.emit(f"Scroll to {file_name(block)} to play it.")

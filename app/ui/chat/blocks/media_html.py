@@ -22,6 +22,7 @@ from app.core.state import (
     VideoBlock,
 )
 from app.ui.attachments.describe import chip_detail, describe, file_name
+from app.ui.chat.links import MediaAction, href_of
 
 __all__ = [
     "THUMB_BOX",
@@ -86,9 +87,13 @@ def _img(ref: MediaRef | None, size: tuple[int, int], alt: str, box: str = "") -
     )
 
 
+def _href(action: str, i: int) -> str:
+    return html.escape(href_of(MediaAction(action, i)))
+
+
 def _links(i: int, *actions: tuple[str, str]) -> str:
     return " &nbsp;·&nbsp; ".join(
-        f'<a href="media:{what}:{i}" style="text-decoration:none;">{label}</a>'
+        f'<a href="{_href(what, i)}" style="text-decoration:none;">{label}</a>'
         for what, label in actions
     )
 
@@ -119,7 +124,7 @@ def image_html(block: ImageBlock, at: BlockSlot) -> str:
     picture = _img(block.thumbnail or block.media, size, alt, outline_box(block))
     caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
     return (
-        f'<p style="margin-top:6px;"><a href="media:view:{i}">{picture}</a>{caption}'
+        f'<p style="margin-top:6px;"><a href="{_href("view", i)}">{picture}</a>{caption}'
         f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
     )
 
@@ -129,7 +134,7 @@ def document_html(block: DocumentBlock, at: BlockSlot) -> str:
     name, detail, i = file_name(block), chip_detail(block), at.index
     preview = ""
     if block.preview is not None:
-        preview = f'<a href="media:open:{i}">{_img(block.preview, (72, 96), name)}</a>'
+        preview = f'<a href="{_href("open", i)}">{_img(block.preview, (72, 96), name)}</a>'
     excerpt = (block.excerpt or (block.text or "")[:300]).strip()
     if len(excerpt) > 280:
         excerpt = excerpt[:279] + "…"
@@ -158,7 +163,7 @@ def video_html(block: VideoBlock, at: BlockSlot) -> str:
     name, i = file_name(block), at.index
     size = image_size(block.width, block.height, (160, 120))
     poster = (
-        f'<a href="media:play:{i}">{_img(block.thumbnail, size, name)}</a>'
+        f'<a href="{_href("play", i)}">{_img(block.thumbnail, size, name)}</a>'
         if block.thumbnail is not None
         else ""
     )
