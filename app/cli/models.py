@@ -8,7 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from app.services.models._download import Progress
+    from app.services.models.downloads import Progress
 
 __all__ = ["add_parsers", "run_command"]
 

@@ -10,8 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.models._download import Progress
-from app.services.models.downloads import ModelDownloads, human_size
+from app.services.models.downloads import ModelDownloads, Progress, human_size
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 

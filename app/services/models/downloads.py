@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 from app.core.errors import UserError
-from app.services.models._download import ProgressCallback
+from app.services.models._download import Progress, ProgressCallback
 from app.services.models.catalogue import (
     CatalogueEntry,
     InstalledModel,
@@ -22,6 +22,8 @@ __all__ = [
     "DOWNLOAD_GROUP",
     "DOWNLOAD_PREFIX",
     "ModelDownloads",
+    "Progress",
+    "ProgressCallback",
     "bundled_model_bytes",
     "human_size",
 ]

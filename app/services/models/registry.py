@@ -20,8 +20,7 @@ from app.core.models.protocol import ChatModel, ModelInfo, ModelPrice
 from app.core.models.scripted import ScriptedChatModel
 from app.core.quoting import quoted
 from app.core.userinfo import has_userinfo, without_userinfo
-from app.providers._content import MediaLoader
-from app.providers._retry import RetryPolicy
+from app.providers import MediaLoader, RetryPolicy
 
 __all__ = [
     "ApiKeyLookup",
