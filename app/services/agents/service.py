@@ -240,7 +240,7 @@ class AgentService:
 
     def _model_note(self, model: str) -> tuple[str | None, str | None]:
         """(a warning, and the model to keep) for the file's ``model``."""
-        from app.services.models.registry import parse_spec
+        from app.providers.spec import parse_spec
 
         spec = parse_spec(model)
         if spec.provider in ("gguf", "scripted") and not Path(spec.name).expanduser().is_file():

@@ -68,7 +68,7 @@ def text_problems(agent: Agent) -> dict[AgentField, str]:
     elif _hidden(agent.instructions):
         found["instructions"] = "The instructions hold control or invisible characters."
     if agent.model is not None:
-        from app.services.models.registry import parse_spec
+        from app.providers.spec import parse_spec
 
         try:
             parse_spec(agent.model)
