@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.agents import BUILTIN_AGENT_ID
 from app.services.events import AgentsChanged, BudgetUpdated, ModelStatus
-from app.services.hidden_chars import mark_hidden
 from app.services.threads import ThreadService
 from app.services.workspace import Workspace
+from app.text.hidden_chars import mark_hidden
 from app.ui.a11y import announce
 from app.ui.actions import build_menus, shortcut_rows
 from app.ui.agents.part import WindowAgents

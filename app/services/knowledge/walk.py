@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.sizes import human_size
 from app.fs.kinds import file_kind
 from app.fs.openat import DIR_FLAGS, FILE_FLAGS, LinkOnTheWay, open_folder, open_in
+from app.text.sizes import human_size
 
 __all__ = [
     "INDEXED_SUFFIXES",
