@@ -22,7 +22,7 @@ from typing import Any, Literal, TextIO
 from app.cli.stdin import read_line, stdin_lines
 from app.core.graph.budget_pause import BudgetPause
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
-from app.services.hidden_chars import escape_hidden, json_escape_hidden
+from app.text.hidden_chars import escape_hidden, json_escape_hidden
 
 __all__ = ["TerminalApprovalHandler"]
 

@@ -44,7 +44,7 @@ def _service(args: argparse.Namespace) -> Any:
 
 
 def _backup(args: argparse.Namespace, out: TextIO) -> int:
-    from app.core.sizes import human_size
+    from app.text.sizes import human_size
 
     path = _service(args).take(Path(args.file).expanduser() if args.file else None)
     out.write(f"Backup written to {path} ({human_size(path.stat().st_size)}).\n")
@@ -52,8 +52,8 @@ def _backup(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _backups(args: argparse.Namespace, out: TextIO) -> int:
-    from app.core.sizes import human_size
     from app.services.data.backups import describe
+    from app.text.sizes import human_size
 
     service = _service(args)
     entries = service.list()

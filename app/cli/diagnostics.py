@@ -42,8 +42,8 @@ def _diagnostics(args: argparse.Namespace, out: TextIO) -> int:
 
 def _doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.data.export_delete import export_all_threads
+    from app.services.data.recovery import export_readable
     from app.services.locations import Locations
-    from app.services.recovery import export_readable
     from app.store import Store, check_database
 
     database = Locations.resolve(args.data_dir).database

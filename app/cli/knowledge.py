@@ -10,7 +10,7 @@ import asyncio
 import datetime
 from typing import Any, TextIO
 
-from app.core.sizes import human_size
+from app.text.sizes import human_size
 
 __all__ = ["add_parsers", "run_command"]
 

@@ -8,7 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from app.services.models._download import Progress
+    from app.services.models.downloads import Progress
 
 __all__ = ["add_parsers", "run_command"]
 
@@ -62,13 +62,13 @@ class _ProgressLine:
         self.tty = err.isatty()
 
     def __call__(self, p: Progress) -> None:
-        from app.services.models.catalogue import human_size
+        from app.text.sizes import rough_size
 
         pct = int(100 * (p.fraction or 0))
         if pct == self.last or (not self.tty and pct % 10 and pct != 100):
             return
         self.last = pct
-        total = human_size(p.total) if p.total else "?"
+        total = rough_size(p.total) if p.total else "?"
         self.err.write(f"{self.label}: {pct:3d}% of {total}")
         if self.tty and pct < 100:  # back to the line's start, to write the next percent over it
             getattr(self.err, "write_control", self.err.write)("\r")
@@ -78,7 +78,7 @@ class _ProgressLine:
 
 
 def _list(library: Any, out: TextIO) -> int:
-    from app.services.models.catalogue import human_size
+    from app.text.sizes import rough_size
 
     out.write(f"{'NAME':<16}{'SIZE':>9}{'RAM':>8}  {'TOOLS':<6}{'LICENCE':<29}STATUS\n")
     for row in library.listing():
@@ -86,15 +86,15 @@ def _list(library: Any, out: TextIO) -> int:
         if row.installed is not None:
             status = f"installed: --model {row.installed.spec}"
         elif row.partial_bytes:
-            status = f"unfinished ({human_size(row.partial_bytes)}); download again to resume"
+            status = f"unfinished ({rough_size(row.partial_bytes)}); download again to resume"
         if row.entry is not None:
             e = row.entry
             out.write(
-                f"{e.name:<16}{human_size(e.size_bytes):>9}{human_size(e.ram_bytes):>8}  "
+                f"{e.name:<16}{rough_size(e.size_bytes):>9}{rough_size(e.ram_bytes):>8}  "
                 f"{e.tool_calls if e.kind == 'chat' else 'embed':<6}{e.licence:<29}{status}\n"
             )
         else:
-            size = human_size(row.installed.size_bytes)
+            size = rough_size(row.installed.size_bytes)
             out.write(f"{row.name:<16}{size:>9}{'':>8}  {'':<6}{'(added file)':<29}{status}\n")
     return 0
 

@@ -15,9 +15,9 @@ from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.events import WorkspaceEvent
-from app.services.hidden_chars import escape_hidden
 from app.services.models.access import ENV_KEYS, api_key_lookup
 from app.services.workspace import Workspace
+from app.text.hidden_chars import escape_hidden
 from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
 __all__ = ["ENV_KEYS", "Session", "api_key_lookup", "open_session"]

@@ -3,7 +3,7 @@ others wrote (a model, a server) made safe to print."""
 
 from __future__ import annotations
 
-from app.services.hidden_chars import escape_hidden
+from app.text.hidden_chars import escape_hidden
 
 __all__ = ["as_text", "printable"]
 

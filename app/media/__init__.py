@@ -3,6 +3,7 @@
 Qt-free: the window and the terminal both attach files through :class:`Ingestor`.
 """
 
+from app.media._util import Job
 from app.media.clipboard import sources_from_clipboard
 from app.media.errors import IngestError
 from app.media.ingest import (
@@ -24,6 +25,7 @@ __all__ = [
     "IngestProgress",
     "IngestResult",
     "Ingestor",
+    "Job",
     "OpenedFile",
     "Source",
     "StoreMedia",

@@ -6,8 +6,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.core.sizes import human_size
 from app.media.errors import Cancelled
+from app.text.sizes import human_size
 
 __all__ = ["Job", "ProgressFn", "excerpt_of", "human_size"]
 

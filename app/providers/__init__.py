@@ -9,6 +9,7 @@ Each lives in its own module (``local``, ``openai_compat``, ``ollama``, ``anthro
 importing one does not import every provider SDK; ``app.services.models.registry`` picks by spec.
 """
 
+from app.providers._content import MediaLoader
 from app.providers._retry import RetryPolicy
 
-__all__ = ["RetryPolicy"]
+__all__ = ["MediaLoader", "RetryPolicy"]

@@ -25,7 +25,7 @@ from app.providers._stream import MalformedChunk, chunk
 
 __all__ = ["OpenAIChatModel"]
 
-OPENAI_URL = "https://api.openai.com/v1"
+from app.providers.spec import OPENAI_URL
 
 
 def classify(exc: BaseException) -> Failure | None:

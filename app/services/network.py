@@ -17,10 +17,10 @@ import threading
 from collections.abc import Callable, Mapping
 
 from app.core.netgate import GATE, Connection, NetworkGate, install
-from app.core.sizes import human_size
 from app.core.userinfo import without_userinfo
 from app.services.events import SettingsChanged, WorkspaceEvent
 from app.store import Store
+from app.text.sizes import human_size
 
 __all__ = [
     "ENV_VAR",

@@ -123,7 +123,7 @@ class ThreadService:
         holds a password is refused (it would be saved with the thread)."""
         spec = model or self._settings.current.default_model
         if spec and has_userinfo(spec):
-            from app.services.models.registry import parse_spec
+            from app.providers.spec import parse_spec
 
             parse_spec(spec)  # raises, saying where the password goes instead
         thread = await self._store.create_thread(
@@ -153,7 +153,7 @@ class ThreadService:
 
     async def set_model(self, thread_id: str, spec: str) -> Thread:
         """Run the thread's next turns on ``spec``."""
-        from app.services.models.registry import parse_spec
+        from app.providers.spec import parse_spec
 
         parse_spec(spec)  # refuse a malformed spec before saving it
         thread = await self._store.update_thread(thread_id, model=spec)

@@ -3,7 +3,7 @@
 Every path a model names is checked here before anything is opened: ``..`` is refused, ``~``
 and relative paths are expanded, symlinks are resolved, and the real path must lie inside a
 granted folder. The real path is then opened one component at a time without following any
-link (:mod:`app.tools._openat`), so a folder swapped for a link meanwhile is refused; files are
+link (:mod:`app.fs.openat`), so a folder swapped for a link meanwhile is refused; files are
 opened without blocking on a FIFO, and must be regular files.
 """
 
@@ -16,22 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.tools import ToolError
-from app.tools._openat import FILE_FLAGS, LinkOnTheWay, open_folder, open_in, stat_in
+from app.fs.kinds import file_kind
+from app.fs.openat import FILE_FLAGS, LinkOnTheWay, open_folder, open_in, stat_in
 
-__all__ = ["GrantedFolders", "file_kind"]
-
-
-def file_kind(mode: int) -> str:
-    """What a file of ``mode`` is, for a refusal: "a folder", "a named pipe (FIFO)", ..."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+__all__ = ["GrantedFolders"]
 
 
 class GrantedFolders:

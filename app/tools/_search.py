@@ -7,7 +7,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from app.tools._openat import FILE_FLAGS
+from app.fs.openat import FILE_FLAGS
 
 __all__ = ["MAX_MATCHES", "MAX_SCANNED_FILES", "search_tree"]
 

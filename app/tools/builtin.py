@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.tools import RuleSpec, Tool, ToolError, tool
-from app.tools._folders import file_kind
-from app.tools._netguard import NetworkPolicy
+from app.fs.kinds import file_kind
+from app.net.guard import NetworkPolicy
 from app.tools.calculator import calculator
 from app.tools.files import MediaIngest, file_tools
 from app.tools.threads import ThreadSearch, search_threads_tool

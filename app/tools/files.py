@@ -18,9 +18,9 @@ from typing import Any, BinaryIO
 
 from app.core.state import ContentBlock, TextBlock
 from app.core.tools import ApprovalPreview, RuleSpec, Tool, ToolError, tool
+from app.fs.openat import create_temp, stat_in
 from app.tools._diff import write_preview
 from app.tools._folders import GrantedFolders
-from app.tools._openat import create_temp, stat_in
 from app.tools._reading import media_type, read_chunk
 from app.tools._search import search_tree
 

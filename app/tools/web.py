@@ -11,8 +11,8 @@ import json
 from typing import Any, Literal
 
 from app.core.tools import RuleSpec, Tool, ToolError, tool
-from app.tools._http import Fetched, exchange
-from app.tools._netguard import NetworkPolicy
+from app.net.guard import NetworkPolicy
+from app.net.http import Fetched, exchange
 from app.tools._page import page_text
 
 __all__ = [

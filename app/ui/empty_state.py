@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 
 __all__ = ["EXAMPLES", "EmptyState"]
 

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
 
-from app.services.hidden_chars import mark_hidden
 from app.services.models.choices import ModelChoice
 from app.services.models.downloads import DOWNLOAD_PREFIX
+from app.text.hidden_chars import mark_hidden
 from app.ui.budget.meter import BudgetMeter
 from app.ui.network_indicator import NetworkIndicator
 

@@ -10,8 +10,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.errors import ParleyError
-from app.services.models._download import Progress
-from app.services.models.downloads import ModelDownloads, human_size
+from app.services.models.downloads import ModelDownloads, Progress
+from app.text.sizes import rough_size
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 
@@ -74,11 +74,11 @@ class DownloadBar(QFrame):
         if progress.total:
             self.bar.setValue(int(1000 * progress.done / progress.total))
             text = (
-                f"Downloading {title}: {human_size(progress.done)} of {human_size(progress.total)}"
+                f"Downloading {title}: {rough_size(progress.done)} of {rough_size(progress.total)}"
             )
         else:
             self.bar.setRange(0, 0)
-            text = f"Downloading {title}: {human_size(progress.done)}"
+            text = f"Downloading {title}: {rough_size(progress.done)}"
         self.label.setText(text)
         self.bar.setAccessibleDescription(text)
 
@@ -100,7 +100,7 @@ class DownloadBar(QFrame):
             self._stop()
             self.notifier.show(
                 f"Stopped downloading {entry.title}"
-                + (f"; {human_size(kept)} are kept, choose it again to resume." if kept else "."),
+                + (f"; {rough_size(kept)} are kept, choose it again to resume." if kept else "."),
                 timeout_ms=8000,
             )
             return

@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.models.catalogue import InstalledModel, ModelLibrary, human_size
+from app.services.models.catalogue import InstalledModel, ModelLibrary
 from app.services.models.downloads import ModelDownloads, bundled_model_bytes
+from app.text.sizes import rough_size
 from app.ui.dialogs import ask
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
@@ -61,7 +62,7 @@ def model_rows(library: ModelLibrary) -> list[ModelRow]:
     rows = []
     bundled = bundled_model_bytes()
     if bundled is not None:
-        size = human_size(bundled)
+        size = rough_size(bundled)
         rows.append(
             ModelRow("", BUNDLED_TITLE, f"{BUNDLED_TITLE} — {size}, part of Parley", False, 0)
         )
@@ -73,7 +74,7 @@ def model_rows(library: ModelLibrary) -> list[ModelRow]:
 
 
 def _row(model: InstalledModel, title: str) -> ModelRow:
-    size = human_size(model.size_bytes)
+    size = rough_size(model.size_bytes)
     if model.source == "local":
         text = f"{title} — {size}, added from disk"
         return ModelRow(model.name, title, text, True, 0, model.path)
@@ -86,7 +87,7 @@ def confirmation(row: ModelRow) -> str:
     """What the Remove question says about ``row``."""
     if row.frees:
         return (
-            f"This deletes its file and frees {human_size(row.frees)} of disk space. Threads "
+            f"This deletes its file and frees {rough_size(row.frees)} of disk space. Threads "
             "that use it keep their messages; you can download it again or choose another "
             "model for them."
         )
@@ -189,7 +190,7 @@ class ManageModels(QDialog):
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Could not remove {row.title}: {exc}", level="error")
             return
-        freed = f"; {human_size(row.frees)} of disk space freed" if row.frees else ""
+        freed = f"; {rough_size(row.frees)} of disk space freed" if row.frees else ""
         self.notifier.show(f"Removed {row.title}{freed}.", timeout_ms=6000)
         await self.load()
         self.removed.emit(row.name)

@@ -20,15 +20,14 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.agents import BUILTIN_AGENT_ID
 from app.services.events import AgentsChanged, BudgetUpdated, ModelStatus
-from app.services.hidden_chars import mark_hidden
 from app.services.threads import ThreadService
 from app.services.workspace import Workspace
+from app.text.hidden_chars import mark_hidden
 from app.ui.a11y import announce
 from app.ui.actions import ActionId, MenuId, build_menus, shortcut_rows
 from app.ui.agents.part import WindowAgents
 from app.ui.approvals import ApprovalController
 from app.ui.attachments.mcp_offers import McpOffersButton
-from app.ui.attachments.setup import WindowAttachments
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
@@ -52,6 +51,7 @@ from app.ui.tasks import set_failure_reporter, spawn
 from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
 from app.ui.window_actions import window_actions
+from app.ui.window_attachments import WindowAttachments
 from app.ui.window_threads import ThreadCommands
 
 __all__ = ["EXAMPLES", "MainWindow"]

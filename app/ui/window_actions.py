@@ -10,13 +10,13 @@ from PySide6.QtGui import QKeySequence
 from app.ui.actions import Action, ActionId, MenuId
 from app.ui.agents.part import WindowAgents
 from app.ui.attachments.mcp_offers import McpOffersButton
-from app.ui.attachments.setup import WindowAttachments
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.data_menu import DataMenu
 from app.ui.model_picking import ModelPicking
 from app.ui.settings.page import PageId
 from app.ui.tasks import spawn
+from app.ui.window_attachments import WindowAttachments
 
 __all__ = ["WindowCommands", "window_actions"]
 

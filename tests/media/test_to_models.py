@@ -18,7 +18,8 @@ from app.core.models.protocol import ModelInfo
 from app.core.state import MediaRef, Message
 from app.media import BytesSource, Ingestor
 from app.providers.openai_compat import OpenAIChatModel
-from app.services.attachments.compose import attach, compose, media_loader
+from app.services.attachments.compose import attach, compose
+from app.services.models.access import media_loader
 from app.store import Store
 from tests.media import corpus
 from tests.media.conftest import stored_bytes

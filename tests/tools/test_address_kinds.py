@@ -8,7 +8,7 @@ import ipaddress
 
 import pytest
 
-from app.tools._netguard import NetworkPolicy
+from app.net.guard import NetworkPolicy
 from app.tools.web import fetch_tool
 from tests.tools.helpers import refused
 

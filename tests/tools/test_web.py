@@ -19,8 +19,8 @@ from app.core.netgate import GATE, install
 from app.core.state import HumanMessage, ToolResultBlock
 from app.core.state.serde import dump_state
 from app.core.tools import ToolError, requests_of
-from app.tools._http import exchange
-from app.tools._netguard import NetworkPolicy
+from app.net.guard import NetworkPolicy
+from app.net.http import exchange
 from app.tools.web import HTTP_TOKEN_REF, MAX_FETCH_BYTES, fetch_tool, http_request_tool
 from tests.tools.helpers import ok, refused
 from tests.tools.web_server import Served, serve

@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from app.core.constants import START
-from app.core.graph._runner import Runner, prepare_context, task_ids_for
+from app.core.graph import Runner, prepare_context, task_ids_for
 from app.core.graph.compiled import CompiledGraph
 from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.graph.events import GraphEvent, MessageDelta, NodeFinished

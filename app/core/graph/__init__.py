@@ -1,7 +1,7 @@
 """The graph engine: build with ``StateGraph``, run the ``CompiledGraph`` it compiles to."""
 
 from app.core.constants import END, START
-from app.core.graph._runner import NodeError
+from app.core.graph._runner import NodeError, Runner, prepare_context, task_ids_for
 from app.core.graph.builder import StateGraph
 from app.core.graph.compiled import CompiledGraph, Resume, StateSnapshot
 from app.core.graph.context import (
@@ -47,9 +47,12 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RunStopped",
+    "Runner",
     "StateGraph",
     "StateSnapshot",
     "ToolProgress",
     "get_run_context",
     "interrupt",
+    "prepare_context",
+    "task_ids_for",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
@@ -20,7 +20,6 @@ from app.core.checkpoint.writes import StepWrites
 from app.core.constants import END
 from app.core.errors import GraphRecursionError, ParleyError, UserError
 from app.core.graph._changes import ChangeTracker
-from app.core.graph.builder import Branch, NodeSpec
 from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext, bind_context
 from app.core.graph.events import (
     CheckpointSaved,
@@ -29,6 +28,7 @@ from app.core.graph.events import (
     NodeStarted,
     RunStopped,
 )
+from app.core.graph.nodes import Branch, GraphLayout, NodeSpec
 from app.core.state.agent_state import (
     AgentState,
     UpdateSequence,
@@ -38,9 +38,6 @@ from app.core.state.agent_state import (
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.reducers import MessageList
 from app.core.state.tool_result import ToolResult
-
-if TYPE_CHECKING:
-    from app.core.graph.compiled import CompiledGraph
 
 S = TypeVar("S", bound=AgentState)
 
@@ -76,7 +73,7 @@ class Runner(Generic[S]):
 
     def __init__(
         self,
-        graph: CompiledGraph[S],
+        graph: GraphLayout,
         ctx: RunContext,
         checkpointer: Checkpointer | None,
         parent_checkpoint: str | None,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from app.core.constants import END, START
 from app.core.errors import UserError
+from app.core.graph.nodes import Branch, NodeSpec
 from app.core.state.agent_state import AgentState
 
 if TYPE_CHECKING:
@@ -18,30 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["Branch", "NodeSpec", "StateGraph"]
 
 S = TypeVar("S", bound=AgentState)
-
-Router = Callable[..., Any]
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """A node: its name, the callable, and how to call it."""
-
-    name: str
-    fn: Callable[..., Any]
-    takes_context: bool
-    is_async: bool
-    run_in_thread: bool = False
-
-
-@dataclass(frozen=True)
-class Branch:
-    """Conditional edges: ``router(state)`` picks the next node(s), mapped by ``path_map``."""
-
-    source: str
-    router: Callable[..., Any]
-    path_map: dict[Hashable, str] | None
-    takes_context: bool
-    is_async: bool
 
 
 def _positional_count(fn: Callable[..., Any]) -> int:

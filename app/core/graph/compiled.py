@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
@@ -24,7 +24,6 @@ from app.core.graph._runner import (
     task_ids_for,
     with_meta,
 )
-from app.core.graph.builder import Branch, NodeSpec
 from app.core.graph.context import (
     ChildStopped,
     GraphInterrupt,
@@ -32,13 +31,11 @@ from app.core.graph.context import (
     current_context,
 )
 from app.core.graph.events import GraphEvent, RunFailed, RunFinished, RunStarted
+from app.core.graph.nodes import Branch, GraphShape, NodeSpec
 from app.core.graph.run_config import ConfigInput, RunConfig, RunControl
 from app.core.state.agent_state import AgentState, UpdateSequence, apply_update
 from app.core.state.interrupt import Interrupt
 from app.core.state.serde import dump_state, load_state
-
-if TYPE_CHECKING:
-    from app.core.graph.builder import StateGraph
 
 __all__ = ["CompiledGraph", "Resume", "StateSnapshot"]
 
@@ -99,7 +96,7 @@ class CompiledGraph(Generic[S]):
 
     def __init__(
         self,
-        builder: StateGraph[S],
+        builder: GraphShape[S],
         *,
         checkpointer: Checkpointer | None,
         name: str,
@@ -231,7 +228,7 @@ class CompiledGraph(Generic[S]):
             base = self.initial_state
             state = base.model_copy(deep=True) if base is not None else self.state_cls()
         state = prepare_context(state)
-        runner = Runner(
+        runner: Runner[S] = Runner(
             self,
             ctx,
             self.checkpointer,
@@ -286,7 +283,7 @@ class CompiledGraph(Generic[S]):
         return outcome
 
     async def _entry(self, state: S, ctx: RunContext) -> list[str]:
-        runner = Runner(self, ctx, None, None, True)
+        runner: Runner[S] = Runner(self, ctx, None, None, True)
         return await runner.route(state, [START], 0)
 
     # ------------------------------------------------------------ inspection

@@ -23,11 +23,11 @@ from app.services.agents.files import (
 )
 from app.services.agents.folders import folder_problem
 from app.services.agents.importing import AgentImport, compare
+from app.services.agents.knowledge_folders import KnowledgeFolders
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
 from app.services.bus import EventBus
 from app.services.events import AgentsChanged
-from app.services.knowledge.service import KnowledgeService
 from app.services.settings.store import SettingsStore
 from app.store import Store, StoredArgumentRule, Thread
 
@@ -44,7 +44,7 @@ class AgentService:
         events: EventBus,
         settings: SettingsStore,
         tool_names: Callable[[], Collection[str]],
-        knowledge: KnowledgeService | None = None,
+        knowledge: KnowledgeFolders | None = None,
     ) -> None:
         self._store = store
         self._knowledge = knowledge
@@ -240,7 +240,7 @@ class AgentService:
 
     def _model_note(self, model: str) -> tuple[str | None, str | None]:
         """(a warning, and the model to keep) for the file's ``model``."""
-        from app.services.models.registry import parse_spec
+        from app.providers.spec import parse_spec
 
         spec = parse_spec(model)
         if spec.provider in ("gguf", "scripted") and not Path(spec.name).expanduser().is_file():

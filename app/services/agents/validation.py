@@ -13,7 +13,7 @@ from app.core.delegates import MAX_DELEGATION_DEPTH, delegation_depth, find_loop
 from app.core.errors import UserError
 from app.services.agents.model import LIMIT_NAMES, MAX_STARTERS, Agent, agent_key
 from app.services.agents.names import mixed_alphabets, skeleton
-from app.services.hidden_chars import escape_hidden
+from app.text.hidden_chars import escape_hidden
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -68,7 +68,7 @@ def text_problems(agent: Agent) -> dict[AgentField, str]:
     elif _hidden(agent.instructions):
         found["instructions"] = "The instructions hold control or invisible characters."
     if agent.model is not None:
-        from app.services.models.registry import parse_spec
+        from app.providers.spec import parse_spec
 
         try:
             parse_spec(agent.model)

@@ -15,9 +15,8 @@ from app.core.models.protocol import ModelInfo
 from app.core.state import ContentBlock, Message, TextBlock
 from app.core.state.message import NOTES_KEY
 from app.media import IngestLimits, Ingestor, IngestProgress, Source, StoreMedia, VideoFrames
-from app.services.models.access import media_loader
 
-__all__ = ["NOTES_KEY", "Attachments", "attach", "compose", "media_loader"]
+__all__ = ["NOTES_KEY", "Attachments", "attach", "compose"]
 
 
 @dataclass

@@ -21,11 +21,11 @@ from app.services.data.export_delete import (
     delete_all_data,
     export_all_threads,
 )
+from app.services.data.recovery import RescueResult, export_readable, rescue_copy
 from app.services.diagnostics import QtInfo, diagnostics_report
 from app.services.locations import Locations
 from app.services.mcp.config import CONFIG_NAME, mcp_log_dir
 from app.services.models.catalogue import MODELS_DIR
-from app.services.recovery import RescueResult, export_readable, rescue_copy
 from app.services.settings import FILE_NAME as SETTINGS_NAME
 from app.services.tool_choice import FILE_NAME as TOOL_CHOICES_NAME
 from app.store import DatabaseHealth, Store, check_database

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Literal
 
 from app.core.errors import ParleyError
-from app.core.sizes import human_size
 from app.store import SCHEMA_VERSION
 from app.store.backups import (
     KEEP_DAILY,
@@ -32,6 +31,7 @@ from app.store.backups import (
     rotate_backups,
 )
 from app.store.health import check_database
+from app.text.sizes import human_size
 
 __all__ = [
     "KEEP_DAILY",

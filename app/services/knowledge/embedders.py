@@ -16,8 +16,9 @@ from pathlib import Path
 
 from app.core.errors import UserError
 from app.knowledge import Embedder
-from app.services.models.catalogue import ModelLibrary, human_size
+from app.services.models.catalogue import ModelLibrary
 from app.store.knowledge import KnowledgeIndex
+from app.text.sizes import rough_size
 
 __all__ = [
     "BUNDLED_EMBEDDING",
@@ -94,7 +95,7 @@ def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[
     have = {row.name for row in rows if row.installed and Path(row.installed.path).is_file()}
     for entry in library.catalogue:
         if entry.kind == "embedding" and entry.name not in have:
-            size = human_size(entry.size_bytes)
+            size = rough_size(entry.size_bytes)
             out.append(
                 EmbeddingChoice(f"{DOWNLOAD}{entry.name}", f"{entry.title}: download, {size}")
             )

@@ -26,7 +26,7 @@ from typing import Any
 from app.core.child_process import Child, gate_offline, start_child
 from app.core.errors import ParleyError
 from app.knowledge import Passage, document_passages
-from app.media._util import Job
+from app.media import Job
 from app.media.errors import Cancelled, IngestError
 from app.media.ingest import IngestLimits, document_text, load_readers
 

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.fs.openat import LinkOnTheWay
 from app.media.errors import Cancelled, IngestError
 from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.walk import Found, open_relative, read_opened, walk_folder
 from app.store.knowledge import FileRow, FolderRecord, KnowledgeIndex
-from app.tools._openat import LinkOnTheWay
 
 __all__ = ["SyncProgress", "SyncResult", "sync_folder"]
 

@@ -1,7 +1,7 @@
 """Walking a knowledge folder and opening its files without ever leaving it.
 
 The folder is opened once, and every folder below it is reached through the one before it,
-links never followed, as the file tools reach theirs (:mod:`app.tools._openat`): a
+links never followed, as the file tools reach theirs (:mod:`app.fs.openat`): a
 link is not followed, so a link that loops cannot hang the walk and one pointing outside is
 listed with its reason, never read. The walk keeps a list of the folders still to visit, not a
 call per level, and holds open only the folders on the way down to the one it lists, so a very
@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.sizes import human_size
-from app.tools._folders import file_kind
-from app.tools._openat import DIR_FLAGS, FILE_FLAGS, LinkOnTheWay, open_folder, open_in
+from app.fs.kinds import file_kind
+from app.fs.openat import DIR_FLAGS, FILE_FLAGS, LinkOnTheWay, open_folder, open_in
+from app.text.sizes import human_size
 
 __all__ = [
     "INDEXED_SUFFIXES",

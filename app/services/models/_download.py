@@ -24,6 +24,16 @@ import httpx
 
 from app.core.netgate import refusal_in
 from app.core.tools import ToolError
+from app.net.guard import AddressRefused, NetworkPolicy
+from app.net.http import (
+    USER_AGENT,
+    Arrived,
+    body_of,
+    checked_url,
+    follow,
+    guarded_client,
+    origin,
+)
 from app.services.models._download_checks import (
     Bounds,
     DownloadError,
@@ -34,16 +44,6 @@ from app.services.models._download_checks import (
     published_sha,
     shown,
 )
-from app.tools._http import (
-    USER_AGENT,
-    Arrived,
-    body_of,
-    checked_url,
-    follow,
-    guarded_client,
-    origin,
-)
-from app.tools._netguard import AddressRefused, NetworkPolicy
 
 __all__ = ["Bounds", "DownloadError", "Progress", "ProgressCallback", "download_file"]
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from app.core.errors import UserError
-from app.tools._http import Arrived
+from app.net.http import Arrived
 
 __all__ = [
     "Bounds",

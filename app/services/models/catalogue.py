@@ -22,6 +22,7 @@ from app.core.errors import UserError
 from app.core.netgate import purpose
 from app.services.models._download import Bounds, DownloadError, ProgressCallback, download_file
 from app.store.paths import resolve_data_dir
+from app.text.sizes import rough_size
 
 __all__ = [
     "CATALOGUE",
@@ -199,11 +200,6 @@ def _free_disk(path: Path) -> int:
     return shutil.disk_usage(path).free
 
 
-def human_size(n: int) -> str:
-    """``1.2 GB`` / ``398 MB`` — sizes as people read them."""
-    return f"{n / GB:.1f} GB" if n >= GB else f"{round(n / 1_000_000)} MB"
-
-
 class ModelLibrary:
     """The models in one data directory (``DATA/models``), and the catalogue to add from."""
 
@@ -285,16 +281,16 @@ class ModelLibrary:
         ram = self._total_ram()
         if ram and ram < entry.ram_bytes:
             raise NotEnoughResources(
-                f"{entry.name} needs about {human_size(entry.ram_bytes)} of memory and this "
-                f"computer has {human_size(ram)}; choose a smaller model."
+                f"{entry.name} needs about {rough_size(entry.ram_bytes)} of memory and this "
+                f"computer has {rough_size(ram)}; choose a smaller model."
             )
         self.dir.mkdir(parents=True, exist_ok=True)
         need = (entry.size_bytes if remaining is None else remaining) + DISK_MARGIN
         free = self._free_disk(self.dir)
         if free < need:
             raise NotEnoughResources(
-                f"Not enough disk space for {entry.name}: it needs {human_size(need)} and "
-                f"{self.dir} has {human_size(free)} free. Free some space or choose a "
+                f"Not enough disk space for {entry.name}: it needs {rough_size(need)} and "
+                f"{self.dir} has {rough_size(free)} free. Free some space or choose a "
                 "smaller model."
             )
 

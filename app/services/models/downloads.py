@@ -9,21 +9,22 @@ import asyncio
 from pathlib import Path
 
 from app.core.errors import UserError
-from app.services.models._download import ProgressCallback
+from app.services.models._download import Progress, ProgressCallback
 from app.services.models.catalogue import (
     CatalogueEntry,
     InstalledModel,
     ModelLibrary,
-    human_size,
 )
 from app.services.models.choices import ModelChoice
+from app.text.sizes import rough_size
 
 __all__ = [
     "DOWNLOAD_GROUP",
     "DOWNLOAD_PREFIX",
     "ModelDownloads",
+    "Progress",
+    "ProgressCallback",
     "bundled_model_bytes",
-    "human_size",
 ]
 
 DOWNLOAD_PREFIX = "download:"
@@ -34,13 +35,13 @@ INSTALLED_GROUP = "Downloaded and added"
 
 def _detail(entry: CatalogueEntry, partial: int) -> str:
     parts = [
-        human_size(entry.size_bytes),
-        f"needs {human_size(entry.ram_bytes)} of memory",
+        rough_size(entry.size_bytes),
+        f"needs {rough_size(entry.ram_bytes)} of memory",
         f"tool calls {entry.tool_calls}",
         entry.licence,
     ]
     if partial:
-        parts.append(f"{human_size(partial)} already downloaded")
+        parts.append(f"{rough_size(partial)} already downloaded")
     return ", ".join(parts)
 
 

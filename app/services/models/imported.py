@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from app.core.errors import UserError
 from app.core.quoting import quoted
 from app.core.userinfo import has_userinfo, without_userinfo
-from app.services.models.registry import parse_spec
+from app.providers.spec import parse_spec
 from app.services.settings import AppSettings
 from app.store import ModelCheck
 

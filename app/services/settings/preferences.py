@@ -141,7 +141,7 @@ class Preferences:
         if provider == "openai":
             from urllib.parse import urlparse
 
-            from app.services.models.registry import OPENAI_URL
+            from app.providers.spec import OPENAI_URL
 
             url = self.url("openai")
             return (

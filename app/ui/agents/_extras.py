@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.core.tools.argument_rules import shown_path
 from app.services.agents import AgentService, StoredArgumentRule
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.tasks import spawn
 
 __all__ = ["AgentRules", "knowledge_list"]

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.agents import Agent
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 
 __all__ = ["AgentIdRole", "AgentList"]
 

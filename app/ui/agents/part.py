@@ -24,8 +24,8 @@ from app.core.errors import ParleyError
 from app.services.agents import Agent, AgentImport, AgentService
 from app.services.agents.files import MAX_FILE_BYTES
 from app.services.events import AgentsChanged, WorkspaceEvent
-from app.services.hidden_chars import mark_hidden
 from app.services.models.choices import ModelChoice
+from app.text.hidden_chars import mark_hidden
 from app.ui.agents.editor import AgentEditor
 from app.ui.agents.list import AgentList
 from app.ui.dialogs import ask, confirmation_box

@@ -14,7 +14,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, JsonLexer
 
 from app.core.tools import Tool
-from app.services.hidden_chars import json_escape_hidden
+from app.text.hidden_chars import json_escape_hidden
 
 __all__ = ["check_args", "code_html", "one_line", "pretty_json", "wraps"]
 

@@ -13,7 +13,7 @@ from app.core.tools import (
     free_arguments,
     suggest_rule,
 )
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 
 __all__ = [
     "argument_decision",

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.approvals._calls import CHOICES, PendingCall
 from app.ui.approvals._render import one_line
 

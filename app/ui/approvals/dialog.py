@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, Tool
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
 from app.ui.approvals._scoped import (

@@ -16,6 +16,7 @@ from app.core.state import (
     VideoBlock,
 )
 from app.core.state.block_renderers import BlockRenderers
+from app.text import sizes
 
 __all__ = [
     "ATTACHMENT_DESCRIPTION",
@@ -30,15 +31,8 @@ __all__ = [
 
 
 def human_size(n: int | None) -> str:
-    """``1.5 MB`` for 1,572,864 bytes (``""`` when unknown)."""
-    if n is None:
-        return ""
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return ""  # pragma: no cover - the loop always returns
+    """``1.6 MB`` for 1,572,864 bytes, as every size in Parley reads (``""`` when unknown)."""
+    return "" if n is None else sizes.human_size(n)
 
 
 def duration(seconds: float | None) -> str:

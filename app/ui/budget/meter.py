@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from app.core.budget import BudgetLimits, BudgetUsage
 from app.core.graph.budget_pause import BudgetPause
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.budget.text import LIMIT_WORDS, details, fraction_used, summary, value_text
 from app.ui.theme import ACCENT
 

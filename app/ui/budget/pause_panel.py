@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.bus import EventBus
 from app.services.events import BudgetPaused, RunStatusChanged, WorkspaceEvent
-from app.services.hidden_chars import mark_hidden
 from app.services.runs import RunService
+from app.text.hidden_chars import mark_hidden
 from app.ui.a11y import announce
 from app.ui.budget.text import LIMIT_WORDS, value_text
 from app.ui.tasks import spawn

@@ -37,7 +37,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.core.state import Message
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
 from app.ui.chat.delegated import DelegatedRun, card_html

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.state import Message, ToolCallBlock
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.chat.links import Toggle, href_of
 
 __all__ = ["DelegatedRun", "card_html", "run_of"]

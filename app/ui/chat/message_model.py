@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.state import Message, ToolCallBlock, ToolResultBlock
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.attachments.describe import describe
 from app.ui.chat.delegated import run_of
 

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.state import AnnotationRef, Message
-from app.services.hidden_chars import mark_hidden
+from app.text.hidden_chars import mark_hidden
 from app.ui.chat.delegate import LABELS, MessageDelegate
 from app.ui.chat.links import (
     CopyCode,

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.core.sizes import human_size
 from app.services.data.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry, BackupService
+from app.text.sizes import human_size
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.core.sizes import human_size
 from app.services.bus import Listener
 from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import FolderRecord, KnowledgeService
 from app.services.knowledge.embedders import DOWNLOAD, EmbeddingChoice
+from app.text.sizes import human_size
 from app.ui.dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import ParleyError
-from app.services.hidden_chars import mark_hidden
 from app.services.settings.preferences import Preferences, RuleRow, format_time
+from app.text.hidden_chars import mark_hidden
 from app.ui.settings._form import page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn

@@ -10,9 +10,9 @@ from app.core.errors import ParleyError
 from app.services.agents import BUILTIN_AGENT_ID
 from app.services.bus import EventBus
 from app.services.events import AgentsChanged, ThreadsChanged, WorkspaceEvent
-from app.services.hidden_chars import mark_hidden
 from app.services.problems import problem_of
 from app.services.threads import ThreadService, ThreadSummary
+from app.text.hidden_chars import mark_hidden
 from app.ui.sidebar.model import ThreadListModel, row_of_hit, row_of_summary
 from app.ui.tasks import spawn
 

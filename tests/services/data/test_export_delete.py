@@ -11,9 +11,9 @@ import pytest
 from app.core.errors import UserError
 from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.data.export_delete import delete_all_data, export_all_threads, keyring_entries
+from app.services.data.recovery import export_readable
 from app.services.locations import Locations
 from app.services.logs import setup_logging, stop_logging
-from app.services.recovery import export_readable
 from app.store import Store
 from app.store.backups import backup_database, backups_folder
 from app.store.knowledge import KnowledgeIndex

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.core.tools import ToolError
-from app.tools._address_kinds import not_public
+from app.net.address_kinds import not_public
 
 __all__ = ["AddressRefused", "IPAddress", "IPNetwork", "NetworkPolicy"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from app.services.hidden_chars import escape_hidden, json_escape_hidden, mark_hidden
+from app.text.hidden_chars import escape_hidden, json_escape_hidden, mark_hidden
 
 TEXT = (
     "\x1b[31mred\x1b]52;c;aGk=\x07\r\x08\x00\x7f\x9b\x85 \u202ea\u2066b\u200ec\u061cd "

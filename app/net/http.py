@@ -1,5 +1,5 @@
-"""One guarded HTTP exchange for the web tools: checked addresses, every redirect checked,
-the body read only up to a cap, all within a time limit."""
+"""One guarded HTTP exchange for the web tools and the model downloads: checked addresses,
+every redirect checked, the body read only up to a cap, all within a time limit."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import httpx
 
 from app.core.netgate import OfflineRefusal, refusal_in
 from app.core.tools import ToolError
-from app.tools._netguard import AddressRefused, NetworkPolicy
+from app.net.guard import AddressRefused, NetworkPolicy
 
 __all__ = [
     "Arrived",
