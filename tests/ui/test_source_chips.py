@@ -5,41 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QUrl, Slot
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QDesktopServices, QHelpEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from app.ui.window import MainWindow
 from tests.knowledge.corpus import make_corpus
+from tests.ui.chat.links_harness import OpenedUrls, href_spot
 from tests.ui.harness import Models, close_test_window, open_test_window, wait_until
-
-
-class _Opened(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[QUrl] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url)
-
-
-def _spot(window: MainWindow, row: int, href: str) -> QPoint:
-    chat = window.chat
-    index = chat.vm.model.index(row, 0)
-    rect = chat.visualRect(index)
-    return next(
-        QPoint(x, y)
-        for y in range(rect.top(), rect.bottom(), 4)
-        for x in range(rect.left(), rect.right(), 4)
-        if chat.delegate.href_at(index, QPointF(x, y)) == href
-    )
 
 
 async def test_source_chips_show_the_passage_and_open_the_page(tmp_path: Path) -> None:
     root = make_corpus(tmp_path / "docs", hostile=False)
-    opened = _Opened()
+    opened = OpenedUrls()
     QDesktopServices.setUrlHandler("file", opened, "open")
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["At noon."]}))
     try:
@@ -52,7 +30,7 @@ async def test_source_chips_show_the_passage_and_open_the_page(tmp_path: Path) -
         chat = window.chat
         chat.scrollToBottom()
         chat.grab()
-        spot = _spot(window, 1, "source:1")
+        spot = href_spot(window.chat, 1, "source:1")
         event = QHelpEvent(QEvent.Type.ToolTip, spot, chat.viewport().mapToGlobal(spot))
         QApplication.sendEvent(chat.viewport(), event)
         assert "guide.pdf, page 2" in QToolTip.text()
@@ -60,7 +38,7 @@ async def test_source_chips_show_the_passage_and_open_the_page(tmp_path: Path) -
         QToolTip.hideText()
         QTest.mouseClick(chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
         url = (root / "guide.pdf").resolve().as_uri() + "#page=2"
-        assert [u.toString() for u in opened.urls] == [url]
+        assert [u.toString() for u in opened.given] == [url]
         assert answer.text() == "At noon."
     finally:
         QDesktopServices.unsetUrlHandler("file")

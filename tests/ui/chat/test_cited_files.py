@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QPoint, QPointF, Qt, QUrl, Slot
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
@@ -15,30 +15,8 @@ from PySide6.QtWidgets import QMessageBox
 from app.core.state import AnnotationRef, Message, TextBlock
 from app.ui.chat.view import ChatView
 from app.ui.window import MainWindow
+from tests.ui.chat.links_harness import OpenedUrls, href_spot
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
-
-
-class _Opened(QObject):
-    """Records the addresses the window hands the system to open."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[str] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url.toString())
-
-
-def _spot(chat: ChatView, row: int, href: str) -> QPoint:
-    index = chat.vm.model.index(row, 0)
-    rect = chat.visualRect(index)
-    return next(
-        QPoint(x, y)
-        for y in range(rect.top(), rect.bottom(), 3)
-        for x in range(rect.left(), rect.right(), 3)
-        if chat.delegate.href_at(index, QPointF(x, y)) == href
-    )
 
 
 def _question(window: MainWindow) -> QMessageBox | None:
@@ -51,7 +29,7 @@ async def _click_chip(window: MainWindow, n: int) -> None:
     chat.scrollToBottom()
     chat.grab()
     row = chat.vm.model.rowCount() - 1
-    spot = _spot(chat, row, f"source:{n}")
+    spot = href_spot(chat, row, f"source:{n}")
     QTest.mouseClick(chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
 
 
@@ -70,7 +48,7 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 async def test_a_chip_outside_the_knowledge_folders_asks_before_opening(tmp_path: Path) -> None:
     docs, guide, script = _files(tmp_path)
-    opened = _Opened()
+    opened = OpenedUrls()
     QDesktopServices.setUrlHandler("file", opened, "open")
     QDesktopServices.setUrlHandler("https", opened, "open")
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["Hello."]}))

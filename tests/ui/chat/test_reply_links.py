@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QPoint, QPointF, Qt, QUrl, Slot
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog
@@ -18,24 +18,13 @@ from app.core.state import AnnotationRef, ErrorBlock, Message, TextBlock
 from app.ui.chat.delegate import GAP, HEADER, PAD
 from app.ui.chat.view import ChatView
 from app.ui.window import MainWindow
+from tests.ui.chat.links_harness import OpenedUrls, href_spot
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5d9c4a10000000049454e44ae426082"
 )
-
-
-class _Opened(QObject):
-    """Records the addresses the window hands the system to open."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[str] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url.toString())
 
 
 def _reply(picture: Path) -> str:
@@ -66,17 +55,6 @@ def _text_spot(chat: ChatView, row: int, word: str) -> QPoint:
     return QPoint(
         int(col.x() + PAD + layout.position().x() + x + 2),
         int(rect.y() + GAP + HEADER + layout.position().y() + line.y() + line.height() / 2),
-    )
-
-
-def _href_spot(chat: ChatView, row: int, href: str) -> QPoint:
-    index = chat.vm.model.index(row, 0)
-    rect = chat.visualRect(index)
-    return next(
-        QPoint(x, y)
-        for y in range(rect.top(), rect.bottom(), 3)
-        for x in range(rect.left(), rect.right(), 3)
-        if chat.delegate.href_at(index, QPointF(x, y)) == href
     )
 
 
@@ -117,7 +95,7 @@ async def test_links_in_a_reply_cannot_use_the_windows_own_schemes(tmp_path: Pat
     picture = tmp_path / "private" / "secret.png"
     picture.parent.mkdir()
     picture.write_bytes(PNG)
-    opened = _Opened()
+    opened = OpenedUrls()
     for scheme in ("file", "https", "mailto"):
         QDesktopServices.setUrlHandler(scheme, opened, "open")
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": ["Hi."]}))
@@ -163,11 +141,11 @@ async def test_links_in_a_reply_cannot_use_the_windows_own_schemes(tmp_path: Pat
         assert clipboard.text() == "what the person copied"
 
         # Parley's own links in the row, and the text's web and mail links, work as before
-        spot = _href_spot(chat, row, "copy:0")
+        spot = href_spot(chat, row, "copy:0")
         QTest.mouseClick(chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
         await wait_until(lambda: clipboard.text() == "echo hi\n", what="the code copied")
         for href in ("https://example.org/site", "mailto:someone@example.org", "source:1"):
-            spot = _href_spot(chat, row, href)
+            spot = href_spot(chat, row, href)
             QTest.mouseClick(chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
         assert opened.urls == [
             "https://example.org/site",
@@ -194,7 +172,7 @@ async def test_an_error_rows_remedy_is_the_only_one_it_carries(tmp_path: Path) -
         chat._on_link("remedy:set_key:anthropic/api-key", 2)  # not this error's remedy
         chat._on_link("remedy:set_key:openai/api-key", 1)  # not from the error's row
         assert asked == []
-        spot = _href_spot(chat, 2, "remedy:set_key:openai/api-key")
+        spot = href_spot(chat, 2, "remedy:set_key:openai/api-key")
         QTest.mouseClick(chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
         assert asked == [("set_key", "openai/api-key")]
     finally:
