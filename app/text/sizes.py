@@ -14,13 +14,14 @@ def human_size(size: int) -> str:
     if size < 1000:
         return f"{size} bytes"
     value = float(size)
-    for unit in ("kB", "MB", "GB", "TB"):
+    for unit in ("kB", "MB", "GB"):
         value /= 1000
-        if value < 1000 or unit == "TB":
+        if round(value, 1) < 1000:  # 999,999 bytes read "1.0 MB", never "1000.0 kB"
             return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
+    return f"{value / 1000:.1f} TB"
 
 
 def rough_size(size: int) -> str:
     """``size`` bytes rounded for a model or a memory need: ``"398 MB"``, ``"1.2 GB"``."""
-    return f"{size / 1e9:.1f} GB" if size >= 1_000_000_000 else f"{round(size / 1_000_000)} MB"
+    megabytes = round(size / 1_000_000)
+    return f"{megabytes} MB" if megabytes < 1000 else f"{size / 1e9:.1f} GB"
