@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.knowledge import document_passages, fuse_rankings
+from app.knowledge import document_passages, fuse_rankings, fused_scores
 from app.knowledge.passages import MAX_CHARS
 from tests.knowledge.corpus import MARKDOWN
 
@@ -39,3 +39,12 @@ def test_a_long_paragraph_is_cut_at_sentences_within_the_limit() -> None:
 
 def test_fusion_favours_what_both_rankings_hold() -> None:
     assert fuse_rankings([["a", "b", "c"], ["c", "b", "d"]]) == ["c", "b", "a", "d"]
+
+
+def test_fusion_scores_each_rank_one_over_k_plus_rank() -> None:
+    """A first place is worth 1/61, a second 1/62; an item in both rankings adds them."""
+    assert fused_scores([["a", "b"], ["b"]]) == [("b", 1 / 62 + 1 / 61), ("a", 1 / 61)]
+    # with a small k one first place outweighs two third places; with the usual 60 it does not
+    rankings = [["x", "a", "y"], ["b", "c", "y"]]
+    assert fuse_rankings(rankings)[0] == "y"
+    assert fuse_rankings(rankings, k=0)[0] == "x"
