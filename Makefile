@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.test-deps-stamp
 
 .PHONY: setup run test lint typecheck contracts pytest bench clean install-desktop \
-	uninstall-desktop package
+	uninstall-desktop package bundle-test mutate
 
 setup: $(STAMP)
 
@@ -59,21 +59,24 @@ uninstall-desktop:
 	bash packaging/linux/desktop-integration.sh uninstall
 
 # A one-folder bundle in dist/parley/ that runs without Python (see packaging/README.md). It is
-# built in its own virtualenv with llama.cpp compiled portably (no -march=native): the first
-# build compiles llama.cpp once (~10 minutes on 2 cores) into build/wheels/.
+# built in its own virtualenv with llama.cpp compiled portably (no -march=native). The portable
+# wheel takes ~10 minutes on 2 cores to compile, so it is kept outside the checkout, in the
+# user's cache, one per llama-cpp-python version: a fresh clone (CI's too) builds it once.
 PKG_VENV := build/package-venv
-PORTABLE_WHEELS := build/wheels
+LLAMA_CPP_VERSION := 0.3.36
+PORTABLE_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/parley/portable-wheels/$(LLAMA_CPP_VERSION)
 
 $(PORTABLE_WHEELS)/.stamp:
+	mkdir -p $(PORTABLE_WHEELS)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip wheel --quiet --no-deps --no-cache-dir \
-		--wheel-dir $(PORTABLE_WHEELS) "llama-cpp-python>=0.3"
+		--wheel-dir $(PORTABLE_WHEELS) "llama-cpp-python==$(LLAMA_CPP_VERSION)"
 	touch $@
 
 $(PKG_VENV)/.stamp: pyproject.toml $(PORTABLE_WHEELS)/.stamp
 	test -x $(PKG_VENV)/bin/python || $(PYTHON) -m venv $(PKG_VENV)
 	$(PKG_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(PKG_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps \
-		$(PORTABLE_WHEELS)/llama_cpp_python-*.whl
+		$(PORTABLE_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 	$(PKG_VENV)/bin/python -m pip install --quiet '.[package]'
 	touch $@
 
@@ -83,5 +86,18 @@ package: $(PKG_VENV)/.stamp
 		--distpath dist --workpath build/pyinstaller packaging/parley.spec
 	bash packaging/smoke-test.sh dist/parley
 
+# The built bundle's own tests (tests/packaging/test_bundle.py), which skip while there is none;
+# CI runs this after `make package`.
+bundle-test: setup package
+	$(BIN)/python -m pytest -q tests/packaging/test_bundle.py
+
+# Mutation testing of the few pure modules listed under [tool.mutmut] in pyproject.toml, in a
+# copy (mutants/); prints the share of mutants the tests kill. See "What the tests are worth"
+# in README.md.
+mutate: setup
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2 >/dev/null || true
+	$(BIN)/python bench/mutation_summary.py
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build dist
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build dist mutants
