@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from app.core.budget import BudgetLimits, BudgetUsage
 from app.core.graph.budget_pause import BudgetPause
-from app.core.state import ChunkMerge, Message
+from app.core.state import ChunkMerge, MarkedMerge, Message
 from app.core.tools import ApprovalRequest
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class MessageStreamed:
     its length once per frame, not once per chunk."""
 
     thread_id: str
-    merge: ChunkMerge
+    merge: ChunkMerge | MarkedMerge
 
     @property
     def message_id(self) -> str:

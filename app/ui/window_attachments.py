@@ -23,8 +23,8 @@ from app.ui.attachments.describe import describe, file_name
 from app.ui.attachments.intake import AttachmentIntake
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.attachments.tray import AttachmentTray
-from app.ui.chat.blocks.actions import MediaActions
 from app.ui.chat.links import MediaAction, parse_link
+from app.ui.chat.media_actions import MediaActions
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel

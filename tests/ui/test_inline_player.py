@@ -9,7 +9,7 @@ from PySide6.QtCore import QPersistentModelIndex, Qt
 from PySide6.QtMultimedia import QMediaPlayer
 from PySide6.QtWidgets import QLabel, QSlider, QToolButton
 
-from app.ui.chat.blocks.player import MediaPlayer, card_rect
+from app.ui.chat.player import MediaPlayer, card_rect
 from app.ui.window import MainWindow
 from tests.ui.harness import close_test_window, find, press, wait_until
 from tests.ui.test_block_renderers import _thread_with_every_kind

@@ -47,6 +47,7 @@ from app.core.graph.context import ChildStopped, GraphInterrupt, RunContext
 from app.core.graph.events import GraphEvent, MessageDelta, NodeFinished
 from app.core.graph.run_config import RunConfig
 from app.core.state.agent_state import AgentState
+from app.core.state.chunks import ChunkMerge, MarkedMerge
 from app.core.state.message import Message
 from app.core.state.message_marks import marks
 from app.core.state.reducers import MessageList
@@ -165,10 +166,20 @@ def _marking(sink: Callable[[GraphEvent], None], name: str) -> Callable[[GraphEv
     ``name`` before it reaches whoever follows the run, so a window can show the delegate's
     work as it happens, already in its card."""
 
+    mark = marks(agent=name)
+    marked: MarkedMerge | None = None
+
     def forward(event: GraphEvent) -> None:
+        nonlocal marked
         if isinstance(event, MessageDelta) and event.chunk.agent is None:
-            # the model call's merge holds the unmarked reply: followers merge the marked chunks
-            event = event.model_copy(update={"chunk": _mark(event.chunk, name), "merge": None})
+            # the model call's merge holds the unmarked reply (the child's model must see it as
+            # its own): followers read it through a marked view, merging no chunk again
+            merge = event.merge
+            if isinstance(merge, ChunkMerge):
+                if marked is None or marked.source is not merge:
+                    marked = MarkedMerge(merge, mark)
+                merge = marked
+            event = event.model_copy(update={"chunk": _mark(event.chunk, name), "merge": merge})
         elif isinstance(event, NodeFinished) and isinstance(event.update, dict):
             update = dict(event.update)
             for key in ("context", "messages"):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.budget import BudgetLimits, BudgetUsage
-from app.core.state.chunks import ChunkMerge
+from app.core.state.chunks import ChunkMerge, MarkedMerge
 from app.core.state.interrupt import Interrupt
 from app.core.state.message import Message
 
@@ -64,13 +64,14 @@ class MessageDelta(_Event):
     """A piece of a message being streamed by a node (merge by ``chunk.message_id``).
 
     ``merge`` is the node's own merge of the message so far, this chunk included, when the
-    node keeps one (the agent's model call does): whoever shows the message reads it there
-    instead of merging every chunk a second time."""
+    node keeps one (the agent's model call does; a delegate's reaches the asking run as a
+    :class:`MarkedMerge` with its name): whoever shows the message reads it there instead of
+    merging every chunk a second time."""
 
     kind: Literal["message_delta"] = "message_delta"
     node: str
     chunk: Message
-    merge: ChunkMerge | None = Field(default=None, exclude=True, repr=False)
+    merge: ChunkMerge | MarkedMerge | None = Field(default=None, exclude=True, repr=False)
 
 
 class ToolProgress(_Event):

@@ -8,7 +8,7 @@ from app.core.state.aliases import (
     SystemMessage,
     ToolMessage,
 )
-from app.core.state.chunks import ChunkMerge, merge_chunk
+from app.core.state.chunks import ChunkMerge, MarkedMerge, merge_chunk
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.message import Message, TokenUsages
 from app.core.state.message_block import (
@@ -51,6 +51,7 @@ __all__ = [
     "ImageBlock",
     "Interrupt",
     "LogChange",
+    "MarkedMerge",
     "MediaRef",
     "Message",
     "MessageList",

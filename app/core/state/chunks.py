@@ -4,6 +4,8 @@
 them: it keeps each growing text (a text or reasoning block, the reply's reasoning, a tool call's
 argument JSON) as pieces and joins them only when the message is read, so adding a chunk costs
 the same whether the reply so far is ten characters or a megabyte. Both give the same message.
+:class:`MarkedMerge` reads a merge with marks laid over its message (a delegate's name), merging
+nothing again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from app.core.state.message_block import (
     ToolCallBlock,
 )
 
-__all__ = ["ChunkMerge", "merge_chunk"]
+__all__ = ["ChunkMerge", "MarkedMerge", "merge_chunk"]
 
 _JSON_SPACE = " \t\n\r"
 
@@ -257,6 +259,35 @@ class ChunkMerge:
                 "tool_type": into.tool_type or part.tool_type,
             }
         )
+
+
+class MarkedMerge:
+    """The message another merge holds, read with ``marks`` laid over its metadata (e.g. who
+    wrote it). It merges nothing itself: a chunk marked on its way out of a child run is merged
+    once, by the merge that runs beside the model call, which stays unmarked (the child's own
+    model must see its reply as its own). Reading marks each version of the message once."""
+
+    __slots__ = ("_marked", "_marks", "_read", "source")
+
+    def __init__(self, source: ChunkMerge, marks: dict[str, Any]) -> None:
+        self.source = source
+        """The merge read."""
+        self._marks = dict(marks)
+        self._read: Message | None = None
+        self._marked: Message | None = None
+
+    @property
+    def message_id(self) -> str | int:
+        """The id of the message being merged."""
+        return self.source.message_id
+
+    def message(self) -> Message:
+        """Return the message merged so far, marked."""
+        read = self.source.message()
+        if read is not self._read or self._marked is None:
+            self._read = read
+            self._marked = read.model_copy(update={"metadata": {**read.metadata, **self._marks}})
+        return self._marked
 
 
 def merge_chunk(left: Message, right: Message) -> Message:

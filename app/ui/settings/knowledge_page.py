@@ -84,6 +84,10 @@ class KnowledgePage(SettingsPage):
         self._show(knowledge.known)
         if knowledge.problem:
             self._say(f"The index is kept for this session only: {knowledge.problem}")
+        self._announced = 0
+        """How many changes of the folders the event bus announced."""
+        self._covered = 0
+        """How many of those the latest read started after, and so shows."""
         unsubscribe = subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
 
@@ -182,6 +186,7 @@ class KnowledgePage(SettingsPage):
 
     async def load(self) -> None:
         """Show the folders as they stand now, and which search is in use."""
+        self._covered = self._announced
         try:
             self._show(await self.knowledge.folders())
         except (OSError, ParleyError) as exc:
@@ -237,9 +242,16 @@ class KnowledgePage(SettingsPage):
 
     def _on_event(self, event: WorkspaceEvent) -> None:
         if isinstance(event, KnowledgeChanged):
-            spawn(self.load())
+            self._announced += 1
+            spawn(self._follow(self._announced))
         elif isinstance(event, KnowledgeProgress):
             self._progress(event)
+
+    async def _follow(self, change: int) -> None:
+        """Show announced change ``change``, unless a read started since shows it already:
+        the page's own change (a folder added or removed here) is read once, after it."""
+        if self._covered < change:
+            await self.load()
 
     def _progress(self, event: KnowledgeProgress) -> None:
         if event.state == "indexing" and event.passages_total:

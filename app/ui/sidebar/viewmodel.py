@@ -69,7 +69,10 @@ class ThreadsViewModel(QObject):
             self._refresh_timer.start()
 
     async def refresh(self) -> None:
-        """Load the threads (or the search hits, while searching)."""
+        """Load the threads (or the search hits, while searching). A read covers every change
+        announced before it starts: a part that changed a thread and then refreshes the list
+        (a new or imported thread) does not have it read again on the change's announcement."""
+        self._refresh_timer.stop()
         query = self.query
         if query.strip():
             hits = await self.threads.search(query)

@@ -33,7 +33,7 @@ from app.ui.dialogs import ask
 
 if TYPE_CHECKING:
     from app.services.attachments.service import AttachmentService
-    from app.ui.chat.blocks.player import PlayerDock
+    from app.ui.chat.player import PlayerDock
     from app.ui.chat.view import ChatView
 
 __all__ = ["MediaActions"]
@@ -91,7 +91,7 @@ class MediaActions(QObject):
         if path is None or view is None or row is None:
             return
         # QtMultimedia loads on the first play, not with the window
-        from app.ui.chat.blocks.player import MediaPlayer, PlayerDock
+        from app.ui.chat.player import MediaPlayer, PlayerDock
 
         if self.dock is None:
             self.dock = PlayerDock(view)
