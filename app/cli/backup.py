@@ -70,13 +70,12 @@ def _backups(args: argparse.Namespace, out: TextIO) -> int:
 
 def _restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.services.data.backups import describe
-    from app.store.backups import inspect_backup
 
     service = _service(args)
     backup = Path(args.backup).expanduser()
     if not backup.is_file() and (service.folder / backup.name).is_file():
         backup = service.folder / backup.name
-    entry = inspect_backup(backup)
+    entry = service.inspect(backup)
     if not args.yes and (entry is None or entry.restorable):  # else refused without asking
         what = describe(entry) if entry is not None else str(backup)
         out.write(

@@ -18,8 +18,8 @@ from app.core.state import AgentState, ContentBlock
 from app.core.tools import ApprovalHandler, answer_requests
 from app.services.events import ApprovalNeeded, BudgetPaused, Problem, WorkspaceEvent
 from app.services.pauses import Pause
+from app.services.threads import Thread
 from app.services.workspace import Workspace
-from app.store import Thread
 
 __all__ = ["BudgetHandler", "Conversation", "TurnOutcome"]
 

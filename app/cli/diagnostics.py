@@ -41,30 +41,17 @@ def _diagnostics(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from app.services.data.export_delete import export_all_threads
-    from app.services.data.recovery import export_readable
-    from app.services.locations import Locations
-    from app.store import Store, check_database
+    from app.services.data.actions import check_store, export_database
 
-    database = Locations.resolve(args.data_dir).database
-    health = check_database(database)
+    health = check_store(args.data_dir)
     (out if health.healthy else err).write(health.summary() + "\n")
     if not args.export:
         return 0 if health.healthy else 1
     if not health.exists:
         return 0
-    folder = Path(args.export)
-    if health.healthy:
-
-        async def export() -> str:
-            async with Store.open(database) as store:
-                return (await export_all_threads(store, folder)).summary()
-
-        out.write(asyncio.run(export()) + "\n")
-        return 0
-    result = asyncio.run(export_readable(database, folder))
+    result = asyncio.run(export_database(health, Path(args.export)))
     out.write(result.summary() + "\n")
-    return 1
+    return 0 if health.healthy else 1
 
 
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:

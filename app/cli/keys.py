@@ -25,11 +25,10 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
 
 
 def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from app.secrets.keyring_resolver import KeyringSecretResolver
+    from app.services.keys import delete_key, keyring_status, store_key
 
-    resolver = KeyringSecretResolver()
     if args.action == "status":
-        status = resolver.status()
+        status = keyring_status()
         state = "available" if status.available else "not available"
         out.write(f"keyring: {status.backend} ({state})\n")
         if status.message:
@@ -39,13 +38,13 @@ def _key(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"parley key {args.action} needs a name, e.g. openai/api-key\n")
         return 2
     if args.action == "delete":
-        resolver.delete(args.ref)
+        delete_key(args.ref)
         out.write(f"deleted {args.ref}\n")
         return 0
     value = getpass.getpass(f"{args.ref}: ") if sys.stdin.isatty() else sys.stdin.readline()
     if "\ufffd" in value:
         err.write(f"{args.ref}: the key holds bytes that are not text; nothing was stored\n")
         return 2
-    status = resolver.set(args.ref, value.strip())
+    status = store_key(args.ref, value)
     out.write(f"stored {args.ref} in the keyring ({status.backend})\n")
     return 0

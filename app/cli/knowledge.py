@@ -53,10 +53,11 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
 
 
 async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.services.agents.service import agent_names
     from app.services.bus import EventBus
     from app.services.events import KnowledgeProgress, WorkspaceEvent
     from app.services.knowledge import KnowledgeService
-    from app.store.paths import resolve_data_dir
+    from app.services.locations import Locations
 
     bus = EventBus()
     progress = _Progress(err)
@@ -66,9 +67,9 @@ async def _run(action: str, args: argparse.Namespace, out: TextIO, err: TextIO) 
             progress.show(event)
 
     bus.subscribe(on_event)
-    names = await _agent_names(args.data_dir)
+    names = await agent_names(args.data_dir)
     owner = _agent_named(names, args.agent) if action == "add" and args.agent else None
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = Locations.resolve(args.data_dir).data
     service = await KnowledgeService.open(data_dir, bus, watch=False)
     try:
         await _use_embedding(service, data_dir)
@@ -153,14 +154,6 @@ async def _search(service: Any, query: str, limit: int, out: TextIO) -> int:
         snippet = " ".join(source["text"].split())
         out.write(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}\n")
     return 0
-
-
-async def _agent_names(data_dir: str | None) -> dict[str, str]:
-    """Every agent's name by its id (reading is enough)."""
-    from app.store import Store
-
-    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
-        return {a.id: a.name for a in await store.list_agents()}
 
 
 def _agent_named(names: dict[str, str], name: str) -> str:

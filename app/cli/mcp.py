@@ -157,44 +157,33 @@ def _add(args: argparse.Namespace, out: TextIO) -> int:
 
 
 async def _list(args: argparse.Namespace, out: TextIO) -> int:
-    from app.secrets.keyring_resolver import KeyringSecretResolver
-    from app.services.mcp.config import McpConfig, mcp_log_dir
-    from app.tools.mcp import McpManager
+    from app.services.mcp.service import McpService
 
-    config = McpConfig.for_data_dir(args.data_dir)
-    servers, problems = config.servers(), config.problems()
-    if not servers and not problems:
+    service = await McpService.open(args.data_dir)
+    try:
+        status = await service.check()
+    finally:
+        await service.aclose()
+    if not status.servers and not status.problems:
         out.write(
-            f"No MCP servers are configured ({config.path}). Add one with: "
+            f"No MCP servers are configured ({status.config}). Add one with: "
             "parley mcp add NAME -- COMMAND [ARGS...]\n"
         )
         return 0
-    manager = McpManager(
-        servers, log_dir=mcp_log_dir(args.data_dir), secret_resolver=KeyringSecretResolver()
-    )
-    async with manager:
-        await manager.start()
-        tools = manager.tools()
-        for server in servers:
-            head = f"{server.name}  ({server.transport}: {server.describe()})"
-            conn = manager.connections.get(server.name)
-            if conn is None:
-                out.write(f"{head}  disabled\n")
-                continue
-            if conn.state != "running":
-                out.write(f"{head}  {conn.state}: {conn.reason}\n")
-                continue
-            out.write(f"{head}  running\n")
-            offered = {t.remote_name: t for t in tools if t.connection is conn}
-            width = max((len(t.name) for t in offered.values()), default=0)
-            for info in conn.tools:
-                shown = offered.get(info.name)
-                name = shown.name if shown else info.name
-                policy = shown.policy if shown else "off"
-                about = (info.description or "").strip().splitlines()[:1]
-                out.write(f"  {name:<{width}}  {policy:<8}  {about[0] if about else ''}\n")
-            out.write(f"  log: {conn.log_path}\n")
-    for name, reason in problems.items():
+    for server in status.servers:
+        head = f"{server.name}  ({server.transport}: {server.reaches})"
+        if server.state == "disabled":
+            out.write(f"{head}  disabled\n")
+            continue
+        if server.state != "running":
+            out.write(f"{head}  {server.state}: {server.reason}\n")
+            continue
+        out.write(f"{head}  running\n")
+        width = max((len(t.name) for t in server.tools if t.offered), default=0)
+        for tool in server.tools:
+            out.write(f"  {tool.name:<{width}}  {tool.policy:<8}  {tool.about}\n")
+        out.write(f"  log: {server.log}\n")
+    for name, reason in status.problems.items():
         out.write(f"{name}  not usable: {reason}\n")
     return 0
 

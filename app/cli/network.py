@@ -36,14 +36,9 @@ def apply_offline(args: argparse.Namespace) -> None:
 
 
 def _network(args: argparse.Namespace, out: TextIO) -> int:
-    from app.services.network import describe_connection, forced_offline
-    from app.store import Store
+    from app.services.network import describe_connection, forced_offline, saved_connections
 
-    async def read() -> list[Any]:
-        async with Store.open_data_dir(args.data_dir, reading_is_enough=True) as store:
-            return await store.list_connections(limit=max(1, args.limit))
-
-    connections = asyncio.run(read())
+    connections = asyncio.run(saved_connections(args.data_dir, args.limit))
     mode = "offline" if forced_offline() else "online unless Settings say offline"
     if not connections:
         out.write(f"Parley has made no connection yet ({mode}).\n")

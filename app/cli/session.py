@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -13,12 +12,12 @@ from app.cli.approvals import TerminalApprovalHandler
 from app.cli.conversation import Conversation
 from app.core.graph import RunConfig
 from app.core.tools import Tool
-from app.secrets.keyring_resolver import KeyringSecretResolver
 from app.services.events import WorkspaceEvent
+from app.services.keys import open_keyring
 from app.services.models.access import ENV_KEYS, api_key_lookup
 from app.services.workspace import Workspace
+from app.services.workspace_tools import WorkspaceTools, ask_first_tools
 from app.text.hidden_chars import escape_hidden
-from app.tools.builtin import BUILTIN_PERMISSIONS, BUILTIN_TOOLS
 
 __all__ = ["ENV_KEYS", "Session", "api_key_lookup", "open_session"]
 
@@ -54,11 +53,11 @@ async def open_session(
     """
     from app.services.mcp.config import configured_mcp_tools
 
-    secrets = await asyncio.to_thread(KeyringSecretResolver)
+    secrets = await open_keyring()
     asking_budget = interactive and sys.stdin.isatty()
     async with AsyncExitStack() as stack:
-        offered: list[Tool[..., Any]] = list(BUILTIN_TOOLS) if tools else []
-        granted = list(BUILTIN_PERMISSIONS) if tools else []
+        offered: list[Tool[..., Any]] = ask_first_tools() if tools else []
+        granted = WorkspaceTools.permissions_of(offered)
         if tools:
             # the configured MCP servers' tools too; each server stops when the session does
             mcp = await stack.enter_async_context(configured_mcp_tools(data_dir, secrets))

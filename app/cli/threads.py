@@ -48,16 +48,15 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
 
 
 async def _list(args: argparse.Namespace, out: TextIO) -> int:
-    from app.store import Store
+    from app.services.threads import saved_threads, search_saved
 
     # listing and searching need no writing: a read-only or full disk still shows them
-    async with Store.open_data_dir(args.data_dir, reading_is_enough=True) as store:
-        if args.search:
-            for hit in await store.search(args.search):
-                out.write(f"{hit.thread_id}  {hit.snippet}\n")
-            return 0
-        for thread in await store.list_threads():
-            out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")
+    if args.search:
+        for hit in await search_saved(args.data_dir, args.search):
+            out.write(f"{hit.thread_id}  {hit.snippet}\n")
+        return 0
+    for thread in await saved_threads(args.data_dir):
+        out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")
     return 0
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "describe_connection",
     "forced_offline",
     "outcome_of",
+    "saved_connections",
 ]
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,16 @@ def byte_counts(connection: Connection) -> str:
     if connection.sent is None or connection.received is None:
         return ""
     return f"{human_size(connection.sent)} sent, {human_size(connection.received)} received"
+
+
+async def saved_connections(
+    data_dir: str | os.PathLike[str] | None, limit: int = 200
+) -> list[Connection]:
+    """The ledger's newest ``limit`` connections (at least one), newest first, read from the
+    database in ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user data directory)
+    without a workspace and without writing: a read-only or full disk still shows them."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        return await store.list_connections(limit=max(1, limit))
 
 
 class NetworkLedger:

@@ -9,6 +9,7 @@ bus as :class:`~app.services.events.ThreadsChanged` (and ``MessageRemoved`` for 
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -26,9 +27,12 @@ __all__ = [
     "MessagePage",
     "RunControl",
     "SearchHit",
+    "Thread",
     "ThreadService",
     "ThreadSummary",
     "require_thread",
+    "saved_threads",
+    "search_saved",
     "title_of",
 ]
 
@@ -54,6 +58,21 @@ async def require_thread(store: Store, thread_id: str) -> Thread:
     if found is None:
         raise UserError(f"there is no thread {thread_id}")
     return found
+
+
+async def saved_threads(data_dir: str | os.PathLike[str] | None) -> list[Thread]:
+    """The latest page of saved threads, most recently active first, read from the database
+    in ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user data directory) without
+    a workspace and without writing: a read-only or full disk still lists them."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        return await store.list_threads()
+
+
+async def search_saved(data_dir: str | os.PathLike[str] | None, text: str) -> list[SearchHit]:
+    """The messages in ``data_dir``'s threads that hold every word of ``text`` (the best
+    first page), read as :func:`saved_threads` reads."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        return await store.search(text)
 
 
 class RunControl(Protocol):

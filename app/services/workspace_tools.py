@@ -22,10 +22,18 @@ from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
 from app.services.tool_entry import BUILTIN_GROUP, ToolEntry, first_line
 from app.store import Store
-from app.tools.builtin import builtin_tools, permissions_of
+from app.tools.builtin import BUILTIN_TOOLS, builtin_tools, permissions_of
 from app.tools.knowledge import KNOWLEDGE_TOOL
 
-__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools"]
+__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools", "ask_first_tools"]
+
+
+def ask_first_tools() -> list[Tool[..., Any]]:
+    """The time and two text-file tools that reach any path and ask before every call: what
+    ``parley chat --tools`` offers (a window's threads get :meth:`WorkspaceTools.builtin`,
+    scoped by the settings instead). A run grants what :meth:`WorkspaceTools.permissions_of`
+    says they need."""
+    return list(BUILTIN_TOOLS)
 
 
 class WorkspaceTools:

@@ -5,15 +5,17 @@ server sees anything, in one sentence."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.core.netgate import GATE
+from app.core.netgate import GATE, Connection
 from app.core.state import ErrorBlock
 from app.providers._retry import RetryPolicy
 from app.providers.openai_compat import OpenAIChatModel
+from app.services.network import saved_connections
 from app.services.workspace import Workspace
 from app.store import Store
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
@@ -90,3 +92,15 @@ async def test_offline_refuses_the_turn_before_the_server_sees_it(
         assert not GATE.offline
     finally:
         await ws.aclose()
+
+
+async def test_the_saved_ledger_is_read_newest_first_without_a_workspace(tmp_path: Path) -> None:
+    now = time.time()
+    seen = [
+        Connection(now + n, "127.0.0.1", 8000 + n, f"test {n}", True, "allowed") for n in range(3)
+    ]
+    async with Store.open(tmp_path / "parley.db") as store:
+        await store.record_connections(seen)
+    newest = await saved_connections(tmp_path, limit=2)
+    assert [(c.port, c.purpose) for c in newest] == [(8002, "test 2"), (8001, "test 1")]
+    assert [c.port for c in await saved_connections(tmp_path, limit=0)] == [8002]  # one at least

@@ -31,7 +31,15 @@ from app.services.events import AgentsChanged
 from app.services.settings.store import SettingsStore
 from app.store import Store, StoredArgumentRule, Thread
 
-__all__ = ["AgentImport", "AgentService"]  # AgentImport: from .importing, as before
+__all__ = ["AgentImport", "AgentService", "agent_names"]  # AgentImport: from .importing
+
+
+async def agent_names(data_dir: str | os.PathLike[str] | None) -> dict[str, str]:
+    """Every agent's name by its id, the built-in "Parley" first, read from the database in
+    ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user data directory) without a
+    workspace and without writing."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        return {a.id: a.name for a in await store.list_agents()}
 
 
 class AgentService:

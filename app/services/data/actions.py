@@ -3,7 +3,8 @@ data and log folders, export every thread, delete everything; and, at start, che
 thread database is healthy and open a read-only copy of a damaged one.
 
 Reached through ``workspace.data`` (a :class:`DataActions`); the start-up check runs before a
-workspace exists, so it is a plain function (:func:`check_store`).
+workspace exists, so it is a plain function (:func:`check_store`), and so is exporting what a
+database that may be damaged holds (:func:`export_database`, ``parley doctor --export``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = [
     "RescuedStore",
     "check_store",
     "export_damaged",
+    "export_database",
     "locations_of",
     "open_rescued_copy",
 ]
@@ -69,6 +71,16 @@ async def export_damaged(health: DatabaseHealth, folder: Path) -> RescueResult:
     """Copy the damaged database aside and export every thread still readable into ``folder``;
     the original is never changed."""
     return await export_readable(health.path, folder)
+
+
+async def export_database(health: DatabaseHealth, folder: Path) -> ExportReport | RescueResult:
+    """Export every thread of the database ``health`` checked into ``folder`` (one JSON and
+    one Markdown file each): from the database itself when it is healthy, else from a copy
+    set aside, as :func:`export_damaged` does; the original is never changed."""
+    if not health.healthy:
+        return await export_damaged(health, folder)
+    async with Store.open(health.path) as store:
+        return await export_all_threads(store, folder)
 
 
 async def open_rescued_copy(health: DatabaseHealth) -> Store:

@@ -26,6 +26,7 @@ from app.store.backups import (
     backup_database,
     backup_name,
     backups_folder,
+    inspect_backup,
     list_backups,
     restore_backup,
     rotate_backups,
@@ -131,6 +132,12 @@ class BackupService:
         """Every backup, newest first, each checked; the databases restores replaced are
         among them (kind ``replaced``)."""
         return list_backups(self.folder)
+
+    def inspect(self, backup: Path) -> BackupEntry | None:
+        """What the file ``backup`` is (when, what kind, how big, how many threads, or why it
+        cannot be restored), checked as :meth:`restore` checks it; ``None`` when its name is
+        not a backup's."""
+        return inspect_backup(backup)
 
     def space(self, entries: Sequence[BackupEntry] | None = None) -> int:
         """The bytes the backups take."""

@@ -1,6 +1,6 @@
 """``McpService``: the user's MCP servers — their ``mcp.json``, starting and stopping them, what
-each runs and offers, adding, changing and removing one, and keeping a server's secret in the
-keyring.
+each runs and offers, starting them all and saying how each is (:meth:`McpService.check`),
+adding, changing and removing one, and keeping a server's secret in the keyring.
 
 Servers start in the background (:meth:`McpService.start_in_background`) and stop when the
 service closes; a server that fails offers no tools and says why in a
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,9 @@ from app.core.tools.secrets import SecretSource
 from app.services.bus import EventBus
 from app.services.events import ToolsChanged
 from app.services.mcp.config import McpConfig, McpConfigError, mcp_log_dir, parse_server
+from app.services.mcp.status import McpStatus, server_statuses
 from app.services.tool_entry import ToolEntry, first_line
+from app.store.paths import resolve_data_dir
 from app.tools.mcp.config import ServerConfig, valid_server_name
 
 if TYPE_CHECKING:
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
 
 _MANAGER = "app.tools.mcp.manager"
 
-__all__ = ["McpService", "ServerInfo"]
+__all__ = ["McpService", "McpStatus", "ServerInfo"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +81,17 @@ class McpService:
         self._starting: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._closed = False
+
+    @classmethod
+    async def open(cls, data_dir: str | os.PathLike[str] | None) -> McpService:
+        """The servers of ``data_dir`` (``--data-dir``, ``PARLEY_DATA_DIR`` or the user data
+        directory) with their secrets read from the system keyring (opened off the loop) and
+        a bus of their own: for a command that opens no workspace. Nothing starts yet;
+        :meth:`aclose` stops what did."""
+        from app.services.keys import open_keyring
+
+        secrets = await open_keyring()
+        return cls(resolve_data_dir(data_dir), events=EventBus(), secret_resolver=secrets)
 
     def tools(self) -> list[McpTool]:
         """The tools of every running server."""
@@ -150,6 +164,19 @@ class McpService:
         """Wait for the latest background start (for tests and shutdown)."""
         if self._starting is not None:
             await asyncio.gather(self._starting, return_exceptions=True)
+
+    async def check(self) -> McpStatus:
+        """Start the enabled servers now (stopping running ones first), wait until each runs
+        or failed, and say how each is, with every tool it lists and what that tool may do;
+        :class:`McpConfigError` when ``mcp.json`` cannot be read."""
+
+        def read() -> tuple[list[ServerConfig], dict[str, str]]:
+            return self.config.servers(), self.config.problems()
+
+        servers, problems = await asyncio.to_thread(read)
+        if servers:
+            await self.start_servers()
+        return McpStatus(self.config.path, server_statuses(servers, self._manager), problems)
 
     async def servers(self) -> list[ServerInfo]:
         """Every configured server with its state, reason and tools."""

@@ -11,7 +11,8 @@ import pytest
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.core.models import ScriptedChatModel
-from app.services.agents import Agent
+from app.services.agents import BUILTIN_AGENT_ID, Agent
+from app.services.agents.service import agent_names
 from app.services.events import AgentsChanged, WorkspaceEvent
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
@@ -197,3 +198,14 @@ async def test_two_delegates_asked_through_one_tool_are_refused_when_saved(
         assert (await ws.agents.get("Lead")).delegates == lead.delegates
     finally:
         await ws.aclose()
+
+
+async def test_agent_names_are_read_from_the_data_folder_without_a_workspace(
+    tmp_path: Path,
+) -> None:
+    ws = await _open(tmp_path, **{"scripted:a": ScriptedChatModel([])})
+    try:
+        added = await ws.agents.add(Agent(name="Researcher"))
+    finally:
+        await ws.aclose()
+    assert await agent_names(tmp_path) == {BUILTIN_AGENT_ID: "Parley", added.id: "Researcher"}

@@ -92,3 +92,23 @@ async def test_a_restore_refuses_a_backup_carrying_triggers_and_lists_what_it_re
     assert replaced.path == result.replaced
     assert describe(replaced).startswith("replaced on 2026-12-02 09:30, ")
     assert describe(replaced).endswith(", 1 thread")
+
+
+async def test_inspect_says_what_a_file_is_before_a_restore_is_asked(tmp_path: Path) -> None:
+    path = tmp_path / "parley.db"
+    async with Store.open(path) as store:
+        await append_messages(store.checkpointer, "t", ["hello"])
+    service = BackupService(path, clock=lambda: datetime.datetime(2026, 12, 2, 9, 30))
+    sound = service.inspect(service.take())
+    assert sound is not None and sound.restorable
+    assert (sound.kind, sound.thread_count) == ("manual", 1)
+    assert describe(sound).startswith("2026-12-02 09:30  by hand, ")
+    assert describe(sound).endswith(", 1 thread")
+    (tmp_path / "aside").mkdir()
+    hostile = service.take(tmp_path / "aside")
+    add_triggers(hostile)
+    refused = service.inspect(hostile)
+    assert refused is not None and not refused.restorable
+    assert refused.refused is not None and "forget_audit" in refused.refused
+    (tmp_path / "notes.db").write_bytes(path.read_bytes())
+    assert service.inspect(tmp_path / "notes.db") is None  # not named as a backup is
