@@ -105,11 +105,13 @@ def _backups(database: Path) -> None:
 async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
     from _shots import each_theme
 
+    from app.ui.settings.page import PageId
+
     async for window, suffix in each_theme(data, thread_id, every):
         window.grab().save(str(out / f"budget-pause{suffix}.png"))
         dialog = window.open_settings()
         for page in PAGES if every else ["modelsSettingsPage"]:
-            shown = await dialog.show_page(page)
+            shown = await dialog.show_page(PageId(page))
             if page == "modelsSettingsPage":
                 shown._say(  # type: ignore[attr-defined]
                     "ollama",
@@ -120,7 +122,7 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
             name = "settings" if page == "modelsSettingsPage" else f"settings-{page}"
             dialog.grab().save(str(out / f"{name}{suffix}.png"))
         if not suffix:  # the light theme
-            page = await dialog.show_page("dataSettingsPage")
+            page = await dialog.show_page(PageId.DATA)
             page.table.selectRow(1)  # type: ignore[attr-defined]
             await asyncio.sleep(0.2)
             dialog.grab().save(str(out / "backups.png"))
