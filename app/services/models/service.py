@@ -25,7 +25,7 @@ from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
-from app.services.delegation import AgentChoice, AgentSource, AgentSpec, build_agent
+from app.services.delegation import AgentChoice, AgentSpec, build_agent
 from app.services.events import KeysChanged, ModelStatus, SettingsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice, list_model_choices
 from app.services.models.downloads import ModelDownloads
@@ -94,7 +94,6 @@ class ModelService:
         self._system_prompt = system_prompt
         self._list_ollama = list_ollama
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
-        self._agent_source: AgentSource | None = None
         self._models: dict[str, ChatModel] = {}
         self._retired: list[ChatModel] = []
         events.subscribe(self._on_event)
@@ -152,13 +151,6 @@ class ModelService:
         tools = self._tools.named(agent.tools)
         return AgentRunSetup(agent, agent.limits, tuple(self._tools.permissions_of(tools)))
 
-    def use_agents(self, source: AgentSource | None) -> None:
-        """Build each thread's agent from the agent definitions ``source`` gives for it, with
-        an ``ask_*`` tool per delegate; a thread it gives none for, or whose agent asks no
-        one, gets the agent it got before."""
-        self._agent_source = source
-        self._agents = {k: v for k, v in self._agents.items() if k[0] is not _DELEGATING}
-
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools — those of
         the thread's agent, or for "Parley" the thread's own."""
@@ -172,9 +164,6 @@ class ModelService:
             tools = self._tools.named(defined.tools)
             if defined.delegates:
                 return await self._delegating(await self._reach(defined), spec, prompt, tools)
-        chosen = await self._agent_source(thread) if self._agent_source is not None else None
-        if chosen is not None and chosen.agents[chosen.name].delegates:
-            return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
