@@ -29,7 +29,6 @@ from app.core.tools import ApprovalPolicy, SecretSource, Tool
 
 __all__ = [
     "AgentChoice",
-    "AgentSource",
     "AgentSpec",
     "DelegationError",
     "ModelSource",
@@ -73,11 +72,6 @@ class AgentChoice:
     def __post_init__(self) -> None:
         if self.name not in self.agents:
             raise DelegationError(f"there is no agent named {self.name!r}")
-
-
-AgentSource = Callable[[Any], Awaitable[AgentChoice | None]]
-"""Gives, for a thread, its agent and the definitions it may reach (``None``: the thread has
-no agent of its own, and runs as before)."""
 
 
 def _walk(

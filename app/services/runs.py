@@ -340,7 +340,11 @@ class RunService:
                 if waits:
                     status = "waiting"
                 last = state.context[-1] if state.context else None
-                if status == "idle" and last is not None and last.end_reason == "stopped":
+                # stopped mid-reply, or between steps (a tool call, a delegate's, was running)
+                stopped = state.execution_meta.status == "stopped" or (
+                    last is not None and last.end_reason == "stopped"
+                )
+                if status == "idle" and stopped:
                     status = "stopped"
         except CheckpointConflict:
             self._emit(

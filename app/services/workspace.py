@@ -34,8 +34,9 @@ from app.services.knowledge import KnowledgeService, PassagesHook
 from app.services.knowledge.embedders import embedder_for
 from app.services.knowledge.needs import EmbeddingSetting
 from app.services.mcp.service import McpService
+from app.services.models.access import ModelAccess, ModelResolver
 from app.services.models.downloads import ModelDownloads
-from app.services.models.service import DEFAULT_SYSTEM_PROMPT, ModelResolver, ModelService
+from app.services.models.service import DEFAULT_SYSTEM_PROMPT, AgentParts, ModelService
 from app.services.network import NetworkLedger, forced_offline
 from app.services.runs import RunService
 from app.services.settings import AppSettings, load_settings
@@ -114,20 +115,20 @@ class Workspace:
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
-            resolve_model,
-            store=store,
+            ModelAccess(resolve_model, secret_resolver, list_ollama),
+            AgentParts(
+                store.checkpointer,
+                policy,
+                # without --no-knowledge, questions get passages unless their thread says no
+                PassagesHook(self.knowledge.sources, allowed=auto_passages),
+                offered=tuple(tools),
+                system_prompt=system_prompt,
+            ),
             events=self.events,
             settings=self.settings,
             downloads=self.downloads,
             tools=self.tools,
-            policy=policy,
-            secret_resolver=secret_resolver,
-            offered=tools,
-            system_prompt=system_prompt,
-            list_ollama=list_ollama,
             agents=self.agents,
-            # without --no-knowledge, questions get passages unless their thread says no
-            context_hook=PassagesHook(self.knowledge.sources, allowed=auto_passages),
         )
         """Each model built once, each thread's agent, the picker's choices."""
         self.runs = RunService(

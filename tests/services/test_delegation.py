@@ -14,9 +14,12 @@ from app.core import HumanMessage, Resume
 from app.core.budget import BudgetLimits
 from app.core.models import ScriptedChatModel
 from app.core.tools import Tool, requests_of, tool
+from app.services.agents import Agent
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.delegation import AgentSpec, DelegationError, build_agent, delegation_problems
-from app.store import Store
+from app.services.settings import AppSettings
+from app.services.workspace import Workspace
+from app.store import Store, Thread
 
 PARLEY = AgentSpec(name="Parley", delegates=("Researcher",))
 RESEARCHER = AgentSpec(
@@ -146,25 +149,26 @@ async def test_a_delegates_approval_is_saved_and_answered_after_a_restart(tmp_pa
     }
 
 
-async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -> None:
-    from app.services.delegation import AgentChoice
-    from app.services.settings import AppSettings
-    from app.services.workspace import Workspace
+async def saved_agents(ws: Workspace, *agents: Agent) -> Thread:
+    """Save ``agents`` as a person does, and start a thread of the first one."""
+    saved = [await ws.agents.add(a) for a in reversed(agents)]  # delegates are saved first
+    return await ws.threads.create(title=agents[0].name, agent_id=saved[-1].id)
 
-    model = ScriptedChatModel(["Plain answer.", "Second answer."])
+
+LEAD = Agent(name="Lead", delegates=("Researcher",))
+"""A saved agent that asks the saved Researcher, on the thread's model."""
+
+
+async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -> None:
+    model = ScriptedChatModel(["Plain answer."])
     ws = await Workspace.open(
         tmp_path / "data", resolve_model=lambda _spec: model, secret_resolver=lambda _r: ""
     )
     try:
         ws.settings.use(AppSettings(default_model="scripted:a"))
-        thread = await ws.threads.create(title="plain")
-        before = await ws.models.agent_for(thread)
-
-        async def no_delegates(_thread: Any) -> AgentChoice:
-            return AgentChoice("Solo", {"Solo": AgentSpec(name="Solo")})
-
-        ws.models.use_agents(no_delegates)
-        assert await ws.models.agent_for(thread) is before
+        plain = await ws.threads.create(title="plain")
+        thread = await saved_agents(ws, Agent(name="Solo"))
+        assert await ws.models.agent_for(thread) is await ws.models.agent_for(plain)
         await (await ws.runs.send(thread.id, "hello"))
         state = await ws.threads.saved_state(thread.id)
         assert state is not None
@@ -175,10 +179,7 @@ async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -
 
 
 async def test_a_delegates_messages_reach_the_bus_while_it_works(tmp_path: Path) -> None:
-    from app.services.delegation import AgentChoice
     from app.services.events import MessageAdded, MessageStreamed
-    from app.services.settings import AppSettings
-    from app.services.workspace import Workspace
 
     ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": "Look."}, "id": "d1"}]}
     models = {
@@ -198,14 +199,9 @@ async def test_a_delegates_messages_reach_the_bus_while_it_works(tmp_path: Path)
 
     try:
         ws.settings.use(AppSettings(default_model="scripted:a"))
-        researcher = AgentSpec(name="Researcher", model="scripted:researcher")
-
-        async def agents(_thread: Any) -> AgentChoice:
-            return AgentChoice("Parley", {"Parley": PARLEY, "Researcher": researcher})
-
-        ws.models.use_agents(agents)
+        researcher = Agent(name="Researcher", model="scripted:researcher")
+        thread = await saved_agents(ws, LEAD, researcher)
         ws.events.subscribe(listen)
-        thread = await ws.threads.create(title="live")
         await (await ws.runs.send(thread.id, "Go"))
         delegated = [i for i, s in enumerate(seen) if s[1] == "Researcher"]
         answered = seen.index(("added", None, "tool"))
@@ -217,10 +213,6 @@ async def test_a_delegates_messages_reach_the_bus_while_it_works(tmp_path: Path)
 
 
 async def test_answering_again_drops_the_delegates_work_with_the_reply(tmp_path: Path) -> None:
-    from app.services.delegation import AgentChoice
-    from app.services.settings import AppSettings
-    from app.services.workspace import Workspace
-
     ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": "Look."}, "id": "d1"}]}
     models = {
         "scripted:a": ScriptedChatModel([ask, "Parent done.", "Second try."]),
@@ -231,14 +223,12 @@ async def test_answering_again_drops_the_delegates_work_with_the_reply(tmp_path:
     )
     try:
         ws.settings.use(AppSettings(default_model="scripted:a"))
-        researcher = AgentSpec(name="Researcher", model="scripted:researcher")
-
-        async def agents(_thread: Any) -> AgentChoice:
-            return AgentChoice("Parley", {"Parley": PARLEY, "Researcher": researcher})
-
-        ws.models.use_agents(agents)
-        thread = await ws.threads.create(title="again")
+        researcher = Agent(name="Researcher", model="scripted:researcher")
+        thread = await saved_agents(ws, LEAD, researcher)
         await (await ws.runs.send(thread.id, "Go"))
+        first = await ws.threads.saved_state(thread.id)
+        assert first is not None
+        assert "Researcher" in [m.agent for m in first.context]  # the delegate's work is there
         await (await ws.runs.regenerate(thread.id))
         state = await ws.threads.saved_state(thread.id)
         assert state is not None

@@ -51,3 +51,34 @@ async def test_a_stopped_reply_ends_stopped_and_a_paused_one_waiting(tmp_path: P
     finally:
         await chat.workspace.aclose()
         await store.aclose()
+
+
+async def test_a_turn_stopped_during_a_tool_call_ends_stopped(tmp_path: Path) -> None:
+    started, release = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def wait_a_while(query: str) -> str:
+        """Take a while."""
+        started.set()
+        await release.wait()
+        return "waited"
+
+    call = {"name": "wait_a_while", "args": {"query": "x"}, "id": "s1"}
+    model = ScriptedChatModel([{"tool_calls": [call]}, "never"])
+    seen: list[WorkspaceEvent] = []
+    store = Store.open(tmp_path / "parley.db")
+    chat = conversation(store, model, tools=[wait_a_while])
+    chat.workspace.events.subscribe(seen.append)
+    runs = chat.workspace.runs
+    try:
+        thread = await chat.new_thread("status")
+        task = await runs.send(thread.id, "wait")
+        await started.wait()
+        assert runs.stop(thread.id)
+        release.set()
+        await task
+        assert statuses(seen) == ["running", "stopped"]
+        assert model.remaining == 1  # the model was not asked again
+    finally:
+        await chat.workspace.aclose()
+        await store.aclose()

@@ -1,14 +1,17 @@
 """What models need from this machine: API keys (the keyring first, then the provider's usual
-environment variable) and the stored bytes of attached media. Light to import: the window's
-start-up goes through here."""
+environment variable), the stored bytes of attached media, and (:class:`ModelAccess`) how a
+spec is built into a model, the secrets tools read and the local Ollama server's models. Light
+to import: the window's start-up goes through here."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from app.core.models.protocol import ChatModel
 from app.core.state import MediaRef
 from app.core.tools.secrets import SecretError, SecretSource
 
@@ -17,10 +20,32 @@ if TYPE_CHECKING:
     from app.services.models.registry import ModelRegistry
     from app.store import Store
 
-__all__ = ["ENV_KEYS", "api_key_lookup", "keyring_models", "media_loader"]
+__all__ = [
+    "ENV_KEYS",
+    "ModelAccess",
+    "ModelResolver",
+    "api_key_lookup",
+    "keyring_models",
+    "media_loader",
+]
 
 ENV_KEYS = {"openai/api-key": "OPENAI_API_KEY", "anthropic/api-key": "ANTHROPIC_API_KEY"}
 """Environment variables read for an API key the keyring does not have."""
+
+ModelResolver = Callable[[str], ChatModel]
+"""Builds the model a spec names (blocking: it runs on a worker thread)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAccess:
+    """What the model service reaches on this machine: ``resolve`` builds the model a spec
+    names (with the keyring's API keys, see :func:`keyring_models`), ``secrets`` is where
+    tools' ``{secret:...}`` arguments are looked up (``None``: nowhere), and ``list_ollama``
+    lists the models of the Ollama server at a URL for the picker (``None``: the default)."""
+
+    resolve: ModelResolver
+    secrets: SecretSource | None = None
+    list_ollama: Callable[[str], Any] | None = None
 
 
 def api_key_lookup(secrets: KeyringSecretResolver) -> Callable[[str], str | None]:

@@ -10,34 +10,41 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.core.agent import create_agent
 from app.core.agent.hooks import ContextHook
 from app.core.budget import BudgetLimits
+from app.core.checkpoint import Checkpointer
 from app.core.errors import ParleyError
 from app.core.graph import CompiledGraph
 from app.core.models.protocol import ChatModel
 from app.core.state import AgentState
 from app.core.tools import Tool
-from app.core.tools.secrets import SecretSource
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
-from app.services.delegation import AgentChoice, AgentSource, AgentSpec, build_agent
+from app.services.delegation import AgentChoice, AgentSpec, build_agent
 from app.services.events import KeysChanged, ModelStatus, SettingsChanged, WorkspaceEvent
+from app.services.models.access import ModelAccess, ModelResolver
 from app.services.models.choices import ModelChoice, list_model_choices
 from app.services.models.downloads import ModelDownloads
 from app.services.settings.store import SettingsStore
-from app.store import Store, Thread
+from app.store import Thread
 
 if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
     from app.services.agents import Agent, AgentService
     from app.services.workspace_tools import WorkspaceTools
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "AgentRunSetup", "ModelResolver", "ModelService"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "AgentParts",
+    "AgentRunSetup",
+    "ModelAccess",
+    "ModelResolver",
+    "ModelService",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +53,19 @@ _DELEGATING = object()
 
 DEFAULT_SYSTEM_PROMPT = "You are Parley, a helpful assistant. Answer clearly and briefly."
 
-ModelResolver = Callable[[str], ChatModel]
-"""Builds the model a spec names (blocking: it runs on a worker thread)."""
+
+@dataclass(frozen=True, slots=True)
+class AgentParts:
+    """What every agent built here is made with besides its model and tools: where its steps
+    are saved, who decides on its calls' approvals, what each model call goes through (the
+    knowledge passages put before a question), and, for threads of "Parley", the tools every
+    thread is offered and the system prompt."""
+
+    checkpointer: Checkpointer
+    policy: StoreApprovalPolicy
+    context_hook: ContextHook | None = None
+    offered: tuple[Tool[..., Any], ...] = ()
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,40 +79,31 @@ class AgentRunSetup:
 
 
 class ModelService:
-    """The models and agents of one workspace; see the module docstring."""
+    """The models and agents of one workspace; see the module docstring.
+
+    ``access``: what models need from this machine; ``parts``: what every agent is made with;
+    its neighbours give the settings (the default model, provider URLs), the downloaded models,
+    the tools and the agents a person saved."""
 
     def __init__(
         self,
-        resolve_model: ModelResolver,
+        access: ModelAccess,
+        parts: AgentParts,
         *,
-        store: Store,
         events: EventBus,
         settings: SettingsStore,
         downloads: ModelDownloads,
         tools: WorkspaceTools,
-        policy: StoreApprovalPolicy,
-        secret_resolver: SecretSource | None = None,
-        offered: Sequence[Tool[..., Any]] = (),
-        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
-        list_ollama: Callable[[str], Any] | None = None,
-        agents: AgentService | None = None,
-        context_hook: ContextHook | None = None,
+        agents: AgentService,
     ) -> None:
-        self._resolve = resolve_model
-        self._agent_defs = agents
-        self._context_hook = context_hook
-        self._store = store
-        self._events = events
+        self._access = access
+        self._parts = parts
         self._settings = settings
         self._downloads = downloads
         self._tools = tools
-        self._policy = policy
-        self._secrets = secret_resolver
-        self._offered = list(offered)
-        self._system_prompt = system_prompt
-        self._list_ollama = list_ollama
+        self._agent_defs = agents
+        self._events = events
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
-        self._agent_source: AgentSource | None = None
         self._models: dict[str, ChatModel] = {}
         self._retired: list[ChatModel] = []
         events.subscribe(self._on_event)
@@ -109,7 +118,7 @@ class ModelService:
 
     async def choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
-        listed = await list_model_choices(self._settings.current, self._list_ollama)
+        listed = await list_model_choices(self._settings.current, self._access.list_ollama)
         return listed + await self._downloads.choices()
 
     async def check(self, spec: str) -> ModelInfo | None:
@@ -133,13 +142,11 @@ class ModelService:
     async def model(self, spec: str) -> ChatModel:
         """The model ``spec`` names, built on first use (off the loop) and kept."""
         if spec not in self._models:
-            self._models[spec] = await asyncio.to_thread(self._resolve, spec)
+            self._models[spec] = await asyncio.to_thread(self._access.resolve, spec)
         return self._models[spec]
 
     async def _defined_agent(self, thread: Thread) -> Agent | None:
         """The agent the user defined that runs ``thread``; ``None`` for "Parley"."""
-        if self._agent_defs is None:
-            return None
         agent = await self._agent_defs.for_thread(thread)
         return None if agent.builtin else agent
 
@@ -152,39 +159,29 @@ class ModelService:
         tools = self._tools.named(agent.tools)
         return AgentRunSetup(agent, agent.limits, tuple(self._tools.permissions_of(tools)))
 
-    def use_agents(self, source: AgentSource | None) -> None:
-        """Build each thread's agent from the agent definitions ``source`` gives for it, with
-        an ``ask_*`` tool per delegate; a thread it gives none for, or whose agent asks no
-        one, gets the agent it got before."""
-        self._agent_source = source
-        self._agents = {k: v for k, v in self._agents.items() if k[0] is not _DELEGATING}
-
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools — those of
         the thread's agent, or for "Parley" the thread's own."""
         spec = thread.model or self._settings.current.default_model
-        prompt = thread.system_prompt or self._system_prompt
-        tools = [*self._offered, *self._tools.for_thread(thread.id)]
+        prompt = thread.system_prompt or self._parts.system_prompt
+        tools = [*self._parts.offered, *self._tools.for_thread(thread.id)]
         defined = await self._defined_agent(thread)
         if defined is not None:
             spec = defined.model or spec
-            prompt = defined.instructions.strip() or self._system_prompt
+            prompt = defined.instructions.strip() or self._parts.system_prompt
             tools = self._tools.named(defined.tools)
             if defined.delegates:
                 return await self._delegating(await self._reach(defined), spec, prompt, tools)
-        chosen = await self._agent_source(thread) if self._agent_source is not None else None
-        if chosen is not None and chosen.agents[chosen.name].delegates:
-            return await self._delegating(chosen, spec, prompt, tools)
         key = (spec, prompt, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
                 await self.model(spec),
                 tools,
                 system_prompt=prompt,
-                context_hook=self._context_hook,
-                secret_resolver=self._secrets,
-                approval_policy=self._policy,
-                checkpointer=self._store.checkpointer,
+                context_hook=self._parts.context_hook,
+                secret_resolver=self._access.secrets,
+                approval_policy=self._parts.policy,
+                checkpointer=self._parts.checkpointer,
                 trim_context=True,
             )
         return self._agents[key]
@@ -192,7 +189,6 @@ class ModelService:
     async def _reach(self, agent: Agent) -> AgentChoice:
         """``agent`` and every stored agent it may ask, directly or through another, as the
         definitions a delegating turn is built from."""
-        assert self._agent_defs is not None
         specs: dict[str, AgentSpec] = {}
         todo = [agent]
         while todo:
@@ -238,17 +234,17 @@ class ModelService:
                 models=self.model,
                 tools=lambda names: {n: known[n] for n in names if n in known},
                 thread_model=spec,
-                checkpointer=self._store.checkpointer,
-                approval_policy=self._policy,
-                secret_resolver=self._secrets,
-                context_hook=self._context_hook,
+                checkpointer=self._parts.checkpointer,
+                approval_policy=self._parts.policy,
+                secret_resolver=self._access.secrets,
+                context_hook=self._parts.context_hook,
             )
         return self._agents[key]
 
     def offered_tool(self, name: str) -> Tool[..., Any] | None:
         """The tool called ``name`` that a thread or an agent may use (for showing and
         checking its arguments, and the rule it declares)."""
-        found = next((t for t in self._offered if t.name == name), None)
+        found = next((t for t in self._parts.offered if t.name == name), None)
         return found or next(iter(self._tools.named([name])), None)
 
     def drop_remote(self) -> None:

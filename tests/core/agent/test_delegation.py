@@ -14,7 +14,7 @@ from app.core.graph import RunConfig, RunControl
 from app.core.graph.budget_pause import budget_pause_of
 from app.core.models import ScriptedChatModel
 from app.core.state import AgentState, Message, ToolResultBlock
-from app.core.tools import requests_of
+from app.core.tools import Runtime, requests_of
 
 
 def ask(name: str, task: str, call_id: str = "d1") -> dict[str, Any]:
@@ -225,10 +225,12 @@ async def test_a_delegate_cut_off_by_a_killed_process_resumes_with_the_parent() 
     library = Library()
     hang = asyncio.Event()
     hangs = [True]
+    keys: list[str] = []
 
     @tool
-    async def fetch(query: str) -> str:
+    async def fetch(query: str, runtime: Runtime) -> str:
         """Fetch, slowly the first time."""
+        keys.append(runtime.idempotency_key)
         if hangs.pop() if hangs else False:
             hang.set()
             await asyncio.sleep(3600)
@@ -259,6 +261,7 @@ async def test_a_delegate_cut_off_by_a_killed_process_resumes_with_the_parent() 
     budget = [e for e in seen if type(e).__name__ == "BudgetChanged"][-1]
     assert (budget.usage.model_calls, budget.usage.tool_calls) == (5, 3)
     assert tool_outputs(done)["f1"] == "fetched second"
+    assert len(keys) == 2 and keys[0] == keys[1]  # the cut-off call, with the same key
     assert tool_outputs(done)["d1"] == "Both."
     assert done.context[-1].text() == "Done twice."
 

@@ -9,9 +9,10 @@ With ``approval`` as the second argument it instead asks for a ``guarded_stamp``
 approval, logs ``paused`` once the run waits, and hangs there (a process killed while its
 approval dialog is open).
 
-With ``delegate`` as the second argument the thread's agent asks a delegate agent
-(:data:`DELEGATES`), and the delegate makes the two calls: the process dies inside the
-delegate's child run.
+With ``delegate`` as the second argument the thread is one of a saved agent, Planner, who asks
+the saved agent Stamper; Stamper makes the two calls through the tools of an MCP server
+(:mod:`tests.e2e.window.stamp_server`, whose slow call waits while the file ``hold`` beside the
+log is there): the process dies inside the delegate's child run.
 
 Run: ``python -m tests.e2e.window.cut_off_child DATA_DIR [approval|parallel|delegate]``.
 """
@@ -23,10 +24,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from app.core.models import ScriptedChatModel
 from app.core.tools import Runtime, tool
+from app.services.agents import Agent
+from app.services.mcp.config import McpConfig
+from app.services.workspace import Workspace
+from app.store import Thread
+from tests.e2e.window.stamp_server import SLOW_STAMP, STAMP, stamp_config
 
 SCRIPT = [
     {"tool_calls": [{"name": "stamp", "args": {"label": "first"}, "id": "c1"}]},
@@ -81,35 +86,43 @@ APPROVAL_SCRIPT = [
 DELEGATE_SCRIPT = [
     {"tool_calls": [{"name": "ask_stamper", "args": {"task": "Stamp twice"}, "id": "d1"}]},
 ]
+STAMPER_SCRIPT = [
+    {"tool_calls": [{"name": STAMP, "args": {"label": "first"}, "id": "c1"}]},
+    {"tool_calls": [{"name": SLOW_STAMP, "args": {"label": "second"}, "id": "c2"}]},
+]
 
 
-def delegates() -> Any:
-    """The agents of ``delegate`` mode: the thread's agent asks Stamper, who stamps."""
-    from app.services.delegation import AgentChoice, AgentSpec
+def hold_file(log: Path) -> Path:
+    """The file the MCP server's slow call waits on, beside ``log``."""
+    return log.with_name("hold")
 
-    agents = {
-        "Parley": AgentSpec(name="Parley", delegates=("Stamper",)),
-        "Stamper": AgentSpec(
-            name="Stamper", model="scripted:stamper", tools=("stamp", "slow_stamp")
-        ),
-    }
 
-    async def source(_thread: Any) -> AgentChoice:
-        return AgentChoice("Parley", agents)
+def configure_stamps(data_dir: str) -> None:
+    """Put the MCP server in ``mcp.json``, its slow call waiting until the hold file goes."""
+    log = Path(os.environ["PARLEY_TEST_LOG"])
+    hold_file(log).touch()
+    McpConfig.for_data_dir(data_dir).add(stamp_config(log, hold_file(log)))
 
-    return source
+
+async def delegating_thread(ws: Workspace) -> Thread:
+    """A thread of Planner, saved as a person saves agents, who asks Stamper, who stamps
+    through the MCP server's tools."""
+    await ws.mcp.start_servers()
+    await ws.agents.add(Agent(name="Stamper", model="scripted:stamper", tools=(STAMP, SLOW_STAMP)))
+    planner = await ws.agents.add(Agent(name="Planner", delegates=("Stamper",)))
+    return await ws.threads.create(title="Cut off", agent_id=planner.id)
 
 
 async def _main(data_dir: str, mode: str) -> None:
-    from app.services.workspace import Workspace
-
     scripts = {
         "approval": APPROVAL_SCRIPT,
         "parallel": PARALLEL_SCRIPT,
         "delegate": DELEGATE_SCRIPT,
     }
     model = ScriptedChatModel(scripts.get(mode, SCRIPT))
-    stamper = ScriptedChatModel(SCRIPT[:2])
+    stamper = ScriptedChatModel(STAMPER_SCRIPT)
+    if mode == "delegate":
+        configure_stamps(data_dir)
     ws = await Workspace.open(
         data_dir,
         resolve_model=lambda spec: stamper if spec == "scripted:stamper" else model,
@@ -118,8 +131,9 @@ async def _main(data_dir: str, mode: str) -> None:
     )
     ws.settings.use(ws.settings.current.model_copy(update={"default_model": "scripted:a"}))
     if mode == "delegate":
-        ws.models.use_agents(delegates())
-    thread = await ws.threads.create(title="Cut off")
+        thread = await delegating_thread(ws)
+    else:
+        thread = await ws.threads.create(title="Cut off")
     await (await ws.runs.send(thread.id, "Stamp twice"))
     if mode == "approval":
         _log("paused")

@@ -1,71 +1,36 @@
-"""Delegation in the real window: a parent agent asks a delegate whose tool call needs
-approval (the dialog names both; the file is written once; the parent's reply uses the
-delegate's answer; the delegate's work is one card), the shared budget pausing inside the
-delegate, and Stop during the delegate stopping everything."""
+"""Delegation in the real window between agents a person saved: a thread of the Planner, who
+asks the Researcher; the Researcher's tool call needs approval (the dialog names both; the file
+is written once; the Planner's reply uses the Researcher's answer; the Researcher's work is one
+card), the shared budget pausing inside the Researcher, and Stop during the Researcher's tool
+call stopping everything."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QListView, QPushButton, QWidget
+from PySide6.QtWidgets import QListView, QListWidget, QPushButton, QWidget
 
 from app.core.budget import BudgetLimits
-from app.core.graph import RunConfig
 from app.core.state import Message
-from app.core.tools import tool
-from app.services.delegation import AgentChoice, AgentSpec
+from app.services.agents import Agent
+from app.services.mcp.config import McpConfig
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.window import MainWindow
+from tests.e2e.window.stamp_server import SLOW_STAMP, stamp_config
+from tests.e2e.window.test_agent_journeys import click_agent
 from tests.ui.approval_harness import approval_dialog, send
 from tests.ui.harness import Models, find, press, wait_until
 
-AGENTS = {
-    "Parley": AgentSpec(name="Parley", delegates=("Researcher",)),
-    "Researcher": AgentSpec(
-        name="Researcher",
-        instructions="You take notes.",
-        model="scripted:researcher",
-        tools=("write_note", "look_up", "wait_a_while"),
-    ),
-}
-
-
-class Desk:
-    """The delegate's tools, keeping what they did."""
-
-    def __init__(self) -> None:
-        self.written: list[str] = []
-        self.started = asyncio.Event()
-        self.release = asyncio.Event()
-
-        @tool(permissions=("files:write",), requires_approval=True)
-        def write_note(path: str, content: str) -> str:
-            """Write a note to a file."""
-            Path(path).write_text(content)
-            self.written.append(path)
-            return f"wrote {path}"
-
-        @tool
-        def look_up(query: str) -> str:
-            """Look something up."""
-            return f"{query}: 4 °C"
-
-        @tool
-        async def wait_a_while(query: str) -> str:
-            """Take a while."""
-            self.started.set()
-            await self.release.wait()
-            return "waited"
-
-        self.tools = [write_note, look_up, wait_a_while]
+RESEARCHER = Agent(name="Researcher", instructions="You take notes.", model="scripted:researcher")
+PLANNER = Agent(name="Planner", delegates=("Researcher",))
+"""Runs on the thread's model (``scripted:a``) and asks the Researcher."""
 
 
 def parent_script(task: str) -> Any:
@@ -79,28 +44,35 @@ def parent_script(task: str) -> Any:
     return reply
 
 
-async def open_window(
-    data_dir: Path, models: Models, desk: Desk, limits: BudgetLimits | None = None
+async def open_planner(
+    data_dir: Path,
+    models: Models,
+    tools: tuple[str, ...],
+    limits: BudgetLimits | None = None,
+    granted: Path | None = None,
 ) -> MainWindow:
+    """A window on ``data_dir`` where the Researcher (with ``tools``) and the Planner (with
+    ``limits``) are saved, on a new thread of the Planner started from the agents list."""
     workspace = await Workspace.open(
-        data_dir,
-        resolve_model=models,
-        secret_resolver=lambda _r: "unused",
-        tools=desk.tools,
-        run_config=RunConfig(budget_pause=True, tool_permissions=frozenset({"files:write"})),
+        data_dir, resolve_model=models, secret_resolver=lambda _r: "unused"
     )
-    workspace.settings.use(
-        AppSettings(default_model="scripted:a", default_limits=limits or BudgetLimits())
-    )
-
-    async def agents_of(_thread: Any) -> AgentChoice:
-        return AgentChoice("Parley", AGENTS)
-
-    workspace.models.use_agents(agents_of)
+    folders = [str(granted)] if granted else []
+    workspace.settings.use(AppSettings(default_model="scripted:a", granted_folders=folders))
     window = MainWindow(workspace)
     window.show()
     await window.start(preload=False)
+    await workspace.mcp.wait_started()  # a delegate may use the MCP servers' tools
+    await workspace.agents.add(RESEARCHER.model_copy(update={"tools": tools}))
+    await workspace.agents.add(PLANNER.model_copy(update={"limits": limits or BudgetLimits()}))
+    await wait_until(lambda: _listed(window, "Planner"), what="the saved agents listed")
+    click_agent(window, "Planner")  # a new thread on the Planner
+    await wait_until(lambda: window.chat_vm.thread_id is not None, what="its thread")
     return window
+
+
+def _listed(window: MainWindow, name: str) -> bool:
+    agents = find(window, QListWidget, "agentList")
+    return bool(agents.findItems(name, Qt.MatchFlag.MatchExactly))
 
 
 def rows(window: QWidget) -> list[Message]:
@@ -118,8 +90,10 @@ async def idle(window: MainWindow) -> None:
 async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
     tmp_path: Path,
 ) -> None:
-    note = tmp_path / "oslo.txt"
-    call = {"name": "write_note", "args": {"path": str(note), "content": "Pack a jacket"}}
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    note = notes / "oslo.txt"
+    call = {"name": "write_file", "args": {"path": str(note), "content": "Pack a jacket"}}
     models = Models(
         {
             "scripted:a": [],
@@ -127,12 +101,11 @@ async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
         }
     )
     models.built["scripted:a"] = _scripted(parent_script("Note: pack a jacket."))
-    desk = Desk()
-    window = await open_window(tmp_path / "data", models, desk)
+    window = await open_planner(tmp_path / "data", models, ("write_file",), granted=notes)
     try:
         await send(window, "Take a note for Oslo")
         dialog = await approval_dialog(window)
-        assert dialog.windowTitle() == "Researcher, asked by Parley, wants to write_note"
+        assert dialog.windowTitle() == "Researcher, asked by Planner, wants to write_file"
         assert str(note) in dialog.args_view.toPlainText()
         find(dialog, QPushButton, "approveButton").click()
         await wait_until(
@@ -140,7 +113,8 @@ async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
             what="the parent's reply with the delegate's answer",
         )
         await idle(window)
-        assert desk.written == [str(note)] and note.read_text() == "Pack a jacket"
+        assert note.read_text() == "Pack a jacket"
+        assert [p.name for p in notes.iterdir()] == ["oslo.txt"]
         researcher = models.built["scripted:researcher"]
         assert [m.text() for m in researcher.calls[0]] == [
             "You take notes.",
@@ -168,22 +142,20 @@ async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
 async def test_the_shared_budget_pauses_inside_the_delegate_and_raising_finishes(
     tmp_path: Path,
 ) -> None:
-    look = {"name": "look_up", "args": {"query": "Oslo"}, "id": "l1"}
+    look = {"name": "calculator", "args": {"expression": "2 + 2"}, "id": "l1"}
     models = Models(
         {"scripted:a": [], "scripted:researcher": [{"tool_calls": [look]}, "It is 4 °C."]}
     )
     models.built["scripted:a"] = _scripted(parent_script("Find the weather."))
-    window = await open_window(tmp_path / "data", models, Desk(), BudgetLimits(max_model_calls=2))
+    limits = BudgetLimits(max_model_calls=2)  # the Planner's own: the whole turn's budget
+    window = await open_planner(tmp_path / "data", models, ("calculator",), limits)
     try:
         await send(window, "Weather?")
         panel = find(window, BudgetPausePanel, "budgetPausePanel")
         await wait_until(panel.isVisible, what="the budget pause panel")
-        assert (
-            find(panel, QWidget, "budgetPauseText")
-            .text()
-            .startswith(
-                "The next step is Researcher's (asked by Parley); the whole turn shares one budget."
-            )
+        said = find(panel, QWidget, "budgetPauseText").text()
+        assert said.startswith(
+            "The next step is Researcher's (asked by Planner); the whole turn shares one budget."
         )
         panel.count.setValue(2)
         QTest.mouseClick(find(panel, QPushButton, "raiseBudgetButton"), Qt.MouseButton.LeftButton)
@@ -197,22 +169,26 @@ async def test_the_shared_budget_pauses_inside_the_delegate_and_raising_finishes
 
 
 async def test_stop_during_the_delegate_stops_the_whole_turn(tmp_path: Path) -> None:
-    slow = {"name": "wait_a_while", "args": {"query": "x"}, "id": "s1"}
+    log, hold = tmp_path / "stamps.log", tmp_path / "hold"
+    hold.touch()  # the server's slow_stamp waits while this file is there
+    McpConfig.for_data_dir(tmp_path / "data").add(stamp_config(log, hold))
+    slow = {"name": SLOW_STAMP, "args": {"label": "x"}, "id": "s1"}
     models = Models({"scripted:a": [], "scripted:researcher": [{"tool_calls": [slow]}, "never"]})
     parent = _scripted(parent_script("Take your time."))
     models.built["scripted:a"] = parent
-    desk = Desk()
-    window = await open_window(tmp_path / "data", models, desk)
+    window = await open_planner(tmp_path / "data", models, (SLOW_STAMP,))
     try:
         await send(window, "Slowly, please")
-        await asyncio.wait_for(desk.started.wait(), 10)
+        await wait_until(
+            lambda: log.exists() and log.read_text() == "start x\n", what="the slow call"
+        )
         QTest.mouseClick(find(window, QPushButton, "stopButton"), Qt.MouseButton.LeftButton)
-        desk.release.set()
+        hold.unlink()
         await idle(window)
         assert len(parent.calls) == 1  # the parent was not asked again
         assert models.built["scripted:researcher"].remaining == 1
         vm = find(window, QListView, "chatView").vm
-        assert vm.status() in ("stopped", "idle")
+        assert vm.status() == "stopped"
     finally:
         await close_window(window)
 
