@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.knowledge import document_passages, fuse_rankings, fused_scores
-from app.knowledge.passages import MAX_CHARS
+from app.knowledge.passages import MAX_CHARS, TARGET_CHARS
 from tests.knowledge.corpus import MARKDOWN
 
 
@@ -35,6 +35,45 @@ def test_a_long_paragraph_is_cut_at_sentences_within_the_limit() -> None:
     assert all(len(p.text) <= MAX_CHARS for p in passages)
     assert all(p.text.endswith(".") for p in passages)
     assert all(text[p.start : p.end] == p.text for p in passages)
+
+
+def test_sentences_fill_a_passage_up_to_the_target_and_no_further() -> None:
+    sentence = "The tide turns at noon. "  # 24 characters
+    passages = document_passages(sentence * 200)
+    full = TARGET_CHARS // len(sentence) * len(sentence) - 1  # whole sentences, no last space
+    assert [len(p.text) for p in passages[:-1]] == [full] * (len(passages) - 1)
+    assert " ".join(p.text for p in passages) == (sentence * 200).strip()
+
+
+def test_a_paragraph_without_sentences_is_cut_at_the_last_space_before_the_target() -> None:
+    text = "tide " * 800  # 4,000 characters, no sentence end
+    passages = document_passages(text)
+    assert [len(p.text) for p in passages[:-1]] == [899] * (len(passages) - 1)
+    assert all(text[p.start : p.end] == p.text for p in passages)
+    assert {w for p in passages for w in p.text.split(" ")} == {"tide"}  # no word cut
+
+
+def test_a_paragraph_without_spaces_is_cut_at_the_limit() -> None:
+    passages = document_passages("x" * 4000)
+    assert [(p.start, p.end) for p in passages] == [(0, 1500), (1500, 3000), (3000, 4000)]
+
+
+def test_short_paragraphs_are_joined_up_to_the_target_exactly() -> None:
+    text = "\n\n".join(["a" * 300, "b" * 298, "c" * 298, "d" * 100])
+    passages = document_passages(text)
+    # the first three and their blank lines are exactly the target (900): they are one passage
+    assert [(p.start, p.end) for p in passages] == [(0, 900), (902, 1002)]
+    assert passages[1].text == "d" * 100
+
+
+def test_a_heading_alone_stays_with_the_text_under_it() -> None:
+    text = "# Tides\n\n" + "w" * 950 + "\n\n## Moon\n\nshort"
+    passages = document_passages(text, markdown=True)
+    assert [(p.heading, p.text[:7]) for p in passages] == [
+        ("Tides", "# Tides"),
+        ("Moon", "## Moon"),
+    ]
+    assert passages[0].end == len("# Tides\n\n") + 950
 
 
 def test_fusion_favours_what_both_rankings_hold() -> None:
