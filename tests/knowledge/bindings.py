@@ -4,7 +4,7 @@ can; those of the scan Parley falls back to run where this Python's own ``sqlite
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import sqlite3
 import sys
@@ -15,7 +15,16 @@ import pytest
 OWN_SQLITE_LOADS_EXTENSIONS = hasattr(sqlite3.Connection, "enable_load_extension")
 """Whether this Python's ``sqlite3`` can load extensions (Debian's can, pyenv's cannot)."""
 
-SQLEAN_INSTALLED = importlib.util.find_spec("sqlean") is not None
+
+def _imports(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+SQLEAN_INSTALLED = _imports("sqlean")
 """Whether ``sqlean`` (the dev extra's sqlean.py, whose SQLite loads extensions) is here."""
 
 
