@@ -5,10 +5,15 @@ its sources, and the exported thread keeps them."""
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 from pathlib import Path
 
 from tests.cli.process import new_thread_id, parley
+from tests.knowledge.bindings import (
+    python_path_without_sqlean,
+    skip_unless_own_sqlite_cannot_load,
+    skip_unless_sqlite_vec_can_load,
+)
 from tests.knowledge.corpus import make_corpus
 
 
@@ -124,8 +129,34 @@ def test_list_says_which_search_is_in_use(tmp_path: Path) -> None:
     listed = parley("knowledge", "list", data_dir=data)
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")
-    if not hasattr(sqlite3.Connection, "enable_load_extension"):
-        assert "\n    Vectors are compared by an exact scan, not by sqlite-vec" in listed.stdout
+
+
+def test_list_says_nothing_of_vectors_compared_by_sqlite_vec(tmp_path: Path) -> None:
+    skip_unless_sqlite_vec_can_load()
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps({"knowledge_embedding": "bundled"}))
+    listed = parley("knowledge", "list", data_dir=data)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("Search: words and meaning (SmolLM2 135M (bundled))\n")
+    assert "Vectors are compared" not in listed.stdout
+
+
+def test_list_says_vectors_are_compared_by_a_scan_where_sqlite_cannot_load_them(
+    tmp_path: Path,
+) -> None:
+    skip_unless_own_sqlite_cannot_load()
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps({"knowledge_embedding": "bundled"}))
+    hidden = python_path_without_sqlean(tmp_path / "no-sqlean", os.environ.get("PYTHONPATH"))
+    listed = parley("knowledge", "list", data_dir=data, PYTHONPATH=hidden)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith(
+        "Search: words and meaning (SmolLM2 135M (bundled))\n"
+        "    Vectors are compared by an exact scan, not by sqlite-vec: this Python's SQLite "
+        "cannot load extensions.\n"
+    )
 
 
 def test_chat_no_knowledge_puts_no_passages_before_the_question(tmp_path: Path) -> None:

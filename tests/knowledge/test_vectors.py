@@ -4,18 +4,28 @@ the upgrade of a file written before vectors existed."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
+from app.knowledge import Embedder, normalise
 from app.services.knowledge.embedders import embed_missing
 from app.services.knowledge.sync import sync_folder
 from app.store.knowledge import KnowledgeIndex, _schema, _vectors, knowledge_path
+from tests.knowledge.bindings import (
+    hide_sqlean,
+    skip_unless_own_sqlite_cannot_load,
+    skip_unless_sqlite_vec_can_load,
+)
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
 from tests.knowledge.conftest import folder_record
 
 
-def _sync(index: KnowledgeIndex, root: Path, embedder: ConceptEmbedder | None) -> None:
+def _sync(index: KnowledgeIndex, root: Path, embedder: Embedder | None) -> None:
     folder = folder_record(index, root)
     cancel = threading.Event()
     hook = None
@@ -34,40 +44,87 @@ def _fused(index: KnowledgeIndex, how: _vectors.VectorSearch, query: str) -> lis
     return [hit.rel for hit in hits]
 
 
-def _backends(index: KnowledgeIndex) -> list[_vectors.VectorSearch]:
-    """The numpy scan always; sqlite-vec too where this Python's SQLite loads it."""
-    found = [_vectors.VectorSearch(sqlite_vec=False)]
-    if index.vectors.sqlite_vec:
-        found.append(index.vectors)
-    return found
+def _sqlite_vec(index: KnowledgeIndex) -> _vectors.VectorSearch:
+    """The index's own way, which must be sqlite-vec where a binding here can load it."""
+    skip_unless_sqlite_vec_can_load()
+    assert index.vectors.sqlite_vec, index.vectors.why_not
+    return index.vectors
+
+
+@pytest.fixture(params=["sqlite-vec", "scan"])
+def how(request: pytest.FixtureRequest, index: KnowledgeIndex) -> _vectors.VectorSearch:
+    """Each way the nearest vectors are found: by sqlite-vec inside SQLite (skipped, saying
+    why, where no binding loads it), and by the numpy scan Parley falls back to."""
+    if request.param == "sqlite-vec":
+        return _sqlite_vec(index)
+    return _vectors.VectorSearch(sqlite_vec=False)
 
 
 def test_a_passage_close_in_meaning_is_found_without_its_words(
-    index: KnowledgeIndex, tmp_path: Path
+    index: KnowledgeIndex, how: _vectors.VectorSearch, tmp_path: Path
 ) -> None:
     write_notes(tmp_path / "notes")
     _sync(index, tmp_path / "notes", ConceptEmbedder())
     assert index.vector_count() == 3
     question = "is my kitten happy"
     assert [hit.rel for hit in index.search(question)] == []  # no word in common
-    for how in _backends(index):
-        assert _fused(index, how, question)[0] == "pets.txt"
-        assert _fused(index, how, "company earnings")[0] == "money.txt"
-        # words still count: the passage with the word comes first
-        assert _fused(index, how, "button wifi")[0] == "home.txt"
-        assert _fused(index, how, "?!") == []  # no word, no meaning: nothing is close
+    assert _fused(index, how, question)[0] == "pets.txt"
+    assert _fused(index, how, "company earnings")[0] == "money.txt"
+    # words still count: the passage with the word comes first
+    assert _fused(index, how, "button wifi")[0] == "home.txt"
+    assert _fused(index, how, "?!") == []  # no word, no meaning: nothing is close
 
 
 def test_meaning_searches_only_the_folders_a_turn_may(
-    index: KnowledgeIndex, tmp_path: Path
+    index: KnowledgeIndex, how: _vectors.VectorSearch, tmp_path: Path
 ) -> None:
     write_notes(tmp_path / "notes")
     _sync(index, tmp_path / "notes", ConceptEmbedder())
     index.call(lambda c: c.execute("UPDATE folders SET agent = 'writer'"))
     vector = ConceptEmbedder().embed(["kitten"])[0]
-    for how in _backends(index):
-        assert index.call(_vectors.nearest, how, vector, 5, None) == []
-        assert len(index.call(_vectors.nearest, how, vector, 5, "writer")) == 3
+    assert index.call(_vectors.nearest, how, vector, 5, None) == []
+    assert len(index.call(_vectors.nearest, how, vector, 5, "writer")) == 3
+
+
+class _ScatteredEmbedder:
+    """Vectors spread at random over 16 dimensions, the same for the same text: no two
+    passages are equally close to a question, so a ranking has one right order."""
+
+    name = "scattered"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            rng = random.Random(text)
+            out.append(normalise([rng.uniform(-1.0, 1.0) for _ in range(16)]))
+        return out
+
+
+def test_sqlite_vec_and_the_scan_rank_the_nearest_alike(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    sqlite_vec = _sqlite_vec(index)
+    root = tmp_path / "many"
+    root.mkdir()
+    for n in range(40):
+        (root / f"note-{n:02}.txt").write_text(f"Note number {n} about nothing in particular.\n")
+    embedder = _ScatteredEmbedder()
+    _sync(index, root, embedder)
+    assert index.vector_count() == 40
+    scan = _vectors.VectorSearch(sqlite_vec=False)
+    texts = dict(index.call(lambda c: c.execute("SELECT id, text FROM passages").fetchall()))
+    for question in ("first question", "second", "a third one"):
+        vector = embedder.embed([question])[0]
+        by_sqlite = index.call(_vectors.nearest, sqlite_vec, vector, 10, None)
+        assert by_sqlite == index.call(_vectors.nearest, scan, vector, 10, None)
+        # nearest first: each passage's cosine similarity to the question is lower than
+        # the one's before it
+        close = [
+            sum(a * b for a, b in zip(embedder.embed([texts[pid]])[0], vector, strict=True))
+            for pid in by_sqlite
+        ]
+        assert len(close) == 10
+        assert close == sorted(close, reverse=True)
 
 
 def test_passages_without_vectors_get_them_on_the_next_sync(
@@ -99,7 +156,7 @@ def test_another_model_drops_the_vectors_and_makes_them_again(
 
 
 def test_a_file_changed_or_removed_takes_its_vectors_with_it(
-    index: KnowledgeIndex, tmp_path: Path
+    index: KnowledgeIndex, how: _vectors.VectorSearch, tmp_path: Path
 ) -> None:
     root = tmp_path / "notes"
     write_notes(root)
@@ -109,20 +166,22 @@ def test_a_file_changed_or_removed_takes_its_vectors_with_it(
     (root / "money.txt").write_text("The oven must be hot before the dough goes in.\n")
     _sync(index, root, embedder)
     assert index.vector_count() == 2
-    how = _vectors.VectorSearch(sqlite_vec=False)
     assert _fused(index, how, "bake a cake")[0] == "money.txt"
     assert "pets.txt" not in _fused(index, how, "kitten")
 
 
-def test_without_sqlite_vec_the_index_opens_and_says_why(tmp_path: Path) -> None:
-    class NoExtensions:
-        """A connection of a Python whose SQLite was built without extension loading."""
-
-    why = _vectors.load_sqlite_vec(NoExtensions())  # type: ignore[arg-type]
-    assert why == "this Python's SQLite cannot load extensions"
+def test_where_sqlite_cannot_load_extensions_meaning_is_found_by_a_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skip_unless_own_sqlite_cannot_load()
+    hide_sqlean(monkeypatch)  # as on this Python without the sqlean.py package
     index = KnowledgeIndex.open_data_dir(tmp_path / "data")
     try:
-        assert index.vectors.sqlite_vec == (index.vectors.why_not is None)
+        assert index.vectors.sqlite_vec is False
+        assert index.vectors.why_not == "this Python's SQLite cannot load extensions"
+        write_notes(tmp_path / "notes")
+        _sync(index, tmp_path / "notes", ConceptEmbedder())
+        assert _fused(index, index.vectors, "is my kitten happy")[0] == "pets.txt"
     finally:
         index.close()
 

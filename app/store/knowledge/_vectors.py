@@ -2,8 +2,9 @@
 
 Vectors are float32 BLOBs in ``passage_vectors``, one per passage, of one model only (named
 in ``meta``). The nearest are found by ``sqlite-vec``'s distance function when the extension
-loads into the connection, else by an exact scan of the same table in numpy (some Pythons'
-SQLite cannot load extensions): the same file works either way, and so does every ranking.
+loads into the connection (see :mod:`app.store.knowledge._binding`), else by an exact scan of
+the same table in numpy (where no binding at hand can load extensions): the same file works
+either way, and so does every ranking.
 Every function runs on the index's thread with its connection.
 """
 
@@ -38,8 +39,9 @@ _CANDIDATES = 4
 """Each ranking hands the fusion this many times the passages asked for (at least 20)."""
 
 
-def load_sqlite_vec(conn: sqlite3.Connection) -> str | None:
-    """Load sqlite-vec into ``conn``; ``None`` when it loaded, else why it did not."""
+def load_sqlite_vec(conn: sqlite3.Connection, error: type[Exception] = sqlite3.Error) -> str | None:
+    """Load sqlite-vec into ``conn``; ``None`` when it loaded, else why it did not.
+    ``error`` is the base of the errors of ``conn``'s binding."""
     if not hasattr(conn, "enable_load_extension"):
         return "this Python's SQLite cannot load extensions"
     try:
@@ -52,7 +54,7 @@ def load_sqlite_vec(conn: sqlite3.Connection) -> str | None:
             sqlite_vec.load(conn)
         finally:
             conn.enable_load_extension(False)
-    except (sqlite3.Error, AttributeError, OSError) as exc:
+    except (error, AttributeError, OSError) as exc:
         return f"sqlite-vec could not be loaded ({exc})"
     return None
 

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar
 
 from app.core.private_files import FILE_MODE, private_folder, tighten
@@ -22,6 +23,7 @@ from app.store.errors import (
     StoreNotWritableError,
 )
 from app.store.knowledge import _ops, _vectors
+from app.store.knowledge._binding import sqlite_binding
 from app.store.knowledge._schema import create_or_check, own_schema
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit
 
@@ -39,9 +41,11 @@ def knowledge_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / KNOWLEDGE_DB_NAME
 
 
-def _connect(path: Path | None) -> sqlite3.Connection:
+def _connect(db: ModuleType, path: Path | None) -> sqlite3.Connection:
+    """Open ``path`` (``None``: in memory) with the binding ``db``; its errors are ``db``'s."""
+    conn: sqlite3.Connection
     if path is None:
-        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn = db.connect(":memory:", isolation_level=None)
         create_or_check(conn, "in memory")
         return conn
     try:
@@ -54,8 +58,8 @@ def _connect(path: Path | None) -> sqlite3.Connection:
         with contextlib.suppress(OSError):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     try:
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
-    except sqlite3.Error as exc:
+        conn = db.connect(path, timeout=10.0, isolation_level=None)
+    except db.Error as exc:
         raise StoreNotWritableError(
             f"Parley cannot open its knowledge index {path} ({exc})", path
         ) from None
@@ -72,12 +76,12 @@ def _connect(path: Path | None) -> sqlite3.Connection:
                 path,
                 describe_strangers(removed, limit=10),
             )
-    except sqlite3.OperationalError as exc:  # locked, read-only, full: not damaged
+    except db.OperationalError as exc:  # locked, read-only, full: not damaged
         conn.close()
         raise StoreNotWritableError(
             f"Parley cannot use its knowledge index {path} ({exc})", path
         ) from None
-    except sqlite3.DatabaseError as exc:
+    except db.DatabaseError as exc:
         conn.close()
         raise StoreCorruptError(
             f"{path} is not a readable knowledge index ({exc}); move it away and Parley "
@@ -107,15 +111,16 @@ class KnowledgeIndex(OneThread):
         super().__init__()
         self._what = "the knowledge index"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-knowledge")
+        self._db = sqlite_binding()
         try:
             self._conn: sqlite3.Connection | None = self._executor.submit(
-                _connect, path if path is None else self.path
+                _connect, self._db, path if path is None else self.path
             ).result()
         except BaseException:
             self._executor.shutdown(wait=True)
             self._closed = True
             raise
-        why_not = self.call(_vectors.load_sqlite_vec)
+        why_not = self.call(_vectors.load_sqlite_vec, self._db.Error)
         if why_not is not None:
             log.info("vectors are compared without sqlite-vec: %s", why_not)
         self.vectors = _vectors.VectorSearch(sqlite_vec=why_not is None, why_not=why_not)
@@ -149,7 +154,7 @@ class KnowledgeIndex(OneThread):
             raise StoreClosedError(f"the knowledge index {self.path} is closed", self.path)
         try:
             return fn(self._conn, *args)
-        except sqlite3.OperationalError as exc:
+        except self._db.OperationalError as exc:
             raise StoreError(f"the knowledge index {self.path} failed: {exc}", self.path) from exc
 
     # the jobs, by name --------------------------------------------------------------------
@@ -280,6 +285,6 @@ class KnowledgeIndex(OneThread):
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(self._db.Error):
                 conn.execute("PRAGMA optimize")
             conn.close()

@@ -1,18 +1,23 @@
 """The daily backup while Parley runs: one a day, in a worker thread, rotated to the last
-seven days and four weeks; a read-only rescued copy is never backed up; a backup carrying
-triggers is refused and the database a restore replaced is listed."""
+seven days and four weeks; a workspace on a read-only rescued copy never backs it up; a
+backup carrying triggers is refused and the database a restore replaced is listed."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
+import logging
 from pathlib import Path
 
 import pytest
 
+from app.services.data.actions import check_store, open_rescued_copy
 from app.services.data.backups import BackupService, describe
+from app.services.workspace import Workspace
 from app.store import Store
-from app.store.backups import BackupError
+from app.store.backups import BackupError, backups_folder
+from app.store.paths import database_path
+from tests.store.damage import damage_first_thread, make_database
 from tests.store.foreign import add_triggers
 from tests.store.helpers import append_messages
 from tests.ui.harness import wait_until
@@ -53,15 +58,37 @@ async def test_the_daily_backup_runs_once_a_day_and_keeps_the_documented_set(
     assert describe(entry).endswith(", 1 thread")
 
 
-async def test_a_read_only_rescued_copy_is_never_backed_up(tmp_path: Path) -> None:
-    path = tmp_path / "parley.db"
-    with Store.open(path):
-        pass
-    service = BackupService(path, enabled=False)
-    assert await service.daily_now() is None
-    service.start_daily(first_after=0)
-    await service.aclose()
-    assert service.list() == []
+@pytest.mark.parametrize("damaged", [True, False], ids=["damaged", "intact"])
+async def test_a_workspace_on_a_read_only_rescued_copy_never_backs_it_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, damaged: bool
+) -> None:
+    caplog.set_level(logging.INFO, logger="app.services.data.backups")
+    data = tmp_path / "data"
+    data.mkdir()
+    database = database_path(data)
+    await make_database(database, threads=2)
+    if damaged:  # as the window offers it; an intact copy's backup would pass its check
+        damage_first_thread(database)
+    health = check_store(data)
+    assert health.healthy is not damaged
+    # what the window does when the person chooses to open a read-only copy
+    rescued = await open_rescued_copy(health)
+    copy = rescued.path
+    before = {path: path.read_bytes() for path in (database, copy)}
+    workspace = await Workspace.open(
+        data, store=rescued, resolve_model=lambda spec: None, secret_resolver=lambda ref: ""
+    )
+    try:
+        assert workspace.data.read_only is not None
+        # each of the running window's daily checks: today's backup is due, none is taken
+        assert await workspace.backups.daily_now() is None
+        assert workspace.backups.list() == []
+    finally:
+        await workspace.aclose()
+    assert not backups_folder(copy).exists()
+    assert not backups_folder(database).exists()
+    assert {path: path.read_bytes() for path in (database, copy)} == before
+    assert "backup" not in caplog.text  # nor did one fail
 
 
 async def test_a_restore_refuses_a_backup_carrying_triggers_and_lists_what_it_replaced(

@@ -3,7 +3,6 @@ background, fused search, the line that says which search is in use, and a model
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -12,6 +11,11 @@ import pytest
 from app.services.bus import EventBus
 from app.services.events import KnowledgeProgress, WorkspaceEvent
 from app.services.knowledge import KnowledgeService
+from tests.knowledge.bindings import (
+    hide_sqlean,
+    skip_unless_own_sqlite_cannot_load,
+    skip_unless_sqlite_vec_can_load,
+)
 from tests.knowledge.concepts import ConceptEmbedder, write_notes
 
 EVENTS: list[WorkspaceEvent] = []
@@ -127,13 +131,25 @@ async def test_the_workspace_follows_the_setting_and_a_missing_file_is_said(
         await ws.aclose()
 
 
-async def test_the_way_vectors_are_compared_is_said(knowledge: KnowledgeService) -> None:
+async def test_vectors_compared_by_sqlite_vec_need_no_note(knowledge: KnowledgeService) -> None:
+    skip_unless_sqlite_vec_can_load()
     assert knowledge.vector_note is None
     knowledge.use_embedder(ConceptEmbedder())
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
-        assert knowledge.vector_note is None  # sqlite-vec is used
-    else:
+    assert knowledge.vector_note is None
+
+
+async def test_vectors_compared_by_a_scan_are_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skip_unless_own_sqlite_cannot_load()
+    hide_sqlean(monkeypatch)  # as on this Python without the sqlean.py package
+    knowledge = await KnowledgeService.open(tmp_path / "data", EventBus(), watch=False)
+    try:
+        assert knowledge.vector_note is None  # no model chosen: nothing is compared
+        knowledge.use_embedder(ConceptEmbedder())
         assert knowledge.vector_note == (
             "Vectors are compared by an exact scan, not by sqlite-vec: this Python's SQLite "
             "cannot load extensions."
         )
+    finally:
+        await knowledge.aclose()
