@@ -81,13 +81,15 @@ class KeyringSecretResolver:
         """The keyring backend in use."""
         return self._backend if self._backend is not None else keyring.get_keyring()
 
-    def _usable_backend(self, ref: str) -> KeyringBackend:
+    def _usable_backend(self, ref: str, action: str = "read") -> KeyringBackend:
+        """The backend, or a :class:`SecretError` saying why ``ref`` cannot be ``action``
+        (read, saved, deleted) there."""
         backend = self.backend()
         if isinstance(backend, keyring.backends.fail.Keyring):
-            raise SecretError(ref, f"secret {ref!r} cannot be read: {_NO_KEYRING}")
+            raise SecretError(ref, f"secret {ref!r} cannot be {action}: {_NO_KEYRING}")
         if _is_plaintext(backend):
-            name = type(backend).__name__
-            raise SecretError(ref, f"secret {ref!r} cannot be read: {_PLAINTEXT.format(name=name)}")
+            why = _PLAINTEXT.format(name=type(backend).__name__)
+            raise SecretError(ref, f"secret {ref!r} cannot be {action}: {why}")
         return backend
 
     def _failure(self, ref: str, action: str, exc: Exception) -> SecretError:
@@ -144,7 +146,7 @@ class KeyringSecretResolver:
         remember_secret(value)
         try:
             with purpose(KEYRING_PURPOSE):
-                self._usable_backend(ref).set_password(self.service, ref, value)
+                self._usable_backend(ref, "saved").set_password(self.service, ref, value)
         except (SecretError, keyring.errors.KeyringError) as exc:
             if not self.session_fallback:
                 raise (
@@ -162,7 +164,7 @@ class KeyringSecretResolver:
         had_session = self._session.pop(ref, None) is not None
         try:
             with purpose(KEYRING_PURPOSE):
-                self._usable_backend(ref).delete_password(self.service, ref)
+                self._usable_backend(ref, "deleted").delete_password(self.service, ref)
         except keyring.errors.PasswordDeleteError:
             return
         except (SecretError, keyring.errors.KeyringError) as exc:

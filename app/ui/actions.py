@@ -117,7 +117,9 @@ def build_menus(
         action = QAction(spec.text, window)
         action.setObjectName(spec.id)
         action.setCheckable(spec.checkable)
-        if spec.keys is not None:
+        if isinstance(spec.keys, QKeySequence.StandardKey):
+            action.setShortcuts(spec.keys)  # every key the platform binds: Ctrl+F4 and Ctrl+W
+        elif spec.keys is not None:
             action.setShortcut(QKeySequence(spec.keys))
         if spec.handler is not None:
             handler = spec.handler

@@ -222,7 +222,9 @@ class MainWindow(ThreadCommands):
         vm.problem.connect(self.remedies.show_problem)
         vm.notice.connect(lambda text: self.notifier.show(text, timeout_ms=4000))
         vm.budgetChanged.connect(self._on_budget)
-        vm.replyFinished.connect(lambda text: announce(self.chat, f"Parley replied: {text}"))
+        vm.replyFinished.connect(
+            lambda text: announce(self.chat, f"{self.own_agent} replied: {text}")
+        )
         vm.threadOpened.connect(self.attachments.thread_opened)
         vm.threadOpened.connect(self._on_thread_opened)
         vm.threadOpened.connect(self.pending_send.thread_opened)

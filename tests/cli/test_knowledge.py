@@ -66,12 +66,18 @@ def test_a_chat_answer_cites_its_sources_and_the_export_keeps_them(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     url = f"{(root / 'guide.pdf').resolve().as_uri()}#page=2"
     assert f"Sources:\n[1] guide.pdf, page 2  {url}" in done.stdout
-    exported = parley("threads", "export", new_thread_id(done.stderr), data_dir=data)
+    thread_id = new_thread_id(done.stderr)
+    exported = parley("threads", "export", thread_id, data_dir=data)
     doc = json.loads(exported.stdout)
     answer = doc["state"]["context"][-1]
     (block,) = [b for b in answer["content"] if b["type"] == "text"]
     assert block["annotations"][0]["url"] == url
     assert "highest tide at noon" in block["annotations"][0]["snippet"]
+    markdown = tmp_path / "tide.md"
+    written = parley("threads", "export", thread_id, str(markdown), "--markdown", data_dir=data)
+    assert written.returncode == 0, written.stderr
+    text = markdown.read_text(encoding="utf-8")
+    assert text.endswith(f"At noon in March [1].\n\nSources: [guide.pdf, page 2]({url})\n")
 
 
 def test_a_folder_for_an_agent_needs_the_agent_and_is_listed_with_it(tmp_path: Path) -> None:

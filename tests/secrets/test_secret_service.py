@@ -3,52 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-needs_keyring = pytest.mark.skipif(
-    not (shutil.which("dbus-run-session") and shutil.which("gnome-keyring-daemon")),
-    reason="gnome-keyring and dbus are installed by `make test` (install-system-deps.sh --test)",
-)
+from tests.secrets.keyring_session import in_keyring_session, needs_keyring
 
 
 def _in_session(tmp_path: Path, mode: str, unlock: bool) -> dict[str, Any]:
-    home = tmp_path / "home"
-    runtime = tmp_path / "run"
     data = tmp_path / "data"
-    for d in (home, runtime, data):
-        d.mkdir(exist_ok=True)
-    runtime.chmod(0o700)
-    start = (
-        "printf %s pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null"
-        if unlock
-        else "gnome-keyring-daemon --components=secrets >/dev/null"
-    )
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_RUNTIME_DIR": str(runtime),
-        "XDG_DATA_HOME": str(home / ".local/share"),
-    }
-    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-    child = [sys.executable, "-m", "tests.secrets._secret_service_child", str(data), mode]
-    done = subprocess.run(
-        ["dbus-run-session", "--", "bash", "-c", f'{start} && exec "$@"', "_", *child],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    data.mkdir(exist_ok=True)
+    child = ["-m", "tests.secrets._secret_service_child", str(data), mode]
+    done = in_keyring_session(tmp_path, *child, unlock=unlock)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result

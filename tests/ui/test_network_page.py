@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QTableWidget, QToolButton
+from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QMenu, QTableWidget, QToolButton
 
 from app.core.netgate import GATE, OfflineRefusal, purpose
+from app.ui.actions import ActionId, MenuId
 from app.ui.settings.page import PageId
+from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
 
@@ -24,6 +27,17 @@ def _rows(table: QTableWidget) -> list[list[str]]:
         for r in range(table.rowCount())
         if not table.isRowHidden(r)
     ]
+
+
+def open_view_menu(window: MainWindow) -> tuple[QMenu, QAction]:
+    """Click View in the menu bar; the menu shown and its Work offline entry."""
+    bar = window.menuBar()
+    view = find(window, QMenu, MenuId.VIEW.object_name)
+    QTest.mouseClick(
+        bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(view.menuAction()).center()
+    )
+    assert view.isVisible()
+    return view, find(window, QAction, ActionId.VIEW_OFFLINE)
 
 
 async def test_the_ledger_the_indicator_and_the_offline_switch(tmp_path: Path) -> None:
@@ -62,16 +76,23 @@ async def test_the_ledger_the_indicator_and_the_offline_switch(tmp_path: Path) -
         await wait_until(lambda: GATE.offline, what="offline mode")
         await wait_until(lambda: indicator.text() == "Offline", what="the indicator")
         assert window.workspace.settings.current.offline
-        window._sync_offline()
-        assert window.offline_action.isChecked()
         with pytest.raises(OfflineRefusal):
             await asyncio.to_thread(connect)
         await page.load()
         assert _rows(table)[0][4] == "refused (offline)"
 
-        window.offline_action.trigger()  # View > Work offline, off again
+        # the View menu, opened as a person does, ticks Work offline; a click there turns it off
+        dialog.close()
+        view, offline = open_view_menu(window)
+        assert offline.text() == "Work &offline" and offline.isChecked()
+        QTest.mouseClick(view, Qt.MouseButton.LeftButton, pos=view.actionGeometry(offline).center())
         await wait_until(lambda: not GATE.offline, what="online again")
         assert not window.workspace.settings.current.offline
+        assert not view.isVisible()
+        await wait_until(lambda: indicator.text() != "Offline", what="the indicator")
+        view, offline = open_view_menu(window)
+        assert not offline.isChecked()
+        view.hide()
     finally:
         GATE.offline = False
         remote.close()

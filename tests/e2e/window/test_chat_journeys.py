@@ -10,6 +10,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QListView, QPlainTextEdit, QPushButton, QWidget
 
 from app.core.state import Message
+from tests.ui.chat.links_harness import href_spot
 from tests.ui.harness import (
     Models,
     close_test_window,
@@ -233,9 +234,12 @@ async def test_a_provider_error_is_shown_in_the_thread_with_retry(tmp_path: Path
         reply = rows(window)[1]
         html = view.delegate._laid(view.model().index(1, 0), 600).doc.toHtml()
         assert "the server went away" in html and "remedy:retry" in html
-        # clicking Retry asks again
-        view._on_link("remedy:retry:", 1)
-        await wait_until(lambda: rows(window)[-1].text() == "Back again.")
+        # a click on Retry in the error's row asks again
+        spot = href_spot(view, 1, "remedy:retry:")
+        QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot)
+        await wait_until(lambda: rows(window)[-1].text() == "Back again.", what="the new reply")
+        await idle(window)
+        assert [m.text() for m in rows(window)] == ["Hello?", "Back again."]
         assert reply.message_id != rows(window)[-1].message_id
     finally:
         await close_test_window(window)
