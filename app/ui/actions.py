@@ -118,7 +118,12 @@ def build_menus(
         action.setObjectName(spec.id)
         action.setCheckable(spec.checkable)
         if isinstance(spec.keys, QKeySequence.StandardKey):
-            action.setShortcuts(spec.keys)  # every key the platform binds: Ctrl+F4 and Ctrl+W
+            # every key the platform binds (Ctrl+F4 and Ctrl+W); where it binds none (Quit on
+            # some desktops), the keys the F1 list promises
+            bound = QKeySequence.keyBindings(spec.keys)
+            if not bound and spec.keys_text:
+                bound = [QKeySequence(spec.keys_text)]
+            action.setShortcuts(bound)
         elif spec.keys is not None:
             action.setShortcut(QKeySequence(spec.keys))
         if spec.handler is not None:

@@ -198,3 +198,18 @@ async def test_keys_export_and_import_a_thread_and_close_the_window(tmp_path: Pa
         assert closed == [True]
     finally:
         await close_test_window(window)
+
+
+async def test_ctrl_q_quits_where_the_desktop_binds_no_key_to_quit(tmp_path: Path) -> None:
+    """The F1 list and the File menu promise Ctrl+Q; a platform without a Quit binding (this
+    one) still gets it."""
+    window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
+    closed = []
+    window.closed.connect(lambda: closed.append(True))
+    try:
+        await shown_and_active(window)
+        keys(window, "Ctrl+Q")
+        await wait_until(lambda: not window.isVisible(), what="the window to close")
+        assert closed == [True]
+    finally:
+        await close_test_window(window)
