@@ -176,19 +176,46 @@ def test_a_hostile_agent_file_is_refused_in_one_sentence(
     assert cli(tmp_path / "data", "agents", "list")[1].count("\n") == 1  # only Parley
 
 
-def test_a_loop_through_an_agent_here_is_refused_on_import(tmp_path: Path) -> None:
+def test_an_imported_agent_joins_the_loop_check_of_the_agents_it_asks(tmp_path: Path) -> None:
+    # An import cannot close a loop itself: no agent here can name one that is not here (a
+    # delegate must exist, and a delegate cannot be removed or renamed away), and a file
+    # naming its own agent is refused above. A loop through it can only be made later.
     data = tmp_path / "data"
     cli(data, "agents", "add", "Helper")
     cli(data, "agents", "add", "Boss", "--delegate", "Helper")
     file = tmp_path / "scout.agent.json"
     file.write_bytes(agent_file(delegates=["Boss"]))
-    assert cli(data, "agents", "import", str(file), "--yes")[0] == 0
+    code, _, err = cli(data, "agents", "import", str(file), "--yes")
+    assert (code, err) == (0, "added agent Scout\n")
+    assert "delegates: Boss\n" in cli(data, "agents", "show", "Scout")[1]
     # Scout → Boss → Helper; Helper asking Scout closes the loop
     code, _, err = cli(data, "agents", "edit", "Helper", "--delegate", "Scout")
     assert (code, err) == (
         2,
         "parley: That makes a loop of delegation: Helper → Scout → Boss → Helper.\n",
     )
+    assert "delegates: none\n" in cli(data, "agents", "show", "Helper")[1]
+
+
+def test_an_import_whose_chain_through_agents_here_is_too_deep_is_refused(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    cli(data, "agents", "add", "Helper")
+    cli(data, "agents", "add", "Boss", "--delegate", "Helper")
+    cli(data, "agents", "add", "Chief", "--delegate", "Boss")
+    cli(data, "agents", "add", "Director", "--delegate", "Chief")  # three hops: the most
+    file = tmp_path / "scout.agent.json"
+    file.write_bytes(agent_file(delegates=["Director"]))
+    sentence = (
+        "parley: That makes Scout's chain of delegation deeper than 3 agents. "
+        "Nothing was imported.\n"
+    )
+    for yes in ([], ["--yes"]):  # refused before any question is asked
+        code, _, err = cli(data, "agents", "import", str(file), *yes)
+        assert (code, err) == (2, sentence)
+    listed = cli(data, "agents", "list")[1]
+    assert "Scout" not in listed and listed.count("\n") == 5  # Parley and the four here
 
 
 def test_an_endpoint_never_configured_and_missing_tools_are_asked_about(tmp_path: Path) -> None:

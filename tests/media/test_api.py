@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 from app.core.state import DocumentBlock, ImageBlock
 from app.media import (
@@ -13,9 +16,12 @@ from app.media import (
     IngestLimits,
     Ingestor,
     IngestProgress,
+    Job,
     page_texts,
     sources_from_clipboard,
 )
+from app.media.errors import Cancelled
+from app.media.ingest import extract
 from app.store import Store
 from tests.media import corpus
 
@@ -49,9 +55,32 @@ async def test_progress_runs_page_by_page_on_the_event_loop(ingestor: Ingestor) 
     assert {p.name for p in seen} == {"thirty.pdf"}
 
 
+def test_a_cancelled_read_stops_at_the_next_page() -> None:
+    # the worker's side of a cancel: the flag set while page 3 is read (as cancelling the
+    # ingest's task sets it) ends the page loop before page 4
+    data = corpus.pdf([f"Page {n}" for n in range(1, 401)])
+    job = Job()
+    reported: list[str] = []
+
+    def report(fraction: float, stage: str) -> None:
+        if stage.startswith("page"):
+            reported.append(stage)
+            if len(reported) == 3:
+                job.cancel_event.set()
+
+    job.report = report
+    with pytest.raises(Cancelled):
+        extract(BytesSource(data, "long.pdf"), IngestLimits(), job)
+    assert reported == ["page 1 of 400", "page 2 of 400", "page 3 of 400"]
+
+
 async def test_cancelling_stops_inside_the_page_loop_and_stores_nothing(
     tmp_path: Path, ingestor: Ingestor
 ) -> None:
+    # one worker thread: work handed to it after the cancel runs only once the read is gone
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-test")
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(worker)
     data = corpus.pdf([f"Page {n}" for n in range(1, 401)])
     pages_seen: list[str] = []
     task: asyncio.Task[object] | None = None
@@ -70,7 +99,9 @@ async def test_cancelling_stops_inside_the_page_loop_and_stores_nothing(
         pass
     assert task.cancelled()
     seen_at_cancel = len(pages_seen)
-    await asyncio.sleep(0.5)  # the worker would have gone on to the end by now
+    # the read has left the worker (at its next page, or at its end had it gone on), and what
+    # it reported on its way has reached the loop before this
+    await loop.run_in_executor(None, lambda: None)
     assert len(pages_seen) == seen_at_cancel < 100
     assert _media_rows(tmp_path) == 0
     # the ingestor is still usable afterwards

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -149,17 +150,52 @@ async def test_a_call_cut_at_the_token_limit_is_reported_as_cut(
     assert reply.metadata["finish_reason"] == "length"
 
 
-async def test_auto_tool_choice_answers_text_or_a_valid_call(
-    local_model: LlamaCppChatModel,
+UNITS = ToolSpec(
+    name="set_units",
+    description="Set the units temperatures are shown in.",
+    parameters={
+        "type": "object",
+        "properties": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "required": ["unit"],
+    },
+)
+
+
+def nudged(path: Path, bias: float) -> LlamaCppChatModel:
+    """The bundled model whose first token, when it may answer or call, leans ``bias`` towards
+    opening a call: far enough either way to pick the branch on every build."""
+    return LlamaCppChatModel(path, n_ctx=2048, recipe_overrides={"tool_bias": bias})
+
+
+async def test_auto_tool_choice_lets_a_reply_open_as_a_call_held_by_the_grammar(
+    bundled_path: Path,
 ) -> None:
-    ask = [Message.text_message("Hello! How are you?")]
-    reply = await local_model.agenerate(ask, tools=[WEATHER], config=GREEDY)
-    if reply.tool_calls():
-        assert all(c.partial_args is None or reply.metadata["finish_reason"] == "length"
-                   for c in reply.tool_calls())  # fmt: skip
-    else:
-        assert reply.text(), "the grammar's free text has at least one character"
-        assert not reply.text().lstrip().startswith("<tool_call>")
+    model = nudged(bundled_path, 100.0)
+    try:
+        ask = [Message.text_message("Show temperatures in fahrenheit, please.")]
+        cfg = GenerationConfig(temperature=0, max_tokens=60, seed=1)
+        reply = await model.agenerate(ask, tools=[UNITS], config=cfg)
+    finally:
+        model.close()
+    # the enum leaves the call a few tokens long: it always closes within the limit
+    [call] = reply.tool_calls()
+    assert call.name == "set_units" and call.partial_args is None
+    assert call.args in ({"unit": "celsius"}, {"unit": "fahrenheit"})
+    assert reply.text() == ""
+    assert reply.metadata["finish_reason"] == "tool_calls"
+
+
+async def test_auto_tool_choice_lets_a_reply_open_as_plain_text(bundled_path: Path) -> None:
+    model = nudged(bundled_path, -100.0)
+    try:
+        ask = [Message.text_message("Show temperatures in fahrenheit, please.")]
+        reply = await model.agenerate(ask, tools=[UNITS], config=GREEDY)
+    finally:
+        model.close()
+    assert reply.tool_calls() == []
+    assert reply.text().strip(), "the grammar's free text has at least one character"
+    assert not reply.text().startswith("<"), "free text never opens like a call"
+    assert reply.metadata["finish_reason"] in ("stop", "length")
 
 
 async def test_a_conversation_with_tool_results_renders(local_model: LlamaCppChatModel) -> None:

@@ -25,7 +25,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -93,6 +93,11 @@ MAX_FILE_RULES = 50
 MAX_FILE_FOLDERS = 50
 
 
+_Limit = Annotated[float, Field(allow_inf_nan=False)]
+"""A limit as a file gives it: a finite number (the counts are taken as whole numbers), one
+kind of value, so a wrong one is named by its limit alone."""
+
+
 class AgentFile(BaseModel):
     """What an agent file asks for, as read (nothing compared with this machine yet)."""
 
@@ -106,7 +111,7 @@ class AgentFile(BaseModel):
     model: str | None = None
     tools: list[str] = Field(default_factory=list)
     delegates: list[str] = Field(default_factory=list)
-    limits: dict[str, int | float | None] = Field(default_factory=dict)
+    limits: dict[str, _Limit | None] = Field(default_factory=dict)
     starters: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)
     rules: list[FileRule] = Field(default_factory=list, max_length=MAX_FILE_RULES)
@@ -379,6 +384,8 @@ def _check_header(body: dict[str, Any]) -> None:
 def _one_sentence(exc: ValidationError) -> str:
     error = exc.errors()[0]
     where = ".".join(str(p) for p in error["loc"]) or "the file"
+    if error["type"] == "missing":
+        return f"The file's {where!r} is missing."
     return f"The file's {where!r} is not right: {error['msg'].lower()}."
 
 

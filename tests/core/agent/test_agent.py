@@ -185,9 +185,15 @@ async def test_budgets_are_shared_with_child_agents() -> None:
         .compile()
     )
     done = await parent.ainvoke({"messages": [HumanMessage("hi")]}, {"max_model_calls": 1})
-    assert [m.text() for m in done.context][1] == "first"
-    assert "model-call budget (1)" in done.context[-1].text()
-    assert m2.remaining == 0 or m2.calls == []
+    # one call for the whole run: the first agent spends it, the second is never asked
+    assert [m.text() for m in done.context] == [
+        "hi",
+        "first",
+        "I stopped before finishing: the model-call budget (1) is used up.",
+    ]
+    assert done.context[-1].end_reason == "budget"
+    assert m1.remaining == 0 and len(m1.calls) == 1
+    assert m2.calls == [] and m2.remaining == 1
 
 
 async def test_near_the_step_limit_the_model_answers_without_tools() -> None:

@@ -35,18 +35,47 @@ def test_the_file_name_keeps_the_name_and_drops_what_a_path_cannot_hold() -> Non
     assert agent_file_name(Agent(name="..")) == "agent.agent.json"
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"format": "parley.agent", "version": 1, "name": "X", "tools": [1]},
-        {"format": "parley.agent", "version": 1, "name": "X", "limits": {"max_tokens": "9"}},
+HEADER = {"format": "parley.agent", "version": 1}
+
+REFUSED: list[tuple[dict[str, object] | bytes, str]] = [
+    (
+        {**HEADER, "name": "X", "tools": [1]},
+        "The file's 'tools.0' is not right: input should be a valid string.",
+    ),
+    (
+        {**HEADER, "name": "X", "limits": {"max_tokens": "9"}},
+        "The file's 'limits.max_tokens' is not right: input should be a valid number.",
+    ),
+    (
+        b'{"format": "parley.agent", "version": 1, "name": "X", "limits": {"max_cost": 1e400}}',
+        "The file's 'limits.max_cost' is not right: input should be a finite number.",
+    ),
+    (
+        b'{"format": "parley.agent", "version": 1, "name": "X", "limits": {"max_tokens": NaN}}',
+        "The file's 'limits.max_tokens' is not right: input should be a finite number.",
+    ),
+    (
         {"format": "parley.agent", "version": True, "name": "X"},
-        {"format": "parley.agent", "version": 1},
+        'The file\'s "version" is not a whole number, so it was not read.',
+    ),
+    ({**HEADER}, "The file's 'name' is missing."),
+    (
         {"format": "something.else", "version": 1, "name": "X"},
-        {"format": "parley.agent", "version": 1, "name": "X", "model": "https://u:p@h/v1"},
-    ],
-)
-def test_values_of_the_wrong_kind_are_refused(body: dict[str, object]) -> None:
+        "The file is not a Parley agent file (its \"format\" is not 'parley.agent').",
+    ),
+    (
+        {**HEADER, "name": "X", "model": "https://u:p@h/v1"},
+        "The file's 'model' holds what looks like a secret in clear; keys go in the keyring, "
+        "never in an agent file, so it was not imported.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "sentence"), REFUSED)
+def test_values_of_the_wrong_kind_are_refused_saying_which_and_why(
+    body: dict[str, object] | bytes, sentence: str
+) -> None:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
     with pytest.raises(AgentFileError) as caught:
-        read_agent_file(json.dumps(body).encode())
-    assert str(caught.value).count(". ") == 0 and str(caught.value).endswith(".")
+        read_agent_file(data)
+    assert str(caught.value) == sentence

@@ -4,7 +4,6 @@ back a thread deleted since, in a window reopened on the backup."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import shiboken6
@@ -17,6 +16,7 @@ from app.store.paths import database_path
 from app.ui.app import reopen_restored
 from app.ui.settings.data_page import DataPage
 from app.ui.settings.page import PageId
+from app.ui.tasks import drain
 from app.ui.window import MainWindow
 from tests.ui.data.test_data_menu import opened
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
@@ -68,21 +68,27 @@ async def test_back_up_now_then_restore_brings_back_a_deleted_thread(tmp_path: P
 
         table.selectRow(1 - damaged_row)
         assert restore.isEnabled()
-        asked: asyncio.Future[Path] = asyncio.get_running_loop().create_future()
-        window.restore_requested.connect(lambda p: asked.done() or asked.set_result(p))
+        chosen = page.selected()
+        assert chosen is not None
+        requested: list[Path] = []
+        window.restore_requested.connect(requested.append)
         QTest.mouseClick(restore, Qt.MouseButton.LeftButton)
         box = await opened(page, QMessageBox, "restoreBackupDialog")
         assert isinstance(box, QMessageBox)
         assert f"({len(at_backup)} threads)?" in box.text()
         assert "nothing is deleted" in box.informativeText()
         box.button(QMessageBox.StandardButton.Cancel).click()
-        await asyncio.sleep(0.05)
-        assert not asked.done()  # Cancel restores nothing
+        # the click's question has been answered once its task is done: a restore it asked
+        # for would have been asked for by then
+        await drain()
+        assert requested == []  # Cancel restores nothing
 
         QTest.mouseClick(restore, Qt.MouseButton.LeftButton)
         box = await opened(page, QMessageBox, "restoreBackupDialog")
         find(box, QPushButton, "confirmRestoreButton").click()
-        backup = await asyncio.wait_for(asked, 5)
+        await drain()
+        assert requested == [chosen.path]
+        backup = requested[0]
 
         reopened = await reopen_restored(window, backup, lambda: open_test_window(tmp_path, models))
         assert reopened is not None
