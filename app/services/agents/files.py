@@ -379,6 +379,13 @@ def _check_header(body: dict[str, Any]) -> None:
             f"The file's limits name {', '.join(repr(o) for o in odd[:5])}; an agent's limits "
             f"are {', '.join(LIMIT_NAMES)}."
         )
+    for name in ("max_model_calls", "max_tool_calls", "max_tokens"):
+        value = limits.get(name) if isinstance(limits, dict) else None
+        if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+            raise AgentFileError(
+                f"The file's 'limits.{name}' is {value:g}, not a whole number: calls and "
+                "tokens are counted whole."
+            )
 
 
 def _one_sentence(exc: ValidationError) -> str:

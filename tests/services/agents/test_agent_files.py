@@ -55,6 +55,11 @@ REFUSED: list[tuple[dict[str, object] | bytes, str]] = [
         "The file's 'limits.max_tokens' is not right: input should be a finite number.",
     ),
     (
+        b'{"format": "parley.agent", "version": 1, "name": "X", "limits": {"max_tokens": 9.5}}',
+        "The file's 'limits.max_tokens' is 9.5, not a whole number: calls and tokens are "
+        "counted whole.",
+    ),
+    (
         {"format": "parley.agent", "version": True, "name": "X"},
         'The file\'s "version" is not a whole number, so it was not read.',
     ),
