@@ -4,7 +4,7 @@
 # 1. `parley chat` answers a question on the bundled model (a wrong answer is reported, not
 #    fatal: that is the model's quality, not the bundle's);
 # 2. `parley diagnostics` reports the bundle;
-# 3. once the bundle has a window: `parley --screenshot` renders it offscreen to a PNG;
+# 3. `parley --screenshot` renders the window offscreen to a PNG;
 # 4. every Qt plugin finds its libraries and symbols (Qt Multimedia's FFmpeg plugin plays
 #    media and decodes video thumbnails: a library left out silently disables it);
 # 5. the bundle is no larger than the limit written below.
@@ -49,18 +49,14 @@ echo "chat: $(elapsed "$start" "$end") s: $(tr '\n' ' ' <<<"$answer")"
 grep -q "(bundle)" "$work/diag.txt" || { cat "$work/diag.txt" >&2; exit 1; }
 echo "diagnostics: $(head -1 "$work/diag.txt")"
 
-if "$exe" --help | grep -q -- "--screenshot"; then
-  start=$(seconds)
-  "$exe" --screenshot "$work/shot.png"
-  end=$(seconds)
-  if [ "$(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
-    echo "smoke-test: --screenshot did not write a PNG" >&2
-    exit 1
-  fi
-  echo "screenshot: $(elapsed "$start" "$end") s from start to PNG"
-else
-  echo "screenshot: skipped (this bundle has no window yet: no --screenshot flag)"
+start=$(seconds)
+"$exe" --screenshot "$work/shot.png"
+end=$(seconds)
+if [ "$(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
+  echo "smoke-test: --screenshot did not write a PNG" >&2
+  exit 1
 fi
+echo "screenshot: $(elapsed "$start" "$end") s from start to PNG"
 # Qt loads its plugins only when needed: check now that each one would load.
 qt="$bundle/_internal/PySide6/Qt"
 missing=$(for plugin in "$qt"/plugins/*/*.so; do
@@ -74,9 +70,10 @@ if [ -n "$missing" ]; then
 fi
 echo "qt plugins: $(ls "$qt"/plugins/*/*.so | wc -l) load (multimedia: $(ls "$qt"/plugins/multimedia))"
 # The size a user downloads: a bundle that grows past this limit fails, so growth is noticed
-# (536 MB on 2026-12-01 with two FFmpegs; 342 MB on 2026-12-02 with one, see
-# packaging/README.md for what each part weighs).
-MAX_MB=345
+# (536 MB on 2026-12-01 with two FFmpegs; 342 MB on 2026-12-02 with one; 347 MB on 2026-12-03,
+# when newer provider and MCP SDKs brought httpx2 beside httpx: see packaging/README.md for
+# what each part weighs). CI builds the bundle on every change, so growth past this is seen.
+MAX_MB=350
 size=$(du -sm "$bundle" | cut -f1)
 echo "bundle size: $size MB (limit $MAX_MB MB)"
 if [ "$size" -gt "$MAX_MB" ]; then
