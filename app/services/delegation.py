@@ -169,6 +169,7 @@ class _Build:
             trim_context=True,
             context_hook=self.context_hook,
             name=tool_name_for(spec.name).removeprefix("ask_"),
+            agent_name=spec.name,
         )
 
 

@@ -15,7 +15,8 @@ def remedies_for(code: str | None) -> tuple[Remedy, ...]:
     kind, _, target = (code or "").partition(":")
     if kind == "auth":
         return (Remedy("set_key", "Set API key…", target or None), Remedy("retry", "Retry"))
-    if kind in ("connection", "timeout", "rate_limited", "interrupted", "model", "internal"):
+    retried = ("connection", "timeout", "rate_limited", "interrupted", "model", "internal")
+    if kind in (*retried, "repeated_call"):
         return (Remedy("retry", "Retry"),)
     if kind == "unsupported":
         return (Remedy("pick_model", "Choose another model"),)

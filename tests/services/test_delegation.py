@@ -168,7 +168,10 @@ async def test_a_thread_whose_agent_asks_no_one_runs_as_before(tmp_path: Path) -
         ws.settings.use(AppSettings(default_model="scripted:a"))
         plain = await ws.threads.create(title="plain")
         thread = await saved_agents(ws, Agent(name="Solo"))
-        assert await ws.models.agent_for(thread) is await ws.models.agent_for(plain)
+        # the plain agent loop, as for a thread of "Parley" (its own, as it names its agent)
+        solo, parley = await ws.models.agent_for(thread), await ws.models.agent_for(plain)
+        assert solo.name == parley.name == "agent"
+        assert list(solo.nodes) == list(parley.nodes) == ["agent", "tools"]
         await (await ws.runs.send(thread.id, "hello"))
         state = await ws.threads.saved_state(thread.id)
         assert state is not None

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.core.agent._model_call import stream_reply
+from app.core.agent._repeats import refusals, stop_sentence, stopping_call
 from app.core.agent._structured import parse_structured, repair_prompt
 from app.core.agent._trim import estimate_tokens, summarise_newest, trim_newest
 from app.core.agent.hooks import ContextHook, ModelRequest, citing_chunk
@@ -91,6 +92,18 @@ def _final(text: str, reason: EndReason) -> Message:
     )
 
 
+def _stop_circling(message: Message, sentence: str) -> Message:
+    """``message`` as the end of its turn: its calls left out (none is run), ``sentence``
+    saying why as its error."""
+    kept = [b for b in message.content if b.type != "tool_call"]
+    return message.model_copy(
+        update={
+            "content": [*kept, ErrorBlock(error=sentence, code="repeated_call")],
+            "metadata": {**message.metadata, **marks(end_reason="repeated_call")},
+        }
+    )
+
+
 def _repairs_in_turn(context: Sequence[Message]) -> int:
     count = 0
     for message in reversed(context):
@@ -120,12 +133,17 @@ def create_agent(
     max_repairs: int = 2,
     step_limit: int = 25,
     name: str = "agent",
+    agent_name: str = "The agent",
 ) -> CompiledGraph[Any]:
     """Build the agent loop: the model answers or asks for tools; tools run; repeat.
 
     The run ends when the model answers without tool calls, when a budget is used up (with a
     final message saying so), when the step limit is near (the model gets one last call
-    without tools), on a model error (kept as an ``ErrorBlock``), or on a stop request.
+    without tools), on a model error (kept as an ``ErrorBlock``), on a stop request, or when
+    the model keeps asking for one call: a call that failed in the turn, or ran twice, is not
+    run again (the model reads why), and asking for it once more ends the turn with an
+    ``ErrorBlock`` (code ``repeated_call``) naming ``agent_name``, the agent as the person
+    knows it.
     Its runs read the :class:`~app.core.graph.run_config.RunConfig`'s ``tool_permissions``,
     ``limits`` (``max_model_calls``, ``max_tool_calls``, ``max_tokens``, ``max_cost`` in a dict),
     ``thread_id``, ``step_limit`` and ``budget_pause``. ``pre_model_hook`` may change the
@@ -137,6 +155,7 @@ def create_agent(
         secret_resolver=secret_resolver,
         tool_authorize=tool_authorize,
         approval_policy=approval_policy,
+        screen=refusals,
     )
     specs = tool_node.specs
     base_config = generation or GenerationConfig()
@@ -229,9 +248,14 @@ def create_agent(
             message = message.model_copy(
                 update={"metadata": {**message.metadata, **marks(end_reason="out_of_steps")}}
             )
+        if message.end_reason is None and (going := stopping_call(context, message.tool_calls())):
+            message = _stop_circling(message, stop_sentence(agent_name, going[1]))
         replies: list[Message] = [message]
         if response_format is not None and not (
-            message.tool_calls() or reply.failed or reply.stopped
+            message.tool_calls()
+            or reply.failed
+            or reply.stopped
+            or message.end_reason == "repeated_call"
         ):
             # with no step left for another model call there is no repair round
             repairs = 0 if last_chance or ctx.remaining_steps < 2 else max_repairs

@@ -29,10 +29,13 @@ __all__ = [
     "tool_error_of",
 ]
 
-EndReason = Literal["stopped", "failed", "budget", "out_of_steps", "invalid_output"]
+EndReason = Literal[
+    "stopped", "failed", "budget", "out_of_steps", "invalid_output", "repeated_call"
+]
 """Why the engine ended the turn at a reply, so its tool calls (if any) are not run: the user
-stopped it, the model call failed, a budget is used up, the run is out of steps, or the
-structured output could not be repaired."""
+stopped it, the model call failed, a budget is used up, the run is out of steps, the
+structured output could not be repaired, or the model kept asking for a call it had been told
+not to repeat."""
 
 NoteKind = Literal["repair"]
 """What a message the engine itself added is for: ``repair`` asks the model to fix its
@@ -52,8 +55,10 @@ ToolErrorKind = Literal[
     "error",
     "bad_return",
     "discarded",
+    "repeated",
 ]
-"""How a tool call failed, as the tool message that answers it says."""
+"""How a tool call failed, as the tool message that answers it says (``repeated``: not run,
+because the same call had failed already in the turn, or had run twice)."""
 
 MAX_AGENT_NAME = 200
 """The longest agent name a mark keeps (a longer one is not a mark)."""

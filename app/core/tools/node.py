@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,7 +37,11 @@ from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.secrets import SecretSource
 from app.core.tools.tool import Tool, tool
 
-__all__ = ["ToolNode", "saved_messages", "tool_message_id"]
+__all__ = ["CallScreen", "ToolNode", "saved_messages", "tool_message_id"]
+
+CallScreen = Callable[[Sequence[Message], Sequence[ToolCallBlock]], Mapping[str, str]]
+"""Given the conversation before a reply and the reply's calls, the calls not to run, by call
+id, each with the sentence the model reads instead."""
 
 
 def tool_message_id(assistant_id: str | int, call_id: str) -> str:
@@ -69,9 +73,10 @@ def _messages_of(state: Any) -> list[Message]:
 class ToolNode:
     """Runs every tool call of the last assistant message, concurrently, in four stages.
 
-    1. Checks, per call: known tool, arguments a JSON object, static ``permissions`` all in the
-       run config's ``tool_permissions``, ``tool_authorize(call, runtime)``, the schema, and the
-       tool-call budget. None of them has side effects.
+    1. Checks, per call: the ``screen`` (when given: a call it names is not run), known tool,
+       arguments a JSON object, static ``permissions`` all in the run config's
+       ``tool_permissions``, ``tool_authorize(call, runtime)``, the schema, and the tool-call
+       budget. None of them has side effects.
     2. Approval: the calls that need it and are not covered by an "always" rule are put to a
        person in ONE ``interrupt`` (see :mod:`app.core.tools.approvals`). Because the node
        starts over when the run resumes, no call runs before the decisions are in: calls
@@ -82,7 +87,8 @@ class ToolNode:
        the program from exiting).
     4. One ``tool`` message per call, in call order, ids from :func:`tool_message_id`; secret
        values are redacted from everything. A failure is a ``ToolResultBlock(status="error")``
-       with one sentence for the model and ``tool_error`` naming the kind.
+       with one sentence for the model and ``tool_error`` naming the kind (``repeated`` for
+       a call the screen kept from running).
 
     Returns ``{"context": [tool messages..., messages from ToolResult.state]}`` plus every other
     key of the tools' ``ToolResult.state`` (when two calls set one key, the later call wins).
@@ -95,6 +101,7 @@ class ToolNode:
         secret_resolver: SecretSource | None = None,
         tool_authorize: ToolAuthorize | None = None,
         approval_policy: ApprovalPolicy | None = None,
+        screen: CallScreen | None = None,
     ) -> None:
         self.tools: dict[str, Tool[..., Any]] = {}
         for item in tools:
@@ -105,6 +112,7 @@ class ToolNode:
         self.secret_resolver = secret_resolver
         self.tool_authorize = tool_authorize
         self.approval_policy: ApprovalPolicy = approval_policy or InMemoryApprovalPolicy()
+        self.screen = screen
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -126,8 +134,17 @@ class ToolNode:
         saved = _saved_results(writes, ctx, calls)
         calls = [c for c in calls if c.id not in saved]  # finished before the run was cut off
         granted = ctx.config.tool_permissions if ctx else frozenset()
+        kept: Mapping[str, str] = {}
+        if self.screen is not None:  # given the conversation before the reply
+            at = len(messages) - next(i for i, m in enumerate(reversed(messages)) if m is last)
+            kept = self.screen(messages[: at - 1], calls)
         # the checks run one after another: they are quick, and tasks would cost more
-        outcomes = [await prepare(self.tools, c, granted, self.tool_authorize, ctx) for c in calls]
+        outcomes = [
+            Failure(c, "repeated", kept[c.id])
+            if c.id in kept
+            else await prepare(self.tools, c, granted, self.tool_authorize, ctx)
+            for c in calls
+        ]
         outcomes = _mark_resumed(outcomes, ctx)
         if ctx is not None:
             wanted = _new(outcomes)

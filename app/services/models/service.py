@@ -165,19 +165,21 @@ class ModelService:
         spec = thread.model or self._settings.current.default_model
         prompt = thread.system_prompt or self._parts.system_prompt
         tools = [*self._parts.offered, *self._tools.for_thread(thread.id)]
-        defined = await self._defined_agent(thread)
+        own = await self._agent_defs.for_thread(thread)
+        defined = None if own.builtin else own
         if defined is not None:
             spec = defined.model or spec
             prompt = defined.instructions.strip() or self._parts.system_prompt
             tools = self._tools.named(defined.tools)
             if defined.delegates:
                 return await self._delegating(await self._reach(defined), spec, prompt, tools)
-        key = (spec, prompt, *(id(t) for t in tools))
+        key = (spec, prompt, own.name, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(
                 await self.model(spec),
                 tools,
                 system_prompt=prompt,
+                agent_name=own.name,
                 context_hook=self._parts.context_hook,
                 secret_resolver=self._access.secrets,
                 approval_policy=self._parts.policy,
