@@ -3,11 +3,14 @@ on, and its fix entry opens the settings at the page that fixes it."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog
 
 from app.ui.settings.dialog import SettingsDialog
+from tests.tools.mcp.helpers import DEMO
 from tests.ui.harness import Models, close_test_window, open_test_window, wait_until
 from tests.ui.tools.test_tools_menu import button, calling
 
@@ -58,5 +61,43 @@ async def test_offline_greys_the_web_tools_and_go_online_opens_the_network_page(
         await wait_until(lambda: tools.text() == "Tools: 2 on", what="fetch_url on again")
         tools.rebuild()
         assert tools.actions_by_name()["fetch_url"].isEnabled()
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_server_that_is_not_running_offers_start_the_server_on_the_mcp_page(
+    tmp_path: Path,
+) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": calling("", {})}))
+    try:
+        tools = button(window)
+        mcp = window.workspace.mcp
+        await mcp.save_server(
+            "broken", sys.executable, [str(DEMO), "--exit-at-start", "no licence"]
+        )
+        await mcp.wait_started()
+
+        def fix_entry() -> QAction | None:
+            tools.rebuild()
+            entries = {a.objectName(): a for a in tools.menu_.actions()}
+            return entries.get("toolFix:start_server")
+
+        start = await wait_until(fix_entry, what="Start the server in the menu")
+        assert start.text() == "Start the server…"
+        notes = [a for a in tools.menu_.actions() if a.text().startswith("Not running: ")]
+        assert len(notes) == 1 and "no licence" in notes[0].toolTip()
+        start.trigger()
+        settings = await wait_until(
+            lambda: (d := window.findChild(QDialog, "settingsDialog")) and d.isVisible() and d,
+            what="the settings dialog",
+        )
+        assert isinstance(settings, SettingsDialog)
+        await wait_until(
+            lambda: (
+                getattr(settings.stack.currentWidget(), "objectName", str)() == "mcpSettingsPage"
+            ),
+            what="the MCP servers page",
+        )
+        settings.reject()
     finally:
         await close_test_window(window)
