@@ -47,6 +47,8 @@ async def test_the_file_tools_are_offered_only_once_a_folder_is_shared(tmp_path:
         assert await _offered(ws, model, agent_thread.id) == []
         assert await _offered(ws, model, plain.id) == ["calculator"]
         assert "read_file" in ws.agents.known_tools()  # an agent may still name it
+        # a call asked before the folder went away still shows its tool in the approval dialog
+        assert getattr(ws.models.offered_tool("read_file"), "name", None) == "read_file"
         marked = {e.name: e.unavailable for e in ws.tools.catalogue()}
         assert marked["list_directory"] is not None and marked["calculator"] is None
 
