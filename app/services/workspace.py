@@ -101,7 +101,12 @@ class Workspace:
         self.mcp = McpService(data_dir, events=self.events, secret_resolver=secret_resolver)
         """The MCP servers: their file, starting them, adding, changing and removing one."""
         self.tools = WorkspaceTools(
-            data_dir, store, settings=self.settings, mcp=self.mcp, extra=self.knowledge.tools
+            data_dir,
+            store,
+            settings=self.settings,
+            mcp=self.mcp,
+            extra=self.knowledge.tools,
+            offline=lambda: self.network.offline,
         )
         """The tools threads may switch on: built-in and the running MCP servers'."""
         self._follow_embedding()
@@ -109,8 +114,9 @@ class Workspace:
             store,
             events=self.events,
             settings=self.settings,
-            tool_names=lambda: [t.name for t in self.tools.available()],
+            tool_names=lambda: [t.name for t in self.tools.known()],
             knowledge=self.knowledge,
+            tool_unavailable=self.tools.unavailable,
         )
         """The agents a person defines: list, add, edit, remove, export, import."""
         policy = StoreApprovalPolicy(store)

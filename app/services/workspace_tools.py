@@ -5,6 +5,10 @@ thread's own choice of which are on.
 The window reaches this through ``workspace.tools`` (a :class:`WorkspaceTools`): it lists the
 tools for the composer's menu, keeps each thread's choice, and changes granted folders and the
 network policy.
+
+A tool that cannot work now (:meth:`WorkspaceTools.unavailable`: a file tool while no folder is
+shared, a web tool offline, an MCP tool whose server is off or stopped) is listed with why and
+what fixes it, but no run is offered it until it can work.
 """
 
 from __future__ import annotations
@@ -15,17 +19,36 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.core.errors import UserError
+from app.core.netgate import GATE
 from app.core.state import ContentBlock
 from app.core.tools import Tool, ToolError
 from app.services.mcp.service import McpService, ServerInfo
 from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
-from app.services.tool_entry import BUILTIN_GROUP, ToolEntry, first_line
+from app.services.tool_entry import BUILTIN_GROUP, ToolEntry, ToolFix, Unavailable, first_line
 from app.store import Store
 from app.tools.builtin import BUILTIN_TOOLS, builtin_tools, permissions_of
 from app.tools.knowledge import KNOWLEDGE_TOOL
 
-__all__ = ["BUILTIN_GROUP", "ServerInfo", "ToolEntry", "WorkspaceTools", "ask_first_tools"]
+__all__ = [
+    "BUILTIN_GROUP",
+    "FILE_TOOLS",
+    "WEB_TOOLS",
+    "ServerInfo",
+    "ToolEntry",
+    "ToolFix",
+    "Unavailable",
+    "WorkspaceTools",
+    "ask_first_tools",
+]
+
+FILE_TOOLS = frozenset({"list_directory", "read_file", "search_files", "write_file"})
+"""The built-in tools that work only inside a folder shared with Parley."""
+WEB_TOOLS = frozenset({"fetch_url", "http_request"})
+"""The built-in tools that reach other computers."""
+
+NO_FOLDER = Unavailable("no folder is shared with Parley", ToolFix.SHARE_FOLDER)
+OFFLINE = Unavailable("Parley is offline, so no web address can be reached", ToolFix.GO_ONLINE)
 
 
 def ask_first_tools() -> list[Tool[..., Any]]:
@@ -47,12 +70,14 @@ class WorkspaceTools:
         settings: SettingsStore,
         mcp: McpService,
         extra: Callable[[], list[Tool[..., Any]]] = list,
+        offline: Callable[[], bool] = lambda: GATE.offline,
     ) -> None:
         self.data_dir = Path(data_dir)
         self._extra = extra
         self._store = store
         self._settings = settings
         self._mcp = mcp
+        self._offline = offline
         self.choices = ThreadToolChoices(self.data_dir)
         self._builtin_key: tuple[Any, ...] | None = None
         self._builtin: list[Tool[..., Any]] = []
@@ -88,14 +113,34 @@ class WorkspaceTools:
 
     # What a thread offers ---------------------------------------------------------
 
-    def available(self) -> list[Tool[..., Any]]:
-        """Every tool a thread can switch on now: built-in, then each running server's."""
+    def unavailable(self, name: str) -> Unavailable | None:
+        """Why the tool called ``name`` cannot work now, or ``None`` when it can (or is not
+        known): a file tool while no folder is shared, a web tool while Parley is offline
+        (and may not reach this computer either), an MCP tool whose server is off or stopped."""
+        settings = self._settings.current
+        if name in FILE_TOOLS and not settings.granted_folders:
+            return NO_FOLDER
+        if name in WEB_TOOLS and self._offline() and not settings.allow_private_network:
+            return OFFLINE
+        return self._mcp.unavailable(name)
+
+    def known(self) -> list[Tool[..., Any]]:
+        """Every tool there is now, also one that cannot work yet: built-in, then each started
+        server's (what an agent may name)."""
         return [*self.builtin(), *self._mcp.tools()]
 
+    def available(self) -> list[Tool[..., Any]]:
+        """Every tool that can work now, built-in then each running server's: what a run is
+        offered of the tools its thread or agent chose."""
+        return [t for t in self.known() if self.unavailable(t.name) is None]
+
     def catalogue(self) -> list[ToolEntry]:
-        """:meth:`available` as the composer's menu lists it, grouped."""
+        """:meth:`known` as the composer's menu lists it, grouped, each tool that cannot work
+        now with why."""
         entries = [
-            ToolEntry(t.name, t.name, first_line(t.description), BUILTIN_GROUP)
+            ToolEntry(
+                t.name, t.name, first_line(t.description), BUILTIN_GROUP, self.unavailable(t.name)
+            )
             for t in self.builtin()
         ]
         return [*entries, *self._mcp.entries()]
@@ -126,12 +171,14 @@ class WorkspaceTools:
         return await asyncio.to_thread(self.choices.set_auto_passages, thread_id, on)
 
     def for_thread(self, thread_id: str) -> list[Tool[..., Any]]:
-        """The tools the thread's next turn offers the model."""
+        """The tools the thread's next turn offers the model: those it switched on that can
+        work now."""
         on = set(self.choices.enabled(thread_id))
         return [t for t in self.available() if t.name in on]
 
     def named(self, names: Iterable[str]) -> list[Tool[..., Any]]:
-        """The tools called ``names`` that exist now, in the order given (an agent's tools)."""
+        """The tools called ``names`` that can work now, in the order given (an agent's
+        tools, as its run is offered them)."""
         by_name = {t.name: t for t in self.available()}
         return [by_name[n] for n in dict.fromkeys(names) if n in by_name]
 

@@ -237,6 +237,8 @@ class MainWindow(ThreadCommands):
     def _connect_parts(self) -> None:
         self.attachments.tray.changed.connect(self._attachments_changed)
         self.tools_button.problem.connect(self._warn)
+        self.tools_button.settingsWanted.connect(self.open_settings)
+        self.agent_part.settingsWanted.connect(self.open_settings)
         self.mcp_offers.problem.connect(self._warn)
         self.budget_pause.paused.connect(lambda e: self.header.budget.mark_paused(e.pause))
         self.downloads.downloaded.connect(

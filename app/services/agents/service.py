@@ -29,6 +29,7 @@ from app.services.agents.validation import AgentField, agent_problems, first_pro
 from app.services.bus import EventBus
 from app.services.events import AgentsChanged
 from app.services.settings.store import SettingsStore
+from app.services.tool_entry import Unavailable
 from app.store import Store, StoredArgumentRule, Thread
 
 __all__ = ["AgentImport", "AgentService", "agent_names"]  # AgentImport: from .importing
@@ -53,12 +54,14 @@ class AgentService:
         settings: SettingsStore,
         tool_names: Callable[[], Collection[str]],
         knowledge: KnowledgeFolders | None = None,
+        tool_unavailable: Callable[[str], Unavailable | None] = lambda _name: None,
     ) -> None:
         self._store = store
         self._knowledge = knowledge
         self._events = events
         self._settings = settings
         self._tool_names = tool_names
+        self._tool_unavailable = tool_unavailable
         self.cached: builtins.list[Agent] = []
         """The agents as last read (the built-in one first)."""
 
@@ -108,15 +111,23 @@ class AgentService:
         return next((a.name for a in self.cached if a.id == agent_id and not a.builtin), None)
 
     def known_tools(self) -> builtins.list[str]:
-        """The tool names an agent can use here: built-in and the running MCP servers'."""
+        """The tool names an agent can use here: built-in and the started MCP servers' (also
+        those that cannot work now; see :meth:`tool_unavailable`)."""
         return sorted(set(self._tool_names()))
+
+    def tool_unavailable(self, name: str) -> Unavailable | None:
+        """Why the tool ``name`` cannot work now (no run is offered it until it can), or
+        ``None`` when it can."""
+        return self._tool_unavailable(name)
 
     # Checking and saving -------------------------------------------------------------
 
     def problems(self, draft: Agent) -> dict[AgentField, str]:
         """A sentence per field of ``draft`` that cannot be saved (against the agents as last
         read and the tools known now); empty when it can be."""
-        return agent_problems(draft, self.cached, self.known_tools())
+        # a tool of a server that is off now is kept: it works again once the server runs
+        waiting = [t for t in draft.tools if self.tool_unavailable(t) is not None]
+        return agent_problems(draft, self.cached, [*self.known_tools(), *waiting])
 
     async def _save(self, draft: Agent) -> Agent:
         await self.list()

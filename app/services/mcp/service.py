@@ -24,7 +24,7 @@ from app.services.bus import EventBus
 from app.services.events import ToolsChanged
 from app.services.mcp.config import McpConfig, McpConfigError, mcp_log_dir, parse_server
 from app.services.mcp.status import McpStatus, server_statuses
-from app.services.tool_entry import ToolEntry, first_line
+from app.services.tool_entry import ToolEntry, ToolFix, Unavailable, first_line
 from app.store.paths import resolve_data_dir
 from app.tools.mcp.config import ServerConfig, valid_server_name
 
@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from app.tools.mcp.tool import McpTool
 
 _MANAGER = "app.tools.mcp.manager"
+_SEPARATOR = "__"  # between a server's name and its tool's (the SDK's naming module says so)
+_CANNOT_WORK = ("failed", "stopped")
+"""A server in these states does not answer its tools' calls until it is started again."""
 
 __all__ = ["McpService", "McpStatus", "ServerInfo"]
 
@@ -81,6 +84,8 @@ class McpService:
         self._starting: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._closed = False
+        self._configured: dict[str, bool] = {}
+        """Each server in ``mcp.json`` when they were last started, and whether it is on."""
 
     @classmethod
     async def open(cls, data_dir: str | os.PathLike[str] | None) -> McpService:
@@ -94,17 +99,45 @@ class McpService:
         return cls(resolve_data_dir(data_dir), events=EventBus(), secret_resolver=secrets)
 
     def tools(self) -> list[McpTool]:
-        """The tools of every running server."""
+        """The tools of every started server (also one that stopped since; see
+        :meth:`unavailable`)."""
         return self._manager.tools() if self._manager is not None else []
 
     def entries(self) -> list[ToolEntry]:
-        """:meth:`tools` as the composer's menu lists them, grouped by server."""
+        """:meth:`tools` as the composer's menu lists them, grouped by server, each with why
+        it cannot work now, if it cannot."""
         entries = []
         for tool in self.tools():
             server = tool.connection.name
             label = getattr(tool, "remote_name", tool.name)
-            entries.append(ToolEntry(tool.name, label, first_line(tool.description), server))
+            entries.append(
+                ToolEntry(
+                    tool.name,
+                    label,
+                    first_line(tool.description),
+                    server,
+                    self.unavailable(tool.name),
+                )
+            )
         return entries
+
+    def unavailable(self, name: str) -> Unavailable | None:
+        """Why the MCP tool ``name`` (``SERVER__TOOL``) cannot work now — its server is turned
+        off, failed, or stopped — or ``None`` when it can (or ``name`` is no server's)."""
+        servers = [s for s in self._configured if name.startswith(s + _SEPARATOR)]
+        if not servers:
+            return None
+        server = max(servers, key=len)
+        if not self._configured[server]:
+            return Unavailable(f"the MCP server {server} is turned off", ToolFix.START_SERVER)
+        running = self._manager.connections if self._manager is not None else {}
+        conn = running.get(server)
+        if conn is None or conn.state not in _CANNOT_WORK or not (conn.starts or conn.reason):
+            return None  # starting, running, or restarting after a crash
+        return Unavailable(
+            f"the MCP server {server} is not running" + (f": {conn.reason}" if conn.reason else ""),
+            ToolFix.START_SERVER,
+        )
 
     @property
     def manager(self) -> McpManager | None:
@@ -132,8 +165,10 @@ class McpService:
             try:
                 servers = await asyncio.to_thread(self.config.servers)
             except McpConfigError as exc:
+                self._configured = {}
                 self._emit(ToolsChanged({"mcp.json": str(exc)}))
                 return
+            self._configured = {s.name: not s.disabled for s in servers}
             if not servers:
                 self._emit(ToolsChanged({}))
                 return

@@ -247,7 +247,8 @@ class ModelService:
         """The tool called ``name`` that a thread or an agent may use (for showing and
         checking its arguments, and the rule it declares)."""
         found = next((t for t in self._parts.offered if t.name == name), None)
-        return found or next(iter(self._tools.named([name])), None)
+        # also one that cannot work now: a call asked before the folder or network went away
+        return found or next((t for t in self._tools.known() if t.name == name), None)
 
     def drop_remote(self) -> None:
         """Build the remote models again on their next turn (their key or URL changed)."""

@@ -1,17 +1,23 @@
 """``AgentEditor``: the dialog that defines or changes an agent (``agentEditor``), checking what
-it can as you type — a message under the field, and **Save** off while anything is wrong."""
+it can as you type — a message under the field, and **Save** off while anything is wrong.
+
+A tool that cannot work now is greyed in the tool list with why, and a button under the list
+(``agentToolFix_share_folder``, ``_go_online``, ``_start_server``) asks for the settings page
+that fixes it (:attr:`AgentEditor.settingsWanted`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -25,8 +31,10 @@ from PySide6.QtWidgets import (
 from app.core.budget import BudgetLimits
 from app.core.errors import ParleyError
 from app.services.agents import LIMIT_NAMES, Agent, AgentService, StoredArgumentRule
+from app.services.workspace_tools import ToolFix
 from app.ui.agents._extras import AgentRules, knowledge_list
 from app.ui.tasks import spawn
+from app.ui.tools.fixes import FIX_PAGES, fix_tooltip, greyed_text
 
 __all__ = ["AgentEditor"]
 
@@ -55,6 +63,9 @@ class AgentEditor(QDialog):
     """Defines a new agent (``agent`` ``None``) or changes ``agent``; saving goes through
     ``agents`` and, when it works, closes the dialog with :attr:`saved` set. ``rules`` are the
     agent's approval rules, listed to be removed."""
+
+    settingsWanted = Signal(object)
+    """A tool's fix was asked for: open the settings at this :class:`PageId`."""
 
     def __init__(
         self,
@@ -117,6 +128,7 @@ class AgentEditor(QDialog):
         for name in chosen:
             self._add_check(self.tools, name, name in agent.tools, name not in known)
         _fit(self.tools, 6)
+        self._build_tool_fixes()
         self.delegates = _checklist("agentDelegates", "Delegates", self)
         others = [
             a.name
@@ -159,6 +171,47 @@ class AgentEditor(QDialog):
         item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
         widget.addItem(item)
 
+    def _build_tool_fixes(self) -> None:
+        self.tool_area = QWidget(self)
+        column = QVBoxLayout(self.tool_area)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        column.addWidget(self.tools)
+        row = QHBoxLayout()
+        self.tool_fixes: dict[ToolFix, QPushButton] = {}
+        for fix in ToolFix:
+            button = QPushButton(fix.value, self.tool_area)
+            button.setObjectName(f"agentToolFix_{fix.name.lower()}")
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _=False, f=fix: self.settingsWanted.emit(FIX_PAGES[f]))
+            row.addWidget(button)
+            self.tool_fixes[fix] = button
+        row.addStretch(1)
+        column.addLayout(row)
+        self.mark_tools()
+
+    def mark_tools(self) -> None:
+        """Grey each tool that cannot work now, saying why, and show the buttons that fix
+        them (called again when the settings or the MCP servers change)."""
+        needed: set[ToolFix] = set()
+        grey = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        for row in range(self.tools.count()):
+            item = self.tools.item(row)
+            name = str(item.data(Qt.ItemDataRole.UserRole))
+            why = self._agents.tool_unavailable(name)
+            if why is None:
+                if item.text().startswith(f"{name} — "):
+                    item.setText(name)
+                item.setData(Qt.ItemDataRole.ForegroundRole, None)
+                item.setToolTip("")
+                continue
+            needed.add(why.fix)
+            item.setText(greyed_text(name, why))
+            item.setForeground(grey)
+            item.setToolTip(fix_tooltip(name, why))
+        for fix, button in self.tool_fixes.items():
+            button.setVisible(fix in needed)
+
     def _build_limits(self, limits: BudgetLimits) -> None:
         self.limits = QWidget(self)
         self.limits.setObjectName("agentLimits")
@@ -195,7 +248,7 @@ class AgentEditor(QDialog):
             ("Description", "description", self.description),
             ("Instructions", "instructions", self.instructions),
             ("Model", "model", self.model),
-            ("Tools", "tools", self.tools),
+            ("Tools", "tools", self.tool_area),
             ("May ask", "delegates", self.delegates),
             ("Limits", "limits", self.limits),
             ("Starters", "starters", self.starters),

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.agents import Agent, AgentImport, AgentService
 from app.services.agents.files import MAX_FILE_BYTES
-from app.services.events import AgentsChanged, WorkspaceEvent
+from app.services.events import AgentsChanged, SettingsChanged, ToolsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice
 from app.text.hidden_chars import mark_hidden
 from app.ui.agents.editor import AgentEditor
@@ -82,6 +82,8 @@ class WindowAgents(WindowPart):
 
     threadWanted = Signal(str)
     """Start (or turn the empty open thread into) a thread with the agent of this id."""
+    settingsWanted = Signal(object)
+    """The editor asked for the settings page (a :class:`PageId`) that makes a tool work."""
 
     def __init__(
         self,
@@ -112,6 +114,8 @@ class WindowAgents(WindowPart):
     def _on_event(self, event: WorkspaceEvent) -> None:
         if isinstance(event, AgentsChanged):
             spawn(self.refresh())
+        elif isinstance(event, (SettingsChanged, ToolsChanged)) and self.editor is not None:
+            self.editor.mark_tools()  # a folder shared, online again, a server started
 
     async def refresh(self) -> None:
         """Show the agents as saved now."""
@@ -129,6 +133,7 @@ class WindowAgents(WindowPart):
         self.editor = AgentEditor(
             self.agents, agent=agent, models=models, rules=rules, parent=self.over()
         )
+        self.editor.settingsWanted.connect(self.settingsWanted)
         try:
             await ask(self.editor)
             return self.editor.saved

@@ -5,7 +5,9 @@ question (for models not offered ``search_knowledge``) on or off for the thread.
 
 Keyboard: Tab reaches the button, Space opens the menu, arrows move, Enter switches the
 focused tool. A server that fails is listed with its reason, and the window's
-notice bar says so once, calmly.
+notice bar says so once, calmly. A tool that cannot work now is greyed with why, and an entry
+under its group (``toolFix:share_folder``, ``toolFix:go_online``, ``toolFix:start_server``)
+opens the settings page that fixes it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services.bus import Listener
-from app.services.events import ToolsChanged, WorkspaceEvent
+from app.services.events import SettingsChanged, ToolsChanged, WorkspaceEvent
 from app.services.mcp.config import CONFIG_NAME
-from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, WorkspaceTools
+from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolFix, WorkspaceTools
 from app.ui.tasks import spawn
+from app.ui.tools.fixes import FIX_PAGES, fix_tooltip
 
 __all__ = ["ToolsButton"]
 
@@ -48,6 +51,8 @@ class ToolsButton(QPushButton):
 
     problem = Signal(str)
     """A sentence for the notice bar (a server failed; a choice could not be saved)."""
+    settingsWanted = Signal(object)
+    """A tool's fix was asked for: open the settings at this :class:`PageId`."""
 
     def __init__(
         self,
@@ -85,8 +90,8 @@ class ToolsButton(QPushButton):
         thread = self._thread_id()
         if thread is None:
             return set()
-        available = {e.name for e in self.tools.catalogue()}
-        return set(self.tools.enabled(thread)) & available
+        working = {e.name for e in self.tools.catalogue() if e.unavailable is None}
+        return set(self.tools.enabled(thread)) & working
 
     def open_menu(self) -> None:
         """Show the menu above the button, without blocking (never a nested event loop)."""
@@ -112,17 +117,10 @@ class ToolsButton(QPushButton):
             entries = groups.get(group, [])
             menu.addSection(group if group == BUILTIN_GROUP else f"MCP: {group}")
             for entry in entries:
-                action = QAction(f"{entry.label} — {_short(entry.description)}", menu)
-                action.setObjectName(f"tool:{entry.name}")
-                action.setCheckable(True)
-                action.setChecked(entry.name in on)
-                action.setToolTip(entry.description)
-                action.setStatusTip(entry.description)
-                action.setEnabled(thread is not None)
-                action.toggled.connect(
-                    lambda checked, name=entry.name: spawn(self._toggle(name, checked))
-                )
-                menu.addAction(action)
+                menu.addAction(self._action(entry, entry.name in on, thread is not None))
+            fixes = dict.fromkeys(e.unavailable.fix for e in entries if e.unavailable)
+            for fix in fixes:
+                self._add_fix(menu, fix)
         if self.tools.has_knowledge:
             self._add_auto_passages(menu, thread)
         for name, reason in sorted(self._reported.items()):
@@ -130,11 +128,33 @@ class ToolsButton(QPushButton):
             note = menu.addAction(f"Not running: {_short(reason)}")
             note.setToolTip(reason)
             note.setEnabled(False)
+        if self._reported:
+            self._add_fix(menu, ToolFix.START_SERVER)
         if on:
             menu.addSeparator()
             off = menu.addAction("Turn all tools off")
             off.setObjectName("toolsAllOff")
             off.triggered.connect(lambda: spawn(self._set(set())))
+
+    def _action(self, entry: ToolEntry, on: bool, enabled: bool) -> QAction:
+        """The tool's checkable entry; greyed with why while it cannot work."""
+        why = entry.unavailable
+        text = _short(why.reason) if why else _short(entry.description)
+        action = QAction(f"{entry.label} — {text}", self.menu_)
+        action.setObjectName(f"tool:{entry.name}")
+        action.setCheckable(True)
+        action.setChecked(on)
+        tip = fix_tooltip(entry.label, why) if why else entry.description
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        action.setEnabled(enabled and why is None)
+        action.toggled.connect(lambda checked, name=entry.name: spawn(self._toggle(name, checked)))
+        return action
+
+    def _add_fix(self, menu: QMenu, fix: ToolFix) -> None:
+        action = menu.addAction(fix.value)
+        action.setObjectName(f"toolFix:{fix.name.lower()}")
+        action.triggered.connect(lambda: self.settingsWanted.emit(FIX_PAGES[fix]))
 
     def _add_auto_passages(self, menu: QMenu, thread: str | None) -> None:
         menu.addSection("Knowledge")
@@ -187,6 +207,8 @@ class ToolsButton(QPushButton):
             self.problem.emit(f"The knowledge passages choice could not be saved: {exc}")
 
     def _on_event(self, event: WorkspaceEvent) -> None:
+        if isinstance(event, SettingsChanged):
+            self.refresh()  # a folder shared or offline mode switched: what works changed
         if not isinstance(event, ToolsChanged):
             return
         for name, reason in event.problems.items():
