@@ -13,7 +13,7 @@ from app.core.state import Message
 from app.core.tools import ApprovalPreview, RuleSpec, Tool, tool
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
-from app.store import ApprovalRecord
+from app.store import ApprovalRecord, Store
 from app.ui.window import MainWindow
 from tests.ui.harness import find, press, type_text, wait_until
 
@@ -79,9 +79,11 @@ async def open_tool_window(
     tools: list[Tool[..., Any]] | None = None,
     *,
     secret_resolver: Any = None,
+    store: Store | None = None,
 ) -> MainWindow:
     """A real window on ``data_dir`` whose default model is ``model`` (a recorder is replayed
-    by a scripted model), offering ``tools``."""
+    by a scripted model), offering ``tools``; ``store``: an opened store to use (the window
+    closes it)."""
     scripted = model if isinstance(model, ScriptedChatModel) else ScriptedChatModel(model)
 
     def resolve(spec: str) -> ScriptedChatModel:
@@ -92,6 +94,7 @@ async def open_tool_window(
         resolve_model=resolve,
         secret_resolver=secret_resolver or (lambda ref: "unused"),
         tools=tools if tools is not None else [write_note],
+        store=store,
         run_config=RunConfig(
             budget_pause=True, tool_permissions=frozenset({"files:write", "net:send"})
         ),

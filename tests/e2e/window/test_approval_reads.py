@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QPushButton
 
 from app.core.tools import ApprovalHandler
+from app.store import Store
 from app.ui.app import close_window
 from tests.services.pause_reads import count_pause_reads
 from tests.ui.approval_harness import Recorder, approval_dialog, audit, open_tool_window, send
@@ -19,10 +20,11 @@ async def test_an_approved_call_runs_and_its_pause_is_read_once(tmp_path: Path) 
     note = tmp_path / "oslo.txt"
     call = {"name": "write_note", "args": {"path": str(note), "content": "Pack a jacket"}}
     model = Recorder([{"tool_calls": [{**call, "id": "c1"}]}, {"text": "Saved your note."}])
-    window = await open_tool_window(tmp_path / "data", model)
+    store = Store.open(tmp_path / "parley.db")
+    reads = count_pause_reads(store)  # before the workspace hands its checkpointer to models
+    window = await open_tool_window(tmp_path / "data", model, store=store)
     try:
         assert isinstance(window.approvals, ApprovalHandler)
-        reads = count_pause_reads(window.workspace._store)
         await send(window, "Note: pack a jacket")
         dialog = await approval_dialog(window)
         find(dialog, QPushButton, "approveButton").click()
