@@ -6,9 +6,16 @@ from __future__ import annotations
 from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import (
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QStandardItem,
+    QStandardItemModel,
+)
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from app.services.models.choices import ModelChoice
 from app.services.models.downloads import DOWNLOAD_PREFIX
@@ -41,11 +48,66 @@ def friendly_name(spec: str) -> str:
     return rest.partition("@")[0] or spec
 
 
+RENAME_HINT = "Double-click or press F2 to rename"
+TITLE_CHARS = 32
+"""About how many characters of the title the header asks room for before the others shrink."""
+PICKER_LEAST = 160
+"""The narrowest the model picker becomes when the header is short of room."""
+
+
 class _Title(QLabel):
+    """The thread's title: it takes the room the header has and no more, shown elided (with
+    "…") when it is longer, so a long title never widens the window; :meth:`text` stays the
+    whole title, and the tooltip shows it whole when it is cut."""
+
     doubleClicked = Signal()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         self.doubleClicked.emit()
+
+    def minimumSizeHint(self) -> QSize:
+        whole = super().minimumSizeHint()
+        margins = self.contentsMargins().left() + self.contentsMargins().right()
+        least = self.fontMetrics().horizontalAdvance("Mmmm…") + margins
+        return QSize(min(whole.width(), least), whole.height())
+
+    def sizeHint(self) -> QSize:
+        """Up to ``TITLE_CHARS`` characters: where the header is short of room, the title and
+        the model picker give up room alike; where it has room, the title grows into it."""
+        whole = super().sizeHint()
+        most = self.fontMetrics().averageCharWidth() * TITLE_CHARS
+        return QSize(min(whole.width(), most), whole.height())
+
+    def shown_text(self) -> str:
+        """The title as it fits the label's width now (elided with "…" when it does not)."""
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        self.drawFrame(painter)
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            self.shown_text(),
+            self.foregroundRole(),
+        )
+
+    def setText(self, text: str) -> None:
+        """Show ``text`` (elided to the width the header gives it)."""
+        super().setText(text)
+        self._tip()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._tip()
+
+    def _tip(self) -> None:
+        cut = self.shown_text() != self.text()
+        self.setToolTip(f"{self.text()}\n{RENAME_HINT}" if cut else RENAME_HINT)
 
 
 class Header(QFrame):
@@ -72,7 +134,9 @@ class Header(QFrame):
         self.title = _Title("", self)
         self.title.setObjectName("threadTitle")
         self.title.setAccessibleName("Thread title")
-        self.title.setToolTip("Double-click or press F2 to rename")
+        self.title.setToolTip(RENAME_HINT)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
         self.title.doubleClicked.connect(self.renameRequested)
 
@@ -91,7 +155,7 @@ class Header(QFrame):
         self.picker.setObjectName("modelPicker")
         self.picker.setAccessibleName("Model")
         self.picker.setToolTip("The model this thread talks to (Ctrl+M)")
-        self.picker.setMinimumWidth(220)
+        self.picker.setMinimumWidth(PICKER_LEAST)
         self.picker.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -105,7 +169,7 @@ class Header(QFrame):
         layout.setContentsMargins(16, 8, 16, 8)
         layout.setSpacing(12)
         layout.addWidget(self.agent)
-        layout.addWidget(self.title, 1)
+        layout.addWidget(self.title)  # Expanding: it takes the room left, gives it up alike
         layout.addWidget(self.status)
         layout.addWidget(self.network)
         layout.addWidget(self.budget)
