@@ -26,6 +26,7 @@ from app.core.budget import BudgetLimits
 from app.core.errors import ParleyError
 from app.services.agents import LIMIT_NAMES, Agent, AgentService, StoredArgumentRule
 from app.ui.agents._extras import AgentRules, knowledge_list
+from app.ui.agents.ticks import TickList
 from app.ui.tasks import spawn
 
 __all__ = ["AgentEditor"]
@@ -39,7 +40,7 @@ _LIMIT_LABELS = {
 
 
 def _checklist(name: str, label: str, parent: QWidget) -> QListWidget:
-    widget = QListWidget(parent)
+    widget = TickList(parent)
     widget.setObjectName(name)
     widget.setAccessibleName(label)
     return widget
