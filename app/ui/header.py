@@ -7,20 +7,14 @@ from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import (
-    QMouseEvent,
-    QPainter,
-    QPaintEvent,
-    QResizeEvent,
-    QStandardItem,
-    QStandardItemModel,
-)
+from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from app.services.models.choices import ModelChoice
 from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.text.hidden_chars import mark_hidden
 from app.ui.budget.meter import BudgetMeter
+from app.ui.elided import ElidedLabel
 from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["Header", "PickerCommand"]
@@ -55,59 +49,25 @@ PICKER_LEAST = 160
 """The narrowest the model picker becomes when the header is short of room."""
 
 
-class _Title(QLabel):
-    """The thread's title: it takes the room the header has and no more, shown elided (with
-    "…") when it is longer, so a long title never widens the window; :meth:`text` stays the
-    whole title, and the tooltip shows it whole when it is cut."""
+class _Title(ElidedLabel):
+    """The thread's title: it asks room for up to ``TITLE_CHARS`` characters and grows into
+    what the header has left, shown cut with "…" beyond that (whole in its tooltip)."""
 
     doubleClicked = Signal()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         self.doubleClicked.emit()
 
-    def minimumSizeHint(self) -> QSize:
-        whole = super().minimumSizeHint()
-        margins = self.contentsMargins().left() + self.contentsMargins().right()
-        least = self.fontMetrics().horizontalAdvance("Mmmm…") + margins
-        return QSize(min(whole.width(), least), whole.height())
-
     def sizeHint(self) -> QSize:
-        """Up to ``TITLE_CHARS`` characters: where the header is short of room, the title and
-        the model picker give up room alike; where it has room, the title grows into it."""
+        """Where the header is short of room, the title and the model picker give up room
+        alike; where it has room, the title grows into it (it is Expanding)."""
         whole = super().sizeHint()
         most = self.fontMetrics().averageCharWidth() * TITLE_CHARS
         return QSize(min(whole.width(), most), whole.height())
 
-    def shown_text(self) -> str:
-        """The title as it fits the label's width now (elided with "…" when it does not)."""
-        width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
-
-    def paintEvent(self, _event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        self.drawFrame(painter)
-        self.style().drawItemText(
-            painter,
-            self.contentsRect(),
-            int(self.alignment()),
-            self.palette(),
-            self.isEnabled(),
-            self.shown_text(),
-            self.foregroundRole(),
-        )
-
-    def setText(self, text: str) -> None:
-        """Show ``text`` (elided to the width the header gives it)."""
-        super().setText(text)
-        self._tip()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._tip()
-
-    def _tip(self) -> None:
-        cut = self.shown_text() != self.text()
-        self.setToolTip(f"{self.text()}\n{RENAME_HINT}" if cut else RENAME_HINT)
+    def tip_for(self, cut: bool) -> str:
+        """The rename hint, after the whole title when it is cut."""
+        return f"{self.text()}\n{RENAME_HINT}" if cut else RENAME_HINT
 
 
 class Header(QFrame):
@@ -135,7 +95,6 @@ class Header(QFrame):
         self.title.setObjectName("threadTitle")
         self.title.setAccessibleName("Thread title")
         self.title.setToolTip(RENAME_HINT)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
         self.title.doubleClicked.connect(self.renameRequested)

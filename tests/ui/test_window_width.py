@@ -17,6 +17,7 @@ from app.ui.window import MainWindow
 from tests.ui.approval_harness import send
 from tests.ui.harness import Models, find, wait_until
 
+LONG_NAME = "WWW Warden of the Wide World Web Archive, Main Wing, MMXXVI"  # 60, the most
 LONG_TITLE = (
     "How do I pretty print a nested dictionary of the library's loans, with every borrower's "
     "name, the books and their due dates, sorted by the day each one is due back"
@@ -37,7 +38,7 @@ async def test_a_long_titled_agent_thread_with_a_budget_keeps_the_window_width(
     limits = BudgetLimits(max_model_calls=20, max_tool_calls=20, max_tokens=50_000, max_cost=2.5)
     librarian = await workspace.agents.add(
         Agent(
-            name="Librarian of the Long Reading Room",
+            name=LONG_NAME,
             description="Answers from the notes",
             model="scripted:lib",
             tools=("calculator",),
@@ -53,10 +54,16 @@ async def test_a_long_titled_agent_thread_with_a_budget_keeps_the_window_width(
         assert window.width() == 1200
         title = find(window, QLabel, "threadTitle")
         assert find(window, QLabel, "threadAgent").isVisible()
+        sidebar_width = window.sidebar.width()
         await send(window, "How do I pretty print a nested dictionary?")
         meter = window.header.budget
         await wait_until(lambda: "/20" in meter.text(), what="the budget meter")
         assert window.width() == 1200
+        hint = find(window, QLabel, "composerHint")
+        assert hint.text() == f"{LONG_NAME} is answering… (Esc stops)"
+        said = hint.shown_text()  # type: ignore[attr-defined]
+        assert said == hint.text() or (said.endswith("…") and hint.text().startswith(said[:-1]))
+        assert window.sidebar.width() == sidebar_width
         shown = title.shown_text()
         assert shown.endswith("…") and LONG_TITLE.startswith(shown[:-1])
         assert len(shown) >= 15  # the picker gave up room too, so the title reads as one
