@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QListWidget
 
 from app.core.budget import BudgetLimits
 from app.services.agents import Agent
@@ -70,6 +70,8 @@ async def test_a_long_titled_agent_thread_with_a_budget_keeps_the_window_width(
         assert title.text() == LONG_TITLE  # renaming and exporting still get it whole
         assert title.toolTip().startswith(LONG_TITLE)
         assert not window.sidebar.list.horizontalScrollBar().isVisible()
+        agents = find(window, QListWidget, "agentList")
+        assert not agents.horizontalScrollBar().isVisible()
         await wait_until(lambda: window.chat_vm.status() == "idle", what="the reply's end")
         assert window.width() == 1200
         assert not window.sidebar.list.horizontalScrollBar().isVisible()
