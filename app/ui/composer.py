@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.elided import ElidedLabel
+
 __all__ = ["ComposerEdit", "ComposerPanel"]
 
 
@@ -104,7 +106,7 @@ class ComposerPanel(QFrame):
         self.attach_button.setToolTip("Attach files (Ctrl+O)")
         self.attach_button.clicked.connect(self.attachRequested)
 
-        self.hint = QLabel("", self)
+        self.hint = ElidedLabel("", self)  # a long agent's name never widens the window
         self.hint.setObjectName("composerHint")
 
         self.send_button = QPushButton("Send", self)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal, qVersion
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.core.errors import ParleyError
 from app.services.data.actions import DataActions
@@ -17,6 +17,7 @@ from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask, confirmation_box
+from app.ui.file_dialogs import ask_folder
 from app.ui.notifier import Notifier
 from app.ui.window_part import ThreadPart
 
@@ -101,14 +102,12 @@ class DataMenu(ThreadPart):
         """Ask for a folder (unless given) and write every thread into it as JSON and
         Markdown."""
         if folder is None:
-            dialog = QFileDialog(self.over(), "Export all threads into a folder")
-            dialog.setObjectName("exportAllDialog")
-            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-            dialog.setFileMode(QFileDialog.FileMode.Directory)
-            dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-            if not await ask(dialog) or not dialog.selectedFiles():
+            chosen = await ask_folder(
+                self.over(), "Export all threads into a folder", "exportAllDialog"
+            )
+            if chosen is None:
                 return None
-            folder = Path(dialog.selectedFiles()[0])
+            folder = Path(chosen)
         self.notifier.show("Exporting every thread…", level="progress")
         try:
             report = await self.data.export_all(folder)

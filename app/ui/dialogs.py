@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -41,19 +40,6 @@ async def ask(dialog: QDialog) -> int:
     dialog.finished.connect(done)
     dialog.open()
     return await future
-
-
-async def ask_folder(parent: QWidget, title: str, name: str) -> str | None:
-    """Ask for one folder with Qt's own folder dialog (object name ``name``); ``None`` when
-    the person cancels."""
-    dialog = QFileDialog(parent, title)
-    dialog.setObjectName(name)
-    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-    dialog.setFileMode(QFileDialog.FileMode.Directory)
-    dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-    if await ask(dialog) and dialog.selectedFiles():
-        return str(dialog.selectedFiles()[0])
-    return None
 
 
 def confirmation_box(

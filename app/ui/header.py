@@ -6,14 +6,15 @@ from __future__ import annotations
 from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from app.services.models.choices import ModelChoice
 from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.text.hidden_chars import mark_hidden
 from app.ui.budget.meter import BudgetMeter
+from app.ui.elided import ElidedLabel
 from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["Header", "PickerCommand"]
@@ -41,11 +42,32 @@ def friendly_name(spec: str) -> str:
     return rest.partition("@")[0] or spec
 
 
-class _Title(QLabel):
+RENAME_HINT = "Double-click or press F2 to rename"
+TITLE_CHARS = 32
+"""About how many characters of the title the header asks room for before the others shrink."""
+PICKER_LEAST = 160
+"""The narrowest the model picker becomes when the header is short of room."""
+
+
+class _Title(ElidedLabel):
+    """The thread's title: it asks room for up to ``TITLE_CHARS`` characters and grows into
+    what the header has left, shown cut with "…" beyond that (whole in its tooltip)."""
+
     doubleClicked = Signal()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         self.doubleClicked.emit()
+
+    def sizeHint(self) -> QSize:
+        """Where the header is short of room, the title and the model picker give up room
+        alike; where it has room, the title grows into it (it is Expanding)."""
+        whole = super().sizeHint()
+        most = self.fontMetrics().averageCharWidth() * TITLE_CHARS
+        return QSize(min(whole.width(), most), whole.height())
+
+    def tip_for(self, cut: bool) -> str:
+        """The rename hint, after the whole title when it is cut."""
+        return f"{self.text()}\n{RENAME_HINT}" if cut else RENAME_HINT
 
 
 class Header(QFrame):
@@ -72,7 +94,8 @@ class Header(QFrame):
         self.title = _Title("", self)
         self.title.setObjectName("threadTitle")
         self.title.setAccessibleName("Thread title")
-        self.title.setToolTip("Double-click or press F2 to rename")
+        self.title.setToolTip(RENAME_HINT)
+        self.title.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
         self.title.doubleClicked.connect(self.renameRequested)
 
@@ -91,7 +114,7 @@ class Header(QFrame):
         self.picker.setObjectName("modelPicker")
         self.picker.setAccessibleName("Model")
         self.picker.setToolTip("The model this thread talks to (Ctrl+M)")
-        self.picker.setMinimumWidth(220)
+        self.picker.setMinimumWidth(PICKER_LEAST)
         self.picker.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -105,7 +128,7 @@ class Header(QFrame):
         layout.setContentsMargins(16, 8, 16, 8)
         layout.setSpacing(12)
         layout.addWidget(self.agent)
-        layout.addWidget(self.title, 1)
+        layout.addWidget(self.title)  # Expanding: it takes the room left, gives it up alike
         layout.addWidget(self.status)
         layout.addWidget(self.network)
         layout.addWidget(self.budget)

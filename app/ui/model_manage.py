@@ -30,6 +30,7 @@ from app.services.models.catalogue import InstalledModel, ModelLibrary
 from app.services.models.downloads import ModelDownloads, bundled_model_bytes
 from app.text.sizes import rough_size
 from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 
@@ -220,12 +221,10 @@ async def add_gguf(
 ) -> None:
     """Ask for a GGUF file on disk, add it to the models (once: a file already there is just
     chosen again) and ``choose`` its spec for the thread."""
-    dialog = QFileDialog(parent, "Add a model file")
-    dialog.setObjectName("addModelFile")
-    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog = file_dialog(parent, "Add a model file", "addModelFile")
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
-    chosen = dialog.selectedFiles() if await ask(dialog) else []
+    chosen = await chosen_paths(dialog)
     dialog.deleteLater()
     if not chosen:
         return

@@ -19,6 +19,7 @@ from app.services.data.actions import (
     open_rescued_copy,
 )
 from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 
 __all__ = ["READ_ONLY_NOTICE", "UNREADABLE_COPY_NOTICE", "DamagedDialog", "store_at_start"]
 
@@ -62,13 +63,10 @@ class DamagedDialog(QMessageBox):
 
 
 async def _choose_folder() -> Path | None:
-    dialog = QFileDialog(None, "Export the readable threads into a folder")
-    dialog.setObjectName("exportReadableDialog")
-    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog = file_dialog(None, "Export the readable threads into a folder", "exportReadableDialog")
     dialog.setFileMode(QFileDialog.FileMode.Directory)
-    if not await ask(dialog) or not dialog.selectedFiles():
-        return None
-    return Path(dialog.selectedFiles()[0])
+    chosen = await chosen_paths(dialog)
+    return Path(chosen[0]) if chosen else None
 
 
 async def store_at_start(

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.errors import ParleyError
 from app.services.threads import ThreadService
-from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.notifier import Notifier
 from app.ui.window_part import WindowPart
 
@@ -30,17 +30,17 @@ class ThreadFiles(WindowPart):
     async def export_thread(self, thread_id: str, fmt: str, title: str) -> Path | None:
         """Ask where (offering ``title`` as the name), then write the thread as Markdown or
         JSON."""
-        dialog = QFileDialog(self.over(), "Export thread")
+        dialog = file_dialog(self.over(), "Export thread", "exportThreadDialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         suffix = "md" if fmt == "markdown" else "json"
         dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
         dialog.selectNameFilter("Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
         dialog.setDefaultSuffix(suffix)
         dialog.selectFile(f"{title or 'thread'}.{suffix}")
-        if not await ask(dialog) or not dialog.selectedFiles():
+        paths = await chosen_paths(dialog)
+        if not paths:
             return None
-        path = Path(dialog.selectedFiles()[0])
+        path = Path(paths[0])
         chosen = "json" if path.suffix.lower() == ".json" else "markdown"
         return await self.write_export(thread_id, chosen, path)
 
@@ -59,13 +59,13 @@ class ThreadFiles(WindowPart):
         """Ask for an exported JSON file (unless ``path`` is given) and import it: the new
         thread's id, what the import left out and why, and the file read."""
         if path is None:
-            dialog = QFileDialog(self.over(), "Import thread")
-            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+            dialog = file_dialog(self.over(), "Import thread", "importThreadDialog")
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
             dialog.setNameFilters(["Parley thread (*.json)", "All files (*)"])
-            if not await ask(dialog) or not dialog.selectedFiles():
+            paths = await chosen_paths(dialog)
+            if not paths:
                 return None
-            path = Path(dialog.selectedFiles()[0])
+            path = Path(paths[0])
         try:
             data = await asyncio.to_thread(path.read_bytes)
             thread = await self.threads.import_json(data)

@@ -369,8 +369,10 @@ class MainWindow(ThreadCommands):
         """Show the thread's agent: header, replies' author, message box, starters."""
         agent = await self.workspace.agents.for_thread(await self.workspace.threads.get(thread_id))
         self.header.show_agent(agent.name, agent.description, agent.model, own=not agent.builtin)
-        self.chat.delegate.author = name = mark_hidden(agent.name)
+        self.chat.delegate.author = self.chat_vm.model.author = name = mark_hidden(agent.name)
         self.own_agent = name
+        if self.chat_vm.status() == "running" and self.pending_send.thread_id is None:
+            self.composer.set_hint(self._answering())  # a running thread opened: its agent
         self.chat.viewport().update()
         self.composer.address(name)
         self.empty.show_agent(None if agent.builtin else name, agent.description, agent.starters)
@@ -428,10 +430,13 @@ class MainWindow(ThreadCommands):
 
     def _on_status(self, status: str) -> None:
         self.composer.set_running(status == "running")
-        self.composer.set_hint("Parley is answering… (Esc stops)" if status == "running" else "")
+        self.composer.set_hint(self._answering() if status == "running" else "")
         self.pending_send.status_changed(self.chat_vm.thread_id, status)
         if status not in ("running", "waiting"):
             self._show_usage()
+
+    def _answering(self) -> str:
+        return f"{self.own_agent} is answering… (Esc stops)"
 
     def _on_budget(self, event: BudgetUpdated) -> None:
         self.header.budget.show_run(

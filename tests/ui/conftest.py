@@ -44,6 +44,14 @@ async def _fail_on_loop_errors() -> AsyncIterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _file_dialogs_start_afresh() -> None:
+    """Each test is a session of its own: its file dialogs open in its home folder first."""
+    from app.ui.file_dialogs import forget_folders
+
+    forget_folders()
+
+
+@pytest.fixture(autouse=True)
 def _collect_on_the_main_thread() -> Iterator[None]:
     """Collect garbage only on the GUI thread, as the app does (``app/ui/collector.py``): a
     collection that happens to run on a worker thread would destroy Qt objects there."""

@@ -20,6 +20,7 @@ from app.core.errors import ParleyError
 from app.core.tools.argument_rules import shown_path
 from app.services.agents import AgentService, StoredArgumentRule
 from app.text.hidden_chars import mark_hidden
+from app.ui.agents.ticks import TickList
 from app.ui.tasks import spawn
 
 __all__ = ["AgentRules", "knowledge_list"]
@@ -30,7 +31,7 @@ def knowledge_list(
 ) -> QListWidget:
     """A checkable row per knowledge folder (``(path, owner's name or None)``), the agent's
     own (``mine``) checked; a folder of another agent says whose it is now."""
-    widget = QListWidget(parent)
+    widget = TickList(parent)
     widget.setObjectName("agentKnowledge")
     widget.setAccessibleName("Knowledge folders")
     for path, owner in folders:

@@ -33,6 +33,7 @@ from app.core.errors import ParleyError
 from app.services.agents import LIMIT_NAMES, Agent, AgentService, StoredArgumentRule
 from app.services.workspace_tools import ToolFix
 from app.ui.agents._extras import AgentRules, knowledge_list
+from app.ui.agents.ticks import TickList
 from app.ui.tasks import spawn
 from app.ui.tools.fixes import FIX_PAGES, fix_tooltip, greyed_text
 
@@ -47,7 +48,7 @@ _LIMIT_LABELS = {
 
 
 def _checklist(name: str, label: str, parent: QWidget) -> QListWidget:
-    widget = QListWidget(parent)
+    widget = TickList(parent)
     widget.setObjectName(name)
     widget.setAccessibleName(label)
     return widget

@@ -29,6 +29,7 @@ from app.text.hidden_chars import mark_hidden
 from app.ui.agents.editor import AgentEditor
 from app.ui.agents.list import AgentList
 from app.ui.dialogs import ask, confirmation_box
+from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 from app.ui.window_part import WindowPart
@@ -191,14 +192,14 @@ class WindowAgents(WindowPart):
             self.notifier.show("Parley is built in; export an agent you made.", level="warning")
             return None
         if path is None:
-            dialog = QFileDialog(self.over(), "Export agent")
+            dialog = file_dialog(self.over(), "Export agent", "exportAgentDialog")
             dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-            dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
             dialog.setNameFilters(["Parley agent (*.agent.json)"])
             dialog.selectFile(self.agents.file_name(agent))
-            if not await ask(dialog) or not dialog.selectedFiles():
+            chosen = await chosen_paths(dialog)
+            if not chosen:
                 return None
-            path = Path(dialog.selectedFiles()[0])
+            path = Path(chosen[0])
         try:
             data, notes = await self.agents.export(agent)
         except ParleyError as exc:
@@ -229,13 +230,13 @@ class WindowAgents(WindowPart):
         """Ask for an agent file (unless ``path`` is given), show what it asks for, and add it
         after a yes; a file that cannot be one is said in one sentence."""
         if path is None:
-            picker = QFileDialog(self.over(), "Import agent")
-            picker.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+            picker = file_dialog(self.over(), "Import agent", "importAgentFileDialog")
             picker.setFileMode(QFileDialog.FileMode.ExistingFile)
             picker.setNameFilters(["Parley agent (*.agent.json *.json)", "All files (*)"])
-            if not await ask(picker) or not picker.selectedFiles():
+            chosen = await chosen_paths(picker)
+            if not chosen:
                 return None
-            path = Path(picker.selectedFiles()[0])
+            path = Path(chosen[0])
         try:
             data = await asyncio.to_thread(_read_capped, path)
             plan = await self.agents.read_file(data)

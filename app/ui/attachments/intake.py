@@ -20,7 +20,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFileDialog, QLabel, QWidget
 
 from app.ui.attachments.tray import AttachmentTray
-from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.theme import ACCENT
 
 if TYPE_CHECKING:
@@ -152,13 +152,11 @@ class AttachmentIntake(QObject):
 
     async def pick(self, parent: QWidget) -> list[str]:
         """Let the user choose files (a non-blocking dialog) and attach them."""
-        dialog = QFileDialog(parent, "Attach files")
-        dialog.setObjectName("attachDialog")
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog = file_dialog(parent, "Attach files", "attachDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         self.dialog = dialog
         try:
-            chosen = dialog.selectedFiles() if await ask(dialog) else []
+            chosen = await chosen_paths(dialog)
         finally:
             self.dialog = None
         self.tray.add(chosen)

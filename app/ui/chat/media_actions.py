@@ -29,7 +29,7 @@ from app.ui.chat.blocks.text_viewer import TextViewer
 from app.ui.chat.blocks.viewer import ImageViewer
 from app.ui.chat.delegate import is_dark
 from app.ui.chat.links import MediaAction, href_of
-from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 
 if TYPE_CHECKING:
     from app.services.attachments.service import AttachmentService
@@ -162,18 +162,17 @@ class MediaActions(QObject):
 
     async def _save(self, block: ContentBlock) -> None:
         ref = getattr(block, "media", None)
-        dialog = QFileDialog(self._parent, "Save attachment")
-        dialog.setObjectName("saveAttachmentDialog")
+        dialog = file_dialog(self._parent, "Save attachment", "saveAttachmentDialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.selectFile(file_name(block))
         self.save_dialog = dialog
         try:
-            if not await ask(dialog) or not dialog.selectedFiles():
-                return
+            chosen = await chosen_paths(dialog)
         finally:
             self.save_dialog = None
-        target = dialog.selectedFiles()[0]
+        if not chosen:
+            return
+        target = chosen[0]
         try:
             await self._service.save_media(ref, target)
         except (OSError, LookupError) as exc:

@@ -39,6 +39,9 @@ class MessageListModel(QAbstractListModel):
         self.results: dict[str, ToolResultBlock] = {}
         """Tool results by call id, so a call's card can show how it ended."""
         self._callers: dict[str, str] = {}
+        self.author = "Parley"
+        """Whose replies the rows are, as their accessible text names them: the thread's
+        agent."""
 
     # Qt API --------------------------------------------------------------------------
 
@@ -59,7 +62,7 @@ class MessageListModel(QAbstractListModel):
             run = run_of(self._rows, index.row()) if message.agent else None
             if run is not None and run.first:
                 return f"{run.title}. Task: {mark_hidden(run.task)}"
-            who = {"user": "You", "assistant": "Parley", "tool": "Tool"}.get(message.role, "")
+            who = {"user": "You", "assistant": self.author, "tool": "Tool"}.get(message.role, "")
             if message.agent and message.role == "assistant":
                 who = message.agent
             described = [d for d in map(describe, message.content) if d]

@@ -31,7 +31,7 @@ from app.services.events import KnowledgeChanged, KnowledgeProgress, WorkspaceEv
 from app.services.knowledge import FolderRecord, KnowledgeService
 from app.services.knowledge.embedders import DOWNLOAD, EmbeddingChoice
 from app.text.sizes import human_size
-from app.ui.dialogs import ask_folder
+from app.ui.file_dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn

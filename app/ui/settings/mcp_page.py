@@ -37,6 +37,7 @@ from app.services.mcp.importing import ImportReport, shown_name
 from app.services.mcp.service import McpService
 from app.services.workspace_tools import ServerInfo
 from app.ui.dialogs import ask
+from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings._mcp_dialog import TEST_TIMEOUT, ServerDialog, tested
 from app.ui.settings._mcp_import_dialog import ClaimsDialog
@@ -350,12 +351,12 @@ class McpPage(SettingsPage):
 
     async def choose_import(self) -> None:
         """Ask for another app's ``mcpServers`` file and import it."""
-        dialog = QFileDialog(self, "Import MCP servers")
-        dialog.setObjectName("mcpImportDialog")
+        dialog = file_dialog(self, "Import MCP servers", "mcpImportDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setNameFilters(["JSON files (*.json)", "All files (*)"])
-        if await ask(dialog) and dialog.selectedFiles():
-            await self.import_file(dialog.selectedFiles()[0])
+        chosen = await chosen_paths(dialog)
+        if chosen:
+            await self.import_file(chosen[0])
 
     async def import_file(self, path: str) -> None:
         """Add the servers of ``path`` and say what was added, held back and skipped; servers

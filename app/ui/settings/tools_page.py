@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.settings.store import SettingsStore
 from app.services.workspace_tools import WorkspaceTools
-from app.ui.dialogs import ask_folder
+from app.ui.file_dialogs import ask_folder
 from app.ui.settings._labels import error_label, heading, hint
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
