@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 
 from app.core.state.message import Message
@@ -118,3 +118,28 @@ def trim_newest(
     while len(kept) > 1 and kept[0].role == "tool":
         moved.append(kept.pop(0))
     return kept, chain(reversed(moved), overflow, feed)
+
+
+SUMMARY_HEADING = "Summary of the earlier conversation:\n"
+"""What goes before the summary of the dropped messages in the system prompt."""
+
+
+def trim_with_summary(
+    newest_first: Callable[[], Iterable[Message]], budget_tokens: int
+) -> tuple[list[Message], str | None]:
+    """The newest messages that fit ``budget_tokens`` together with the summary of those
+    dropped (``None`` when none is), which is sent with them: the summary's own size is taken
+    from the budget, dropping more (and summing those up too) until both fit or the summary,
+    at its longest, stops growing. ``newest_first`` gives the messages anew for each pass."""
+    spare = 0
+    kept: list[Message] = []
+    summary: str | None = None
+    for _ in range(4):
+        kept, dropped = trim_newest(newest_first(), max(budget_tokens - spare, 64))
+        newest = next(dropped, None)
+        summary = None if newest is None else summarise_newest(None, chain([newest], dropped))
+        cost = 0 if summary is None else (len(SUMMARY_HEADING) + len(summary)) // CHARS_PER_TOKEN
+        if cost <= spare:
+            break
+        spare = cost
+    return kept, summary

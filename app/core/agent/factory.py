@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain, takewhile
+from itertools import takewhile
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from app.core.agent._model_call import stream_reply
 from app.core.agent._repeats import refusals, stop_sentence, stopping_call
 from app.core.agent._structured import parse_structured, repair_prompt
-from app.core.agent._trim import estimate_tokens, summarise_newest, trim_newest
+from app.core.agent._trim import SUMMARY_HEADING, estimate_tokens, trim_with_summary
 from app.core.agent.hooks import ContextHook, ModelRequest, citing_chunk
 from app.core.budget import Reservation, cost_of
 from app.core.checkpoint.base import Checkpointer
@@ -171,6 +171,34 @@ def create_agent(
     if reply_cap is not None and base_config.max_tokens is None:
         base_config = base_config.model_copy(update={"max_tokens": reply_cap})
 
+    def _fitted(state: AgentState, room: int, update: dict[str, Any]) -> list[Message]:
+        """The messages sent (those that fit ``room`` with the summary of the others, when
+        trimming), the summary put in ``update``."""
+        if not trim_context:
+            return _model_input(state.context)
+        context = state.context
+        sendable, summary = trim_with_summary(lambda: _model_input_newest_first(context), room)
+        update.pop("context_summary", None)
+        if summary is not None and summary != state.context_summary:
+            update["context_summary"] = summary
+        return sendable
+
+    def _with_system(
+        state: AgentState, sendable: list[Message], update: dict[str, Any], last_chance: bool
+    ) -> list[Message]:
+        """``sendable`` after the system prompt (with the summary and the last-chance
+        warning), as the pre-model hook leaves it."""
+        system = system_prompt or ""
+        summary_now = update.get("context_summary", state.context_summary if trim_context else None)
+        if summary_now:
+            system += ("\n\n" if system else "") + SUMMARY_HEADING + summary_now
+        if last_chance:
+            system += ("\n\n" if system else "") + LAST_CHANCE
+        model_input = ([Message(role="system", content=system)] if system else []) + sendable
+        if pre_model_hook is not None:
+            model_input = pre_model_hook(model_input, state) or model_input
+        return model_input
+
     async def agent(state: AgentState, ctx: RunContext) -> Any:
         context = list(state.context)
         # only the results of the calls just made count: an earlier turn's budget stop is over
@@ -181,37 +209,31 @@ def create_agent(
                 f"I stopped before finishing: the tool-call budget ({limit}) is used up.", "budget"
             )
         update: dict[str, Any] = {}
-        system = system_prompt or ""
+        room = 0
         if trim_context:
-            # from the newest message back, only as far as the window holds (and the summary
-            # of what it drops reaches): a long thread costs what is sent, not its length
-            window = info.context_window
+            # from the newest message back, only as far as the window holds with the summary
+            # of what it drops: a long thread costs what is sent, not its length
             reserve = reply_cap or OUTPUT_RESERVE
-            room = window - reserve - len(system) // 4 - 64
-            sendable, dropped = trim_newest(_model_input_newest_first(context), max(room, 64))
-            newest_dropped = next(dropped, None)
-            if newest_dropped is not None:
-                summary = summarise_newest(None, chain([newest_dropped], dropped))
-                if summary != state.context_summary:
-                    update["context_summary"] = summary
-        else:
-            sendable = _model_input(context)
-        summary_now = update.get("context_summary", state.context_summary if trim_context else None)
-        if summary_now:
-            system += ("\n\n" if system else "") + "Summary of the earlier conversation:\n"
-            system += summary_now
+            room = info.context_window - reserve - len(system_prompt or "") // 4 - 64
+        sendable = _fitted(state, room, update)
         last_chance = bool(specs) and ctx.remaining_steps < 3
-        if last_chance:
-            system += ("\n\n" if system else "") + LAST_CHANCE
-        model_input = ([Message(role="system", content=system)] if system else []) + sendable
-        if pre_model_hook is not None:
-            model_input = pre_model_hook(model_input, state) or model_input
+        model_input = _with_system(state, sendable, update, last_chance)
         offered = None if last_chance or not specs else specs
         cites: Sequence[AnnotationRef] = ()
         if context_hook is not None:
             prepared = await context_hook(ModelRequest(model_input, offered or (), state, ctx))
             if prepared is not None:
-                model_input, cites = list(prepared.messages), prepared.cites
+                cites = prepared.cites
+                sent = list(prepared.messages)
+                added = sum(map(estimate_tokens, sent)) - sum(map(estimate_tokens, model_input))
+                if trim_context and added > 0:
+                    # what the hook put in (knowledge passages) was not counted when trimming
+                    mine = {id(m) for m in model_input}
+                    changed = {m.message_id: m for m in sent if id(m) not in mine}
+                    sendable = _fitted(state, room - added, update)
+                    again = _with_system(state, sendable, update, last_chance)
+                    sent = [changed.get(m.message_id, m) for m in again]
+                model_input = sent
 
         # checked and counted in one step: delegates asked side by side share the budget
         prompt = sum(estimate_tokens(m) for m in model_input)

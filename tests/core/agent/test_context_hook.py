@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core import HumanMessage, create_agent, tool
+from app.core.agent._trim import estimate_tokens
 from app.core.agent.hooks import ModelInput, ModelRequest
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import MessageDelta, RunConfig
@@ -117,3 +118,33 @@ def test_a_chat_model_declares_what_it_is() -> None:
     info = ModelInfo(spec="s", name="s", provider="s")
     assert isinstance(ScriptedChatModel(["ok"], info=info), ChatModel)
     assert not isinstance(Nameless(), ChatModel)
+
+
+async def test_what_the_hook_adds_is_made_room_for_when_the_context_is_trimmed() -> None:
+    """A long history trimmed to the model's window: the passages the hook puts before the
+    question, and the summary of the dropped messages, are counted too, so what is sent still
+    leaves the reply its room; the oldest kept messages give way, summed up."""
+    sent: list[list[Message]] = []
+
+    def answer(messages: Sequence[Message]) -> dict[str, Any]:
+        sent.append(list(messages))
+        return {"text": "Noted."}
+
+    async def passages(request: ModelRequest) -> ModelInput:
+        messages = list(request.messages)
+        question = messages[-1]
+        text = "Passages: " + "the lighthouse keeper writes poems. " * 60 + question.text()
+        messages[-1] = question.model_copy(update={"content": [TextBlock(text=text)]})
+        return ModelInput(messages, [CITED])
+
+    info = ModelInfo(spec="scripted", name="scripted", provider="scripted", context_window=3000)
+    model = ScriptedChatModel(answer, info=info)
+    agent = create_agent(model, context_hook=passages, trim_context=True)
+    history = [HumanMessage(f"Line {n}: " + "words and more words. " * 30) for n in range(40)]
+    done = await agent.ainvoke({"messages": [*history, HumanMessage("Who writes poems?")]})
+    messages = sent[-1]
+    assert messages[-1].text().startswith("Passages: ")
+    assert messages[-1].text().endswith("Who writes poems?")
+    assert "Summary of the earlier conversation" in messages[0].text()
+    assert sum(map(estimate_tokens, messages)) + 1024 <= 3000
+    assert annotations(done.context[-1]) == [CITED]

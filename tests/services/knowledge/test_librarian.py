@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from app.core.agent._trim import estimate_tokens
 from app.core.models import ScriptedChatModel
+from app.core.models.protocol import ModelInfo
 from app.core.state import Message, TextBlock
 from app.services.agents import Agent
 from app.services.settings import AppSettings
@@ -84,5 +86,43 @@ async def test_the_librarian_answers_from_the_pprint_note_and_cites_it(
         page = await ws.threads.read_messages(thread.id)
         assert _citations(page.messages[-1]) == ["pprint.md, pprint"]
         assert page.messages[0].text() == QUESTION
+    finally:
+        await ws.aclose()
+
+
+async def test_a_long_thread_leaves_room_for_the_passages_and_the_summary(tmp_path: Path) -> None:
+    """After many long turns the question still gets its passages, and what is sent (the kept
+    messages, the summary of the dropped ones and the passages) fits the model's window with
+    room for the reply, as a local model's 4,096 tokens demand."""
+    window = 4096
+    sent: list[list[Message]] = []
+
+    def answer(messages: Any) -> dict[str, Any]:
+        sent.append(list(messages))
+        return {"text": "Once upon a time " + "there was a lighthouse. " * 60}
+
+    info = ModelInfo(spec="scripted:a", name="a", provider="scripted", context_window=window)
+    model = ScriptedChatModel(answer, info=info)
+    ws = await Workspace.open(
+        tmp_path / "data", resolve_model=lambda spec: model, secret_resolver=lambda ref: ""
+    )
+    ws.settings.use(AppSettings(default_model="scripted:a"))
+    try:
+        librarian = await ws.agents.add(
+            Agent(name="Librarian", instructions="Answer briefly. Use the notes.")
+        )
+        await ws.knowledge.add_folder(notes(tmp_path / "notes"))
+        await ws.knowledge.wait_idle()
+        thread = await ws.threads.create(agent_id=librarian.id)
+        for n in range(12):
+            await (await ws.runs.send(thread.id, f"Tell me a story, the {n}th. " + "Go on. " * 80))
+        state = await (await ws.runs.send(thread.id, QUESTION))
+        assert state is not None
+
+        assert "Summary of the earlier conversation" in sent[-1][0].text()
+        assert "pretty-prints a nested dictionary" in sent[-1][-1].text()
+        assert _citations(state.context[-1]) == ["pprint.md, pprint"]
+        for messages in sent:  # each call fits, with the reply's 1,024 tokens to spare
+            assert sum(map(estimate_tokens, messages)) + 1024 <= window
     finally:
         await ws.aclose()
