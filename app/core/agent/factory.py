@@ -226,8 +226,11 @@ def create_agent(
                 cites = prepared.cites
                 sent = list(prepared.messages)
                 added = sum(map(estimate_tokens, sent)) - sum(map(estimate_tokens, model_input))
-                if trim_context and added > 0:
-                    # what the hook put in (knowledge passages) was not counted when trimming
+                kept_ids = {m.message_id for m in model_input}
+                rewrote_only = all(m.message_id in kept_ids for m in sent)
+                if trim_context and added > 0 and rewrote_only:
+                    # what the hook put in (knowledge passages) was not counted when trimming;
+                    # a hook that inserts messages of its own is sent as it left them
                     mine = {id(m) for m in model_input}
                     changed = {m.message_id: m for m in sent if id(m) not in mine}
                     sendable = _fitted(state, room - added, update)
