@@ -1,10 +1,11 @@
 """Turns that go in circles: the bundled model asked tool questions through an agent, as a new
 user would, and how often its turn ends in a loop, with the tokens and model calls it spends.
 
-Each question runs in a fresh data directory with nothing shared and Parley offline:
+Each question runs in a fresh data directory with no folder shared and Parley offline:
 ``parley agents add`` makes an agent with the question's tools and a limit of
-:data:`MAX_MODEL_CALLS` model calls a turn, ``parley chat --agent`` asks the question (every
-approval answered yes, as a new user would), and ``parley threads export`` hands back the
+:data:`MAX_MODEL_CALLS` model calls a turn (``parley knowledge add`` gives one of them four
+notes), ``parley chat --agent`` asks the question (every approval answered yes, as a new user
+would), and ``parley threads export`` hands back the
 turn. A turn *went in circles* when the model asked for the same call (same tool, same
 arguments) :data:`SAME_CALLS` times or more, or when Parley stopped it for asking again
 (:func:`turn_figures` counts both, and names them apart).
@@ -46,6 +47,22 @@ class Question:
     prompt: str
     tools: tuple[str, ...]
     instructions: str = "Answer briefly. Use your tools when they help."
+    notes: bool = False
+    """Whether the agent has a knowledge folder (:data:`NOTES`)."""
+
+
+NOTES = {
+    "pprint.md": "# Pretty printing with pprint\n\n`pprint.pprint(data, width=60)` prints a "
+    "nested dictionary or list over several lines, one key per line, indented by depth. "
+    "`pprint.pformat(data)` returns the same text as a string.\n",
+    "json.md": "# Reading and writing JSON\n\n`json.load(f)` reads a file into dictionaries "
+    "and lists; `json.dumps(obj, indent=2)` writes it back as text.\n",
+    "csv.md": "# CSV files\n\n`csv.DictReader(f)` reads each row as a dictionary keyed by "
+    'the header; `csv.writer(f)` writes rows. Open the file with `newline=""`.\n',
+    "pathlib.md": '# Paths\n\n`Path.home() / "notes"` builds a path; `path.read_text()` '
+    'reads a whole file and `path.glob("*.md")` lists the Markdown files in a folder.\n',
+}
+"""The knowledge folder of four short documents a question's agent may have."""
 
 
 QUESTIONS = (
@@ -63,6 +80,13 @@ QUESTIONS = (
         "Answer briefly. Use the notes.",
     ),
     Question(
+        "the notes, in a knowledge folder",
+        "How do I pretty print a nested dictionary?",
+        ("read_file",),
+        "Answer briefly. Use the notes.",
+        notes=True,
+    ),
+    Question(
         "a web page, offline",
         "Fetch https://example.com and tell me what the page says.",
         ("fetch_url", "current_time"),
@@ -71,6 +95,11 @@ QUESTIONS = (
         "asked to repeat a call",
         "Check the time with the clock three times and tell me each answer.",
         ("current_time",),
+    ),
+    Question(
+        "asked to try a failing call again",
+        "Read the file test.txt. If that fails, try again until it works.",
+        ("read_file",),
     ),
 )
 
@@ -209,6 +238,12 @@ def ask(tree: Path, question: Question) -> dict[str, Any]:
         _parley(tree, data_dir, "agents", "add", "Helper",
                 "--instructions", question.instructions, *tools,
                 "--max-model-calls", str(MAX_MODEL_CALLS))  # fmt: skip
+        if question.notes:
+            folder = Path(data_dir) / "notes"
+            folder.mkdir()
+            for name, text in NOTES.items():
+                (folder / name).write_text(text, encoding="utf-8")
+            _parley(tree, data_dir, "knowledge", "add", str(folder), "--agent", "Helper")
         chat = subprocess.CompletedProcess[str]([], 0, "", "")
         try:
             chat = _parley(tree, data_dir, "chat", "--agent", "Helper", question.prompt,
