@@ -74,6 +74,11 @@ QUESTIONS = (
         ("read_file", "list_directory"),
     ),
     Question(
+        "a folder's files, no folder shared",
+        "List the files in my documents folder, then read each one.",
+        ("list_directory", "read_file", "current_time"),
+    ),
+    Question(
         "the notes, no folder shared",
         "How do I pretty print a nested dictionary?",
         ("read_file",),
