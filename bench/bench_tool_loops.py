@@ -263,8 +263,18 @@ def ask(tree: Path, question: Question) -> dict[str, Any]:
 
 
 def measure(tree: Path) -> list[TurnFigures]:
-    """Every question's turn on the source in ``tree``."""
-    return [turn_figures(ask(tree, q)) for q in QUESTIONS]
+    """Every question's turn on the source in ``tree``, each also told on stderr (the table
+    gives only the sums)."""
+    turns = []
+    for question in QUESTIONS:
+        turn = turn_figures(ask(tree, question))
+        circles = " STOPPED for asking again" if turn.stopped_repeating else ""
+        sys.stderr.write(
+            f"[tool loops, {tree.name}] {question.name}: {turn.model_calls:.0f} model calls, "
+            f"{turn.tokens:.0f} tokens, one call asked {turn.most_same_calls}x{circles}\n"
+        )
+        turns.append(turn)
+    return turns
 
 
 def run() -> list[Row]:
