@@ -249,7 +249,6 @@ def ask(tree: Path, question: Question) -> dict[str, Any]:
             for name, text in NOTES.items():
                 (folder / name).write_text(text, encoding="utf-8")
             _parley(tree, data_dir, "knowledge", "add", str(folder), "--agent", "Helper")
-        chat = subprocess.CompletedProcess[str]([], 0, "", "")
         try:
             chat = _parley(tree, data_dir, "chat", "--agent", "Helper", question.prompt,
                            answers="y\n" * 4 * MAX_MODEL_CALLS)  # fmt: skip
