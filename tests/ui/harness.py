@@ -105,3 +105,22 @@ def app() -> QApplication:
     instance = QApplication.instance()
     assert isinstance(instance, QApplication)
     return instance
+
+
+async def settings_shown_at(window: QWidget, page: str) -> Any:
+    """The settings dialog, once ``window`` shows it open at the page named ``page`` (the
+    page's object name, e.g. ``"toolsSettingsPage"``)."""
+    from PySide6.QtWidgets import QDialog
+
+    from app.ui.settings.dialog import SettingsDialog
+
+    settings = await wait_until(
+        lambda: (d := window.findChild(QDialog, "settingsDialog")) and d.isVisible() and d,
+        what="the settings dialog",
+    )
+    assert isinstance(settings, SettingsDialog)
+    await wait_until(
+        lambda: getattr(settings.stack.currentWidget(), "objectName", str)() == page,
+        what=f"the settings page {page}",
+    )
+    return settings

@@ -9,11 +9,17 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QListWidget, QListWidgetItem, QPushButton
+from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem, QPushButton
 
-from app.ui.settings.dialog import SettingsDialog
 from tests.ui.agents.test_editor_names import editor_of
-from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
+from tests.ui.harness import (
+    Models,
+    close_test_window,
+    find,
+    open_test_window,
+    settings_shown_at,
+    wait_until,
+)
 
 
 def row(tools: QListWidget, name: str) -> QListWidgetItem:
@@ -46,17 +52,7 @@ async def test_read_file_says_no_folder_is_shared_and_its_button_opens_the_folde
         assert not find(editor, QPushButton, "agentToolFix_start_server").isVisible()
 
         QTest.mouseClick(share, Qt.MouseButton.LeftButton)
-        settings = await wait_until(
-            lambda: (d := window.findChild(QDialog, "settingsDialog")) and d.isVisible() and d,
-            what="the settings dialog",
-        )
-        assert isinstance(settings, SettingsDialog)
-        await wait_until(
-            lambda: (
-                getattr(settings.stack.currentWidget(), "objectName", str)() == "toolsSettingsPage"
-            ),
-            what="the page where folders are shared",
-        )
+        settings = await settings_shown_at(window, "toolsSettingsPage")
         assert QApplication.activeModalWidget() is settings  # above the editor, usable
 
         notes = tmp_path / "notes"

@@ -7,11 +7,15 @@ import sys
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog
 
-from app.ui.settings.dialog import SettingsDialog
 from tests.tools.mcp.helpers import DEMO
-from tests.ui.harness import Models, close_test_window, open_test_window, wait_until
+from tests.ui.harness import (
+    Models,
+    close_test_window,
+    open_test_window,
+    settings_shown_at,
+    wait_until,
+)
 from tests.ui.tools.test_tools_menu import button, calling
 
 
@@ -44,18 +48,7 @@ async def test_offline_greys_the_web_tools_and_go_online_opens_the_network_page(
         assert "toolFix:start_server" not in fixes
 
         fixes["toolFix:go_online"].trigger()
-        settings = await wait_until(
-            lambda: (d := window.findChild(QDialog, "settingsDialog")) and d.isVisible() and d,
-            what="the settings dialog",
-        )
-        assert isinstance(settings, SettingsDialog)
-        await wait_until(
-            lambda: (
-                getattr(settings.stack.currentWidget(), "objectName", str)()
-                == "networkSettingsPage"
-            ),
-            what="the page with the offline switch",
-        )
+        settings = await settings_shown_at(window, "networkSettingsPage")
         settings.reject()
         await window.workspace.preferences.set_offline(False)
         await wait_until(lambda: tools.text() == "Tools: 2 on", what="fetch_url on again")
@@ -87,17 +80,7 @@ async def test_a_server_that_is_not_running_offers_start_the_server_on_the_mcp_p
         notes = [a for a in tools.menu_.actions() if a.text().startswith("Not running: ")]
         assert len(notes) == 1 and "no licence" in notes[0].toolTip()
         start.trigger()
-        settings = await wait_until(
-            lambda: (d := window.findChild(QDialog, "settingsDialog")) and d.isVisible() and d,
-            what="the settings dialog",
-        )
-        assert isinstance(settings, SettingsDialog)
-        await wait_until(
-            lambda: (
-                getattr(settings.stack.currentWidget(), "objectName", str)() == "mcpSettingsPage"
-            ),
-            what="the MCP servers page",
-        )
+        settings = await settings_shown_at(window, "mcpSettingsPage")
         settings.reject()
     finally:
         await close_test_window(window)
