@@ -66,9 +66,10 @@ async def test_a_sound_clip_plays_over_its_card_and_follows_the_row(tmp_path: ob
         )
         # the keyboard: Space pauses, arrows seek
         press(player, Qt.Key.Key_Space)
+        await wait_until(lambda: button.accessibleName() == "Play", what="the pause")
         assert player.player.playbackState() != QMediaPlayer.PlaybackState.PlayingState
-        assert button.accessibleName() == "Play"
-        player.player.setPosition(0)
+        player.seek(-player.player.position())
+        await wait_until(lambda: player.player.position() == 0, what="the start")
         press(player, Qt.Key.Key_Right)
         await wait_until(lambda: player.player.position() >= 1900, what="the seek")
         press(player, Qt.Key.Key_Left)

@@ -18,6 +18,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, Qt, QUrl, Sl
 from PySide6.QtGui import QImage
 from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
+from app.ui import media_calls
+
 __all__ = ["THUMBNAIL_SIDE", "VideoFrameSource", "jpeg_thumbnail"]
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ class _Grab(QObject):
         self.player.mediaStatusChanged.connect(self._status)
         self.player.errorOccurred.connect(self._error)
         self.sink.videoFrameChanged.connect(self._frame)
+        self._closed = False
         self.player.setSourceDevice(self.buffer, QUrl(_url_name(name)))
 
     def _finish(self, image: QImage | None) -> None:
@@ -82,13 +85,15 @@ class _Grab(QObject):
 
     @Slot(QMediaPlayer.MediaStatus)
     def _status(self, status: QMediaPlayer.MediaStatus) -> None:
+        if self._closed:
+            return
         if status == QMediaPlayer.MediaStatus.LoadedMedia and not self._started:
             self._started = True
             if not self.player.hasVideo():
                 self._finish(None)
                 return
-            self.player.setPosition(int(self._at * 1000))
-            self.player.play()
+            media_calls.seek_to(self.player, int(self._at * 1000))
+            media_calls.play(self.player)
         elif status in (QMediaPlayer.MediaStatus.InvalidMedia, QMediaPlayer.MediaStatus.EndOfMedia):
             self._finish(None)
 
@@ -107,13 +112,11 @@ class _Grab(QObject):
         self._finish(None)
 
     def close(self) -> None:
-        """Stop decoding and let go of the player, the sink and the bytes."""
-        self.player.mediaStatusChanged.disconnect(self._status)
-        self.player.errorOccurred.disconnect(self._error)
-        self.sink.videoFrameChanged.disconnect(self._frame)
-        self.player.stop()
-        self.player.setVideoSink(None)  # type: ignore[arg-type]
-        self.player.setSourceDevice(None)  # type: ignore[arg-type]
+        """Stop decoding and let go of the player, the sink and the bytes (from the event
+        loop: see :mod:`app.ui.media_calls`); nothing they say afterwards is heard."""
+        self._closed = True
+        self._finish(None)
+        media_calls.stop(self.player)
         self.deleteLater()
 
 

@@ -103,7 +103,7 @@ class MediaActions(QObject):
             dark=is_dark(view.palette()),
         )
         if self.dock.start(player, row, href_of(MediaAction("play", index))):
-            player.player.play()
+            player.play()
         else:
             self.notice.emit(f"Scroll to {file_name(block)} to play it.")
 

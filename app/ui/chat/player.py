@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui import media_calls
 from app.ui.attachments.describe import duration
 from app.ui.chat.delegate import GAP, HEADER, PAD, MessageDelegate
 from app.ui.theme import ACCENT
@@ -166,7 +167,7 @@ class MediaPlayer(QFrame):
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setObjectName("mediaPosition")
         self.slider.setAccessibleName("Position")
-        self.slider.sliderMoved.connect(self.player.setPosition)
+        self.slider.sliderMoved.connect(self._slid)
         self.time = QLabel("0:00 / 0:00", self)
         self.time.setObjectName("mediaTime")
         self.stop_button = QToolButton(self)
@@ -186,7 +187,7 @@ class MediaPlayer(QFrame):
         self.player.durationChanged.connect(self._on_duration)
         self.player.positionChanged.connect(self._on_position)
         self.player.playbackStateChanged.connect(self._on_state)
-        self.player.setSource(QUrl.fromLocalFile(str(path)))
+        media_calls.set_source(self.player, QUrl.fromLocalFile(str(path)))
         self._closed = False
 
     def fit(self, rect: QRect) -> None:
@@ -215,18 +216,25 @@ class MediaPlayer(QFrame):
             self.frames += 1
             self._show_image(image)
 
+    def play(self) -> None:
+        """Start playing (once the source is open)."""
+        media_calls.play(self.player)
+
     def toggle(self) -> None:
         """Play, or pause when playing."""
         if self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState:
-            self.player.pause()
+            media_calls.pause(self.player)
         else:
-            self.player.play()
+            media_calls.play(self.player)
+
+    def _slid(self, ms: int) -> None:
+        media_calls.seek_to(self.player, ms)
 
     def seek(self, delta_ms: int) -> None:
         """Move the position by ``delta_ms`` (within the clip)."""
         end = self.player.duration() or 0
         target = max(0, self.player.position() + delta_ms)
-        self.player.setPosition(min(target, end) if end else target)
+        media_calls.seek_to(self.player, min(target, end) if end else target)
 
     def _on_duration(self, ms: int) -> None:
         self.slider.setRange(0, ms)
@@ -270,8 +278,7 @@ class MediaPlayer(QFrame):
         if self._closed:
             return
         self._closed = True
-        self.player.stop()
-        self.player.setSource(QUrl())
+        media_calls.stop(self.player)  # the widget goes later, after the player stopped
         for child in (self.play_button, self.slider, self.stop_button):
             child.removeEventFilter(self)
         self.hide()
