@@ -147,7 +147,11 @@ async def _wait(service: Any, progress: _Progress) -> None:
 async def _search(service: Any, query: str, limit: int, out: TextIO) -> int:
     sources = await service.sources(query, max(1, min(limit, 20)))
     if not sources:
-        out.write(f"No passage matches {query!r}.\n")
+        out.write(
+            f"Nothing close enough to {query!r} in the knowledge folders: no passage holds "
+            "enough of its words (or its meaning). Try other words, or the words the "
+            "documents use.\n"
+        )
         return 1
     for source in sources:
         out.write(f"[{source['source']}] {source['title']}  {source['url']}\n")

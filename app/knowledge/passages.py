@@ -14,7 +14,14 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MAX_CHARS", "TARGET_CHARS", "Passage", "cut_passages", "document_passages"]
+__all__ = [
+    "HEADING_JOIN",
+    "MAX_CHARS",
+    "TARGET_CHARS",
+    "Passage",
+    "cut_passages",
+    "document_passages",
+]
 
 TARGET_CHARS = 900
 """Paragraphs are joined into a passage until it holds about this many characters."""
@@ -31,7 +38,8 @@ _SENTENCE_END = re.compile(r"[.!?。]\s")
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A piece of a document: its text, its place in the document's text (``start``,
-    ``end``), its page (1-based, PDFs) and the heading it is under (Markdown)."""
+    ``end``), its page (1-based, PDFs) and the headings it is under (Markdown: outermost
+    first, joined by :data:`HEADING_JOIN`)."""
 
     text: str
     start: int
@@ -79,26 +87,38 @@ def _rstrip(text: str, start: int, end: int) -> int:
     return end
 
 
-def _heading_of(paragraph: str, in_fence: bool) -> tuple[str | None, bool]:
-    """The last heading in ``paragraph`` (if any) and whether a code fence is open after it."""
-    heading = None
+HEADING_JOIN = " › "
+"""What joins a passage's headings, outermost first: ``Project Heron › Launch``."""
+
+
+def _headings_in(paragraph: str, in_fence: bool) -> tuple[list[tuple[int, str]], bool]:
+    """The headings in ``paragraph`` with their levels, and whether a code fence is open
+    after it."""
+    found_all: list[tuple[int, str]] = []
     for line in paragraph.splitlines():
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
         if not in_fence and (found := _HEADING.match(line)):
-            heading = found.group(2).strip()
-    return heading, in_fence
+            found_all.append((len(found.group(1)), found.group(2).strip()))
+    return found_all, in_fence
+
+
+def _under(path: list[tuple[int, str]], level: int, title: str) -> list[tuple[int, str]]:
+    """The heading path after a heading of ``level``: it replaces those at its level or
+    deeper."""
+    return [*(h for h in path if h[0] < level), (level, title)]
 
 
 def cut_passages(
     text: str, *, offset: int = 0, page: int | None = None, markdown: bool = False
 ) -> list[Passage]:
     """Cut ``text`` into passages; offsets are shifted by ``offset`` (where ``text`` starts
-    in its document). With ``markdown`` each passage remembers the heading it is under, and
-    a heading starts a new passage."""
+    in its document). With ``markdown`` each passage remembers the headings it is under
+    (outermost first, joined by :data:`HEADING_JOIN`), and a heading starts a new passage."""
     whole = text
     out: list[Passage] = []
+    path: list[tuple[int, str]] = []
     heading: str | None = None
     in_fence = False
     group: list[tuple[int, int]] = []
@@ -113,10 +133,12 @@ def cut_passages(
     found_heading_at = -1
     for start, end in _paragraphs(whole):
         if markdown:
-            found, in_fence = _heading_of(whole[start:end], in_fence)
-            if found is not None:
+            found, in_fence = _headings_in(whole[start:end], in_fence)
+            if found:
                 flush()
-                heading = found
+                for level, title in found:
+                    path = _under(path, level, title)
+                heading = HEADING_JOIN.join(title for _, title in path)
                 found_heading_at = start
         if not group:
             group_heading = heading

@@ -36,7 +36,7 @@ def test_a_query_finds_the_right_file_and_page(index: KnowledgeIndex, tmp_path: 
     assert (glacier.rel, glacier.page) == ("guide.pdf", 3)
     assert index.search("saffron harvest")[0].rel == "letters/report.docx"
     pests = index.search("slugs lettuce")[0]
-    assert (pests.rel, pests.heading) == ("garden.md", "Pests")
+    assert (pests.rel, pests.heading) == ("garden.md", "Garden notes › Pests")
     assert index.search("invoice total VAT")[0].rel == "billing.py"
     assert index.search("zeppelin museum")[0].rel == "notes.txt"
 
@@ -220,5 +220,6 @@ def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path
         "passage_vectors_removed",
         "passages_added",
         "passages_removed",
+        "passages_retitled",
     ]
     assert again == own

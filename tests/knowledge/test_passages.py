@@ -10,9 +10,10 @@ from tests.knowledge.corpus import MARKDOWN
 def test_markdown_passages_carry_their_heading_and_range() -> None:
     passages = document_passages(MARKDOWN, markdown=True)
     by_heading = {p.heading: p for p in passages}
-    assert "courgettes" in by_heading["Watering"].text
-    assert "Slugs" in by_heading["Pests"].text
-    assert "Not a heading" not in by_heading  # a comment in a code fence is no heading
+    # each passage is under its headings, outermost first
+    assert "courgettes" in by_heading["Garden notes › Watering"].text
+    assert "Slugs" in by_heading["Garden notes › Pests"].text
+    assert not any("Not a heading" in h for h in by_heading if h)  # a comment in a fence
     for p in passages:
         assert MARKDOWN[p.start : p.end] == p.text
 
@@ -71,7 +72,7 @@ def test_a_heading_alone_stays_with_the_text_under_it() -> None:
     passages = document_passages(text, markdown=True)
     assert [(p.heading, p.text[:7]) for p in passages] == [
         ("Tides", "# Tides"),
-        ("Moon", "## Moon"),
+        ("Tides › Moon", "## Moon"),
     ]
     assert passages[0].end == len("# Tides\n\n") + 950
 
@@ -87,3 +88,18 @@ def test_fusion_scores_each_rank_one_over_k_plus_rank() -> None:
     rankings = [["x", "a", "y"], ["b", "c", "y"]]
     assert fuse_rankings(rankings)[0] == "y"
     assert fuse_rankings(rankings, k=0)[0] == "x"
+
+
+def test_a_heading_replaces_those_at_its_level_and_below() -> None:
+    text = (
+        "# Guide\n\nintro\n\n## Install\n\nget it\n\n### Linux\n\nrun it\n\n"
+        "## Use\n\nclick\n\n# Appendix\n\nmore"
+    )
+    passages = document_passages(text, markdown=True)
+    assert [(p.heading, p.text.split("\n")[-1]) for p in passages] == [
+        ("Guide", "intro"),
+        ("Guide › Install", "get it"),
+        ("Guide › Install › Linux", "run it"),
+        ("Guide › Use", "click"),
+        ("Appendix", "more"),
+    ]

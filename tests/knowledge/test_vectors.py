@@ -205,8 +205,10 @@ def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> N
     conn.close()
     index = KnowledgeIndex.open_data_dir(tmp_path / "data")
     try:
-        assert index.call(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == 2
+        assert index.call(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == 3
         assert [hit.rel for hit in index.search("lighthouse")] == ["a.txt"]
+        # the file's path is searched too: its passages were given it on the upgrade
+        assert [hit.rel for hit in index.search("where is a")] == ["a.txt"]
         assert index.missing_vectors(1) == [(1, "lighthouse")]
         index.use_embedding_model("m")
         assert index.save_vectors("m", [(1, [1.0, 0.0])]) == 1

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from app.core.errors import UserError
 from app.core.graph.context import RunContext
 from app.core.tools import Tool
-from app.knowledge import Embedder
+from app.knowledge import Embedder, ranking
 from app.services.bus import EventBus
 from app.services.events import KnowledgeChanged, KnowledgeProgress, ToolsChanged
 from app.services.knowledge.embedders import DownloadProgress, EmbeddingChoice, embed_missing
@@ -448,19 +448,25 @@ class KnowledgeService:
     # Searching -------------------------------------------------------------------------
 
     async def search(
-        self, query: str, limit: int = 8, agent: str | None = None
+        self, query: str, limit: int = 8, agent: str | None = None, *, floors: bool = True
     ) -> list[PassageHit]:
         """The passages that best match ``query``, best first: by words, and by meaning
-        fused with them when an embedding model is chosen and passages have vectors."""
+        fused with them when an embedding model is chosen and passages have vectors. With
+        ``floors``, none that is not close enough (:data:`ranking.WORDS_FLOOR`,
+        :func:`ranking.meaning_floor`): a question the folders do not answer finds nothing."""
+        words_floor = ranking.WORDS_FLOOR if floors else 0.0
         vector = await self._query_vector(query)
         if vector is not None:
+            meaning = ranking.meaning_floor(self.embedding_spec) if floors else -1.0
             try:
-                return await self._index.asearch_fused(query, vector, limit, agent)
+                return await self._index.asearch_fused(
+                    query, vector, limit, agent, (words_floor, meaning)
+                )
             except Exception as exc:  # the vectors cannot be compared: words alone, said why
                 log.warning("searching by meaning failed", exc_info=True)
                 self._embed_problem = f"the vectors could not be compared ({exc})"
                 self._events.emit(KnowledgeChanged(""))
-        return await self._index.asearch(query, limit, agent)
+        return await self._index.asearch(query, limit, agent, words_floor)
 
     async def sources(
         self, query: str, limit: int = 5, asker: RunContext | None = None

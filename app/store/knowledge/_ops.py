@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from app.knowledge import Passage
+from app.knowledge import Passage, ranking
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit, Skipped
 
 __all__ = [
@@ -32,21 +32,29 @@ __all__ = [
     "save_skipped",
     "search",
     "set_synced",
+    "term_weights",
     "touch_file",
 ]
 
 SAVE_BATCH = 500
 """Passages written (or forgotten) in one transaction when a big file is saved."""
 
+TEXT_WEIGHT, HEADING_WEIGHT, TITLE_WEIGHT = 1.0, 2.0, 2.0
+"""What a word weighs in BM25 in a passage's text, its headings and its file's path."""
+
+RERANKED = 60
+"""How many of BM25's best passages are ranked again (:func:`ranking.rerank`)."""
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 32
 _COMMON = frozenset(
     (
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "had",
-        "has", "have", "how", "i", "if", "in", "is", "it", "its", "me", "my", "of", "on", "or",
-        "our", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "was",
-        "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you",
-        "your",
+        "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
+        "can", "could", "did", "do", "does", "for", "from", "get", "had", "has", "have", "how",
+        "i", "if", "in", "into", "is", "it", "its", "just", "know", "me", "my", "of", "on",
+        "or", "our", "please", "should", "so", "some", "tell", "that", "the", "their", "them",
+        "then", "there", "these", "this", "to", "want", "was", "we", "were", "what", "when",
+        "where", "which", "who", "why", "will", "with", "would", "you", "your",
     )
 )  # fmt: skip
 """Words too common to find anything by; a question made only of them still searches them."""
@@ -183,11 +191,15 @@ def save_file(
     in one transaction, so a kill leaves either the old file or the new one."""
     with _tx(conn):
         file_id = _replace_row(conn, folder_id, rel, size, mtime_ns, sha256, "indexed", None)
-        conn.executemany(
-            'INSERT INTO passages (file_id, page, heading, start, "end", text) '
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            ((file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages),
-        )
+        _insert(conn, file_id, rel, passages)
+
+
+def _insert(conn: sqlite3.Connection, file_id: int, rel: str, passages: Sequence[Passage]) -> None:
+    conn.executemany(
+        'INSERT INTO passages (file_id, page, heading, start, "end", text, title) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ((file_id, p.page, p.heading, p.start, p.end, p.text, rel) for p in passages),
+    )
 
 
 def drop_passages(conn: sqlite3.Connection, folder_id: int, rel: str, limit: int) -> int:
@@ -213,13 +225,10 @@ def add_passages(conn: sqlite3.Connection, file_id: int, passages: Sequence[Pass
     """Add a batch of a file's passages (nothing when its row is gone: its folder was
     removed meanwhile)."""
     with _tx(conn):
-        if conn.execute("SELECT 1 FROM files WHERE id = ?", (file_id,)).fetchone() is None:
+        row = conn.execute("SELECT rel FROM files WHERE id = ?", (file_id,)).fetchone()
+        if row is None:
             return
-        conn.executemany(
-            'INSERT INTO passages (file_id, page, heading, start, "end", text) '
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            ((file_id, p.page, p.heading, p.start, p.end, p.text) for p in passages),
-        )
+        _insert(conn, file_id, str(row[0]), passages)
 
 
 def finish_file(
@@ -264,6 +273,7 @@ def move_file(conn: sqlite3.Connection, file_id: int, rel: str, mtime_ns: int) -
         conn.execute(
             "UPDATE files SET rel = ?, mtime_ns = ? WHERE id = ?", (rel, mtime_ns, file_id)
         )
+        conn.execute("UPDATE passages SET title = ? WHERE file_id = ?", (rel, file_id))
 
 
 def touch_file(conn: sqlite3.Connection, file_id: int, mtime_ns: int) -> None:
@@ -299,29 +309,68 @@ def match_query(text: str) -> str | None:
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
     if not words:
         return None
-    words = [w for w in words if w not in _COMMON][:_MAX_TERMS] or words[:_MAX_TERMS]
+    counted = [w for w in words if w not in _COMMON and (len(w) > 1 or w.isdigit())]
+    words = counted[:_MAX_TERMS] or words[:_MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def search(conn: sqlite3.Connection, text: str, limit: int, agent: str | None) -> list[PassageHit]:
-    """The best passages for ``text`` by BM25 (text weighs more than headings), over the
-    folders of every thread and those of ``agent``."""
+def _passages_count(conn: sqlite3.Connection) -> int:
+    """How many passages the index holds (kept while nothing is written)."""
+    key = (id(conn), conn.total_changes)
+    if _COUNTED.get(id(conn), (None, 0))[0] != key:
+        _COUNTED[id(conn)] = (key, passage_count(conn))
+    return _COUNTED[id(conn)][1]
+
+
+_COUNTED: dict[int, tuple[tuple[int, int] | None, int]] = {}
+
+
+def term_weights(conn: sqlite3.Connection, words: Sequence[str]) -> dict[str, float]:
+    """How rare each of ``words`` is among the passages (see :func:`ranking.idf`)."""
+    total = _passages_count(conn)
+    weights = {}
+    for word in words:
+        row = conn.execute("SELECT doc FROM passage_terms WHERE term = ?", (word,)).fetchone()
+        weights[word] = ranking.idf(total, int(row[0]) if row else 0)
+    return weights
+
+
+def search(
+    conn: sqlite3.Connection, text: str, limit: int, agent: str | None, floor: float = 0.0
+) -> list[PassageHit]:
+    """The best passages for ``text`` over the folders of every thread and those of
+    ``agent``: BM25 finds the candidates (a file's path and a passage's headings weigh more
+    than its text), :func:`ranking.rerank` orders them; those whose relevance is under
+    ``floor`` are left out."""
     query = match_query(text)
     if query is None:
         return []
     rows = conn.execute(
-        'SELECT p.id, d.path, f.rel, p.page, p.heading, p.start, p."end", p.text, '
-        "bm25(passages_fts, 1.0, 0.5) AS score "
+        'SELECT p.id, d.path, f.rel, p.page, p.heading, p.start, p."end", p.text, p.title, '
+        f"bm25(passages_fts, {TEXT_WEIGHT}, {HEADING_WEIGHT}, {TITLE_WEIGHT}) AS score "
         "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
         "JOIN files f ON f.id = p.file_id JOIN folders d ON d.id = f.folder_id "
         "WHERE passages_fts MATCH ? AND f.status = 'indexed' "
         "AND (d.agent IS NULL OR d.agent IS ?) "
         "ORDER BY score LIMIT ?",
-        (query, agent, limit),
+        (query, agent, max(limit, RERANKED)),
     ).fetchall()
-    return [
-        PassageHit(
-            pid, folder, rel, str(Path(folder) / rel), page, heading, start, end, body, -score
-        )
-        for pid, folder, rel, page, heading, start, end, body, score in rows
+    question = ranking.terms(text, _COMMON)
+    weights = term_weights(conn, question)
+    by_id = {row[0]: row for row in rows}
+    candidates = [
+        ranking.Candidate(pid, -score, f"{folder}/{rel}", title or rel, heading or "", body)
+        for pid, folder, rel, _, heading, _, _, body, title, score in rows
     ]
+    hits = []
+    for cand, score, relevance in ranking.rerank(question, weights, candidates):
+        if relevance < floor:
+            continue
+        pid, folder, rel, page, heading, start, end, body, _, _ = by_id[cand.key]
+        path = str(Path(folder) / rel)
+        hits.append(
+            PassageHit(pid, folder, rel, path, page, heading, start, end, body, score, relevance)
+        )
+        if len(hits) == limit:
+            break
+    return hits

@@ -9,9 +9,11 @@ from app.store._own_schema import Schema, expected_schema
 
 __all__ = ["SCHEMA_VERSION", "create_or_check", "own_schema"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: folders, files, passages and their FTS5 index. 2: passages' vectors (search by meaning)
-and the index's own settings (which model made the vectors)."""
+and the index's own settings (which model made the vectors). 3: a passage's file title in
+the FTS5 index beside its text and headings, and the index's terms with how many passages
+hold each (the rarity of a question's words)."""
 
 _SCHEMA = """
 CREATE TABLE folders (
@@ -73,7 +75,39 @@ END;
 """Version 2: a passage's vector (float32, unit length, of the model named in ``meta``'s
 ``embedding_model``), removed with its passage."""
 
-_UPGRADES = {1: _VECTORS}
+_TITLES = """
+ALTER TABLE passages ADD COLUMN title TEXT;
+UPDATE passages SET title = (SELECT rel FROM files WHERE files.id = passages.file_id);
+DROP TRIGGER passages_added;
+DROP TRIGGER passages_removed;
+DROP TABLE passages_fts;
+CREATE VIRTUAL TABLE passages_fts USING fts5(
+    text, heading, title, content='passages', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER passages_added AFTER INSERT ON passages BEGIN
+    INSERT INTO passages_fts(rowid, text, heading, title)
+    VALUES (new.id, new.text, new.heading, new.title);
+END;
+CREATE TRIGGER passages_removed AFTER DELETE ON passages BEGIN
+    INSERT INTO passages_fts(passages_fts, rowid, text, heading, title)
+    VALUES ('delete', old.id, old.text, old.heading, old.title);
+END;
+CREATE TRIGGER passages_retitled AFTER UPDATE OF title ON passages BEGIN
+    INSERT INTO passages_fts(passages_fts, rowid, text, heading, title)
+    VALUES ('delete', old.id, old.text, old.heading, old.title);
+    INSERT INTO passages_fts(rowid, text, heading, title)
+    VALUES (new.id, new.text, new.heading, new.title);
+END;
+INSERT INTO passages_fts(passages_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE passage_terms USING fts5vocab(passages_fts, 'row');
+"""
+"""Version 3: each passage's ``title`` (its file's path inside its folder: the file name's
+words, which the search weighs above the text) in the FTS5 index, and ``passage_terms``
+(each term and how many passages hold it). An upgraded index keeps its passages; a file read
+again gets its headings as a path."""
+
+_UPGRADES = {1: _VECTORS, 2: _TITLES}
 """What turns a file of each older version into the next one."""
 
 
@@ -90,11 +124,10 @@ def create_or_check(conn: sqlite3.Connection, where: str) -> None:
         return
     # one script, one transaction: a file is either fully set up (or upgraded) or left as
     # it was
-    steps = (
-        [_SCHEMA, _VECTORS]
-        if version == 0
-        else [_UPGRADES[v] for v in range(version, SCHEMA_VERSION)]
-    )
+    # a new file is made as the first version, then upgraded: so it holds exactly what an
+    # upgraded one does, with the same SQL
+    first = [_SCHEMA] if version == 0 else []
+    steps = first + [_UPGRADES[v] for v in range(max(version, 1), SCHEMA_VERSION)]
     script = f"BEGIN IMMEDIATE;{''.join(steps)}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
     try:
         conn.executescript(script)

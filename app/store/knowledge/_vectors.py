@@ -29,6 +29,7 @@ __all__ = [
     "missing_count",
     "missing_vectors",
     "nearest",
+    "nearest_scored",
     "save_vectors",
     "use_embedding_model",
     "vector_count",
@@ -188,12 +189,24 @@ def nearest(
     """The ids of the ``limit`` passages whose vectors are closest to ``vector`` (unit
     length), best first, over the folders of every thread and those of ``agent``. A zero
     vector is close to nothing."""
+    return [pid for pid, _ in nearest_scored(conn, how, vector, limit, agent)]
+
+
+def nearest_scored(
+    conn: sqlite3.Connection,
+    how: VectorSearch,
+    vector: Sequence[float],
+    limit: int,
+    agent: str | None,
+) -> list[tuple[int, float]]:
+    """:func:`nearest`, each id with its vector's cosine similarity to ``vector``."""
     if not any(vector):
         return []
     if how.sqlite_vec:
         # a zero vector's distance is NULL, which would sort first: it is left out
         rows = conn.execute(
-            "SELECT id FROM (SELECT v.passage_id AS id, vec_distance_cosine(v.vector, ?) AS far "
+            "SELECT id, far FROM (SELECT v.passage_id AS id, "
+            "vec_distance_cosine(v.vector, ?) AS far "
             "FROM passage_vectors v "
             "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
             "JOIN folders d ON d.id = f.folder_id "
@@ -202,7 +215,7 @@ def nearest(
             "WHERE far IS NOT NULL ORDER BY far, id LIMIT ?",
             (_blob(vector), len(vector) * 4, agent, limit),
         ).fetchall()
-        return [int(r[0]) for r in rows]
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
     import numpy as np
 
     ids, folders, matrix = how.scan(conn, len(vector))
@@ -221,10 +234,12 @@ def nearest(
         return []
     top = np.argpartition(-scores, count - 1)[:count]
     top = top[np.lexsort((ids[top], -scores[top]))]
-    return [int(ids[i]) for i in top]
+    return [(int(ids[i]), float(scores[i])) for i in top]
 
 
-def _hits(conn: sqlite3.Connection, scored: list[tuple[int, float]]) -> list[PassageHit]:
+def _hits(
+    conn: sqlite3.Connection, scored: list[tuple[int, float]], relevance: dict[int, float]
+) -> list[PassageHit]:
     if not scored:
         return []
     marks = ",".join("?" * len(scored))
@@ -240,7 +255,10 @@ def _hits(conn: sqlite3.Connection, scored: list[tuple[int, float]]) -> list[Pas
         if (row := by_id.get(pid)) is not None:
             _, folder, rel, page, heading, start, end, body = row
             path = str(Path(folder) / rel)
-            out.append(PassageHit(pid, folder, rel, path, page, heading, start, end, body, score))
+            close = relevance.get(pid, 0.0)
+            out.append(
+                PassageHit(pid, folder, rel, path, page, heading, start, end, body, score, close)
+            )
     return out
 
 
@@ -251,10 +269,22 @@ def fused_search(
     vector: Sequence[float],
     limit: int,
     agent: str | None,
+    words_floor: float = 0.0,
+    meaning_floor: float = -1.0,
 ) -> list[PassageHit]:
-    """The best passages for ``text``: BM25's ranking and the nearest vectors' (``vector``
-    is ``text``'s), fused by reciprocal rank; a hit's score is its fused score."""
+    """The best passages for ``text``: the words' ranking (passages whose relevance is at
+    least ``words_floor``) and the nearest vectors' (``vector`` is ``text``'s; those whose
+    cosine is at least ``meaning_floor``), fused by reciprocal rank; a hit's score is its
+    fused score, its relevance the better of its two."""
     wide = max(limit * _CANDIDATES, 20)
-    words = [hit.passage_id for hit in words_search(conn, text, wide, agent)]
-    meaning = nearest(conn, how, vector, wide, agent)
-    return _hits(conn, fused_scores([words, meaning])[:limit])
+    words = words_search(conn, text, wide, agent, words_floor)
+    meaning = [
+        (pid, close)
+        for pid, close in nearest_scored(conn, how, vector, wide, agent)
+        if close >= meaning_floor
+    ]
+    relevance = dict(meaning)
+    for hit in words:
+        relevance[hit.passage_id] = max(relevance.get(hit.passage_id, 0.0), hit.relevance)
+    fused = fused_scores([[hit.passage_id for hit in words], [pid for pid, _ in meaning]])
+    return _hits(conn, fused[:limit], relevance)

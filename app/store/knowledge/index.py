@@ -214,15 +214,18 @@ class KnowledgeIndex(OneThread):
         """Note when the folder's sync finished."""
         self.call(_ops.set_synced, folder_id, when)
 
-    def search(self, text: str, limit: int = 8, agent: str | None = None) -> list[PassageHit]:
-        """The best passages for ``text``, best first."""
-        return self.call(_ops.search, text, limit, agent)
+    def search(
+        self, text: str, limit: int = 8, agent: str | None = None, floor: float = 0.0
+    ) -> list[PassageHit]:
+        """The best passages for ``text``, best first; none whose relevance is under
+        ``floor``."""
+        return self.call(_ops.search, text, limit, agent, floor)
 
     async def asearch(
-        self, text: str, limit: int = 8, agent: str | None = None
+        self, text: str, limit: int = 8, agent: str | None = None, floor: float = 0.0
     ) -> list[PassageHit]:
         """:meth:`search` without blocking the event loop."""
-        return await self.acall(_ops.search, text, limit, agent)
+        return await self.acall(_ops.search, text, limit, agent, floor)
 
     # vectors (search by meaning) -------------------------------------------------------
 
@@ -257,10 +260,18 @@ class KnowledgeIndex(OneThread):
         return await self.acall(_vectors.vector_count)
 
     async def asearch_fused(
-        self, text: str, vector: Sequence[float], limit: int = 8, agent: str | None = None
+        self,
+        text: str,
+        vector: Sequence[float],
+        limit: int = 8,
+        agent: str | None = None,
+        floors: tuple[float, float] = (0.0, -1.0),
     ) -> list[PassageHit]:
-        """The best passages by words and meaning fused (``vector`` is ``text``'s)."""
-        return await self.acall(_vectors.fused_search, self.vectors, text, vector, limit, agent)
+        """The best passages by words and meaning fused (``vector`` is ``text``'s); those
+        under the floors (words' relevance, meaning's cosine) are left out."""
+        return await self.acall(
+            _vectors.fused_search, self.vectors, text, vector, limit, agent, *floors
+        )
 
     async def afolders(self) -> list[FolderRecord]:
         """:meth:`folders` without blocking the event loop."""

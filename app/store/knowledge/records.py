@@ -51,8 +51,9 @@ class FileRow:
 @dataclass(frozen=True, slots=True)
 class PassageHit:
     """A passage that matched a search, with its source: the folder, the file's path inside
-    it and its full path, the page (PDF) or heading, the character range and BM25's score
-    (higher is better)."""
+    it and its full path, the page (PDF) or headings, the character range, its score (higher
+    is better) and how close it is to the question (``relevance``, 0 to 1: by words, the
+    share of the question's rare words it holds; by meaning, the vectors' cosine)."""
 
     passage_id: int
     folder: str
@@ -64,3 +65,4 @@ class PassageHit:
     end: int
     text: str
     score: float
+    relevance: float = 1.0

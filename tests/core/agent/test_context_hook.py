@@ -26,7 +26,7 @@ class Facts:
     passages: bool = True
 
 
-CITED = AnnotationRef(url="file:///docs/garden.md", title="garden.md, Watering")
+CITED = AnnotationRef(url="file:///docs/garden.md", title="garden.md, Garden notes › Watering")
 
 
 async def put_note(request: ModelRequest) -> ModelInput | None:

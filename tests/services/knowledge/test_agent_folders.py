@@ -32,7 +32,7 @@ async def test_a_turn_searches_its_agents_folders_and_the_shared_ones(tmp_path: 
     ws.settings.use(AppSettings(default_model="scripted:a"))
     try:
         docs = tmp_path / "docs"
-        shared = folder(docs, "shared", "opens at nine")
+        shared = folder(docs, "shared", "keeper opens at nine")
         mine = folder(docs, "writers", "keeper writes poems")
         theirs = folder(docs, "readers", "keeper reads novels")
         for path in (shared, mine, theirs):

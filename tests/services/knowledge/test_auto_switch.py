@@ -54,8 +54,10 @@ async def test_switched_off_a_turn_gets_no_passages_and_on_again_it_does(tmp_pat
         await ws.tools.set_auto_passages(thread.id, True)
         on = await (await ws.runs.send(thread.id, QUESTION))
         assert on is not None
-        assert seen[2].startswith("Passages from the user's documents:\n\n[1] garden.md, Watering")
-        assert _citations(on.context[-1])[0] == "garden.md, Watering"
+        assert seen[2].startswith(
+            "Passages from the user's documents:\n\n[1] garden.md, Garden notes › Watering"
+        )
+        assert _citations(on.context[-1])[0] == "garden.md, Garden notes › Watering"
     finally:
         await ws.aclose()
 

@@ -73,10 +73,12 @@ async def test_the_automatic_mode_puts_passages_before_the_question(tmp_path: Pa
         question = "When should I water the courgettes?"
         state = await (await ws.runs.send(thread.id, question))
         assert state is not None
-        assert seen[0].startswith("Passages from the user's documents:\n\n[1] garden.md, Watering")
+        assert seen[0].startswith(
+            "Passages from the user's documents:\n\n[1] garden.md, Garden notes › Watering"
+        )
         assert seen[0].endswith(f"Question: {question}")
         assert state.context[0].text() == question  # what is saved is what the user wrote
-        assert _citations(state.context[-1])[0][1] == "garden.md, Watering"
+        assert _citations(state.context[-1])[0][1] == "garden.md, Garden notes › Watering"
     finally:
         await ws.aclose()
 

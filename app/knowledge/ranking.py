@@ -1,0 +1,179 @@
+"""Ranking the passages a word search found the way a person reads them.
+
+BM25 (in the index) finds the candidates; here the best of them are scored again on what
+BM25 does not see: how much of the question a passage holds, counting rare words for more
+(its *relevance*, between 0 and 1), and whether the question's words stand together in it
+as they do in the question. A file matched by several passages then gives way, after its
+best one, to the other files, so one long note cannot fill the list.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "BM25_WEIGHT",
+    "COVER_WEIGHT",
+    "HEAD_WEIGHT",
+    "MEANING_FLOORS",
+    "NEAR",
+    "NEAR_WEIGHT",
+    "WORDS_FLOOR",
+    "Candidate",
+    "coverage",
+    "idf",
+    "meaning_floor",
+    "nearness",
+    "rerank",
+    "terms",
+    "words_of",
+]
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+"""A word as the index's tokenizer (``unicode61``) cuts one: letters and digits."""
+
+NEAR = 3
+"""Two of the question's words stand together when at most this many words part them."""
+
+BM25_WEIGHT, COVER_WEIGHT, HEAD_WEIGHT, NEAR_WEIGHT = 1.0, 1.0, 0.6, 0.5
+"""What BM25's score (as a share of the best candidate's), the share of the question held
+(squared: a passage missing a rare word falls well behind), the share held by its file's
+path and its headings alone, and the words standing together each add to a passage's score.
+BM25 alone cannot tell passages apart when every one holds the question's words (its rarity
+of a word most passages hold is nil)."""
+
+WORDS_FLOOR = 0.5
+"""A passage found by words goes before a question only when it holds at least this share
+of the question's weight (:func:`coverage`): tuned on the bench's retrieval questions."""
+
+MEANING_FLOORS = {"bundled": 0.5, "": 0.5}
+"""The cosine a passage found by meaning needs, by embedding model: the bundled stand-in's,
+and any other's (``""``); tuned on the bench's retrieval questions."""
+
+
+def meaning_floor(model: str) -> float:
+    """The cosine a passage needs to be found by the embedding model named ``model``."""
+    return MEANING_FLOORS.get(model, MEANING_FLOORS[""])
+
+
+_SAME_FILE = 0.7
+"""Each further passage of a file scores this share of what it would alone."""
+
+
+def _fold(word: str) -> str:
+    """``word`` as the index keeps it: lower case, accents removed."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words_of(text: str) -> list[str]:
+    """``text``'s words as the index cuts and folds them, in order."""
+    return [_fold(w) for w in _TOKEN.findall(text)]
+
+
+def terms(text: str, common: frozenset[str]) -> list[str]:
+    """The question's words that count, in order, each once: the common ones and single
+    letters (the *s* of *what's*) left out unless nothing else is left."""
+    words = list(dict.fromkeys(words_of(text)))
+    return [w for w in words if w not in common and (len(w) > 1 or w.isdigit())] or words
+
+
+def idf(passages: int, holding: int) -> float:
+    """How rare a word is: more for a word few of ``passages`` hold, never below a little
+    (a word every passage holds still tells something)."""
+    return math.log(1.0 + (passages - holding + 0.5) / (holding + 0.5)) + 0.05
+
+
+def coverage(question: Sequence[str], weights: Mapping[str, float], held: set[str]) -> float:
+    """The share of the question's weight whose words are ``held``: 1.0 when every word is
+    there, near 0 when only common ones are."""
+    total = sum(weights.get(t, 0.0) for t in question)
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(t, 0.0) for t in question if t in held) / total
+
+
+def nearness(question: Sequence[str], fields: Sequence[Sequence[str]]) -> float:
+    """How many of the question's neighbouring word pairs stand together, in order, in one
+    of ``fields`` (file path, headings, text), as a share: a pair side by side counts 1, one
+    within :data:`NEAR` words of each other a half."""
+    pairs = list(itertools.pairwise(question))
+    if not pairs:
+        return 0.0
+    together = 0.0
+    for first, second in pairs:
+        together += max(_closeness(words, first, second) for words in fields)
+    return together / len(pairs)
+
+
+def _closeness(words: Sequence[str], first: str, second: str) -> float:
+    best = 0.0
+    last_first = -(NEAR + 2)
+    for at, word in enumerate(words):
+        if word == first:
+            last_first = at
+        elif word == second and at - last_first <= NEAR + 1:
+            if at - last_first == 1:
+                return 1.0
+            best = 0.5
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A passage BM25 found: its BM25 score (higher is better), its file and its words."""
+
+    key: int
+    bm25: float
+    file: str
+    title: str
+    heading: str
+    text: str
+
+
+def rerank(
+    question: Sequence[str],
+    weights: Mapping[str, float],
+    candidates: Sequence[Candidate],
+    *,
+    same_file: float = _SAME_FILE,
+) -> list[tuple[Candidate, float, float]]:
+    """The candidates best first, each with its new score and its relevance (see
+    :func:`coverage`): BM25's score raised for passages that hold more of the question and
+    hold its words together, and lowered for a file's passages after its best one."""
+    scored: list[tuple[Candidate, float, float]] = []
+    best = max((cand.bm25 for cand in candidates), default=0.0)
+    for cand in candidates:
+        fields = [words_of(cand.title), words_of(cand.heading), words_of(cand.text)]
+        held = {w for words in fields for w in words}
+        relevance = coverage(question, weights, held)
+        named = coverage(question, weights, {*fields[0], *fields[1]})
+        score = (
+            BM25_WEIGHT * (cand.bm25 / best if best > 0 else 0.0)
+            + COVER_WEIGHT * relevance**2
+            + HEAD_WEIGHT * named
+            + NEAR_WEIGHT * nearness(question, fields)
+        )
+        scored.append((cand, score, relevance))
+    scored.sort(key=lambda item: -item[1])
+    return _spread(scored, lambda item: item[0].file, same_file)
+
+
+def _spread(
+    scored: list[tuple[Candidate, float, float]],
+    file_of: Callable[[tuple[Candidate, float, float]], str],
+    factor: float,
+) -> list[tuple[Candidate, float, float]]:
+    seen: dict[str, int] = {}
+    spread = []
+    for item in scored:
+        n = seen.get(file_of(item), 0)
+        seen[file_of(item)] = n + 1
+        spread.append((item[0], item[1] * factor**n, item[2]))
+    spread.sort(key=lambda item: -item[1])
+    return spread
