@@ -1,5 +1,6 @@
 """A saved web page or an HTML document read as Markdown: its headings kept (``#`` to
-``######``), links as their words, no images, scripts or styles, nothing fetched.
+``######``), links as their words, code in fences (so a ``# comment`` in it is not taken for
+a heading), no images, scripts or styles, nothing fetched.
 
 The bytes are decoded as the page declares (its byte-order mark, else its ``<meta charset>``),
 else as any text file is (:func:`app.media._text.decode`). html2text walks the page without
@@ -79,6 +80,7 @@ def _converter() -> html2text.HTML2Text:
     converter.ignore_images = True
     converter.ignore_links = True
     converter.unicode_snob = True
+    converter.backquote_code_style = True  # fenced: a shell comment in it is no heading
     depth = 0
     skipped = 0
 

@@ -104,3 +104,15 @@ def test_a_long_page_is_cut_with_a_note() -> None:
     read = document_text(page, "long.html", IngestLimits(max_text_chars=100))
     assert len(read.text) == 100
     assert read.notes[-1].startswith("long.html: only the first 100 characters of its")
+
+
+def test_a_comment_in_a_code_block_is_no_heading() -> None:
+    page = (
+        b"<h3>9.4.14. Scheduling tasks regularly</h3><p>An example crontab:</p>"
+        b"<pre class=screen># use /bin/sh to run commands\nSHELL=/bin/sh\n\n"
+        b"# run at 3 am\n0 3 * * * backup</pre><p>After it.</p>"
+    )
+    read = document_text(page, "cron.html")
+    headings = {p.heading for p in document_passages(read.text, markdown=read.markdown)}
+    assert headings == {"9.4.14. Scheduling tasks regularly"}
+    assert "# use /bin/sh to run commands\nSHELL=/bin/sh" in read.text
