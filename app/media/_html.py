@@ -31,6 +31,8 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_ESCAPED_START = re.compile(r"^(#{1,6} +(?:\d+)?)\\([.+-])", re.MULTILINE)
+"""A heading's start that html2text escaped as if it could begin a list (``## 2\\. Title``)."""
 _LATIN1 = frozenset({"latin-1", "iso8859-1", "ascii"})
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
@@ -44,6 +46,7 @@ def page_markdown(data: bytes, name: str, job: Job) -> tuple[str, list[str]]:
     found = _TITLE.search(html, 0, 200_000)
     title = " ".join(unescape(found.group(1)).split()) if found else ""
     text = _BLANK_RUNS.sub("\n\n", _converter().handle(html)).strip()
+    text = _ESCAPED_START.sub(r"\1\2", text)
     headings = {" ".join(h.split()) for h in _HEADING.findall(text)}
     if title and title not in headings:
         first, _, rest = text.partition("\n")

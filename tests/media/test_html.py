@@ -116,3 +116,11 @@ def test_a_comment_in_a_code_block_is_no_heading() -> None:
     headings = {p.heading for p in document_passages(read.text, markdown=read.markdown)}
     assert headings == {"9.4.14. Scheduling tasks regularly"}
     assert "# use /bin/sh to run commands\nSHELL=/bin/sh" in read.text
+
+
+def test_a_numbered_heading_keeps_its_number_as_written() -> None:
+    page = b"<h2>2. What is Debian</h2><p>1. not a list</p><h3>- dashed</h3>"
+    lines = document_text(page, "preface.html").text.splitlines()
+    assert "## 2. What is Debian" in lines
+    assert "### - dashed" in lines
+    assert "1\\. not a list" in lines  # still not a list in the text
