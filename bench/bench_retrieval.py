@@ -157,9 +157,9 @@ def floor_figures(
 # Searching -----------------------------------------------------------------------------
 
 
-def corpus_files(corpus: Path = CORPUS) -> list[Path]:
+def corpus_files() -> list[Path]:
     """The Reference's English pages, or none when the package is not installed."""
-    return sorted(corpus.glob("*.en.html")) if corpus.is_dir() else []
+    return sorted(CORPUS.glob("*.en.html")) if CORPUS.is_dir() else []
 
 
 def _found(hit: Any) -> Found:
@@ -204,9 +204,10 @@ def bge_spec() -> str | None:
 
 async def _searches(
     tmp: Path, questions: Sequence[Question], err: TextIO, *, bge: bool = True
-) -> tuple[list[Run], list[str], list[tuple[str, str, str]]]:
+) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
     """The runs of Parley's search (words; words and meaning by each model there is), the
-    models not there (named), and the passages indexed (file, heading, text)."""
+    runs that could not be made (named, with why), and the passages indexed (file, heading,
+    text)."""
     from app.services.bus import EventBus
     from app.services.knowledge import KnowledgeService
     from app.services.knowledge.embedders import BUNDLED_EMBEDDING, embedder_for
@@ -219,7 +220,7 @@ async def _searches(
     bus.subscribe(_progress(err))
     service = await KnowledgeService.open(tmp / "data", bus, watch=False)
     runs: list[Run] = []
-    missing: list[str] = []
+    missing: list[tuple[str, str]] = []
     try:
         start = time.perf_counter()
         await service.add_folder(folder)
@@ -234,12 +235,18 @@ async def _searches(
         for name, spec in models:
             embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
             if embedder is None:
-                missing.append(name)
+                model = name.split(", ")[-1]
+                how = f" (parley models download {BGE})" if model == BGE else ""
+                missing.append((name, f"{model} is not installed{how}, so not measured"))
                 continue
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
             service.use_embedder(embedder, spec)
             await service.wait_idle()
-            runs.append(await _ask(service, name, questions))
+            asked = await _ask(service, name, questions)
+            if "meaning is off" in service.search_mode():  # it fell back to words alone
+                missing.append((name, service.search_mode()))
+            else:
+                runs.append(asked)
     finally:
         await service.aclose()
     return runs, missing, passages
@@ -338,9 +345,8 @@ def run() -> list[Row]:
     for one in [*runs, peer]:
         tell(one, questions, sys.stderr)
         rows.extend(rows_of(one, questions, None if one is peer else peer))
-    for name in missing:
-        model = name.split(", ")[-1]
-        rows.append(Row("retrieval", name, float("nan"), "", failure=f"{model} is not installed"))
+    for name, why in missing:
+        rows.append(Row("retrieval", name, float("nan"), "", failure=why))
     return rows
 
 

@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.knowledge import document_passages
 from app.media.ingest import document_text
+from bench import bench_retrieval
 from bench.bench_retrieval import (
     Found,
     Question,
@@ -21,6 +24,7 @@ from bench.bench_retrieval import (
     nothing_share,
     section_number,
 )
+from bench.table import render
 
 TIMING = Question("which process holds a file open", "ch09.en.html", "9.4")
 
@@ -94,3 +98,15 @@ def test_every_target_is_a_section_heading_of_its_page() -> None:
     for question in load_questions():
         if question.file is not None:
             assert question.section in numbers[question.file], question
+
+
+def test_without_the_documents_the_section_is_one_row_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench_retrieval, "CORPUS", tmp_path / "not-there")
+    (row,) = bench_retrieval.run()
+    assert row.failure == (
+        "debian-reference-en is not installed (apt-get install debian-reference-en), "
+        "so nothing was asked"
+    )
+    assert "retrieval: the Debian Reference" in render([row])
