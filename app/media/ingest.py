@@ -150,8 +150,9 @@ def extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
 
 def load_readers() -> None:
     """Load every reader and its decoders (Pillow, pdfium, python-docx, mutagen,
-    charset-normalizer). Slow (~250 ms): call it in a worker thread, never on the event loop."""
-    for reader in ("_av", "_docx", "_image", "_pdf", "_sniff", "_text"):
+    charset-normalizer, html2text). Slow (~250 ms): call it in a worker thread, never on the
+    event loop."""
+    for reader in ("_av", "_docx", "_html", "_image", "_pdf", "_sniff", "_text"):
         importlib.import_module(f"app.media.{reader}")
     # Reading the first file of a kind also sets its decoder up (Pillow's format plugins,
     # pdfium, the text sniffers), partly while holding the GIL: read a tiny sample
@@ -256,15 +257,23 @@ class DocumentText:
 
 
 _MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mkd")
+_HTML_NAMES = (".html", ".htm", ".xhtml")
 
 
 def document_text(
     data: bytes, name: str, limits: IngestLimits | None = None, job: Job | None = None
 ) -> DocumentText:
     """Read the text of a document's bytes as an attachment's is read (PDF, Word, Markdown,
-    code, text), in a worker thread. Raises :class:`IngestError` with the reason for a damaged,
-    encrypted or empty file, and for one that holds no text (an image, a sound, other data)."""
-    draft = extract(BytesSource(data, name), limits or IngestLimits(), job or Job())
+    code, text; a web page as Markdown), in a worker thread. Raises :class:`IngestError` with
+    the reason for a damaged, encrypted or empty file, and for one that holds no text (an
+    image, a sound, other data; a page only its scripts would fill)."""
+    limits = limits or IngestLimits()
+    job = job or Job()
+    if name.lower().endswith(_HTML_NAMES):
+        page = _page_text(data, name, limits, job)
+        if page is not None:
+            return page
+    draft = extract(BytesSource(data, name), limits, job)
     refs = {
         role: MediaRef(kind="file_id", file_id="unstored", mime_type=blob.mime_type)
         for role, blob in draft.blobs.items()
@@ -280,6 +289,29 @@ def document_text(
         name.lower().endswith(_MARKDOWN_NAMES),
         tuple(draft.notes),
     )
+
+
+def _page_text(data: bytes, name: str, limits: IngestLimits, job: Job) -> DocumentText | None:
+    """A web page's text as Markdown, or ``None`` when its bytes are not text at all (then
+    it is read as any file is, and its reason said)."""
+    from app.media._html import page_markdown
+    from app.media._sniff import family_of
+
+    check_size(name, len(data), limits.max_bytes)
+    if family_of(data) != "text":
+        return None
+    text, notes = page_markdown(data, name, job)
+    if not text:
+        raise IngestError(
+            name, "the page holds no text: only markup, or a page its scripts would fill in"
+        )
+    limit = limits.max_text_chars
+    if len(text) > limit:
+        notes.append(
+            f"{name}: only the first {limit:,} characters of its {len(text):,} are kept as text"
+        )
+        text = text[:limit]
+    return DocumentText(text, None, True, tuple(notes))
 
 
 class Ingestor:

@@ -40,9 +40,10 @@ INDEXED_SUFFIXES = frozenset(
         ".tex", ".csv", ".tsv", ".json", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".log",
         ".py", ".js", ".ts", ".tsx", ".jsx", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs",
         ".go", ".java", ".kt", ".swift", ".rb", ".php", ".cs", ".sh", ".sql", ".lua", ".r",
+        ".html", ".htm", ".xhtml",
     }
 )  # fmt: skip
-"""The files a knowledge folder's index reads: documents, text and code."""
+"""The files a knowledge folder's index reads: documents, web pages, text and code."""
 
 MAX_FILE_BYTES = 64 * 1000 * 1000
 """A bigger file is listed as too big and not read."""

@@ -1,0 +1,400 @@
+"""Knowledge search on real documents nobody here wrote: the Debian Reference (Debian's
+``debian-reference-en``, chapters of HTML with numbered sections), and questions a person asks
+in their own words, each with the chapter file and the section that answers it
+(``retrieval_questions.json``), beside questions nothing in it answers.
+
+A copy of the pages is indexed as ``parley knowledge add`` indexes a folder (the knowledge
+service, in a temporary data folder), then every question is searched: by words; by words and
+meaning with the bundled stand-in model; with bge-small where it is installed; and by
+rank-bm25 over the same passages (heading and text, lowercased word tokens). A hit answers
+when it is of the target's file and the section number its heading starts with (the last part
+of a heading path ``Chapter › Section``) is the target's or one under it.
+
+Figures: Hit@5 (an answering hit among the first five), MRR@10, the share of unanswerable
+questions given no passage at all, and the median query time. Each question's outcome (the
+rank of its first answering hit, or ``miss``, and what ranked first) goes to stderr.
+
+``python -m bench.bench_retrieval --sweep`` prints, where hits carry a ``relevance``
+(0..1), Hit@5 and the share of unanswerable questions left with nothing for floors 0.0 to 0.9,
+so that the floor can be set on this set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bench.table import Row
+
+CORPUS = Path("/usr/share/debian-reference")
+"""Where ``debian-reference-en`` puts its pages (``*.en.html``)."""
+PACKAGE = "debian-reference-en"
+QUESTIONS = Path(__file__).with_name("retrieval_questions.json")
+TOP = 5
+DEPTH = 10
+HIT_TARGET = 0.9
+BGE = "bge-small-en-v1.5"
+PATH_JOIN = " › "
+"""How a heading path's parts are joined: the last part is the passage's own heading."""
+_NUMBER = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)+|\d+(?=\.\s)")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question asked in a person's words, and where its answer is: the chapter's file and
+    the section's number (both ``None`` for a question nothing answers)."""
+
+    text: str
+    file: str | None = None
+    section: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        """Whether something in the documents answers it."""
+        return self.file is not None
+
+
+@dataclass(frozen=True)
+class Found:
+    """One hit as the eval sees it: its file, heading and relevance (``None``: not given)."""
+
+    rel: str
+    heading: str | None
+    relevance: float | None = None
+
+
+@dataclass
+class Run:
+    """One way of searching, over every question: the hits of each and the time it took."""
+
+    name: str
+    found: list[list[Found]] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+
+
+def load_questions(path: Path = QUESTIONS) -> list[Question]:
+    """The questions of ``path``: ``answerable`` (``q``, ``file``, ``section``) then
+    ``unanswerable`` (``q``)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    out = [Question(q["q"], q["file"], q["section"]) for q in raw["answerable"]]
+    return out + [Question(q["q"]) for q in raw["unanswerable"]]
+
+
+# The metrics ---------------------------------------------------------------------------
+
+
+def section_number(heading: str | None) -> str | None:
+    """The section number a heading starts with (``2.1.3`` of ``2.1.3. Life with eternal
+    upgrades``, ``A.1`` of an appendix's), read from the last part of a heading path."""
+    if not heading:
+        return None
+    found = _NUMBER.match(heading.split(PATH_JOIN)[-1].strip())
+    return found.group(0) if found else None
+
+
+def answers(hit: Found, question: Question) -> bool:
+    """Whether ``hit`` lies in the section that answers ``question`` (or one under it)."""
+    if not question.answerable or hit.rel != question.file or question.section is None:
+        return False
+    number = section_number(hit.heading)
+    return number is not None and (
+        number == question.section or number.startswith(question.section + ".")
+    )
+
+
+def first_rank(hits: Sequence[Found], question: Question, depth: int = DEPTH) -> int | None:
+    """The 1-based rank of the first of ``hits`` that answers, among the first ``depth``."""
+    for rank, hit in enumerate(hits[:depth], 1):
+        if answers(hit, question):
+            return rank
+    return None
+
+
+def hit_at(ranks: Sequence[int | None], k: int = TOP) -> float:
+    """The share of questions answered among their first ``k`` hits."""
+    if not ranks:
+        return 0.0
+    return sum(1 for r in ranks if r is not None and r <= k) / len(ranks)
+
+
+def mrr(ranks: Sequence[int | None], depth: int = DEPTH) -> float:
+    """Mean reciprocal rank of the first answering hit, 0 when none is in the first ``depth``."""
+    if not ranks:
+        return 0.0
+    return sum(1 / r for r in ranks if r is not None and r <= depth) / len(ranks)
+
+
+def nothing_share(found: Sequence[Sequence[Found]]) -> float:
+    """The share of questions given no passage at all."""
+    if not found:
+        return 0.0
+    return sum(1 for hits in found if not hits) / len(found)
+
+
+def floor_figures(
+    found: Sequence[Sequence[Found]], questions: Sequence[Question], floor: float
+) -> tuple[float, float]:
+    """Hit@5 of the answerable questions and the share of unanswerable ones left with
+    nothing, when the hits under ``floor`` (by relevance) are dropped."""
+    kept = [[h for h in hits if (h.relevance or 0.0) >= floor] for hits in found]
+    ranks = [first_rank(k, q) for k, q in zip(kept, questions, strict=True) if q.answerable]
+    empty = [k for k, q in zip(kept, questions, strict=True) if not q.answerable]
+    return hit_at(ranks), nothing_share(empty)
+
+
+# Searching -----------------------------------------------------------------------------
+
+
+def corpus_files() -> list[Path]:
+    """The Reference's English pages, or none when the package is not installed."""
+    return sorted(CORPUS.glob("*.en.html")) if CORPUS.is_dir() else []
+
+
+def _found(hit: Any) -> Found:
+    relevance = getattr(hit, "relevance", None)
+    return Found(hit.rel, hit.heading, float(relevance) if relevance is not None else None)
+
+
+async def _ask(service: Any, name: str, questions: Sequence[Question]) -> Run:
+    run = Run(name)
+    for question in questions:
+        start = time.perf_counter()
+        hits = await service.search(question.text, DEPTH)
+        run.ms.append((time.perf_counter() - start) * 1000)
+        run.found.append([_found(h) for h in hits[:DEPTH]])
+    return run
+
+
+def _progress(err: TextIO) -> Callable[[object], None]:
+    from app.services.events import KnowledgeProgress
+
+    def show(event: object) -> None:
+        if isinstance(event, KnowledgeProgress) and event.passages_total:
+            err.write(f"\r  vectors: {event.passages_done}/{event.passages_total} passages")
+            if event.passages_done >= event.passages_total:
+                err.write("\n")
+            err.flush()
+
+    return show
+
+
+def bge_spec() -> str | None:
+    """The setting of the catalogue's bge-small where it is downloaded (``None`` if not)."""
+    from app.services.models.catalogue import ModelLibrary
+
+    try:
+        installed = {m.name: m for m in ModelLibrary().installed()}
+    except Exception:  # a damaged model list: as if not installed
+        return None
+    model = installed.get(BGE)
+    return model.spec if model is not None and Path(model.path).is_file() else None
+
+
+async def _searches(
+    tmp: Path, questions: Sequence[Question], err: TextIO, *, bge: bool = True
+) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The runs of Parley's search (words; words and meaning by each model there is), the
+    runs that could not be made (named, with why), and the passages indexed (file, heading,
+    text)."""
+    from app.services.bus import EventBus
+    from app.services.knowledge import KnowledgeService
+    from app.services.knowledge.embedders import BUNDLED_EMBEDDING, embedder_for
+
+    folder = tmp / "debian-reference"
+    folder.mkdir()
+    for page in corpus_files():
+        shutil.copyfile(page, folder / page.name)
+    bus = EventBus()
+    bus.subscribe(_progress(err))
+    service = await KnowledgeService.open(tmp / "data", bus, watch=False)
+    runs: list[Run] = []
+    missing: list[tuple[str, str]] = []
+    try:
+        start = time.perf_counter()
+        await service.add_folder(folder)
+        await service.wait_idle()
+        err.write(f"  indexed {folder} in {time.perf_counter() - start:.1f} s\n")
+        passages = _passages(tmp / "data")
+        runs.append(await _ask(service, "words", questions))
+        models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)]
+        if bge:
+            spec = bge_spec()
+            models.append((f"words and meaning, {BGE}", spec or ""))
+        for name, spec in models:
+            embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
+            if embedder is None:
+                model = name.split(", ")[-1]
+                how = f" (parley models download {BGE})" if model == BGE else ""
+                missing.append((name, f"{model} is not installed{how}, so not measured"))
+                continue
+            err.write(f"  {name}: giving {len(passages)} passages vectors\n")
+            service.use_embedder(embedder, spec)
+            await service.wait_idle()
+            asked = await _ask(service, name, questions)
+            if "meaning is off" in service.search_mode():  # it fell back to words alone
+                missing.append((name, service.search_mode()))
+            else:
+                runs.append(asked)
+    finally:
+        await service.aclose()
+    return runs, missing, passages
+
+
+def _passages(data: Path) -> list[tuple[str, str, str]]:
+    """Every passage of the index: its file, heading and text."""
+    conn = sqlite3.connect(f"file:{data / 'knowledge.db'}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT f.rel, coalesce(p.heading, ''), p.text FROM passages p "
+            "JOIN files f ON f.id = p.file_id ORDER BY p.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(str(rel), str(heading), str(text)) for rel, heading, text in rows]
+
+
+def bm25_run(passages: Sequence[tuple[str, str, str]], questions: Sequence[Question]) -> Run:
+    """rank-bm25 (Okapi) over the same passages: heading and text, lowercased word tokens."""
+    from rank_bm25 import BM25Okapi
+
+    bm25 = BM25Okapi([_WORD.findall(f"{h}\n{t}".lower()) for _, h, t in passages])
+    run = Run("rank-bm25")
+    for question in questions:
+        start = time.perf_counter()
+        scores = bm25.get_scores(_WORD.findall(question.text.lower()))
+        best = sorted(range(len(passages)), key=lambda i: -scores[i])[:DEPTH]
+        run.ms.append((time.perf_counter() - start) * 1000)
+        run.found.append([Found(passages[i][0], passages[i][1] or None) for i in best])
+    return run
+
+
+# Reporting -----------------------------------------------------------------------------
+
+
+def tell(run: Run, questions: Sequence[Question], err: TextIO) -> None:
+    """Each question's outcome on stderr: the rank of its first answering hit (or ``miss``;
+    for one nothing answers, ``nothing`` or ``given N``) and what ranked first."""
+    err.write(f"--- {run.name}\n")
+    for question, hits in zip(questions, run.found, strict=True):
+        top = f"{hits[0].rel} | {hits[0].heading}" if hits else "(no passage)"
+        if question.answerable:
+            rank = first_rank(hits, question)
+            outcome = f"rank {rank}" if rank is not None else "miss"
+            want = f"{question.file} {question.section}"
+        else:
+            outcome = f"given {len(hits)}" if hits else "nothing"
+            want = "(nothing answers)"
+        err.write(f"{outcome:>9}  {question.text}\n           wants {want}; first: {top}\n")
+    err.flush()
+
+
+def rows_of(run: Run, questions: Sequence[Question], peer: Run | None) -> list[Row]:
+    """The run's four rows: Hit@5, MRR@10, unanswerable given nothing, median ms."""
+    answerable = [i for i, q in enumerate(questions) if q.answerable]
+    unanswerable = [i for i, q in enumerate(questions) if not q.answerable]
+
+    def figures(r: Run) -> tuple[float, float, float, float]:
+        ranks = [first_rank(r.found[i], questions[i]) for i in answerable]
+        nothing = nothing_share([r.found[i] for i in unanswerable])
+        return hit_at(ranks), mrr(ranks), nothing, statistics.median(r.ms)
+
+    hit5, rr, nothing, ms = figures(run)
+    p = figures(peer) if peer is not None else None
+    peer_name = "rank-bm25" if peer is not None else ""
+    words = run.name == "words"
+    bm25 = run.name == "rank-bm25"
+    what = f"{len(answerable)} questions, Debian Reference, {run.name}"
+    return [
+        Row("retrieval", f"Hit@{TOP}, {what}", hit5, "", peer=p[0] if p else None,
+            peer_name=peer_name,
+            target=f">= {HIT_TARGET:g}, and rank-bm25's" if words else "",
+            ok=(hit5 >= HIT_TARGET and (p is None or hit5 >= p[0])) if words else None,
+            higher_is_better=True),
+        Row("retrieval", f"MRR@{DEPTH}, {run.name}", rr, "", peer=p[1] if p else None,
+            peer_name=peer_name, higher_is_better=True),
+        Row("retrieval", f"{len(unanswerable)} unanswerable given no passage, {run.name}"
+            + (" (it always returns some)" if bm25 else ""), nothing, "",
+            higher_is_better=True),
+        Row("retrieval", f"query time (median), {run.name}", ms, "ms", peer=p[3] if p else None,
+            peer_name=peer_name),
+    ]  # fmt: skip
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    if not corpus_files():
+        why = f"{PACKAGE} is not installed (apt-get install {PACKAGE}), so nothing was asked"
+        return [Row("retrieval", "the Debian Reference", float("nan"), "", failure=why)]
+    questions = load_questions()
+    with tempfile.TemporaryDirectory() as name:
+        runs, missing, passages = asyncio.run(_searches(Path(name), questions, sys.stderr))
+    peer = bm25_run(passages, questions)
+    rows: list[Row] = []
+    for one in [*runs, peer]:
+        tell(one, questions, sys.stderr)
+        rows.extend(rows_of(one, questions, None if one is peer else peer))
+    for name, why in missing:
+        rows.append(Row("retrieval", name, float("nan"), "", failure=why))
+    return rows
+
+
+# The floor's sweep ---------------------------------------------------------------------
+
+
+def has_relevance() -> bool:
+    """Whether the index's hits carry a ``relevance`` (0..1) to set a floor on."""
+    import dataclasses
+
+    from app.store.knowledge import PassageHit
+
+    return any(f.name == "relevance" for f in dataclasses.fields(PassageHit))
+
+
+def sweep(out: TextIO = sys.stdout) -> int:
+    """Print Hit@5 and unanswerable left with nothing per relevance floor, for words and for
+    words and meaning (the bundled stand-in); say so when hits carry no relevance."""
+    if not corpus_files():
+        out.write(f"{PACKAGE} is not installed: nothing to sweep\n")
+        return 1
+    if not has_relevance():
+        out.write("Search hits carry no relevance yet: there is no floor to sweep.\n")
+        return 0
+    questions = load_questions()
+    with tempfile.TemporaryDirectory() as name:
+        runs, _, _ = asyncio.run(_searches(Path(name), questions, sys.stderr, bge=False))
+    for one in runs:
+        given = [h.relevance for hits in one.found for h in hits]
+        out.write(f"{one.name}:\n")
+        if not given or any(r is None for r in given):
+            out.write("  hits carry no relevance yet: there is no floor to sweep\n")
+            continue
+        out.write(f"  {'floor':>5}  {'Hit@5':>6}  unanswerable given nothing\n")
+        for step in range(19):
+            floor = step * 0.05
+            hit5, nothing = floor_figures(one.found, questions, floor)
+            out.write(f"  {floor:5.2f}  {hit5:6.3f}  {nothing:.3f}\n")
+    out.write(
+        "(hits the search itself drops under its own floor are not seen here: lower "
+        "floors than it cannot be told apart)\n"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--sweep"]:
+        raise SystemExit(sweep())
+    from bench.table import render
+
+    print(render(run()))
