@@ -167,11 +167,11 @@ def _found(hit: Any) -> Found:
     return Found(hit.rel, hit.heading, float(relevance) if relevance is not None else None)
 
 
-async def _ask(service: Any, name: str, questions: Sequence[Question]) -> Run:
+async def _ask(service: Any, name: str, questions: Sequence[Question], floors: bool = True) -> Run:
     run = Run(name)
     for question in questions:
         start = time.perf_counter()
-        hits = await service.search(question.text, DEPTH)
+        hits = await service.search(question.text, DEPTH, floors=floors)
         run.ms.append((time.perf_counter() - start) * 1000)
         run.found.append([_found(h) for h in hits[:DEPTH]])
     return run
@@ -203,7 +203,7 @@ def bge_spec() -> str | None:
 
 
 async def _searches(
-    tmp: Path, questions: Sequence[Question], err: TextIO, *, bge: bool = True
+    tmp: Path, questions: Sequence[Question], err: TextIO, *, bge: bool = True, floors: bool = True
 ) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
     """The runs of Parley's search (words; words and meaning by each model there is), the
     runs that could not be made (named, with why), and the passages indexed (file, heading,
@@ -227,7 +227,7 @@ async def _searches(
         await service.wait_idle()
         err.write(f"  indexed {folder} in {time.perf_counter() - start:.1f} s\n")
         passages = _passages(tmp / "data")
-        runs.append(await _ask(service, "words", questions))
+        runs.append(await _ask(service, "words", questions, floors))
         models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)]
         if bge:
             spec = bge_spec()
@@ -242,7 +242,7 @@ async def _searches(
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
             service.use_embedder(embedder, spec)
             await service.wait_idle()
-            asked = await _ask(service, name, questions)
+            asked = await _ask(service, name, questions, floors)
             if "meaning is off" in service.search_mode():  # it fell back to words alone
                 missing.append((name, service.search_mode()))
             else:
@@ -373,7 +373,9 @@ def sweep(out: TextIO = sys.stdout) -> int:
         return 0
     questions = load_questions()
     with tempfile.TemporaryDirectory() as name:
-        runs, _, _ = asyncio.run(_searches(Path(name), questions, sys.stderr, bge=False))
+        runs, _, _ = asyncio.run(
+            _searches(Path(name), questions, sys.stderr, bge=False, floors=False)
+        )
     for one in runs:
         given = [h.relevance for hits in one.found for h in hits]
         out.write(f"{one.name}:\n")

@@ -19,6 +19,7 @@ __all__ = [
     "add_folder",
     "add_passages",
     "begin_file",
+    "cut_words",
     "delete_files",
     "drop_passages",
     "file_rows",
@@ -41,6 +42,10 @@ SAVE_BATCH = 500
 
 TEXT_WEIGHT, HEADING_WEIGHT, TITLE_WEIGHT = 1.0, 2.0, 2.0
 """What a word weighs in BM25 in a passage's text, its headings and its file's path."""
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+"""How the index cuts text into words: letters and digits, lower case, accents removed, and
+English endings taken off (*installing* finds *install*)."""
 
 RERANKED = 60
 """How many of BM25's best passages are ranked again (:func:`ranking.rerank`)."""
@@ -306,12 +311,51 @@ def passage_count(conn: sqlite3.Connection) -> int:
 def match_query(text: str) -> str | None:
     """``text``'s words as an FTS5 query any of which may match (each quoted, so nothing
     the user types is read as query syntax); ``None`` when it has no word."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    words = ranking.counted_words(text, _COMMON)[:_MAX_TERMS]
     if not words:
         return None
-    counted = [w for w in words if w not in _COMMON and (len(w) > 1 or w.isdigit())]
-    words = counted[:_MAX_TERMS] or words[:_MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words)
+
+
+def cut_words(
+    conn: sqlite3.Connection, texts: Sequence[str], only: Sequence[str] | None = None
+) -> list[list[tuple[int, str]]]:
+    """Each of ``texts`` cut into words by the index's own tokenizer (stemmed as the index
+    keeps them), each with its place, in order; with ``only``, just those words. All the texts
+    are one row of a scratch FTS5 table of the connection's own (one row costs a fraction of
+    many), told apart by a word none holds."""
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.cut USING fts5(t, tokenize='{TOKENIZER}')"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cut_words USING fts5vocab(temp, cut, instance)"
+    )
+    apart = _APART
+    while any(apart in text for text in texts):
+        apart += "x"
+    conn.execute("DELETE FROM temp.cut")
+    conn.execute("INSERT INTO temp.cut (rowid, t) VALUES (1, ?)", (f" {apart} ".join(texts),))
+    if only is None:
+        rows = conn.execute("SELECT term, offset FROM temp.cut_words ORDER BY offset")
+    else:
+        wanted = [apart, *only]
+        marks = ",".join("?" * len(wanted))
+        rows = conn.execute(
+            f"SELECT term, offset FROM temp.cut_words WHERE term IN ({marks}) ORDER BY offset",
+            wanted,
+        )
+    out: list[list[tuple[int, str]]] = [[]]
+    for term, offset in rows.fetchall():
+        if term == apart:
+            out.append([])
+        else:
+            out[-1].append((int(offset), str(term)))
+    conn.execute("DELETE FROM temp.cut")
+    return out
+
+
+_APART = "q0parleyapart0q"
+"""A word that parts the texts :func:`cut_words` cuts at once (longer where a text holds it)."""
 
 
 def _passages_count(conn: sqlite3.Connection) -> int:
@@ -355,12 +399,17 @@ def search(
         "ORDER BY score LIMIT ?",
         (query, agent, max(limit, RERANKED)),
     ).fetchall()
-    question = ranking.terms(text, _COMMON)
+    asked = cut_words(conn, [" ".join(ranking.counted_words(text, _COMMON))])[0]
+    question = list(dict.fromkeys(term for _, term in asked))
+    texts: list[str] = []
+    for _, _, rel, _, heading, _, _, body, title, _ in rows:
+        texts.extend((title or rel, heading or "", body))
+    cut = cut_words(conn, texts, question) if texts else []
     weights = term_weights(conn, question)
     by_id = {row[0]: row for row in rows}
     candidates = [
-        ranking.Candidate(pid, -score, f"{folder}/{rel}", title or rel, heading or "", body)
-        for pid, folder, rel, _, heading, _, _, body, title, score in rows
+        ranking.Candidate(row[0], -row[9], f"{row[1]}/{row[2]}", *cut[3 * n : 3 * n + 3])
+        for n, row in enumerate(rows)
     ]
     hits = []
     for cand, score, relevance in ranking.rerank(question, weights, candidates):

@@ -83,7 +83,7 @@ DROP TRIGGER passages_removed;
 DROP TABLE passages_fts;
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     text, heading, title, content='passages', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER passages_added AFTER INSERT ON passages BEGIN
     INSERT INTO passages_fts(rowid, text, heading, title)
@@ -103,8 +103,9 @@ INSERT INTO passages_fts(passages_fts) VALUES ('rebuild');
 CREATE VIRTUAL TABLE passage_terms USING fts5vocab(passages_fts, 'row');
 """
 """Version 3: each passage's ``title`` (its file's path inside its folder: the file name's
-words, which the search weighs above the text) in the FTS5 index, and ``passage_terms``
-(each term and how many passages hold it). An upgraded index keeps its passages; a file read
+words, which the search weighs above the text) in the FTS5 index, whose words are now cut
+with their English endings taken off (Porter's stemmer), and ``passage_terms`` (each term
+and how many passages hold it). An upgraded index keeps its passages; a file read
 again gets its headings as a path."""
 
 _UPGRADES = {1: _VECTORS, 2: _TITLES}

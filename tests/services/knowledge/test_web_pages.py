@@ -49,10 +49,10 @@ async def test_a_web_page_is_searched_by_the_section_it_is_under(
     await knowledge.wait_idle()
 
     eggs = (await knowledge.search("pale blue eggs clutch"))[0]
-    assert (eggs.rel, eggs.heading) == ("birds/heron.html", "Eggs")
+    assert (eggs.rel, eggs.heading) == ("birds/heron.html", "Heron field guide › Nesting › Eggs")
     assert "three to five pale blue eggs" in eggs.text
     nests = (await knowledge.search("heronries colonies"))[0]
-    assert (nests.rel, nests.heading) == ("birds/heron.html", "Nesting")
+    assert (nests.rel, nests.heading) == ("birds/heron.html", "Heron field guide › Nesting")
     assert "called heronries, high in tall trees" in " ".join(nests.text.split())
     cafe = (await knowledge.search("crème brûlée"))[0]
     assert (cafe.rel, cafe.heading) == ("old.htm", "Café menu")
