@@ -25,6 +25,9 @@ __all__ = ["CitedFile", "cited_file"]
 _RUN_WHEN_OPENED = frozenset({".bat", ".cmd", ".com", ".exe", ".js", ".ps1", ".py", ".sh", ".vbs"})
 """On Windows, files the system's app runs rather than shows (by their suffix)."""
 
+_PAGES_WITH_SCRIPTS = frozenset({".htm", ".html", ".xhtml"})
+"""Web pages: a browser opening one runs the scripts it holds."""
+
 _PAGE = re.compile(r"page=[0-9]{1,6}")
 """The only part after ``#`` kept: the page a PDF opens at."""
 
@@ -96,4 +99,6 @@ def cited_file(url: str, folders: Iterable[str]) -> CitedFile | None:
         doubts.append("It is not a kind of file a knowledge folder indexes.")
     if stat.S_ISREG(mode) and _runs(real, mode):
         doubts.append("It is a program: opening it may run it.")
+    elif real.suffix.lower() in _PAGES_WITH_SCRIPTS:
+        doubts.append("It is a web page: your browser runs the scripts it may hold.")
     return CitedFile(real, opened, " ".join(doubts) or None)

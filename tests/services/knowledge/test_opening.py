@@ -45,6 +45,12 @@ def test_only_a_plain_document_inside_a_folder_opens_unasked(tmp_path: Path) -> 
     program = cited_file((docs / "tool.sh").as_uri(), folders)
     assert program is not None and program.doubt == "It is a program: opening it may run it."
 
+    # a saved web page is indexed, but a browser would run its scripts: asked about
+    (docs / "saved.html").write_text("<h1>Saved</h1><script>steal()</script>")
+    page = cited_file((docs / "saved.html").as_uri(), folders)
+    assert page is not None
+    assert page.doubt == "It is a web page: your browser runs the scripts it may hold."
+
     picture = cited_file((docs / "photo.png").as_uri(), folders)
     assert picture is not None
     assert picture.doubt == "It is not a kind of file a knowledge folder indexes."
