@@ -133,7 +133,9 @@ def cut_passages(
     found_heading_at = -1
     for start, end in _paragraphs(whole):
         if markdown:
-            found, in_fence = _headings_in(whole[start:end], in_fence)
+            # from the start of its first line: a line indented as code is no heading
+            line_start = whole.rfind("\n", 0, start) + 1
+            found, in_fence = _headings_in(whole[line_start:end], in_fence)
             if found:
                 flush()
                 for level, title in found:

@@ -103,3 +103,9 @@ def test_a_heading_replaces_those_at_its_level_and_below() -> None:
         ("Guide › Use", "click"),
         ("Appendix", "more"),
     ]
+
+
+def test_a_comment_in_indented_code_is_no_heading() -> None:
+    text = "# Setup\n\nRun this:\n\n    # not a heading\n    make install\n\nDone."
+    passages = document_passages(text, markdown=True)
+    assert {p.heading for p in passages} == {"Setup"}
