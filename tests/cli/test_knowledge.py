@@ -31,7 +31,12 @@ def test_add_list_search_reindex_remove(tmp_path: Path) -> None:
     first = found.stdout.splitlines()[0]
     assert first == f"[1] guide.pdf, page 3  {(root / 'guide.pdf').resolve().as_uri()}#page=3"
     assert "blue hut" in found.stdout
-    assert parley("knowledge", "search", "walrus", data_dir=data).returncode == 1
+    nothing = parley("knowledge", "search", "walrus", data_dir=data)
+    assert nothing.returncode == 1
+    assert nothing.stdout.startswith("Nothing close enough to 'walrus' in the knowledge folders")
+    # one shared word (glacier) is not enough for a question about something else
+    skiing = parley("knowledge", "search", "best skiing resorts near the glacier", data_dir=data)
+    assert skiing.returncode == 1 and skiing.stdout.startswith("Nothing close enough")
     (root / "notes.txt").write_text("The walrus \u202esleeps\u202c on the rocks.\n")
     again = parley("knowledge", "reindex", data_dir=data)
     assert again.returncode == 0, again.stderr
