@@ -130,29 +130,32 @@ def cut_passages(
             out.append(Passage(whole[start:end], start + offset, end + offset, page, group_heading))
             group.clear()
 
-    found_heading_at = -1
+    headings_only = False  # the group holds headings and nothing under them yet
     for start, end in _paragraphs(whole):
+        lone_heading = False
         if markdown:
             # from the start of its first line: a line indented as code is no heading
             line_start = whole.rfind("\n", 0, start) + 1
             found, in_fence = _headings_in(whole[line_start:end], in_fence)
             if found:
-                flush()
+                if not headings_only:
+                    flush()  # a heading with nothing under it yet stays with the next one
                 for level, title in found:
                     path = _under(path, level, title)
                 heading = HEADING_JOIN.join(title for _, title in path)
-                found_heading_at = start
-        if not group:
+                lone_heading = len(found) == len(whole[start:end].strip().splitlines())
+        if not group or headings_only:
             group_heading = heading
         for piece in _split_long(whole, start, end):
-            only_heading = len(group) == 1 and found_heading_at == group[0][0]
-            if group and piece[1] - group[0][0] > TARGET_CHARS and not only_heading:
+            if group and piece[1] - group[0][0] > TARGET_CHARS and not headings_only:
                 flush()
                 group_heading = heading
             group.append(piece)
+            headings_only = lone_heading
             if piece[1] - piece[0] >= TARGET_CHARS:
                 flush()
                 group_heading = heading
+                headings_only = False
     flush()
     return out
 

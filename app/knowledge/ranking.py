@@ -23,6 +23,7 @@ __all__ = [
     "MEANING_FLOORS",
     "NEAR",
     "NEAR_WEIGHT",
+    "SECTION_WEIGHT",
     "WORDS_FLOOR",
     "Candidate",
     "counted_words",
@@ -40,7 +41,10 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 NEAR = 3
 """Two of the question's words stand together when at most this many words part them."""
 
-BM25_WEIGHT, COVER_WEIGHT, HEAD_WEIGHT, NEAR_WEIGHT = 1.0, 0.5, 0.3, 0.3
+BM25_WEIGHT, COVER_WEIGHT, HEAD_WEIGHT, NEAR_WEIGHT = 0.5, 0.5, 0.3, 0.3
+SECTION_WEIGHT = 1.0
+"""What the share of the question a passage's own (innermost) heading holds adds: the title
+of the section a passage is in says best what it is about."""
 """What BM25's score (as a share of the best candidate's), the share of the question held
 (squared: a passage missing a rare word falls well behind), the share held by its file's
 path and its headings alone, and the words standing together each add to a passage's score.
@@ -130,14 +134,15 @@ def _closeness(words: Sequence[tuple[int, str]], first: str, second: str) -> flo
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A passage BM25 found: its BM25 score (higher is better), its file, and where the
-    question's words are in its file's path, its headings and its text (each place with its
-    word, as the index cuts them)."""
+    question's words are in its file's path, the headings it is under, its own heading (the
+    innermost) and its text (each place with its word, as the index cuts them)."""
 
     key: int
     bm25: float
     file: str
     title: Sequence[tuple[int, str]]
     heading: Sequence[tuple[int, str]]
+    section: Sequence[tuple[int, str]]
     text: Sequence[tuple[int, str]]
 
 
@@ -154,14 +159,16 @@ def rerank(
     scored: list[tuple[Candidate, float, float]] = []
     best = max((cand.bm25 for cand in candidates), default=0.0)
     for cand in candidates:
-        fields = [cand.title, cand.heading, cand.text]
+        fields = [cand.title, cand.heading, cand.section, cand.text]
         held = {w for words in fields for _, w in words}
         relevance = coverage(question, weights, held)
-        named = coverage(question, weights, {w for _, w in (*fields[0], *fields[1])})
+        named = coverage(question, weights, {w for _, w in (*fields[0], *fields[1], *fields[2])})
+        own = coverage(question, weights, {w for _, w in fields[2]})
         score = (
             BM25_WEIGHT * (cand.bm25 / best if best > 0 else 0.0)
             + COVER_WEIGHT * relevance**2
             + HEAD_WEIGHT * named
+            + SECTION_WEIGHT * own
             + NEAR_WEIGHT * nearness(question, fields)
         )
         scored.append((cand, score, relevance))

@@ -109,3 +109,12 @@ def test_a_comment_in_indented_code_is_no_heading() -> None:
     text = "# Setup\n\nRun this:\n\n    # not a heading\n    make install\n\nDone."
     passages = document_passages(text, markdown=True)
     assert {p.heading for p in passages} == {"Setup"}
+
+
+def test_a_heading_with_nothing_under_it_stays_with_the_next_one() -> None:
+    text = "# Project Osprey\n\n## Launch\n\nOsprey launches in May.\n\n## Risks\n\nNone."
+    passages = document_passages(text, markdown=True)
+    assert [(p.heading, p.text) for p in passages] == [
+        ("Project Osprey › Launch", "# Project Osprey\n\n## Launch\n\nOsprey launches in May."),
+        ("Project Osprey › Risks", "## Risks\n\nNone."),
+    ]

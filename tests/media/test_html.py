@@ -46,8 +46,8 @@ def test_each_passage_of_a_page_remembers_its_section() -> None:
     read = document_text(PAGE, "garden.HTM")
     passages = document_passages(read.text, markdown=read.markdown)
     by_heading = {p.heading: p.text for p in passages}
-    assert "Water the tomato plants at dawn." in by_heading["Tomatoes"]
-    assert "Aphids hide under the leaves" in by_heading["Pests"]
+    assert "Water the tomato plants at dawn." in by_heading["Garden notes › Tomatoes"]
+    assert "Aphids hide under the leaves" in by_heading["Garden notes › Tomatoes › Pests"]
 
 
 def test_the_title_heads_a_page_without_headings() -> None:

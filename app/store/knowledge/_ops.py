@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from app.knowledge import Passage, ranking
+from app.knowledge.passages import HEADING_JOIN
 from app.store.knowledge.records import FileRow, FolderRecord, PassageHit, Skipped
 
 __all__ = [
@@ -403,12 +404,13 @@ def search(
     question = list(dict.fromkeys(term for _, term in asked))
     texts: list[str] = []
     for _, _, rel, _, heading, _, _, body, title, _ in rows:
-        texts.extend((title or rel, heading or "", body))
+        outer, _, own = (heading or "").rpartition(HEADING_JOIN)
+        texts.extend((title or rel, outer, own, body))
     cut = cut_words(conn, texts, question) if texts else []
     weights = term_weights(conn, question)
     by_id = {row[0]: row for row in rows}
     candidates = [
-        ranking.Candidate(row[0], -row[9], f"{row[1]}/{row[2]}", *cut[3 * n : 3 * n + 3])
+        ranking.Candidate(row[0], -row[9], f"{row[1]}/{row[2]}", *cut[4 * n : 4 * n + 4])
         for n, row in enumerate(rows)
     ]
     hits = []
