@@ -472,14 +472,16 @@ class KnowledgeService:
         self, query: str, limit: int = 5, asker: RunContext | None = None
     ) -> list[dict[str, Any]]:
         """The best passages as numbered sources (what the model reads and cites); a passage
-        scoring under a third of the best one's is left out, as it matched by chance. For the
+        holding under half as much of the question as the best one (its relevance) is left
+        out, as it matched by chance. For the
         run ``asker`` only the folders of the agent asking (the delegate the run works for,
         else the thread's agent) and those of no agent are searched."""
         if not self._folders:
             return []
         agent = await asking_agent(asker, self._agents)
         hits = await self.search(query, limit, agent)
-        kept = [hit for hit in hits if hit.score >= hits[0].score / 3] if hits else []
+        best = max((hit.relevance for hit in hits), default=0.0)
+        kept = [hit for hit in hits if hit.relevance >= best / 2]
         return [source_of(hit, n) for n, hit in enumerate(kept, 1)]
 
     def tools(self) -> list[Tool[..., Any]]:

@@ -72,3 +72,31 @@ async def test_a_question_the_notes_do_not_answer_gets_no_passage(tmp_path: Path
         assert seen[1].startswith("Passages from the user's documents:\n\n[1] projects/heron.md")
     finally:
         await ws.aclose()
+
+
+async def test_a_second_file_that_answers_part_of_the_question_is_a_source_too(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "kettle"
+    folder.mkdir()
+    (folder / "kettle-manual.md").write_text(
+        "# Warranty\n\nYour kettle is covered for two years from the date of purchase.\n\n"
+        "# Cleaning\n\nWipe the outside with a damp cloth. Never put the base in water.\n"
+    )
+    (folder / "terms.md").write_text(
+        "# What the warranty does not cover\n\nDamage from limescale, from a fall, or from "
+        "boiling anything but water is not covered.\n"
+    )
+    ws = await _open(tmp_path, ScriptedChatModel([]))
+    try:
+        await ws.knowledge.add_folder(folder)
+        await ws.knowledge.wait_idle()
+        question = "How long is the warranty on the kettle, and what does it not cover?"
+        titles = [s["title"] for s in await ws.knowledge.sources(question)]
+        # each file answers half of it; the cleaning section, which holds little of it, is not given
+        assert titles == [
+            "terms.md, What the warranty does not cover",
+            "kettle-manual.md, Warranty",
+        ]
+    finally:
+        await ws.aclose()
