@@ -3,12 +3,92 @@ accent colour, and a small style sheet on the 8 px grid."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-__all__ = ["ACCENT", "apply_theme"]
+__all__ = ["ACCENT", "DARK", "DROP_GROUND", "LIGHT", "Roles", "apply_theme", "is_dark", "roles"]
 
-ACCENT = "#3b6fd8"
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """The colours of the window by what they are for, one set for light and one for dark:
+    the only place a colour is written (a test holds every other module to it)."""
+
+    surface: str
+    """What text is read on: the chat, fields, cards' ground."""
+    raised: str
+    """A block set off from the surface: a tool's output, a quoted result."""
+    border: str
+    """Lines around cards and fields."""
+    text: str
+    muted: str
+    """Secondary text: times, hints, sizes."""
+    accent: str
+    """The accent as text and lines on the surface."""
+    accent_fill: str
+    """The accent as a button's ground (Send)."""
+    on_accent: str
+    """Text on the accent's fill."""
+    chip: str
+    chip_text: str
+    card: str
+    """A card painted in the chat (a citation's, a file's)."""
+    delegate_card: str
+    """A delegate's card in the chat."""
+    code: str
+    code_border: str
+    success: str
+    danger: str
+    danger_ground: str
+    warning: str
+    """Warning text."""
+    warning_ground: str
+    warning_mark: str
+    """A warning's mark that is not text: a meter's bar, a status dot."""
+    highlight_mark: str
+    """The outline that shows where a found passage is on a page."""
+    placeholder: str
+    """A picture not drawn yet."""
+    video: str
+    """Around a video's picture."""
+
+
+LIGHT = Roles(
+    surface="#ffffff", raised="#f7f7f9", border="#d3d9e1", text="#1f2328", muted="#646b78",
+    accent="#3b6fd8", accent_fill="#3b6fd8", on_accent="#ffffff",
+    chip="#e8eef8", chip_text="#1a4d8f",
+    card="#eef2f8", delegate_card="#eef4fb", code="#f4f5f7", code_border="#dfe1e5",
+    success="#2e7d32", danger="#b42318", danger_ground="#fdecea", warning="#92400e",
+    warning_ground="#fff4e0", warning_mark="#d08a1e", highlight_mark="#ff9800",
+    placeholder="#dde2e8", video="#000000",
+)  # fmt: skip
+DARK = Roles(
+    surface="#1d2127", raised="#23272e", border="#3d4550", text="#e6e8eb", muted="#9aa3ad",
+    accent="#5b8def", accent_fill="#3b6fd8", on_accent="#ffffff",
+    chip="#2b3340", chip_text="#cfe0ff",
+    card="#2b313a", delegate_card="#1f2a36", code="#1f2329", code_border="#343a42",
+    success="#81c784", danger="#f87171", danger_ground="#4a2326", warning="#fbbf24",
+    warning_ground="#4a3b1e", warning_mark="#d08a1e", highlight_mark="#ff9800",
+    placeholder="#3a414b", video="#000000",
+)  # fmt: skip
+
+
+def is_dark(palette: QPalette) -> bool:
+    """Whether the palette is a dark theme."""
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def roles(dark: bool) -> Roles:
+    """The colours for a dark or a light window."""
+    return DARK if dark else LIGHT
+
+
+ACCENT = LIGHT.accent_fill
+
+DROP_GROUND = "rgba(59, 111, 216, 40)"
+"""The accent, faint: the ground of the overlay that takes dropped files."""
 
 _SHEET = """
 #sidebar { background: palette(alternate-base); border-right: 1px solid palette(mid); }
@@ -53,7 +133,9 @@ _SHEET = """
 #newAgentButton { color: %(accent)s; padding: 2px 6px; }
 #agentList::item { padding: 4px 6px; border-radius: 6px; }
 #agentList::item:selected { background: palette(highlight); color: palette(highlighted-text); }
-QLabel[problem="true"], #agentEditorProblem { color: %(error_fg)s; }
+QLabel[problem="true"], #agentEditorProblem, #settingsError, #attachmentProblems {
+    color: %(error_fg)s; }
+#attachmentFit { color: %(warn_fg)s; }
 #agentTools::indicator:unchecked, #agentDelegates::indicator:unchecked,
 #agentKnowledge::indicator:unchecked {
     width: 12px; height: 12px; border: 1px solid palette(placeholder-text); border-radius: 2px;
@@ -96,7 +178,7 @@ def _palette(dark: bool) -> QPalette:
             QPalette.ColorRole.Button: "#f3f4f6",
             QPalette.ColorRole.ButtonText: "#1f2328",
             QPalette.ColorRole.Mid: "#d9dce1",
-            QPalette.ColorRole.PlaceholderText: "#6b7280",
+            QPalette.ColorRole.PlaceholderText: LIGHT.muted,
             QPalette.ColorRole.Highlight: ACCENT,
             QPalette.ColorRole.HighlightedText: "#ffffff",
             QPalette.ColorRole.Link: "#2f5fc4",
@@ -125,14 +207,15 @@ def apply_theme(app: QApplication, theme: str = "system") -> bool:
         if style is not None:
             app.setStyle(style)
         app.setPalette(_system[0][1])
-    dark = app.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    dark = is_dark(app.palette())
     app.setStyleSheet(
         _SHEET
         % {
             "accent": ACCENT,
-            "error_bg": "#4a2326" if dark else "#fdecea",
-            "warn_bg": "#4a3b1e" if dark else "#fff4e0",
-            "error_fg": "#ff8a80" if dark else "#b3261e",
+            "error_bg": roles(dark).danger_ground,
+            "warn_bg": roles(dark).warning_ground,
+            "error_fg": roles(dark).danger,
+            "warn_fg": roles(dark).warning,
         }
     )
     return dark

@@ -47,7 +47,7 @@ from app.ui.approvals._scoped import (
     scope_explained,
 )
 from app.ui.approvals._table import calls_table
-from app.ui.theme import ACCENT
+from app.ui.theme import ACCENT, roles
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
 
@@ -159,8 +159,7 @@ class ToolApprovalDialog(QDialog):
         self.note_label = QLabel(self)
         self.note_label.setObjectName("approvalNote")
         self.note_label.setWordWrap(True)
-        warn = "#fbbf24" if self._dark else "#92400e"
-        self.note_label.setStyleSheet(f"color: {warn};")
+        self.note_label.setStyleSheet(f"color: {roles(self._dark).warning};")
         layout.addWidget(self.note_label)
 
     def _build_args(self, layout: QVBoxLayout) -> None:
@@ -197,7 +196,7 @@ class ToolApprovalDialog(QDialog):
         self.args_error = QLabel(self)
         self.args_error.setObjectName("argsError")
         self.args_error.setWordWrap(True)
-        self.args_error.setStyleSheet(f"color: {'#f87171' if self._dark else '#b42318'};")
+        self.args_error.setStyleSheet(f"color: {roles(self._dark).danger};")
         layout.addWidget(self.args_error)
 
     def _build_preview(self, layout: QVBoxLayout) -> None:

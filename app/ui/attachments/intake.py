@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QWidget
 
 from app.ui.attachments.tray import AttachmentTray
 from app.ui.file_dialogs import chosen_paths, file_dialog
-from app.ui.theme import ACCENT
+from app.ui.theme import ACCENT, DROP_GROUND
 
 if TYPE_CHECKING:
     from app.media import Source
@@ -84,7 +84,7 @@ class AttachmentIntake(QObject):
         self.overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.overlay.setStyleSheet(
-            f"#dropOverlay {{ background: rgba(59, 111, 216, 40); color: {ACCENT};"
+            f"#dropOverlay {{ background: {DROP_GROUND}; color: {ACCENT};"
             f" border: 2px dashed {ACCENT}; border-radius: 14px;"
             " font-size: 18px; font-weight: bold; }"
         )

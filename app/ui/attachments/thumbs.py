@@ -13,10 +13,11 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage
 
 from app.core.state import MediaRef
 from app.ui.tasks import spawn
+from app.ui.theme import LIGHT
 
 if TYPE_CHECKING:
     from app.services.attachments.service import AttachmentService
@@ -47,7 +48,7 @@ def warm_image_formats() -> None:
     """Write and read back a tiny image in each common format, which loads Qt's image format
     plugins; the first thumbnails then decode without that wait. Call it in a worker."""
     image = QImage(2, 2, QImage.Format.Format_RGB32)
-    image.fill(Qt.GlobalColor.gray)
+    image.fill(QColor(LIGHT.placeholder))
     for kind in ("PNG", "JPEG", "WEBP"):
         data = QByteArray()
         buffer = QBuffer(data)

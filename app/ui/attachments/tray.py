@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.core.state import ContentBlock, DocumentBlock, ImageBlock, VideoBlock
@@ -26,7 +26,7 @@ from app.ui.a11y import announce
 from app.ui.attachments.chip import CHIP_SHEET, THUMB, AttachmentChip
 from app.ui.attachments.thumbs import decode_image
 from app.ui.tasks import spawn
-from app.ui.theme import ACCENT
+from app.ui.theme import ACCENT, LIGHT
 
 CHIPS_AT_ONCE = 4
 """How many chips one turn of the event loop makes (about 1 ms each)."""
@@ -100,7 +100,6 @@ class AttachmentTray(QObject):
         self.problem_label = QLabel("", content)
         self.problem_label.setObjectName("attachmentProblems")
         self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("color: #d64545;")
         self.problem_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dismiss = QToolButton(content)
         self.dismiss.setObjectName("dismissAttachmentProblems")
@@ -113,7 +112,6 @@ class AttachmentTray(QObject):
         self.fit_label = QLabel("", content)
         self.fit_label.setObjectName("attachmentFit")
         self.fit_label.setWordWrap(True)
-        self.fit_label.setStyleSheet("color: #b7791f;")
         column.addWidget(self.fit_label)
         layout = QHBoxLayout(bar)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -195,7 +193,7 @@ class AttachmentTray(QObject):
         chip = AttachmentChip("warm-up.png", self.bar)
         chip.set_progress(0.5, "reading")
         image = QImage(THUMB, QImage.Format.Format_RGB32)
-        image.fill(Qt.GlobalColor.gray)
+        image.fill(QColor(LIGHT.placeholder))
         chip.set_thumbnail(image)
         chip.adjustSize()
         chip.grab()

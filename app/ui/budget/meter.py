@@ -19,11 +19,11 @@ from app.core.budget import BudgetLimits, BudgetUsage
 from app.core.graph.budget_pause import BudgetPause
 from app.text.hidden_chars import mark_hidden
 from app.ui.budget.text import LIMIT_WORDS, details, fraction_used, summary, value_text
-from app.ui.theme import ACCENT
+from app.ui.theme import ACCENT, LIGHT
 
 __all__ = ["BudgetMeter", "agent_rows"]
 
-WARN = "#d08a1e"
+WARN = LIGHT.warning_mark
 
 
 class _Bar(QWidget):

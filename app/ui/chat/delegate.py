@@ -53,7 +53,7 @@ from app.ui.chat.message_model import (
     RevisionRole,
 )
 from app.ui.painting import draw_focus_ring
-from app.ui.theme import ACCENT
+from app.ui.theme import ACCENT, is_dark, roles
 
 __all__ = ["MessageDelegate", "is_dark"]
 
@@ -86,11 +86,6 @@ def _who(message: Message, author: str = "Parley") -> str:
     return {"user": "You", "assistant": author, "tool": "Tool result"}.get(
         message.role, message.role.title()
     )
-
-
-def is_dark(palette: QPalette) -> bool:
-    """Whether the palette is a dark theme."""
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -349,7 +344,7 @@ class MessageDelegate(QStyledItemDelegate):
         delegated = message.agent is not None
         if message.role == "user" and not delegated:
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor("#2b313a") if dark else QColor("#eef2f8"))
+            painter.setBrush(QColor(roles(dark).card))
             painter.drawRoundedRect(box, 10, 10)
         if delegated:  # a bar down the card's rows shows what belongs to it
             painter.setPen(Qt.PenStyle.NoPen)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from app.core.state import Message, ToolCallBlock
 from app.text.hidden_chars import mark_hidden
 from app.ui.chat.links import Toggle, href_of
+from app.ui.theme import roles
 
 __all__ = ["DelegatedRun", "card_html", "run_of"]
 
@@ -83,13 +84,13 @@ def run_of(rows: Sequence[Message], row: int) -> DelegatedRun | None:
 
 def card_html(run: DelegatedRun, *, expanded: bool, dark: bool) -> str:
     """The card's head: its title as a fold link, and the task while folded."""
-    bg = "#1f2a36" if dark else "#eef4fb"
+    bg = roles(dark).delegate_card
     arrow = "▾" if expanded else "▸"
     task = " ".join(mark_hidden(run.task).split())
     if len(task) > 160:
         task = task[:159] + "…"
     shown = (
-        f'<br/><span style="color:gray;">Task: {html.escape(task)}</span>'
+        f'<br/><span style="color:{roles(dark).muted};">Task: {html.escape(task)}</span>'
         if task and not expanded
         else ""
     )

@@ -27,6 +27,7 @@ from pygments.util import ClassNotFound
 
 from app.ui.chat.links import CopyCode, href_of
 from app.ui.chat.math.syntax import use_math
+from app.ui.theme import DARK, LIGHT
 
 __all__ = [
     "WARM_UP_SAMPLE",
@@ -41,8 +42,10 @@ __all__ = [
 
 CodeBlocks = list[str]
 
-_LIGHT = {"code_bg": "#f4f5f7", "code_border": "#dfe1e5", "muted": "#6b7280", "style": "friendly"}
-_DARK = {"code_bg": "#1f2329", "code_border": "#343a42", "muted": "#9aa3ad", "style": "monokai"}
+_LIGHT = {"code_bg": LIGHT.code, "code_border": LIGHT.code_border, "muted": LIGHT.muted}
+_LIGHT["style"] = "friendly"
+_DARK = {"code_bg": DARK.code, "code_border": DARK.code_border, "muted": DARK.muted}
+_DARK["style"] = "monokai"
 
 
 @lru_cache(maxsize=4)

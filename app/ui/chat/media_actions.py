@@ -27,9 +27,9 @@ from app.ui.chat.blocks.document import outlined
 from app.ui.chat.blocks.media_html import outline_box
 from app.ui.chat.blocks.text_viewer import TextViewer
 from app.ui.chat.blocks.viewer import ImageViewer
-from app.ui.chat.delegate import is_dark
 from app.ui.chat.links import MediaAction, href_of
 from app.ui.file_dialogs import chosen_paths, file_dialog
+from app.ui.theme import is_dark
 
 if TYPE_CHECKING:
     from app.services.attachments.service import AttachmentService

@@ -48,6 +48,7 @@ from app.ui.chat.links import (
     parse_link,
 )
 from app.ui.chat.markdown_stream import MarkdownStream
+from app.ui.theme import roles
 
 __all__ = ["CHAT_HTML", "RenderedMessage", "citations", "message_html", "own_link", "web_link"]
 
@@ -81,7 +82,7 @@ def _pretty(value: Any) -> str:
 def _card(
     key: str, title: str, summary: str, body: str, expanded: bool, colour: str, dark: bool
 ) -> tuple[str, str]:
-    bg = "#23272e" if dark else "#f7f7f9"
+    bg = roles(dark).raised
     arrow = "▾" if expanded else "▸"
     head = (
         f'<a href="{html.escape(href_of(Toggle(key)))}" style="text-decoration:none;">{arrow} '
@@ -137,7 +138,7 @@ def own_link(message: Message, intent: LinkIntent, card: str | None = None) -> b
 
 def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
     """Numbered chips for a text block's citations, each a ``source:N`` link, in one row."""
-    bg, fg = ("#2b3340", "#cfe0ff") if dark else ("#e8eef8", "#1a4d8f")
+    bg, fg = roles(dark).chip, roles(dark).chip_text
     cells = []
     for n, ref in enumerate(refs, before + 1):
         title = html.escape(ref.title or ref.url or "source")
@@ -169,7 +170,7 @@ class _Page:
     @property
     def colours(self) -> tuple[str, str]:
         """The colours of success and failure in this theme."""
-        return ("#2e7d32", "#c62828") if not self.dark else ("#81c784", "#ef9a9a")
+        return roles(self.dark).success, roles(self.dark).danger
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,8 @@ def _tool_call(block: ToolCallBlock, at: _Slot) -> str:
     ok, bad = at.page.colours
     result = at.page.results.get(block.id)
     status = "waiting" if result is None else result.status
-    colour = bad if status == "error" else ok if status == "completed" else "gray"
+    muted = roles(at.dark).muted
+    colour = bad if status == "error" else ok if status == "completed" else muted
     summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
     return at.card(block.name, summary, _pretty(block.args), colour)
 
@@ -242,12 +244,12 @@ def _tool_result(block: ToolResultBlock, at: _Slot) -> str:
 
 @CHAT_HTML.register("reasoning")
 def _reasoning(block: ReasoningBlock, at: _Slot) -> str:
-    return at.card("Thinking", "", block.text, "gray")
+    return at.card("Thinking", "", block.text, roles(at.dark).muted)
 
 
 @CHAT_HTML.register("error")
 def _error(block: ErrorBlock, at: _Slot) -> str:
-    bg = "#3b1f22" if at.dark else "#fdecea"
+    bg = roles(at.dark).danger_ground
     links = " &nbsp; ".join(
         f'<a href="{html.escape(href_of(Remedy(r.action, r.target or "")))}">'
         f"{html.escape(r.label)}</a>"
@@ -289,8 +291,9 @@ def message_html(
         if drawn:
             page.parts.append(drawn)
     parts = page.parts
+    quiet = f'<p style="color:{roles(dark).muted}; font-size:small;">'
     for note in message.metadata.get("notes") or []:
-        parts.append(f'<p style="color:gray; font-size:small;">{html.escape(str(note))}</p>')
+        parts.append(f"{quiet}{html.escape(str(note))}</p>")
     if message.end_reason == "stopped":
-        parts.append('<p style="color:gray; font-size:small;">Stopped.</p>')
+        parts.append(f"{quiet}Stopped.</p>")
     return RenderedMessage("".join(parts), page.codes, page.breaks, page.behind)

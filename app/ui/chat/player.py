@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from app.ui import media_calls
 from app.ui.attachments.describe import duration
 from app.ui.chat.delegate import GAP, HEADER, PAD, MessageDelegate
-from app.ui.theme import ACCENT
+from app.ui.theme import roles
 
 __all__ = ["MediaPlayer", "PlayerDock", "card_rect"]
 
@@ -123,7 +123,7 @@ class MediaPlayer(QFrame):
         self.setAccessibleDescription("Space plays or pauses; Left and Right seek; Esc stops.")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAutoFillBackground(True)
-        bg, line = ("#1d2127", "#5b8def") if dark else ("#ffffff", ACCENT)
+        bg, line = roles(dark).surface, roles(dark).accent
         self.setStyleSheet(
             f"#mediaPlayer {{ background: {bg}; border: 1px solid {line}; border-radius: 4px; }}"
             f"#mediaPlayer:focus {{ border: 2px solid {line}; }}"
@@ -145,7 +145,7 @@ class MediaPlayer(QFrame):
             self.picture.setObjectName("mediaPlayerPicture")
             self.picture.setAccessibleName(f"Picture of {name}")
             self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.picture.setStyleSheet("background: black;")
+            self.picture.setStyleSheet(f"background: {roles(dark).video};")
             self.sink = QVideoSink(self)
             self.sink.videoFrameChanged.connect(self._on_frame)
             self.player.setVideoSink(self.sink)

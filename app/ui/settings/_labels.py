@@ -8,8 +8,6 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 __all__ = ["error_label", "heading", "hint"]
 
-ERROR_COLOUR = "#c0392b"
-
 
 def heading(text: str, parent: QWidget) -> QLabel:
     """A section heading (bold, a little larger)."""
@@ -36,7 +34,6 @@ def error_label(parent: QWidget) -> QLabel:
     label = QLabel("", parent)
     label.setObjectName("settingsError")
     label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOUR};")
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.hide()
     return label

@@ -25,6 +25,7 @@ from app.ui.painting import draw_focus_ring
 from app.ui.sidebar.model import RowRole, SidebarRow, ThreadIdRole
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.tasks import spawn
+from app.ui.theme import is_dark, roles
 
 __all__ = ["Sidebar"]
 
@@ -74,7 +75,12 @@ class _RowDelegate(QStyledItemDelegate):
         self._draw_line(painter, bottom, row, palette)
         badge = {"running": "●", "waiting": "!", "cut_off": "⏸"}.get(row.status)
         if badge:
-            tints = {"running": "#3b82f6", "waiting": "#d97706", "cut_off": "#9ca3af"}
+            colours = roles(is_dark(palette))
+            tints = {
+                "running": colours.accent,
+                "waiting": colours.warning_mark,
+                "cut_off": colours.muted,
+            }
             painter.setFont(title_font)
             if row.status == "waiting":  # a filled disc: a decision is needed here
                 size = 18
@@ -83,7 +89,7 @@ class _RowDelegate(QStyledItemDelegate):
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(tints[row.status]))
                 painter.drawEllipse(disc)
-                painter.setPen(QColor("white"))
+                painter.setPen(QColor(colours.on_accent))
                 painter.drawText(disc, int(Qt.AlignmentFlag.AlignCenter), badge)
             else:
                 painter.setPen(QColor(tints[row.status]))

@@ -16,19 +16,20 @@ from PySide6.QtCore import QRectF, QUrl
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTextDocument
 
 from app.ui.attachments.thumbs import ThumbnailCache
+from app.ui.theme import LIGHT, roles
 
 __all__ = ["MediaDocument", "outlined"]
 
 _THUMB = re.compile(r'src="(thumb:([0-9A-Za-z]+)(?:\?box=([0-9.,]+))?)"')
 _IMAGE = QTextDocument.ResourceType.ImageResource.value
 _PLACEHOLDERS: dict[bool, QImage] = {}
-OUTLINE = QColor("#ff9800")
+OUTLINE = QColor(LIGHT.highlight_mark)
 
 
 def _placeholder(dark: bool) -> QImage:
     if dark not in _PLACEHOLDERS:
         image = QImage(1, 1, QImage.Format.Format_ARGB32)
-        image.fill(QColor("#3a414b") if dark else QColor("#dde2e8"))
+        image.fill(QColor(roles(dark).placeholder))
         _PLACEHOLDERS[dark] = image
     return _PLACEHOLDERS[dark]
 

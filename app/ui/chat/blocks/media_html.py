@@ -23,6 +23,7 @@ from app.core.state import (
 )
 from app.ui.attachments.describe import chip_detail, describe, file_name
 from app.ui.chat.links import MediaAction, href_of
+from app.ui.theme import roles
 
 __all__ = [
     "THUMB_BOX",
@@ -99,7 +100,7 @@ def _links(i: int, *actions: tuple[str, str]) -> str:
 
 
 def _card(dark: bool, left: str, right: str, width: str = "420") -> str:
-    bg, line = ("#1d2127", "#3d4550") if dark else ("#ffffff", "#d3d9e1")
+    bg, line = roles(dark).surface, roles(dark).border
     cell = f'<td valign="top" width="1" style="padding-right:10px;">{left}</td>' if left else ""
     inner = (
         f'<table cellspacing="0" cellpadding="0" border="0"><tr>{cell}'
@@ -112,8 +113,11 @@ def _card(dark: bool, left: str, right: str, width: str = "420") -> str:
     )
 
 
-def _title(name: str, detail: str) -> str:
-    return f'<b>{html.escape(name)}</b><br/><span style="color:gray;">{html.escape(detail)}</span>'
+def _title(name: str, detail: str, dark: bool) -> str:
+    muted = roles(dark).muted
+    return (
+        f'<b>{html.escape(name)}</b><br/><span style="color:{muted};">{html.escape(detail)}</span>'
+    )
 
 
 def image_html(block: ImageBlock, at: BlockSlot) -> str:
@@ -122,7 +126,9 @@ def image_html(block: ImageBlock, at: BlockSlot) -> str:
     size = image_size(block.width, block.height)
     alt = block.alt_text or describe(block)
     picture = _img(block.thumbnail or block.media, size, alt, outline_box(block))
-    caption = f'<br/><span style="color:gray;">{html.escape(name)} · {detail}</span>'
+    caption = (
+        f'<br/><span style="color:{roles(at.dark).muted};">{html.escape(name)} · {detail}</span>'
+    )
     return (
         f'<p style="margin-top:6px;"><a href="{_href("view", i)}">{picture}</a>{caption}'
         f"<br/>{_links(i, ('view', 'View'), ('save', 'Save as…'))}</p>"
@@ -141,9 +147,11 @@ def document_html(block: DocumentBlock, at: BlockSlot) -> str:
     kind = (block.media.mime_type or "").split("/")[-1].upper()
     kind = {"PLAIN": "Text", "MARKDOWN": "Markdown"}.get(kind, kind)
     words = " · ".join(p for p in (kind if len(kind) <= 10 else "", detail) if p)
-    body = _title(name, words)
+    body = _title(name, words, at.dark)
     if excerpt:
-        body += f'<br/><span style="color:gray;"><i>{html.escape(excerpt)}</i></span>'
+        body += (
+            f'<br/><span style="color:{roles(at.dark).muted};"><i>{html.escape(excerpt)}</i></span>'
+        )
     shown = (("open", "Open"), ("text", "Show text")) if block.text else (("open", "Open"),)
     body += "<br/>" + _links(i, *shown, ("save", "Save as…"))
     return _card(at.dark, preview, body, "100%")
@@ -151,7 +159,7 @@ def document_html(block: DocumentBlock, at: BlockSlot) -> str:
 
 def audio_html(block: AudioBlock, at: BlockSlot) -> str:
     """A sound clip card: name, length, the transcript's start, Play and Save as…."""
-    body = _title(f"♪ {file_name(block)}", chip_detail(block))
+    body = _title(f"♪ {file_name(block)}", chip_detail(block), at.dark)
     if block.transcript:
         body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
     body += "<br/>" + _links(at.index, ("play", "▶ Play"), ("save", "Save as…"))
@@ -167,14 +175,14 @@ def video_html(block: VideoBlock, at: BlockSlot) -> str:
         if block.thumbnail is not None
         else ""
     )
-    body = _title(name, chip_detail(block))
+    body = _title(name, chip_detail(block), at.dark)
     body += "<br/>" + _links(i, ("play", "▶ Play"), ("save", "Save as…"))
     return _card(at.dark, poster, body)
 
 
 def data_html(block: DataBlock, at: BlockSlot) -> str:
     """A file card: name (or "Data"), type and size, and Save as… when there is a file."""
-    body = _title(file_name(block) if block.media else "Data", chip_detail(block))
+    body = _title(file_name(block) if block.media else "Data", chip_detail(block), at.dark)
     if block.media is not None:
         body += "<br/>" + _links(at.index, ("save", "Save as…"))
     return _card(at.dark, "", body)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from app.ui.chat.math.render import TIME_LIMIT, MathStyle, Typeset, paint_formula
 from app.ui.chat.math.syntax import MathSource
 from app.ui.chat.math.tex_process import TexProcess
+from app.ui.theme import LIGHT
 
 __all__ = ["MathImages", "MathKey", "MathStats", "math_images"]
 
@@ -106,7 +107,7 @@ class MathImages:
     def warm_up(self) -> None:
         """Start the child process and typeset one formula (its font's tables load on first
         use), so the first formula of a reply is not kept waiting for them."""
-        self._typeset(MathSource("\\frac{a}{b}", "$$"), MathStyle(16.0, "#000000", 4.0))
+        self._typeset(MathSource("\\frac{a}{b}", "$$"), MathStyle(16.0, LIGHT.text, 4.0))
 
     def request(self, source: MathSource, style: MathStyle) -> MathKey:
         """Have ``source`` typeset in ``style`` in the background (once, however often it is
