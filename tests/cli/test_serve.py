@@ -1,0 +1,68 @@
+"""``parley serve`` run as a person runs it, in a process of its own: it says where it
+serves, refuses every request without a key of its own, stops on Ctrl+C, and will not listen
+on another address before a key exists."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.cli.process import ROOT, parley
+from tests.cli.test_keys import NO_KEYRING, _no_keyring
+
+
+def test_it_serves_on_this_computer_and_refuses_requests_without_a_key(tmp_path: Path) -> None:
+    env = {**os.environ, **_no_keyring(tmp_path), "PARLEY_DATA_DIR": str(tmp_path / "data")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", "0"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        said = process.stdout.readline()
+        found = re.fullmatch(
+            r"Parley serves the OpenAI API at (http://127\.0\.0\.1:\d+/v1) \(Ctrl\+C stops it\)\n",
+            said,
+        )
+        assert found, said
+        assert process.stdout.readline() == (
+            "No key exists yet, so every request is refused: parley serve keys add NAME\n"
+        )
+        base = found.group(1)
+        bare = httpx.get(f"{base}/models", timeout=30)
+        guessed = httpx.get(f"{base}/models", headers={"Authorization": "Bearer pk-guess"})
+        assert (bare.status_code, guessed.status_code) == (401, 401)
+        assert bare.json()["error"]["code"] == "missing_api_key"
+        assert guessed.json()["error"]["code"] == "invalid_api_key"
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+
+
+def test_another_address_needs_a_key_first(tmp_path: Path) -> None:
+    env = _no_keyring(tmp_path)
+    refused = parley("serve", "--host", "0.0.0.0", "--port", "0", data_dir=tmp_path, **env)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "parley: serving on 0.0.0.0 lets other computers connect, so it needs a key first: "
+        "parley serve keys add NAME\n"
+    )
+
+
+def test_keys_without_a_keyring_say_so_and_make_nothing(tmp_path: Path) -> None:
+    env = _no_keyring(tmp_path)
+    made = parley("serve", "keys", "add", "ci-bot", data_dir=tmp_path, **env)
+    assert (made.returncode, made.stdout) == (2, "")
+    assert made.stderr == f"parley: the key ci-bot was not made: {NO_KEYRING}\n"
+    listed = parley("serve", "keys", "list", data_dir=tmp_path, **env)
+    assert (listed.returncode, listed.stderr) == (0, "")
+    assert listed.stdout == "no keys yet; make one with: parley serve keys add NAME\n"
+    removed = parley("serve", "keys", "remove", "ci-bot", data_dir=tmp_path, **env)
+    assert (removed.returncode, removed.stderr) == (1, "there is no key called ci-bot\n")
