@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app.cli.main import run as parley
 from app.server.app import MAX_BODY
+from app.server.models import ServedModels
 from app.server.run import ParleyServer, listen, workspace_models
 from app.services.server_keys import ServerKeys
 from tests.services.memory_keyring import MemoryKeyring, installed
@@ -52,9 +53,11 @@ def write_script(path: Path, turns: int = 20) -> Path:
 
 
 @contextmanager
-def serving(tmp_path: Path, *, max_body: int = MAX_BODY) -> Iterator[Served]:
+def serving(
+    tmp_path: Path, *, max_body: int = MAX_BODY, models: ServedModels | None = None
+) -> Iterator[Served]:
     """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``; stop
-    it at the end."""
+    it at the end. It serves the workspace's models unless given ``models``."""
     data_dir = tmp_path / "data"
     script = write_script(tmp_path / "tides.json")
     with installed(MemoryKeyring()) as keyring:
@@ -69,8 +72,9 @@ def serving(tmp_path: Path, *, max_body: int = MAX_BODY) -> Iterator[Served]:
         failed: list[BaseException] = []
 
         async def main() -> None:
-            async with workspace_models(data_dir, f"scripted:{script}") as models:
-                server = ParleyServer(models, ServerKeys(data_dir).check, max_body=max_body)
+            async with workspace_models(data_dir, f"scripted:{script}") as opened:
+                served = opened if models is None else models
+                server = ParleyServer(served, ServerKeys(data_dir).check, max_body=max_body)
                 holder.append(server)
                 started.set()
                 await server.serve(sock)
