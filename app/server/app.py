@@ -19,7 +19,7 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message
 from app.server.errors import ApiError, error_response
-from app.server.models import AGENT_PREFIX, DEFAULT_ID, ServedModels
+from app.server.models import AGENT_PREFIX, ServedModels
 from app.server.openai_chat import ChatRequest, read_chat_request, reply_stream, reply_whole
 from app.server.streams import closing
 
@@ -143,7 +143,7 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
                 "agents_not_yet",
                 "model",
             )
-        if chat.model != DEFAULT_ID and chat.model not in {m.id for m in await models.listed()}:
+        if not await models.knows(chat.model):
             raise ApiError(
                 400,
                 f"There is no model {chat.model[:200]!r} here; name one that GET /v1/models "
@@ -183,10 +183,17 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
     async def client_gone(request: Request, exc: Exception) -> Response:
         return Response(status_code=499)
 
+    async def failed(request: Request, exc: Exception) -> Response:
+        return error_response(
+            500, "The server failed to answer this request; its log says why. Try again.",
+            "server_error", "internal_error",
+        )  # fmt: skip
+
     handlers: dict[Any, Any] = {
         ApiError: refused,
         HTTPException: http_error,
         ClientDisconnect: client_gone,
+        Exception: failed,
     }
     return Starlette(
         routes=[

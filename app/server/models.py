@@ -36,6 +36,10 @@ class ServedModels(Protocol):
         """Every model and agent a client may name, the default model first."""
         ...
 
+    async def knows(self, model_id: str) -> bool:
+        """Whether ``model_id`` is one :meth:`listed` gives."""
+        ...
+
     async def model(self, model_id: str) -> ChatModel:
         """The chat model ``model_id`` names (one :meth:`listed` gave); builds it on first
         use and raises :class:`~app.core.errors.ParleyError` when it cannot be used."""
@@ -66,6 +70,13 @@ class WorkspaceModels:
             if not agent.builtin:
                 served.append(ServedModel(AGENT_PREFIX + agent.name, "agent"))
         return served
+
+    async def knows(self, model_id: str) -> bool:
+        """Whether ``model_id`` is listed: the default model is known without listing the
+        others (which asks Ollama for its models)."""
+        if model_id in (DEFAULT_ID, self.default_spec()):
+            return True
+        return model_id in {m.id for m in await self.listed()}
 
     async def model(self, model_id: str) -> ChatModel:
         """The chat model ``model_id`` names; ``parley`` is the default model."""

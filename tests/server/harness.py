@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.cli.main import run as parley
+from app.core.models.protocol import ChatModel
 from app.server.app import MAX_BODY
-from app.server.models import ServedModels
+from app.server.models import ServedModel, ServedModels
 from app.server.run import ParleyServer, listen, workspace_models
 from app.services.server_keys import ServerKeys
 from tests.services.memory_keyring import MemoryKeyring, installed
@@ -25,6 +26,22 @@ ANSWER = "Tides follow the moon: its pull lifts the sea on the side that faces i
 """What the scripted model answers, every time."""
 
 USAGE = {"prompt_tokens": 21, "completion_tokens": 17, "total_tokens": 38}
+
+
+class OneModel:
+    """The server's models when a test gives its own: ``model`` served as ``parley``."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self._model = model
+
+    async def listed(self) -> list[ServedModel]:
+        return [ServedModel("parley", "parley")]
+
+    async def knows(self, model_id: str) -> bool:
+        return model_id == "parley"
+
+    async def model(self, model_id: str) -> ChatModel:
+        return self._model
 
 
 @dataclass

@@ -12,11 +12,10 @@ import httpx
 import openai
 import pytest
 
-from app.core.models.protocol import ChatModel, ModelInfo
+from app.core.models.protocol import ModelInfo
 from app.core.models.scripted import ScriptedChatModel
 from app.core.state.message import Message
-from app.server.models import ServedModel
-from tests.server.harness import serving
+from tests.server.harness import OneModel, serving
 
 PIECES = 400
 """How many pieces the long answer streams in."""
@@ -45,19 +44,6 @@ class Watched:
                 yield chunk
         finally:
             self.closed.set()
-
-
-class OneModel:
-    """The server's models: ``parley`` only."""
-
-    def __init__(self, model: Watched) -> None:
-        self._model = model
-
-    async def listed(self) -> list[ServedModel]:
-        return [ServedModel("parley", "parley")]
-
-    async def model(self, model_id: str) -> ChatModel:
-        return self._model  # type: ignore[return-value]
 
 
 ASK = [{"role": "user", "content": "Tell me about waves."}]
