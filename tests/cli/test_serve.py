@@ -4,6 +4,7 @@ on another address before a key exists."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -15,6 +16,7 @@ import httpx
 
 from tests.cli.process import ROOT, parley
 from tests.cli.test_keys import NO_KEYRING, _no_keyring
+from tests.secrets.keyring_session import in_keyring_session, needs_keyring
 
 
 def test_it_serves_on_this_computer_and_refuses_requests_without_a_key(tmp_path: Path) -> None:
@@ -43,7 +45,7 @@ def test_it_serves_on_this_computer_and_refuses_requests_without_a_key(tmp_path:
     finally:
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
+    assert (process.returncode, err) == (0, "")
 
 
 def test_another_address_needs_a_key_first(tmp_path: Path) -> None:
@@ -66,3 +68,31 @@ def test_keys_without_a_keyring_say_so_and_make_nothing(tmp_path: Path) -> None:
     assert listed.stdout == "no keys yet; make one with: parley serve keys add NAME\n"
     removed = parley("serve", "keys", "remove", "ci-bot", data_dir=tmp_path, **env)
     assert (removed.returncode, removed.stderr) == (1, "there is no key called ci-bot\n")
+
+
+@needs_keyring
+def test_a_key_made_in_a_real_keyring_is_taken_until_it_is_removed(tmp_path: Path) -> None:
+    script = tmp_path / "tides.json"
+    script.write_text(json.dumps(["The moon pulls the sea."] * 3), encoding="utf-8")
+    data = tmp_path / "data"
+    done = in_keyring_session(
+        tmp_path, "-m", "tests.cli._serve_session_child", str(data), str(script)
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["backend"] == "keyring.backends.SecretService"
+    assert seen["add"] == {
+        "code": 0,
+        "out": "KEY\n",
+        "err": "This is key ci-bot; it is shown only now. Clients send it as "
+        "Authorization: Bearer KEY.\n",
+    }
+    assert seen["held"] == "the digest"  # the keyring holds the key's digest, not the key
+    assert seen["said"] == "Parley serves the OpenAI API at URL (Ctrl+C stops it)\n"
+    assert seen["answer"] == "The moon pulls the sea."
+    assert seen["remove"] == {"code": 0, "out": "removed ci-bot: it no longer works\n", "err": ""}
+    assert seen["after_remove"] == 401
+    assert seen["stopped"] == {"code": 0, "err": ""}
+    assert seen["list"]["out"] == "no keys yet; make one with: parley serve keys add NAME\n"
+    listed = (data / "server_keys.json").read_text(encoding="utf-8")
+    assert json.loads(listed) == []

@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 
+from app.server.app import MAX_BODY
 from tests.server.harness import ANSWER, USAGE, Served, run_parley, serving
 
 
@@ -147,16 +148,19 @@ def test_the_sdk_reads_an_unknown_models_error(served: Served) -> None:
     assert "GET /v1/models" in refused.value.message
 
 
-def test_an_oversized_body_is_refused_and_the_server_stays_up(tmp_path: Path) -> None:
-    with serving(tmp_path, max_body=10_000) as served:
-        huge = "tide " * 5_000
-        with pytest.raises(openai.APIStatusError) as refused:
-            client(served).chat.completions.create(
-                model="parley", messages=[{"role": "user", "content": huge}]
-            )
-        assert refused.value.status_code == 413
-        assert refused.value.code == "body_too_large"
-        reply = client(served).chat.completions.create(
-            model="parley", messages=[{"role": "user", "content": "Why are there tides?"}]
+def test_an_oversized_body_is_refused_and_the_server_stays_up(served: Served) -> None:
+    huge = "tide " * (MAX_BODY // 5 + 1)  # just over 1 MB of text
+    with pytest.raises(openai.APIStatusError) as refused:
+        client(served).chat.completions.create(
+            model="parley", messages=[{"role": "user", "content": huge}]
         )
-        assert reply.choices[0].message.content == ANSWER
+    assert refused.value.status_code == 413
+    assert refused.value.code == "body_too_large"
+    assert refused.value.message == (
+        "Error code: 413 - The request body is over 1,000,000 bytes, the most this server "
+        "reads; send less."
+    )
+    reply = client(served).chat.completions.create(
+        model="parley", messages=[{"role": "user", "content": "Why are there tides?"}]
+    )
+    assert reply.choices[0].message.content == ANSWER
