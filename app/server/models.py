@@ -8,6 +8,7 @@ from typing import Protocol
 
 from app.core.models.protocol import ChatModel
 from app.services.agents import AgentService
+from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.services.models.service import ModelService
 from app.services.settings.store import SettingsStore
 
@@ -59,12 +60,14 @@ class WorkspaceModels:
         return self._settings.current.default_model
 
     async def listed(self) -> list[ServedModel]:
-        """``parley``, then each available chat model of the picker by its spec, then each
-        agent a person defined as ``agent:NAME``."""
+        """``parley``, then each available chat model of the picker by its spec (not the
+        catalogue's models to download), then each agent a person defined as ``agent:NAME``."""
         default = self.default_spec()
         served = [ServedModel(DEFAULT_ID, "parley"), ServedModel(default, _owner(default))]
         for choice in await self._models.choices():
-            if choice.available and choice.spec not in {s.id for s in served}:
+            # a catalogue model to download (download:NAME) is no model to answer with yet
+            offered = choice.available and not choice.spec.startswith(DOWNLOAD_PREFIX)
+            if offered and choice.spec not in {s.id for s in served}:
                 served.append(ServedModel(choice.spec, _owner(choice.spec)))
         for agent in await self._agents.list():
             if not agent.builtin:

@@ -73,8 +73,9 @@ def write_script(path: Path, turns: int = 20) -> Path:
 def serving(
     tmp_path: Path, *, max_body: int = MAX_BODY, models: ServedModels | None = None
 ) -> Iterator[Served]:
-    """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``; stop
-    it at the end. It serves the workspace's models unless given ``models``."""
+    """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``, and
+    one agent, ``Researcher``; stop it at the end. It serves the workspace's models
+    unless given ``models``."""
     data_dir = tmp_path / "data"
     script = write_script(tmp_path / "tides.json")
     with installed(MemoryKeyring()) as keyring:
@@ -82,6 +83,9 @@ def serving(
         code, out, err = run_parley("serve", "keys", "add", "ci-bot", "--data-dir", str(data_dir))
         assert code == 0, err
         key = out.strip()
+        agent = ("agents", "add", "Researcher", "--thread-model", "--instructions", "Look it up.")
+        code, _, err = run_parley(*agent, "--data-dir", str(data_dir))
+        assert code == 0, err
         sock = listen("127.0.0.1", 0)
         port = sock.getsockname()[1]
         started = threading.Event()

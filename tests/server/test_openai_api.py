@@ -46,6 +46,9 @@ def test_the_models_are_listed_with_the_default_as_parley(served: Served) -> Non
         (f"scripted:{served.script}", "scripted"),
     ]
     assert all(m.object == "model" for m in models)
+    assert [m.id for m in models if m.owned_by == "agent"] == ["agent:Researcher"]
+    # the catalogue's models to download are offered by the picker, but answer nothing yet
+    assert [m.id for m in models if m.id.startswith("download:")] == []
 
 
 def test_the_same_scripted_answer_whole_and_streamed(served: Served) -> None:
