@@ -150,6 +150,8 @@ def read_chat_request(raw: bytes) -> ChatRequest:
             "unsupported_tools",
             "tools",
         )
+    if body.get("n") not in (None, 1):
+        raise _bad("Parley answers with one choice: leave n out or send n=1.", "invalid_value", "n")
     stream = body.get("stream", False)
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True

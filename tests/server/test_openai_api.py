@@ -131,6 +131,34 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
             "agents_not_yet",
         ),
         ({"model": "parley", "messages": [{"role": "wizard", "content": "hi"}]}, "invalid_role"),
+        ({"model": "parley", "messages": ["hi"]}, "invalid_message"),
+        ({"model": "parley", "messages": [{"role": "user", "content": 7}]}, "invalid_content"),
+        ({"model": "parley", "messages": [{"role": "tool", "content": "x"}]}, "unsupported_role"),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+            "unsupported_content",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": "hi"}], "n": 3},
+            "invalid_value",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": "hi"}], "max_tokens": "9"},
+            "invalid_value",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": "hi"}] * 1001},
+            "too_many_messages",
+        ),
+        ([1, 2], "invalid_json"),
+        (
+            {
+                "model": "parley",
+                "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "now"}}],
+            },
+            "unsupported_tools",
+        ),
     ],
 )
 def test_bad_requests_get_openais_error(served: Served, body: dict[str, object], code: str) -> None:
