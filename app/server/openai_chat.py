@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from app.core.errors import ParleyError
 from app.core.models.protocol import ChatModel, GenerationConfig
 from app.core.state.message import Message, TokenUsages
@@ -86,7 +88,11 @@ def _message(value: Any, n: int) -> Message:
     if role not in _ROLES:
         raise _bad(f"{where}.role must be system, developer, user or assistant.", "invalid_role")
     text = _text_of(value.get("content"), where)
-    return Message(role=_ROLES[role], content=[TextBlock(text=text)] if text else [])
+    try:
+        return Message(role=_ROLES[role], content=[TextBlock(text=text)] if text else [])
+    except ValidationError as exc:
+        why = str(exc.errors(include_url=False)[0]["msg"]).removeprefix("Value error, ")
+        raise _bad(f"{where} cannot be read: {why}.", "invalid_content") from None
 
 
 def _number(body: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
@@ -112,11 +118,15 @@ def _config(body: dict[str, Any]) -> GenerationConfig:
     )
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_chat_request(raw: bytes) -> ChatRequest:
     """The request ``raw`` holds, checked; an :class:`ApiError` (400) with one sentence
     saying what is wrong otherwise."""
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise _bad(
             "The request body is not valid JSON; send a JSON object with model and messages.",

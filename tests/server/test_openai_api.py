@@ -4,6 +4,8 @@ wrong or removed, and bad requests refused with OpenAI's error while the server 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,6 +153,14 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
             "too_many_messages",
         ),
         ([1, 2], "invalid_json"),
+        (  # NaN is no JSON number, though Python writes and reads it
+            {"model": "parley", "messages": [{"role": "user", "content": "hi"}], "seed": math.nan},
+            "invalid_json",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": "a\ud800"}]},
+            "invalid_content",
+        ),
         (
             {
                 "model": "parley",
@@ -162,8 +172,9 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
     ],
 )
 def test_bad_requests_get_openais_error(served: Served, body: dict[str, object], code: str) -> None:
-    headers = {"Authorization": f"Bearer {served.key}"}
-    refused = httpx.post(f"{served.base_url}/chat/completions", json=body, headers=headers)
+    headers = {"Authorization": f"Bearer {served.key}", "Content-Type": "application/json"}
+    sent = json.dumps(body)  # escaped as JSON allows, a lone surrogate too
+    refused = httpx.post(f"{served.base_url}/chat/completions", content=sent, headers=headers)
     assert refused.status_code == 400
     error = refused.json()["error"]
     assert (error["type"], error["code"]) == ("invalid_request_error", code)
