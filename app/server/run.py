@@ -68,6 +68,7 @@ class ParleyServer:
         config = uvicorn.Config(
             make_app(models, keys, max_body=max_body),
             lifespan="off",
+            ws="none",  # no websockets are served
             log_config=None,  # Parley's own logging (its log file, secrets redacted) is kept
             log_level="warning",
             access_log=False,

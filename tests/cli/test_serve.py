@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,15 @@ def test_a_key_made_in_a_real_keyring_is_taken_until_it_is_removed(tmp_path: Pat
     assert seen["list"]["out"] == "no keys yet; make one with: parley serve keys add NAME\n"
     listed = (data / "server_keys.json").read_text(encoding="utf-8")
     assert json.loads(listed) == []
+
+
+def test_a_port_in_use_is_named(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = parley("serve", "--port", str(port), data_dir=tmp_path, **_no_keyring(tmp_path))
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"parley: cannot listen on 127.0.0.1 port {port}: Address already in use\n"
+    )
