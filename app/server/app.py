@@ -1,6 +1,6 @@
 """The server's ASGI application (Starlette): keys checked before anything runs, a cap on
-the body, ``GET /v1/models`` and ``POST /v1/chat/completions``, every refusal in OpenAI's
-error shape."""
+the body, ``GET /v1/models`` (and one model by its id) and ``POST /v1/chat/completions``,
+every refusal in OpenAI's error shape."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message
 from app.server.errors import ApiError, error_response
-from app.server.models import AGENT_PREFIX, ServedModels
+from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
 from app.server.openai_chat import ChatRequest, read_chat_request, reply_stream, reply_whole
 from app.server.streams import closing
 
@@ -125,11 +125,22 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
 
     async def list_models(request: Request) -> Response:
         await _check_key(request, keys)
-        data = [
-            {"id": m.id, "object": "model", "created": 0, "owned_by": m.owned_by}
-            for m in await models.listed()
-        ]
+        data = [_model_object(m) for m in await models.listed()]
         return JSONResponse({"object": "list", "data": data})
+
+    async def one_model(request: Request) -> Response:
+        await _check_key(request, keys)
+        wanted = request.path_params["model_id"]
+        found = next((m for m in await models.listed() if m.id == wanted), None)
+        if found is None:
+            raise ApiError(
+                404,
+                f"There is no model {wanted[:200]!r} here; GET /v1/models lists them.",
+                "invalid_request_error",
+                "model_not_found",
+                "model",
+            )
+        return JSONResponse(_model_object(found))
 
     async def chat_completions(request: Request) -> Response:
         await _check_key(request, keys)
@@ -198,10 +209,15 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
     return Starlette(
         routes=[
             Route("/v1/models", list_models, methods=["GET"]),
+            Route("/v1/models/{model_id:path}", one_model, methods=["GET"]),
             Route("/v1/chat/completions", chat_completions, methods=["POST"]),
         ],
         exception_handlers=handlers,
     )
+
+
+def _model_object(model: ServedModel) -> dict[str, Any]:
+    return {"id": model.id, "object": "model", "created": 0, "owned_by": model.owned_by}
 
 
 async def _events(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

@@ -53,6 +53,21 @@ def test_the_models_are_listed_with_the_default_as_parley(served: Served) -> Non
     assert [m.id for m in models if m.id.startswith("download:")] == []
 
 
+def test_one_model_is_found_by_its_id(served: Served) -> None:
+    spec = f"scripted:{served.script}"
+    assert client(served).models.retrieve(spec).owned_by == "scripted"
+    assert client(served).models.retrieve("parley").id == "parley"
+    with pytest.raises(openai.NotFoundError) as missing:
+        client(served).models.retrieve("gpt-4o")
+    assert missing.value.code == "model_not_found"
+
+
+def test_the_key_is_also_taken_as_x_api_key(served: Served) -> None:
+    listed = httpx.get(f"{served.base_url}/models", headers={"x-api-key": served.key})
+    assert listed.status_code == 200
+    assert listed.json()["data"][0]["id"] == "parley"
+
+
 def test_the_same_scripted_answer_whole_and_streamed(served: Served) -> None:
     ask = [{"role": "user", "content": "Why are there tides?"}]
     whole = client(served).chat.completions.create(model="parley", messages=ask)
