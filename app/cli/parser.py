@@ -16,6 +16,7 @@ from app.cli import (
     mcp,
     models,
     network,
+    serve,
     threads,
 )
 
@@ -44,6 +45,7 @@ COMMANDS: tuple[Command, ...] = (
     network,
     models,
     knowledge,
+    serve,
 )
 """The modules of the subcommands, in the order ``parley --help`` lists them."""
 

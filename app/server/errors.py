@@ -1,0 +1,40 @@
+"""Errors in OpenAI's shape: ``{"error": {"message", "type", "param", "code"}}``, one
+sentence saying what happened and what to do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+__all__ = ["ApiError", "error_body", "error_response"]
+
+
+def error_body(message: str, kind: str, code: str, param: str | None = None) -> dict[str, Any]:
+    """The JSON body of an error."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+class ApiError(Exception):
+    """A request the server refuses: its HTTP status and the error the client reads."""
+
+    def __init__(
+        self, status: int, message: str, kind: str, code: str, param: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
+        self.code = code
+        self.param = param
+
+    def response(self) -> JSONResponse:
+        """The error as the response sent to the client."""
+        return error_response(self.status, self.message, self.kind, self.code, self.param)
+
+
+def error_response(
+    status: int, message: str, kind: str, code: str, param: str | None = None
+) -> JSONResponse:
+    """An error response with ``status``."""
+    return JSONResponse(error_body(message, kind, code, param), status_code=status)

@@ -1,0 +1,90 @@
+"""Running the server: the workspace's models opened, a socket bound, and uvicorn serving
+the application on it until it is stopped (Ctrl+C, or :meth:`ParleyServer.stop`)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import uvicorn
+
+from app.server.app import MAX_BODY, KeyCheck, make_app
+from app.server.models import ServedModels, WorkspaceModels
+from app.services.keys import open_keyring
+from app.services.workspace import Workspace
+
+__all__ = ["ParleyServer", "is_loopback", "listen", "workspace_models"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this computer only (``localhost``, ``127.0.0.1``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host`` and ``port`` (0: a free one), listening; an
+    :class:`OSError` when it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+@asynccontextmanager
+async def workspace_models(
+    data_dir: str | Path | None, model: str | None
+) -> AsyncIterator[WorkspaceModels]:
+    """The models of the workspace in ``data_dir`` (opened with the keyring's API keys,
+    closed at the end), ``model`` served as ``parley`` when given."""
+    workspace = await Workspace.open(data_dir, secret_resolver=await open_keyring())
+    try:
+        if model:
+            current = workspace.settings.current
+            workspace.settings.use(current.model_copy(update={"default_model": model}))
+        yield WorkspaceModels(workspace.models, workspace.settings, workspace.agents)
+    finally:
+        await workspace.aclose()
+
+
+class ParleyServer:
+    """uvicorn serving the application for ``models`` and ``keys`` on a bound socket."""
+
+    def __init__(self, models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) -> None:
+        config = uvicorn.Config(
+            make_app(models, keys, max_body=max_body),
+            lifespan="off",
+            ws="none",  # no websockets are served
+            log_config=None,  # Parley's own logging (its log file, secrets redacted) is kept
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=5,
+        )
+        self._server = uvicorn.Server(config)
+
+    async def serve(self, sock: socket.socket) -> None:
+        """Serve on ``sock`` until stopped."""
+        await self._server.serve(sockets=[sock])
+
+    @property
+    def started(self) -> bool:
+        """Whether it takes requests."""
+        return self._server.started
+
+    def stop(self) -> None:
+        """Stop taking requests and end :meth:`serve` (from any thread)."""
+        self._server.should_exit = True
