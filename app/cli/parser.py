@@ -14,6 +14,7 @@ from app.cli import (
     keys,
     knowledge,
     mcp,
+    memory,
     models,
     network,
     threads,
@@ -44,6 +45,7 @@ COMMANDS: tuple[Command, ...] = (
     network,
     models,
     knowledge,
+    memory,
 )
 """The modules of the subcommands, in the order ``parley --help`` lists them."""
 
