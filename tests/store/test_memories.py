@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import UserError
-from app.store import MAX_MEMORY_CHARS, SCHEMA_VERSION, AgentRecord, MemoryRecord, Store, _schema
+from app.store import (
+    MAX_MEMORY_CHARS,
+    SCHEMA_VERSION,
+    AgentRecord,
+    MemoryRecord,
+    Store,
+    _memories,
+    _schema,
+)
 from app.store.backups import backups_folder, list_backups
 from tests.store.helpers import append_messages, scalar
 
@@ -154,3 +162,13 @@ async def test_the_store_s_check_finds_a_word_index_out_of_step(tmp_path: Path) 
     async with Store.open(path) as store:
         [problem] = await store.check()
         assert problem.startswith("The memories' word index does not match the memories")
+
+
+async def test_a_word_too_many_memories_hold_relates_none_of_them(store: Store) -> None:
+    """A question's rarest words decide which memories are related: a word more than
+    ``RANKED`` memories hold tells nothing of which fit, and ranking them all cost time."""
+    many = [_memory(f"Weather note {n}") for n in range(_memories.RANKED + 1)]
+    await store.memories.add([*many, _memory("The weather in Lyon is mild")])
+    related = await store.memories.related("weather in Lyon", None, 5)
+    assert [m.text for m in related] == ["The weather in Lyon is mild"]
+    assert await store.memories.related("weather today", None, 5) == []
