@@ -84,6 +84,16 @@ def memory_text_problem(text: str) -> str | None:
     return None
 
 
+def _kept_here(db: sqlite_utils.Database) -> bool:
+    """Whether the file has memories at all: a file of a version before them, opened for
+    reading only (a read-only disk, a copy of a damaged file), is not migrated and has none."""
+    return bool(
+        db.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memories'"
+        ).fetchone()
+    )
+
+
 def _checked(text: str) -> str:
     text = text.strip()
     problem = memory_text_problem(text)
@@ -143,6 +153,8 @@ def add_many(db: sqlite_utils.Database, records: Sequence[MemoryRecord]) -> list
 
 def get(db: sqlite_utils.Database, memory_id: str) -> MemoryRecord | None:
     """The memory with ``memory_id``, or ``None``."""
+    if not _kept_here(db):
+        return None
     row = db.conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
     return _record(row) if row else None
 
@@ -155,6 +167,8 @@ def resolve(db: sqlite_utils.Database, prefix: str) -> MemoryRecord:
         raise UserError(
             f"{escape_hidden(prefix)[:40]!r} is not a memory's id; see parley memory list"
         )
+    if not _kept_here(db):
+        raise UserError(f"there is no memory {key}; see parley memory list")
     rows = db.conn.execute(
         f"SELECT {_COLUMNS} FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
         (key, key + "g"),
@@ -174,6 +188,8 @@ def list_memories(
 ) -> list[MemoryRecord]:
     """Every memory (``every``), or those of ``agent_id`` and everyone's (``agent_id``
     ``None``: everyone's alone); pinned first, then the newest first."""
+    if not _kept_here(db):
+        return []
     if every:
         rows = db.conn.execute(f"SELECT {_COLUMNS} FROM memories {_ORDER}")
     else:
@@ -260,6 +276,8 @@ def search(
 ) -> list[MemoryRecord]:
     """The memories holding every word of ``text`` (the last one as a prefix), best first:
     every memory's (``every``), or those of ``agent_id`` and everyone's."""
+    if not _kept_here(db):
+        return []
     query = fts_query(text)
     if query is None:
         return []
@@ -309,6 +327,8 @@ def related(
 ) -> list[MemoryRecord]:
     """The memories not pinned of ``agent_id`` and everyone's that share a telling word with
     ``text`` (its rarest ones, see :data:`RANKED`), the closest first (BM25)."""
+    if not _kept_here(db):
+        return []
     words = _rarest(db.conn, _telling_words(text))
     if not words:
         return []
@@ -325,6 +345,8 @@ def related(
 
 def pinned_of(db: sqlite_utils.Database, agent_id: str | None) -> list[MemoryRecord]:
     """The pinned memories of ``agent_id`` and everyone's, the oldest first."""
+    if not _kept_here(db):
+        return []
     rows = db.conn.execute(
         f"SELECT {_COLUMNS} FROM memories WHERE pinned = 1 AND "
         "(agent_id IS NULL OR agent_id = ?) ORDER BY made_at, n",

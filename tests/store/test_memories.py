@@ -172,3 +172,26 @@ async def test_a_word_too_many_memories_hold_relates_none_of_them(store: Store) 
     related = await store.memories.related("weather in Lyon", None, 5)
     assert [m.text for m in related] == ["The weather in Lyon is mild"]
     assert await store.memories.related("weather today", None, 5) == []
+
+
+async def test_a_file_from_before_memories_opened_for_reading_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file not migrated (opened for reading only) answers with no memory, never with an
+    error a turn would fail on."""
+    path = tmp_path / "parley.db"
+    mine = _schema.MIGRATIONS.index(_schema._memories)
+    with monkeypatch.context() as older:
+        older.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:mine])
+        older.setattr(_schema, "SCHEMA_VERSION", mine)
+        async with Store.open(path):
+            pass
+    async with Store.open_read_only(path) as store:
+        assert await store.memories.list(every=True) == []
+        assert await store.memories.related("kettle", None, 3) == []
+        assert await store.memories.pinned(None) == []
+        assert await store.memories.search("kettle") == []
+        assert await store.memories.get("0" * 32) is None
+        with pytest.raises(UserError, match="there is no memory abcd"):
+            await store.memories.resolve("abcd")
+    assert scalar(path, "PRAGMA user_version") == mine
