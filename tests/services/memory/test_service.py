@@ -53,6 +53,11 @@ async def test_memories_are_added_changed_and_forgotten_with_each_change_told(
         ]  # fmt: skip
         with pytest.raises(UserError, match="there is no memory"):
             await ws.memory.forget(mine.short_id)
+        await ws.memory.add("Short lines", agent_id=writer.id)
+        told.clear()
+        await ws.agents.remove(writer.id)  # its memories go with it, and that is told
+        assert await ws.memory.list(every=True) == []
+        assert MemoriesChanged() in told
     finally:
         await ws.aclose()
 
