@@ -220,7 +220,7 @@ async def _import(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
     if not n:
         err.write("nothing to add\n")
         return 0
-    question = f"Add these {n} memor{'y' if n == 1 else 'ies'}? [y/N] "
+    question = "Add this memory? [y/N] " if n == 1 else f"Add these {n} memories? [y/N] "
     if not args.yes and not await _confirm(question, err):
         err.write("nothing was added (--yes adds them without asking)\n")
         return 1

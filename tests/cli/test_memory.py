@@ -117,7 +117,7 @@ def test_an_import_is_shown_and_added_only_with_yes(tmp_path: Path) -> None:
     }
 
 
-QUESTION = b"Add these 1 memory? [y/N] "
+QUESTION = b"Add this memory? [y/N] "
 
 
 def _import_on_a_terminal(data: Path, file: Path, answer: bytes) -> tuple[int, str]:
