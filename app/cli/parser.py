@@ -14,6 +14,7 @@ from app.cli import (
     keys,
     knowledge,
     mcp,
+    memory,
     models,
     network,
     serve,
@@ -45,6 +46,7 @@ COMMANDS: tuple[Command, ...] = (
     network,
     models,
     knowledge,
+    memory,
     serve,
 )
 """The modules of the subcommands, in the order ``parley --help`` lists them."""

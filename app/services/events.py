@@ -26,6 +26,7 @@ __all__ = [
     "KeysChanged",
     "KnowledgeChanged",
     "KnowledgeProgress",
+    "MemoriesChanged",
     "MessageAdded",
     "MessageRemoved",
     "MessageStreamed",
@@ -255,6 +256,14 @@ class KnowledgeChanged:
     folder: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class MemoriesChanged:
+    """The memories changed: one added, edited, pinned, used or forgotten (``memory_id``),
+    or several at once (``None``: an agent's forgotten, a file imported)."""
+
+    memory_id: str | None = None
+
+
 WorkspaceEvent = (
     ThreadsChanged
     | MessageAdded
@@ -274,5 +283,6 @@ WorkspaceEvent = (
     | AgentsChanged
     | KnowledgeProgress
     | KnowledgeChanged
+    | MemoriesChanged
 )
 """Every event a service emits."""

@@ -8,7 +8,8 @@ import, pages of messages), ``runs`` (send, answer, stop, cut-off and budget pau
 person defines), ``settings`` (the typed settings with their change event), ``preferences``
 (what the settings pages change), ``tools`` (the tools threads may switch on), ``mcp`` (the
 MCP servers behind some of them), ``downloads``, ``data``, ``backups``, ``network``,
-``attachments`` and ``knowledge`` (folders indexed for search, and answers citing them).
+``attachments``, ``knowledge`` (folders indexed for search, and answers citing them) and
+``memory`` (what agents remember across threads).
 Every event goes through ``events``.
 """
 
@@ -34,6 +35,7 @@ from app.services.knowledge import KnowledgeService, PassagesHook
 from app.services.knowledge.embedders import embedder_for
 from app.services.knowledge.needs import EmbeddingSetting
 from app.services.mcp.service import McpService
+from app.services.memory import MemoryService
 from app.services.models.access import ModelAccess, ModelResolver
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, AgentParts, ModelService
@@ -119,6 +121,8 @@ class Workspace:
             tool_unavailable=self.tools.unavailable,
         )
         """The agents a person defines: list, add, edit, remove, export, import."""
+        self.memory = MemoryService(store, events=self.events)
+        """What agents remember across threads: every memory listed, changed, chosen."""
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
             ModelAccess(resolve_model, secret_resolver, list_ollama),

@@ -9,6 +9,7 @@ import app.store._no_numpy  # noqa: F401  (first: see its docstring)
 from app.store._agents import name_key as agent_name_key
 from app.store._approvals import fingerprint_args
 from app.store._export import ModelCheck
+from app.store._memories import MAX_MEMORY_CHARS, memory_text_problem
 from app.store._schema import BUILTIN_AGENT_ID, SCHEMA_VERSION
 from app.store.checkpointer import SqliteCheckpointer
 from app.store.errors import (
@@ -27,6 +28,7 @@ from app.store.models import (
     ApprovalRecord,
     ImportedThread,
     MediaBlob,
+    MemoryRecord,
     MessagePage,
     SearchHit,
     StoredArgumentRule,
@@ -38,6 +40,7 @@ from app.store.store import Store
 
 __all__ = [
     "BUILTIN_AGENT_ID",
+    "MAX_MEMORY_CHARS",
     "SCHEMA_VERSION",
     "AgentRecord",
     "AllowRule",
@@ -45,6 +48,7 @@ __all__ = [
     "DatabaseHealth",
     "ImportedThread",
     "MediaBlob",
+    "MemoryRecord",
     "MessagePage",
     "ModelCheck",
     "SearchHit",
@@ -65,5 +69,6 @@ __all__ = [
     "database_files",
     "database_path",
     "fingerprint_args",
+    "memory_text_problem",
     "resolve_data_dir",
 ]

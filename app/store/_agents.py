@@ -17,6 +17,7 @@ import sqlite_utils
 
 from app.core.errors import UserError
 from app.store._db import write_tx
+from app.store._memories import forget_agent_in
 from app.store._schema import BUILTIN_AGENT_ID
 from app.store._threads import get_in
 from app.store._valid import check_text
@@ -177,9 +178,9 @@ def _rename_delegate(conn: sqlite3.Connection, old_key: str, new_name: str) -> N
 
 
 def remove(db: sqlite_utils.Database, agent_id: str) -> int:
-    """Remove the agent and its approval rules; its threads go to "Parley". Returns how many
-    threads moved. Refuses the built-in agent, one that is not there, and one another agent
-    delegates to."""
+    """Remove the agent, its approval rules and its memories; its threads go to "Parley".
+    Returns how many threads moved. Refuses the built-in agent, one that is not there, and
+    one another agent delegates to."""
     with write_tx(db) as conn:
         row = conn.execute(
             "SELECT name, name_key, builtin FROM agents WHERE id = ?", (agent_id,)
@@ -199,6 +200,7 @@ def remove(db: sqlite_utils.Database, agent_id: str) -> int:
             "UPDATE threads SET agent_id = ? WHERE agent_id = ?", (BUILTIN_AGENT_ID, agent_id)
         ).rowcount
         conn.execute("DELETE FROM argument_rules WHERE agent_id = ?", (agent_id,))
+        forget_agent_in(conn, agent_id)
         conn.execute("DELETE FROM agents WHERE id = ?", (agent_id,))
     return int(moved)
 

@@ -44,6 +44,13 @@ def check(db: sqlite_utils.Database) -> list[str]:
             )
     except sqlite3.DatabaseError as exc:
         problems.append(f"The search index does not match the messages ({exc}).")
+    try:
+        if read_only_reason(db) is None:
+            conn.execute(
+                "INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)"
+            )
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"The memories' word index does not match the memories ({exc}).")
     problems += _unreadable(
         conn.execute(
             "SELECT thread_id, message_id, CAST(body AS BLOB) FROM messages ORDER BY thread_id, id"

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from app.core.private_files import FILE_MODE, private_folder, tighten
 from app.store import _search_index
-from app.store._own_schema import Stranger, describe_strangers, remove_strangers
+from app.store._own_schema import Stranger, describe_strangers, remove_strangers, strangers
 from app.store._schema import check_version, migrate, own_schema
 from app.store.backups import backup_database, backup_name, backups_folder
 from app.store.errors import (
@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 
 _HEADER = b"SQLite format 3\x00"
 _TEXT = functools.partial(str, encoding="utf-8", errors="replace")
+_KEPT = frozenset({"table", "index"})
+"""Kinds of Parley's own object that hold rows: one whose SQL differs is damage, not to be
+dropped and made again (a trigger or a view of Parley's own is put back instead)."""
 
 
 @contextlib.contextmanager
@@ -237,8 +240,19 @@ def _open_writable(path: Path, max_size_bytes: int | None) -> sqlite_utils.Datab
 def _remove_strangers(db: sqlite_utils.Database, path: Path, version: int) -> None:
     """Drop the triggers and views Parley does not make (put there by a hand edit, another
     program or a file handed over) before anything is written, so none of them ever runs;
-    :func:`removed_strangers` says what went."""
-    removed = remove_strangers(db.conn, own_schema(version))
+    :func:`removed_strangers` says what went. A table or index of Parley's own whose SQL
+    differs (damaged bytes in the schema) makes the file refused as damaged before then."""
+    expected = own_schema(version)
+    changed = [s for s in strangers(db.conn, expected) if s.changed and s.type in _KEPT]
+    if changed:
+        raise StoreCorruptError(
+            f"The thread database {path} is damaged: {describe_strangers(changed)} is not as "
+            f"Parley makes it. Nothing was changed in it. Move the file away (Parley will "
+            f"start a new one), restore a backup with parley restore, or choose another data "
+            f"directory with --data-dir or PARLEY_DATA_DIR.",
+            path,
+        )
+    removed = remove_strangers(db.conn, expected)
     if removed:
         log.warning(
             "removed from the thread database %s what Parley does not make: %s",

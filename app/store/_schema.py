@@ -271,6 +271,33 @@ def _thread_rule_agents(db: sqlite_utils.Database) -> None:
     )
 
 
+def _memories(db: sqlite_utils.Database) -> None:
+    # what a person let Parley remember: a short text for one agent (agent_id) or everyone
+    # (NULL), where it came from (a thread's message, or NULL: added by the person), pinned,
+    # and local only (never put before a model on another computer); searchable by words
+    db.conn.execute(
+        "CREATE TABLE memories ("
+        " n INTEGER PRIMARY KEY,"
+        " id TEXT NOT NULL UNIQUE,"
+        " text TEXT NOT NULL,"
+        " agent_id TEXT,"
+        " thread_id TEXT,"
+        " message_id TEXT,"
+        " made_at REAL NOT NULL,"
+        " last_used_at REAL,"
+        " pinned INTEGER NOT NULL DEFAULT 0,"
+        " local_only INTEGER NOT NULL DEFAULT 0"
+        ")"
+    )
+    db.conn.execute("CREATE INDEX memories_by_agent ON memories(agent_id, pinned)")
+    db.conn.execute(
+        "CREATE VIRTUAL TABLE memories_fts USING fts5("
+        " text, content='memories', content_rowid='n',"
+        " tokenize='porter unicode61 remove_diacritics 2'"
+        ")"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -282,6 +309,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _argument_rules,
     _agent_rules,
     _thread_rule_agents,
+    _memories,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

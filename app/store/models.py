@@ -16,6 +16,7 @@ __all__ = [
     "ApprovalScope",
     "ImportedThread",
     "MediaBlob",
+    "MemoryRecord",
     "MessagePage",
     "SearchHit",
     "StoredArgumentRule",
@@ -151,3 +152,26 @@ class ThreadOverview:
 
     last_line: str
     run_status: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One memory as kept: its text, the agent it is for (``agent_id``; ``None``: everyone,
+    "about me"), where it came from (a thread's message; both ``None``: added by the person),
+    when it was made and last put before a model (``None``: never), pinned (always used) and
+    local only (never put before a model on another computer)."""
+
+    id: str
+    text: str
+    agent_id: str | None = None
+    thread_id: str | None = None
+    message_id: str | None = None
+    made_at: float = 0.0
+    last_used_at: float | None = None
+    pinned: bool = False
+    local_only: bool = False
+
+    @property
+    def short_id(self) -> str:
+        """The first characters of the id, enough to name it in the terminal."""
+        return self.id[:8]

@@ -32,6 +32,7 @@ from app.store._threads import _UNSET
 from app.store._worker import Worker
 from app.store.checkpointer import SqliteCheckpointer
 from app.store.errors import StoreError
+from app.store.memories import MemoryStore
 from app.store.models import (
     AgentRecord,
     AllowRule,
@@ -64,6 +65,8 @@ class Store:
         self._worker = worker
         self.checkpointer = SqliteCheckpointer(worker, remember_latest=remember_latest)
         """The checkpointer graphs use to save each step in this database."""
+        self.memories = MemoryStore(worker)
+        """The memories kept in this database (see :mod:`app.store.memories`)."""
 
     @classmethod
     def open(

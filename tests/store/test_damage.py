@@ -100,3 +100,25 @@ async def test_randomly_damaged_copies_fail_only_with_clear_errors(
     if failure is not None:
         assert str(failure) and "\n" not in str(failure) and "Traceback" not in str(failure)
         assert failure.path == copy
+
+
+async def test_a_table_whose_schema_bytes_are_damaged_is_refused_as_damaged(
+    tmp_path: Path,
+) -> None:
+    """A changed byte in a table's SQL (a column named otherwise) is damage: the file is
+    refused in one sentence before anything reads a column that is not there."""
+    path = tmp_path / "parley.db"
+    async with Store.open(path) as store:
+        await store.create_thread(title="Kept")
+    data = bytearray(path.read_bytes())
+    at = data.index(b"message_count INTEGER")
+    data[at] = ord("X")
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as refused:
+        Store.open(path)
+    assert str(refused.value).startswith(
+        f'The thread database {path} is damaged: a changed table "threads" is not as Parley '
+        "makes it. Nothing was changed in it."
+    )
+    assert refused.value.path == path
+    assert path.read_bytes() == data

@@ -27,7 +27,7 @@ from app.services.agents.knowledge_folders import KnowledgeFolders
 from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
 from app.services.bus import EventBus
-from app.services.events import AgentsChanged
+from app.services.events import AgentsChanged, MemoriesChanged
 from app.services.settings.store import SettingsStore
 from app.services.tool_entry import Unavailable
 from app.store import Store, StoredArgumentRule, Thread
@@ -153,10 +153,12 @@ class AgentService:
         return await self._save(draft.model_copy(update={"id": agent_id, "builtin": False}))
 
     async def remove(self, agent_id: str) -> int:
-        """Remove the agent; its threads go on with "Parley". Returns how many moved."""
+        """Remove the agent and its memories; its threads go on with "Parley". Returns how
+        many moved."""
         moved = await self._store.remove_agent(agent_id)
         await self.list()
         self._events.emit(AgentsChanged(agent_id))
+        self._events.emit(MemoriesChanged())
         return moved
 
     # Files ---------------------------------------------------------------------------

@@ -1,0 +1,22 @@
+"""Memories: what a person let Parley remember across threads, every one shown, sourced and
+theirs (:class:`MemoryService`), and which of them go before a model call
+(:func:`~app.services.memory.choice.pick`)."""
+
+from app.services.memory.choice import MAX_MEMORY_TOKENS, RELATED, MemoryChoice, memory_tokens
+from app.services.memory.files import MAX_FILE_BYTES, MAX_FILE_MEMORIES
+from app.services.memory.service import MemoryImport, MemoryService
+from app.store import MAX_MEMORY_CHARS
+from app.store import MemoryRecord as Memory
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_FILE_MEMORIES",
+    "MAX_MEMORY_CHARS",
+    "MAX_MEMORY_TOKENS",
+    "RELATED",
+    "Memory",
+    "MemoryChoice",
+    "MemoryImport",
+    "MemoryService",
+    "memory_tokens",
+]

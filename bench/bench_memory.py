@@ -1,0 +1,116 @@
+"""Choosing the memories for a model call among 10,000 kept in a real thread database: every
+pinned one and the few most related to the question, within the token budget, as a turn
+asks for them (``MemoryService.choose``, the word index in SQLite). The peer reads every
+memory and ranks them in Python by the question's words they share, as a list kept in a file
+would be searched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from app.services.bus import EventBus
+from app.services.memory import MemoryService
+from app.store import MemoryRecord, Store
+from bench.table import Row
+
+GROUP = "memory"
+PEER = "scan every memory in Python"
+MEMORIES = 10_000
+PINNED = 5
+QUESTIONS = 200
+TARGET_MS = 5.0
+
+
+def _vocabulary(rng: random.Random, count: int = 4000) -> list[str]:
+    words: set[str] = set()
+    while len(words) < count:
+        words.add(
+            "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
+        )
+    return sorted(words)
+
+
+def _sentence(rng: random.Random, words: list[str], weights: list[float], n: int) -> str:
+    return " ".join(rng.choices(words, weights=weights, k=n)).capitalize()
+
+
+def _peer(memories: list[MemoryRecord], question: str, limit: int) -> list[MemoryRecord]:
+    asked = set(question.lower().split())
+    scored = []
+    for memory in memories:
+        shared = len(asked & set(memory.text.lower().split()))
+        if shared or memory.pinned:
+            scored.append((memory.pinned, shared, memory))
+    scored.sort(key=lambda item: (not item[0], -item[1]))
+    return [m for _, _, m in scored[: PINNED + limit]]
+
+
+async def _run(folder: Path) -> list[Row]:
+    rng = random.Random(7)
+    words = _vocabulary(rng)
+    weights = [1 / (r + 1) for r in range(len(words))]
+    async with Store.open(folder / "parley.db") as store:
+        drafts = [
+            MemoryRecord(
+                id="",
+                text=_sentence(rng, words, weights, rng.randint(6, 30)),
+                pinned=n < PINNED,
+                local_only=n % 10 == 0,
+            )
+            for n in range(MEMORIES)
+        ]
+        await store.memories.add(drafts)
+        service = MemoryService(store, events=EventBus())
+        questions = [
+            _sentence(rng, words, weights, rng.randint(4, 14)) + "?" for _ in range(QUESTIONS)
+        ]
+        await service.choose(questions[0], None)  # warm the page cache
+        times, used = [], []
+        for question in questions:
+            start = time.perf_counter()
+            choice = await service.choose(question, None, remote=True)
+            times.append(time.perf_counter() - start)
+            used.append(choice.tokens)
+        kept = await service.list(every=True)
+        peer_times = []
+        for question in questions[:20]:
+            start = time.perf_counter()
+            everything = await service.list(every=True)
+            _peer(everything, question, 3)
+            peer_times.append(time.perf_counter() - start)
+        assert len(kept) == MEMORIES
+    median = statistics.median(times) * 1000
+    return [
+        Row(
+            GROUP,
+            f"choose among {MEMORIES:,} memories (median of {QUESTIONS})",
+            median,
+            "ms",
+            peer=statistics.median(peer_times) * 1000,
+            peer_name=PEER,
+            target=f"< {TARGET_MS:g} ms",
+            ok=median < TARGET_MS,
+        ),
+        Row(
+            GROUP,
+            "tokens of memories put before a call (largest)",
+            float(max(used)),
+            "tokens",
+            target="<= 300 tokens",
+            ok=max(used) <= 300,
+        ),
+    ]
+
+
+def run() -> list[Row]:
+    """Measure choosing memories among 10,000 and return the rows."""
+    with tempfile.TemporaryDirectory(prefix="parley-bench-") as tmp:
+        rows = asyncio.run(_run(Path(tmp)))
+    print(f"[memory: median choose {rows[0].value:.3f} ms]", flush=True)
+    return rows
