@@ -42,14 +42,16 @@ NEAR = 3
 """Two of the question's words stand together when at most this many words part them."""
 
 BM25_WEIGHT, COVER_WEIGHT, HEAD_WEIGHT, NEAR_WEIGHT = 0.5, 0.5, 0.3, 0.3
+"""What BM25's score (as a share of the best candidate's), the share of the question held
+(squared: a passage missing a rare word falls well behind), the share held by its file's
+path and its headings, and the words standing together each add to a passage's score.
+BM25 alone cannot tell passages apart when every one holds the question's words (its rarity
+of a word most passages hold is nil). Set on the bench's retrieval questions (the Debian
+Reference), each half of which gains by them."""
+
 SECTION_WEIGHT = 1.0
 """What the share of the question a passage's own (innermost) heading holds adds: the title
 of the section a passage is in says best what it is about."""
-"""What BM25's score (as a share of the best candidate's), the share of the question held
-(squared: a passage missing a rare word falls well behind), the share held by its file's
-path and its headings alone, and the words standing together each add to a passage's score.
-BM25 alone cannot tell passages apart when every one holds the question's words (its rarity
-of a word most passages hold is nil)."""
 
 WORDS_FLOOR = 0.15
 """A passage found by words goes before a question only when it holds at least this share
@@ -58,8 +60,10 @@ Debian Reference): the highest floor that costs no answered question its answer;
 about a third of the questions nothing there answers with no passage."""
 
 MEANING_FLOORS = {"bundled": 0.5, "": 0.5}
-"""The cosine a passage found by meaning needs, by embedding model: the bundled stand-in's,
-and any other's (``""``); tuned on the bench's retrieval questions."""
+"""The cosine a passage found by meaning alone needs, by embedding model: the bundled
+stand-in's, and any other's (``""``). Not yet set on the bench's questions (the stand-in
+takes half an hour to give their passages vectors): a cosine under a half is unrelated text
+for common embedding models."""
 
 
 def meaning_floor(model: str) -> float:
@@ -154,8 +158,9 @@ def rerank(
     same_file: float = _SAME_FILE,
 ) -> list[tuple[Candidate, float, float]]:
     """The candidates best first, each with its new score and its relevance (see
-    :func:`coverage`): BM25's score raised for passages that hold more of the question and
-    hold its words together, and lowered for a file's passages after its best one."""
+    :func:`coverage`): BM25's score, raised for passages that hold more of the question,
+    hold it in their path and headings (their own heading most), and hold its words
+    together; lowered for a file's passages after its best one."""
     scored: list[tuple[Candidate, float, float]] = []
     best = max((cand.bm25 for cand in candidates), default=0.0)
     for cand in candidates:

@@ -5,7 +5,6 @@ long behind it."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -51,7 +50,6 @@ English endings taken off (*installing* finds *install*)."""
 RERANKED = 60
 """How many of BM25's best passages are ranked again (:func:`ranking.rerank`)."""
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 32
 _COMMON = frozenset(
     (
@@ -359,20 +357,9 @@ _APART = "q0parleyapart0q"
 """A word that parts the texts :func:`cut_words` cuts at once (longer where a text holds it)."""
 
 
-def _passages_count(conn: sqlite3.Connection) -> int:
-    """How many passages the index holds (kept while nothing is written)."""
-    key = (id(conn), conn.total_changes)
-    if _COUNTED.get(id(conn), (None, 0))[0] != key:
-        _COUNTED[id(conn)] = (key, passage_count(conn))
-    return _COUNTED[id(conn)][1]
-
-
-_COUNTED: dict[int, tuple[tuple[int, int] | None, int]] = {}
-
-
 def term_weights(conn: sqlite3.Connection, words: Sequence[str]) -> dict[str, float]:
     """How rare each of ``words`` is among the passages (see :func:`ranking.idf`)."""
-    total = _passages_count(conn)
+    total = passage_count(conn)
     weights = {}
     for word in words:
         row = conn.execute("SELECT doc FROM passage_terms WHERE term = ?", (word,)).fetchone()

@@ -1,0 +1,56 @@
+"""The pure parts of ranking: how much of a question a passage holds, whether its words
+stand together, and a file's further passages giving way to other files."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.knowledge import ranking
+from app.knowledge.ranking import Candidate, coverage, idf, nearness, rerank
+
+
+def _at(*words: str) -> list[tuple[int, str]]:
+    return list(enumerate(words))
+
+
+def test_a_rare_word_weighs_more_than_a_common_one() -> None:
+    assert idf(1000, 1) > idf(1000, 100) > idf(1000, 1000) > 0
+    weights = {"heron": idf(1000, 2), "project": idf(1000, 600)}
+    question = ["project", "heron"]
+    assert coverage(question, weights, {"heron"}) > 0.8
+    assert coverage(question, weights, {"project"}) < 0.2
+    assert coverage(question, weights, {"project", "heron"}) == pytest.approx(1.0)
+    assert coverage(question, weights, set()) == 0.0
+
+
+def test_words_side_by_side_count_more_than_words_apart() -> None:
+    question = ["launch", "code"]
+    assert nearness(question, [_at("the", "launch", "code", "is")]) == 1.0
+    assert nearness(question, [_at("launch", "of", "the", "code")]) == 0.5
+    assert nearness(question, [_at("launch", "a", "b", "c", "d", "code")]) == 0.0
+    assert nearness(question, [_at("code", "launch")]) == 0.0  # not in the question's order
+    assert nearness(["launch"], [_at("launch")]) == 0.0  # no pair to stand together
+
+
+def test_a_file_s_further_passages_give_way_to_other_files() -> None:
+    weights = {"tide": 1.0}
+
+    def cand(key: int, file: str) -> Candidate:
+        return Candidate(key, 1.0, file, [], [], [], _at("tide"))
+
+    ranked = rerank(["tide"], weights, [cand(1, "a"), cand(2, "a"), cand(3, "a"), cand(4, "b")])
+    assert [c.key for c, _, _ in ranked] == [1, 4, 2, 3]
+    assert all(relevance == 1.0 for _, _, relevance in ranked)
+
+
+def test_a_passage_under_a_heading_that_names_the_question_ranks_first() -> None:
+    weights = {"ssh": 1.0, "fail": 2.0}
+    body = Candidate(1, 1.0, "a", [], _at("network"), _at("tips"), _at("ssh", "fail", "ssh"))
+    named = Candidate(2, 0.6, "b", [], _at("network"), _at("ssh", "fail"), _at("ssh", "log"))
+    assert [c.key for c, _, _ in rerank(["ssh", "fail"], weights, [body, named])] == [2, 1]
+
+
+def test_floors_are_set_for_every_embedding_model() -> None:
+    assert ranking.meaning_floor("bundled") == ranking.MEANING_FLOORS["bundled"]
+    assert ranking.meaning_floor("gguf:/models/x.gguf") == ranking.MEANING_FLOORS[""]
+    assert 0 < ranking.WORDS_FLOOR < 1
