@@ -20,7 +20,6 @@ from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
 from app.ui.chat.markdown import warm_up as warm_markdown
-from app.ui.chat.math.cache import math_images
 from app.ui.collector import MainThreadCollector
 from app.ui.crash import install_crash_handler
 from app.ui.notifier import Level
@@ -199,13 +198,13 @@ async def _run_until_closed(window: MainWindow) -> Path | None:
 
 async def warm_up(window: MainWindow) -> None:
     """Load the attachment stack (image, PDF, document and media readers, Qt's image format
-    plugins), the Markdown renderer with its code lexers and the math typesetter in the
-    background once the window is up, then build one attachment chip and lay out one message
-    off-screen, so the first files dropped attach and the first reply streams without
-    stalling the window."""
+    plugins) and the Markdown renderer with its code lexers in the background once the window
+    is up, then build one attachment chip and lay out one message off-screen, so the first
+    files dropped attach and the first reply streams without stalling the window. The math
+    typesetter's process is not started here: it starts with the first formula, so a session
+    without math never pays for it."""
     await asyncio.sleep(1.0)
     await asyncio.to_thread(warm_markdown)
-    await asyncio.to_thread(math_images().warm_up)
     if window.isVisible():
         window.chat.delegate.warm_up()
     ingest = await asyncio.to_thread(importlib.import_module, "app.media.ingest")

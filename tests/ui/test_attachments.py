@@ -198,11 +198,15 @@ async def test_the_warm_up_after_start_leaves_no_chip_and_the_first_drop_still_a
     tmp_path: Path,
 ) -> None:
     from app.ui.app import warm_up
+    from app.ui.chat.math.cache import math_images
 
     files = make_files(tmp_path / "files")
     window = await open_test_window(tmp_path / "data", Models({"scripted:a": []}))
     try:
+        typesetters = math_images().process.started
         await warm_up(window)
+        # no formula yet: the typesetter's process is not started for nothing
+        assert math_images().process.started == typesetters
         await asyncio.sleep(0)  # the warm-up's chip is deleted later
         assert chips(window) == []
         assert not find(window, QWidget, "attachmentBar").isVisible()
