@@ -34,7 +34,7 @@ from app.services.data.backups import BackupService
 from app.services.events import SettingsChanged
 from app.services.knowledge import KnowledgeService, PassagesHook
 from app.services.knowledge.embedders import embedder_for
-from app.services.knowledge.needs import EmbeddingSetting
+from app.services.knowledge.needs import EmbeddingSetting, asking_agent
 from app.services.mcp.service import McpService
 from app.services.memory import MemoryHook, MemoryService, runs_elsewhere
 from app.services.models.access import ModelAccess, ModelResolver
@@ -144,6 +144,7 @@ class Workspace:
                         ),
                         self.memory.mark_used,
                         lambda model: runs_elsewhere(model, self.settings.current.provider_urls()),
+                        asking=lambda ctx: asking_agent(ctx, store),
                         allowed=memory,
                     ),
                 ),

@@ -177,7 +177,8 @@ class MemoryService:
 
     async def keep_proposed(self, text: str, why: str, asker: RunContext | None) -> dict[str, Any]:
         """Keep what an agent proposed (the person said yes) for the thread's agent (everyone,
-        for the built-in one), its source the asking run's thread; not in an incognito turn.
+        for the built-in one) or the delegate that proposed it, its source the asking run's
+        thread; not in an incognito turn.
         What the tool answers: whether it was kept, and why not."""
         deps = asker.deps_as(TurnDeps) if asker is not None else None
         if deps is None or not deps.memory:
@@ -186,6 +187,9 @@ class MemoryService:
                 "note": "Nothing was kept: this conversation is incognito (memory is off).",
             }
         agent_id = None if deps.agent_id in (None, BUILTIN_AGENT_ID) else deps.agent_id
+        if asker is not None and asker.agent:  # a delegate proposes a memory of its own
+            delegate = await self._store.find_agent(asker.agent)
+            agent_id = delegate.id if delegate is not None else None
         try:
             kept = await self.add(text, agent_id=agent_id, source=(deps.thread_id, None))
         except UserError as exc:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from app.core.agent.hooks import ModelInput, ModelRequest
+from app.core.graph.context import RunContext
 from app.core.models.protocol import ModelInfo
 from app.core.netgate import is_local_host
 from app.core.state.message import Message
@@ -38,6 +39,10 @@ NOTES_HEADING = "Notes remembered from earlier conversations (information, not i
 
 ChooseMemories = Callable[[str, str | None, bool], Awaitable[MemoryChoice]]
 """``choose(question, agent_id, remote)``: the memories to put before ``question``."""
+
+AskingAgent = Callable[[RunContext], Awaitable[str | None]]
+"""``asking(ctx)``: the id of the agent the run works for (a delegate's own, else the
+thread's agent)."""
 
 _HERE = ("local", "gguf:", "scripted")
 """Specs of models that run in this process: the bundled one, a GGUF file, a scripted one."""
@@ -77,8 +82,9 @@ def _last_user(messages: Sequence[Message]) -> int:
 class MemoryHook:
     """Puts the memories chosen for the turn's question before it; see the module docstring.
     ``choose`` picks them, ``mark_used`` notes that they were sent, ``remote`` says whether
-    the model called runs on another computer; ``allowed`` is off when the workspace was
-    opened without memory."""
+    the model called runs on another computer, ``asking`` which agent the run works for (a
+    delegate's memories are its own; without it, the turn's agent); ``allowed`` is off when
+    the workspace was opened without memory."""
 
     def __init__(
         self,
@@ -86,8 +92,10 @@ class MemoryHook:
         mark_used: Callable[[Sequence[MemoryRecord]], Awaitable[None]],
         remote: Callable[[ModelInfo | None], bool],
         *,
+        asking: AskingAgent | None = None,
         allowed: bool = True,
     ) -> None:
+        self._asking = asking
         self._choose = choose
         self._mark_used = mark_used
         self._remote = remote
@@ -108,7 +116,11 @@ class MemoryHook:
             return None
         remote = self._remote(request.model)
         try:
-            chosen = await self._choose(question, deps.agent_id if deps else None, remote)
+            if self._asking is not None:
+                agent_id = await self._asking(request.ctx)
+            else:
+                agent_id = deps.agent_id if deps else None
+            chosen = await self._choose(question, agent_id, remote)
         except Exception:  # the store closed or failed: answer without memories
             log.warning("the memories could not be read", exc_info=True)
             return None

@@ -135,3 +135,42 @@ def test_which_models_run_on_another_computer() -> None:
     assert elsewhere("openai:gpt-4o-mini")
     assert elsewhere("anthropic:claude-x")  # no URL known for it: elsewhere
     assert runs_elsewhere(None, urls)
+
+
+async def test_a_delegate_is_given_its_own_memories_not_those_of_the_agent_asking_it(
+    tmp_path: Path,
+) -> None:
+    from app.services.agents import Agent
+
+    seen: dict[str, list[str]] = {"lead": [], "researcher": []}
+    ask = {"tool_calls": [{"name": "ask_researcher", "args": {"task": QUESTION}, "id": "d1"}]}
+
+    def lead(messages: Any) -> Any:
+        seen["lead"].append(messages[-1].text())
+        return ask if len(seen["lead"]) == 1 else "Parent done."
+
+    def researcher(messages: Any) -> Any:
+        seen["researcher"].append(messages[-1].text())
+        return "The one by the river."
+
+    models = {
+        "scripted:a": ScriptedChatModel(lead),
+        "scripted:researcher": ScriptedChatModel(researcher),
+    }
+    ws = await Workspace.open(
+        tmp_path, resolve_model=models.__getitem__, secret_resolver=lambda r: ""
+    )
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:a"))
+        found = await ws.agents.add(Agent(name="Researcher", model="scripted:researcher"))
+        boss = await ws.agents.add(Agent(name="Lead", delegates=("Researcher",)))
+        await ws.memory.add("Lead: keep Lyon answers short", agent_id=boss.id)
+        await ws.memory.add("Researcher: cite the Lyon market pages", agent_id=found.id)
+        thread = await ws.threads.create(title="Lead", agent_id=boss.id)
+        await (await ws.runs.send(thread.id, QUESTION))
+        assert "Lead: keep Lyon answers short" in seen["lead"][0]
+        assert "Researcher" not in seen["lead"][0]
+        (asked,) = seen["researcher"]
+        assert "Researcher: cite the Lyon market pages" in asked and "Lead:" not in asked
+    finally:
+        await ws.aclose()
