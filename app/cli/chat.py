@@ -35,7 +35,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "--tools",
         action="store_true",
         help="offer the model the built-in tools (time, read/write text files; file calls "
-        "ask for your approval)",
+        "ask for your approval) and remember (asks before it keeps a memory)",
     )
     chat.add_argument(
         "--no-knowledge",
