@@ -7,6 +7,10 @@ letter case): ``y``/``yes``/``approve``, ``n``/``no``/``deny`` (with an optional
 on, in ``thread`` or ``everywhere``, which must be answered too).
 Anything else, an empty answer included, asks again; end of input denies.
 
+An agent proposing a memory (the ``remember`` tool) is asked about as "Parley will remember:
+TEXT — Keep this memory? [y/N]": ``y``/``yes`` keeps it; anything else, or end of input,
+keeps nothing.
+
 A run paused at a budget limit is asked about too (:meth:`TerminalApprovalHandler.raise_limit`):
 ``y``/``yes`` raises the limit by the suggested amount and goes on; anything else, or end of
 input, stops the run there.
@@ -22,6 +26,7 @@ from typing import Any, Literal, TextIO
 from app.cli.stdin import read_line, stdin_lines
 from app.core.graph.budget_pause import BudgetPause
 from app.core.tools.approvals import ApprovalDecision, ApprovalRequest
+from app.services.memory import REMEMBER_TOOL, remembered_text
 from app.text.hidden_chars import escape_hidden, json_escape_hidden
 
 __all__ = ["TerminalApprovalHandler"]
@@ -85,9 +90,28 @@ class TerminalApprovalHandler:
         """Ask about each request in turn and return the decisions, in request order."""
         decisions = []
         for number, request in enumerate(requests, 1):
+            if request.tool == REMEMBER_TOOL:
+                decisions.append(await self._keep_memory(request))
+                continue
             self._show(request, number, len(requests))
             decisions.append(await self._decide_one(request))
         return decisions
+
+    async def _keep_memory(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask whether to keep the memory an agent proposes: only ``y``/``yes`` keeps it."""
+        why = request.args.get("why")
+        if isinstance(why, str) and why.strip():
+            who = request.agent or "The agent"
+            self._print(f"\n{who} proposes a memory. Why: {' '.join(why.split())}")
+        answer = await self._ask(
+            f"\nParley will remember: {remembered_text(request.args)} — Keep this memory? [y/N]: "
+        )
+        if _choice(answer or "") in ("y", "yes"):
+            return ApprovalDecision(call_id=request.call_id, decision="approve")
+        reason = "no answer was given" if answer is None else "the user chose not to keep it"
+        return ApprovalDecision(
+            call_id=request.call_id, decision="deny", reason=f"not kept: {reason}"
+        )
 
     async def raise_limit(self, pause: BudgetPause) -> float | None:
         """Ask whether to raise the limit the run paused at; return the new limit, or

@@ -8,6 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.text import as_text, printable
+from app.core.errors import UserError
 from app.core.state import ContentBlock, ErrorBlock, Message, TextBlock
 from app.services.events import (
     MessageAdded,
@@ -34,13 +35,18 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "--tools",
         action="store_true",
         help="offer the model the built-in tools (time, read/write text files; file calls "
-        "ask for your approval)",
+        "ask for your approval) and remember (asks before it keeps a memory)",
     )
     chat.add_argument(
         "--no-knowledge",
         action="store_true",
         help="leave the knowledge folders out of this chat: no passages put before the "
         "questions, and no search_knowledge with --tools",
+    )
+    chat.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="incognito: no memory goes before the questions, and nothing is remembered",
     )
     chat.add_argument("--thread", help="continue this thread instead of starting a new one")
     chat.add_argument(
@@ -165,6 +171,7 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         interactive=True,
         tools=args.tools,
         knowledge=not args.no_knowledge,
+        memory=not args.no_memory,
         on_event=printer,
     ) as s:
         args.agent_id = await _choose_agent(s, args)
@@ -177,7 +184,9 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             outcome = await s.chat.resume(args.thread)
             return _report(outcome, out, err, args.thread)
         if args.prompt is None:
-            return await _repl(s, args.thread, out, err, args.agent_id)
+            return await _repl(s, args.thread, out, err, args.agent_id, not args.no_memory)
+        if (note := _remember_text(args.prompt)) is not None:
+            return await _remember(s, note, args.agent_id, not args.no_memory, out, err)
         return await _one_turn(s, args, out, err)
 
 
@@ -194,6 +203,39 @@ def _refusal(args: argparse.Namespace) -> str | None:
     elif args.prompt is not None and not args.prompt.strip():
         return "nothing to say: the prompt is empty"
     return None
+
+
+REMEMBER = "/remember"
+"""A chat message starting with this keeps the rest as a memory, sent to no model."""
+
+
+def _remember_text(text: str) -> str | None:
+    """What ``/remember TEXT`` asks to keep (``""`` when nothing follows), or ``None`` when
+    ``text`` is an ordinary message."""
+    first, _, rest = text.strip().partition(" ")
+    return rest.strip() if first == REMEMBER else None
+
+
+async def _remember(
+    session: Session, text: str, agent_id: str | None, memory: bool, out: TextIO, err: TextIO
+) -> int:
+    """Keep ``text`` as a memory the person wrote (for ``agent_id``, else everyone); refused
+    in an incognito chat. The exit status."""
+    if not memory:
+        err.write("Nothing was remembered: this chat is incognito (--no-memory).\n")
+        return 2
+    if not text:
+        err.write("Nothing to remember: write the note after /remember.\n")
+        return 2
+    try:
+        kept = await session.workspace.memory.add(text, agent_id=agent_id)
+    except UserError as exc:
+        err.write(f"parley: {exc}\n")
+        return 2
+    out.write(
+        printable(f"Remembered ({kept.short_id}): {kept.text}\n", getattr(out, "encoding", None))
+    )
+    return 0
 
 
 async def _one_turn(session: Session, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -270,6 +312,7 @@ async def _repl(
     out: TextIO,
     err: TextIO,
     agent_id: str | None = None,
+    memory: bool = True,
 ) -> int:
     from app.cli.stdin import read_line
 
@@ -283,6 +326,9 @@ async def _repl(
         if text in ("/quit", "/exit"):
             return 0
         if not text:
+            continue
+        if (note := _remember_text(text)) is not None:
+            await _remember(session, note, agent_id, memory, out, err)
             continue
         if thread_id is None:
             thread_id = (await _new_thread(session, text, agent_id)).id

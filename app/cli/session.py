@@ -39,6 +39,7 @@ async def open_session(
     interactive: bool = True,
     tools: bool = False,
     knowledge: bool = True,
+    memory: bool = True,
     on_event: Callable[[WorkspaceEvent], None] | None = None,
 ) -> AsyncIterator[Session]:
     """Open the workspace in ``data_dir`` (store and keyring, off the loop) and yield a
@@ -48,7 +49,9 @@ async def open_session(
     is a terminal; otherwise a turn at its limit ends saying so); with ``tools`` the model is
     offered the built-in tools (file tools ask for approval) and the configured MCP servers'
     tools, and ``search_knowledge`` while a knowledge folder exists. Without ``knowledge``
-    no turn is given knowledge passages, by the tool or put before its question. Every event
+    no turn is given knowledge passages, by the tool or put before its question. Without
+    ``memory`` (incognito) no memory goes before a question and none is kept; with it and
+    ``tools`` the model is offered ``remember``, asked on the terminal. Every event
     of a driven thread reaches ``on_event``.
     """
     from app.services.mcp.config import configured_mcp_tools
@@ -71,6 +74,8 @@ async def open_session(
             tools=offered,
             offer_knowledge=tools and knowledge,
             auto_passages=knowledge,
+            memory=memory,
+            offer_memory=tools,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
             run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
         )

@@ -88,8 +88,10 @@ class RunService:
         tools: WorkspaceTools,
         policy: StoreApprovalPolicy,
         run_config: RunConfig | None = None,
+        memory: bool = True,
     ) -> None:
         self._store = store
+        self._memory = memory
         self._events = events
         self._settings = settings
         self._models = models
@@ -377,10 +379,13 @@ class RunService:
 
     async def _with_agent(self, config: RunConfig, thread_id: str) -> RunConfig:
         """``config`` with the turn's :class:`TurnDeps` (its thread, the thread's agent, whether
-        passages go before the question), the limits the thread's agent sets (over the
-        settings' defaults, under the workspace's own) and the permissions of its tools."""
+        passages go before the question, whether memory is on), the limits the thread's agent
+        sets (over the settings' defaults, under the workspace's own) and the permissions of
+        its tools."""
         thread = await self.get_thread(thread_id)
-        deps = TurnDeps(thread_id, thread.agent_id, self.tools.auto_passages(thread_id))
+        deps = TurnDeps(
+            thread_id, thread.agent_id, self.tools.auto_passages(thread_id), self._memory
+        )
         config = replace(config, deps=deps)
         setup = await self._models.run_setup(thread)
         if setup is None:

@@ -16,9 +16,11 @@ __all__ = ["TurnDeps"]
 @dataclass(frozen=True, slots=True)
 class TurnDeps:
     """The turn's thread (``thread_id``), the id of the thread's agent (``agent_id``; the
-    built-in one's for "Parley"), and whether knowledge passages go before the question
-    (``passages``: the thread's switch)."""
+    built-in one's for "Parley"), whether knowledge passages go before the question
+    (``passages``: the thread's switch), and whether memories are used and kept
+    (``memory``: off in an incognito turn)."""
 
     thread_id: str
     agent_id: str | None = None
     passages: bool = True
+    memory: bool = True

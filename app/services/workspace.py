@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.core.agent.hooks import chain_hooks
 from app.core.graph import RunConfig
 from app.core.tools import Tool
 from app.core.tools.secrets import SecretSource
@@ -33,9 +34,9 @@ from app.services.data.backups import BackupService
 from app.services.events import SettingsChanged
 from app.services.knowledge import KnowledgeService, PassagesHook
 from app.services.knowledge.embedders import embedder_for
-from app.services.knowledge.needs import EmbeddingSetting
+from app.services.knowledge.needs import EmbeddingSetting, asking_agent
 from app.services.mcp.service import McpService
-from app.services.memory import MemoryService
+from app.services.memory import MemoryHook, MemoryService, runs_elsewhere
 from app.services.models.access import ModelAccess, ModelResolver
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, AgentParts, ModelService
@@ -78,6 +79,8 @@ class Workspace:
         knowledge: KnowledgeIndex | None = None,
         offer_knowledge: bool = False,
         auto_passages: bool = True,
+        memory: bool = True,
+        offer_memory: bool = False,
     ) -> None:
         self._store = store
         self._secrets = secret_resolver
@@ -123,14 +126,28 @@ class Workspace:
         """The agents a person defines: list, add, edit, remove, export, import."""
         self.memory = MemoryService(store, events=self.events)
         """What agents remember across threads: every memory listed, changed, chosen."""
+        if offer_memory and memory:  # the terminal's --tools: remember, asking before it keeps
+            tools = [*tools, *self.memory.tools()]
         policy = StoreApprovalPolicy(store)
         self.models = ModelService(
             ModelAccess(resolve_model, secret_resolver, list_ollama),
             AgentParts(
                 store.checkpointer,
                 policy,
-                # without --no-knowledge, questions get passages unless their thread says no
-                PassagesHook(self.knowledge.sources, allowed=auto_passages),
+                chain_hooks(
+                    # without --no-knowledge, questions get passages unless their thread says no
+                    PassagesHook(self.knowledge.sources, allowed=auto_passages),
+                    # then the memories chosen for the question (none with --no-memory)
+                    MemoryHook(
+                        lambda question, agent, remote: self.memory.choose(
+                            question, agent, remote=remote
+                        ),
+                        self.memory.mark_used,
+                        lambda model: runs_elsewhere(model, self.settings.current.provider_urls()),
+                        asking=lambda ctx: asking_agent(ctx, store),
+                        allowed=memory,
+                    ),
+                ),
                 offered=tuple(tools),
                 system_prompt=system_prompt,
             ),
@@ -149,6 +166,7 @@ class Workspace:
             tools=self.tools,
             policy=policy,
             run_config=run_config,
+            memory=memory,
         )
         """Turns: send, answer, stop, cut-off runs and budget pauses."""
         self.threads = ThreadService(

@@ -168,3 +168,44 @@ async def test_always_says_which_agents_each_answer_covers() -> None:
         "calls it. Everywhere: in every thread, for every agent." in shown
     )
     assert "only when Researcher calls it." in shown
+
+
+def _proposal(text: str = "The user lives in Lyon") -> ApprovalRequest:
+    """An agent's ``remember`` call waiting for the person."""
+    return ApprovalRequest(
+        call_id="m1",
+        tool="remember",
+        description="Propose a short note to remember.",
+        args={"text": text, "why": "to suggest places nearby"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "decision", "reason"),
+    [
+        (["y"], "approve", None),
+        ([" YES "], "approve", None),
+        (["n"], "deny", "not kept: the user chose not to keep it"),
+        ([""], "deny", "not kept: the user chose not to keep it"),
+        (["always"], "deny", "not kept: the user chose not to keep it"),
+        ([], "deny", "not kept: no answer was given"),
+    ],
+)
+async def test_a_proposed_memory_is_asked_as_keep_this_memory(
+    lines: list[str], decision: str, reason: str | None
+) -> None:
+    keyboard = Keyboard(lines)
+    out = io.StringIO()
+    (made,) = await TerminalApprovalHandler(keyboard, out).decide([_proposal()])
+    assert (made.decision, made.reason) == (decision, reason)
+    assert keyboard.prompts == [
+        "\nParley will remember: The user lives in Lyon — Keep this memory? [y/N]: "
+    ]
+    assert "Why: to suggest places nearby" in out.getvalue()
+    assert "Allow this call?" not in out.getvalue()
+
+
+async def test_a_proposed_memory_is_shown_with_hidden_characters_escaped() -> None:
+    keyboard = Keyboard(["n"])
+    await TerminalApprovalHandler(keyboard, io.StringIO()).decide([_proposal("I am \x1b[2Jhere")])
+    assert "\x1b" not in keyboard.prompts[0] and "I am \\x1b[2Jhere" in keyboard.prompts[0]

@@ -220,10 +220,12 @@ def create_agent(
         model_input = _with_system(state, sendable, update, last_chance)
         offered = None if last_chance or not specs else specs
         cites: Sequence[AnnotationRef] = ()
+        hook_marks: dict[str, Any] = {}
         if context_hook is not None:
-            prepared = await context_hook(ModelRequest(model_input, offered or (), state, ctx))
+            request = ModelRequest(model_input, offered or (), state, ctx, info)
+            prepared = await context_hook(request)
             if prepared is not None:
-                cites = prepared.cites
+                cites, hook_marks = prepared.cites, dict(prepared.metadata)
                 sent = list(prepared.messages)
                 added = sum(map(estimate_tokens, sent)) - sum(map(estimate_tokens, model_input))
                 kept_ids = {m.message_id for m in model_input}
@@ -258,6 +260,8 @@ def create_agent(
             merge = ChunkMerge(message)
             merge.add(ending)
             message = merge.message().model_copy(update={"delta": False})
+        if hook_marks:  # what the hook put before the model, kept on the reply
+            message = message.model_copy(update={"metadata": {**message.metadata, **hook_marks}})
         if post_model_hook is not None:
             message = post_model_hook(message, state) or message
         if last_chance and message.tool_calls():

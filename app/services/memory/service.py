@@ -14,9 +14,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.core.errors import UserError
+from app.core.graph.context import RunContext
 from app.core.private_files import FILE_MODE
+from app.core.tools import Tool
 from app.services.bus import EventBus
 from app.services.events import MemoriesChanged
 from app.services.memory.choice import MAX_MEMORY_TOKENS, RELATED, MemoryChoice, pick
@@ -25,7 +28,9 @@ from app.services.memory.files import (
     memory_file_bytes,
     read_memory_file,
 )
-from app.store import MemoryRecord, Store, agent_name_key
+from app.services.turn import TurnDeps
+from app.store import BUILTIN_AGENT_ID, MemoryRecord, Store, agent_name_key
+from app.tools.memory import remember_tool
 
 __all__ = ["MemoryImport", "MemoryService"]
 
@@ -163,6 +168,33 @@ class MemoryService:
         if memories:
             await self._store.memories.mark_used([m.id for m in memories], when)
             self._changed(memories[0].id if len(memories) == 1 else None)
+
+    # What agents propose ---------------------------------------------------------------
+
+    def tools(self) -> builtins.list[Tool[..., Any]]:
+        """``remember``: an agent proposes a memory, kept after the person says yes."""
+        return [remember_tool(self.keep_proposed)]
+
+    async def keep_proposed(self, text: str, why: str, asker: RunContext | None) -> dict[str, Any]:
+        """Keep what an agent proposed (the person said yes) for the thread's agent (everyone,
+        for the built-in one) or the delegate that proposed it, its source the asking run's
+        thread; not in an incognito turn.
+        What the tool answers: whether it was kept, and why not."""
+        deps = asker.deps_as(TurnDeps) if asker is not None else None
+        if deps is None or not deps.memory:
+            return {
+                "kept": False,
+                "note": "Nothing was kept: this conversation is incognito (memory is off).",
+            }
+        agent_id = None if deps.agent_id in (None, BUILTIN_AGENT_ID) else deps.agent_id
+        if asker is not None and asker.agent:  # a delegate proposes a memory of its own
+            delegate = await self._store.find_agent(asker.agent)
+            agent_id = delegate.id if delegate is not None else None
+        try:
+            kept = await self.add(text, agent_id=agent_id, source=(deps.thread_id, None))
+        except UserError as exc:
+            return {"kept": False, "note": f"Nothing was kept: {exc}"}
+        return {"kept": True, "memory_id": kept.short_id, "text": kept.text}
 
     # Files ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.core import HumanMessage, create_agent, tool
 from app.core.agent._trim import estimate_tokens
-from app.core.agent.hooks import ModelInput, ModelRequest
+from app.core.agent.hooks import ModelInput, ModelRequest, chain_hooks
 from app.core.checkpoint import InMemoryCheckpointer
 from app.core.graph import MessageDelta, RunConfig
 from app.core.models import ChatModel, ModelInfo, ScriptedChatModel
@@ -105,6 +105,37 @@ async def test_a_reply_that_calls_a_tool_cites_nothing_and_the_hook_sees_the_too
     assert calling.tool_calls() and annotations(calling) == []
     assert final.text() == "3" and annotations(final) == [CITED]
     assert offered == [["add"], ["add"]]
+
+
+async def test_chained_hooks_each_see_what_the_one_before_left_and_the_model_called() -> None:
+    seen: list[str] = []
+    models: list[str | None] = []
+
+    async def mark(request: ModelRequest) -> ModelInput | None:
+        models.append(request.model.spec if request.model else None)
+        sent = list(request.messages)
+        sent[-1] = sent[-1].model_copy(
+            update={"content": [TextBlock(text=f"Noted. {sent[-1].text()}")]}
+        )
+        return ModelInput(sent, (), {"noted": True})
+
+    def answer(messages: Sequence[Message]) -> dict[str, Any]:
+        seen.append(messages[-1].text())
+        return {"text": "Hello."}
+
+    info = ModelInfo(spec="openai:x@http://127.0.0.2/v1", name="x", provider="openai")
+    agent = create_agent(
+        ScriptedChatModel(answer, info=info), context_hook=chain_hooks(put_note, mark)
+    )
+    done = await agent.ainvoke(
+        {"messages": [HumanMessage("Hi")]}, RunConfig(deps=Facts(reader="Ada"))
+    )
+    assert seen == ["Noted. For Ada: Hi"]
+    assert models == ["openai:x@http://127.0.0.2/v1"]
+    question, reply = done.context
+    assert question.text() == "Hi"
+    assert annotations(reply) == [CITED]  # the first hook's sources
+    assert reply.metadata["noted"] is True  # the second hook's metadata, kept on the reply
 
 
 def test_a_chat_model_declares_what_it_is() -> None:
