@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-__all__ = ["ApiError", "error_body", "error_response"]
+__all__ = ["ApiError", "error_body"]
 
 
 def error_body(message: str, kind: str, code: str, param: str | None = None) -> dict[str, Any]:
@@ -41,10 +41,3 @@ class ApiError(Exception):
         """The error as the response sent to the client."""
         body = error_body(self.message, self.kind, self.code, self.param)
         return JSONResponse(body, status_code=self.status, headers=self.headers)
-
-
-def error_response(
-    status: int, message: str, kind: str, code: str, param: str | None = None
-) -> JSONResponse:
-    """An error response with ``status``."""
-    return JSONResponse(error_body(message, kind, code, param), status_code=status)

@@ -12,9 +12,12 @@ import httpx
 import openai
 import pytest
 
+from app.core.models.scripted import ScriptedChatModel
 from app.core.netgate import Connection
+from app.server.app import make_app
+from app.server.ledger import Inbound
 from app.services.network import describe_connection, saved_connections
-from tests.server.harness import ANSWER, serving
+from tests.server.harness import ANSWER, OneModel, serving
 
 QUESTION = "Why are there tides?"
 ASK = [{"role": "user", "content": QUESTION}]
@@ -72,4 +75,36 @@ def test_offline_this_computers_clients_are_still_answered(
     rows = requests_in_ledger(served.data_dir)
     assert [(row.purpose.endswith(": answered"), row.outcome) for row in rows] == [
         (True, "allowed")
+    ]
+
+
+async def test_offline_a_client_on_another_computer_is_refused_in_each_apis_shape() -> None:
+    rows: list[Inbound] = []
+    model = ScriptedChatModel([{"text": ANSWER}] * 4)
+    app = make_app(
+        OneModel(model),
+        lambda sent: "ci-bot" if sent == "pk-right" else None,
+        record=rows.append,
+        offline=lambda: True,
+    )
+    chat = {"model": "parley", "messages": ASK}
+    messages = {"model": "parley", "max_tokens": 99, "messages": ASK}
+    key = {"x-api-key": "pk-right"}
+    far = httpx.AsyncClient(transport=httpx.ASGITransport(app, client=("192.0.2.7", 4000)))
+    async with far:
+        refused = await far.post("http://parley/v1/chat/completions", json=chat, headers=key)
+        assert refused.status_code == 403
+        assert refused.json()["error"]["code"] == "offline"
+        assert refused.json()["error"]["message"].startswith("Parley is offline, so it answers")
+        refused = await far.post("http://parley/v1/messages", json=messages, headers=key)
+        assert refused.status_code == 403
+        assert refused.json()["error"]["type"] == "permission_error"
+    near = httpx.AsyncClient(transport=httpx.ASGITransport(app, client=("127.0.0.1", 4001)))
+    async with near:
+        answered = await near.post("http://parley/v1/messages", json=messages, headers=key)
+    assert answered.json()["content"][0]["text"] == ANSWER
+    assert [(r.host, r.status, r.key, r.outcome) for r in rows] == [
+        ("192.0.2.7", 403, None, "refused (403)"),
+        ("192.0.2.7", 403, None, "refused (403)"),
+        ("127.0.0.1", 200, "ci-bot", "answered"),
     ]
