@@ -195,10 +195,12 @@ async def reply_stream(
     request: ChatRequest,
     model: ChatModel,
     used: Callable[[TokenUsages], None] = lambda usages: None,
+    failed: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
     """The reply as Anthropic's events: ``message_start``, one text block (its start, a
     ``text_delta`` per piece, its stop), ``message_delta`` with the stop reason and usage,
-    ``message_stop``; a model's failure is an ``error`` event. ``used`` hears the usage.
+    ``message_stop``; a model's failure is an ``error`` event. ``used`` hears the usage,
+    ``failed`` that the model failed.
     Closing this stream (the client went away) closes the model's, which stops it."""
     start: dict[str, Any] = {
         "id": _message_id(),
@@ -232,6 +234,7 @@ async def reply_stream(
                 if part.metadata.get("finish_reason"):
                     stop = _stop(part.metadata["finish_reason"])
     except ParleyError as exc:
+        failed()
         yield _event("error", anthropic_error_body(500, str(exc)))
         return
     if usages is not None:

@@ -143,6 +143,17 @@ def _used(request: Request) -> Callable[[TokenUsages], None]:
     return used
 
 
+def _failed(request: Request) -> Callable[[], None]:
+    """Where a model's failure in the middle of a streamed reply is noted for the ledger."""
+
+    def failed() -> None:
+        inbound = _inbound(request)
+        if inbound is not None:
+            inbound.failed = True
+
+    return failed
+
+
 async def _whole_reply(
     request: Request,
     model: ChatModel,
@@ -281,7 +292,7 @@ def make_app(
         model = await served_model(request, chat)
         turn = queue.enter()
         if chat.stream:
-            stream = openai_chat.reply_stream(chat, model, _used(request))
+            stream = openai_chat.reply_stream(chat, model, _used(request), _failed(request))
             return _Streamed(_events(stream, turn, _inbound(request)), turn)
         return await _whole_reply(request, model, chat, turn, openai_chat.reply_whole)
 
@@ -291,7 +302,7 @@ def make_app(
         model = await served_model(request, chat)
         turn = queue.enter()
         if chat.stream:
-            stream = anthropic_messages.reply_stream(chat, model, _used(request))
+            stream = anthropic_messages.reply_stream(chat, model, _used(request), _failed(request))
             return _Streamed(_events(stream, turn, _inbound(request)), turn)
         return await _whole_reply(request, model, chat, turn, anthropic_messages.reply_whole)
 

@@ -34,12 +34,17 @@ class Inbound:
     """The HTTP status answered (499: the client went away first)."""
     gone: bool = False
     """The client went away before the whole answer was sent."""
+    failed: bool = False
+    """The model failed in the middle of a streamed answer (sent as an error event)."""
 
     @property
     def outcome(self) -> str:
-        """``answered``, ``refused (401)`` and so on, or ``client went away``."""
+        """``answered``, ``refused (401)`` and so on, ``failed`` (``failed (500)``) when the
+        model or the server failed, or ``client went away``."""
         if self.gone or self.status in (0, 499):
             return "client went away"
+        if self.failed or self.status >= 500:
+            return "failed" if self.status < 500 else f"failed ({self.status})"
         return "answered" if self.status < 400 else f"refused ({self.status})"
 
     def describe(self) -> str:

@@ -219,9 +219,11 @@ async def reply_stream(
     request: ChatRequest,
     model: ChatModel,
     used: Callable[[TokenUsages], None] = lambda usages: None,
+    failed: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
     """The reply as server-sent events: a chunk per piece of text, a last one with the
-    finish reason, the usage when asked for, then ``[DONE]``; ``used`` hears the usage.
+    finish reason, the usage when asked for, then ``[DONE]``; ``used`` hears the usage,
+    ``failed`` that the model failed.
     Closing this stream (the client went away) closes the model's, which stops it."""
     head = {
         "id": _completion_id(),
@@ -248,6 +250,7 @@ async def reply_stream(
                 if part.metadata.get("finish_reason"):
                     finish = _FINISH.get(str(part.metadata["finish_reason"]), "stop")
     except ParleyError as exc:
+        failed()
         yield _event(error_body(str(exc), "server_error", "model_error"))
         return
     if usages is not None:
