@@ -1,5 +1,5 @@
-"""``parley serve``: Parley's models behind an OpenAI-compatible API on this computer, and
-``parley serve keys add|list|remove`` for the keys its clients send."""
+"""``parley serve``: Parley's models behind OpenAI- and Anthropic-compatible APIs on this
+computer, and ``parley serve keys add|list|remove`` for the keys its clients send."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     serve = sub.add_parser(
         "serve",
         parents=[common],
-        help="serve your models on an OpenAI-compatible API (keys: parley serve keys)",
+        help="serve your models on OpenAI- and Anthropic-compatible APIs (keys: parley serve keys)",
         description="Serve Parley's models at http://HOST:PORT/v1 to clients holding a key. "
         "Only this computer can connect unless --host names another address.",
     )
@@ -103,12 +103,13 @@ async def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"parley: cannot listen on {args.host} port {args.port}: {exc.strerror or exc}\n")
         return 2
     with sock:
-        async with workspace_models(args.data_dir, getattr(args, "model", None)) as models:
-            server = ParleyServer(models, keys.check)
+        async with workspace_models(args.data_dir, getattr(args, "model", None)) as opened:
+            server = ParleyServer(opened.models, keys.check, network=opened.network)
             host, port = sock.getsockname()[:2]
             shown = f"[{host}]" if ":" in host else host
             out.write(
-                f"Parley serves the OpenAI API at http://{shown}:{port}/v1 (Ctrl+C stops it)\n"
+                f"Parley serves the OpenAI and Anthropic APIs at http://{shown}:{port}/v1 "
+                "(Ctrl+C stops it)\n"
             )
             if not has_keys:
                 out.write(

@@ -78,7 +78,9 @@ class Connection:
     local: bool
     """To this computer (``127.0.0.1``, ``::1`` or a local socket)."""
     outcome: Outcome
-    kind: Literal["connect", "lookup"] = "connect"
+    kind: Literal["connect", "lookup", "request"] = "connect"
+    """``request``: a request a client sent to ``parley serve`` (``host`` and ``port`` are
+    the client's; ``purpose`` says the key, the model, the tokens and the outcome)."""
     ref: str = ""
     """Unique to this connection (process and number): a later byte count names it."""
     sent: int | None = None

@@ -1,2 +1,3 @@
-"""Parley as a local server: ``parley serve`` answers OpenAI-compatible requests with the
-models Parley can reach, for clients holding a key made with ``parley serve keys add``."""
+"""Parley as a local server: ``parley serve`` answers OpenAI- and Anthropic-compatible
+requests with the models Parley can reach, for clients holding a key made with ``parley
+serve keys add``."""

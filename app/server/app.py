@@ -1,26 +1,33 @@
 """The server's ASGI application (Starlette): keys checked before anything runs, a cap on
-the body, ``GET /v1/models`` (and one model by its id) and ``POST /v1/chat/completions``,
-every refusal in OpenAI's error shape."""
+the body, ``GET /v1/models`` (and one model by its id), ``POST /v1/chat/completions``
+(OpenAI's) and ``POST /v1/messages`` (Anthropic's), every refusal in the error shape of the
+API asked; the models behind a bounded queue, and every request noted for the ledger."""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from app.core.errors import ParleyError
 from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
-from app.core.state.message import Message
-from app.server.errors import ApiError, error_response
+from app.core.state.message import Message, TokenUsages
+from app.server import anthropic_messages, openai_chat
+from app.server.errors import ApiError, error_body
+from app.server.ledger import Inbound, NoteRequests, Record
 from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
-from app.server.openai_chat import ChatRequest, read_chat_request, reply_stream, reply_whole
+from app.server.openai_chat import ChatRequest
+from app.server.queue import WAITING, ModelQueue, Turn
 from app.server.streams import closing
 
 __all__ = ["MAX_BODY", "KeyCheck", "make_app"]
@@ -43,6 +50,35 @@ def _key_sent(request: Request) -> str | None:
     return request.headers.get("x-api-key", "").strip() or None
 
 
+def _inbound(request: Request) -> Inbound | None:
+    """The ledger's note of ``request`` (none when the application runs without one)."""
+    found = request.scope.get("state", {}).get("inbound")
+    return found if isinstance(found, Inbound) else None
+
+
+def _anthropic(request: Request) -> bool:
+    """Whether ``request`` speaks Anthropic's API (its errors take Anthropic's shape)."""
+    return request.url.path.rstrip("/") == "/v1/messages"
+
+
+def _refusal(
+    request: Request,
+    status: int,
+    message: str,
+    kind: str,
+    code: str,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """An error response in the shape of the API ``request`` speaks."""
+    body = (
+        anthropic_messages.anthropic_error_body(status, message)
+        if _anthropic(request)
+        else error_body(message, kind, code, param)
+    )
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 async def _check_key(request: Request, keys: KeyCheck) -> str:
     """The name of the key the request carries; an :class:`ApiError` (401) otherwise."""
     sent = _key_sent(request)
@@ -61,6 +97,9 @@ async def _check_key(request: Request, keys: KeyCheck) -> str:
             "invalid_request_error",
             "invalid_api_key",
         )
+    inbound = _inbound(request)
+    if inbound is not None:
+        inbound.key = name
     return name
 
 
@@ -92,10 +131,41 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-async def _whole_reply(request: Request, model: ChatModel, chat: ChatRequest) -> Response:
-    """Generate the whole reply; stop generating when the client goes away first."""
+def _used(request: Request) -> Callable[[TokenUsages], None]:
+    """Where a reply's usage is noted for the ledger."""
+
+    def used(usages: TokenUsages) -> None:
+        inbound = _inbound(request)
+        if inbound is not None:
+            inbound.prompt_tokens = usages.prompt_tokens
+            inbound.completion_tokens = usages.completion_tokens
+
+    return used
+
+
+def _failed(request: Request) -> Callable[[], None]:
+    """Where a model's failure in the middle of a streamed reply is noted for the ledger."""
+
+    def failed() -> None:
+        inbound = _inbound(request)
+        if inbound is not None:
+            inbound.failed = True
+
+    return failed
+
+
+async def _whole_reply(
+    request: Request,
+    model: ChatModel,
+    chat: ChatRequest,
+    turn: Turn,
+    write: Callable[[ChatRequest, Message], dict[str, Any]],
+) -> Response:
+    """Wait for the model's turn and generate the whole reply (``write`` makes its body);
+    leave the queue and stop generating when the client goes away first."""
 
     async def generate() -> Message:
+        await turn.wait()
         stream = model.astream(chat.messages, config=chat.config)
         async with closing(stream):
             chunks = [chunk async for chunk in stream]
@@ -111,25 +181,68 @@ async def _whole_reply(request: Request, model: ChatModel, chat: ChatRequest) ->
         gone.cancel()
         if not generating.done():
             generating.cancel()
+        turn.leave()
     if not generating.done() or generating.cancelled():
         return Response(status_code=499)  # nobody is there to read it
     try:
         reply = generating.result()
     except ParleyError as exc:
-        return error_response(500, str(exc), "server_error", "model_error")
-    return JSONResponse(reply_whole(chat, reply))
+        return _refusal(request, 500, str(exc), "server_error", "model_error")
+    if reply.usages is not None:
+        _used(request)(reply.usages)
+    return JSONResponse(write(chat, reply))
 
 
-def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) -> Starlette:
-    """The application serving ``models`` to clients holding one of ``keys``."""
+class _Streamed(StreamingResponse):
+    """A streamed reply that gives its place in the queue up however it ends (even when
+    the client went away before its first byte)."""
+
+    def __init__(self, content: AsyncIterator[bytes], turn: Turn) -> None:
+        super().__init__(content, media_type="text/event-stream")
+        self.headers["cache-control"] = "no-cache"
+        self._turn = turn
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._turn.leave()
+
+
+def make_app(
+    models: ServedModels,
+    keys: KeyCheck,
+    *,
+    max_body: int = MAX_BODY,
+    waiting: int = WAITING,
+    record: Record | None = None,
+    offline: Callable[[], bool] = lambda: False,
+) -> Starlette:
+    """The application serving ``models`` to clients holding one of ``keys``: one
+    generation at a time with ``waiting`` requests waiting, each request handed to
+    ``record`` once answered, and only this computer's clients while ``offline()``."""
+    queue = ModelQueue(waiting)
+
+    async def admitted(request: Request) -> str:
+        """The key's name, once the client may ask at all (offline: this computer only)."""
+        client = request.client
+        if offline() and not (client is not None and _is_loopback(client.host)):
+            raise ApiError(
+                403,
+                "Parley is offline, so it answers only clients on this computer; turn offline "
+                "mode off (Settings > Network) to answer others.",
+                "permission_error",
+                "offline",
+            )
+        return await _check_key(request, keys)
 
     async def list_models(request: Request) -> Response:
-        await _check_key(request, keys)
+        await admitted(request)
         data = [_model_object(m) for m in await models.listed()]
         return JSONResponse({"object": "list", "data": data})
 
     async def one_model(request: Request) -> Response:
-        await _check_key(request, keys)
+        await admitted(request)
         wanted = request.path_params["model_id"]
         found = next((m for m in await models.listed() if m.id == wanted), None)
         if found is None:
@@ -142,9 +255,11 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
             )
         return JSONResponse(_model_object(found))
 
-    async def chat_completions(request: Request) -> Response:
-        await _check_key(request, keys)
-        chat = read_chat_request(await _body(request, max_body))
+    async def served_model(request: Request, chat: ChatRequest) -> ChatModel:
+        """The model ``chat`` names; an :class:`ApiError` (400) when there is none."""
+        inbound = _inbound(request)
+        if inbound is not None:
+            inbound.model = chat.model[:200]
         if chat.model.startswith(AGENT_PREFIX):
             raise ApiError(
                 400,
@@ -164,40 +279,55 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
                 "model",
             )
         try:
-            model = await models.model(chat.model)
+            return await models.model(chat.model)
         except ParleyError as exc:
             raise ApiError(
                 400, f"The model {chat.model} cannot be used: {exc}", "invalid_request_error",
                 "model_not_available", "model",
             ) from None  # fmt: skip
+
+    async def chat_completions(request: Request) -> Response:
+        await admitted(request)
+        chat = openai_chat.read_chat_request(await _body(request, max_body))
+        model = await served_model(request, chat)
+        turn = queue.enter()
         if chat.stream:
-            return StreamingResponse(
-                _events(reply_stream(chat, model)),
-                media_type="text/event-stream",
-                headers={"cache-control": "no-cache"},
-            )
-        return await _whole_reply(request, model, chat)
+            stream = openai_chat.reply_stream(chat, model, _used(request), _failed(request))
+            return _Streamed(_events(stream, turn, _inbound(request)), turn)
+        return await _whole_reply(request, model, chat, turn, openai_chat.reply_whole)
+
+    async def messages(request: Request) -> Response:
+        await admitted(request)
+        chat = anthropic_messages.read_messages_request(await _body(request, max_body))
+        model = await served_model(request, chat)
+        turn = queue.enter()
+        if chat.stream:
+            stream = anthropic_messages.reply_stream(chat, model, _used(request), _failed(request))
+            return _Streamed(_events(stream, turn, _inbound(request)), turn)
+        return await _whole_reply(request, model, chat, turn, anthropic_messages.reply_whole)
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return exc.response()
+        return _refusal(
+            request, exc.status, exc.message, exc.kind, exc.code, exc.param, exc.headers
+        )
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return error_response(
-                404, f"There is nothing at {request.url.path[:200]}; the API is under /v1.",
-                "invalid_request_error", "not_found",
+            return _refusal(
+                request, 404, f"There is nothing at {request.url.path[:200]}; the API is "
+                "under /v1.", "invalid_request_error", "not_found",
             )  # fmt: skip
-        return error_response(exc.status_code, str(exc.detail), "invalid_request_error", "http")
+        return _refusal(request, exc.status_code, str(exc.detail), "invalid_request_error", "http")
 
     async def client_gone(request: Request, exc: Exception) -> Response:
         return Response(status_code=499)
 
     async def failed(request: Request, exc: Exception) -> Response:
-        return error_response(
-            500, "The server failed to answer this request; its log says why. Try again.",
-            "server_error", "internal_error",
+        return _refusal(
+            request, 500, "The server failed to answer this request; its log says why. Try "
+            "again.", "server_error", "internal_error",
         )  # fmt: skip
 
     handlers: dict[Any, Any] = {
@@ -211,8 +341,10 @@ def make_app(models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) 
             Route("/v1/models", list_models, methods=["GET"]),
             Route("/v1/models/{model_id:path}", one_model, methods=["GET"]),
             Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+            Route("/v1/messages", messages, methods=["POST"]),
         ],
         exception_handlers=handlers,
+        middleware=[] if record is None else [Middleware(NoteRequests, record=record)],
     )
 
 
@@ -220,8 +352,26 @@ def _model_object(model: ServedModel) -> dict[str, Any]:
     return {"id": model.id, "object": "model", "created": 0, "owned_by": model.owned_by}
 
 
-async def _events(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``stream``, closed (and the model's generation with it) however it ends."""
-    async with closing(stream):
-        async for event in stream:
-            yield event
+async def _events(
+    stream: AsyncIterator[bytes], turn: Turn, inbound: Inbound | None
+) -> AsyncIterator[bytes]:
+    """``stream`` once it is the request's turn, closed (and the model's generation with it)
+    however it ends; a client gone before its end is noted."""
+    finished = False
+    try:
+        await turn.wait()
+        async with closing(stream):
+            async for event in stream:
+                yield event
+        finished = True
+    finally:
+        turn.leave()
+        if not finished and inbound is not None:
+            inbound.gone = True
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

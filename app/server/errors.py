@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-__all__ = ["ApiError", "error_body", "error_response"]
+__all__ = ["ApiError", "error_body"]
 
 
 def error_body(message: str, kind: str, code: str, param: str | None = None) -> dict[str, Any]:
@@ -16,12 +16,21 @@ def error_body(message: str, kind: str, code: str, param: str | None = None) -> 
 
 
 class ApiError(Exception):
-    """A request the server refuses: its HTTP status and the error the client reads."""
+    """A request the server refuses: its HTTP status, the error the client reads, and the
+    headers sent with it (``retry-after``)."""
 
     def __init__(
-        self, status: int, message: str, kind: str, code: str, param: str | None = None
+        self,
+        status: int,
+        message: str,
+        kind: str,
+        code: str,
+        param: str | None = None,
+        *,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.headers = headers or {}
         self.status = status
         self.message = message
         self.kind = kind
@@ -30,11 +39,5 @@ class ApiError(Exception):
 
     def response(self) -> JSONResponse:
         """The error as the response sent to the client."""
-        return error_response(self.status, self.message, self.kind, self.code, self.param)
-
-
-def error_response(
-    status: int, message: str, kind: str, code: str, param: str | None = None
-) -> JSONResponse:
-    """An error response with ``status``."""
-    return JSONResponse(error_body(message, kind, code, param), status_code=status)
+        body = error_body(self.message, self.kind, self.code, self.param)
+        return JSONResponse(body, status_code=self.status, headers=self.headers)

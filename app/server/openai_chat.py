@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -215,10 +215,16 @@ def _event(data: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
 
 
-async def reply_stream(request: ChatRequest, model: ChatModel) -> AsyncIterator[bytes]:
+async def reply_stream(
+    request: ChatRequest,
+    model: ChatModel,
+    used: Callable[[TokenUsages], None] = lambda usages: None,
+    failed: Callable[[], None] = lambda: None,
+) -> AsyncIterator[bytes]:
     """The reply as server-sent events: a chunk per piece of text, a last one with the
-    finish reason, the usage when asked for, then ``[DONE]``. Closing this stream (the
-    client went away) closes the model's, which stops its generation."""
+    finish reason, the usage when asked for, then ``[DONE]``; ``used`` hears the usage,
+    ``failed`` that the model failed.
+    Closing this stream (the client went away) closes the model's, which stops it."""
     head = {
         "id": _completion_id(),
         "object": "chat.completion.chunk",
@@ -244,8 +250,11 @@ async def reply_stream(request: ChatRequest, model: ChatModel) -> AsyncIterator[
                 if part.metadata.get("finish_reason"):
                     finish = _FINISH.get(str(part.metadata["finish_reason"]), "stop")
     except ParleyError as exc:
+        failed()
         yield _event(error_body(str(exc), "server_error", "model_error"))
         return
+    if usages is not None:
+        used(usages)
     yield chunk({}, finish)
     if request.include_usage:
         yield _event({**head, "choices": [], "usage": _usage(usages)})

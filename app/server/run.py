@@ -5,18 +5,30 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
 
+from app.core.netgate import Connection, is_local_host
 from app.server.app import MAX_BODY, KeyCheck, make_app
+from app.server.ledger import Inbound, Record
 from app.server.models import ServedModels, WorkspaceModels
+from app.server.queue import WAITING
 from app.services.keys import open_keyring
+from app.services.network import NetworkLedger
 from app.services.workspace import Workspace
 
-__all__ = ["ParleyServer", "is_loopback", "listen", "workspace_models"]
+__all__ = [
+    "ParleyServer",
+    "ServedWorkspace",
+    "is_loopback",
+    "ledger_record",
+    "listen",
+    "workspace_models",
+]
 
 
 def is_loopback(host: str) -> bool:
@@ -45,28 +57,78 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+@dataclass(frozen=True, slots=True)
+class ServedWorkspace:
+    """What the server takes from a workspace: its models, and its network ledger (where
+    each request is kept, and whether Parley is offline)."""
+
+    models: WorkspaceModels
+    network: NetworkLedger
+
+
+def ledger_record(network: NetworkLedger) -> Record:
+    """Each request noted in ``network``'s ledger as a ``request`` row: when, the client's
+    address, and as its purpose the key's name, the model, the tokens and the outcome."""
+
+    def record(inbound: Inbound) -> None:
+        network.note(
+            Connection(
+                inbound.time,
+                inbound.host or "(unknown client)",
+                inbound.port,
+                inbound.describe(),
+                is_local_host(inbound.host),
+                "refused" if inbound.status == 403 else "allowed",
+                "request",
+            )
+        )
+
+    return record
+
+
 @asynccontextmanager
 async def workspace_models(
     data_dir: str | Path | None, model: str | None
-) -> AsyncIterator[WorkspaceModels]:
-    """The models of the workspace in ``data_dir`` (opened with the keyring's API keys,
-    closed at the end), ``model`` served as ``parley`` when given."""
+) -> AsyncIterator[ServedWorkspace]:
+    """The models and ledger of the workspace in ``data_dir`` (opened with the keyring's API
+    keys, closed at the end), ``model`` served as ``parley`` when given."""
     workspace = await Workspace.open(data_dir, secret_resolver=await open_keyring())
     try:
         if model:
             current = workspace.settings.current
             workspace.settings.use(current.model_copy(update={"default_model": model}))
-        yield WorkspaceModels(workspace.models, workspace.settings, workspace.agents)
+        models = WorkspaceModels(workspace.models, workspace.settings, workspace.agents)
+        yield ServedWorkspace(models, workspace.network)
     finally:
         await workspace.aclose()
 
 
 class ParleyServer:
-    """uvicorn serving the application for ``models`` and ``keys`` on a bound socket."""
+    """uvicorn serving the application for ``models`` and ``keys`` on a bound socket, each
+    request kept in ``network``'s ledger (and only this computer answered while offline)."""
 
-    def __init__(self, models: ServedModels, keys: KeyCheck, *, max_body: int = MAX_BODY) -> None:
+    def __init__(
+        self,
+        models: ServedModels,
+        keys: KeyCheck,
+        *,
+        network: NetworkLedger | None = None,
+        max_body: int = MAX_BODY,
+        waiting: int = WAITING,
+    ) -> None:
+        offline: Callable[[], bool] = (
+            (lambda: False) if network is None else (lambda: network.offline)
+        )
+        application = make_app(
+            models,
+            keys,
+            max_body=max_body,
+            waiting=waiting,
+            record=None if network is None else ledger_record(network),
+            offline=offline,
+        )
         config = uvicorn.Config(
-            make_app(models, keys, max_body=max_body),
+            application,
             lifespan="off",
             ws="none",  # no websockets are served
             log_config=None,  # Parley's own logging (its log file, secrets redacted) is kept

@@ -56,10 +56,11 @@ def address_of(connection: Connection) -> str:
 
 
 def outcome_of(connection: Connection) -> str:
-    """What happened: ``connected``, ``looked up`` or ``refused (offline)``."""
+    """What happened: ``connected``, ``looked up``, ``received`` (a request to ``parley
+    serve``) or ``refused (offline)``."""
     if connection.outcome == "refused":
         return "refused (offline)"
-    return "looked up" if connection.kind == "lookup" else "connected"
+    return {"lookup": "looked up", "request": "received"}.get(connection.kind, "connected")
 
 
 def describe_connection(connection: Connection) -> str:
@@ -138,6 +139,11 @@ class NetworkLedger:
                 self._task = asyncio.get_running_loop().create_task(
                     self._flush_every(FLUSH_SECONDS), name="network ledger"
                 )
+
+    def note(self, connection: Connection) -> None:
+        """Keep ``connection`` (a request ``parley serve`` received) in the ledger with the
+        next batch; quick, from any thread."""
+        self._seen(connection)
 
     def _seen(self, connection: Connection) -> None:
         with self._lock:

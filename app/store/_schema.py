@@ -298,6 +298,30 @@ def _memories(db: sqlite_utils.Database) -> None:
     )
 
 
+def _inbound_requests(db: sqlite_utils.Database) -> None:
+    # the ledger also keeps the requests parley serve received (kind 'request'); SQLite
+    # cannot change a CHECK, so the table is built again with its rows
+    db.conn.execute(
+        "CREATE TABLE network_ledger_next ("
+        " id INTEGER PRIMARY KEY,"
+        " time REAL NOT NULL,"
+        " host TEXT NOT NULL,"
+        " port INTEGER,"
+        " purpose TEXT NOT NULL,"
+        " local INTEGER NOT NULL,"
+        " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused')),"
+        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup', 'request')),"
+        " ref TEXT UNIQUE,"
+        " sent INTEGER,"
+        " received INTEGER"
+        ")"
+    )
+    db.conn.execute("INSERT INTO network_ledger_next SELECT * FROM network_ledger")
+    db.conn.execute("DROP TABLE network_ledger")
+    db.conn.execute("ALTER TABLE network_ledger_next RENAME TO network_ledger")
+    db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -310,6 +334,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _agent_rules,
     _thread_rule_agents,
     _memories,
+    _inbound_requests,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

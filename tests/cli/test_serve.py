@@ -30,7 +30,8 @@ def test_it_serves_on_this_computer_and_refuses_requests_without_a_key(tmp_path:
         assert process.stdout is not None
         said = process.stdout.readline()
         found = re.fullmatch(
-            r"Parley serves the OpenAI API at (http://127\.0\.0\.1:\d+/v1) \(Ctrl\+C stops it\)\n",
+            r"Parley serves the OpenAI and Anthropic APIs at (http://127\.0\.0\.1:\d+/v1) "
+            r"\(Ctrl\+C stops it\)\n",
             said,
         )
         assert found, said
@@ -89,7 +90,7 @@ def test_a_key_made_in_a_real_keyring_is_taken_until_it_is_removed(tmp_path: Pat
         "Authorization: Bearer KEY.\n",
     }
     assert seen["held"] == "the digest"  # the keyring holds the key's digest, not the key
-    assert seen["said"] == "Parley serves the OpenAI API at URL (Ctrl+C stops it)\n"
+    assert seen["said"] == "Parley serves the OpenAI and Anthropic APIs at URL (Ctrl+C stops it)\n"
     assert seen["answer"] == "The moon pulls the sea."
     assert seen["remove"] == {"code": 0, "out": "removed ci-bot: it no longer works\n", "err": ""}
     assert seen["after_remove"] == 401

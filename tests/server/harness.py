@@ -18,6 +18,7 @@ from app.cli.main import run as parley
 from app.core.models.protocol import ChatModel
 from app.server.app import MAX_BODY
 from app.server.models import ServedModel, ServedModels
+from app.server.queue import WAITING
 from app.server.run import ParleyServer, listen, workspace_models
 from app.services.server_keys import ServerKeys
 from tests.services.memory_keyring import MemoryKeyring, installed
@@ -71,11 +72,15 @@ def write_script(path: Path, turns: int = 20) -> Path:
 
 @contextmanager
 def serving(
-    tmp_path: Path, *, max_body: int = MAX_BODY, models: ServedModels | None = None
+    tmp_path: Path,
+    *,
+    max_body: int = MAX_BODY,
+    models: ServedModels | None = None,
+    waiting: int = WAITING,
 ) -> Iterator[Served]:
     """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``, and
     one agent, ``Researcher``; stop it at the end. It serves the workspace's models
-    unless given ``models``."""
+    unless given ``models``, with ``waiting`` requests at most waiting for a model."""
     data_dir = tmp_path / "data"
     script = write_script(tmp_path / "tides.json")
     with installed(MemoryKeyring()) as keyring:
@@ -94,8 +99,14 @@ def serving(
 
         async def main() -> None:
             async with workspace_models(data_dir, f"scripted:{script}") as opened:
-                served = opened if models is None else models
-                server = ParleyServer(served, ServerKeys(data_dir).check, max_body=max_body)
+                served = opened.models if models is None else models
+                server = ParleyServer(
+                    served,
+                    ServerKeys(data_dir).check,
+                    network=opened.network,
+                    max_body=max_body,
+                    waiting=waiting,
+                )
                 holder.append(server)
                 started.set()
                 await server.serve(sock)

@@ -3,6 +3,7 @@ stream after a few pieces) or whole (it stops waiting)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from app.core.models.protocol import ModelInfo
 from app.core.models.scripted import ScriptedChatModel
 from app.core.state.message import Message
+from app.services.network import saved_connections
 from tests.server.harness import OneModel, serving
 
 PIECES = 400
@@ -49,6 +51,13 @@ class Watched:
 ASK = [{"role": "user", "content": "Tell me about waves."}]
 
 
+def gone_in_ledger(data_dir: Path) -> bool:
+    """Whether the ledger's last request row says the client went away."""
+    rows = asyncio.run(saved_connections(data_dir, limit=10))
+    last = next(row for row in rows if row.kind == "request")
+    return last.purpose.endswith("by key ci-bot, model parley: client went away")
+
+
 def test_closing_a_stream_stops_the_generation(tmp_path: Path) -> None:
     watched = Watched()
     with serving(tmp_path, models=OneModel(watched)) as served:
@@ -58,6 +67,7 @@ def test_closing_a_stream_stops_the_generation(tmp_path: Path) -> None:
         assert "".join(c.choices[0].delta.content or "" for c in seen).startswith("wave wave")
         assert watched.closed.wait(30), "the model's stream was never closed"
     assert watched.made < PIECES  # it stopped well before the end
+    assert gone_in_ledger(served.data_dir)
 
 
 def test_a_client_that_stops_waiting_stops_a_whole_reply(tmp_path: Path) -> None:
@@ -72,3 +82,4 @@ def test_a_client_that_stops_waiting_stops_a_whole_reply(tmp_path: Path) -> None
             )
         assert watched.closed.wait(30), "the model's stream was never closed"
     assert watched.made < PIECES
+    assert gone_in_ledger(served.data_dir)

@@ -3,12 +3,14 @@ error shape, whole or streamed, and the server answers the next request."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import openai
 import pytest
 
 from app.core.models.scripted import ScriptedChatModel
+from app.services.network import saved_connections
 from tests.server.harness import OneModel, serving
 
 FAILURE = "the model's server went away"
@@ -33,3 +35,6 @@ def test_a_failing_model_is_an_error_the_client_reads_and_the_next_answer_comes(
 
             after = api.chat.completions.create(model="parley", messages=ASK)
             assert after.choices[0].message.content == "Moon."
+    rows = asyncio.run(saved_connections(served.data_dir, limit=10))
+    outcomes = [r.purpose.rpartition(": ")[2] for r in reversed(rows) if r.kind == "request"]
+    assert outcomes == ["failed (500)", "failed", "answered"]
