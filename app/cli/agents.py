@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.export_file import refuse_existing, save_export
+from app.cli.stdin import confirm
 from app.cli.text import as_text
 
 if TYPE_CHECKING:
@@ -270,27 +270,12 @@ async def _import(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
     if plan.refusal is not None:
         err.write(f"parley: {plan.refusal}\n")
         return 2
-    if not args.yes and not await _confirm(f"Add the agent {plan.agent.name}? [y/N] ", err):
+    if not args.yes and not await confirm(f"Add the agent {plan.agent.name}? [y/N] ", err):
         err.write("nothing was added (--yes adds it without asking)\n")
         return 1
     agent = await ws.agents.import_agent(plan)
     err.write(f"added agent {agent.name}\n")
     return 0
-
-
-async def _confirm(question: str, err: TextIO) -> bool:
-    """Ask ``question`` on the terminal; no when stdin is no terminal."""
-    if not sys.stdin.isatty():
-        return False
-    from app.cli.stdin import read_line
-
-    err.write(question)
-    err.flush()
-    try:
-        answer = await read_line("")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
 
 
 _ACTIONS = {

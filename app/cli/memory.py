@@ -7,11 +7,11 @@ import argparse
 import asyncio
 import datetime
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.export_file import refuse_existing
+from app.cli.stdin import confirm
 from app.cli.text import as_text, printable
 
 if TYPE_CHECKING:
@@ -221,27 +221,12 @@ async def _import(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
         err.write("nothing to add\n")
         return 0
     question = "Add this memory? [y/N] " if n == 1 else f"Add these {n} memories? [y/N] "
-    if not args.yes and not await _confirm(question, err):
+    if not args.yes and not await confirm(question, err):
         err.write("nothing was added (--yes adds them without asking)\n")
         return 1
     kept = await ws.memory.import_memories(plan)
     err.write(f"added {len(kept)} memor{'y' if len(kept) == 1 else 'ies'}\n")
     return 0
-
-
-async def _confirm(question: str, err: TextIO) -> bool:
-    """Ask ``question`` on the terminal; no when stdin is no terminal."""
-    if not sys.stdin.isatty():
-        return False
-    from app.cli.stdin import read_line
-
-    err.write(question)
-    err.flush()
-    try:
-        answer = await read_line("")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
 
 
 _ACTIONS = {

@@ -10,8 +10,9 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from typing import TextIO
 
-__all__ = ["StdinLines", "read_line", "stdin_lines", "tolerant_stdin"]
+__all__ = ["StdinLines", "confirm", "read_line", "stdin_lines", "tolerant_stdin"]
 
 
 class StdinLines:
@@ -93,3 +94,16 @@ def tolerant_stdin() -> None:
     """Read bytes on stdin that are not valid text as U+FFFD instead of failing on them."""
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
+
+
+async def confirm(question: str, err: TextIO) -> bool:
+    """Ask ``question`` on the terminal; no when stdin is no terminal."""
+    if not sys.stdin.isatty():
+        return False
+    err.write(question)
+    err.flush()
+    try:
+        answer = await read_line("")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
