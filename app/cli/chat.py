@@ -19,8 +19,8 @@ from app.services.events import (
 )
 
 if TYPE_CHECKING:
-    from app.cli.conversation import TurnOutcome
     from app.cli.session import Session
+    from app.services.conversation import TurnOutcome
 
 __all__ = ["DEFAULT_MODEL", "add_parsers", "run_chat", "run_command"]
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.cli.approvals import TerminalApprovalHandler
-from app.cli.conversation import Conversation
 from app.core.graph import RunConfig
 from app.core.tools import Tool
+from app.services.conversation import Conversation
 from app.services.events import WorkspaceEvent
 from app.services.keys import open_keyring
 from app.services.models.access import ENV_KEYS, api_key_lookup

@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.cli.conversation import Conversation
 from app.core.graph import RunConfig
 from app.core.models.protocol import ChatModel
 from app.core.tools import ApprovalHandler, Tool
 from app.core.tools.secrets import SecretSource
+from app.services.conversation import Conversation
 from app.services.events import WorkspaceEvent
 from app.services.workspace import Workspace
 from app.store import Store

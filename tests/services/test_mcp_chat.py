@@ -10,8 +10,8 @@ from app.core.models import ScriptedChatModel
 from app.core.state import ToolResultBlock
 from app.services.mcp.config import McpConfig, configured_mcp_tools
 from app.store import Store
-from tests.cli.test_conversation import Approver
 from tests.services.conversations import conversation
+from tests.services.test_conversation import Approver
 from tests.tools.mcp.helpers import demo_config
 
 

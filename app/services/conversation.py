@@ -1,6 +1,6 @@
-"""Turns driven to their end on a :class:`~app.services.workspace.Workspace`, for callers that
-wait for each answer (the terminal, scripts): approvals are asked through a handler as they
-come up, and everything the workspace reports about the thread reaches ``on_event``.
+"""Turns driven to their end on a :class:`~app.services.workspace.Workspace`, for callers
+that wait for each answer (the terminal, the server, scripts): approvals are asked through a
+handler as they come up, and everything the workspace reports about the thread reaches ``on_event``.
 
 The window does not need this: it listens to the same workspace and answers approvals from its
 dialog whenever the user decides.

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from app.cli.conversation import Conversation
 from app.core import Runtime, tool
 from app.core.models import ScriptedChatModel
 from app.core.tools import ApprovalDecision, ApprovalRequest
 from app.secrets.keyring_resolver import KeyringSecretResolver
+from app.services.conversation import Conversation
 from app.store import Store
 from tests.services.conversations import conversation
 from tests.services.memory_keyring import MemoryKeyring
