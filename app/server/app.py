@@ -25,7 +25,7 @@ from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
 from app.server.errors import ApiError, error_body
 from app.server.ledger import Inbound, NoteRequests, Record
-from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
+from app.server.models import ServedModel, ServedModels
 from app.server.openai_chat import ChatRequest
 from app.server.queue import WAITING, ModelQueue, Turn
 from app.server.streams import closing
@@ -260,15 +260,6 @@ def make_app(
         inbound = _inbound(request)
         if inbound is not None:
             inbound.model = chat.model[:200]
-        if chat.model.startswith(AGENT_PREFIX):
-            raise ApiError(
-                400,
-                f"Running an agent ({chat.model}) through the server is not available yet; "
-                "name a model that GET /v1/models lists.",
-                "invalid_request_error",
-                "agents_not_yet",
-                "model",
-            )
         if not await models.knows(chat.model):
             raise ApiError(
                 400,

@@ -1,5 +1,6 @@
 """What the server serves: the default model as ``parley``, the chat models the model
-picker lists by their specs, and the agents as ``agent:NAME``."""
+picker lists by their specs, and the agents as ``agent:NAME`` (each run as a model, see
+:mod:`app.server.agents`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from app.core.models.protocol import ChatModel
-from app.services.agents import AgentService
 from app.services.models.downloads import DOWNLOAD_PREFIX
-from app.services.models.service import ModelService
-from app.services.settings.store import SettingsStore
+from app.services.workspace import Workspace
 
 __all__ = ["AGENT_PREFIX", "DEFAULT_ID", "ServedModel", "ServedModels", "WorkspaceModels"]
 
@@ -50,10 +49,11 @@ class ServedModels(Protocol):
 class WorkspaceModels:
     """:class:`ServedModels` over a workspace's model service, settings and agents."""
 
-    def __init__(self, models: ModelService, settings: SettingsStore, agents: AgentService) -> None:
-        self._models = models
-        self._settings = settings
-        self._agents = agents
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._models = workspace.models
+        self._settings = workspace.settings
+        self._agents = workspace.agents
 
     def default_spec(self) -> str:
         """The spec of the model served as ``parley``."""
@@ -82,7 +82,14 @@ class WorkspaceModels:
         return model_id in {m.id for m in await self.listed()}
 
     async def model(self, model_id: str) -> ChatModel:
-        """The chat model ``model_id`` names; ``parley`` is the default model."""
+        """The chat model ``model_id`` names; ``parley`` is the default model, and
+        ``agent:NAME`` the agent of that name, served as a model."""
+        if model_id.startswith(AGENT_PREFIX):
+            from app.server.agents import AgentModel
+
+            return AgentModel(
+                self._workspace, await self._agents.get(model_id[len(AGENT_PREFIX) :])
+            )
         return await self._models.model(self.default_spec() if model_id == DEFAULT_ID else model_id)
 
 

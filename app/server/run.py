@@ -97,7 +97,7 @@ async def workspace_models(
         if model:
             current = workspace.settings.current
             workspace.settings.use(current.model_copy(update={"default_model": model}))
-        models = WorkspaceModels(workspace.models, workspace.settings, workspace.agents)
+        models = WorkspaceModels(workspace)
         yield ServedWorkspace(models, workspace.network)
     finally:
         await workspace.aclose()

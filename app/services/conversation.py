@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.errors import UserError
 from app.core.graph.budget_pause import BudgetPause
-from app.core.state import AgentState, ContentBlock
+from app.core.state import AgentState, ContentBlock, Message
 from app.core.tools import ApprovalHandler, answer_requests
 from app.services.events import ApprovalNeeded, BudgetPaused, Problem, WorkspaceEvent
 from app.services.pauses import Pause
@@ -78,12 +78,16 @@ class Conversation:
         blocks: Sequence[ContentBlock] = (),
         *,
         notes: Sequence[str] = (),
+        history: Sequence[Message] = (),
     ) -> TurnOutcome:
-        """Send the message (``notes`` shown on it) and drive the turn until it answers,
-        stops, or pauses with nobody to ask. Raises at once, sending nothing, when the thread
-        does not exist."""
+        """Send the message (``notes`` shown on it, after ``history``) and drive the turn until
+        it answers, stops, or pauses with nobody to ask. Raises at once, sending nothing, when
+        the thread does not exist."""
         return await self._drive(
-            thread_id, lambda: self.workspace.runs.send(thread_id, text, blocks, notes=notes)
+            thread_id,
+            lambda: self.workspace.runs.send(
+                thread_id, text, blocks, notes=notes, history=history
+            ),
         )
 
     async def resume(self, thread_id: str) -> TurnOutcome:

@@ -133,10 +133,12 @@ class RunService:
         *,
         replace: str | None = None,
         notes: Sequence[str] = (),
+        history: Sequence[Message] = (),
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
         turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
-        attachments the model will not see).
+        attachments the model will not see); ``history`` (the earlier turns of a conversation
+        held elsewhere, as a client of the server sends them) goes before it.
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -155,7 +157,7 @@ class RunService:
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
-        update: list[Message | RemoveMessage] = [message]
+        update: list[Message | RemoveMessage] = [*history, message]
         if replace is not None:
             update.insert(0, RemoveMessage(id=replace))
             self._emit(MessageRemoved(thread_id, replace))

@@ -9,10 +9,11 @@ import asyncio
 import io
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.cli.main import run as parley
 from app.core.models.protocol import ChatModel
@@ -64,9 +65,11 @@ def run_parley(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def write_script(path: Path, turns: int = 20) -> Path:
-    """A scripted model's file: ``turns`` replies, each :data:`ANSWER` with :data:`USAGE`."""
-    path.write_text(json.dumps([{"text": ANSWER, "usage": USAGE}] * turns), encoding="utf-8")
+def write_script(path: Path, turns: int = 20, script: list[dict[str, Any]] | None = None) -> Path:
+    """A scripted model's file: ``script``'s replies, or ``turns`` replies, each
+    :data:`ANSWER` with :data:`USAGE`."""
+    replies = script if script is not None else [{"text": ANSWER, "usage": USAGE}] * turns
+    path.write_text(json.dumps(replies), encoding="utf-8")
     return path
 
 
@@ -77,12 +80,16 @@ def serving(
     max_body: int = MAX_BODY,
     models: ServedModels | None = None,
     waiting: int = WAITING,
+    script: list[dict[str, Any]] | None = None,
+    prepare: Callable[[Path], None] | None = None,
 ) -> Iterator[Served]:
     """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``, and
     one agent, ``Researcher``; stop it at the end. It serves the workspace's models
-    unless given ``models``, with ``waiting`` requests at most waiting for a model."""
+    unless given ``models``, with ``waiting`` requests at most waiting for a model; the
+    scripted model answers with ``script`` when given; ``prepare(data_dir)`` runs once the
+    agent is made, before the server starts."""
     data_dir = tmp_path / "data"
-    script = write_script(tmp_path / "tides.json")
+    script_file = write_script(tmp_path / "tides.json", script=script)
     with installed(MemoryKeyring()) as keyring:
         assert isinstance(keyring, MemoryKeyring)
         code, out, err = run_parley("serve", "keys", "add", "ci-bot", "--data-dir", str(data_dir))
@@ -91,6 +98,8 @@ def serving(
         agent = ("agents", "add", "Researcher", "--thread-model", "--instructions", "Look it up.")
         code, _, err = run_parley(*agent, "--data-dir", str(data_dir))
         assert code == 0, err
+        if prepare is not None:
+            prepare(data_dir)
         sock = listen("127.0.0.1", 0)
         port = sock.getsockname()[1]
         started = threading.Event()
@@ -98,7 +107,7 @@ def serving(
         failed: list[BaseException] = []
 
         async def main() -> None:
-            async with workspace_models(data_dir, f"scripted:{script}") as opened:
+            async with workspace_models(data_dir, f"scripted:{script_file}") as opened:
                 served = opened.models if models is None else models
                 server = ParleyServer(
                     served,
@@ -123,7 +132,7 @@ def serving(
         assert started.wait(60), "the server did not start"
         assert not failed, failed
         try:
-            yield Served(f"http://127.0.0.1:{port}/v1", key, data_dir, keyring, script)
+            yield Served(f"http://127.0.0.1:{port}/v1", key, data_dir, keyring, script_file)
         finally:
             holder[0].stop()
             runner.join(30)

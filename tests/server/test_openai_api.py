@@ -144,8 +144,8 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
         ({"messages": [{"role": "user", "content": "hi"}]}, "missing_model"),
         ({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}, "model_not_found"),
         (
-            {"model": "agent:Researcher", "messages": [{"role": "user", "content": "hi"}]},
-            "agents_not_yet",
+            {"model": "agent:Nobody", "messages": [{"role": "user", "content": "hi"}]},
+            "model_not_found",
         ),
         ({"model": "parley", "messages": [{"role": "wizard", "content": "hi"}]}, "invalid_role"),
         ({"model": "parley", "messages": ["hi"]}, "invalid_message"),

@@ -1,0 +1,153 @@
+"""An agent served as a chat model (``agent:NAME``): each request is one turn of the agent on
+a thread of its own, with its instructions, tools, delegates, knowledge and limits, kept like
+any thread. Nobody sits at a window to approve its calls, so a call that needs approval is
+denied with a sentence (a rule made in the window can allow it ahead of time) and the client
+is told; a run that stops at a budget limit stays paused in its thread, and the client is
+told where to continue it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from app.core.errors import ModelError
+from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
+from app.core.state import AgentState, ContentBlock, Message, TextBlock
+from app.core.state.message import TokenUsages, new_message_id
+from app.core.tools import ApprovalDecision, ApprovalRequest
+from app.services.agents import Agent
+from app.services.conversation import Conversation
+from app.services.threads import title_of
+from app.services.workspace import Workspace
+
+__all__ = ["AgentModel", "HeadlessApprovals"]
+
+
+class HeadlessApprovals:
+    """The approvals of a run nobody watches: every call put to a person is denied, with
+    the reason the model reads; what was denied is kept for the client's note."""
+
+    def __init__(self) -> None:
+        self.denied: list[str] = []
+
+    async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """Deny each request."""
+        self.denied.extend(r.tool for r in requests)
+        reason = (
+            "Denied: this run was asked through Parley's API and nobody was at the window to "
+            "approve the call. Do not retry it; say what you would have done instead."
+        )
+        return [
+            ApprovalDecision(call_id=r.call_id, decision="deny", reason=reason) for r in requests
+        ]
+
+    def note(self) -> str:
+        """What the client is told about the denied calls (empty when none were)."""
+        if not self.denied:
+            return ""
+        tools = ", ".join(dict.fromkeys(self.denied))
+        return (
+            f"Parley denied {tools}: it needs the owner's approval and nobody was at the "
+            'window to give it. An "Always allow" rule made in Parley\'s window lets such a '
+            "call run through the API."
+        )
+
+
+class AgentModel:
+    """:class:`~app.core.models.protocol.ChatModel` over one agent of ``workspace``: the
+    client's last user message is sent on a new thread of the agent (the earlier messages it
+    sent go before it), and the reply is the agent's last answer of the turn, with the
+    tokens of every model call in it."""
+
+    def __init__(self, workspace: Workspace, agent: Agent) -> None:
+        self._workspace = workspace
+        self._agent = agent
+
+    @property
+    def info(self) -> ModelInfo:
+        """The agent, as a model named ``agent:NAME``."""
+        return ModelInfo(
+            spec=f"agent:{self._agent.name}",
+            name=self._agent.name,
+            provider="agent",
+            supports_tools=False,
+            input_kinds=frozenset({"text", "image", "document"}),
+        )
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> Message:
+        """Run the agent's turn to its end and return its answer."""
+        history, last = _split(messages)
+        text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
+        blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
+        approvals = HeadlessApprovals()
+        conversation = Conversation(self._workspace, approvals=approvals)
+        thread = await self._workspace.threads.create(
+            title=title_of(text) or "Through the API", agent_id=self._agent.id
+        )
+        outcome = await conversation.send(thread.id, text, blocks, history=history)
+        if outcome.problems and (outcome.state is None or not _answers(outcome.state)):
+            raise ModelError(f"{self._agent.name} could not answer: {outcome.problems[-1].text}")
+        notes = [approvals.note()]
+        if outcome.waiting:
+            notes.append(
+                f"The run paused at one of {self._agent.name}'s limits; continue it in "
+                f"Parley's window (thread {thread.id}) or with: parley chat --thread "
+                f"{thread.id} --resume"
+            )
+        return _reply(outcome.state, [n for n in notes if n])
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        config: GenerationConfig | None = None,
+    ) -> AsyncIterator[Message]:
+        """The agent's answer in one chunk, once its turn has ended."""
+        reply = await self.agenerate(messages, tools=tools, config=config)
+        yield reply.model_copy(update={"delta": True})
+
+
+def _split(messages: Sequence[Message]) -> tuple[list[Message], Message]:
+    """The client's earlier messages (its own system prompt left out: the agent has its
+    instructions) and its last user message."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        raise ModelError("there is no user message to answer; send one")
+    last = users[-1]
+    history = [m for m in messages[:last] if m.role in ("user", "assistant")]
+    return history, messages[last]
+
+
+def _answers(state: AgentState) -> list[Message]:
+    """The answers of the turn just run: the thread's assistant messages after its last
+    user message (a delegate's work left out)."""
+    context = state.context
+    users = [i for i, m in enumerate(context) if m.role == "user" and m.agent is None]
+    start = users[-1] + 1 if users else 0
+    return [m for m in context[start:] if m.role == "assistant" and m.agent is None]
+
+
+def _reply(state: AgentState | None, notes: list[str]) -> Message:
+    """The client's reply: the last answer's text and the notes after it, with the usage
+    summed over the turn."""
+    answers = _answers(state) if state is not None else []
+    usage: TokenUsages | None = None
+    for answer in answers:
+        if answer.usages is not None:
+            usage = answer.usages if usage is None else usage + answer.usages
+    text = answers[-1].text() if answers else ""
+    body = "\n\n".join(part for part in [text, *notes] if part)
+    extra: dict[str, Any] = {} if usage is None else {"usages": usage}
+    return Message(
+        role="assistant",
+        content=[TextBlock(text=body)],
+        message_id=new_message_id(),
+        **extra,
+    )
