@@ -150,7 +150,14 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
         ({"model": "parley", "messages": [{"role": "wizard", "content": "hi"}]}, "invalid_role"),
         ({"model": "parley", "messages": ["hi"]}, "invalid_message"),
         ({"model": "parley", "messages": [{"role": "user", "content": 7}]}, "invalid_content"),
-        ({"model": "parley", "messages": [{"role": "tool", "content": "x"}]}, "unsupported_role"),
+        (
+            {"model": "parley", "messages": [{"role": "tool", "content": "x"}]},
+            "invalid_tool_result",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "function", "content": "x"}]},
+            "unsupported_role",
+        ),
         (
             {"model": "parley", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
             "unsupported_content",
@@ -180,9 +187,9 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
             {
                 "model": "parley",
                 "messages": [{"role": "user", "content": "hi"}],
-                "tools": [{"type": "function", "function": {"name": "now"}}],
+                "tools": [{"type": "function", "function": {"name": "what time"}}],
             },
-            "unsupported_tools",
+            "invalid_tool_name",
         ),
     ],
 )
