@@ -18,6 +18,7 @@ from app.server.chat import (
     MAX_MESSAGES,
     ChatRequest,
     PartReader,
+    SentImage,
     bad,
     made,
     number,
@@ -25,6 +26,7 @@ from app.server.chat import (
     read_parts,
     read_text_part,
 )
+from app.server.images import refuse_link, sent_image
 from app.server.replies import Ending, pieces
 from app.server.tools import checked_tools, reply_calls, tool_name
 
@@ -57,6 +59,28 @@ def anthropic_error_body(status: int, message: str) -> dict[str, Any]:
 
 
 _TEXT: dict[str, PartReader] = {"text": read_text_part}
+
+
+def _image(images: list[SentImage]) -> PartReader:
+    """Reads a user's ``image`` block (base64 data), keeping it in ``images`` to be
+    checked; an image given by a link or a file is refused."""
+
+    def read(part: dict[str, Any], where: str) -> list[ContentBlock]:
+        source = part.get("source")
+        kind = source.get("type") if isinstance(source, dict) else None
+        if kind in ("url", "file"):
+            raise refuse_link(f"{where}.source")
+        if kind != "base64" or not isinstance(source, dict):
+            raise bad(
+                f'{where} has no base64 source: send source as {{"type": "base64", '
+                '"media_type": ..., "data": ...}.',
+                "invalid_image",
+            )
+        sent = sent_image(source.get("data"), source.get("media_type"), f"{where}.source")
+        images.append(sent)
+        return [sent.block]
+
+    return read
 
 
 def _tool_use(calls: dict[str, str]) -> PartReader:
@@ -96,7 +120,7 @@ def _tool_result(calls: dict[str, str]) -> PartReader:
     return read
 
 
-def _message(value: Any, n: int, calls: dict[str, str]) -> list[Message]:
+def _message(value: Any, n: int, calls: dict[str, str], images: list[SentImage]) -> list[Message]:
     """A message of the request, as Parley's messages: an assistant's text and tool calls, or
     a user's results of tool calls (each a tool message) and then its text."""
     where = f"messages[{n}]"
@@ -113,8 +137,9 @@ def _message(value: Any, n: int, calls: dict[str, str]) -> list[Message]:
         readers = {**_TEXT, "tool_use": _tool_use(calls)}
         blocks = read_parts(content, f"{where}.content", readers, "text and tool_use blocks")
         return [made("assistant", blocks, where)]
-    readers = {**_TEXT, "tool_result": _tool_result(calls)}
-    blocks = read_parts(content, f"{where}.content", readers, "text and tool_result blocks")
+    readers = {**_TEXT, "image": _image(images), "tool_result": _tool_result(calls)}
+    takes = "text, image and tool_result blocks"
+    blocks = read_parts(content, f"{where}.content", readers, takes)
     results = [made("tool", [b], where) for b in blocks if isinstance(b, ToolResultBlock)]
     rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
     return [*results, made("user", rest, where)] if rest or not results else results
@@ -204,7 +229,8 @@ def read_messages_request(raw: bytes) -> ChatRequest:
     if system is not None:
         head = [made("system", read_parts(system, "system", _TEXT, "text blocks"), "system")]
     calls: dict[str, str] = {}
-    read = [m for n, value in enumerate(messages) for m in _message(value, n, calls)]
+    images: list[SentImage] = []
+    read = [m for n, value in enumerate(messages) for m in _message(value, n, calls, images)]
     return ChatRequest(
         model=model,
         messages=[*head, *read],
@@ -212,6 +238,7 @@ def read_messages_request(raw: bytes) -> ChatRequest:
         stream=body.get("stream") is True,
         include_usage=True,
         tools=tools,
+        images=images,
     )
 
 

@@ -26,6 +26,7 @@ from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
 from app.server.chat import ChatRequest
 from app.server.errors import ApiError, error_body
+from app.server.images import check_images
 from app.server.ledger import Inbound, NoteRequests, Record
 from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
 from app.server.queue import WAITING, ModelQueue, Turn
@@ -34,7 +35,7 @@ from app.server.streams import closing
 
 __all__ = ["MAX_BODY", "KeyCheck", "make_app"]
 
-MAX_BODY = 1_000_000
+MAX_BODY = 16_000_000
 """The largest request body the server reads, in bytes."""
 
 KeyCheck = Callable[[str], str | None]
@@ -307,6 +308,7 @@ def make_app(
             chat = api.read(await _body(request, max_body))
             model = await served_model(request, chat)
             _check_fits(chat, model)
+            await check_images(chat, model)
             turn = queue.enter()
             if chat.stream:
                 stream = api.reply_stream(chat, model, _used(request), _failed(request))

@@ -18,6 +18,7 @@ from app.server.chat import (
     MAX_MESSAGES,
     ChatRequest,
     PartReader,
+    SentImage,
     bad,
     made,
     number,
@@ -26,6 +27,7 @@ from app.server.chat import (
     read_text_part,
 )
 from app.server.errors import error_body
+from app.server.images import data_url_image
 from app.server.replies import Ending, pieces
 from app.server.tools import arguments_text, call_arguments, checked_tools, reply_calls, tool_name
 
@@ -47,6 +49,20 @@ _FINISH = {
     "content_filter": "content_filter",
 }
 _TEXT: dict[str, PartReader] = {"text": read_text_part}
+
+
+def _image_url(images: list[SentImage]) -> PartReader:
+    """Reads a user's ``image_url`` part (a ``data:`` URL), keeping it in ``images`` to be
+    checked."""
+
+    def read(part: dict[str, Any], where: str) -> list[ContentBlock]:
+        inner = part.get("image_url")
+        url = inner.get("url") if isinstance(inner, dict) else inner
+        sent = data_url_image(url, f"{where}.image_url.url")
+        images.append(sent)
+        return [sent.block]
+
+    return read
 
 
 def _tool_calls(value: Any, where: str, calls: dict[str, str]) -> list[ContentBlock]:
@@ -90,7 +106,7 @@ def _tool_result(value: dict[str, Any], where: str, calls: dict[str, str]) -> Me
     return made("tool", [result], where)
 
 
-def _message(value: Any, n: int, calls: dict[str, str]) -> Message:
+def _message(value: Any, n: int, calls: dict[str, str], images: list[SentImage]) -> Message:
     where = f"messages[{n}]"
     if not isinstance(value, dict):
         raise bad(f"{where} must be an object with a role and content.", "invalid_message")
@@ -108,7 +124,10 @@ def _message(value: Any, n: int, calls: dict[str, str]) -> Message:
             f"{where}.role must be system, developer, user, assistant or tool.", "invalid_role"
         )
     content = value.get("content")
-    blocks = [] if content is None else read_parts(content, f"{where}.content", _TEXT, "text parts")
+    readers, takes = _TEXT, "text parts"
+    if role == "user":
+        readers, takes = {**_TEXT, "image_url": _image_url(images)}, "text and image_url parts"
+    blocks = [] if content is None else read_parts(content, f"{where}.content", readers, takes)
     if role == "assistant":
         blocks.extend(_tool_calls(value.get("tool_calls"), where, calls))
     return made(_ROLES[role], blocks, where)
@@ -209,13 +228,15 @@ def read_chat_request(raw: bytes) -> ChatRequest:
     tools = checked_tools(body.get("tools"), _function)
     options = body.get("stream_options")
     calls: dict[str, str] = {}
+    images: list[SentImage] = []
     return ChatRequest(
         model=model,
-        messages=[_message(m, n, calls) for n, m in enumerate(messages)],
+        messages=[_message(m, n, calls, images) for n, m in enumerate(messages)],
         config=_config(body, tools),
         stream=body.get("stream", False) is True,
         include_usage=isinstance(options, dict) and options.get("include_usage") is True,
         tools=tools,
+        images=images,
     )
 
 
