@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -32,8 +34,9 @@ from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
 from app.server.queue import WAITING, ModelQueue, Turn
 from app.server.replies import generate
 from app.server.streams import closing
+from app.services.key_usage import until_midnight
 
-__all__ = ["MAX_BODY", "KeyCheck", "make_app"]
+__all__ = ["MAX_BODY", "KeyCheck", "KeyLimits", "make_app"]
 
 MAX_BODY = 16_000_000
 """The largest request body the server reads, in bytes."""
@@ -41,6 +44,20 @@ MAX_BODY = 16_000_000
 KeyCheck = Callable[[str], str | None]
 """The name of the key a client sent, or ``None`` when it is no key of this server
 (blocking: it may read the keyring)."""
+
+
+class KeyLimits(Protocol):
+    """Each key's daily tokens: what a key has used is counted, and a key that has used its
+    day's tokens is refused (both blocking: they read and write a small file)."""
+
+    def refusal(self, name: str) -> str | None:
+        """The sentence refusing the key ``name`` (``None``: it may ask)."""
+        ...
+
+    def spend(self, name: str, tokens: int) -> None:
+        """Count ``tokens`` more for the key ``name`` today."""
+        ...
+
 
 _ADD_KEY = "make one with: parley serve keys add NAME"
 
@@ -154,14 +171,16 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-def _used(request: Request) -> Callable[[TokenUsages], None]:
-    """Where a reply's usage is noted for the ledger."""
+def _used(request: Request, key: str, limits: KeyLimits | None) -> Callable[[TokenUsages], None]:
+    """Where a reply's usage is noted for the ledger and counted for the key ``key``."""
 
     def used(usages: TokenUsages) -> None:
         inbound = _inbound(request)
         if inbound is not None:
             inbound.prompt_tokens = usages.prompt_tokens
             inbound.completion_tokens = usages.completion_tokens
+        if limits is not None:
+            limits.spend(key, usages.prompt_tokens + usages.completion_tokens)
 
     return used
 
@@ -183,6 +202,7 @@ async def _whole_reply(
     chat: ChatRequest,
     turn: Turn,
     write: Callable[[ChatRequest, Message], dict[str, Any]],
+    used: Callable[[TokenUsages], None],
 ) -> Response:
     """Wait for the model's turn and generate the whole reply (``write`` makes its body);
     leave the queue and stop generating when the client goes away first."""
@@ -211,7 +231,7 @@ async def _whole_reply(
     except ParleyError as exc:
         return _refusal(request, 500, str(exc), "server_error", "model_error")
     if reply.usages is not None:
-        _used(request)(reply.usages)
+        used(reply.usages)
     return JSONResponse(write(chat, reply))
 
 
@@ -239,10 +259,12 @@ def make_app(
     waiting: int = WAITING,
     record: Record | None = None,
     offline: Callable[[], bool] = lambda: False,
+    limits: KeyLimits | None = None,
 ) -> Starlette:
     """The application serving ``models`` to clients holding one of ``keys``: one
     generation at a time with ``waiting`` requests waiting, each request handed to
-    ``record`` once answered, and only this computer's clients while ``offline()``."""
+    ``record`` once answered, only this computer's clients while ``offline()``, and each
+    key's tokens counted against its daily limit in ``limits``."""
     queue = ModelQueue(waiting)
 
     async def admitted(request: Request) -> str:
@@ -304,16 +326,25 @@ def make_app(
         replies (``reply_stream``, ``reply_whole``)."""
 
         async def answer(request: Request) -> Response:
-            await admitted(request)
+            key = await admitted(request)
+            if limits is not None:
+                refusal = await asyncio.to_thread(limits.refusal, key)
+                if refusal is not None:
+                    wait = str(max(1, math.ceil(until_midnight(time.time()))))
+                    raise ApiError(
+                        429, refusal, "rate_limit_error", "daily_token_limit",
+                        headers={"retry-after": wait},
+                    )  # fmt: skip
+            used = _used(request, key, limits)
             chat = api.read(await _body(request, max_body))
             model = await served_model(request, chat)
             _check_fits(chat, model)
             await check_images(chat, model)
             turn = queue.enter()
             if chat.stream:
-                stream = api.reply_stream(chat, model, _used(request), _failed(request))
+                stream = api.reply_stream(chat, model, used, _failed(request))
                 return _Streamed(_events(stream, turn, _inbound(request)), turn)
-            return await _whole_reply(request, model, chat, turn, api.reply_whole)
+            return await _whole_reply(request, model, chat, turn, api.reply_whole, used)
 
         return answer
 

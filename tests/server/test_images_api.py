@@ -178,7 +178,7 @@ def test_images_the_server_cannot_take_are_refused(
         assert message.endswith(".")
         ask = [{"role": "user", "content": "Anything?"}]
         with _openai(served) as api:  # the server answers the next request
-            reply = api.chat.completions.create(model="parley", messages=ask)  # type: ignore[arg-type]
+            reply = api.chat.completions.create(model="parley", messages=ask)
             assert reply.choices[0].message.content == "Anything? I see nothing."
 
 
