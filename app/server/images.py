@@ -19,6 +19,7 @@ from app.server.errors import ApiError
 __all__ = [
     "IMAGE_TYPES",
     "MAX_IMAGE",
+    "MAX_IMAGES",
     "check_images",
     "data_url_image",
     "refuse_link",
@@ -27,6 +28,9 @@ __all__ = [
 
 MAX_IMAGE = 5 * 1024 * 1024
 """The largest image a request may hold, in bytes once decoded."""
+
+MAX_IMAGES = 100
+"""How many images one request may hold."""
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 """The image types a client may send."""
@@ -104,6 +108,11 @@ async def check_images(request: ChatRequest, model: ChatModel) -> None:
             f"The model {request.model[:200]} takes no images; send the request without them, "
             "or name a model that takes images.",
             "images_unsupported",
+        )
+    if len(request.images) > MAX_IMAGES:
+        raise bad(
+            f"The request holds {len(request.images)} images; Parley takes at most {MAX_IMAGES}.",
+            "too_many_images",
         )
     for sent in request.images:
         await _check(sent)

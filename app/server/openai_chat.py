@@ -13,7 +13,7 @@ from typing import Any
 from app.core.errors import ParleyError
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.state.message import Message, Role, TokenUsages
-from app.core.state.message_block import ContentBlock, ToolCallBlock, ToolResultBlock
+from app.core.state.message_block import ContentBlock, TextBlock, ToolCallBlock, ToolResultBlock
 from app.server.chat import (
     MAX_MESSAGES,
     ChatRequest,
@@ -101,7 +101,7 @@ def _tool_result(value: dict[str, Any], where: str, calls: dict[str, str]) -> Me
             "invalid_tool_result",
         )
     blocks = read_parts(value.get("content") or "", f"{where}.content", _TEXT, "text parts")
-    text = "".join(getattr(b, "text", "") for b in blocks)
+    text = "".join(b.text for b in blocks if isinstance(b, TextBlock))
     result = ToolResultBlock(call_id=call_id, output=text, name=calls[call_id])
     return made("tool", [result], where)
 

@@ -160,6 +160,30 @@ _BIG = base64.b64encode(bytes(5 * 1024 * 1024 + 1)).decode()
             f"{_WHERE}.source's type is 'image/bmp': Parley takes image/png, image/jpeg",
         ),
         (
+            "messages",
+            {
+                "model": "parley",
+                "max_tokens": 10,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/png",
+                                    "data": RED,
+                                },
+                            }
+                        ]
+                        * 101,
+                    }
+                ],
+            },
+            "The request holds 101 images; Parley takes at most 100",
+        ),
+        (
             "chat/completions",
             _openai_image(f"data:image/png;base64,{_BIG}"),
             f"{_WHERE}.image_url.url is over 5 MB, the most Parley takes for one image",
