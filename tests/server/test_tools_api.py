@@ -185,11 +185,24 @@ def test_a_whole_round_trip_call_result_and_answer(tmp_path: Path) -> None:
             assert final.choices[0].message.content == "get_weather said Sunny, 21 °C."
             assert final.choices[0].finish_reason == "stop"
 
+            with api.chat.completions.stream(  # streamed, as the SDK gathers it
+                model="parley", messages=ASK, tools=OPENAI_TOOLS
+            ) as stream:
+                gathered = stream.get_final_completion().choices[0]
+            assert gathered.message.content == "Let me look."
+            assert [(c.id, c.function.name) for c in gathered.message.tool_calls or []] == [
+                ("call_oslo", "get_weather")
+            ]
+            assert gathered.finish_reason == "tool_calls"
+
         with _anthropic(served) as api:
-            first_message = api.messages.create(
+            with api.messages.stream(  # streamed: a text block, then a tool_use block
                 model="parley", max_tokens=100, messages=ASK, tools=ANTHROPIC_TOOLS
-            )
-            assert first_message.content[0].type == "text"
+            ) as stream:
+                first_message = stream.get_final_message()
+            assert [b.type for b in first_message.content] == ["text", "tool_use"]
+            assert getattr(first_message.content[0], "text", None) == "Let me look."
+            assert first_message.stop_reason == "tool_use"
             use = first_message.content[-1]
             assert isinstance(use, anthropic.types.ToolUseBlock)
             result = {
