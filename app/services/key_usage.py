@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -21,6 +22,8 @@ from app.services.server_keys import ServerKeys
 from app.store.paths import resolve_data_dir
 
 __all__ = ["FILE_NAME", "KeyUsage", "until_midnight"]
+
+log = logging.getLogger(__name__)
 
 FILE_NAME = "server_usage.json"
 """The file in the data directory that counts today's tokens by key."""
@@ -92,14 +95,18 @@ class KeyUsage:
         return self._read(_day(self._clock()))
 
     def spend(self, name: str, tokens: int) -> None:
-        """Count ``tokens`` more for the key ``name`` today."""
+        """Count ``tokens`` more for the key ``name`` today (a count that cannot be written
+        is logged: the reply it counts was answered all the same)."""
         if tokens <= 0:
             return
         with self._lock:
             day = _day(self._clock())
             counted = self._read(day)
             counted[name] = counted.get(name, 0) + tokens
-            self._write(day, counted)
+            try:
+                self._write(day, counted)
+            except OSError as exc:
+                log.warning("the tokens of key %s could not be counted: %s", name, exc)
 
     def refusal(self, name: str) -> str | None:
         """The sentence refusing the key ``name`` when it has used its day's tokens, with

@@ -53,3 +53,15 @@ def test_a_damaged_count_counts_nothing(tmp_path: Path, memory_keyring: MemoryKe
     assert usage.refusal("ci-bot") is None
     usage.spend("ci-bot", 12)
     assert usage.refusal("ci-bot") is not None
+
+
+def test_a_count_that_cannot_be_written_loses_no_answer(
+    tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    keys = ServerKeys(tmp_path)
+    keys.add("ci-bot", daily_tokens=10)
+    (tmp_path / FILE_NAME).mkdir()  # something else stands where the count goes
+    usage = KeyUsage(tmp_path, keys)
+    usage.spend("ci-bot", 12)  # logged, not raised: the reply was answered
+    assert usage.today() == {}
+    assert usage.refusal("ci-bot") is None
