@@ -18,6 +18,12 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _tokens(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of tokens (at least 1)")
+    return int(text)
+
+
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``serve`` to the ``parley`` subcommands."""
     serve = sub.add_parser(
@@ -39,6 +45,13 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     keys.add_argument("keys_action", choices=["add", "list", "remove"])
     keys.add_argument("name", nargs="?", help="the key's name, e.g. ci-bot")
+    keys.add_argument(
+        "--daily-tokens",
+        type=_tokens,
+        metavar="N",
+        help="add: the tokens (in and out) the key may use a day; once used, its requests are "
+        "refused until local midnight",
+    )
 
 
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
@@ -52,6 +65,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
 
 
 def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.services.key_usage import KeyUsage
     from app.services.server_keys import ServerKeys
 
     keys = ServerKeys(args.data_dir)
@@ -59,9 +73,17 @@ def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         listed = keys.listed()
         if not listed:
             out.write("no keys yet; make one with: parley serve keys add NAME\n")
+        today = KeyUsage(args.data_dir, keys).today()
         for key in listed:
-            out.write(f"{key.name}\n")
+            used = today.get(key.name, 0)
+            if key.daily_tokens is None:
+                out.write(f"{key.name}: {used:,} tokens used today (no daily limit)\n")
+            else:
+                out.write(f"{key.name}: {used:,} of {key.daily_tokens:,} tokens used today\n")
         return 0
+    if args.daily_tokens is not None and args.keys_action != "add":
+        err.write("--daily-tokens goes with parley serve keys add\n")
+        return 2
     if not args.name:
         err.write(f"parley serve keys {args.keys_action} needs a name, e.g. ci-bot\n")
         return 2
@@ -71,7 +93,7 @@ def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 1
         out.write(f"removed {args.name}: it no longer works\n")
         return 0
-    made = keys.add(args.name)
+    made = keys.add(args.name, args.daily_tokens)
     out.write(f"{made}\n")
     err.write(
         f"This is key {args.name}; it is shown only now. Clients send it as "
@@ -82,6 +104,7 @@ def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 async def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from app.server.run import ParleyServer, is_loopback, listen, workspace_models
+    from app.services.key_usage import KeyUsage
     from app.services.server_keys import ServerKeys
 
     keys = ServerKeys(args.data_dir)
@@ -104,7 +127,12 @@ async def _serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     with sock:
         async with workspace_models(args.data_dir, getattr(args, "model", None)) as opened:
-            server = ParleyServer(opened.models, keys.check, network=opened.network)
+            server = ParleyServer(
+                opened.models,
+                keys.check,
+                network=opened.network,
+                limits=KeyUsage(args.data_dir, keys),
+            )
             host, port = sock.getsockname()[:2]
             shown = f"[{host}]" if ":" in host else host
             out.write(

@@ -1,6 +1,7 @@
 """Anthropic's messages API, read and written: a ``POST /v1/messages`` body checked and turned
-into Parley's messages and generation settings, and the model's reply as a ``message`` or as
-Anthropic's server-sent events (``message_start`` ... ``message_stop``)."""
+into Parley's messages, tools and generation settings, and the model's reply (its text and
+``tool_use`` blocks) as a ``message`` or as Anthropic's server-sent events (``message_start``
+... ``message_stop``)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,25 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pydantic import ValidationError
-
 from app.core.errors import ParleyError
-from app.core.models.protocol import ChatModel, GenerationConfig
+from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.state.message import Message, TokenUsages
-from app.core.state.message_block import TextBlock
-from app.server.errors import ApiError
-from app.server.openai_chat import MAX_MESSAGES, ChatRequest
-from app.server.streams import closing
+from app.core.state.message_block import ContentBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from app.server.chat import (
+    MAX_MESSAGES,
+    ChatRequest,
+    PartReader,
+    SentImage,
+    bad,
+    made,
+    number,
+    read_body,
+    read_parts,
+    read_text_part,
+)
+from app.server.images import refuse_link, sent_image
+from app.server.replies import Ending, pieces
+from app.server.tools import checked_tools, reply_calls, tool_name
 
 __all__ = ["anthropic_error_body", "read_messages_request", "reply_stream", "reply_whole"]
 
@@ -47,115 +58,187 @@ def anthropic_error_body(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": _KINDS.get(status, "api_error"), "message": message}}
 
 
-def _bad(message: str, code: str, param: str | None = None) -> ApiError:
-    return ApiError(400, message, "invalid_request_error", code, param)
+_TEXT: dict[str, PartReader] = {"text": read_text_part}
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+def _image(images: list[SentImage]) -> PartReader:
+    """Reads a user's ``image`` block (base64 data), keeping it in ``images`` to be
+    checked; an image given by a link or a file is refused."""
 
-
-def _text_of(content: Any, where: str) -> str:
-    """The text of ``content``: a string, or a list of text blocks."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise _bad(f"{where} must be a string or a list of text blocks.", "invalid_content")
-    texts = []
-    for n, block in enumerate(content):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind != "text" or not isinstance(block.get("text"), str):
-            shown = kind if isinstance(kind, str) else "not a text block"
-            raise _bad(
-                f"{where}[{n}] is {shown[:40]!r}: Parley's server takes only text blocks for now.",
-                "unsupported_content",
+    def read(part: dict[str, Any], where: str) -> list[ContentBlock]:
+        source = part.get("source")
+        kind = source.get("type") if isinstance(source, dict) else None
+        if kind in ("url", "file"):
+            raise refuse_link(f"{where}.source")
+        if kind != "base64" or not isinstance(source, dict):
+            raise bad(
+                f'{where} has no base64 source: send source as {{"type": "base64", '
+                '"media_type": ..., "data": ...}.',
+                "invalid_image",
             )
-        texts.append(block["text"])
-    return "".join(texts)
+        sent = sent_image(source.get("data"), source.get("media_type"), f"{where}.source")
+        images.append(sent)
+        return [sent.block]
+
+    return read
 
 
-def _made(role: str, text: str, where: str) -> Message:
-    try:
-        return Message(role=role, content=[TextBlock(text=text)] if text else [])
-    except ValidationError as exc:
-        why = str(exc.errors(include_url=False)[0]["msg"]).removeprefix("Value error, ")
-        raise _bad(f"{where} cannot be read: {why}.", "invalid_content") from None
+def _tool_use(calls: dict[str, str]) -> PartReader:
+    """Reads an assistant's ``tool_use`` block, keeping its id and name in ``calls``."""
+
+    def read(part: dict[str, Any], where: str) -> list[ContentBlock]:
+        call_id = part.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            raise bad(f"{where}.id must be the call's id, a string.", "invalid_tool_use")
+        name = tool_name(part.get("name"), f"{where}.name")
+        args = part.get("input", {})
+        if not isinstance(args, dict):
+            raise bad(f"{where}.input must be an object: the call's arguments.", "invalid_tool_use")
+        calls[call_id] = name
+        return [ToolCallBlock(id=call_id, name=name, args=args)]
+
+    return read
 
 
-def _message(value: Any, n: int) -> Message:
+def _tool_result(calls: dict[str, str]) -> PartReader:
+    """Reads a user's ``tool_result`` block: the result of one of ``calls``."""
+
+    def read(part: dict[str, Any], where: str) -> list[ContentBlock]:
+        call_id = part.get("tool_use_id")
+        if not isinstance(call_id, str) or call_id not in calls:
+            shown = call_id[:80] if isinstance(call_id, str) else "no call"
+            raise bad(
+                f"{where} answers {shown!r}, which no tool_use of an earlier assistant message "
+                "made.",
+                "invalid_tool_result",
+            )
+        blocks = read_parts(part.get("content") or "", f"{where}.content", _TEXT, "text blocks")
+        text = "".join(b.text for b in blocks if isinstance(b, TextBlock))
+        status = "error" if part.get("is_error") is True else "completed"
+        return [ToolResultBlock(call_id=call_id, output=text, status=status, name=calls[call_id])]
+
+    return read
+
+
+def _message(value: Any, n: int, calls: dict[str, str], images: list[SentImage]) -> list[Message]:
+    """A message of the request, as Parley's messages: an assistant's text and tool calls, or
+    a user's results of tool calls (each a tool message) and then its text."""
     where = f"messages[{n}]"
     if not isinstance(value, dict):
-        raise _bad(f"{where} must be an object with a role and content.", "invalid_message")
+        raise bad(f"{where} must be an object with a role and content.", "invalid_message")
     role = value.get("role")
     if role not in ("user", "assistant"):
-        raise _bad(
+        raise bad(
             f"{where}.role must be user or assistant (the system prompt goes in system).",
             "invalid_role",
         )
-    return _made(role, _text_of(value.get("content"), f"{where}.content"), where)
+    content = value.get("content")
+    if role == "assistant":
+        readers = {**_TEXT, "tool_use": _tool_use(calls)}
+        blocks = read_parts(content, f"{where}.content", readers, "text and tool_use blocks")
+        return [made("assistant", blocks, where)]
+    readers = {**_TEXT, "image": _image(images), "tool_result": _tool_result(calls)}
+    takes = "text, image and tool_result blocks"
+    blocks = read_parts(content, f"{where}.content", readers, takes)
+    results = [made("tool", [b], where) for b in blocks if isinstance(b, ToolResultBlock)]
+    rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
+    return [*results, made("user", rest, where)] if rest or not results else results
 
 
-def _number(body: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
-    value = body.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
-        raise _bad(f"{name} must be a number.", "invalid_value", name)
-    return value
+def _tool(item: dict[str, Any], where: str) -> tuple[str, Any, Any]:
+    """One of ``tools``: ``{name, description, input_schema}`` (a client tool)."""
+    kind = item.get("type")
+    if kind not in (None, "custom"):
+        shown = kind[:60] if isinstance(kind, str) else "not a client tool"
+        raise bad(
+            f"{where} is {shown!r}: Parley passes only client tools (name, description, "
+            "input_schema) to a model.",
+            "unsupported_tool",
+        )
+    return (
+        tool_name(item.get("name"), f"{where}.name"),
+        item.get("description"),
+        item.get("input_schema"),
+    )
 
 
-def _config(body: dict[str, Any]) -> GenerationConfig:
+def _tool_choice(value: Any, tools: list[ToolSpec]) -> str:
+    """``tool_choice`` (``{"type": auto|any|tool|none, "name"}``) as
+    :class:`GenerationConfig` takes it."""
+    if value is None:
+        return "auto"
+    kind = value.get("type") if isinstance(value, dict) else None
+    if kind in ("auto", "none"):
+        return str(kind)
+    if kind in ("any", "tool") and not tools:
+        raise bad(f"tool_choice is {kind}, but no tools were sent.", "invalid_value")
+    if kind == "any":
+        return "required"
+    if kind == "tool" and isinstance(value, dict):
+        name = value.get("name")
+        if isinstance(name, str) and name in {t.name for t in tools}:
+            return name
+        shown = name[:80] if isinstance(name, str) else "no tool"
+        raise bad(
+            f"tool_choice names {shown!r}, which is not one of the tools sent.", "invalid_value"
+        )
+    raise bad(
+        'tool_choice must be {"type": "auto"}, {"type": "any"}, {"type": "none"} or '
+        '{"type": "tool", "name": ...}.',
+        "invalid_value",
+    )
+
+
+def _config(body: dict[str, Any], tools: list[ToolSpec]) -> GenerationConfig:
     if "max_tokens" not in body:
-        raise _bad("max_tokens is missing: say how long the reply may be.", "missing_max_tokens")
-    max_tokens = _number(body, "max_tokens", int)
+        raise bad("max_tokens is missing: say how long the reply may be.", "missing_max_tokens")
+    max_tokens = number(body, "max_tokens", int)
     if max_tokens is None or max_tokens < 1:
-        raise _bad("max_tokens must be a whole number, at least 1.", "invalid_value", "max_tokens")
+        raise bad("max_tokens must be a whole number, at least 1.", "invalid_value", "max_tokens")
     stop = body.get("stop_sequences")
     if stop is not None and not (isinstance(stop, list) and all(isinstance(s, str) for s in stop)):
-        raise _bad("stop_sequences must be a list of strings.", "invalid_value", "stop_sequences")
-    temperature = _number(body, "temperature", (int, float))
-    return GenerationConfig(temperature=temperature, max_tokens=max_tokens, stop=stop or None)
+        raise bad("stop_sequences must be a list of strings.", "invalid_value", "stop_sequences")
+    temperature = number(body, "temperature", (int, float))
+    return GenerationConfig(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        stop=stop or None,
+        tool_choice=_tool_choice(body.get("tool_choice"), tools),
+    )
 
 
 def read_messages_request(raw: bytes) -> ChatRequest:
     """The request ``raw`` holds, checked; an :class:`ApiError` (400) with one sentence
     saying what is wrong otherwise."""
-    try:
-        body = json.loads(raw, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        raise _bad(
-            "The request body is not valid JSON; send a JSON object with model, max_tokens "
-            "and messages.",
-            "invalid_json",
-        ) from None
-    if not isinstance(body, dict):
-        raise _bad(
-            "The request body must be a JSON object with model, max_tokens and messages.",
-            "invalid_json",
-        )
+    body = read_body(raw, "model, max_tokens and messages")
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise _bad("model is missing: name one that GET /v1/models lists.", "missing_model")
+        raise bad("model is missing: name one that GET /v1/models lists.", "missing_model")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise _bad("messages is missing or empty: send at least one message.", "missing_messages")
+        raise bad("messages is missing or empty: send at least one message.", "missing_messages")
     if len(messages) > MAX_MESSAGES:
-        raise _bad(
+        raise bad(
             f"The request holds {len(messages)} messages; Parley takes at most {MAX_MESSAGES}.",
             "too_many_messages",
         )
-    if body.get("tools"):
-        raise _bad(
-            "Tools are not served by Parley yet; send the request without them.",
-            "unsupported_tools",
-        )
-    config = _config(body)
+    tools = checked_tools(body.get("tools"), _tool)
+    config = _config(body, tools)
     system = body.get("system")
-    head = [] if system is None else [_made("system", _text_of(system, "system"), "system")]
+    head = []
+    if system is not None:
+        head = [made("system", read_parts(system, "system", _TEXT, "text blocks"), "system")]
+    calls: dict[str, str] = {}
+    images: list[SentImage] = []
+    read = [m for n, value in enumerate(messages) for m in _message(value, n, calls, images)]
     return ChatRequest(
         model=model,
-        messages=[*head, *(_message(m, n) for n, m in enumerate(messages))],
+        messages=[*head, *read],
         config=config,
         stream=body.get("stream") is True,
         include_usage=True,
+        tools=tools,
+        images=images,
     )
 
 
@@ -172,15 +255,27 @@ def _message_id() -> str:
     return f"msg_{uuid.uuid4().hex}"
 
 
+def _stop_of(reason: object, calls: list[ToolCallBlock]) -> str:
+    return "tool_use" if calls else _stop(reason)
+
+
+def _tool_use_block(call: ToolCallBlock) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.args}
+
+
 def reply_whole(request: ChatRequest, reply: Message) -> dict[str, Any]:
-    """The ``message`` object for the whole ``reply``."""
+    """The ``message`` object for the whole ``reply``: its text, then a ``tool_use`` block
+    for each tool call."""
+    calls = reply_calls(reply)
+    text = reply.text()
+    content = [{"type": "text", "text": text}] if text or not calls else []
     return {
         "id": _message_id(),
         "type": "message",
         "role": "assistant",
         "model": request.model,
-        "content": [{"type": "text", "text": reply.text()}],
-        "stop_reason": _stop(reply.metadata.get("finish_reason")),
+        "content": [*content, *(_tool_use_block(c) for c in calls)],
+        "stop_reason": _stop_of(reply.metadata.get("finish_reason"), calls),
         "stop_sequence": None,
         "usage": _usage(reply.usages),
     }
@@ -191,16 +286,32 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {payload}\n\n".encode()
 
 
+def _block_start(index: int, block: dict[str, Any]) -> bytes:
+    start = {"type": "content_block_start", "index": index, "content_block": block}
+    return _event("content_block_start", start)
+
+
+def _block_delta(index: int, delta: dict[str, Any]) -> bytes:
+    return _event(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    )
+
+
+def _block_stop(index: int) -> bytes:
+    return _event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
 async def reply_stream(
     request: ChatRequest,
     model: ChatModel,
     used: Callable[[TokenUsages], None] = lambda usages: None,
     failed: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
-    """The reply as Anthropic's events: ``message_start``, one text block (its start, a
-    ``text_delta`` per piece, its stop), ``message_delta`` with the stop reason and usage,
-    ``message_stop``; a model's failure is an ``error`` event. ``used`` hears the usage,
-    ``failed`` that the model failed.
+    """The reply as Anthropic's events: ``message_start``, a text block (its start, a
+    ``text_delta`` per piece, its stop), a ``tool_use`` block per tool call once the model
+    has made them (its start, its whole input as one ``input_json_delta``, its stop),
+    ``message_delta`` with the stop reason and usage, ``message_stop``; a model's failure is
+    an ``error`` event. ``used`` hears the usage, ``failed`` that the model failed.
     Closing this stream (the client went away) closes the model's, which stops it."""
     start: dict[str, Any] = {
         "id": _message_id(),
@@ -213,39 +324,39 @@ async def reply_stream(
         "usage": {"input_tokens": 0, "output_tokens": 0},
     }
     yield _event("message_start", {"type": "message_start", "message": start})
-    block = {"type": "text", "text": ""}
-    yield _event(
-        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
-    )
-    usages: TokenUsages | None = None
-    stop = "end_turn"
+    ending = Ending(None, "stop", [])
+    texting = False
     try:
-        async with closing(model.astream(request.messages, config=request.config)) as stream:
-            async for part in stream:
-                text = "".join(b.text for b in part.content if isinstance(b, TextBlock))
-                if text:
-                    delta = {"type": "text_delta", "text": text}
-                    yield _event(
-                        "content_block_delta",
-                        {"type": "content_block_delta", "index": 0, "delta": delta},
-                    )
-                if part.usages is not None:
-                    usages = part.usages
-                if part.metadata.get("finish_reason"):
-                    stop = _stop(part.metadata["finish_reason"])
+        async for piece in pieces(request, model):
+            if isinstance(piece, Ending):
+                ending = piece
+                continue
+            if not texting:
+                texting = True
+                yield _block_start(0, {"type": "text", "text": ""})
+            yield _block_delta(0, {"type": "text_delta", "text": piece})
     except ParleyError as exc:
         failed()
         yield _event("error", anthropic_error_body(500, str(exc)))
         return
-    if usages is not None:
-        used(usages)
-    yield _event("content_block_stop", {"type": "content_block_stop", "index": 0})
+    if ending.usages is not None:
+        used(ending.usages)
+    if texting or not ending.calls:  # a reply of no text and no call is one empty text block
+        if not texting:
+            yield _block_start(0, {"type": "text", "text": ""})
+        yield _block_stop(0)
+    first = 1 if texting or not ending.calls else 0
+    for index, call in enumerate(ending.calls, first):
+        yield _block_start(index, {**_tool_use_block(call), "input": {}})
+        partial = json.dumps(call.args, ensure_ascii=False)
+        yield _block_delta(index, {"type": "input_json_delta", "partial_json": partial})
+        yield _block_stop(index)
     yield _event(
         "message_delta",
         {
             "type": "message_delta",
-            "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": _usage(usages),
+            "delta": {"stop_reason": _stop_of(ending.finish, ending.calls), "stop_sequence": None},
+            "usage": _usage(ending.usages),
         },
     )
     yield _event("message_stop", {"type": "message_stop"})

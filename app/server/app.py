@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+import math
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -23,23 +26,60 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
+from app.server.chat import ChatRequest
 from app.server.errors import ApiError, error_body
+from app.server.images import check_images
 from app.server.ledger import Inbound, NoteRequests, Record
-from app.server.models import ServedModel, ServedModels
-from app.server.openai_chat import ChatRequest
+from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
 from app.server.queue import WAITING, ModelQueue, Turn
+from app.server.replies import generate
 from app.server.streams import closing
+from app.services.key_usage import until_midnight
 
-__all__ = ["MAX_BODY", "KeyCheck", "make_app"]
+__all__ = ["MAX_BODY", "KeyCheck", "KeyLimits", "make_app"]
 
-MAX_BODY = 1_000_000
+MAX_BODY = 16_000_000
 """The largest request body the server reads, in bytes."""
 
 KeyCheck = Callable[[str], str | None]
 """The name of the key a client sent, or ``None`` when it is no key of this server
 (blocking: it may read the keyring)."""
 
+
+class KeyLimits(Protocol):
+    """Each key's daily tokens: what a key has used is counted, and a key that has used its
+    day's tokens is refused (both blocking: they read and write a small file)."""
+
+    def refusal(self, name: str) -> str | None:
+        """The sentence refusing the key ``name`` (``None``: it may ask)."""
+        ...
+
+    def spend(self, name: str, tokens: int) -> None:
+        """Count ``tokens`` more for the key ``name`` today."""
+        ...
+
+
 _ADD_KEY = "make one with: parley serve keys add NAME"
+
+
+@dataclass(frozen=True, slots=True)
+class _Api:
+    """One API the server speaks: how its requests are read and its replies written."""
+
+    read: Callable[[bytes], ChatRequest]
+    reply_stream: Callable[
+        [ChatRequest, ChatModel, Callable[[TokenUsages], None], Callable[[], None]],
+        AsyncIterator[bytes],
+    ]
+    reply_whole: Callable[[ChatRequest, Message], dict[str, Any]]
+
+
+_OPENAI = _Api(openai_chat.read_chat_request, openai_chat.reply_stream, openai_chat.reply_whole)
+_ANTHROPIC = _Api(
+    anthropic_messages.read_messages_request,
+    anthropic_messages.reply_stream,
+    anthropic_messages.reply_whole,
+)
 
 
 def _key_sent(request: Request) -> str | None:
@@ -131,14 +171,16 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-def _used(request: Request) -> Callable[[TokenUsages], None]:
-    """Where a reply's usage is noted for the ledger."""
+def _used(request: Request, key: str, limits: KeyLimits | None) -> Callable[[TokenUsages], None]:
+    """Where a reply's usage is noted for the ledger and counted for the key ``key``."""
 
     def used(usages: TokenUsages) -> None:
         inbound = _inbound(request)
         if inbound is not None:
             inbound.prompt_tokens = usages.prompt_tokens
             inbound.completion_tokens = usages.completion_tokens
+        if limits is not None:
+            limits.spend(key, usages.prompt_tokens + usages.completion_tokens)
 
     return used
 
@@ -160,20 +202,20 @@ async def _whole_reply(
     chat: ChatRequest,
     turn: Turn,
     write: Callable[[ChatRequest, Message], dict[str, Any]],
+    used: Callable[[TokenUsages], None],
 ) -> Response:
     """Wait for the model's turn and generate the whole reply (``write`` makes its body);
     leave the queue and stop generating when the client goes away first."""
 
-    async def generate() -> Message:
+    async def whole() -> Message:
         await turn.wait()
-        stream = model.astream(chat.messages, config=chat.config)
-        async with closing(stream):
+        async with closing(generate(chat, model)) as stream:
             chunks = [chunk async for chunk in stream]
         if not chunks:
             raise ParleyError("The model sent no reply at all. Try again.")
         return merged(chunks)
 
-    generating = asyncio.ensure_future(generate())
+    generating = asyncio.ensure_future(whole())
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait({generating, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -189,7 +231,7 @@ async def _whole_reply(
     except ParleyError as exc:
         return _refusal(request, 500, str(exc), "server_error", "model_error")
     if reply.usages is not None:
-        _used(request)(reply.usages)
+        used(reply.usages)
     return JSONResponse(write(chat, reply))
 
 
@@ -217,10 +259,12 @@ def make_app(
     waiting: int = WAITING,
     record: Record | None = None,
     offline: Callable[[], bool] = lambda: False,
+    limits: KeyLimits | None = None,
 ) -> Starlette:
     """The application serving ``models`` to clients holding one of ``keys``: one
     generation at a time with ``waiting`` requests waiting, each request handed to
-    ``record`` once answered, and only this computer's clients while ``offline()``."""
+    ``record`` once answered, only this computer's clients while ``offline()``, and each
+    key's tokens counted against its daily limit in ``limits``."""
     queue = ModelQueue(waiting)
 
     async def admitted(request: Request) -> str:
@@ -277,25 +321,32 @@ def make_app(
                 "model_not_available", "model",
             ) from None  # fmt: skip
 
-    async def chat_completions(request: Request) -> Response:
-        await admitted(request)
-        chat = openai_chat.read_chat_request(await _body(request, max_body))
-        model = await served_model(request, chat)
-        turn = queue.enter()
-        if chat.stream:
-            stream = openai_chat.reply_stream(chat, model, _used(request), _failed(request))
-            return _Streamed(_events(stream, turn, _inbound(request)), turn)
-        return await _whole_reply(request, model, chat, turn, openai_chat.reply_whole)
+    def answering(api: _Api) -> Callable[[Request], Awaitable[Response]]:
+        """The handler of one API: ``api`` reads its requests (``read``) and writes its
+        replies (``reply_stream``, ``reply_whole``)."""
 
-    async def messages(request: Request) -> Response:
-        await admitted(request)
-        chat = anthropic_messages.read_messages_request(await _body(request, max_body))
-        model = await served_model(request, chat)
-        turn = queue.enter()
-        if chat.stream:
-            stream = anthropic_messages.reply_stream(chat, model, _used(request), _failed(request))
-            return _Streamed(_events(stream, turn, _inbound(request)), turn)
-        return await _whole_reply(request, model, chat, turn, anthropic_messages.reply_whole)
+        async def answer(request: Request) -> Response:
+            key = await admitted(request)
+            if limits is not None:
+                refusal = await asyncio.to_thread(limits.refusal, key)
+                if refusal is not None:
+                    wait = str(max(1, math.ceil(until_midnight(time.time()))))
+                    raise ApiError(
+                        429, refusal, "rate_limit_error", "daily_token_limit",
+                        headers={"retry-after": wait},
+                    )  # fmt: skip
+            used = _used(request, key, limits)
+            chat = api.read(await _body(request, max_body))
+            model = await served_model(request, chat)
+            _check_fits(chat, model)
+            await check_images(chat, model)
+            turn = queue.enter()
+            if chat.stream:
+                stream = api.reply_stream(chat, model, used, _failed(request))
+                return _Streamed(_events(stream, turn, _inbound(request)), turn)
+            return await _whole_reply(request, model, chat, turn, api.reply_whole, used)
+
+        return answer
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
@@ -331,12 +382,37 @@ def make_app(
         routes=[
             Route("/v1/models", list_models, methods=["GET"]),
             Route("/v1/models/{model_id:path}", one_model, methods=["GET"]),
-            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-            Route("/v1/messages", messages, methods=["POST"]),
+            Route("/v1/chat/completions", answering(_OPENAI), methods=["POST"]),
+            Route("/v1/messages", answering(_ANTHROPIC), methods=["POST"]),
         ],
         exception_handlers=handlers,
         middleware=[] if record is None else [Middleware(NoteRequests, record=record)],
     )
+
+
+def _check_fits(chat: ChatRequest, model: ChatModel) -> None:
+    """An :class:`ApiError` (400) when ``chat`` holds tools ``model`` cannot take: an agent
+    runs with its own tools, and a model without tool calling takes none."""
+    if not (chat.tools or chat.has_tool_turns):
+        return
+    if chat.model.startswith(AGENT_PREFIX):
+        raise ApiError(
+            400,
+            f"{chat.model[:200]} runs with its own tools, so it takes none from the client; "
+            "send the request without tools, or name a model (GET /v1/models lists them).",
+            "invalid_request_error",
+            "agent_tools",
+            "tools",
+        )
+    if not model.info.supports_tools:
+        raise ApiError(
+            400,
+            f"The model {chat.model[:200]} cannot call tools; send the request without them, "
+            "or name a model that can.",
+            "invalid_request_error",
+            "tools_unsupported",
+            "tools",
+        )
 
 
 def _model_object(model: ServedModel) -> dict[str, Any]:

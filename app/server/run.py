@@ -13,7 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from app.core.netgate import Connection, is_local_host
-from app.server.app import MAX_BODY, KeyCheck, make_app
+from app.server.app import MAX_BODY, KeyCheck, KeyLimits, make_app
 from app.server.ledger import Inbound, Record
 from app.server.models import ServedModels, WorkspaceModels
 from app.server.queue import WAITING
@@ -105,7 +105,8 @@ async def workspace_models(
 
 class ParleyServer:
     """uvicorn serving the application for ``models`` and ``keys`` on a bound socket, each
-    request kept in ``network``'s ledger (and only this computer answered while offline)."""
+    request kept in ``network``'s ledger (and only this computer answered while offline),
+    each key's tokens counted against its daily limit in ``limits``."""
 
     def __init__(
         self,
@@ -115,6 +116,7 @@ class ParleyServer:
         network: NetworkLedger | None = None,
         max_body: int = MAX_BODY,
         waiting: int = WAITING,
+        limits: KeyLimits | None = None,
     ) -> None:
         offline: Callable[[], bool] = (
             (lambda: False) if network is None else (lambda: network.offline)
@@ -126,6 +128,7 @@ class ParleyServer:
             waiting=waiting,
             record=None if network is None else ledger_record(network),
             offline=offline,
+            limits=limits,
         )
         config = uvicorn.Config(
             application,

@@ -1,9 +1,10 @@
 """The keys clients send to ``parley serve``: made, listed, removed and checked.
 
 A key is shown once, when it is made. Parley keeps only its SHA-256 digest, in the system
-keyring (service ``"parley"``, under ``server-key/ID``), and the key's name and id in
-``server_keys.json`` in the data directory (no secret in that file). Checking a key hashes
-what the client sent and compares it with every kept digest in constant time.
+keyring (service ``"parley"``, under ``server-key/ID``), and the key's name, id and daily
+token limit (when it has one) in ``server_keys.json`` in the data directory (no secret in
+that file). Checking a key hashes what the client sent and compares it with every kept
+digest in constant time.
 """
 
 from __future__ import annotations
@@ -44,10 +45,11 @@ def _ref(key_id: str) -> str:
 @dataclass(frozen=True, slots=True)
 class ServerKey:
     """One key's name (chosen by the person) and id (chosen by Parley; names its digest in
-    the keyring). Neither is secret."""
+    the keyring), neither secret, and the tokens it may use a day (``None``: no limit)."""
 
     name: str
     id: str
+    daily_tokens: int | None = None
 
 
 class ServerKeys:
@@ -78,13 +80,21 @@ class ServerKeys:
         for item in data:
             if isinstance(item, dict) and {"name", "id"} <= item.keys():
                 name, key_id = item["name"], item["id"]
+                daily = item.get("daily_tokens")
+                if not isinstance(daily, int) or isinstance(daily, bool) or daily < 1:
+                    daily = None
                 if isinstance(name, str) and isinstance(key_id, str):
-                    keys.append(ServerKey(name, key_id))
+                    keys.append(ServerKey(name, key_id, daily))
         return sorted(keys, key=lambda k: k.name)
 
     def _write(self, keys: list[ServerKey]) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps([{"name": k.name, "id": k.id} for k in keys], indent=2).encode()
+        items = [
+            {"name": k.name, "id": k.id}
+            | ({} if k.daily_tokens is None else {"daily_tokens": k.daily_tokens})
+            for k in keys
+        ]
+        data = json.dumps(items, indent=2).encode()
         fd, tmp = tempfile.mkstemp(prefix=".server-keys-", dir=self._path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
@@ -96,10 +106,13 @@ class ServerKeys:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def add(self, name: str) -> str:
-        """Make a key called ``name`` and return it (the only time it is shown); a
-        :class:`UserError` when the name is taken or not a plain name, a
-        :class:`SecretError` when no keyring can keep its digest."""
+    def add(self, name: str, daily_tokens: int | None = None) -> str:
+        """Make a key called ``name``, which may use ``daily_tokens`` a day when given, and
+        return it (the only time it is shown); a :class:`UserError` when the name is taken
+        or not a plain name or the limit is not a positive number, a :class:`SecretError`
+        when no keyring can keep its digest."""
+        if daily_tokens is not None and daily_tokens < 1:
+            raise UserError(f"a daily token limit must be at least 1, not {daily_tokens}")
         if not _NAME.fullmatch(name):
             raise UserError(
                 f"{name!r} cannot name a key: use up to 64 letters, digits, dots, dashes or "
@@ -118,7 +131,7 @@ class ServerKeys:
         except SecretError as exc:
             why = str(exc).partition(": ")[2] or str(exc)
             raise SecretError(_ref(key_id), f"the key {name} was not made: {why}") from None
-        self._write([*keys, ServerKey(name, key_id)])
+        self._write([*keys, ServerKey(name, key_id, daily_tokens)])
         return key
 
     def remove(self, name: str) -> bool:

@@ -21,6 +21,7 @@ from app.server.app import MAX_BODY
 from app.server.models import ServedModel, ServedModels
 from app.server.queue import WAITING
 from app.server.run import ParleyServer, listen, workspace_models
+from app.services.key_usage import KeyUsage
 from app.services.server_keys import ServerKeys
 from tests.services.memory_keyring import MemoryKeyring, installed
 
@@ -82,17 +83,22 @@ def serving(
     waiting: int = WAITING,
     script: list[dict[str, Any]] | None = None,
     prepare: Callable[[Path], None] | None = None,
+    daily_tokens: int | None = None,
 ) -> Iterator[Served]:
     """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``, and
     one agent, ``Researcher``; stop it at the end. It serves the workspace's models
     unless given ``models``, with ``waiting`` requests at most waiting for a model; the
     scripted model answers with ``script`` when given; ``prepare(data_dir)`` runs once the
-    agent is made, before the server starts."""
+    agent is made, before the server starts; the key may use ``daily_tokens`` a day when
+    given."""
     data_dir = tmp_path / "data"
     script_file = write_script(tmp_path / "tides.json", script=script)
     with installed(MemoryKeyring()) as keyring:
         assert isinstance(keyring, MemoryKeyring)
-        code, out, err = run_parley("serve", "keys", "add", "ci-bot", "--data-dir", str(data_dir))
+        limit = () if daily_tokens is None else ("--daily-tokens", str(daily_tokens))
+        code, out, err = run_parley(
+            "serve", "keys", "add", "ci-bot", *limit, "--data-dir", str(data_dir)
+        )
         assert code == 0, err
         key = out.strip()
         agent = ("agents", "add", "Researcher", "--thread-model", "--instructions", "Look it up.")
@@ -109,12 +115,14 @@ def serving(
         async def main() -> None:
             async with workspace_models(data_dir, f"scripted:{script_file}") as opened:
                 served = opened.models if models is None else models
+                keys = ServerKeys(data_dir)
                 server = ParleyServer(
                     served,
-                    ServerKeys(data_dir).check,
+                    keys.check,
                     network=opened.network,
                     max_body=max_body,
                     waiting=waiting,
+                    limits=KeyUsage(data_dir, keys),
                 )
                 holder.append(server)
                 started.set()

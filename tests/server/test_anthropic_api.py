@@ -141,11 +141,19 @@ def test_no_key_and_a_wrong_key_are_refused_in_anthropics_shape(served: Served) 
                 "max_tokens": 10,
                 "messages": [{"role": "user", "content": [{"type": "image"}]}],
             },
-            "messages[0].content[0] is 'image'",
+            "messages[0].content[0] has no base64 source",
         ),
         (
-            {"model": "parley", "max_tokens": 10, "messages": ASK, "tools": [{"name": "now"}]},
-            "Tools are not served",
+            {
+                "model": "parley",
+                "max_tokens": 10,
+                "messages": [{"role": "user", "content": [{"type": "document"}]}],
+            },
+            "messages[0].content[0] is 'document'",
+        ),
+        (
+            {"model": "parley", "max_tokens": 10, "messages": ASK, "tools": {"name": "now"}},
+            "tools must be a list of tools",
         ),
         ([1, 2], "The request body must be a JSON object"),
     ],

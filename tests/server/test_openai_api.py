@@ -150,9 +150,20 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
         ({"model": "parley", "messages": [{"role": "wizard", "content": "hi"}]}, "invalid_role"),
         ({"model": "parley", "messages": ["hi"]}, "invalid_message"),
         ({"model": "parley", "messages": [{"role": "user", "content": 7}]}, "invalid_content"),
-        ({"model": "parley", "messages": [{"role": "tool", "content": "x"}]}, "unsupported_role"),
+        (
+            {"model": "parley", "messages": [{"role": "tool", "content": "x"}]},
+            "invalid_tool_result",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "function", "content": "x"}]},
+            "unsupported_role",
+        ),
         (
             {"model": "parley", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+            "invalid_image",
+        ),
+        (
+            {"model": "parley", "messages": [{"role": "user", "content": [{"type": "audio"}]}]},
             "unsupported_content",
         ),
         (
@@ -180,9 +191,9 @@ def test_malformed_json_is_refused_and_the_next_request_answers(served: Served) 
             {
                 "model": "parley",
                 "messages": [{"role": "user", "content": "hi"}],
-                "tools": [{"type": "function", "function": {"name": "now"}}],
+                "tools": [{"type": "function", "function": {"name": "what time"}}],
             },
-            "unsupported_tools",
+            "invalid_tool_name",
         ),
     ],
 )
@@ -206,7 +217,7 @@ def test_the_sdk_reads_an_unknown_models_error(served: Served) -> None:
 
 
 def test_an_oversized_body_is_refused_and_the_server_stays_up(served: Served) -> None:
-    huge = "tide " * (MAX_BODY // 5 + 1)  # just over 1 MB of text
+    huge = "tide " * (MAX_BODY // 5 + 1)  # just over 16 MB of text
     with pytest.raises(openai.APIStatusError) as refused:
         client(served).chat.completions.create(
             model="parley", messages=[{"role": "user", "content": huge}]
@@ -214,7 +225,7 @@ def test_an_oversized_body_is_refused_and_the_server_stays_up(served: Served) ->
     assert refused.value.status_code == 413
     assert refused.value.code == "body_too_large"
     assert refused.value.message == (
-        "Error code: 413 - The request body is over 1,000,000 bytes, the most this server "
+        "Error code: 413 - The request body is over 16,000,000 bytes, the most this server "
         "reads; send less."
     )
     reply = client(served).chat.completions.create(
