@@ -30,7 +30,7 @@ from app.services.schedules.when import (
 from app.services.threads import ThreadService
 from app.store import RunRecord, ScheduleRecord, Store
 
-__all__ = ["ScheduleService", "local_zone", "moment"]
+__all__ = ["RunRecord", "ScheduleRecord", "ScheduleService", "local_zone", "moment", "zone_of"]
 
 MAX_PROMPT_CHARS = 20_000
 """The longest prompt a schedule keeps."""
