@@ -70,6 +70,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     scheduler = sub.add_parser(
         "scheduler", parents=[common], help="run the schedules without the window"
     )
+    scheduler.add_argument(
+        "action",
+        nargs="?",
+        choices=["install", "uninstall"],
+        help="add or remove a systemd user service that runs the scheduler while you are logged in",
+    )
     scheduler.add_argument("--once", action="store_true", help="run what is due, then exit")
     scheduler.add_argument("--now", help=_NOW_HELP)
     scheduler.add_argument(
@@ -88,6 +94,8 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     if args.command == "runs":
         return asyncio.run(_opened(args, out, err, _runs))
     if args.command == "scheduler":
+        if args.action is not None:
+            return _service_unit(args, out)
         return asyncio.run(_scheduler(args, out, err))
     return None
 
@@ -351,6 +359,42 @@ async def _scheduler(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
 
     return await _as_runner(args, out, err, once if args.once else serve, taken)
+
+
+def _service_unit(args: argparse.Namespace, out: TextIO) -> int:
+    """``parley scheduler install|uninstall``: write or remove the systemd user unit, and say
+    how to start or stop it (systemctl is not called here)."""
+    import shutil
+
+    from app.services.locations import Locations
+    from app.services.schedules.unit import (
+        UNIT_NAME,
+        install_unit,
+        remove_unit,
+        unit_path,
+        unit_text,
+    )
+
+    path = unit_path()
+    if args.action == "uninstall":
+        if not remove_unit(path):
+            _write(out, f"There is no scheduler service to remove ({path}).\n")
+            return 0
+        _write(out, f"Removed {path}.\n")
+        out.write(f"If it was running, stop it with: systemctl --user disable --now {UNIT_NAME}\n")
+        return 0
+    data = Locations.resolve(args.data_dir).data
+    replaced = install_unit(unit_text(data, args.model), path)
+    _write(out, f"{'Replaced' if replaced else 'Wrote'} {path}.\n")
+    start = f"systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}"
+    if shutil.which("systemctl") is None:
+        out.write(
+            "systemctl is not found here: on a system run by systemd, start it with: "
+            f"{start}; elsewhere, run parley scheduler from your session's startup.\n"
+        )
+    else:
+        out.write(f"Start it now and at every login with: {start}\n")
+    return 0
 
 
 def _pid() -> int:

@@ -181,3 +181,46 @@ def test_run_now_runs_a_schedule_at_once(tmp_path: Path) -> None:
     assert done.stdout.startswith(f"Schedule {short}: done (run now) in thread ")
     (run,) = _runs(tmp_path)
     assert run["note"] == "run now"
+
+
+def test_install_writes_the_user_service_and_uninstall_removes_it(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    data = tmp_path / "my data"
+    env = {"XDG_CONFIG_HOME": str(config), "PATH": str(tmp_path / "no-bin")}
+    done = parley("scheduler", "install", "--data-dir", str(data), **env)
+    assert done.returncode == 0, done.stderr
+    unit = config / "systemd" / "user" / "parley-scheduler.service"
+    assert done.stdout.splitlines()[0] == f"Wrote {unit}."
+    assert "systemctl is not found here" in done.stdout
+    assert "systemctl --user daemon-reload && systemctl --user enable --now " in done.stdout
+    assert (
+        unit.read_bytes()
+        == (
+            "[Unit]\n"
+            "Description=Parley: run scheduled agents\n"
+            "\n"
+            "[Service]\n"
+            "Type=simple\n"
+            f'ExecStart="{sys.executable}" "-m" "app" "scheduler" "--data-dir" "{data}"\n'
+            "Restart=on-failure\n"
+            "RestartSec=60\n"
+            "\n"
+            "[Install]\n"
+            "WantedBy=default.target\n"
+        ).encode()
+    )
+    assert unit.stat().st_mode & 0o777 == 0o600
+    again = parley("scheduler", "install", "--data-dir", str(data), **env)
+    assert again.stdout.startswith(f"Replaced {unit}.")
+    removed = parley("scheduler", "uninstall", **env)
+    assert removed.returncode == 0 and removed.stdout.startswith(f"Removed {unit}.")
+    assert not unit.exists()
+    nothing = parley("scheduler", "uninstall", **env)
+    assert nothing.stdout == f"There is no scheduler service to remove ({unit}).\n"
+
+
+def test_a_service_word_with_percent_dollar_or_quote_is_kept_literally() -> None:
+    from app.services.schedules.unit import unit_text
+
+    text = unit_text(Path('/d/100% "$HOME"'), "scripted:/m.json", ["/usr/bin/parley"])
+    assert 'ExecStart="/usr/bin/parley" "scheduler" "--data-dir" "/d/100%% \\"$$HOME\\""' in text
