@@ -224,3 +224,19 @@ def test_a_service_word_with_percent_dollar_or_quote_is_kept_literally() -> None
 
     text = unit_text(Path('/d/100% "$HOME"'), "scripted:/m.json", ["/usr/bin/parley"])
     assert 'ExecStart="/usr/bin/parley" "scheduler" "--data-dir" "/d/100%% \\"$$HOME\\""' in text
+
+
+def test_offline_a_run_on_another_computers_model_fails_with_the_ledgers_sentence(
+    tmp_path: Path,
+) -> None:
+    _add(tmp_path, "--every", "day 08:00", "--now", "2026-12-03T07:00", "Hi")
+    remote = "ollama:llama3@http://10.1.2.3:11434"
+    done = _run(
+        tmp_path, "scheduler", "--once", "--offline", "--now", "2026-12-03T08:01", "--model", remote
+    )
+    assert done.returncode == 0, done.stderr
+    (run,) = _runs(tmp_path)
+    assert run["status"] == "failed"
+    assert run["sentence"].startswith(
+        "Parley is offline, so it did not connect to 10.1.2.3:11434 for the model "
+    )
