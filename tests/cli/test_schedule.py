@@ -20,7 +20,7 @@ BERLIN = {"TZ": "Europe/Berlin"}
 
 def _run(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     done = (
-        parley(*args, data_dir=tmp_path, **BERLIN)
+        parley(*args, data_dir=tmp_path, TZ="Europe/Berlin")
         if stdin is None
         else _with_input(tmp_path, args, stdin)
     )
@@ -186,8 +186,12 @@ def test_run_now_runs_a_schedule_at_once(tmp_path: Path) -> None:
 def test_install_writes_the_user_service_and_uninstall_removes_it(tmp_path: Path) -> None:
     config = tmp_path / "config"
     data = tmp_path / "my data"
-    env = {"XDG_CONFIG_HOME": str(config), "PATH": str(tmp_path / "no-bin")}
-    done = parley("scheduler", "install", "--data-dir", str(data), **env)
+    where = {"XDG_CONFIG_HOME": str(config), "PATH": str(tmp_path / "no-bin")}
+
+    def parley_with(*args: str) -> subprocess.CompletedProcess[str]:
+        return parley(*args, XDG_CONFIG_HOME=where["XDG_CONFIG_HOME"], PATH=where["PATH"])
+
+    done = parley_with("scheduler", "install", "--data-dir", str(data))
     assert done.returncode == 0, done.stderr
     unit = config / "systemd" / "user" / "parley-scheduler.service"
     assert done.stdout.splitlines()[0] == f"Wrote {unit}."
@@ -210,12 +214,12 @@ def test_install_writes_the_user_service_and_uninstall_removes_it(tmp_path: Path
         ).encode()
     )
     assert unit.stat().st_mode & 0o777 == 0o600
-    again = parley("scheduler", "install", "--data-dir", str(data), **env)
+    again = parley_with("scheduler", "install", "--data-dir", str(data))
     assert again.stdout.startswith(f"Replaced {unit}.")
-    removed = parley("scheduler", "uninstall", **env)
+    removed = parley_with("scheduler", "uninstall")
     assert removed.returncode == 0 and removed.stdout.startswith(f"Removed {unit}.")
     assert not unit.exists()
-    nothing = parley("scheduler", "uninstall", **env)
+    nothing = parley_with("scheduler", "uninstall")
     assert nothing.stdout == f"There is no scheduler service to remove ({unit}).\n"
 
 
