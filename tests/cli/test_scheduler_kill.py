@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -119,3 +120,57 @@ def test_a_runner_killed_mid_run_is_resumed_by_the_next(tmp_path: Path) -> None:
     shown = parley("threads", "export", run["thread"], "--markdown", data_dir=tmp_path)
     assert "Resumed answer." in shown.stdout, shown.stdout + shown.stderr
     assert shown.stdout.count("## You\n\nWrite the report") == 1  # the prompt sent once
+
+
+def _wait_for_runs(tmp_path: Path, count: int, runner: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and runner.poll() is None:
+        if len([r for r in _runs(tmp_path) if r["status"] == "done"]) >= count:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"no {count} runs done: {_runs(tmp_path)}")
+
+
+def test_a_running_scheduler_runs_what_falls_due_and_another_is_told_it_runs(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps(["First.", "Second."]))
+    model = f"scripted:{script}"
+    added = parley(
+        "schedule", "add", "--agent", "Parley", "--every", "1m", "--now", "2026-12-03T08:00:00",
+        "Tick", data_dir=tmp_path, TZ="Europe/Berlin",
+    )  # fmt: skip
+    short = added.stdout[9:17]
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "app", "scheduler", "--now", "2026-12-03T08:00:58", "--model",
+         model],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PARLEY_DATA_DIR": str(tmp_path), **BERLIN},
+    )  # fmt: skip
+    try:
+        assert runner.stdout is not None
+        first = runner.stdout.readline().decode()
+        assert first == f"Running schedules (pid {runner.pid}); stop with Ctrl-C.\n"
+        _wait_for_runs(tmp_path, 1, runner)  # due two seconds after it started
+        other = parley("scheduler", "--once", data_dir=tmp_path, TZ="Europe/Berlin")
+        assert other.returncode == 0
+        started = r"started 2026-12-03T08:0[01]:\d\d\+01:00"
+        assert re.fullmatch(
+            rf"Schedules are already run by another runner \(pid {runner.pid}, {started}\); "
+            r"this one stops\.\n",
+            other.stdout,
+        ), other.stdout
+        asked = parley("schedule", "run-now", short, data_dir=tmp_path, TZ="Europe/Berlin")
+        assert re.fullmatch(
+            rf"Asked the runner \(pid {runner.pid}, {started}\) to run schedule {short} now\.\n",
+            asked.stdout,
+        ), asked.stdout
+        _wait_for_runs(tmp_path, 2, runner)  # at its next look
+    finally:
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=30)
+    assert runner.returncode == 0, err.decode()
+    assert b"Traceback" not in err
+    notes = sorted(r["note"] for r in _runs(tmp_path))
+    assert notes == ["", "run now"]

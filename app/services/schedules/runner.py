@@ -117,14 +117,14 @@ class ScheduleRunner:
                 self._tasks.pop(run_id, None)
         return done
 
-    def next_look(self, records: list[ScheduleRecord], longest: float = 30.0) -> float:
+    def next_look(self, records: list[ScheduleRecord], longest: float = 10.0) -> float:
         """Seconds until the earliest due time (at most ``longest``, to notice new
         schedules and run-now requests)."""
         now = self.clock().timestamp()
         dues = [r.next_due - now for r in records if not r.paused and r.next_due is not None]
         return max(0.05, min([longest, *dues]))
 
-    async def serve(self, stop: asyncio.Event, longest: float = 30.0) -> None:
+    async def serve(self, stop: asyncio.Event, longest: float = 10.0) -> None:
         """Run due schedules until ``stop`` is set (the lock taken already)."""
         while not stop.is_set():
             await self.look()

@@ -79,7 +79,10 @@ def _workspace(tmp_path: Path, replies: list[Any]) -> Callable[[], Any]:
 
 @pytest.fixture
 async def setup(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Setup]:
-    replies = getattr(request, "param", None) or [f"Report {n}." for n in range(1, 6)]
+    usage = {"prompt_tokens": 90, "completion_tokens": 30, "total_tokens": 120}
+    replies = getattr(request, "param", None) or [
+        {"text": f"Report {n}.", "usage": usage} for n in range(1, 6)
+    ]
     ws = await _workspace(tmp_path, replies)()
     clock = Clock(datetime(2026, 11, 30, 7, 0, tzinfo=BERLIN))
     runner = ws.schedule_runner(clock)
@@ -104,7 +107,7 @@ async def test_a_schedule_runs_once_per_due_time(setup: Setup) -> None:
     assert len(await runner.look()) == 1
     assert await runner.look() == []  # the same due time is not run again
     (run,) = await runner.wait()
-    assert (run.status, run.missed, run.note) == ("done", 0, "")
+    assert (run.status, run.missed, run.note, run.tokens) == ("done", 0, "", 120)
     assert await _texts(ws, run.thread_id) == ["Morning report", "Report 1."]
     kept = await ws.schedules.get(made.id)
     assert kept.next_due == datetime(2026, 12, 1, 8, tzinfo=BERLIN).timestamp()
@@ -210,3 +213,29 @@ async def test_run_now_runs_a_paused_schedule_once(setup: Setup) -> None:
     assert (run.status, run.note) == ("done", "run now")
     assert await runner.look() == []
     assert (await ws.schedules.get(made.id)).paused
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        [
+            {"tool_calls": [{"name": "close_ticket", "args": {"ticket_id": "T-8"}, "id": "c1"}]},
+            "Closed.",
+        ]
+    ],
+    indirect=True,
+)
+async def test_a_schedule_into_one_thread_waits_while_that_thread_waits(setup: Setup) -> None:
+    ws, clock, runner = setup.ws, setup.clock, setup.runner
+    thread = await ws.threads.create(title="Tickets")
+    made = await ws.schedules.add(
+        "Parley", "Close T-8", every="30m", thread=thread.id, now=clock.now
+    )
+    clock.now = datetime(2026, 11, 30, 7, 31, tzinfo=BERLIN)
+    await runner.look()
+    (run,) = await runner.wait()
+    assert (run.status, run.thread_id) == ("waiting", thread.id)
+    clock.now = datetime(2026, 11, 30, 8, 31, tzinfo=BERLIN)  # two more due times pass
+    assert await runner.look() == []  # the thread still waits: its approval is not dropped
+    assert len(await ws.runs.pending_approvals(thread.id)) == 1
+    assert [r.id for r in await ws.schedules.runs(made.id)] == [run.id]
