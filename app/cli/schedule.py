@@ -327,6 +327,7 @@ async def _as_runner(
             return await body(session.workspace, runner)
         finally:
             await session.workspace.runs.aclose()
+            await runner.settle(within=5)
             runner.stop()
 
 

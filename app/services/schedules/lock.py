@@ -14,6 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
+from app.core.private_files import FILE_MODE
+
 __all__ = ["LOCK_NAME", "RunnerLock", "RunnerTaken"]
 
 LOCK_NAME = "scheduler.lock"
@@ -49,7 +51,8 @@ class RunnerLock:
         """Take the lock, writing this pid and ``started`` in it; ``None`` when taken, or
         who holds it (nothing is changed then)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held while running)
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        handle = os.fdopen(descriptor, "a+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -106,6 +106,14 @@ class ScheduleRunner:
                 self._tasks[run.id] = asyncio.create_task(self._execute(record, run))
         return started
 
+    async def settle(self, within: float) -> None:
+        """Wait up to ``within`` seconds for the runs this runner started to write how they
+        ended (after their turns were stopped); one that does not stays ``running`` and is
+        picked up by the next runner."""
+        tasks = list(self._tasks.values())
+        if tasks:
+            await asyncio.wait(tasks, timeout=within)
+
     async def wait(self) -> list[RunRecord]:
         """Wait for every run this runner started; how each is now."""
         done: list[RunRecord] = []

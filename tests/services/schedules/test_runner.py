@@ -239,3 +239,9 @@ async def test_a_schedule_into_one_thread_waits_while_that_thread_waits(setup: S
     assert await runner.look() == []  # the thread still waits: its approval is not dropped
     assert len(await ws.runs.pending_approvals(thread.id)) == 1
     assert [r.id for r in await ws.schedules.runs(made.id)] == [run.id]
+
+
+async def test_the_lock_file_is_readable_by_its_owner_alone(setup: Setup) -> None:
+    from tests.file_modes import mode
+
+    assert mode(setup.runner.lock.path) == "0o600"

@@ -1,7 +1,9 @@
-"""A runner killed (SIGKILL) in the middle of a run loses nothing: the run stays ``running``
-with its thread, and the next runner resumes the cut-off turn from its last saved step and
-writes how it ended. The model is a real HTTP server on 127.0.0.1 speaking Ollama's
-``/api/chat``, which holds its first answer open until the runner is killed."""
+"""``parley scheduler`` as a process that keeps running: killed (SIGKILL) in the middle of a
+run it loses nothing (the next runner resumes the cut-off turn from its last saved step and
+writes how it ended; the model is a real HTTP server on 127.0.0.1 speaking Ollama's
+``/api/chat``, holding its first answer open until the runner is killed); running, it runs
+what falls due and what is asked to run now, tells a second runner it runs, and stops on
+SIGTERM."""
 
 from __future__ import annotations
 
