@@ -244,3 +244,44 @@ def test_offline_a_run_on_another_computers_model_fails_with_the_ledgers_sentenc
     assert run["sentence"].startswith(
         "Parley is offline, so it did not connect to 10.1.2.3:11434 for the model "
     )
+
+
+def test_a_run_at_its_budget_waits_and_is_raised_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    from tests.cli.test_chat import _read_until
+
+    call = {"name": "no_such_tool", "args": {}, "id": "c1"}
+    model = _script(tmp_path, "s.json", [{"tool_calls": [call]}])
+    _add(
+        tmp_path, "--every", "day 08:00", "--now", "2026-12-03T07:00", "--max-model-calls", "1",
+        "Go",
+    )  # fmt: skip
+    done = _run(tmp_path, "scheduler", "--once", "--now", "2026-12-03T08:01", "--model", model)
+    assert done.returncode == 0, done.stderr
+    (run,) = _runs(tmp_path)
+    assert run["status"] == "waiting"
+    assert run["sentence"].startswith(
+        "Waiting for you: The next step would go over the model-call budget (1). Answer in "
+    )
+    rest = _script(tmp_path, "rest.json", ["Finished after the raise."])
+    main, side = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "chat", "--thread", run["thread"], "--resume", "--model",
+         rest],
+        cwd=ROOT, stdin=side, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PARLEY_DATA_DIR": str(tmp_path), **BERLIN},
+    )  # fmt: skip
+    os.close(side)
+    try:
+        question = b"Raise by 1 model call and continue? [y/N]"
+        seen = _read_until(proc, question)
+        assert question in seen, seen.decode(errors="replace")
+        os.write(main, b"y\n")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        os.close(main)
+    assert proc.returncode == 0, err.decode()
+    assert "Finished after the raise." in (seen + out).decode()
