@@ -182,11 +182,12 @@ async def _line(ws: Workspace, record: ScheduleRecord, now: datetime) -> str:
     from app.services.schedules.when import in_words
 
     state = "paused" if record.paused else "on"
-    following = (
-        "next: " + in_words(moment(record.next_due), zone_of(record), now)
-        if record.next_due is not None and not record.paused
-        else "not due"
-    )
+    if record.paused or record.next_due is None:
+        following = "not due"
+    elif record.next_due <= now.timestamp():
+        following = "due now"
+    else:
+        following = "next: " + in_words(moment(record.next_due), zone_of(record), now)
     prompt = " ".join(record.prompt.split())
     prompt = prompt if len(prompt) <= 50 else prompt[:49] + "…"
     agent = await ws.schedules.agent_name(record.agent_id)
