@@ -17,6 +17,7 @@ from app.cli import (
     memory,
     models,
     network,
+    schedule,
     serve,
     threads,
 )
@@ -47,6 +48,7 @@ COMMANDS: tuple[Command, ...] = (
     models,
     knowledge,
     memory,
+    schedule,
     serve,
 )
 """The modules of the subcommands, in the order ``parley --help`` lists them."""

@@ -41,6 +41,7 @@ async def open_session(
     knowledge: bool = True,
     memory: bool = True,
     on_event: Callable[[WorkspaceEvent], None] | None = None,
+    budget_pause: bool | None = None,
 ) -> AsyncIterator[Session]:
     """Open the workspace in ``data_dir`` (store and keyring, off the loop) and yield a
     :class:`Session` whose new threads use ``model_spec``.
@@ -52,12 +53,15 @@ async def open_session(
     no turn is given knowledge passages, by the tool or put before its question. Without
     ``memory`` (incognito) no memory goes before a question and none is kept; with it and
     ``tools`` the model is offered ``remember``, asked on the terminal. Every event
-    of a driven thread reaches ``on_event``.
+    of a driven thread reaches ``on_event``. ``budget_pause`` (the scheduler's) pauses a turn
+    at its budget limit, saved for an answer later; an empty ``model_spec`` keeps the
+    settings' default model.
     """
     from app.services.mcp.config import configured_mcp_tools
 
     secrets = await open_keyring()
     asking_budget = interactive and sys.stdin.isatty()
+    pausing = asking_budget if budget_pause is None else budget_pause
     async with AsyncExitStack() as stack:
         offered: list[Tool[..., Any]] = ask_first_tools() if tools else []
         granted = WorkspaceTools.permissions_of(offered)
@@ -77,14 +81,15 @@ async def open_session(
             memory=memory,
             offer_memory=tools,
             # a budget pause is asked on a terminal; elsewhere a turn at its limit ends saying so
-            run_config=RunConfig(budget_pause=asking_budget, tool_permissions=frozenset(granted)),
+            run_config=RunConfig(budget_pause=pausing, tool_permissions=frozenset(granted)),
         )
         stack.push_async_callback(workspace.aclose)
         if workspace.data.removed_notice:
             sys.stderr.write(escape_hidden(f"{workspace.data.removed_notice}\n"))
-        workspace.settings.use(
-            workspace.settings.current.model_copy(update={"default_model": model_spec})
-        )
+        if model_spec:
+            workspace.settings.use(
+                workspace.settings.current.model_copy(update={"default_model": model_spec})
+            )
         handler = TerminalApprovalHandler() if interactive else None
         chat = Conversation(
             workspace,

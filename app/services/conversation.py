@@ -94,7 +94,10 @@ class Conversation:
         """Ask for the decisions the thread waits on (also after a restart) and continue."""
         await self.workspace.threads.get(thread_id)
         pending = await self.workspace.runs.pending(thread_id)  # the one read of the pause
-        if not any(isinstance(p, ApprovalNeeded) for p in pending):
+        if not any(
+            isinstance(p, ApprovalNeeded) or (isinstance(p, BudgetPaused) and self.budget)
+            for p in pending
+        ):
             raise UserError(
                 f"thread {thread_id} is not waiting for an approval; there is nothing to resume"
             )

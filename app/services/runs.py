@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
+from app.core.budget import BudgetLimits
 from app.core.errors import CheckpointConflict, ParleyError, UserError
 from app.core.graph import (
     BudgetChanged,
@@ -134,11 +135,13 @@ class RunService:
         replace: str | None = None,
         notes: Sequence[str] = (),
         history: Sequence[Message] = (),
+        limits: BudgetLimits | None = None,
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message (in place of message ``replace``, when given) and start a
         turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
         attachments the model will not see); ``history`` (the earlier turns of a conversation
-        held elsewhere, as a client of the server sends them) goes before it.
+        held elsewhere, as a client of the server sends them) goes before it; ``limits`` (a
+        schedule's) go over every other limit of this turn.
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -162,7 +165,7 @@ class RunService:
             update.insert(0, RemoveMessage(id=replace))
             self._emit(MessageRemoved(thread_id, replace))
         self._emit(MessageAdded(thread_id, message))
-        return self._start(thread_id, agent, {"messages": update})
+        return self._start(thread_id, agent, {"messages": update}, limits)
 
     async def regenerate(self, thread_id: str) -> asyncio.Task[AgentState | None]:
         """Drop the replies after the last user message and ask the model again."""
@@ -291,9 +294,13 @@ class RunService:
         await self._policy.abandon_pending(thread_id)
 
     def _start(
-        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+        self,
+        thread_id: str,
+        agent: CompiledGraph[AgentState],
+        graph_input: Any,
+        limits: BudgetLimits | None = None,
     ) -> asyncio.Task[AgentState | None]:
-        task = asyncio.create_task(self._run(thread_id, agent, graph_input))
+        task = asyncio.create_task(self._run(thread_id, agent, graph_input, limits))
         self._runs[thread_id] = _Run(agent, task)
         self._waiting.pop(thread_id, None)  # whatever it waited on is answered or abandoned
         self._emit(RunStatusChanged(thread_id, "running"))
@@ -301,7 +308,11 @@ class RunService:
         return task
 
     async def _run(
-        self, thread_id: str, agent: CompiledGraph[AgentState], graph_input: Any
+        self,
+        thread_id: str,
+        agent: CompiledGraph[AgentState],
+        graph_input: Any,
+        limits: BudgetLimits | None = None,
     ) -> AgentState | None:
         base = self._run_config
         config = replace(
@@ -327,6 +338,9 @@ class RunService:
 
         try:
             config = await self._with_agent(config, thread_id)
+            if limits is not None:
+                update = limits.model_dump(exclude_none=True)
+                config = replace(config, limits=config.limits.model_copy(update=update))
             with listening_for_retries(on_retry):
                 async for event in agent.astream(graph_input, config):
                     self._forward(thread_id, event, streams, paused)

@@ -42,6 +42,7 @@ from app.services.models.downloads import ModelDownloads
 from app.services.models.service import DEFAULT_SYSTEM_PROMPT, AgentParts, ModelService
 from app.services.network import NetworkLedger, forced_offline
 from app.services.runs import RunService
+from app.services.schedules.service import ScheduleService
 from app.services.settings import AppSettings, load_settings
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
@@ -52,6 +53,7 @@ from app.store.paths import database_path, resolve_data_dir
 
 if TYPE_CHECKING:
     from app.services.attachments.service import AttachmentService
+    from app.services.schedules.runner import Clock, ScheduleRunner
     from app.services.settings.preferences import Preferences
 
 __all__ = ["Workspace"]
@@ -178,6 +180,10 @@ class Workspace:
             downloads=self.downloads,
         )
         """The threads: list, search, rename, delete, fork, export, import, messages."""
+        self.schedules = ScheduleService(
+            store, agents=self.agents, threads=self.threads, data_dir=data_dir
+        )
+        """Schedules: an agent's prompt run at set times, and their runs."""
         self.data = DataActions(store, data_dir, self.aclose)
         """Diagnostics, the data and log folders, export all, delete everything."""
         self.backups = BackupService(store.path, enabled=store.read_only is None)
@@ -270,6 +276,15 @@ class Workspace:
         if settings.current.knowledge_embedding:  # start() syncs the folders, if it is called
             use(settings.current.knowledge_embedding, resync=False)
         self.events.subscribe(follow)
+
+    def schedule_runner(self, clock: Clock) -> ScheduleRunner:
+        """A runner of this workspace's schedules on ``clock`` (take its lock to run)."""
+        from app.services.schedules.runner import ScheduleRunner
+
+        return ScheduleRunner(
+            self._store, self.schedules, runs=self.runs, threads=self.threads,
+            agents=self.agents, events=self.events, clock=clock,
+        )  # fmt: skip
 
     async def aclose(self) -> None:
         """Stop every run (each keeps what it saved), then close every service and the store."""

@@ -36,6 +36,7 @@ from app.store.models import (
     ThreadOverview,
 )
 from app.store.paths import database_path, resolve_data_dir
+from app.store.schedule_records import RunRecord, ScheduleRecord
 from app.store.store import Store
 
 __all__ = [
@@ -51,6 +52,8 @@ __all__ = [
     "MemoryRecord",
     "MessagePage",
     "ModelCheck",
+    "RunRecord",
+    "ScheduleRecord",
     "SearchHit",
     "SqliteCheckpointer",
     "Store",

@@ -322,6 +322,53 @@ def _inbound_requests(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
 
 
+def _schedules(db: sqlite_utils.Database) -> None:
+    # an agent's prompt run on its own at the times a person set (kind 'every': a WHEN such as
+    # "day 08:00" or "2h"; 'cron': a cron expression; read in the time zone ``zone``), into a
+    # new thread each run (thread_id NULL) or one thread; each run a row, one per due time,
+    # and never two running at once for one schedule
+    db.conn.execute(
+        "CREATE TABLE schedules ("
+        " id TEXT PRIMARY KEY,"
+        " agent_id TEXT NOT NULL,"
+        " prompt TEXT NOT NULL,"
+        " kind TEXT NOT NULL CHECK (kind IN ('every', 'cron')),"
+        " rule TEXT NOT NULL,"
+        " zone TEXT NOT NULL,"
+        " thread_id TEXT,"
+        " model TEXT,"
+        " limits TEXT NOT NULL DEFAULT '{}',"
+        " paused INTEGER NOT NULL DEFAULT 0,"
+        " run_now INTEGER NOT NULL DEFAULT 0,"
+        " created_at REAL NOT NULL,"
+        " next_due REAL"
+        ")"
+    )
+    db.conn.execute(
+        "CREATE TABLE schedule_runs ("
+        " id INTEGER PRIMARY KEY,"
+        " schedule_id TEXT NOT NULL,"
+        " due_at REAL NOT NULL,"
+        " started_at REAL NOT NULL,"
+        " finished_at REAL,"
+        " status TEXT NOT NULL"
+        "  CHECK (status IN ('running', 'done', 'waiting', 'failed', 'stopped')),"
+        " sentence TEXT NOT NULL DEFAULT '',"
+        " note TEXT NOT NULL DEFAULT '',"
+        " missed INTEGER NOT NULL DEFAULT 0,"
+        " thread_id TEXT,"
+        " tokens INTEGER NOT NULL DEFAULT 0,"
+        " cost REAL NOT NULL DEFAULT 0,"
+        " UNIQUE (schedule_id, due_at)"
+        ")"
+    )
+    db.conn.execute(
+        "CREATE UNIQUE INDEX schedule_runs_one_running ON schedule_runs(schedule_id)"
+        " WHERE status = 'running'"
+    )
+    db.conn.execute("CREATE INDEX schedule_runs_by_start ON schedule_runs(started_at)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -335,6 +382,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _thread_rule_agents,
     _memories,
     _inbound_requests,
+    _schedules,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

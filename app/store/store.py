@@ -46,6 +46,7 @@ from app.store.models import (
     ThreadOverview,
 )
 from app.store.paths import database_path, resolve_data_dir
+from app.store.schedules import ScheduleStore
 
 __all__ = ["Store"]
 
@@ -67,6 +68,8 @@ class Store:
         """The checkpointer graphs use to save each step in this database."""
         self.memories = MemoryStore(worker)
         """The memories kept in this database (see :mod:`app.store.memories`)."""
+        self.schedules = ScheduleStore(worker)
+        """The schedules and their runs (see :mod:`app.store.schedules`)."""
 
     @classmethod
     def open(

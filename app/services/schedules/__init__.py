@@ -1,0 +1,1 @@
+"""Schedules: agents that run a prompt on their own at the times a person set."""
