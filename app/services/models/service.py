@@ -164,7 +164,10 @@ class ModelService:
         the thread's agent, or for "Parley" the thread's own."""
         spec = thread.model or self._settings.current.default_model
         prompt = thread.system_prompt or self._parts.system_prompt
-        tools = [*self._parts.offered, *self._tools.for_thread(thread.id)]
+        # one of each name: a tool offered to every thread may also be switched on in it
+        tools = list(
+            {t.name: t for t in [*self._parts.offered, *self._tools.for_thread(thread.id)]}.values()
+        )
         own = await self._agent_defs.for_thread(thread)
         defined = None if own.builtin else own
         if defined is not None:
