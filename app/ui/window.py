@@ -37,6 +37,8 @@ from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
+from app.ui.memory.incognito import IncognitoSwitch
+from app.ui.memory.used import MemoriesUsed
 from app.ui.model_download import DownloadBar
 from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
@@ -92,6 +94,9 @@ class MainWindow(ThreadCommands):
         made, menus = build_menus(self, self.menuBar(), self._actions)
         self.offline_action = made[ActionId.VIEW_OFFLINE]
         self._connect_offline(self.offline_action, menus[MenuId.VIEW])
+        self.incognito = IncognitoSwitch(
+            workspace.tools, self.chat_vm, self.notifier, made[ActionId.THREAD_INCOGNITO]
+        )
         self.resize(1200, 800)
         self._layout.restore(self, self.splitter)
         self._set_tab_order()
@@ -155,6 +160,9 @@ class MainWindow(ThreadCommands):
             self,
         )
         self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
+        self.memories_used = MemoriesUsed(
+            workspace.memory, workspace.threads, self.open_thread, self
+        )
         self.models = ModelPicking(
             chat_vm,
             self.header,
@@ -181,6 +189,7 @@ class MainWindow(ThreadCommands):
         col.addWidget(self.notice)
         col.addWidget(self.downloads)
         col.addWidget(self.stack, 1)
+        col.addWidget(self.approvals.keep_card)
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
@@ -232,6 +241,7 @@ class MainWindow(ThreadCommands):
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
+        self.chat.memoriesRequested.connect(self.memories_used.show)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
     def _connect_parts(self) -> None:

@@ -1,0 +1,186 @@
+"""Memories in the real window: the agent proposes one and the thread asks on a small card
+(Keep, Edit, Don't) rather than in the approval dialog; a new thread's reply shows the chip
+"1 memory used", which opens the memory with its source, and the source opens the first
+thread; Don't keeps nothing; an incognito thread uses none and is not even offered remember."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QDialog, QFrame, QLabel, QLineEdit, QListWidget, QPushButton
+
+from app.ui.app import close_window
+from app.ui.chat.message_html import memory_chip_text
+from app.ui.window import MainWindow
+from tests.ui.approval_harness import Recorder, open_tool_window, send
+from tests.ui.chat.links_harness import href_spot
+from tests.ui.harness import find, type_text, wait_until
+
+NOTE = "The user lives in Lyon"
+QUESTION = "Which market is open on Sunday in Lyon?"
+
+
+def _proposing(*after: str) -> Recorder:
+    call = {"name": "remember", "args": {"text": NOTE, "why": "to suggest places near you"}}
+    return Recorder([{"tool_calls": [{**call, "id": "m1"}]}, *({"text": t} for t in after)])
+
+
+async def _window(tmp_path: Path, model: Recorder) -> MainWindow:
+    window = await open_tool_window(tmp_path / "data", model, tools=[])
+    thread_id = window.chat_vm.thread_id
+    assert thread_id is not None
+    await window.workspace.tools.set_enabled(thread_id, ["remember"])
+    return window
+
+
+async def _card(window: MainWindow) -> QFrame:
+    card = find(window, QFrame, "memoryKeepCard")
+    await wait_until(card.isVisible, what="the Keep card")
+    return card
+
+
+async def _idle(window: MainWindow) -> None:
+    vm = window.chat_vm
+    await wait_until(
+        lambda: vm.thread_id and not vm.runs.is_running(vm.thread_id), what="the run to end"
+    )
+
+
+def _no_dialog(window: MainWindow) -> bool:
+    return not any(d.isVisible() for d in window.findChildren(QDialog, "toolApprovalDialog"))
+
+
+async def _answer(window: MainWindow, text: str) -> int:
+    """The row of the reply whose text is ``text``, once it is shown."""
+    model = window.chat_vm.model
+
+    def row() -> int | None:
+        for n in range(model.rowCount()):
+            message = model.message_at(n)
+            if message is not None and message.role == "assistant" and message.text() == text:
+                return n
+        return None
+
+    found = await wait_until(lambda: row() is not None and row(), what=f"the reply {text!r}")
+    return int(found)
+
+
+def _sent(model: Recorder) -> str:
+    return "\n".join(m.text() for m in model.inputs[-1])
+
+
+async def test_keep_then_a_new_thread_uses_it_and_the_chip_opens_it(tmp_path: Path) -> None:
+    model = _proposing("I will remember that.", "The one by the river.")
+    window = await _window(tmp_path, model)
+    try:
+        first = window.chat_vm.thread_id
+        await send(window, "I moved to Lyon")
+        card = await _card(window)
+        shown = find(card, QLabel, "memoryKeepText").text()
+        assert shown == f"Parley will remember: {NOTE}"
+        assert "to suggest places near you" in card.why.text()
+        assert _no_dialog(window)  # asked in the thread, not in the approval dialog
+        find(card, QPushButton, "memoryKeepButton").click()
+        await wait_until(lambda: not card.isVisible(), what="the card to go")
+        await _answer(window, "I will remember that.")
+        await _idle(window)
+        (kept,) = await window.workspace.memory.list(every=True)
+        assert kept.text == NOTE and kept.thread_id == first
+
+        await window.new_thread()
+        assert window.chat_vm.thread_id != first
+        await send(window, QUESTION)
+        row = await _answer(window, "The one by the river.")
+        assert NOTE in _sent(model)
+        reply = window.chat_vm.model.message_at(row)
+        assert reply is not None and memory_chip_text(reply) == "1 memory used"
+        window.chat.scrollToBottom()
+        window.chat.grab()
+        spot = href_spot(window.chat, row, "memories:used")
+        QTest.mouseClick(window.chat.viewport(), Qt.MouseButton.LeftButton, pos=spot)
+        dialog = await wait_until(
+            lambda: (d := window.findChild(QDialog, "memoriesUsedDialog")) and d.isVisible() and d,
+            what="the memories used",
+        )
+        listed = find(dialog, QListWidget, "memoriesUsedList")
+        (line,) = [listed.item(n).text() for n in range(listed.count())]
+        assert line.startswith(NOTE) and "from the thread" in line
+        find(dialog, QPushButton, "memorySourceButton").click()
+        await wait_until(lambda: window.chat_vm.thread_id == first, what="the source thread")
+    finally:
+        await close_window(window)
+
+
+async def test_edit_keeps_the_changed_text(tmp_path: Path) -> None:
+    model = _proposing("Noted.")
+    window = await _window(tmp_path, model)
+    try:
+        await send(window, "I moved to Lyon")
+        card = await _card(window)
+        find(card, QPushButton, "memoryEditButton").click()
+        field = find(card, QLineEdit, "memoryEditField")
+        assert field.isVisible() and field.text() == NOTE
+        field.clear()
+        type_text(field, "The user lives in Lyon, near the Croix-Rousse")
+        find(card, QPushButton, "memoryKeepButton").click()
+        await _answer(window, "Noted.")
+        await _idle(window)
+        (kept,) = await window.workspace.memory.list(every=True)
+        assert kept.text == "The user lives in Lyon, near the Croix-Rousse"
+    finally:
+        await close_window(window)
+
+
+async def test_dont_keeps_nothing_and_the_agent_reads_so(tmp_path: Path) -> None:
+    model = _proposing("Understood, I will not keep it.")
+    window = await _window(tmp_path, model)
+    try:
+        await send(window, "I moved to Lyon")
+        card = await _card(window)
+        find(card, QPushButton, "memoryDontButton").click()
+        await _answer(window, "Understood, I will not keep it.")
+        await _idle(window)
+        assert await window.workspace.memory.list(every=True) == []
+        (result,) = model.last_tool_results()
+        assert "not kept" in result
+    finally:
+        await close_window(window)
+
+
+async def test_an_incognito_thread_uses_no_memory_and_offers_no_remember(
+    tmp_path: Path,
+) -> None:
+    call = {"name": "remember", "args": {"text": "The user likes markets"}, "id": "m2"}
+    model = Recorder([{"text": "The one by the river."}, {"tool_calls": [call]}, {"text": "Ok."}])
+    window = await _window(tmp_path, model)
+    try:
+        kept = await window.workspace.memory.add(NOTE)
+        action = find(window, QAction, "incognitoAction")
+        assert action.isCheckable() and not action.isChecked()
+        action.trigger()
+        thread_id = window.chat_vm.thread_id
+        assert thread_id is not None
+        await wait_until(lambda: window.workspace.tools.incognito(thread_id), what="the flag")
+        await send(window, QUESTION)
+        row = await _answer(window, "The one by the river.")
+        await _idle(window)
+        assert NOTE not in _sent(model)
+        reply = window.chat_vm.model.message_at(row)
+        assert reply is not None and memory_chip_text(reply) == ""
+        assert (await window.workspace.memory.get(kept.id)).last_used_at is None
+        # the agent proposing a memory here reaches no remember: no card, nothing kept
+        await send(window, "I like markets")
+        await _answer(window, "Ok.")
+        await _idle(window)
+        assert not find(window, QFrame, "memoryKeepCard").isVisible()
+        assert [m.id for m in await window.workspace.memory.list(every=True)] == [kept.id]
+        # another thread is not incognito, and the switch shows each thread's own flag
+        await window.new_thread()
+        assert not action.isChecked()
+        await window.open_thread(thread_id)
+        await wait_until(action.isChecked, what="the switch to show the flag")
+    finally:
+        await close_window(window)
