@@ -478,6 +478,9 @@ class MainWindow(ThreadCommands):
             ws.backups,
             ws.knowledge,
             ws.agents.named,
+            ws.memory,
+            ws.agents,
+            ws.threads,
         )
 
     def _restore_requested(self, backup: Path) -> None:

@@ -1,7 +1,9 @@
 """Memories in the real window: the agent proposes one and the thread asks on a small card
 (Keep, Edit, Don't) rather than in the approval dialog; a new thread's reply shows the chip
 "1 memory used", which opens the memory with its source, and the source opens the first
-thread; Don't keeps nothing; an incognito thread uses none and is not even offered remember."""
+thread; Don't keeps nothing; an incognito thread uses none and is not even offered remember;
+a local-only memory held back from a model on another computer (a real OpenAI-compatible
+server on 127.0.0.2) is said so on the chip."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialog, QFrame, QLabel, QLineEdit, QListWidget, QPushButton
 
+from app.providers._retry import RetryPolicy
+from app.providers.openai_compat import OpenAIChatModel
+from app.services.settings import AppSettings
+from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.chat.message_html import memory_chip_text
 from app.ui.window import MainWindow
+from tests.providers.replay_server import ReplayServer, Reply, sse_events
 from tests.ui.approval_harness import Recorder, open_tool_window, send
 from tests.ui.chat.links_harness import href_spot
 from tests.ui.harness import find, type_text, wait_until
@@ -184,3 +191,45 @@ async def test_an_incognito_thread_uses_no_memory_and_offers_no_remember(
         await wait_until(action.isChecked, what="the switch to show the flag")
     finally:
         await close_window(window)
+
+
+async def test_a_local_only_memory_held_back_from_a_remote_model_is_said_on_the_chip(
+    tmp_path: Path,
+) -> None:
+    far = ReplayServer(host="127.0.0.2").start()
+    far.add("/v1/chat/completions", Reply(chunks=sse_events("openai_text.sse")))
+    spec = f"openai:gpt-4o-mini@{far.url}/v1"
+
+    def remote(asked: str) -> OpenAIChatModel:
+        name, _, url = asked.removeprefix("openai:").partition("@")
+        return OpenAIChatModel(
+            name, base_url=url, api_key="sk", retry=RetryPolicy(max_retries=0), timeout=10
+        )
+
+    workspace = await Workspace.open(
+        tmp_path / "data", resolve_model=remote, secret_resolver=lambda r: "sk"
+    )
+    workspace.settings.use(AppSettings(default_model=spec))
+    window = MainWindow(workspace)
+    window.show()
+    await window.start(preload=False)
+    try:
+        await workspace.memory.add("I live in Lyon")
+        await workspace.memory.add("My doctor in Lyon is Dr Roux", local_only=True)
+        await send(window, QUESTION)
+        row = await _answer(window, "Hello, world!")
+        await _idle(window)
+        reply = window.chat_vm.model.message_at(row)
+        assert reply is not None
+        assert memory_chip_text(reply) == "1 memory used · 1 memory held back"
+        lines = [text for text, _thread in await window.memories_used.rows(reply)]
+        assert lines[0].startswith("I live in Lyon\nadded by you")
+        assert lines[1].startswith(
+            "Held back (local only, and the model runs on another computer): "
+            "My doctor in Lyon is Dr Roux"
+        )
+        (request,) = [r for r in far.requests if r["path"] == "/v1/chat/completions"]
+        assert "Dr Roux" not in str(request["json"]["messages"])
+    finally:
+        await close_window(window)
+        far.stop()
