@@ -463,8 +463,15 @@ class MainWindow(ThreadCommands):
             self.closed.connect(self._settings_dialog.close)
             data = self._settings_dialog.page(PageId.DATA)
             data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
+            memory = self._settings_dialog.page(PageId.MEMORY)
+            memory.threadWanted.connect(self._open_memory_source)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog
+
+    def _open_memory_source(self, thread_id: str) -> None:
+        if self._settings_dialog is not None:
+            self._settings_dialog.close()
+        spawn(self.open_thread(thread_id))
 
     def _settings_services(self) -> SettingsServices:
         ws = self.workspace

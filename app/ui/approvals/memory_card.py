@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -81,6 +81,7 @@ class MemoryKeepCard(QFrame):
         layout.addWidget(self.field)
         layout.addLayout(buttons)
         self._request: ApprovalRequest | None = None
+        self._painted_dark: bool | None = None
         self._answer: asyncio.Future[ApprovalDecision | None] | None = None
         self.keep.clicked.connect(self._keep)
         self.edit.clicked.connect(self._open_field)
@@ -91,11 +92,19 @@ class MemoryKeepCard(QFrame):
 
     def _paint(self) -> None:
         colours = roles(_dark(self))
+        self._painted_dark = _dark(self)
         self.setStyleSheet(
             f"#memoryKeepCard {{ background: {colours.card}; border: 1px solid "
             f"{colours.border}; border-radius: 8px; margin: 4px 16px; }}"
+            f"#memoryKeepText {{ color: {colours.text}; font-weight: 600; }}"
             f"#memoryKeepWhy {{ color: {colours.muted}; }}"
         )
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Paint the card again when the theme changes between light and dark."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and _dark(self) != self._painted_dark:
+            self._paint()
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision | None:
         """Show ``request`` (a ``remember`` call) and wait for Keep, Edit then Keep, or

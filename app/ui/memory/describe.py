@@ -12,11 +12,16 @@ from app.text.hidden_chars import mark_hidden
 __all__ = ["scope_text", "source_text", "when_text"]
 
 
-def when_text(at: float | None, never: str = "never") -> str:
-    """A moment as a short local date and time (``never`` for ``None``)."""
+def when_text(at: float | None, never: str = "never", *, day: bool = False) -> str:
+    """A moment as a short local date and time, or (``day``) the date alone (``never`` for
+    ``None``)."""
     if at is None:
         return never
-    return time.strftime("%d %b %Y %H:%M", time.localtime(at))
+    moment = time.localtime(at)
+    if day:  # this year's without its year
+        this_year = moment.tm_year == time.localtime().tm_year
+        return time.strftime("%d %b" if this_year else "%d %b %Y", moment)
+    return time.strftime("%d %b %Y %H:%M", moment)
 
 
 def scope_text(memory: Memory, agent_name: Callable[[str], str]) -> str:
@@ -24,11 +29,12 @@ def scope_text(memory: Memory, agent_name: Callable[[str], str]) -> str:
     return "about me" if memory.agent_id is None else mark_hidden(agent_name(memory.agent_id))
 
 
-def source_text(memory: Memory, thread_title: str | None) -> str:
+def source_text(memory: Memory, thread_title: str | None, *, short: bool = False) -> str:
     """Where the memory came from: "added by you", or the thread it was kept in (its title,
-    ``None`` when that thread is gone)."""
+    ``None`` when that thread is gone); ``short`` for a table's column."""
     if memory.thread_id is None:
         return "added by you"
     if thread_title is None:
-        return "from a thread since deleted"
-    return f"from the thread “{mark_hidden(thread_title) or 'New thread'}”"
+        return "a deleted thread" if short else "from a thread since deleted"
+    title = f"“{mark_hidden(thread_title) or 'New thread'}”"
+    return f"thread {title}" if short else f"from the thread {title}"

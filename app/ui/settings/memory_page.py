@@ -5,11 +5,12 @@ agent's proposed memories are kept without asking; and a switch pausing memory f
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -38,12 +39,16 @@ COLUMNS = ["Memory", "Scope", "Source", "Made", "Last used", "Pinned", "Local on
 
 class MemoryPage(SettingsPage):
     """The memories in a table (``memoryList``) filtered by ``memorySearch``; the selected
-    one's ``memoryChangeButton`` (Edit…), ``memoryPinButton`` and ``memoryDeleteButton``; the
+    one's ``memoryChangeButton`` (Edit…), ``memoryPinButton``, ``memoryDeleteButton`` and
+    ``memorySourceButton`` (Open source, also a double click on its row); the
     switch ``memoryPausedSwitch``; for the agent chosen in ``memoryAgentChoice``,
     ``memoryKeepUnaskedSwitch`` and ``memoryForgetAgentButton``."""
 
     TITLE = "Memory"
     OBJECT_NAME = "memoryPage"
+
+    threadWanted = Signal(str)
+    """Open source was chosen: open the thread (its id) the memory came from."""
 
     def __init__(
         self,
@@ -70,13 +75,19 @@ class MemoryPage(SettingsPage):
         self.search.setAccessibleName("Search memories")
         self.search.setClearButtonEnabled(True)
         self.table = rows_table(self, "memoryList", "Memories", COLUMNS, stretch=0)
+        self.table.setWordWrap(True)  # a memory's text wraps in its column
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(2, 130)  # a long thread title is cut; its tooltip is whole
         self.empty = QLabel("No memories yet.", self)
         self.empty.setObjectName("memoryEmpty")
         self.change = self._button("Edit…", "memoryChangeButton")
         self.pin = self._button("Pin", "memoryPinButton")
         self.delete = self._button("Delete", "memoryDeleteButton")
+        self.source = self._button("Open source", "memorySourceButton")
         row = QHBoxLayout()
-        for button in (self.change, self.pin, self.delete):
+        for button in (self.change, self.pin, self.delete, self.source):
             row.addWidget(button)
         row.addStretch(1)
         self.agent = QComboBox(self)
@@ -108,6 +119,8 @@ class MemoryPage(SettingsPage):
         self.change.clicked.connect(lambda: spawn(self.edit_selected()))
         self.pin.clicked.connect(lambda: spawn(self.pin_selected()))
         self.delete.clicked.connect(lambda: spawn(self.delete_selected()))
+        self.source.clicked.connect(self.open_source)
+        self.table.cellDoubleClicked.connect(lambda _row, _col: self.open_source())
         self.agent.currentIndexChanged.connect(lambda _i: self._agent_chosen())
         self.keep_unasked.toggled.connect(lambda on: spawn(self.set_keep_unasked(on)))
         self.forget_agent.clicked.connect(lambda: spawn(self.forget_chosen_agent()))
@@ -139,16 +152,17 @@ class MemoryPage(SettingsPage):
             cells = (
                 mark_hidden(memory.text),
                 scope_text(memory, self.agents.named),
-                source_text(memory, title),
-                when_text(memory.made_at),
-                when_text(memory.last_used_at),
-                "pinned" if memory.pinned else "",
-                "local only" if memory.local_only else "",
+                source_text(memory, title, short=True),
+                when_text(memory.made_at, day=True),
+                when_text(memory.last_used_at, day=True),
+                "yes" if memory.pinned else "",
+                "yes" if memory.local_only else "",
             )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.table.setItem(row, col, item)
+        self.table.resizeRowsToContents()
         self.table.setVisible(bool(found))
         self.empty.setText(f"No memory holds “{query}”." if query else "No memories yet.")
         self.empty.setVisible(not found)
@@ -201,6 +215,14 @@ class MemoryPage(SettingsPage):
         for button in (self.change, self.pin, self.delete):
             button.setEnabled(memory is not None)
         self.pin.setText("Unpin" if memory is not None and memory.pinned else "Pin")
+
+        self.source.setEnabled(memory is not None and memory.thread_id is not None)
+
+    def open_source(self) -> None:
+        """Open the thread the selected memory came from."""
+        memory = self.selected()
+        if memory is not None and memory.thread_id is not None:
+            self.threadWanted.emit(memory.thread_id)
 
     # Changing ------------------------------------------------------------------------
 

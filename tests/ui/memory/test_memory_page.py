@@ -61,12 +61,12 @@ async def test_the_page_lists_searches_and_changes_memories(tmp_path: Path) -> N
         table = find(page, QTableWidget, "memoryList")
         rows = {r["Memory"]: r for r in _rows(table)}
         assert rows["I live in Lyon"]["Scope"] == "about me"
-        assert rows["I live in Lyon"]["Source"] == "from the thread “Moving house”"
+        assert rows["I live in Lyon"]["Source"] == "thread “Moving house”"
         assert rows["I live in Lyon"]["Last used"] == "never"
         assert rows["Likes bitter chocolate"]["Scope"] == "Cook"
         assert rows["Likes bitter chocolate"]["Source"] == "added by you"
-        assert rows["Likes bitter chocolate"]["Local only"] == "local only"
-        assert rows["Cooks for four on Sundays"]["Pinned"] == "pinned"
+        assert rows["Likes bitter chocolate"]["Local only"] == "yes"
+        assert rows["Cooks for four on Sundays"]["Pinned"] == "yes"
 
         type_text(find(page, QLineEdit, "memorySearch"), "chocol")
         await wait_until(lambda: table.rowCount() == 1, what="the search")
@@ -74,6 +74,11 @@ async def test_the_page_lists_searches_and_changes_memories(tmp_path: Path) -> N
         find(page, QLineEdit, "memorySearch").clear()
         await wait_until(lambda: table.rowCount() == 3, what="every memory again")
 
+        # its source opens the thread it was kept in
+        table.selectRow([r["Memory"] for r in _rows(table)].index("I live in Lyon"))
+        find(page, QPushButton, "memorySourceButton").click()
+        await wait_until(lambda: window.chat_vm.thread_id == thread.id, what="the source")
+        page = await _page(window)
         # pin, then edit, then delete "I live in Lyon"
         table.selectRow([r["Memory"] for r in _rows(table)].index("I live in Lyon"))
         find(page, QPushButton, "memoryPinButton").click()
@@ -123,7 +128,7 @@ async def test_the_page_lists_searches_and_changes_memories(tmp_path: Path) -> N
 
 def _pinned(page: Any, text: str) -> bool:
     rows = {r["Memory"]: r for r in _rows(find(page, QTableWidget, "memoryList"))}
-    return text in rows and rows[text]["Pinned"] == "pinned"
+    return text in rows and rows[text]["Pinned"] == "yes"
 
 
 async def test_the_switches_are_kept_in_the_settings(tmp_path: Path) -> None:
