@@ -233,3 +233,27 @@ async def test_a_local_only_memory_held_back_from_a_remote_model_is_said_on_the_
     finally:
         await close_window(window)
         far.stop()
+
+
+async def test_the_card_waits_with_its_thread_and_comes_back_when_it_is_opened(
+    tmp_path: Path,
+) -> None:
+    model = _proposing("Kept, thank you.")
+    window = await _window(tmp_path, model)
+    try:
+        first = window.chat_vm.thread_id
+        assert first is not None
+        await send(window, "I moved to Lyon")
+        card = await _card(window)
+        await window.new_thread()
+        await wait_until(lambda: not card.isVisible(), what="the card to wait with its thread")
+        assert await window.workspace.memory.list(every=True) == []
+        await window.open_thread(first)
+        card = await _card(window)
+        assert find(card, QLabel, "memoryKeepText").text() == f"Parley will remember: {NOTE}"
+        find(card, QPushButton, "memoryKeepButton").click()
+        await _answer(window, "Kept, thank you.")
+        (kept,) = await window.workspace.memory.list(every=True)
+        assert kept.text == NOTE
+    finally:
+        await close_window(window)
