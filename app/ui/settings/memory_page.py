@@ -145,6 +145,8 @@ class MemoryPage(SettingsPage):
         for memory in found:
             if memory.thread_id is not None and memory.thread_id not in titles:
                 titles[memory.thread_id] = await self._title(memory.thread_id)
+        if self.search.text().strip() != query:
+            return  # typed on meanwhile: the newer search fills the list
         self.shown = found
         self.table.setRowCount(len(found))
         for row, memory in enumerate(found):
