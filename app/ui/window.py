@@ -95,7 +95,11 @@ class MainWindow(ThreadCommands):
         self.offline_action = made[ActionId.VIEW_OFFLINE]
         self._connect_offline(self.offline_action, menus[MenuId.VIEW])
         self.incognito = IncognitoSwitch(
-            workspace.tools, self.chat_vm, self.notifier, made[ActionId.THREAD_INCOGNITO]
+            workspace.tools,
+            self.chat_vm,
+            self.notifier,
+            made[ActionId.THREAD_INCOGNITO],
+            self.header.incognito,
         )
         self.resize(1200, 800)
         self._layout.restore(self, self.splitter)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 
 from app.services.workspace_tools import WorkspaceTools
 from app.ui.chat.viewmodel import ChatViewModel
@@ -15,17 +16,23 @@ __all__ = ["IncognitoSwitch"]
 
 
 class IncognitoSwitch(QObject):
-    """Keeps ``action`` (checkable, ``incognitoAction``) showing the open thread's flag and
-    sets the flag when it is toggled."""
+    """Keeps ``action`` (checkable, ``incognitoAction``) and ``mark`` (the header's
+    "Incognito") showing the open thread's flag, and sets the flag when it is toggled."""
 
     def __init__(
-        self, tools: WorkspaceTools, chat_vm: ChatViewModel, notifier: Notifier, action: QAction
+        self,
+        tools: WorkspaceTools,
+        chat_vm: ChatViewModel,
+        notifier: Notifier,
+        action: QAction,
+        mark: QWidget,
     ) -> None:
         super().__init__(action)
         self._tools = tools
         self._vm = chat_vm
         self._notifier = notifier
         self.action = action
+        self.mark = mark
         action.setToolTip("No memory is used in this thread, and nothing in it is remembered")
         action.setEnabled(False)
         action.toggled.connect(self._toggled)
@@ -34,9 +41,11 @@ class IncognitoSwitch(QObject):
     def thread_opened(self, thread_id: str) -> None:
         """Show the flag of the thread now open."""
         self.action.setEnabled(bool(thread_id))
+        on = bool(thread_id) and self._tools.incognito(thread_id)
         self.action.blockSignals(True)
-        self.action.setChecked(bool(thread_id) and self._tools.incognito(thread_id))
+        self.action.setChecked(on)
         self.action.blockSignals(False)
+        self.mark.setVisible(on)
 
     def _toggled(self, on: bool) -> None:
         thread_id = self._vm.thread_id
@@ -46,6 +55,8 @@ class IncognitoSwitch(QObject):
     async def set(self, thread_id: str, on: bool) -> None:
         """Make ``thread_id`` incognito or not, and say what that means."""
         await self._tools.set_incognito(thread_id, on)
+        if self._vm.thread_id == thread_id:
+            self.mark.setVisible(on)
         self._notifier.show(
             "This thread is incognito: no memory is used in it and nothing in it is remembered."
             if on

@@ -170,7 +170,8 @@ async def test_an_incognito_thread_uses_no_memory_and_offers_no_remember(
         action.trigger()
         thread_id = window.chat_vm.thread_id
         assert thread_id is not None
-        await wait_until(lambda: window.workspace.tools.incognito(thread_id), what="the flag")
+        await wait_until(find(window, QLabel, "incognitoMark").isVisible, what="the mark")
+        assert window.workspace.tools.incognito(thread_id)
         await send(window, QUESTION)
         row = await _answer(window, "The one by the river.")
         await _idle(window)
@@ -187,8 +188,10 @@ async def test_an_incognito_thread_uses_no_memory_and_offers_no_remember(
         # another thread is not incognito, and the switch shows each thread's own flag
         await window.new_thread()
         assert not action.isChecked()
+        assert not find(window, QLabel, "incognitoMark").isVisible()
         await window.open_thread(thread_id)
         await wait_until(action.isChecked, what="the switch to show the flag")
+        assert find(window, QLabel, "incognitoMark").isVisible()
     finally:
         await close_window(window)
 
