@@ -243,6 +243,18 @@ class AgentService:
             self._events.emit(MemoriesChanged())
         return agent
 
+    # Memory ----------------------------------------------------------------------------
+
+    def keeps_memories_unasked(self, agent_id: str) -> bool:
+        """Whether what the agent proposes to remember is kept without asking."""
+        return agent_id in self._settings.current.memory_keep_unasked
+
+    async def set_keep_memories_unasked(self, agent_id: str, on: bool) -> None:
+        """Keep what the agent proposes to remember without asking (``on``), or ask again."""
+        kept = [a for a in self._settings.current.memory_keep_unasked if a != agent_id]
+        if on != (agent_id in self._settings.current.memory_keep_unasked):
+            await self._settings.update(memory_keep_unasked=[*kept, agent_id] if on else kept)
+
     # Rules and knowledge ---------------------------------------------------------------
 
     async def rules_of(self, agent: Agent) -> builtins.list[StoredArgumentRule]:

@@ -192,7 +192,7 @@ class MemoryPage(SettingsPage):
         current = self.settings.current
         for box, on in (
             (self.paused, current.memory_paused),
-            (self.keep_unasked, self.agent.currentData() in current.memory_keep_unasked),
+            (self.keep_unasked, self.agents.keeps_memories_unasked(self.agent.currentData())),
         ):
             box.blockSignals(True)
             box.setChecked(on)
@@ -242,8 +242,7 @@ class MemoryPage(SettingsPage):
         agent = self._chosen_agent()
         if agent is None:
             return
-        kept = [a for a in self.settings.current.memory_keep_unasked if a != agent.id]
-        await self.settings.update(memory_keep_unasked=[*kept, agent.id] if on else kept)
+        await self.agents.set_keep_memories_unasked(agent.id, on)
         name = mark_hidden(agent.name)
         self.message.setText(
             f"What {name} proposes to remember is kept without asking."

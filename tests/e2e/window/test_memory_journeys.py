@@ -12,7 +12,15 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QDialog, QFrame, QLabel, QLineEdit, QListWidget, QPushButton
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+)
 
 from app.providers._retry import RetryPolicy
 from app.providers.openai_compat import OpenAIChatModel
@@ -21,6 +29,7 @@ from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.chat.message_html import memory_chip_text
 from app.ui.window import MainWindow
+from tests.e2e.window.test_agent_journeys import check, click_agent, editor_of, save
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
 from tests.ui.approval_harness import Recorder, open_tool_window, send
 from tests.ui.chat.links_harness import href_spot
@@ -258,5 +267,39 @@ async def test_the_card_waits_with_its_thread_and_comes_back_when_it_is_opened(
         await _answer(window, "Kept, thank you.")
         (kept,) = await window.workspace.memory.list(every=True)
         assert kept.text == NOTE
+    finally:
+        await close_window(window)
+
+
+async def test_an_agent_set_to_keep_without_asking_keeps_with_no_card(tmp_path: Path) -> None:
+    model = _proposing("Noted.")
+    window = await open_tool_window(tmp_path / "data", model, tools=[])
+    try:
+        find(window, QPushButton, "newAgentButton").click()
+        editor = await editor_of(window)
+        find(editor, QLineEdit, "agentName").setText("Mover")
+        check(find(editor, QListWidget, "agentTools"), "remember")
+        keep = find(editor, QCheckBox, "agentKeepMemories")
+        assert not keep.isChecked()
+        keep.setChecked(True)
+        await save(window, editor)
+        (mover,) = [a for a in await window.workspace.agents.list() if a.name == "Mover"]
+        assert window.workspace.settings.current.memory_keep_unasked == [mover.id]
+
+        click_agent(window, "Mover")  # the empty thread now talks to Mover
+        await wait_until(
+            lambda: find(window, QLabel, "threadAgent").text() == "Mover", what="the agent"
+        )
+        await send(window, "I moved to Lyon")
+        await _answer(window, "Noted.")
+        await _idle(window)
+        assert not find(window, QFrame, "memoryKeepCard").isVisible()
+        (kept,) = await window.workspace.memory.list(every=True)
+        assert kept.text == NOTE and kept.agent_id == mover.id
+
+        click_agent(window, "Mover", double=True)
+        editor = await editor_of(window)
+        assert find(editor, QCheckBox, "agentKeepMemories").isChecked()
+        editor.reject()
     finally:
         await close_window(window)
