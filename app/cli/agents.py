@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.export_file import refuse_existing, save_export
 from app.cli.stdin import confirm
-from app.cli.text import as_text
+from app.cli.text import as_text, printable
 
 if TYPE_CHECKING:
     from app.services.agents import Agent, AgentImport
@@ -82,6 +82,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="where to write (default: NAME.agent.json; - : stdout)",
     )
     export.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    export.add_argument(
+        "--with-memory",
+        action="store_true",
+        help="carry the agent's own memories too (local-only ones stay here)",
+    )
     imp = actions.add_parser(
         "import", parents=[common], help="show what an agent file asks for, then add it"
     )
@@ -146,7 +151,6 @@ async def _show(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextI
         )
     if folders := ws.agents.knowledge_of(agent):
         lines.append("knowledge: " + ", ".join(folders))
-    from app.cli.text import printable
 
     out.write(printable("\n".join(lines), getattr(out, "encoding", None)) + "\n")
     return 0
@@ -230,7 +234,7 @@ async def _remove(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 
 async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     agent = await ws.agents.get(args.name)
-    data, notes = await ws.agents.export(agent)
+    data, notes = await ws.agents.export(agent, with_memory=args.with_memory)
     for note in notes:
         err.write(f"parley: {note}\n")
     if args.file == "-":
@@ -246,7 +250,7 @@ async def _export(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 def _show_plan(plan: AgentImport, out: TextIO) -> None:
     out.write(f"{plan.agent.name}: {plan.agent.description or 'an agent'}\n")
     for line in plan.asks:
-        out.write(f"  {line}\n")
+        out.write(f"  {printable(line, getattr(out, 'encoding', None))}\n")
     for warning in plan.warnings:
         out.write(f"  ! {warning}\n")
 

@@ -1,14 +1,16 @@
-"""The approval policy the app uses: "always allow" rules and the audit log, in the store."""
+"""The approval policy the app uses: "always allow" rules and the audit log, in the store,
+and the agents whose proposed memories are kept without asking."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from pydantic import JsonValue
 
 from app.core.tools.approvals import AuditEntry, args_fingerprint, requests_of
 from app.core.tools.argument_rules import ArgumentRule, RuleSpec
-from app.store import Store, StoredArgumentRule
+from app.store import BUILTIN_AGENT_ID, Store, StoredArgumentRule
+from app.tools.memory import REMEMBER_TOOL
 
 __all__ = ["StoreApprovalPolicy"]
 
@@ -17,13 +19,31 @@ class StoreApprovalPolicy:
     """An :class:`app.core.tools.ApprovalPolicy` kept in the thread database, so "always"
     decisions survive a restart and every request and decision is audited."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, keep_unasked: Callable[[], Collection[str]] = frozenset
+    ) -> None:
         self.store = store
+        self._keep_unasked = keep_unasked
+        """The ids of the agents whose ``remember`` calls run without asking (the person
+        chose "Keep what agents remember without asking" for them)."""
 
     async def is_allowed(self, tool: str, thread_id: str | None, agent: str = "") -> bool:
         """Whether a rule lets ``tool`` run unasked in ``thread_id`` when ``agent`` (a
-        delegate; ``""``: the thread's own agent) calls it."""
+        delegate; ``""``: the thread's own agent) calls it; ``remember`` also runs unasked
+        for an agent whose memories are kept without asking."""
+        if tool == REMEMBER_TOOL and await self._keeps_unasked(thread_id, agent):
+            return True
         return await self.store.is_allowed(tool, thread_id=thread_id, agent=agent)
+
+    async def _keeps_unasked(self, thread_id: str | None, agent: str) -> bool:
+        chosen = self._keep_unasked()
+        if not chosen:
+            return False
+        if agent:
+            found = await self.store.find_agent(agent)
+            return found is not None and found.id in chosen
+        thread = await self.store.get_thread(thread_id) if thread_id else None
+        return (thread.agent_id if thread else BUILTIN_AGENT_ID) in chosen
 
     async def allow(self, tool: str, thread_id: str | None, agent: str = "") -> None:
         """Let ``tool`` run unasked in ``thread_id`` for ``agent`` (``thread_id=None``:

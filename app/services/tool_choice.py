@@ -4,7 +4,8 @@ A thread starts with no tools; the composer's tools menu switches them on and of
 choice is kept per thread so reopening the window brings it back. The file maps a thread id to
 the tool names switched on (built-in names, and ``SERVER__TOOL`` for MCP tools), and under
 :data:`NO_AUTO_PASSAGES` lists the threads whose questions get no knowledge passages put before
-them; it is written atomically, and a damaged file is set aside, never lost.
+them, and under :data:`INCOGNITO` the incognito threads (no memory used or kept in them);
+it is written atomically, and a damaged file is set aside, never lost.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["FILE_NAME", "NO_AUTO_PASSAGES", "ThreadToolChoices"]
+__all__ = ["FILE_NAME", "INCOGNITO", "NO_AUTO_PASSAGES", "ThreadToolChoices"]
 
 FILE_NAME = "thread_tools.json"
 
 NO_AUTO_PASSAGES = "#no-auto-passages"
 """The file's key for the threads that switched the automatic knowledge passages off (no
 thread id starts with ``#``)."""
+
+INCOGNITO = "#incognito"
+"""The file's key for the incognito threads: no memory goes before their questions and
+nothing is remembered from them."""
 
 
 class ThreadToolChoices:
@@ -33,6 +38,7 @@ class ThreadToolChoices:
         self.path = Path(data_dir) / FILE_NAME
         self._choices: dict[str, list[str]] | None = None
         self._no_passages: set[str] = set()
+        self._incognito: set[str] = set()
 
     def _load(self) -> dict[str, list[str]]:
         if self._choices is not None:
@@ -44,6 +50,8 @@ class ThreadToolChoices:
                 raise ValueError("not an object")
             off = raw.pop(NO_AUTO_PASSAGES, [])
             self._no_passages = {str(t) for t in off} if isinstance(off, list) else set()
+            hidden = raw.pop(INCOGNITO, [])
+            self._incognito = {str(t) for t in hidden} if isinstance(hidden, list) else set()
             for thread_id, names in raw.items():
                 if isinstance(names, list):
                     choices[str(thread_id)] = [str(n) for n in names]
@@ -87,13 +95,29 @@ class ThreadToolChoices:
         self._write(choices)
         return on
 
+    def incognito(self, thread_id: str) -> bool:
+        """Whether ``thread_id`` is incognito: no memory is used or kept in it."""
+        self._load()
+        return thread_id in self._incognito
+
+    def set_incognito(self, thread_id: str, on: bool) -> bool:
+        """Make ``thread_id`` incognito or not and write the file."""
+        choices = self._load()
+        if on:
+            self._incognito.add(thread_id)
+        else:
+            self._incognito.discard(thread_id)
+        self._write(choices)
+        return on
+
     def forget(self, thread_id: str) -> None:
         """Drop the choice of a deleted thread."""
         choices = self._load()
         dropped = choices.pop(thread_id, None) is not None
-        if thread_id in self._no_passages:
-            self._no_passages.discard(thread_id)
-            dropped = True
+        for flagged in (self._no_passages, self._incognito):
+            if thread_id in flagged:
+                flagged.discard(thread_id)
+                dropped = True
         if dropped:
             self._write(choices)
 
@@ -104,6 +128,8 @@ class ThreadToolChoices:
             kept: dict[str, list[str]] = dict(choices)
             if self._no_passages:
                 kept[NO_AUTO_PASSAGES] = sorted(self._no_passages)
+            if self._incognito:
+                kept[INCOGNITO] = sorted(self._incognito)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(kept, out, indent=1, sort_keys=True)
             os.replace(tmp, self.path)

@@ -112,7 +112,8 @@ class Workspace:
             store,
             settings=self.settings,
             mcp=self.mcp,
-            extra=self.knowledge.tools,
+            # remember is a tool a thread or an agent may switch on (not with --no-memory)
+            extra=lambda: [*self.knowledge.tools(), *(self.memory.tools() if memory else [])],
             offline=lambda: self.network.offline,
         )
         """The tools threads may switch on: built-in and the running MCP servers'."""
@@ -130,7 +131,9 @@ class Workspace:
         """What agents remember across threads: every memory listed, changed, chosen."""
         if offer_memory and memory:  # the terminal's --tools: remember, asking before it keeps
             tools = [*tools, *self.memory.tools()]
-        policy = StoreApprovalPolicy(store)
+        policy = StoreApprovalPolicy(
+            store, keep_unasked=lambda: self.settings.current.memory_keep_unasked
+        )
         self.models = ModelService(
             ModelAccess(resolve_model, secret_resolver, list_ollama),
             AgentParts(

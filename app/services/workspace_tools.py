@@ -170,6 +170,14 @@ class WorkspaceTools:
         """Switch the thread's automatic passages on or off; its next turn follows."""
         return await asyncio.to_thread(self.choices.set_auto_passages, thread_id, on)
 
+    def incognito(self, thread_id: str) -> bool:
+        """Whether the thread is incognito: no memory is used or kept in it."""
+        return self.choices.incognito(thread_id)
+
+    async def set_incognito(self, thread_id: str, on: bool) -> bool:
+        """Make the thread incognito or not; its next turn follows."""
+        return await asyncio.to_thread(self.choices.set_incognito, thread_id, on)
+
     def for_thread(self, thread_id: str) -> list[Tool[..., Any]]:
         """The tools the thread's next turn offers the model: those it switched on that can
         work now."""

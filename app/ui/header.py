@@ -109,6 +109,14 @@ class Header(QFrame):
         self.agent.hide()
         self._locked: str | None = None
 
+        self.incognito = QLabel("Incognito", self)
+        self.incognito.setObjectName("incognitoMark")
+        self.incognito.setToolTip(
+            "This thread is incognito: no memory is used in it and nothing in it is remembered "
+            "(Thread > Incognito)"
+        )
+        self.incognito.hide()
+
     def _build_picker(self) -> None:
         self.picker = QComboBox(self)
         self.picker.setObjectName("modelPicker")
@@ -129,6 +137,7 @@ class Header(QFrame):
         layout.setSpacing(12)
         layout.addWidget(self.agent)
         layout.addWidget(self.title)  # Expanding: it takes the room left, gives it up alike
+        layout.addWidget(self.incognito)
         layout.addWidget(self.status)
         layout.addWidget(self.network)
         layout.addWidget(self.budget)

@@ -37,6 +37,8 @@ from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
+from app.ui.memory.incognito import IncognitoSwitch
+from app.ui.memory.used import MemoriesUsed
 from app.ui.model_download import DownloadBar
 from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
@@ -92,6 +94,13 @@ class MainWindow(ThreadCommands):
         made, menus = build_menus(self, self.menuBar(), self._actions)
         self.offline_action = made[ActionId.VIEW_OFFLINE]
         self._connect_offline(self.offline_action, menus[MenuId.VIEW])
+        self.incognito = IncognitoSwitch(
+            workspace.tools,
+            self.chat_vm,
+            self.notifier,
+            made[ActionId.THREAD_INCOGNITO],
+            self.header.incognito,
+        )
         self.resize(1200, 800)
         self._layout.restore(self, self.splitter)
         self._set_tab_order()
@@ -155,6 +164,9 @@ class MainWindow(ThreadCommands):
             self,
         )
         self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
+        self.memories_used = MemoriesUsed(
+            workspace.memory, workspace.threads, self.open_thread, self
+        )
         self.models = ModelPicking(
             chat_vm,
             self.header,
@@ -181,6 +193,7 @@ class MainWindow(ThreadCommands):
         col.addWidget(self.notice)
         col.addWidget(self.downloads)
         col.addWidget(self.stack, 1)
+        col.addWidget(self.approvals.keep_card)
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
@@ -232,6 +245,7 @@ class MainWindow(ThreadCommands):
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
+        self.chat.memoriesRequested.connect(self.memories_used.show)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
     def _connect_parts(self) -> None:
@@ -453,8 +467,15 @@ class MainWindow(ThreadCommands):
             self.closed.connect(self._settings_dialog.close)
             data = self._settings_dialog.page(PageId.DATA)
             data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
+            memory = self._settings_dialog.page(PageId.MEMORY)
+            memory.threadWanted.connect(self._open_memory_source)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog
+
+    def _open_memory_source(self, thread_id: str) -> None:
+        if self._settings_dialog is not None:
+            self._settings_dialog.close()
+        spawn(self.open_thread(thread_id))
 
     def _settings_services(self) -> SettingsServices:
         ws = self.workspace
@@ -468,6 +489,9 @@ class MainWindow(ThreadCommands):
             ws.backups,
             ws.knowledge,
             ws.agents.named,
+            ws.memory,
+            ws.agents,
+            ws.threads,
         )
 
     def _restore_requested(self, backup: Path) -> None:

@@ -75,6 +75,8 @@ def window_actions(w: WindowCommands) -> list[Action]:
                handler=lambda: spawn(w.edit_system_prompt())),
         Action(ActionId.THREAD_MODEL, "Choose &model", MenuId.THREAD, "Ctrl+M",
                w.models.open_picker, "Choose the model"),
+        Action(ActionId.THREAD_INCOGNITO, "&Incognito (no memory)", MenuId.THREAD,
+               checkable=True),
         Action(ActionId.THREAD_DELETE, "&Delete", MenuId.THREAD, handler=w.delete_current),
         Action(ActionId.KEYS_DELETE_THREAD, "", None, help="Delete the thread (with Undo)",
                keys_text="Delete (in the thread list)"),

@@ -80,6 +80,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "Tools",
             "Knowledge",
             "MCP servers",
+            "Memory",
             "Approval rules",
             "Audit log",
             "Limits",

@@ -35,8 +35,10 @@ from app.core.tools.argument_rules import ArgumentRule
 from app.core.userinfo import without_userinfo
 from app.secrets.known import known_secrets
 from app.services.agents.folders import folder_problem, portable
+from app.services.agents.memories import agent_memories, memory_entries, shared_memories
 from app.services.agents.model import LIMIT_NAMES, Agent
 from app.services.agents.validation import first_problem, text_problems
+from app.services.memory.files import FileMemory
 
 __all__ = [
     "FILE_FORMAT",
@@ -116,6 +118,8 @@ class AgentFile(BaseModel):
     secrets: list[str] = Field(default_factory=list)
     rules: list[FileRule] = Field(default_factory=list, max_length=MAX_FILE_RULES)
     knowledge: list[str] = Field(default_factory=list, max_length=MAX_FILE_FOLDERS)
+    memories: list[Any] | None = None
+    """Only in a file exported with its memories (see :mod:`app.services.agents.memories`)."""
 
     def agent(self) -> Agent:
         """The agent the file describes (not checked against this machine)."""
@@ -214,10 +218,13 @@ def file_rules(read: AgentFile) -> tuple[ArgumentRule, ...]:
 
 
 def agent_file_bytes(
-    agent: Agent, rules: Sequence[ArgumentRule] = (), knowledge: Sequence[str] = ()
+    agent: Agent,
+    rules: Sequence[ArgumentRule] = (),
+    knowledge: Sequence[str] = (),
+    memories: Sequence[FileMemory] | None = None,
 ) -> bytes:
     """The agent as an agent file: UTF-8 JSON, keys in a fixed order, no secret; with its
-    approval ``rules`` and ``knowledge`` folders."""
+    approval ``rules`` and ``knowledge`` folders, and its ``memories`` when given."""
     body: dict[str, Any] = {
         "format": FILE_FORMAT,
         "version": FILE_VERSION,
@@ -233,6 +240,8 @@ def agent_file_bytes(
         "rules": rule_entries(rules),
         "knowledge": [portable(f) for f in knowledge],
     }
+    if memories is not None:
+        body["memories"] = memory_entries(memories)
     return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
@@ -274,12 +283,16 @@ class AgentExport(NamedTuple):
 
 
 def export_file(
-    agent: Agent, rules: Sequence[ArgumentRule], knowledge: Sequence[str]
+    agent: Agent,
+    rules: Sequence[ArgumentRule],
+    knowledge: Sequence[str],
+    memories: Sequence[FileMemory] | None = None,
 ) -> AgentExport:
     """``agent`` as an agent file, and a sentence for each rule or folder left out of it (a
     folder an import would refuse: outside the home folder, hidden; a rule's value that looks
-    like a key). Raises :class:`UserError` when its text holds what looks like a key: nothing
-    is written then."""
+    like a key), with its ``memories`` when given (a local-only one, or one that looks like
+    a key, left out with a sentence). Raises :class:`UserError` when its text holds what
+    looks like a key, or the file would be too large: nothing is written then."""
     texts = [
         ("name holds", agent.name),
         ("description holds", agent.description),
@@ -319,7 +332,16 @@ def export_file(
             )
         else:
             kept_folders.append(folder)
-    return AgentExport(agent_file_bytes(agent, kept_rules, kept_folders), tuple(notes))
+    kept_memories = None if memories is None else shared_memories(memories, notes, _secret_in)
+    data = agent_file_bytes(agent, kept_rules, kept_folders, kept_memories)
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError(
+            f"With its memories {agent.name}'s agent file would be larger than "
+            f"{MAX_FILE_BYTES // 1024} KB, the most an agent file may be; nothing was "
+            "exported: export it without --with-memory, or move its memories with "
+            "parley memory export."
+        )
+    return AgentExport(data, tuple(notes))
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -418,6 +440,17 @@ def _check_secrets(read: AgentFile) -> None:
                 )
 
 
+def file_memories(read: AgentFile) -> tuple[FileMemory, ...]:
+    """The memories an agent file carries (none unless exported with them);
+    :class:`AgentFileError` with one sentence when one cannot be a memory."""
+    if read.memories is None:
+        return ()
+    try:
+        return agent_memories(read.memories)
+    except UserError as exc:
+        raise AgentFileError(str(exc)) from None
+
+
 def read_agent_file(data: bytes) -> AgentFile:
     """Read an agent file from anywhere; raises :class:`AgentFileError` with one sentence
     when it cannot be an agent file (see the module docstring)."""
@@ -429,6 +462,12 @@ def read_agent_file(data: bytes) -> AgentFile:
         raise AgentFileError(_one_sentence(exc)) from None
     _check_secrets(read)
     file_rules(read)
+    for memory in file_memories(read):
+        if _CLEAR_SECRET.search(memory.text):
+            raise AgentFileError(
+                "The file's memories hold what looks like a secret in clear; keys go in the "
+                "keyring, never in an agent file, so it was not imported."
+            )
     for folder in read.knowledge:
         if _control(folder) or not folder.strip() or len(folder) > 1000:
             raise AgentFileError("The file's knowledge names a folder Parley cannot read.")

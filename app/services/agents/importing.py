@@ -8,10 +8,11 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from app.core.tools.argument_rules import ArgumentRule
-from app.services.agents.files import AgentFile, file_rules
+from app.services.agents.files import AgentFile, file_memories, file_rules
 from app.services.agents.folders import file_knowledge
 from app.services.agents.model import Agent, agent_key
 from app.services.agents.validation import agent_problems, first_problem
+from app.services.memory.files import FileMemory
 
 __all__ = ["AgentImport", "compare"]
 
@@ -23,7 +24,9 @@ class AgentImport:
     ``agent`` is what a yes adds (tools and delegates not here left out); ``asks`` lists what
     it asks for, a line each; ``warnings`` are the sentences the yes answers; ``refusal``,
     when set, is why it cannot be added at all; ``rules`` are the approval rules a yes keeps
-    for the agent and ``knowledge`` the folders (resolved, existing here) it adds for it."""
+    for the agent, ``knowledge`` the folders (resolved, existing here) it adds for it and
+    ``memories`` the memories it adds as the agent's own (only in a file exported with
+    them)."""
 
     agent: Agent
     asks: tuple[str, ...]
@@ -31,6 +34,7 @@ class AgentImport:
     refusal: str | None = None
     rules: tuple[ArgumentRule, ...] = ()
     knowledge: tuple[str, ...] = ()
+    memories: tuple[FileMemory, ...] = ()
 
 
 def compare(
@@ -93,11 +97,19 @@ def compare(
     if read.knowledge:
         asks.append("Knowledge folders: " + ", ".join(knowledge.shown))
     warnings.extend(knowledge.warnings)
+    memories = file_memories(read)
+    for memory in memories:
+        flags = [
+            f for f, on in (("pinned", memory.pinned), ("local only", memory.local_only)) if on
+        ]
+        asks.append(f"Memory: {memory.text}" + (f" ({', '.join(flags)})" if flags else ""))
     problems = agent_problems(agent, agents, tools)
     refusal = first_problem(problems)
     if refusal is not None:
         refusal = f"{refusal} Nothing was imported."
-    return AgentImport(agent, tuple(asks), tuple(warnings), refusal, rules, knowledge.folders)
+    return AgentImport(
+        agent, tuple(asks), tuple(warnings), refusal, rules, knowledge.folders, memories
+    )
 
 
 def _model(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import os
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -28,9 +29,10 @@ from app.services.agents.model import BUILTIN_AGENT_ID, Agent, agent_key
 from app.services.agents.validation import AgentField, agent_problems, first_problem
 from app.services.bus import EventBus
 from app.services.events import AgentsChanged, MemoriesChanged
+from app.services.memory.files import FileMemory
 from app.services.settings.store import SettingsStore
 from app.services.tool_entry import Unavailable
-from app.store import Store, StoredArgumentRule, Thread
+from app.store import MemoryRecord, Store, StoredArgumentRule, Thread
 
 __all__ = ["AgentImport", "AgentService", "agent_names"]  # AgentImport: from .importing
 
@@ -168,13 +170,22 @@ class AgentService:
         """The file an export of ``agent`` is written to: ``NAME.agent.json``."""
         return agent_file_name(agent)
 
-    async def export(self, agent: Agent) -> AgentExport:
+    async def export(self, agent: Agent, *, with_memory: bool = False) -> AgentExport:
         """``agent`` as an agent file with its approval rules and knowledge folders (a secret
         appears only as its keyring reference; a folder outside the home folder or a hidden
-        one is left out, with a note). Raises :class:`UserError` when its text holds what
-        looks like a key."""
+        one is left out, with a note), and ``with_memory`` its own memories (not everyone's;
+        a local-only one is left out, with a note). Raises :class:`UserError` when its text
+        holds what looks like a key."""
         rules = [kept.rule for kept in await self.rules_of(agent)]
-        return export_file(agent, rules, self.knowledge_of(agent))
+        memories = None
+        if with_memory:
+            kept = await self._store.memories.list(agent.id, every=True) if agent.id else []
+            memories = [
+                FileMemory(m.text, pinned=m.pinned, local_only=m.local_only, made_at=m.made_at)
+                for m in kept
+                if m.agent_id == agent.id
+            ]
+        return export_file(agent, rules, self.knowledge_of(agent), memories)
 
     async def read_file(self, data: bytes) -> AgentImport:
         """What the agent file ``data`` asks for, compared with this machine; adds nothing.
@@ -197,9 +208,9 @@ class AgentService:
         }
 
     async def import_agent(self, plan: AgentImport) -> Agent:
-        """Add the agent of ``plan`` with its approval rules and knowledge folders (after a
-        person said yes to it); a folder that belongs to another agent or to every thread
-        stays theirs."""
+        """Add the agent of ``plan`` with its approval rules, knowledge folders and memories
+        (after a person said yes to it); a folder that belongs to another agent or to every
+        thread stays theirs."""
         if plan.refusal is not None:
             raise UserError(plan.refusal)
         agent = await self.add(plan.agent)
@@ -215,7 +226,34 @@ class AgentService:
                     continue
                 mine.append(await self._knowledge.add_folder(real, agent.id))
             await self._knowledge.set_owner(agent.id, mine)
+        if plan.memories:
+            await self._store.memories.add(
+                [
+                    MemoryRecord(
+                        id="",
+                        text=m.text,
+                        agent_id=agent.id,
+                        made_at=m.made_at or time.time(),
+                        pinned=m.pinned,
+                        local_only=m.local_only,
+                    )
+                    for m in plan.memories
+                ]
+            )
+            self._events.emit(MemoriesChanged())
         return agent
+
+    # Memory ----------------------------------------------------------------------------
+
+    def keeps_memories_unasked(self, agent_id: str) -> bool:
+        """Whether what the agent proposes to remember is kept without asking."""
+        return agent_id in self._settings.current.memory_keep_unasked
+
+    async def set_keep_memories_unasked(self, agent_id: str, on: bool) -> None:
+        """Keep what the agent proposes to remember without asking (``on``), or ask again."""
+        kept = [a for a in self._settings.current.memory_keep_unasked if a != agent_id]
+        if on != (agent_id in self._settings.current.memory_keep_unasked):
+            await self._settings.update(memory_keep_unasked=[*kept, agent_id] if on else kept)
 
     # Rules and knowledge ---------------------------------------------------------------
 

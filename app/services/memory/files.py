@@ -33,6 +33,7 @@ __all__ = [
     "MAX_FILE_MEMORIES",
     "FileMemory",
     "memory_file_bytes",
+    "read_memories",
     "read_memory_file",
 ]
 
@@ -151,13 +152,17 @@ def read_memory_file(data: bytes) -> list[FileMemory]:
     version = body.get("version")
     if type(version) is not int or version != FILE_VERSION:
         raise _refuse(f"its version is not {FILE_VERSION} (a newer Parley may have written it)")
-    memories = body.get("memories")
+    return read_memories(body.get("memories"))
+
+
+def read_memories(memories: Any, most: int = MAX_FILE_MEMORIES) -> list[FileMemory]:
+    """The memories of a file's ``"memories"`` list (a memory file's, an agent file's),
+    at most ``most``; :class:`UserError` with one sentence naming what and where when one
+    cannot be a memory."""
     if not isinstance(memories, list):
         raise _refuse(f'its "memories" is {_kind(memories)}, not a list')
-    if len(memories) > MAX_FILE_MEMORIES:
-        raise _refuse(
-            f"it holds {len(memories):,} memories; a file holds at most {MAX_FILE_MEMORIES:,}"
-        )
+    if len(memories) > most:
+        raise _refuse(f"it holds {len(memories):,} memories; a file holds at most {most:,}")
     return [_memory(item, n) for n, item in enumerate(memories, 1)]
 
 

@@ -54,6 +54,7 @@ class MemoryService:
     def __init__(self, store: Store, *, events: EventBus) -> None:
         self._store = store
         self._events = events
+        self._remember: Tool[..., Any] | None = None
 
     def _changed(self, memory_id: str | None = None) -> None:
         self._events.emit(MemoriesChanged(memory_id))
@@ -172,8 +173,11 @@ class MemoryService:
     # What agents propose ---------------------------------------------------------------
 
     def tools(self) -> builtins.list[Tool[..., Any]]:
-        """``remember``: an agent proposes a memory, kept after the person says yes."""
-        return [remember_tool(self.keep_proposed)]
+        """``remember``: an agent proposes a memory, kept after the person says yes (the
+        same tool each time, so a thread's agent built with it is built once)."""
+        if self._remember is None:
+            self._remember = remember_tool(self.keep_proposed)
+        return [self._remember]
 
     async def keep_proposed(self, text: str, why: str, asker: RunContext | None) -> dict[str, Any]:
         """Keep what an agent proposed (the person said yes) for the thread's agent (everyone,
@@ -184,7 +188,10 @@ class MemoryService:
         if deps is None or not deps.memory:
             return {
                 "kept": False,
-                "note": "Nothing was kept: this conversation is incognito (memory is off).",
+                "note": (
+                    "Nothing was kept: memory is off here (an incognito conversation, or "
+                    "memory paused)."
+                ),
             }
         agent_id = None if deps.agent_id in (None, BUILTIN_AGENT_ID) else deps.agent_id
         if asker is not None and asker.agent:  # a delegate proposes a memory of its own

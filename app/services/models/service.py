@@ -31,6 +31,7 @@ from app.services.models.choices import ModelChoice, list_model_choices
 from app.services.models.downloads import ModelDownloads
 from app.services.settings.store import SettingsStore
 from app.store import Thread
+from app.tools.memory import REMEMBER_TOOL
 
 if TYPE_CHECKING:
     from app.core.models.protocol import ModelInfo
@@ -161,18 +162,24 @@ class ModelService:
 
     async def agent_for(self, thread: Thread) -> CompiledGraph[AgentState]:
         """The agent a turn on ``thread`` runs: its model, system prompt and tools — those of
-        the thread's agent, or for "Parley" the thread's own."""
+        the thread's agent, or for "Parley" the thread's own (without ``remember`` in an
+        incognito thread or while memory is paused)."""
         spec = thread.model or self._settings.current.default_model
         prompt = thread.system_prompt or self._parts.system_prompt
-        tools = [*self._parts.offered, *self._tools.for_thread(thread.id)]
+        # one of each name: a tool offered to every thread may also be switched on in it
+        tools = list(
+            {t.name: t for t in [*self._parts.offered, *self._tools.for_thread(thread.id)]}.values()
+        )
         own = await self._agent_defs.for_thread(thread)
         defined = None if own.builtin else own
         if defined is not None:
             spec = defined.model or spec
             prompt = defined.instructions.strip() or self._parts.system_prompt
             tools = self._tools.named(defined.tools)
-            if defined.delegates:
-                return await self._delegating(await self._reach(defined), spec, prompt, tools)
+        if self._settings.current.memory_paused or self._tools.incognito(thread.id):
+            tools = [t for t in tools if t.name != REMEMBER_TOOL]  # nothing is remembered
+        if defined is not None and defined.delegates:
+            return await self._delegating(await self._reach(defined), spec, prompt, tools)
         key = (spec, prompt, own.name, *(id(t) for t in tools))
         if key not in self._agents:
             self._agents[key] = create_agent(

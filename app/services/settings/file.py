@@ -50,6 +50,11 @@ class AppSettings(BaseModel):
     knowledge_embedding: str = ""
     """The model that makes knowledge folders searchable by meaning: ``""`` (none: by words
     alone), ``bundled`` or ``gguf:PATH`` (see :mod:`app.services.knowledge.embedders`)."""
+    memory_paused: bool = False
+    """Memory paused for everyone: no memory goes before a question and none is kept."""
+    memory_keep_unasked: list[str] = Field(default_factory=list)
+    """The ids of the agents whose proposed memories are kept without asking (the built-in
+    agent's id for "Parley")."""
 
     def provider_urls(self) -> dict[str, str]:
         """The base URL of each provider, for models whose spec names none."""

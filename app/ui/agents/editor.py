@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -92,6 +93,12 @@ class AgentEditor(QDialog):
         self.knowledge = knowledge_list(agents.knowledge_folders(), mine, self)
         _fit(self.knowledge, 4)
         self.rules = AgentRules(agents, rules, self)
+        self.keep_memories = QCheckBox("Keep what it remembers without asking", self)
+        self.keep_memories.setObjectName("agentKeepMemories")
+        self.keep_memories.setToolTip(
+            "Off: each memory it proposes is shown on a card to Keep, Edit or not keep"
+        )
+        self.keep_memories.setChecked(agent is not None and agents.keeps_memories_unasked(agent.id))
         self._lay_out()
         self._connect()
         self.check()
@@ -255,6 +262,7 @@ class AgentEditor(QDialog):
             ("Starters", "starters", self.starters),
             ("Knowledge", "knowledge", self.knowledge),
             ("Approval rules", "rules", self.rules),
+            ("Memory", "memory", self.keep_memories),
         ]
         for label, field, widget in rows:
             column = QVBoxLayout()
@@ -355,6 +363,7 @@ class AgentEditor(QDialog):
             else:
                 agent = await self._agents.edit(self._editing.id, self.draft())
             await self._agents.set_knowledge(agent, self._checked(self.knowledge))
+            await self._agents.set_keep_memories_unasked(agent.id, self.keep_memories.isChecked())
         except ParleyError as exc:
             self.problem.setText(str(exc))
             self.problem.show()

@@ -6,7 +6,9 @@ awaited, so other threads keep streaming. The controller is the window's
 :class:`~app.core.tools.ApprovalHandler`: the engine's :func:`~app.core.tools.answer_requests`
 asks it and binds its decisions to the calls that were shown, and that typed answer resumes
 the run; closing the dialog or the window decides nothing (:class:`DecisionPostponed`) and
-leaves a banner with Review…. A thread whose run was cut off gets a banner with Resume and
+leaves a banner with Review…. A pause asking only whether to keep memories an agent proposes
+(``remember``) is asked in the thread instead, on the :class:`MemoryKeepCard` under the
+messages, one memory at a time. A thread whose run was cut off gets a banner with Resume and
 Discard.
 """
 
@@ -21,11 +23,13 @@ from PySide6.QtWidgets import QWidget
 from app.core.errors import ParleyError
 from app.core.tools import ApprovalDecision, ApprovalRequest, DecisionPostponed, answer_requests
 from app.services.events import ApprovalNeeded
+from app.services.memory import REMEMBER_TOOL
 from app.services.models.service import ModelService
 from app.services.runs import RunService
 from app.services.threads import ThreadService
 from app.ui.approvals.banner import RunBanner
 from app.ui.approvals.dialog import ToolApprovalDialog
+from app.ui.approvals.memory_card import MemoryKeepCard
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dialogs import ask
 from app.ui.notifier import Notifier
@@ -35,8 +39,9 @@ __all__ = ["ApprovalController"]
 
 
 class ApprovalController(QObject):
-    """Asks for the open thread's approvals in dialogs over ``window`` and keeps the run
-    banner; the window places :attr:`banner` and calls :meth:`dismiss` when it closes.
+    """Asks for the open thread's approvals in dialogs over ``window`` (a proposed memory on
+    :attr:`keep_card`) and keeps the run banner; the window places :attr:`banner` and
+    :attr:`keep_card` and calls :meth:`dismiss` when it closes.
 
     ``runs`` says what is pending and resumes or discards a cut-off run, ``threads`` names the
     thread in the dialog, ``models`` describes the tools asked for and ``agent_name`` names a
@@ -60,6 +65,7 @@ class ApprovalController(QObject):
         self.models = models
         self.chat_vm = chat_vm
         self.banner = RunBanner(window)
+        self.keep_card = MemoryKeepCard(window)
         self.dialog: ToolApprovalDialog | None = None
         self._current: ApprovalNeeded | None = None
         self._asking: set[str] = set()
@@ -74,6 +80,8 @@ class ApprovalController(QObject):
         spawn(self.ask(approval))
 
     def _on_opened(self, thread_id: str) -> None:
+        if self._current is not None and self._current.thread_id != thread_id:
+            self.keep_card.dismiss()  # another thread's memory waits; asked when it is open
         spawn(self._opened(thread_id))
 
     # Approvals -----------------------------------------------------------------------
@@ -113,6 +121,8 @@ class ApprovalController(QObject):
         """Ask about ``requests`` (the pause being asked about) in a window-modal dialog and
         return its decisions; raise :class:`DecisionPostponed` when it is closed undecided or
         the window closes."""
+        if requests and all(r.tool == REMEMBER_TOOL for r in requests):
+            return await self._keep_memories(requests)
         thread_id = self._current.thread_id if self._current else None
         title, own_agent = "", None
         if thread_id is not None:
@@ -146,6 +156,17 @@ class ApprovalController(QObject):
             raise DecisionPostponed
         return list(dialog.decisions)
 
+    async def _keep_memories(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """Ask on the card whether to keep each proposed memory, one after another."""
+        self.banner.clear("waiting")
+        decisions = []
+        for request in requests:
+            decision = await self.keep_card.ask(request)
+            if decision is None or self._closed:
+                raise DecisionPostponed
+            decisions.append(decision)
+        return decisions
+
     def _show_waiting(self, approval: ApprovalNeeded) -> None:
         if self._closed or self.chat_vm.thread_id != approval.thread_id:
             return
@@ -161,6 +182,7 @@ class ApprovalController(QObject):
     def dismiss(self) -> None:
         """The window is closing: close the dialog without deciding anything."""
         self._closed = True
+        self.keep_card.dismiss()
         if self.dialog is not None:
             self.dialog.dismiss()
 
@@ -201,6 +223,7 @@ class ApprovalController(QObject):
     def _status(self, status: str) -> None:
         if status == "running":
             self.banner.clear()
+            self.keep_card.dismiss()
             if self.dialog is not None:
                 # the thread was answered elsewhere: this question is moot
                 self.dialog.dismiss()

@@ -2,7 +2,8 @@
 
 Parley's own rich text carries internal addresses: ``copy:N`` (code block N of the row),
 ``toggle:KEY`` (fold or unfold a card), ``remedy:ACTION[:TARGET]`` (an error's fix),
-``source:N`` (citation N, from 1), ``media:ACTION:N`` (an attachment's action on block N).
+``source:N`` (citation N, from 1), ``media:ACTION:N`` (an attachment's action on block N),
+``memories:used`` (the memories a reply used).
 A message's own text links only to web pages and mail addresses. Every renderer writes its
 links with :func:`href_of` and every handler reads them with :func:`parse_link`, then
 dispatches on the intent's type; an address that names no intent parses to ``None``.
@@ -24,6 +25,7 @@ __all__ = [
     "MediaAction",
     "OpenSource",
     "Remedy",
+    "ShowMemories",
     "Toggle",
     "WebLink",
     "href_of",
@@ -69,6 +71,11 @@ class MediaAction:
 
 
 @dataclass(frozen=True)
+class ShowMemories:
+    """Show the memories the row's reply used, and those held back from its model."""
+
+
+@dataclass(frozen=True)
 class WebLink:
     """A web page (``http`` or ``https``), handed to the system's browser."""
 
@@ -82,7 +89,9 @@ class MailLink:
     url: str
 
 
-LinkIntent = CopyCode | Toggle | Remedy | OpenSource | MediaAction | WebLink | MailLink
+LinkIntent = (
+    CopyCode | Toggle | Remedy | OpenSource | MediaAction | ShowMemories | WebLink | MailLink
+)
 """Everything a link in the chat may ask for."""
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
@@ -113,6 +122,8 @@ def parse_link(href: str) -> LinkIntent | None:
         return Remedy(action, target) if _WORD.fullmatch(action) else None
     if scheme == "source" and (n := _number(rest)) is not None:
         return OpenSource(n)
+    if scheme == "memories" and rest == "used":
+        return ShowMemories()
     if scheme == "media":
         action, _, index = rest.partition(":")
         n = _number(index)
@@ -133,5 +144,7 @@ def href_of(intent: LinkIntent) -> str:
             return f"source:{index}"
         case MediaAction(action, index):
             return f"media:{action}:{index}"
+        case ShowMemories():
+            return "memories:used"
         case WebLink(url) | MailLink(url):
             return url

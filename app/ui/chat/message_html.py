@@ -3,7 +3,8 @@
 Links carry the intents of :mod:`app.ui.chat.links` the view handles: a code block's
 :class:`~app.ui.chat.links.CopyCode`, a card's :class:`~app.ui.chat.links.Toggle`, an error's
 :class:`~app.ui.chat.links.Remedy`, a citation's :class:`~app.ui.chat.links.OpenSource`
-(counted from 1 over the text blocks, as its chip shows). Only Parley puts them there: a
+(counted from 1 over the text blocks, as its chip shows), a reply's memory chip's
+:class:`~app.ui.chat.links.ShowMemories`. Only Parley puts them there: a
 message's own text links to web pages and mail addresses only (:mod:`app.ui.chat.markdown`),
 and :func:`own_link` tells whether an intent clicked is one this message's row carries, so a
 forged one does nothing even if it were drawn.
@@ -42,6 +43,7 @@ from app.ui.chat.links import (
     MailLink,
     OpenSource,
     Remedy,
+    ShowMemories,
     Toggle,
     WebLink,
     href_of,
@@ -50,7 +52,15 @@ from app.ui.chat.links import (
 from app.ui.chat.markdown_stream import MarkdownStream
 from app.ui.theme import roles
 
-__all__ = ["CHAT_HTML", "RenderedMessage", "citations", "message_html", "own_link", "web_link"]
+__all__ = [
+    "CHAT_HTML",
+    "RenderedMessage",
+    "citations",
+    "memory_chip_text",
+    "message_html",
+    "own_link",
+    "web_link",
+]
 
 
 @dataclass
@@ -133,7 +143,40 @@ def own_link(message: Message, intent: LinkIntent, card: str | None = None) -> b
             )
         case OpenSource(index):
             return 0 < index <= len(citations(message))
+        case ShowMemories():
+            return bool(memory_chip_text(message))
     return False
+
+
+def _count(n: int, one: str) -> str:
+    return f"{n} {one}" if n == 1 else f"{n} {one.replace('memory', 'memories')}"
+
+
+def memory_chip_text(message: Message) -> str:
+    """What a reply's memory chip says ("2 memories used", "1 memory held back"), from the
+    memories its metadata says were used and held back; ``""``: it shows none."""
+    used = message.metadata.get("memories_used")
+    held = message.metadata.get("memories_held_back")
+    n_used = len(used) if isinstance(used, list) else 0
+    n_held = len(held) if isinstance(held, list) else 0
+    parts = [_count(n_used, "memory used")] if n_used else []
+    if n_held:
+        parts.append(_count(n_held, "memory held back"))
+    return " · ".join(parts)
+
+
+def _memory_chip(message: Message, dark: bool) -> str:
+    """The reply's memory chip, a ``memories:used`` link named ``memoryChip``."""
+    text = memory_chip_text(message)
+    if not text:
+        return ""
+    bg, fg = roles(dark).chip, roles(dark).chip_text
+    return (
+        '<table cellspacing="4" cellpadding="4" style="margin-top:2px; font-size:small;">'
+        f'<tr><td bgcolor="{bg}"><a name="memoryChip" href="{href_of(ShowMemories())}" '
+        f'style="text-decoration:none; color:{fg};">{html.escape(text)}</a></td></tr>'
+        "</table>"
+    )
 
 
 def _source_chips(refs: list[AnnotationRef], before: int, dark: bool) -> str:
@@ -296,4 +339,6 @@ def message_html(
         parts.append(f"{quiet}{html.escape(str(note))}</p>")
     if message.end_reason == "stopped":
         parts.append(f"{quiet}Stopped.</p>")
+    if message.role == "assistant":
+        parts.append(_memory_chip(message, dark))
     return RenderedMessage("".join(parts), page.codes, page.breaks, page.behind)

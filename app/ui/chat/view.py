@@ -46,6 +46,7 @@ from app.ui.chat.links import (
     MediaAction,
     OpenSource,
     Remedy,
+    ShowMemories,
     Toggle,
     WebLink,
     href_of,
@@ -73,6 +74,8 @@ class ChatView(QListView):
     menuFilling = Signal(QMenu, Message, int)
     """A message's menu is being made: whoever listens may add entries (e.g. View/Play/Save
     for its attachments); the menu, the message and its row."""
+    memoriesRequested = Signal(Message)
+    """The reply's memory chip was clicked: show the memories it used and held back."""
 
     def __init__(
         self,
@@ -273,6 +276,8 @@ class ChatView(QListView):
                 spawn(self.vm.regenerate())
             case Remedy(action, target):
                 self.remedyRequested.emit(action, target)
+            case ShowMemories():
+                self.memoriesRequested.emit(message)
             case OpenSource(n):
                 ref = self._citation(row, n)
                 if ref is not None and ref.url:

@@ -26,6 +26,7 @@ from app.ui.settings.keys_page import KeysPage
 from app.ui.settings.knowledge_page import KnowledgePage
 from app.ui.settings.limits_page import LimitsPage
 from app.ui.settings.mcp_page import McpPage
+from app.ui.settings.memory_page import MemoryPage
 from app.ui.settings.models_page import ModelsPage
 from app.ui.settings.network_page import NetworkPage
 from app.ui.settings.page import PageId, PageSpec, SettingsPage
@@ -47,6 +48,11 @@ PAGES: tuple[PageSpec, ...] = (
         lambda s, p: KnowledgePage(s.knowledge, s.events.subscribe, p, agent_name=s.agent_name),
     ),
     PageSpec(PageId.MCP, McpPage.TITLE, lambda s, p: McpPage(s.mcp, s.events, p)),
+    PageSpec(
+        PageId.MEMORY,
+        MemoryPage.TITLE,
+        lambda s, p: MemoryPage(s.memory, s.agents, s.threads, s.settings, p),
+    ),
     PageSpec(PageId.RULES, RulesPage.TITLE, lambda s, p: RulesPage(s.preferences, p)),
     PageSpec(PageId.AUDIT, AuditPage.TITLE, lambda s, p: AuditPage(s.preferences, p)),
     PageSpec(PageId.LIMITS, LimitsPage.TITLE, lambda s, p: LimitsPage(s.preferences, p)),

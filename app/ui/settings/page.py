@@ -30,6 +30,7 @@ class PageId(Enum):
     TOOLS = "toolsSettingsPage"
     KNOWLEDGE = "knowledgeSettingsPage"
     MCP = "mcpSettingsPage"
+    MEMORY = "memoryPage"
     RULES = "rulesSettingsPage"
     AUDIT = "auditSettingsPage"
     LIMITS = "limitsSettingsPage"

@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.services.agents import AgentService
 from app.services.bus import EventBus
 from app.services.data.backups import BackupService
 from app.services.knowledge.service import KnowledgeService
 from app.services.mcp.service import McpService
+from app.services.memory import MemoryService
 from app.services.network import NetworkLedger
 from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
+from app.services.threads import ThreadService
 from app.services.workspace_tools import WorkspaceTools
 
 __all__ = ["SettingsServices"]
@@ -40,3 +43,9 @@ class SettingsServices:
     """The knowledge page's folders, their indexing and its progress."""
     agent_name: Callable[[str], str]
     """The name of the agent with an id, for the knowledge page to say whose a folder is."""
+    memory: MemoryService
+    """The memory page's memories."""
+    agents: AgentService
+    """The agents the memory page names and offers per-agent switches for."""
+    threads: ThreadService
+    """The threads the memory page names as its memories' sources."""
