@@ -1,5 +1,5 @@
 """``ThreadService``: the threads of one store as the sidebar and the terminal see them — list,
-get, create, search, rename, delete, each thread's model and system prompt, fork, export,
+get, create, search, rename, delete, each thread's model and system prompt, branches, export,
 import, pages of messages, the saved state and deleting one message.
 
 Every method is async and runs the store's work on its worker thread. A change is told on the
@@ -14,16 +14,25 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from app.core.errors import ParleyError, UserError
-from app.core.state import AgentState
+from app.core.state import AgentState, Message
 from app.core.userinfo import has_userinfo
 from app.services.bus import EventBus
 from app.services.events import MessageRemoved, ThreadsChanged
 from app.services.models.downloads import ModelDownloads
 from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
-from app.store import BUILTIN_AGENT_ID, ImportedThread, MessagePage, SearchHit, Store, Thread
+from app.store import (
+    BUILTIN_AGENT_ID,
+    Branch,
+    ImportedThread,
+    MessagePage,
+    SearchHit,
+    Store,
+    Thread,
+)
 
 __all__ = [
+    "Branch",
     "MessagePage",
     "RunControl",
     "SearchHit",
@@ -219,16 +228,30 @@ class ThreadService:
         self._events.emit(ThreadsChanged(thread.id))
         return thread
 
-    async def fork_for_edit(self, thread_id: str, message_id: str) -> Thread:
-        """A copy of the thread that ends with ``message_id``, for sending an edited version
-        of that message with ``runs.send(..., replace=message_id)``; the original stays as it
-        was."""
-        original = await self.get(thread_id)
-        fork = await self._store.fork_thread(
-            thread_id, at_message=message_id, title=f"{original.title} (edited)"
-        )
-        self._events.emit(ThreadsChanged(fork.id))
-        return fork
+    async def branches(self, thread_id: str) -> list[Branch]:
+        """Every other version of the thread's messages (edited questions, regenerated
+        answers), depth first and numbered from 1, each saying whether it is shown now."""
+        await self.get(thread_id)
+        return await self._store.branches(thread_id)
+
+    async def switch_branch(self, thread_id: str, message_id: str, index: int) -> bool:
+        """Show version ``index`` (from 1) of the message whose shown version begins with
+        ``message_id``, and everything after it; the thread remembers it (it is saved as the
+        thread's next step, so the path left keeps all it had). ``False``: shown already."""
+        self._runs.refuse_if_busy(thread_id)
+        switched = await self._store.switch_branch(thread_id, message_id, index)
+        if switched:
+            self._events.emit(ThreadsChanged(thread_id))
+        return switched
+
+    async def branch_path(self, thread_id: str, number: int | None = None) -> list[Message]:
+        """The messages of branch ``number`` (as :meth:`branches` numbers them), or of the
+        path shown now when ``None``."""
+        await self.get(thread_id)
+        if number is None:
+            state = await self.saved_state(thread_id)
+            return state.context if state else []
+        return await self._store.branch_path(thread_id, number)
 
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100

@@ -171,20 +171,12 @@ class ChatViewModel(QObject):
             return False
         return await self._attempt(self.runs.regenerate(self.thread_id))
 
-    async def edit_and_resend(self, message_id: str, text: str) -> str | None:
-        """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
-        if self.thread_id is None:
-            return None
-        if not text.strip():
-            return None
-        try:
-            fork = await self.threads.fork_for_edit(self.thread_id, message_id)
-        except ParleyError as exc:
-            self.problem.emit(problem_of(exc.kind or "invalid", str(exc)))
-            return None
-        await self.open_thread(fork.id)
-        await self._attempt(self.runs.send(fork.id, text, replace=message_id))
-        return fork.id
+    async def edit_and_resend(self, message_id: str, text: str) -> bool:
+        """Send ``text`` in place of message ``message_id`` and all after it, in the same
+        thread: the path it replaces stays as another version of that message."""
+        if self.thread_id is None or not text.strip():
+            return False
+        return await self._attempt(self.runs.send(self.thread_id, text, edit=message_id))
 
     async def answer(self, thread_id: str, answers: Mapping[str, ApprovalAnswer]) -> bool:
         """Continue ``thread_id`` with approval answers, by interrupt id."""
