@@ -1,7 +1,8 @@
-"""``parley threads`` (list or search the saved threads), ``parley threads export ID [FILE]``
-and ``parley threads import FILE``: move a thread between data folders from a terminal,
-through the same workspace calls as the window's Export and Import (and so with the same
-checks on what is read)."""
+"""``parley threads`` (list or search the saved threads), ``parley threads branches ID`` (the
+versions of its messages as a tree), ``parley threads show ID [--branch N]`` (one path),
+``parley threads export ID [FILE]`` and ``parley threads import FILE``: move a thread between
+data folders from a terminal, through the same workspace calls as the window's Export and
+Import (and so with the same checks on what is read)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,23 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``threads``, with its ``export`` and ``import``, to the ``parley`` subcommands."""
     threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
     threads.add_argument("--search", help="full-text search in messages")
-    actions = threads.add_subparsers(dest="threads_action", metavar="{export,import}")
+    actions = threads.add_subparsers(dest="threads_action", metavar="{branches,show,export,import}")
+    branches = actions.add_parser(
+        "branches",
+        parents=[common],
+        help="print the versions of a thread's messages (edits, answers given again) as a tree",
+    )
+    branches.add_argument("thread_id", metavar="ID", help="the thread's id (see parley threads)")
+    show = actions.add_parser(
+        "show", parents=[common], help="print a thread's messages: the branch shown last"
+    )
+    show.add_argument("thread_id", metavar="ID", help="the thread's id (see parley threads)")
+    show.add_argument(
+        "--branch",
+        type=int,
+        metavar="N",
+        help="print branch N instead (its number in parley threads branches ID)",
+    )
     export = actions.add_parser(
         "export",
         parents=[common],
@@ -40,6 +57,8 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     if args.command != "threads":
         return None
     action = getattr(args, "threads_action", None)
+    if action in ("branches", "show"):
+        return asyncio.run(_branches(args, out, err))
     if action == "export":
         return asyncio.run(_export(args, out, err))
     if action == "import":
@@ -57,6 +76,35 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     for thread in await saved_threads(args.data_dir):
         out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")
+    return 0
+
+
+async def _branches(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.core.errors import ParleyError
+    from app.services.threads import saved_branches, saved_path
+
+    try:
+        if args.threads_action == "show":
+            messages = await saved_path(args.data_dir, args.thread_id, args.branch)
+        else:
+            thread, tree = await saved_branches(args.data_dir, args.thread_id)
+    except ParleyError as exc:
+        err.write(f"parley: {exc}\n")
+        return 2
+    if args.threads_action == "show":
+        for message in messages:
+            out.write(f"{message.agent or message.role}: {message.text().strip()}\n")
+        return 0
+    if not tree:
+        out.write(f"thread {thread.id} has no branches: each message has one version\n")
+        return 0
+    for branch in tree:
+        indent = "    " * branch.depth
+        if branch.index == 1:  # the first version of a message: the message's heading
+            out.write(f"{indent}message {branch.at}, {branch.count} versions:\n")
+        length = f"{branch.length} message{'s' if branch.length != 1 else ''}"
+        shown = ", shown" if branch.shown else ""
+        out.write(f"{indent}  {branch.number}  {branch.line or '(no text)'}  ({length}{shown})\n")
     return 0
 
 

@@ -40,6 +40,8 @@ __all__ = [
     "ThreadService",
     "ThreadSummary",
     "require_thread",
+    "saved_branches",
+    "saved_path",
     "saved_threads",
     "search_saved",
     "title_of",
@@ -82,6 +84,29 @@ async def search_saved(data_dir: str | os.PathLike[str] | None, text: str) -> li
     first page), read as :func:`saved_threads` reads."""
     async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
         return await store.search(text)
+
+
+async def saved_branches(
+    data_dir: str | os.PathLike[str] | None, thread_id: str
+) -> tuple[Thread, list[Branch]]:
+    """The thread in ``data_dir`` and every version of its messages, depth first and
+    numbered from 1 (read as :func:`saved_threads` reads)."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        thread = await require_thread(store, thread_id)
+        return thread, await store.branches(thread_id)
+
+
+async def saved_path(
+    data_dir: str | os.PathLike[str] | None, thread_id: str, number: int | None
+) -> list[Message]:
+    """The messages of branch ``number`` of the thread in ``data_dir`` (as
+    :func:`saved_branches` numbers them), or of the path shown last when ``None``."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        await require_thread(store, thread_id)
+        if number is not None:
+            return await store.branch_path(thread_id, number)
+        latest = await store.checkpointer.aget(thread_id, AgentState)
+        return latest.state.context if latest else []
 
 
 class RunControl(Protocol):

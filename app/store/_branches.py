@@ -307,7 +307,9 @@ def _ordered(conn: sqlite3.Connection, thread_id: str) -> tuple[list[Alternative
                     time.time(),
                 )
             )
-    by_row: dict[int, Alternative] = {a.row: a for alts in points.values() for a in alts if a.row is not None}
+    by_row: dict[int, Alternative] = {
+        a.row: a for alts in points.values() for a in alts if a.row is not None
+    }
     roots: list[Any] = []
     for parent, alternatives in sorted(points.items(), key=lambda item: item[1][0].at):
         within = alternatives[0].within

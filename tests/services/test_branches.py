@@ -163,3 +163,23 @@ async def test_a_thread_without_branches_has_none_and_a_bad_number_is_named(
     only = (await ws.threads.read_messages(thread.id)).messages[-1]
     with pytest.raises(UserError, match="no other versions"):
         await ws.threads.switch_branch(thread.id, str(only.message_id), 1)
+
+
+async def test_an_export_whose_branches_are_damaged_adds_nothing(ws: Workspace) -> None:
+    import json
+
+    thread = await ws.threads.create()
+    await (await ws.runs.send(thread.id, "Question"))
+    await (await ws.runs.regenerate(thread.id))
+    doc = json.loads(await ws.threads.export(thread.id, "json"))
+    assert doc["version"] == 2 and len(doc["branches"]) == 1
+    before = len(await ws.threads.list_all())
+    for branches, why in (
+        ([{**doc["branches"][0], "within": 0}], "branch 1's 'within' does not name an earlier"),
+        ([doc["branches"][0]] * 2, "branch 2 has the same place as an earlier one"),
+        ([{**doc["branches"][0], "n": 0}], "branch 1's 'n' is not a number from 1"),
+        ("many", "the 'branches' field is not a list"),
+    ):
+        with pytest.raises(UserError, match=why):
+            await ws.threads.import_json(json.dumps({**doc, "branches": branches}).encode())
+    assert len(await ws.threads.list_all()) == before
