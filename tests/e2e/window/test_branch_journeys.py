@@ -1,0 +1,155 @@
+"""Journeys through the versions of a message in the real window: an answer given again
+twice is walked ‹ 1/3 › .. ‹ 3/3 › with the mouse and with Alt+Left/Right, an edited question
+is switched back to its original and the conversation goes on there, and the version shown
+last is the one shown after quitting and coming back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QToolButton, QWidget
+
+from app.core.state import Message
+from tests.ui.harness import (
+    Models,
+    close_test_window,
+    find,
+    open_test_window,
+    press,
+    shortcut,
+    type_text,
+    wait_until,
+)
+
+
+def rows(window: QWidget) -> list[Message]:
+    return find(window, QListView, "chatView").vm.model.messages()
+
+
+def texts(window: QWidget) -> list[str]:
+    return [m.text() for m in rows(window)]
+
+
+def numbers(window: QWidget) -> list[str]:
+    """What each switcher in sight says, top to bottom."""
+    view = find(window, QListView, "chatView")
+    return [s.findChild(QLabel, "branchNumber").text() for s in view.switchers()]
+
+
+async def send(window: QWidget, text: str) -> None:
+    composer = find(window, QPlainTextEdit, "composer")
+    type_text(composer, text)
+    press(composer, Qt.Key.Key_Return)
+
+
+async def idle(window: QWidget) -> None:
+    vm = find(window, QListView, "chatView").vm
+    await wait_until(lambda: vm.status() != "running", what="the reply to finish")
+
+
+def click(window: QWidget, name: str, at: int = 0) -> None:
+    """Click the previous or next button of the ``at``-th switcher in sight."""
+    switcher = find(window, QListView, "chatView").switchers()[at]
+    QTest.mouseClick(switcher.findChild(QToolButton, name), Qt.MouseButton.LeftButton)
+
+
+async def test_an_answer_given_again_twice_is_walked_one_to_three(tmp_path: Path) -> None:
+    answers = [{"text": t} for t in ("Paris.", "It is Paris.", "Paris, on the Seine.")]
+    window = await open_test_window(tmp_path, Models({"scripted:a": answers}))
+    try:
+        await send(window, "Capital of France?")
+        await wait_until(lambda: texts(window)[-1:] == ["Paris."])
+        await idle(window)
+        assert numbers(window) == []  # one version: no switcher
+        for n in (2, 3):
+            shortcut(window, "Ctrl+R")
+            await wait_until(lambda n=n: numbers(window) == [f"{n}/{n}"], what=f"{n}/{n}")
+            await idle(window)
+        assert texts(window) == ["Capital of France?", "Paris, on the Seine."]
+        click(window, "previousBranch")
+        await wait_until(lambda: numbers(window) == ["2/3"], what="2/3")
+        assert texts(window) == ["Capital of France?", "It is Paris."]
+        click(window, "previousBranch")
+        await wait_until(lambda: numbers(window) == ["1/3"], what="1/3")
+        assert texts(window) == ["Capital of France?", "Paris."]
+        switcher = find(window, QListView, "chatView").switchers()[0]
+        assert not switcher.findChild(QToolButton, "previousBranch").isEnabled()
+        # the keyboard: the shown answer is focused, Alt+Right goes to the next version
+        view = find(window, QListView, "chatView")
+        view.setFocus()
+        assert view.currentIndex().row() == 1
+        for n, answer in ((2, "It is Paris."), (3, "Paris, on the Seine.")):
+            press(view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+            await wait_until(lambda n=n: numbers(window) == [f"{n}/3"], what=f"{n}/3")
+            assert texts(window)[-1] == answer
+        press(view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+        await wait_until(lambda: numbers(window) == ["2/3"], what="back to 2/3")
+        await screenshot(window, "answers")
+    finally:
+        await close_test_window(window)
+
+
+async def screenshot(window: QWidget, name: str) -> None:
+    """Keep a picture of the chat where ``PARLEY_SHOTS`` names a folder (for looking at)."""
+    folder = os.environ.get("PARLEY_SHOTS")
+    if folder:
+        window.resize(900, 520)
+        await wait_until(lambda: True)
+        find(window, QListView, "chatView").grab().save(str(Path(folder) / f"{name}.png"))
+
+
+async def test_an_edited_question_is_switched_back_and_goes_on(tmp_path: Path) -> None:
+    answers = [{"text": t} for t in ("About cats.", "About dogs.", "Cats sleep a lot.")]
+    window = await open_test_window(tmp_path, Models({"scripted:a": answers}))
+    try:
+        view = find(window, QListView, "chatView")
+        await send(window, "Tell me about cats")
+        await wait_until(lambda: texts(window) == ["Tell me about cats", "About cats."])
+        await idle(window)
+        thread_id = view.vm.thread_id
+        composer = find(window, QPlainTextEdit, "composer")
+        press(composer, Qt.Key.Key_Up)  # edit the last question
+        composer.selectAll()
+        type_text(composer, "Tell me about dogs")
+        press(composer, Qt.Key.Key_Return)
+        await wait_until(lambda: texts(window) == ["Tell me about dogs", "About dogs."])
+        await idle(window)
+        await wait_until(lambda: numbers(window) == ["2/2"], what="2/2 on the question")
+        assert view.vm.thread_id == thread_id
+        click(window, "previousBranch")
+        await wait_until(lambda: texts(window) == ["Tell me about cats", "About cats."])
+        await wait_until(lambda: numbers(window) == ["1/2"], what="1/2")
+        await send(window, "Do they sleep?")
+        await wait_until(lambda: texts(window)[-1:] == ["Cats sleep a lot."])
+        await idle(window)
+        assert numbers(window) == ["1/2"]
+        await screenshot(window, "questions")
+        edited = await window.workspace.threads.branch_path(thread_id, 2)
+        assert [m.text() for m in edited] == ["Tell me about dogs", "About dogs."]
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_version_shown_last_is_shown_after_coming_back(tmp_path: Path) -> None:
+    answers = [{"text": "First."}, {"text": "Second."}]
+    window = await open_test_window(tmp_path, Models({"scripted:a": answers}))
+    try:
+        await send(window, "Question")
+        await wait_until(lambda: texts(window)[-1:] == ["First."])
+        await idle(window)
+        shortcut(window, "Ctrl+R")
+        await wait_until(lambda: numbers(window) == ["2/2"], what="2/2")
+        await idle(window)
+        click(window, "previousBranch")
+        await wait_until(lambda: numbers(window) == ["1/2"], what="1/2")
+    finally:
+        await close_test_window(window)
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    try:
+        await wait_until(lambda: texts(window) == ["Question", "First."], what="the thread")
+        await wait_until(lambda: numbers(window) == ["1/2"], what="1/2 after coming back")
+    finally:
+        await close_test_window(window)
