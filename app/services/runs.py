@@ -31,7 +31,15 @@ from app.core.graph import (
     ToolProgress,
 )
 from app.core.models.retries import RetryNotice, listening_for_retries
-from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
+from app.core.state import (
+    AgentState,
+    ChunkMerge,
+    ContentBlock,
+    ErrorBlock,
+    Message,
+    RemoveMessage,
+    TextBlock,
+)
 from app.core.state.agent_state import normalise_update
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
@@ -175,8 +183,10 @@ class RunService:
         if not users:
             raise UserError("there is no message to answer again")
         await self._abandon_pending(thread_id)
-        removed = [m.message_id for m in context[users[-1] + 1 :]]
-        if removed:  # the answer given stays as another version of it
+        replies = context[users[-1] + 1 :]
+        removed = [m.message_id for m in replies]
+        if any(not isinstance(b, ErrorBlock) for m in replies for b in m.content):
+            # the answer given stays as another version of it (a failure alone is not one)
             await self._store.keep_branch(thread_id, removed[0])
         for message_id in removed:
             self._emit(MessageRemoved(thread_id, str(message_id)))

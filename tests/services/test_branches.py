@@ -183,3 +183,20 @@ async def test_an_export_whose_branches_are_damaged_adds_nothing(ws: Workspace) 
         with pytest.raises(UserError, match=why):
             await ws.threads.import_json(json.dumps({**doc, "branches": branches}).encode())
     assert len(await ws.threads.list_all()) == before
+
+
+async def test_a_failed_reply_answered_again_is_not_kept_as_a_version(tmp_path: Path) -> None:
+    model = ScriptedChatModel([{"error": "the server went away"}, {"text": "Back again."}])
+    ws = await Workspace.open(
+        tmp_path, resolve_model=lambda _s: model, secret_resolver=lambda _r: ""
+    )
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:a"))
+        thread = await ws.threads.create()
+        await (await ws.runs.send(thread.id, "Hello?"))
+        assert "the server went away" in str((await ws.threads.read_messages(thread.id)).messages)
+        await (await ws.runs.regenerate(thread.id))
+        assert await texts(ws, thread.id) == ["Hello?", "Back again."]
+        assert await ws.threads.branches(thread.id) == []
+    finally:
+        await ws.aclose()
