@@ -101,7 +101,8 @@ async def _branches(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for branch in tree:
         indent = "    " * branch.depth
         if branch.index == 1:  # the first version of a message: the message's heading
-            out.write(f"{indent}message {branch.at}, {branch.count} versions:\n")
+            versions = f"{branch.count} version{'s' if branch.count != 1 else ''}"
+            out.write(f"{indent}message {branch.at}, {versions}:\n")
         length = f"{branch.length} message{'s' if branch.length != 1 else ''}"
         shown = ", shown" if branch.shown else ""
         out.write(f"{indent}  {branch.number}  {branch.line or '(no text)'}  ({length}{shown})\n")

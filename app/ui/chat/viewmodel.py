@@ -197,7 +197,7 @@ class ChatViewModel(QObject):
             tree = []
         if self.thread_id != thread_id:
             return
-        shown = [b for b in tree if b.shown]
+        shown = [b for b in tree if b.shown and b.count > 1]
         self._parents = {str(b.message_id): b.parent_id for b in shown}
         self.model.set_branches({str(b.message_id): (b.index, b.count) for b in shown})
         self.branchesChanged.emit()
