@@ -65,7 +65,7 @@ async def test_a_database_from_before_branches_is_upgraded_and_keeps_them(
 async def test_each_version_keeps_the_step_it_was_left_at(tmp_path: Path) -> None:
     async with Store.open(tmp_path / "parley.db") as store:
         thread = await store.create_thread()
-        state, _ = await append_messages(store.checkpointer, thread.id, ["Hi", "Hello"])
+        await append_messages(store.checkpointer, thread.id, ["Hi", "Hello"])
         await replace_from(store, thread.id, 0, "Hey")  # an edited first question
         tree = await store.branches(thread.id)
         assert [(b.parent_id, b.line) for b in tree] == [(None, "Hi"), (None, "Hey")]
