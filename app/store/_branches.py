@@ -14,8 +14,9 @@ stamped with it, so every alternative keeps the path it had when it was left. An
 made by a regenerate or an edit is not written until the thread moves away from it (or a point
 is made inside it): it is simply the point's last one while it is shown.
 
-Switching saves the chosen alternative's tip again as the thread's next checkpoint (a full
-snapshot after the latest one), so nothing is ever lost by switching.
+Switching saves the chosen alternative's tip again as the thread's next checkpoint (its rows
+copied into a new segment, see :mod:`app.store._step_copy`), so nothing is ever lost by
+switching.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ from typing import Any
 
 import sqlite_utils
 
-from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
-from app.store import _checkpoints
+from app.store import _checkpoints, _step_copy
 from app.store._changes import Head, head_of
 from app.store._db import write_tx
 from app.store._head_cache import HeadCache
@@ -263,21 +263,7 @@ def switch(
         if target.message_id == message_id:
             return False
         assert target.checkpoint_id is not None
-        tip = _checkpoints.get(db, thread_id, state_cls, target.checkpoint_id)
-        if tip is None:
-            raise UserError(f"version {index} of that message is missing from the thread")
-        _checkpoints.put_in(
-            conn,
-            Checkpoint(
-                thread_id=thread_id,
-                checkpoint_id=new_checkpoint_id(),
-                parent_id=head.head_id,
-                step=tip.step,
-                state=tip.state,
-                source="update",
-            ),
-            None,
-        )
+        _step_copy.copy_in(conn, thread_id, target.checkpoint_id, state_cls)
         return True
 
 

@@ -78,11 +78,16 @@ async def test_each_version_keeps_the_step_it_was_left_at(tmp_path: Path) -> Non
         await append_messages(
             store.checkpointer, thread.id, ["More?"], latest.state, latest.checkpoint_id
         )
+        left = await store.checkpointer.aget(thread.id, AgentState)
         hi = (await store.read_messages(thread.id)).messages[0]
         assert await store.switch_branch(thread.id, hi.message_id, 2)
         assert await shown(store, thread.id) == ["Hey"]
         assert await store.switch_branch(thread.id, hey.message_id, 1)
         assert await shown(store, thread.id) == ["Hi", "Hello", "More?"]
+        back = await store.checkpointer.aget(thread.id, AgentState)
+        assert left is not None and back is not None
+        assert back.state == left.state  # the very state it was left in, as a new step
+        assert back.parent_id != left.checkpoint_id and back.source == "update"
         assert [h.thread_id for h in await store.search("More")] == [thread.id]
         assert await store.search("Hey") == []  # search finds the path shown
 
