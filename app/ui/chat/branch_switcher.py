@@ -52,6 +52,9 @@ class BranchSwitcher(QWidget):
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keyboard uses Alt+Left/Right
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.setFixedSize(QSize(20, SWITCHER_HEIGHT))
+        bigger = button.font()  # the arrows are thin marks: a larger size makes them targets
+        bigger.setPointSizeF(bigger.pointSizeF() * 1.35)
+        button.setFont(bigger)
         button.clicked.connect(lambda: self._step(step))
         return button
 
