@@ -105,7 +105,9 @@ async def _branches(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"{indent}message {branch.at}, {versions}:\n")
         length = f"{branch.length} message{'s' if branch.length != 1 else ''}"
         shown = ", shown" if branch.shown else ""
-        out.write(f"{indent}  {branch.number}  {branch.line or '(no text)'}  ({length}{shown})\n")
+        named = f"[{branch.name}] " if branch.name else ""
+        line = branch.line or "(no text)"
+        out.write(f"{indent}  {branch.number}  {named}{line}  ({length}{shown})\n")
     return 0
 
 

@@ -269,6 +269,20 @@ class ThreadService:
             self._events.emit(ThreadsChanged(thread_id))
         return switched
 
+    async def open_branch(self, thread_id: str, number: int) -> bool:
+        """Show branch ``number`` (as :meth:`branches` numbers them) as it was left, and
+        remember it; ``False`` when it is shown already."""
+        self._runs.refuse_if_busy(thread_id)
+        opened = await self._store.open_branch(thread_id, number)
+        if opened:
+            self._events.emit(ThreadsChanged(thread_id))
+        return opened
+
+    async def rename_branch(self, thread_id: str, number: int, name: str) -> None:
+        """Name branch ``number`` (blank: no name)."""
+        await self.get(thread_id)
+        await self._store.rename_branch(thread_id, number, name)
+
     async def branch_path(self, thread_id: str, number: int | None = None) -> list[Message]:
         """The messages of branch ``number`` (as :meth:`branches` numbers them), or of the
         path shown now when ``None``."""

@@ -35,9 +35,19 @@ from app.store import _checkpoints, _step_copy
 from app.store._changes import Head, head_of
 from app.store._db import write_tx
 from app.store._head_cache import HeadCache
+from app.store._valid import check_text
 from app.store.models import Branch
 
-__all__ = ["Alternative", "keep", "path_of", "rows_in_order", "switch", "tree"]
+__all__ = [
+    "Alternative",
+    "keep",
+    "open_number",
+    "path_of",
+    "rename",
+    "rows_in_order",
+    "switch",
+    "tree",
+]
 
 _ROOT = ""
 """The ``parent_id`` of a point at the thread's start."""
@@ -375,3 +385,48 @@ def path_of(
     if checkpoint is None:
         raise UserError(f"branch {number} is missing from the thread")
     return checkpoint.state.context
+
+
+def _numbered(conn: sqlite3.Connection, thread_id: str, number: int) -> Alternative:
+    """Alternative ``number`` (as :func:`tree` numbers them), written (a shown one is)."""
+    head = _head(conn, thread_id)
+    ordered, _, _ = _ordered(conn, thread_id)
+    if not 1 <= number <= len(ordered):
+        many = f"has {len(ordered)} branches" if ordered else "has no branches"
+        raise UserError(f"this thread {many}; there is no branch {number}")
+    if ordered[number - 1].row is None:
+        _stamp_shown(conn, thread_id, head)  # keeps every number: it is its point's last
+        ordered, _, _ = _ordered(conn, thread_id)
+    return ordered[number - 1]
+
+
+def open_number(
+    db: sqlite_utils.Database,
+    thread_id: str,
+    number: int,
+    state_cls: type[AgentState],
+    cache: HeadCache | None,
+) -> bool:
+    """Show branch ``number`` (as :func:`tree` numbers them) where it was left: its tip is
+    saved as the thread's next checkpoint. ``False`` when it is on the path shown."""
+    if cache is not None:
+        cache.forget(thread_id)
+    with write_tx(db) as conn:
+        _, shown_ids, head = _ordered(conn, thread_id)
+        target = _numbered(conn, thread_id, number)
+        if target.message_id in shown_ids:
+            return False
+        _stamp_shown(conn, thread_id, head)
+        assert target.checkpoint_id is not None
+        _step_copy.copy_in(conn, thread_id, target.checkpoint_id, state_cls)
+        return True
+
+
+def rename(db: sqlite_utils.Database, thread_id: str, number: int, name: str) -> None:
+    """Give branch ``number`` a name (blank: none)."""
+    check_text(name, "the branch's name")
+    with write_tx(db) as conn:
+        target = _numbered(conn, thread_id, number)
+        conn.execute(
+            "UPDATE branches SET name = ? WHERE id = ?", (" ".join(name.split()), target.row)
+        )

@@ -304,6 +304,19 @@ class Store:
             self.checkpointer.head_cache,
         )
 
+    async def open_branch(
+        self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
+    ) -> bool:
+        """Show branch ``number`` (as :meth:`branches` numbers them) where it was left, saved
+        as the thread's next checkpoint; ``False`` when it is on the path shown."""
+        return await self._worker.acall(
+            _branches.open_number, thread_id, number, state_cls, self.checkpointer.head_cache
+        )
+
+    async def rename_branch(self, thread_id: str, number: int, name: str) -> None:
+        """Give branch ``number`` a name (blank: none)."""
+        await self._worker.acall(_branches.rename, thread_id, number, name)
+
     async def branch_path(
         self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
     ) -> list[Message]:

@@ -200,3 +200,25 @@ async def test_a_failed_reply_answered_again_is_not_kept_as_a_version(tmp_path: 
         assert await ws.threads.branches(thread.id) == []
     finally:
         await ws.aclose()
+
+
+async def test_any_branch_of_the_tree_opens_where_it_was_left_and_takes_a_name(
+    ws: Workspace,
+) -> None:
+    thread = await ws.threads.create()
+    await (await ws.runs.send(thread.id, "One"))
+    await (await ws.runs.send(thread.id, "Two"))
+    await (await ws.runs.regenerate(thread.id))  # Two: Answer 2. / Answer 3.
+    one = (await ws.threads.read_messages(thread.id)).messages[0]
+    await (await ws.runs.send(thread.id, "Uno", edit=str(one.message_id)))  # Answer 4.
+    # branch 2 (Answer 2.) lies inside "One", which is not shown: opening it shows both
+    assert await ws.threads.open_branch(thread.id, 2)
+    assert await texts(ws, thread.id) == ["One", "Answer 1.", "Two", "Answer 2."]
+    assert not await ws.threads.open_branch(thread.id, 2)
+    assert [b.shown for b in await ws.threads.branches(thread.id)] == [True, True, False, False]
+    await ws.threads.rename_branch(thread.id, 4, "  in  Spanish ")
+    assert [b.name for b in await ws.threads.branches(thread.id)] == ["", "", "", "in Spanish"]
+    with pytest.raises(UserError, match="has 4 branches; there is no branch 5"):
+        await ws.threads.open_branch(thread.id, 5)
+    assert await ws.threads.open_branch(thread.id, 4)
+    assert await texts(ws, thread.id) == ["Uno", "Answer 4."]
