@@ -53,6 +53,8 @@ _ROOT = ""
 """The ``parent_id`` of a point at the thread's start."""
 
 _LIVE = "thread_id = ? AND segment = ? AND valid_to IS NULL"
+_MADE = "body ->> '$.timestamp'"
+"""When a message row's message was made (``NULL`` when it does not say)."""
 
 
 @dataclass
@@ -78,11 +80,19 @@ class _Shown:
     position: int
     message_id: Any
     text: str
+    made: float | None
 
 
 def _line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line[:79] + "…" if len(line) > 80 else line
+
+
+def _when(made: Any) -> float:
+    """When a version was made: its first message's time (now when it does not say one)."""
+    if isinstance(made, int | float) and not isinstance(made, bool) and made >= 0:
+        return float(made)
+    return time.time()
 
 
 def _head(conn: sqlite3.Connection, thread_id: str) -> Head:
@@ -105,7 +115,7 @@ def _rows(conn: sqlite3.Connection, thread_id: str) -> dict[Any, list[Alternativ
 
 def _after(conn: sqlite3.Connection, thread_id: str, segment: int, position: int) -> _Shown | None:
     row = conn.execute(
-        f"SELECT position, message_id, text FROM messages WHERE {_LIVE} AND position > ? "
+        f"SELECT position, message_id, text, {_MADE} FROM messages WHERE {_LIVE} AND position > ? "
         "ORDER BY position LIMIT 1",
         (thread_id, segment, position),
     ).fetchone()
@@ -162,7 +172,7 @@ def _stamp_shown(conn: sqlite3.Connection, thread_id: str, head: Head) -> None:
                 first.within,
                 _line(shown.text),
                 "",
-                time.time(),
+                _when(shown.made),
             ),
         )
 
@@ -219,15 +229,24 @@ def keep(db: sqlite_utils.Database, thread_id: str, message_id: str | int) -> No
             f"SELECT count(*) FROM messages WHERE {_LIVE} AND position <= ?",
             (thread_id, head.segment, position),
         ).fetchone()[0]
-        text = conn.execute(
-            f"SELECT text FROM messages WHERE {_LIVE} AND position = ?",
+        text, made = conn.execute(
+            f"SELECT text, {_MADE} FROM messages WHERE {_LIVE} AND position = ?",
             (thread_id, head.segment, position),
-        ).fetchone()[0]
+        ).fetchone()
         row = _insert(
             conn,
             thread_id,
             Alternative(
-                None, parent, at, 1, message_id, head.head_id, within, _line(text), "", time.time()
+                None,
+                parent,
+                at,
+                1,
+                message_id,
+                head.head_id,
+                within,
+                _line(text),
+                "",
+                _when(made),
             ),
         )
         inner = [p for p, (pos, _) in path.items() if pos >= position]
@@ -300,7 +319,7 @@ def _ordered(conn: sqlite3.Connection, thread_id: str) -> tuple[list[Alternative
                     first.within,
                     _line(shown.text),
                     "",
-                    time.time(),
+                    _when(shown.made),
                 )
             )
     by_row: dict[int, Alternative] = {

@@ -61,6 +61,7 @@ class ActionId(StrEnum):
     THREAD_RENAME = "thread.rename"
     THREAD_SYSTEM_PROMPT = "thread.systemPrompt"
     THREAD_MODEL = "thread.model"
+    THREAD_BRANCHES = "thread.branches"
     THREAD_DELETE = "thread.delete"
     THREAD_PREVIOUS = "thread.previous"
     THREAD_NEXT = "thread.next"

@@ -51,6 +51,9 @@ async def test_regenerating_twice_keeps_three_answers_to_walk(ws: Workspace) -> 
         (2, 3, "Answer 2.", False),
         (3, 3, "Answer 3.", True),
     ]
+    for branch in tree:  # each dated when its first message was made
+        path = await ws.threads.branch_path(thread.id, branch.number)
+        assert branch.created_at == path[-1].timestamp
     shown = (await ws.threads.read_messages(thread.id)).messages[-1]
     assert await ws.threads.switch_branch(thread.id, str(shown.message_id), 1)
     assert await texts(ws, thread.id) == ["Question", "Answer 1."]

@@ -50,6 +50,7 @@ def menus() -> dict[str, list[tuple[str, str]]]:
             ("&Rename", "F2"),
             ("System &prompt…", ""),
             ("Choose &model", "Ctrl+M"),
+            ("&Branches…", ""),
             ("&Delete", ""),
             ("&Previous thread", "Ctrl+PgUp"),
             ("&Next thread", "Ctrl+PgDown"),

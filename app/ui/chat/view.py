@@ -231,19 +231,17 @@ class ChatView(QListView):
         spawn(self.vm.switch_branch(message_id, index))
 
     def _on_branch_shown(self, message_id: str) -> None:
-        """Another version was switched to: keep it in sight and focused."""
+        """Another version was switched to: keep it focused and in sight."""
+        row = self.vm.model.row_of(message_id)
+        if row is None:
+            return
         self.follow = False
-
-        def show() -> None:
-            row = self.vm.model.row_of(message_id)
-            if row is None:
-                return
-            index = self.model().index(row, 0)
-            self.setCurrentIndex(index)
-            self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
-            self._place_switchers()
-
-        QTimer.singleShot(0, show)
+        index = self.model().index(row, 0)
+        self.setCurrentIndex(index)
+        # once the rows are laid out again
+        QTimer.singleShot(
+            0, lambda: self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        )
 
     def updateGeometries(self) -> None:
         super().updateGeometries()

@@ -1,7 +1,8 @@
 """Journeys through the versions of a message in the real window: an answer given again
 twice is walked ‹ 1/3 › .. ‹ 3/3 › with the mouse and with Alt+Left/Right, an edited question
 is switched back to its original and the conversation goes on there, and the version shown
-last is the one shown after quitting and coming back."""
+last is the one shown after quitting and coming back; Thread > Branches… opens one of the
+tree and names one."""
 
 from __future__ import annotations
 
@@ -9,10 +10,22 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QTreeWidget,
+    QWidget,
+)
 
 from app.core.state import Message
+from app.ui.actions import ActionId
 from tests.ui.harness import (
     Models,
     close_test_window,
@@ -80,11 +93,12 @@ async def test_an_answer_given_again_twice_is_walked_one_to_three(tmp_path: Path
         # the keyboard: the shown answer is focused, Alt+Right goes to the next version
         view = find(window, QListView, "chatView")
         view.setFocus()
-        assert view.currentIndex().row() == 1
+        await wait_until(lambda: view.currentIndex().row() == 1, what="the answer focused")
         for n, answer in ((2, "It is Paris."), (3, "Paris, on the Seine.")):
             press(view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
             await wait_until(lambda n=n: numbers(window) == [f"{n}/3"], what=f"{n}/3")
             assert texts(window)[-1] == answer
+            await wait_until(lambda: view.currentIndex().row() == 1, what="the answer focused")
         press(view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
         await wait_until(lambda: numbers(window) == ["2/3"], what="back to 2/3")
         await screenshot(window, "answers")
@@ -151,5 +165,65 @@ async def test_the_version_shown_last_is_shown_after_coming_back(tmp_path: Path)
     try:
         await wait_until(lambda: texts(window) == ["Question", "First."], what="the thread")
         await wait_until(lambda: numbers(window) == ["1/2"], what="1/2 after coming back")
+    finally:
+        await close_test_window(window)
+
+
+def shown_dialog(window: QWidget, title: str) -> QDialog | None:
+    found = [d for d in window.findChildren(QDialog) if d.isVisible() and d.windowTitle() == title]
+    return found[0] if found else None
+
+
+async def test_the_tree_names_a_branch_and_opens_one(tmp_path: Path) -> None:
+    answers = [{"text": t} for t in ("Paris.", "It is Paris.", "Paris, on the Seine.")]
+    window = await open_test_window(tmp_path, Models({"scripted:a": answers}))
+    try:
+        await send(window, "Capital of France?")
+        await wait_until(lambda: texts(window)[-1:] == ["Paris."])
+        await idle(window)
+        for n in (2, 3):
+            shortcut(window, "Ctrl+R")
+            await wait_until(lambda n=n: numbers(window) == [f"{n}/{n}"], what=f"{n}/{n}")
+            await idle(window)
+        find(window, QAction, ActionId.THREAD_BRANCHES).trigger()
+        dialog = await wait_until(lambda: shown_dialog(window, "Branches"), what="the tree")
+        assert dialog.objectName() == "branchTree"
+        tree = dialog.findChild(QTreeWidget, "branchTreeView")
+        items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+        assert [i.text(0) for i in items] == [
+            "1. Paris.",
+            "2. It is Paris.",
+            "3. Paris, on the Seine.",
+        ]
+        assert [i.text(1) for i in items] == ["2", "2", "2"]
+        assert tree.currentItem() is items[2] and items[2].font(0).bold()
+        tree.setCurrentItem(items[1])
+        dialog.findChild(QPushButton, "renameBranch").click()
+        naming = await wait_until(lambda: shown_dialog(window, "Name the branch"), what="naming")
+        naming.findChild(QLineEdit).setText("Short")
+        naming.accept()
+        await wait_until(lambda: tree.topLevelItem(1).text(0) == "2. Short: It is Paris.")
+        if folder := os.environ.get("PARLEY_SHOTS"):  # a picture of the tree, to look at
+            dialog.grab().save(str(Path(folder) / "tree.png"))
+        tree.setCurrentItem(tree.topLevelItem(0))
+        dialog.findChild(QPushButton, "openBranch").click()
+        await wait_until(lambda: shown_dialog(window, "Branches") is None, what="it to close")
+        await wait_until(lambda: texts(window) == ["Capital of France?", "Paris."])
+        await wait_until(lambda: numbers(window) == ["1/3"], what="1/3")
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_thread_without_branches_says_so_instead_of_a_tree(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": [{"text": "Yes."}]}))
+    try:
+        await send(window, "Hi?")
+        await wait_until(lambda: texts(window) == ["Hi?", "Yes."])
+        await idle(window)
+        find(window, QAction, ActionId.THREAD_BRANCHES).trigger()
+        notice = find(window, QWidget, "noticeBar")
+        await wait_until(lambda: notice.isVisible(), what="the notice")
+        assert "has no branches yet" in find(window, QWidget, "noticeText").text()
+        assert shown_dialog(window, "Branches") is None
     finally:
         await close_test_window(window)
