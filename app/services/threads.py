@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -282,6 +283,20 @@ class ThreadService:
         """Name branch ``number`` (blank: no name)."""
         await self.get(thread_id)
         await self._store.rename_branch(thread_id, number, name)
+
+    async def delete_branch(self, thread_id: str, number: int) -> Callable[[], Awaitable[None]]:
+        """Take branch ``number`` (and the branches inside it) out of the thread's tree; its
+        steps stay in the thread's history. Returns the Undo: awaiting it puts them back. The
+        branch shown is refused."""
+        await self.get(thread_id)
+        rows = await self._store.delete_branch(thread_id, number)
+        self._events.emit(ThreadsChanged(thread_id))
+
+        async def undo() -> None:
+            await self._store.restore_branches(thread_id, rows)
+            self._events.emit(ThreadsChanged(thread_id))
+
+        return undo
 
     async def branch_path(self, thread_id: str, number: int | None = None) -> list[Message]:
         """The messages of branch ``number`` (as :meth:`branches` numbers them), or of the

@@ -40,10 +40,12 @@ from app.store.models import Branch
 
 __all__ = [
     "Alternative",
+    "delete",
     "keep",
     "open_number",
     "path_of",
     "rename",
+    "restore",
     "rows_in_order",
     "switch",
     "tree",
@@ -449,3 +451,59 @@ def rename(db: sqlite_utils.Database, thread_id: str, number: int, name: str) ->
         conn.execute(
             "UPDATE branches SET name = ? WHERE id = ?", (" ".join(name.split()), target.row)
         )
+
+
+_ROW = "id, parent_id, at, n, message_id, checkpoint_id, within, line, name, created_at"
+
+
+def delete(db: sqlite_utils.Database, thread_id: str, number: int) -> list[tuple[Any, ...]]:
+    """Take branch ``number`` and every branch inside it out of the tree (their steps stay in
+    the thread's history); returns their rows for :func:`restore`. The branch shown is
+    refused."""
+    with write_tx(db) as conn:
+        _, shown_ids, _ = _ordered(conn, thread_id)
+        target = _numbered(conn, thread_id, number)
+        if target.message_id in shown_ids:
+            raise UserError(
+                f"branch {number} is shown now; open another version of it before deleting it"
+            )
+        removed = [
+            conn.execute(f"SELECT {_ROW} FROM branches WHERE id = ?", (target.row,)).fetchone()
+        ]
+        holders = [target.row]
+        while holders:  # the branches inside, outer ones first
+            inner = conn.execute(
+                f"SELECT {_ROW} FROM branches WHERE thread_id = ? AND within IN "
+                f"({','.join('?' * len(holders))}) ORDER BY at, n",
+                (thread_id, *holders),
+            ).fetchall()
+            removed += inner
+            holders = [row[0] for row in inner]
+        conn.executemany("DELETE FROM branches WHERE id = ?", ((row[0],) for row in removed))
+        _renumber(conn, thread_id, target.parent_id, target.n, -1)
+        return removed
+
+
+def _renumber(conn: sqlite3.Connection, thread_id: str, parent: Any, from_n: int, by: int) -> None:
+    """Move the places of a point's versions from ``from_n`` on by ``by`` (through negative
+    numbers, so no two rows ever share a place on the way)."""
+    where = "thread_id = ? AND parent_id = ? AND n "
+    conn.execute(
+        f"UPDATE branches SET n = -(n + ?) WHERE {where}>= ?", (by, thread_id, parent, from_n)
+    )
+    conn.execute(f"UPDATE branches SET n = -n WHERE {where}< 0", (thread_id, parent))
+
+
+def restore(db: sqlite_utils.Database, thread_id: str, rows: list[tuple[Any, ...]]) -> None:
+    """Put back branches :func:`delete` took out (``rows`` as it returned them)."""
+    if not rows:
+        return
+    with write_tx(db) as conn:
+        _head(conn, thread_id)
+        first = rows[0]
+        _renumber(conn, thread_id, first[1], first[3], 1)
+        new_ids: dict[int, int] = {}
+        for row in rows:
+            alt = Alternative(None, *row[1:])
+            alt.within = new_ids.get(row[6], row[6]) if row[6] is not None else None
+            new_ids[row[0]] = _insert(conn, thread_id, alt)

@@ -317,6 +317,15 @@ class Store:
         """Give branch ``number`` a name (blank: none)."""
         await self._worker.acall(_branches.rename, thread_id, number, name)
 
+    async def delete_branch(self, thread_id: str, number: int) -> list[tuple[Any, ...]]:
+        """Take branch ``number`` and the branches inside it out of the tree; returns what
+        :meth:`restore_branches` puts back. The branch shown is refused."""
+        return await self._worker.acall(_branches.delete, thread_id, number)
+
+    async def restore_branches(self, thread_id: str, rows: list[tuple[Any, ...]]) -> None:
+        """Put back the branches :meth:`delete_branch` took out."""
+        await self._worker.acall(_branches.restore, thread_id, rows)
+
     async def branch_path(
         self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
     ) -> list[Message]:

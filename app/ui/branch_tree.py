@@ -1,10 +1,12 @@
 """Thread > Branches…: the versions of a thread's messages as a tree (object name
 ``branchTree``), each by its first line with its length and date, nested under the version
-that holds it. Open shows one where it was left; Rename… names one."""
+that holds it. Open shows one where it was left; Rename… names one; Delete takes one (and
+those inside it) out of the tree, with Undo while the dialog is open."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -36,6 +38,8 @@ class BranchTreeDialog(QDialog):
 
     opened = Signal(int)
     """Branch ``number`` is shown now (the thread was saved with it)."""
+    changed = Signal()
+    """Branches were deleted or put back."""
 
     def __init__(self, parent: QWidget | None, threads: ThreadService, thread_id: str) -> None:
         super().__init__(parent)
@@ -67,10 +71,20 @@ class BranchTreeDialog(QDialog):
             self,
         )
         intro.setWordWrap(True)
+        self.delete_button = self._button(
+            buttons, "&Delete", "deleteBranch", lambda: spawn(self.delete_current())
+        )
+        self.undo_button = QPushButton("&Undo", self)
+        self.undo_button.setObjectName("undoDeleteBranch")
+        self.undo_button.setAccessibleName("Undo delete")
+        self.undo_button.clicked.connect(lambda: spawn(self.undo_delete()))
+        self.undo_button.hide()
+        self._undo: Callable[[], Awaitable[None]] | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.note)
+        layout.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(buttons)
 
     def _button(self, box: QDialogButtonBox, text: str, name: str, slot: object) -> QPushButton:
@@ -162,6 +176,33 @@ class BranchTreeDialog(QDialog):
             return
         await self.load()
         self.select(number)
+
+    async def delete_current(self) -> None:
+        """Take the chosen branch (and those inside it) out of the tree, offering Undo."""
+        number = self._current()
+        if number is None:
+            return
+        try:
+            self._undo = await self._threads.delete_branch(self.thread_id, number)
+        except ParleyError as exc:
+            self.note.setText(str(exc))
+            return
+        line = self.branches[number - 1].line
+        self.note.setText(f"The branch “{mark_hidden(line)}” was deleted.")
+        self.undo_button.show()
+        self.changed.emit()
+        await self.load()
+
+    async def undo_delete(self) -> None:
+        """Put back the branches deleted last."""
+        undo, self._undo = self._undo, None
+        self.undo_button.hide()
+        if undo is None:
+            return
+        await undo()
+        self.note.setText("The branch is back.")
+        self.changed.emit()
+        await self.load()
 
 
 def _label(branch: Branch) -> str:

@@ -90,6 +90,7 @@ class ThreadCommands(QMainWindow):
             )
             return
         dialog.opened.connect(lambda _n: spawn(self.chat_vm.open_thread(thread_id)))
+        dialog.changed.connect(lambda: spawn(self.chat_vm.refresh_branches()))
         await ask(dialog)
         dialog.deleteLater()
 

@@ -225,3 +225,39 @@ async def test_any_branch_of_the_tree_opens_where_it_was_left_and_takes_a_name(
         await ws.threads.open_branch(thread.id, 5)
     assert await ws.threads.open_branch(thread.id, 4)
     assert await texts(ws, thread.id) == ["Uno", "Answer 4."]
+
+
+async def test_deleting_a_branch_takes_the_branches_inside_it_and_undo_puts_them_back(
+    ws: Workspace,
+) -> None:
+    thread = await ws.threads.create()
+    await (await ws.runs.send(thread.id, "One"))
+    await (await ws.runs.send(thread.id, "Two"))
+    await (await ws.runs.regenerate(thread.id))  # Two: Answer 2. / Answer 3.
+    one = (await ws.threads.read_messages(thread.id)).messages[0]
+    await (await ws.runs.send(thread.id, "Uno", edit=str(one.message_id)))  # Answer 4.
+    uno = (await ws.threads.read_messages(thread.id)).messages[0]
+    await (await ws.runs.send(thread.id, "Dos", edit=str(uno.message_id)))  # Answer 5.
+    before = [(b.depth, b.index, b.count, b.line) for b in await ws.threads.branches(thread.id)]
+    assert before == [
+        (0, 1, 3, "One"),
+        (1, 1, 2, "Answer 2."),
+        (1, 2, 2, "Answer 3."),
+        (0, 2, 3, "Uno"),
+        (0, 3, 3, "Dos"),
+    ]
+    with pytest.raises(UserError, match="branch 5 is shown now; open another version"):
+        await ws.threads.delete_branch(thread.id, 5)
+    undo = await ws.threads.delete_branch(thread.id, 1)  # "One", with its two answers
+    after = [(b.depth, b.index, b.count, b.line) for b in await ws.threads.branches(thread.id)]
+    assert after == [(0, 1, 2, "Uno"), (0, 2, 2, "Dos")]
+    assert await texts(ws, thread.id) == ["Dos", "Answer 5."]
+    await undo()
+    back = [(b.depth, b.index, b.count, b.line) for b in await ws.threads.branches(thread.id)]
+    assert back == before
+    assert [m.text() for m in await ws.threads.branch_path(thread.id, 3)] == [
+        "One",
+        "Answer 1.",
+        "Two",
+        "Answer 3.",
+    ]

@@ -203,6 +203,17 @@ async def test_the_tree_names_a_branch_and_opens_one(tmp_path: Path) -> None:
         naming.findChild(QLineEdit).setText("Short")
         naming.accept()
         await wait_until(lambda: tree.topLevelItem(1).text(0) == "2. Short: It is Paris.")
+        # deleting one takes it out of the tree and the switcher; Undo puts it back
+        tree.setCurrentItem(tree.topLevelItem(1))
+        dialog.findChild(QPushButton, "deleteBranch").click()
+        await wait_until(lambda: tree.topLevelItemCount() == 2, what="two branches")
+        await wait_until(lambda: numbers(window) == ["2/2"], what="2/2")
+        undo = dialog.findChild(QPushButton, "undoDeleteBranch")
+        assert undo.isVisible()
+        undo.click()
+        await wait_until(lambda: tree.topLevelItemCount() == 3, what="three again")
+        await wait_until(lambda: numbers(window) == ["3/3"], what="3/3 again")
+        assert tree.topLevelItem(1).text(0) == "2. Short: It is Paris."
         if folder := os.environ.get("PARLEY_SHOTS"):  # a picture of the tree, to look at
             dialog.grab().save(str(Path(folder) / "tree.png"))
         tree.setCurrentItem(tree.topLevelItem(0))
