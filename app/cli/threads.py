@@ -46,6 +46,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("file", nargs="?", metavar="FILE", help="where to write (default: stdout)")
     export.add_argument("--markdown", action="store_true", help="a Markdown document instead")
     export.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    export.add_argument(
+        "--branch",
+        type=int,
+        metavar="N",
+        help="with --markdown: only branch N (its number in parley threads branches ID)",
+    )
     imp = actions.add_parser(
         "import", parents=[common], help="add a thread from an exported JSON file; prints its id"
     )
@@ -122,9 +128,16 @@ async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target is not None and refuse_existing(target, args.force, err):
         return 2
     fmt: Literal["markdown", "json"] = "markdown" if args.markdown else "json"
+    if args.branch is not None and fmt == "json":
+        err.write("parley: --branch exports one branch as Markdown (add --markdown); the JSON "
+                  "export always holds every branch\n")  # fmt: skip
+        return 2
     workspace = await _workspace(args.data_dir)
     try:
-        data = await workspace.threads.export(args.thread_id, fmt)
+        if args.branch is not None:
+            data = await workspace.threads.export_branch(args.thread_id, args.branch)
+        else:
+            data = await workspace.threads.export(args.thread_id, fmt)
     finally:
         await workspace.aclose()
     if target is None:

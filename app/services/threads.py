@@ -238,6 +238,11 @@ class ThreadService:
             return (await self._store.export_markdown(thread_id)).encode()
         return await self._store.export_json(thread_id)
 
+    async def export_branch(self, thread_id: str, number: int) -> bytes:
+        """Branch ``number`` of the thread (as :meth:`branches` numbers them) as a Markdown
+        document."""
+        return (await self._store.export_branch_markdown(thread_id, number)).encode()
+
     async def import_json(self, data: bytes) -> ImportedThread:
         """A new thread from an exported JSON document. An export is a file from anywhere: the
         thread keeps only media whose bytes it carries and a model set up here (else the

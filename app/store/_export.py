@@ -26,7 +26,7 @@ from app.core.state.agent_state import AgentState
 from app.core.state.serde import dump_state, load_state
 from app.core.state.storable import problem_in
 from app.core.userinfo import without_userinfo
-from app.store import _checkpoints, _export_branches, _media, _threads
+from app.store import _branches, _checkpoints, _export_branches, _media, _threads
 from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
 from app.store._import_links import keep_web_citations
@@ -34,7 +34,14 @@ from app.store._import_media import keep_carried_media
 from app.store._markdown import render_markdown
 from app.store.models import ImportedThread, Thread
 
-__all__ = ["FORMAT", "ModelCheck", "export_json", "export_markdown", "import_json"]
+__all__ = [
+    "FORMAT",
+    "ModelCheck",
+    "export_branch_markdown",
+    "export_json",
+    "export_markdown",
+    "import_json",
+]
 
 ModelCheck = Callable[[str | None], tuple[str | None, str | None]]
 """Given an export's model spec, the spec the new thread gets and, when it differs, why."""
@@ -107,6 +114,15 @@ def export_markdown(db: sqlite_utils.Database, thread_id: str, state_cls: type[A
     """Return the thread as readable Markdown (for sharing; not for importing)."""
     thread, state = _latest(db, thread_id, state_cls)
     return render_markdown(thread, state.context)
+
+
+def export_branch_markdown(
+    db: sqlite_utils.Database, thread_id: str, number: int, state_cls: type[AgentState]
+) -> str:
+    """Return branch ``number`` of the thread (as :func:`app.store._branches.tree` numbers
+    them) as readable Markdown."""
+    thread, _ = _latest(db, thread_id, state_cls)
+    return render_markdown(thread, _branches.path_of(db, thread_id, number, state_cls))
 
 
 def _bad(why: str) -> UserError:

@@ -361,6 +361,15 @@ class Store:
         """Return the thread as a Markdown document."""
         return await self._worker.acall(_export.export_markdown, thread_id, state_cls)
 
+    async def export_branch_markdown(
+        self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
+    ) -> str:
+        """Return branch ``number`` of the thread (as :meth:`branches` numbers them) as a
+        Markdown document."""
+        return await self._worker.acall(
+            _export.export_branch_markdown, thread_id, number, state_cls
+        )
+
     async def import_json(
         self,
         data: bytes | str,

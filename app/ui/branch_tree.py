@@ -1,7 +1,8 @@
 """Thread > Branches…: the versions of a thread's messages as a tree (object name
 ``branchTree``), each by its first line with its length and date, nested under the version
-that holds it. Open shows one where it was left; Rename… names one; Delete takes one (and
-those inside it) out of the tree, with Undo while the dialog is open."""
+that holds it. Open shows one where it was left; Rename… names one; Export… writes one as
+Markdown; Delete takes one (and those inside it) out of the tree, with Undo while the dialog
+is open."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ class BranchTreeDialog(QDialog):
     """Branch ``number`` is shown now (the thread was saved with it)."""
     changed = Signal()
     """Branches were deleted or put back."""
+    exportRequested = Signal(int)
+    """Branch ``number`` is to be exported (as Markdown)."""
 
     def __init__(self, parent: QWidget | None, threads: ThreadService, thread_id: str) -> None:
         super().__init__(parent)
@@ -74,6 +77,7 @@ class BranchTreeDialog(QDialog):
         self.delete_button = self._button(
             buttons, "&Delete", "deleteBranch", lambda: spawn(self.delete_current())
         )
+        self.export_button = self._button(buttons, "&Export…", "exportBranch", self.export_current)
         self.undo_button = QPushButton("&Undo", self)
         self.undo_button.setObjectName("undoDeleteBranch")
         self.undo_button.setAccessibleName("Undo delete")
@@ -176,6 +180,12 @@ class BranchTreeDialog(QDialog):
             return
         await self.load()
         self.select(number)
+
+    def export_current(self) -> None:
+        """Ask to export the chosen branch."""
+        number = self._current()
+        if number is not None:
+            self.exportRequested.emit(number)
 
     async def delete_current(self) -> None:
         """Take the chosen branch (and those inside it) out of the tree, offering Undo."""

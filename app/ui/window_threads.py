@@ -91,6 +91,10 @@ class ThreadCommands(QMainWindow):
             return
         dialog.opened.connect(lambda _n: spawn(self.chat_vm.open_thread(thread_id)))
         dialog.changed.connect(lambda: spawn(self.chat_vm.refresh_branches()))
+        title = self.header.title.text()
+        dialog.exportRequested.connect(
+            lambda n: spawn(self.files.export_branch(thread_id, n, title))
+        )
         await ask(dialog)
         dialog.deleteLater()
 

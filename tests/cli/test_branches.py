@@ -52,6 +52,11 @@ def test_answering_again_makes_branches_the_terminal_prints_and_shows(tmp_path: 
     assert shown.stdout == "user: Oslo in May?\nassistant: Pack light.\n"
     first = parley("threads", "show", thread_id, "--branch", "1", data_dir=data)
     assert first.stdout == "user: Oslo in May?\nassistant: Take a jacket.\nIt rains.\n"
+    one = parley("threads", "export", thread_id, "--markdown", "--branch", "1", data_dir=data)
+    assert one.returncode == 0, one.stderr
+    assert "Take a jacket." in one.stdout and "Pack light." not in one.stdout
+    whole = parley("threads", "export", thread_id, "--branch", "1", data_dir=data)
+    assert whole.returncode == 2 and "add --markdown" in whole.stderr
     missing = parley("threads", "show", thread_id, "--branch", "4", data_dir=data)
     assert missing.returncode == 2
     assert missing.stderr == "parley: this thread has 3 branches; there is no branch 4\n"

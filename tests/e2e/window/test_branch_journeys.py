@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QDialog,
+    QFileDialog,
     QLabel,
     QLineEdit,
     QListView,
@@ -214,6 +215,21 @@ async def test_the_tree_names_a_branch_and_opens_one(tmp_path: Path) -> None:
         await wait_until(lambda: tree.topLevelItemCount() == 3, what="three again")
         await wait_until(lambda: numbers(window) == ["3/3"], what="3/3 again")
         assert tree.topLevelItem(1).text(0) == "2. Short: It is Paris."
+        # Export… writes the chosen branch as Markdown
+        tree.setCurrentItem(tree.topLevelItem(0))
+        dialog.findChild(QPushButton, "exportBranch").click()
+        saving = await wait_until(
+            lambda: (
+                (f := window.findChild(QFileDialog, "exportBranchDialog")) and f.isVisible() and f
+            ),
+            what="the file dialog",
+        )
+        target = tmp_path / "Capital of France? (branch 1).md"  # the name offered
+        saving.setDirectory(str(tmp_path))
+        saving.accept()
+        await wait_until(target.exists, what="the file")
+        written = target.read_text()
+        assert "Paris." in written and "Seine" not in written
         if folder := os.environ.get("PARLEY_SHOTS"):  # a picture of the tree, to look at
             dialog.grab().save(str(Path(folder) / "tree.png"))
         tree.setCurrentItem(tree.topLevelItem(0))
