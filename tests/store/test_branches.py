@@ -90,6 +90,7 @@ async def test_each_version_keeps_the_step_it_was_left_at(tmp_path: Path) -> Non
         assert back.parent_id != left.checkpoint_id and back.source == "update"
         assert [h.thread_id for h in await store.search("More")] == [thread.id]
         assert await store.search("Hey") == []  # search finds the path shown
+        assert await store.check() == []  # and the index agrees with it
 
 
 async def test_deleting_a_thread_takes_its_branches(tmp_path: Path) -> None:
