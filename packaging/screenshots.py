@@ -5,8 +5,9 @@ approval dialog; a run paused at its budget and the settings dialog
 (``packaging/_agent_shots.py``); a thread whose agent asked a delegate, and the approval
 dialog for a delegate's call (``packaging/_delegation_shots.py``); a thread with every kind
 of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``); an
-answer citing a knowledge folder (``knowledge_shot.py``); and a reply's memory chip, the Keep
-card and Settings > Memory (``memory_shot.py``).
+answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
+card and Settings > Memory (``memory_shot.py``); and the versions of a message
+(``branches_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -114,6 +115,13 @@ def main(out_dir: Path) -> int:
         check=True,
         cwd=ROOT,
     )
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "branches_shot.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "branches-light.png")
+    print(out_dir / "branches-dark.png")
     print(out_dir / "knowledge-light.png")
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "memory_shot.py"), str(out_dir)],

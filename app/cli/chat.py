@@ -63,6 +63,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "repeat for more files",
     )
     chat.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="with --thread: answer its last message again; the earlier answer stays as a "
+        "branch (see parley threads branches ID)",
+    )
+    chat.add_argument(
         "--resume",
         action="store_true",
         help="answer the approvals the thread is waiting on, then continue",
@@ -183,6 +189,9 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.resume:
             outcome = await s.chat.resume(args.thread)
             return _report(outcome, out, err, args.thread)
+        if args.regenerate:
+            outcome = await s.chat.regenerate(args.thread)
+            return _report(outcome, out, err, args.thread)
         if args.prompt is None:
             return await _repl(s, args.thread, out, err, args.agent_id, not args.no_memory)
         if (note := _remember_text(args.prompt)) is not None:
@@ -193,7 +202,12 @@ async def run_chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the arguments make no turn (``--resume`` with a prompt, an empty prompt), or
     ``None`` when they do."""
-    if args.resume:
+    if args.regenerate:
+        if not args.thread:
+            return "--regenerate needs --thread THREAD_ID"
+        if args.prompt is not None or args.attach or args.resume:
+            return "--regenerate answers the thread's last message again; send a prompt after it"
+    elif args.resume:
         if not args.thread:
             return "--resume needs --thread THREAD_ID"
         if args.prompt is not None or args.attach:

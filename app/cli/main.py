@@ -25,6 +25,7 @@ def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.screenshot is None and not has_display():
         err.write("parley: no display found (DISPLAY is not set); starting the terminal chat\n")
         args.prompt, args.thread, args.resume, args.tools = None, None, False, False
+        args.regenerate = False
         args.attach, args.no_knowledge, args.no_memory = [], False, False
         return asyncio.run(chat.run_chat(args, out, err))
     return run_window(

@@ -1,7 +1,8 @@
-"""``parley threads`` (list or search the saved threads), ``parley threads export ID [FILE]``
-and ``parley threads import FILE``: move a thread between data folders from a terminal,
-through the same workspace calls as the window's Export and Import (and so with the same
-checks on what is read)."""
+"""``parley threads`` (list or search the saved threads), ``parley threads branches ID`` (the
+versions of its messages as a tree), ``parley threads show ID [--branch N]`` (one path),
+``parley threads export ID [FILE]`` and ``parley threads import FILE``: move a thread between
+data folders from a terminal, through the same workspace calls as the window's Export and
+Import (and so with the same checks on what is read)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,23 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``threads``, with its ``export`` and ``import``, to the ``parley`` subcommands."""
     threads = sub.add_parser("threads", parents=[common], help="list or search saved threads")
     threads.add_argument("--search", help="full-text search in messages")
-    actions = threads.add_subparsers(dest="threads_action", metavar="{export,import}")
+    actions = threads.add_subparsers(dest="threads_action", metavar="{branches,show,export,import}")
+    branches = actions.add_parser(
+        "branches",
+        parents=[common],
+        help="print the versions of a thread's messages (edits, answers given again) as a tree",
+    )
+    branches.add_argument("thread_id", metavar="ID", help="the thread's id (see parley threads)")
+    show = actions.add_parser(
+        "show", parents=[common], help="print a thread's messages: the branch shown last"
+    )
+    show.add_argument("thread_id", metavar="ID", help="the thread's id (see parley threads)")
+    show.add_argument(
+        "--branch",
+        type=int,
+        metavar="N",
+        help="print branch N instead (its number in parley threads branches ID)",
+    )
     export = actions.add_parser(
         "export",
         parents=[common],
@@ -29,6 +46,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("file", nargs="?", metavar="FILE", help="where to write (default: stdout)")
     export.add_argument("--markdown", action="store_true", help="a Markdown document instead")
     export.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    export.add_argument(
+        "--branch",
+        type=int,
+        metavar="N",
+        help="with --markdown: only branch N (its number in parley threads branches ID)",
+    )
     imp = actions.add_parser(
         "import", parents=[common], help="add a thread from an exported JSON file; prints its id"
     )
@@ -40,6 +63,8 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     if args.command != "threads":
         return None
     action = getattr(args, "threads_action", None)
+    if action in ("branches", "show"):
+        return asyncio.run(_branches(args, out, err))
     if action == "export":
         return asyncio.run(_export(args, out, err))
     if action == "import":
@@ -60,6 +85,38 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+async def _branches(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from app.core.errors import ParleyError
+    from app.services.threads import saved_branches, saved_path
+
+    try:
+        if args.threads_action == "show":
+            messages = await saved_path(args.data_dir, args.thread_id, args.branch)
+        else:
+            thread, tree = await saved_branches(args.data_dir, args.thread_id)
+    except ParleyError as exc:
+        err.write(f"parley: {exc}\n")
+        return 2
+    if args.threads_action == "show":
+        for message in messages:
+            out.write(f"{message.agent or message.role}: {message.text().strip()}\n")
+        return 0
+    if not tree:
+        out.write(f"thread {thread.id} has no branches: each message has one version\n")
+        return 0
+    for branch in tree:
+        indent = "    " * branch.depth
+        if branch.index == 1:  # the first version of a message: the message's heading
+            versions = f"{branch.count} version{'s' if branch.count != 1 else ''}"
+            out.write(f"{indent}message {branch.at}, {versions}:\n")
+        length = f"{branch.length} message{'s' if branch.length != 1 else ''}"
+        shown = ", shown" if branch.shown else ""
+        named = f"[{branch.name}] " if branch.name else ""
+        line = branch.line or "(no text)"
+        out.write(f"{indent}  {branch.number}  {named}{line}  ({length}{shown})\n")
+    return 0
+
+
 async def _workspace(data_dir: str | None) -> Any:
     from app.services.workspace import Workspace
 
@@ -71,9 +128,16 @@ async def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target is not None and refuse_existing(target, args.force, err):
         return 2
     fmt: Literal["markdown", "json"] = "markdown" if args.markdown else "json"
+    if args.branch is not None and fmt == "json":
+        err.write("parley: --branch exports one branch as Markdown (add --markdown); the JSON "
+                  "export always holds every branch\n")  # fmt: skip
+        return 2
     workspace = await _workspace(args.data_dir)
     try:
-        data = await workspace.threads.export(args.thread_id, fmt)
+        if args.branch is not None:
+            data = await workspace.threads.export_branch(args.thread_id, args.branch)
+        else:
+            data = await workspace.threads.export(args.thread_id, fmt)
     finally:
         await workspace.aclose()
     if target is None:

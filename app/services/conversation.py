@@ -85,10 +85,14 @@ class Conversation:
         the thread does not exist."""
         return await self._drive(
             thread_id,
-            lambda: self.workspace.runs.send(
-                thread_id, text, blocks, notes=notes, history=history
-            ),
+            lambda: self.workspace.runs.send(thread_id, text, blocks, notes=notes, history=history),
         )
+
+    async def regenerate(self, thread_id: str) -> TurnOutcome:
+        """Answer the thread's last message again and drive the turn as :meth:`send` does;
+        the earlier answer stays as a branch."""
+        await self.workspace.threads.get(thread_id)
+        return await self._drive(thread_id, lambda: self.workspace.runs.regenerate(thread_id))
 
     async def resume(self, thread_id: str) -> TurnOutcome:
         """Ask for the decisions the thread waits on (also after a restart) and continue."""

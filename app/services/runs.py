@@ -32,7 +32,15 @@ from app.core.graph import (
     ToolProgress,
 )
 from app.core.models.retries import RetryNotice, listening_for_retries
-from app.core.state import AgentState, ChunkMerge, ContentBlock, Message, RemoveMessage, TextBlock
+from app.core.state import (
+    AgentState,
+    ChunkMerge,
+    ContentBlock,
+    ErrorBlock,
+    Message,
+    RemoveMessage,
+    TextBlock,
+)
 from app.core.state.agent_state import normalise_update
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
@@ -132,16 +140,17 @@ class RunService:
         text: str,
         blocks: Sequence[ContentBlock] = (),
         *,
-        replace: str | None = None,
+        edit: str | None = None,
         notes: Sequence[str] = (),
         history: Sequence[Message] = (),
         limits: BudgetLimits | None = None,
     ) -> asyncio.Task[AgentState | None]:
-        """Add the user's message (in place of message ``replace``, when given) and start a
-        turn; returns the running turn. ``notes`` are shown on the message (e.g. what of its
-        attachments the model will not see); ``history`` (the earlier turns of a conversation
-        held elsewhere, as a client of the server sends them) goes before it; ``limits`` (a
-        schedule's) go over every other limit of this turn.
+        """Add the user's message and start a turn; returns the running turn. With ``edit``
+        the message goes in place of message ``edit`` and everything after it, which the
+        thread keeps as another version of that message (a branch). ``notes`` are shown on
+        the message (e.g. what of its attachments the model will not see); ``history`` (the
+        earlier turns of a conversation held elsewhere, as a client of the server sends them)
+        goes before it; ``limits`` (a schedule's) go over every other limit of this turn.
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -157,13 +166,13 @@ class RunService:
             from app.services.attachments.compose import NOTES_KEY
 
             message.metadata[NOTES_KEY] = list(notes)
+        update: list[Message | RemoveMessage] = [*history, message]
+        if edit is not None:
+            removed = await self._replaced_from(agent, thread_id, edit)
+            update[:0] = [RemoveMessage(id=m) for m in removed]
         await self._abandon_pending(thread_id)
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
-        update: list[Message | RemoveMessage] = [*history, message]
-        if replace is not None:
-            update.insert(0, RemoveMessage(id=replace))
-            self._emit(MessageRemoved(thread_id, replace))
         self._emit(MessageAdded(thread_id, message))
         return self._start(thread_id, agent, {"messages": update}, limits)
 
@@ -179,11 +188,31 @@ class RunService:
         if not users:
             raise UserError("there is no message to answer again")
         await self._abandon_pending(thread_id)
-        removed = [m.message_id for m in context[users[-1] + 1 :]]
+        replies = context[users[-1] + 1 :]
+        removed = [m.message_id for m in replies]
+        if any(not isinstance(b, ErrorBlock) for m in replies for b in m.content):
+            # the answer given stays as another version of it (a failure alone is not one)
+            await self._store.keep_branch(thread_id, removed[0])
         for message_id in removed:
             self._emit(MessageRemoved(thread_id, str(message_id)))
         update = [RemoveMessage(id=m) for m in removed]
         return self._start(thread_id, agent, {"messages": update})
+
+    async def _replaced_from(
+        self, agent: CompiledGraph[AgentState], thread_id: str, message_id: str
+    ) -> list[str | int]:
+        """Keep the path from ``message_id`` on as a branch and say it is gone from view;
+        returns the ids of the messages an edit replaces (``message_id`` and all after)."""
+        snapshot = await agent.aget_state(RunConfig(thread_id=thread_id))
+        ids = [m.message_id for m in snapshot.state.context] if snapshot else []
+        found = [i for i, mid in enumerate(ids) if str(mid) == str(message_id)]
+        if not found:
+            raise UserError("that message is no longer in the thread")
+        removed = ids[found[0] :]
+        await self._store.keep_branch(thread_id, removed[0])
+        for mid in removed:
+            self._emit(MessageRemoved(thread_id, str(mid)))
+        return removed
 
     async def answer(
         self, thread_id: str, answers: Mapping[str, BaseModel | JsonValue]

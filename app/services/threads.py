@@ -1,5 +1,5 @@
 """``ThreadService``: the threads of one store as the sidebar and the terminal see them — list,
-get, create, search, rename, delete, each thread's model and system prompt, fork, export,
+get, create, search, rename, delete, each thread's model and system prompt, branches, export,
 import, pages of messages, the saved state and deleting one message.
 
 Every method is async and runs the store's work on its worker thread. A change is told on the
@@ -10,20 +10,30 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from app.core.errors import ParleyError, UserError
-from app.core.state import AgentState
+from app.core.state import AgentState, Message
 from app.core.userinfo import has_userinfo
 from app.services.bus import EventBus
 from app.services.events import MessageRemoved, ThreadsChanged
 from app.services.models.downloads import ModelDownloads
 from app.services.settings.store import SettingsStore
 from app.services.tool_choice import ThreadToolChoices
-from app.store import BUILTIN_AGENT_ID, ImportedThread, MessagePage, SearchHit, Store, Thread
+from app.store import (
+    BUILTIN_AGENT_ID,
+    Branch,
+    ImportedThread,
+    MessagePage,
+    SearchHit,
+    Store,
+    Thread,
+)
 
 __all__ = [
+    "Branch",
     "MessagePage",
     "RunControl",
     "SearchHit",
@@ -31,6 +41,8 @@ __all__ = [
     "ThreadService",
     "ThreadSummary",
     "require_thread",
+    "saved_branches",
+    "saved_path",
     "saved_threads",
     "search_saved",
     "title_of",
@@ -73,6 +85,29 @@ async def search_saved(data_dir: str | os.PathLike[str] | None, text: str) -> li
     first page), read as :func:`saved_threads` reads."""
     async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
         return await store.search(text)
+
+
+async def saved_branches(
+    data_dir: str | os.PathLike[str] | None, thread_id: str
+) -> tuple[Thread, list[Branch]]:
+    """The thread in ``data_dir`` and every version of its messages, depth first and
+    numbered from 1 (read as :func:`saved_threads` reads)."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        thread = await require_thread(store, thread_id)
+        return thread, await store.branches(thread_id)
+
+
+async def saved_path(
+    data_dir: str | os.PathLike[str] | None, thread_id: str, number: int | None
+) -> list[Message]:
+    """The messages of branch ``number`` of the thread in ``data_dir`` (as
+    :func:`saved_branches` numbers them), or of the path shown last when ``None``."""
+    async with Store.open_data_dir(data_dir, reading_is_enough=True) as store:
+        await require_thread(store, thread_id)
+        if number is not None:
+            return await store.branch_path(thread_id, number)
+        latest = await store.checkpointer.aget(thread_id, AgentState)
+        return latest.state.context if latest else []
 
 
 class RunControl(Protocol):
@@ -203,6 +238,11 @@ class ThreadService:
             return (await self._store.export_markdown(thread_id)).encode()
         return await self._store.export_json(thread_id)
 
+    async def export_branch(self, thread_id: str, number: int) -> bytes:
+        """Branch ``number`` of the thread (as :meth:`branches` numbers them) as a Markdown
+        document."""
+        return (await self._store.export_branch_markdown(thread_id, number)).encode()
+
     async def import_json(self, data: bytes) -> ImportedThread:
         """A new thread from an exported JSON document. An export is a file from anywhere: the
         thread keeps only media whose bytes it carries and a model set up here (else the
@@ -219,16 +259,58 @@ class ThreadService:
         self._events.emit(ThreadsChanged(thread.id))
         return thread
 
-    async def fork_for_edit(self, thread_id: str, message_id: str) -> Thread:
-        """A copy of the thread that ends with ``message_id``, for sending an edited version
-        of that message with ``runs.send(..., replace=message_id)``; the original stays as it
-        was."""
-        original = await self.get(thread_id)
-        fork = await self._store.fork_thread(
-            thread_id, at_message=message_id, title=f"{original.title} (edited)"
-        )
-        self._events.emit(ThreadsChanged(fork.id))
-        return fork
+    async def branches(self, thread_id: str) -> list[Branch]:
+        """Every other version of the thread's messages (edited questions, regenerated
+        answers), depth first and numbered from 1, each saying whether it is shown now."""
+        await self.get(thread_id)
+        return await self._store.branches(thread_id)
+
+    async def switch_branch(self, thread_id: str, message_id: str, index: int) -> bool:
+        """Show version ``index`` (from 1) of the message whose shown version begins with
+        ``message_id``, and everything after it; the thread remembers it (it is saved as the
+        thread's next step, so the path left keeps all it had). ``False``: shown already."""
+        self._runs.refuse_if_busy(thread_id)
+        switched = await self._store.switch_branch(thread_id, message_id, index)
+        if switched:
+            self._events.emit(ThreadsChanged(thread_id))
+        return switched
+
+    async def open_branch(self, thread_id: str, number: int) -> bool:
+        """Show branch ``number`` (as :meth:`branches` numbers them) as it was left, and
+        remember it; ``False`` when it is shown already."""
+        self._runs.refuse_if_busy(thread_id)
+        opened = await self._store.open_branch(thread_id, number)
+        if opened:
+            self._events.emit(ThreadsChanged(thread_id))
+        return opened
+
+    async def rename_branch(self, thread_id: str, number: int, name: str) -> None:
+        """Name branch ``number`` (blank: no name)."""
+        await self.get(thread_id)
+        await self._store.rename_branch(thread_id, number, name)
+
+    async def delete_branch(self, thread_id: str, number: int) -> Callable[[], Awaitable[None]]:
+        """Take branch ``number`` (and the branches inside it) out of the thread's tree; its
+        steps stay in the thread's history. Returns the Undo: awaiting it puts them back. The
+        branch shown is refused."""
+        await self.get(thread_id)
+        rows = await self._store.delete_branch(thread_id, number)
+        self._events.emit(ThreadsChanged(thread_id))
+
+        async def undo() -> None:
+            await self._store.restore_branches(thread_id, rows)
+            self._events.emit(ThreadsChanged(thread_id))
+
+        return undo
+
+    async def branch_path(self, thread_id: str, number: int | None = None) -> list[Message]:
+        """The messages of branch ``number`` (as :meth:`branches` numbers them), or of the
+        path shown now when ``None``."""
+        await self.get(thread_id)
+        if number is None:
+            state = await self.saved_state(thread_id)
+            return state.context if state else []
+        return await self._store.branch_path(thread_id, number)
 
     async def read_messages(
         self, thread_id: str, *, before: int | None = None, limit: int = 100

@@ -29,7 +29,16 @@ from app.store._db import write_tx
 from app.store._head_cache import HeadCache
 from app.store._valid import check_text
 
-__all__ = ["delete_thread_rows", "gc_paused", "get", "list_infos", "pending", "put", "put_in"]
+__all__ = [
+    "delete_thread_rows",
+    "gc_paused",
+    "get",
+    "list_infos",
+    "pending",
+    "put",
+    "put_in",
+    "save_interrupts",
+]
 
 S = TypeVar("S", bound=AgentState)
 
@@ -257,7 +266,7 @@ def put_in(
         "UPDATE threads SET run_owner = ?, run_seen = ? WHERE id = ?",
         (owner if running else None, time.time() if running else None, thread_id),
     )
-    _save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
+    save_interrupts(conn, thread_id, checkpoint.checkpoint_id, head.seq > 0, state)
     conn.execute("DELETE FROM step_writes WHERE thread_id = ?", (thread_id,))  # now in the state
     _search_index.maybe_flush(conn)
     keys = _media_keys(written)
@@ -275,13 +284,15 @@ def put_in(
         )
 
 
-def _save_interrupts(
+def save_interrupts(
     conn: sqlite3.Connection,
     thread_id: str,
     checkpoint_id: str,
     had_any: bool,
     state: AgentState,
 ) -> None:
+    """Keep the interrupts ``state`` waits on as the thread's pending ones (replacing those
+    kept when ``had_any``)."""
     if had_any:
         conn.execute("DELETE FROM pending_interrupts WHERE thread_id = ?", (thread_id,))
     conn.executemany(

@@ -1,8 +1,9 @@
 """Export a thread to JSON or Markdown, and import it back from JSON (on the store thread).
 
 The JSON document holds the thread's settings, its latest state exactly as
-:func:`app.core.state.serde.dump_state` writes it, and the media it uses (base64), so an import
-on another machine gives the same conversation.
+:func:`app.core.state.serde.dump_state` writes it, its branches (see
+:mod:`app.store._export_branches`; version 2 of the format, written only when there are any)
+and the media it uses (base64), so an import on another machine gives the same conversation.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from app.core.state.agent_state import AgentState
 from app.core.state.serde import dump_state, load_state
 from app.core.state.storable import problem_in
 from app.core.userinfo import without_userinfo
-from app.store import _checkpoints, _media, _threads
+from app.store import _branches, _checkpoints, _export_branches, _media, _threads
 from app.store._checkpoints import gc_paused
 from app.store._db import write_tx
 from app.store._import_links import keep_web_citations
@@ -33,13 +34,20 @@ from app.store._import_media import keep_carried_media
 from app.store._markdown import render_markdown
 from app.store.models import ImportedThread, Thread
 
-__all__ = ["FORMAT", "ModelCheck", "export_json", "export_markdown", "import_json"]
+__all__ = [
+    "FORMAT",
+    "ModelCheck",
+    "export_branch_markdown",
+    "export_json",
+    "export_markdown",
+    "import_json",
+]
 
 ModelCheck = Callable[[str | None], tuple[str | None, str | None]]
 """Given an export's model spec, the spec the new thread gets and, when it differs, why."""
 
 FORMAT = "parley.thread"
-VERSION = 1
+VERSION = 2
 
 
 def _latest(
@@ -66,9 +74,10 @@ def export_json(db: sqlite_utils.Database, thread_id: str, state_cls: type[Agent
                     "data_base64": base64.b64encode(blob.data).decode(),
                 }
             )
-    doc = {
+    branches = _export_branches.export_branches(db, thread_id, state_cls)
+    doc: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if branches else 1,
         "exported_at": time.time(),
         "thread": {
             "title": thread.title,
@@ -81,6 +90,8 @@ def export_json(db: sqlite_utils.Database, thread_id: str, state_cls: type[Agent
         "state": _errors_without_userinfo(json.loads(dump_state(state))),
         "media": media,
     }
+    if branches:
+        doc["branches"] = _errors_without_userinfo(branches)
     return json.dumps(doc, ensure_ascii=False, indent=1).encode()
 
 
@@ -103,6 +114,15 @@ def export_markdown(db: sqlite_utils.Database, thread_id: str, state_cls: type[A
     """Return the thread as readable Markdown (for sharing; not for importing)."""
     thread, state = _latest(db, thread_id, state_cls)
     return render_markdown(thread, state.context)
+
+
+def export_branch_markdown(
+    db: sqlite_utils.Database, thread_id: str, number: int, state_cls: type[AgentState]
+) -> str:
+    """Return branch ``number`` of the thread (as :func:`app.store._branches.tree` numbers
+    them) as readable Markdown."""
+    thread, _ = _latest(db, thread_id, state_cls)
+    return render_markdown(thread, _branches.path_of(db, thread_id, number, state_cls))
 
 
 def _bad(why: str) -> UserError:
@@ -171,7 +191,12 @@ def _media_items(doc: dict[str, Any]) -> list[tuple[str, str, bytes]]:
 
 def _parse(
     data: bytes | str, state_cls: type[AgentState]
-) -> tuple[dict[str, Any], AgentState, list[tuple[str, str, bytes]]]:
+) -> tuple[
+    dict[str, Any],
+    AgentState,
+    list[tuple[str, str, bytes]],
+    list[_export_branches.ImportedBranch],
+]:
     doc = _json(data)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad("the 'format' field is missing or wrong")
@@ -191,7 +216,8 @@ def _parse(
         state = load_state(json.dumps(doc.get("state")), state_cls)
     except DecodeError as exc:
         raise _bad(str(exc)) from None
-    return clean, state, _media_items(doc)
+    branches = _export_branches.parse_branches(doc.get("branches"), state_cls, _text, _time, _bad)
+    return clean, state, _media_items(doc), branches
 
 
 def import_json(
@@ -207,16 +233,26 @@ def import_json(
     :mod:`app.store._import_links`) and the model ``check_model`` allows (the export's own
     model when it is not given); its ``notes`` say what was left out and why."""
     with gc_paused():  # the parse allocates an object per value; collecting doubles it
-        meta, state, blobs = _parse(data, state_cls)
-    notes = keep_carried_media(state, {sha for sha, _, _ in blobs})
+        meta, state, blobs, branches = _parse(data, state_cls)
+    carried = {sha for sha, _, _ in blobs}
+    notes = keep_carried_media(state, carried)
     notes += keep_web_citations(state)
+    for branch in branches:
+        if branch.state is not None:
+            notes += [
+                n
+                for n in keep_carried_media(branch.state, carried)
+                + keep_web_citations(branch.state)
+                if n not in notes
+            ]
     model = meta["model"]
     if check_model is not None:
         model, why = check_model(model)
         notes[:0] = [why] if why else []
     new_id = uuid.uuid4().hex
-    if state.execution_meta.thread_id is not None:
-        state.execution_meta.thread_id = new_id
+    for kept in [state, *(b.state for b in branches if b.state is not None)]:
+        if kept.execution_meta.thread_id is not None:
+            kept.execution_meta.thread_id = new_id
     now = time.time()
     with write_tx(db) as conn:
         _threads.create_in(
@@ -237,16 +273,29 @@ def import_json(
                 "INSERT OR IGNORE INTO thread_media (thread_id, sha256) VALUES (?, ?)",
                 (new_id, sha),
             )
-        checkpoint = Checkpoint(
-            thread_id=new_id,
-            checkpoint_id=new_checkpoint_id(),
-            parent_id=None,
-            step=state.execution_meta.step,
-            state=state,
-            source="input",
-            created_at=now,
+        parent: str | None = None
+        tips: list[str | None] = []
+        for saved in [b.state for b in branches] + [state]:
+            if saved is None:  # a branch on the path shown: its tip is the thread's latest
+                tips.append(None)
+                continue
+            checkpoint = Checkpoint(
+                thread_id=new_id,
+                checkpoint_id=new_checkpoint_id(),
+                parent_id=parent,
+                step=saved.execution_meta.step,
+                state=saved,
+                source="input",
+                created_at=now,
+            )
+            _checkpoints.put_in(conn, checkpoint, None)
+            parent = checkpoint.checkpoint_id
+            tips.append(parent)
+        head = tips.pop()
+        assert head is not None
+        _export_branches.write_branches(
+            conn, new_id, branches, [head if tip is None else tip for tip in tips]
         )
-        _checkpoints.put_in(conn, checkpoint, None)
         conn.execute(
             "UPDATE threads SET archived = ? WHERE id = ?",
             (int(meta["archived"]), new_id),

@@ -369,6 +369,29 @@ def _schedules(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE INDEX schedule_runs_by_start ON schedule_runs(started_at)")
 
 
+def _branches(db: sqlite_utils.Database) -> None:
+    # the alternatives of a message within one thread (an edited question, a regenerated
+    # answer): each is the path from its first message (message_id, after parent_id, '' at
+    # the start) to the checkpoint where it was last shown; within is the alternative whose
+    # path holds the point, NULL at the top; the thread's latest checkpoint is the path shown
+    db.conn.execute(
+        "CREATE TABLE branches ("
+        " id INTEGER PRIMARY KEY,"
+        " thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
+        " parent_id BLOB NOT NULL,"
+        " at INTEGER NOT NULL,"
+        " n INTEGER NOT NULL,"
+        " message_id BLOB NOT NULL,"
+        " checkpoint_id TEXT NOT NULL,"
+        " within INTEGER,"
+        " line TEXT NOT NULL DEFAULT '',"
+        " name TEXT NOT NULL DEFAULT '',"
+        " created_at REAL NOT NULL"
+        ")"
+    )
+    db.conn.execute("CREATE UNIQUE INDEX branches_by_point ON branches(thread_id, parent_id, n)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -383,6 +406,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _memories,
     _inbound_requests,
     _schedules,
+    _branches,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

@@ -14,6 +14,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRecord",
     "ApprovalScope",
+    "Branch",
     "ImportedThread",
     "MediaBlob",
     "MemoryRecord",
@@ -44,6 +45,34 @@ class Thread:
     pending_interrupts: int = 0
     head_checkpoint_id: str | None = None
     agent_id: str = "parley"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One alternative at a message of a thread (an edited question, a regenerated answer):
+    the path from its first message ``message_id`` on. The alternatives of one message follow
+    the same ``parent_id`` (``None`` at the thread's start)."""
+
+    number: int
+    """Its number in the thread's tree, from 1, depth first."""
+    index: int
+    """Its place among the alternatives of its message, from 1."""
+    count: int
+    """How many alternatives its message has."""
+    parent_id: str | int | None
+    message_id: str | int
+    at: int
+    """Where its first message stands on the path, from 1."""
+    depth: int
+    """0 for a message every path holds, 1 inside another alternative, and so on."""
+    line: str
+    """The first line of its first message."""
+    shown: bool
+    """Whether it is on the path the thread shows now."""
+    length: int
+    """How many messages its path holds where it was last shown."""
+    created_at: float
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,13 @@ from typing import Any, Self
 from app.core.errors import UserError
 from app.core.netgate import Connection
 from app.core.state.agent_state import AgentState
+from app.core.state.message import Message
 from app.core.tools.argument_rules import ArgumentRule
 from app.store import (
     _agents,
     _approvals,
     _argument_rules,
+    _branches,
     _check,
     _export,
     _ledger,
@@ -37,6 +39,7 @@ from app.store.models import (
     AgentRecord,
     AllowRule,
     ApprovalRecord,
+    Branch,
     ImportedThread,
     MediaBlob,
     MessagePage,
@@ -276,6 +279,62 @@ class Store:
             _threads.fork, thread_id, state_cls, checkpoint_id, at_message, title
         )
 
+    async def keep_branch(self, thread_id: str, message_id: str | int) -> None:
+        """Keep the thread's path from ``message_id`` on as an alternative of that message,
+        before a regenerate or an edit replaces it (see :mod:`app.store._branches`)."""
+        await self._worker.acall(_branches.keep, thread_id, message_id)
+
+    async def branches(self, thread_id: str) -> list[Branch]:
+        """Every alternative of the thread's messages, depth first, numbered from 1."""
+        return await self._worker.acall(_branches.tree, thread_id)
+
+    async def switch_branch(
+        self,
+        thread_id: str,
+        message_id: str | int,
+        index: int,
+        *,
+        state_cls: type[AgentState] = AgentState,
+    ) -> bool:
+        """Show alternative ``index`` (from 1) in place of the shown one that begins with
+        ``message_id``, saved as the thread's next checkpoint; ``False`` when it is shown."""
+        return await self._worker.acall(
+            _branches.switch,
+            thread_id,
+            message_id,
+            index,
+            state_cls,
+            self.checkpointer.head_cache,
+        )
+
+    async def open_branch(
+        self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
+    ) -> bool:
+        """Show branch ``number`` (as :meth:`branches` numbers them) where it was left, saved
+        as the thread's next checkpoint; ``False`` when it is on the path shown."""
+        return await self._worker.acall(
+            _branches.open_number, thread_id, number, state_cls, self.checkpointer.head_cache
+        )
+
+    async def rename_branch(self, thread_id: str, number: int, name: str) -> None:
+        """Give branch ``number`` a name (blank: none)."""
+        await self._worker.acall(_branches.rename, thread_id, number, name)
+
+    async def delete_branch(self, thread_id: str, number: int) -> list[tuple[Any, ...]]:
+        """Take branch ``number`` and the branches inside it out of the tree; returns what
+        :meth:`restore_branches` puts back. The branch shown is refused."""
+        return await self._worker.acall(_branches.delete, thread_id, number)
+
+    async def restore_branches(self, thread_id: str, rows: list[tuple[Any, ...]]) -> None:
+        """Put back the branches :meth:`delete_branch` took out."""
+        await self._worker.acall(_branches.restore, thread_id, rows)
+
+    async def branch_path(
+        self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
+    ) -> list[Message]:
+        """The messages of branch ``number`` (as :meth:`branches` numbers them)."""
+        return await self._worker.acall(_branches.path_of, thread_id, number, state_cls)
+
     async def search(
         self,
         text: str,
@@ -304,6 +363,15 @@ class Store:
     ) -> str:
         """Return the thread as a Markdown document."""
         return await self._worker.acall(_export.export_markdown, thread_id, state_cls)
+
+    async def export_branch_markdown(
+        self, thread_id: str, number: int, *, state_cls: type[AgentState] = AgentState
+    ) -> str:
+        """Return branch ``number`` of the thread (as :meth:`branches` numbers them) as a
+        Markdown document."""
+        return await self._worker.acall(
+            _export.export_branch_markdown, thread_id, number, state_cls
+        )
 
     async def import_json(
         self,

@@ -62,6 +62,7 @@ class ActionId(StrEnum):
     THREAD_SYSTEM_PROMPT = "thread.systemPrompt"
     THREAD_MODEL = "thread.model"
     THREAD_INCOGNITO = "incognitoAction"
+    THREAD_BRANCHES = "thread.branches"
     THREAD_DELETE = "thread.delete"
     THREAD_PREVIOUS = "thread.previous"
     THREAD_NEXT = "thread.next"

@@ -44,6 +44,26 @@ class ThreadFiles(WindowPart):
         chosen = "json" if path.suffix.lower() == ".json" else "markdown"
         return await self.write_export(thread_id, chosen, path)
 
+    async def export_branch(self, thread_id: str, number: int, title: str) -> Path | None:
+        """Ask where, then write branch ``number`` of the thread as Markdown."""
+        dialog = file_dialog(self.over(), "Export branch", "exportBranchDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters(["Markdown (*.md)"])
+        dialog.setDefaultSuffix("md")
+        dialog.selectFile(f"{title or 'thread'} (branch {number}).md")
+        paths = await chosen_paths(dialog)
+        if not paths:
+            return None
+        path = Path(paths[0])
+        try:
+            data = await self.threads.export_branch(thread_id, number)
+            await asyncio.to_thread(path.write_bytes, data)
+        except (OSError, ParleyError) as exc:
+            self.notifier.show(f"Could not export to {path}: {exc}", level="error")
+            return None
+        self.notifier.show(f"Exported to {path}.", timeout_ms=5000)
+        return path
+
     async def write_export(self, thread_id: str, fmt: str, path: Path) -> Path | None:
         """Write the thread to ``path``; a failure is shown, never raised."""
         try:

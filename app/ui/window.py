@@ -395,8 +395,7 @@ class MainWindow(ThreadCommands):
 
     async def _send(self, text: str) -> None:
         if self.composer.editing is not None:
-            fork = await self.chat_vm.edit_and_resend(self.composer.editing, text)
-            if fork is not None:
+            if await self.chat_vm.edit_and_resend(self.composer.editing, text):
                 self.composer.accept_sent()
             return
         if self.chat_vm.thread_id is not None and self.chat_vm.status() == "running":

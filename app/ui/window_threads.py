@@ -73,6 +73,31 @@ class ThreadCommands(QMainWindow):
             await self.thread_service.set_system_prompt(thread.id, edit.toPlainText())
             self.notifier.show("The system prompt is saved.", timeout_ms=3000)
 
+    async def show_branches(self) -> None:
+        """Thread > Branches…: the open thread's versions as a tree, to open or name one."""
+        from app.ui.branch_tree import BranchTreeDialog
+
+        thread_id = self.chat_vm.thread_id
+        if thread_id is None:
+            return
+        dialog = BranchTreeDialog(self, self.thread_service, thread_id)
+        if not await dialog.load():
+            dialog.deleteLater()
+            self.notifier.show(
+                "This thread has no branches yet: editing a question or answering one again "
+                "makes one.",
+                timeout_ms=5000,
+            )
+            return
+        dialog.opened.connect(lambda _n: spawn(self.chat_vm.open_thread(thread_id)))
+        dialog.changed.connect(lambda: spawn(self.chat_vm.refresh_branches()))
+        title = self.header.title.text()
+        dialog.exportRequested.connect(
+            lambda n: spawn(self.files.export_branch(thread_id, n, title))
+        )
+        await ask(dialog)
+        dialog.deleteLater()
+
     def delete_current(self) -> None:
         if self.chat_vm.thread_id is None:
             return

@@ -51,6 +51,7 @@ def menus() -> dict[str, list[tuple[str, str]]]:
             ("System &prompt…", ""),
             ("Choose &model", "Ctrl+M"),
             ("&Incognito (no memory)", ""),
+            ("&Branches…", ""),
             ("&Delete", ""),
             ("&Previous thread", "Ctrl+PgUp"),
             ("&Next thread", "Ctrl+PgDown"),

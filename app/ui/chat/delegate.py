@@ -40,6 +40,7 @@ from app.core.state import Message
 from app.text.hidden_chars import mark_hidden
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
+from app.ui.chat.branch_switcher import SWITCHER_HEIGHT, SWITCHER_WIDTH
 from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
@@ -47,6 +48,7 @@ from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
 from app.ui.chat.message_layout import WAITS_FOR_MATH, MessageLayout
 from app.ui.chat.message_model import (
+    BranchRole,
     DelegationRole,
     MessageListModel,
     MessageRole,
@@ -316,6 +318,14 @@ class MessageDelegate(QStyledItemDelegate):
             x -= 4
         return rects
 
+    def switcher_rect(self, rect: QRect) -> QRect:
+        """Where a row drawn at ``rect`` shows its versions' switcher: the footer's start."""
+        col = self.column(rect)
+        middle = rect.bottom() - GAP - FOOTER + 4 + (FOOTER - 6) // 2
+        return QRect(
+            col.x() + PAD - 4, middle - SWITCHER_HEIGHT // 2, SWITCHER_WIDTH, SWITCHER_HEIGHT
+        )
+
     def actions_for(self, message: Message) -> tuple[str, ...]:
         """The row actions a message offers."""
         if message.agent is not None:
@@ -386,6 +396,8 @@ class MessageDelegate(QStyledItemDelegate):
         painter.translate(QPointF(-(col.x() + PAD), -(top + HEADER)))
         # footer: usage, and the row's actions when hovered or focused
         foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)
+        if index.data(BranchRole) is not None:  # the switcher sits at the footer's start
+            foot.setLeft(foot.left() + SWITCHER_WIDTH + 4)
         usage = message.usages
         if usage and usage.total_tokens:
             painter.setPen(muted)

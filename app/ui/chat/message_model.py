@@ -15,7 +15,7 @@ from app.text.hidden_chars import mark_hidden
 from app.ui.attachments.describe import describe
 from app.ui.chat.delegated import run_of
 
-__all__ = ["DelegationRole", "MessageListModel", "MessageRole", "RevisionRole"]
+__all__ = ["BranchRole", "DelegationRole", "MessageListModel", "MessageRole", "RevisionRole"]
 
 MessageRole = Qt.ItemDataRole.UserRole + 1
 """The row's :class:`Message`."""
@@ -23,6 +23,9 @@ RevisionRole = Qt.ItemDataRole.UserRole + 2
 """A number that grows each time the row's message changes (for layout caches)."""
 DelegationRole = Qt.ItemDataRole.UserRole + 3
 """The :class:`~app.ui.chat.delegated.DelegatedRun` the row is part of, or ``None``."""
+BranchRole = Qt.ItemDataRole.UserRole + 4
+"""``(shown, count)`` when the row's message is version ``shown`` of ``count`` (from 1), or
+``None`` when it has no other version."""
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -42,6 +45,7 @@ class MessageListModel(QAbstractListModel):
         self.author = "Parley"
         """Whose replies the rows are, as their accessible text names them: the thread's
         agent."""
+        self._branches: dict[str, tuple[int, int]] = {}
 
     # Qt API --------------------------------------------------------------------------
 
@@ -58,6 +62,8 @@ class MessageListModel(QAbstractListModel):
             return self._revisions[index.row()]
         if role == DelegationRole:
             return run_of(self._rows, index.row())
+        if role == BranchRole:
+            return self._branches.get(str(message.message_id))
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             run = run_of(self._rows, index.row()) if message.agent else None
             if run is not None and run.first:
@@ -66,6 +72,9 @@ class MessageListModel(QAbstractListModel):
             if message.agent and message.role == "assistant":
                 who = message.agent
             described = [d for d in map(describe, message.content) if d]
+            version = self._branches.get(str(message.message_id))
+            if version is not None:
+                described.append(f"(version {version[0]} of {version[1]})")
             return " ".join([f"{who}: {message.text()}", *described])
         return None
 
@@ -162,6 +171,20 @@ class MessageListModel(QAbstractListModel):
         del self._index[str(message_id)]
         self._reindex(row)
         self.endRemoveRows()
+
+    def set_branches(self, versions: dict[str, tuple[int, int]]) -> None:
+        """Which messages are one version of several: message id -> ``(shown, count)``."""
+        old, self._branches = self._branches, dict(versions)
+        for key in old.keys() | versions.keys():
+            row = self._index.get(key)
+            if row is not None and old.get(key) != versions.get(key):
+                idx = self.index(row)
+                self.dataChanged.emit(idx, idx, [BranchRole])
+
+    def branch_at(self, row: int) -> tuple[int, int] | None:
+        """``(shown, count)`` when the message in ``row`` has other versions, else ``None``."""
+        message = self.message_at(row)
+        return None if message is None else self._branches.get(str(message.message_id))
 
     # Reading -------------------------------------------------------------------------
 

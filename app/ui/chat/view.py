@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from app.core.state import AnnotationRef, Message
 from app.text.hidden_chars import mark_hidden
+from app.ui.chat.branch_switcher import BranchSwitcher, Switchers
 from app.ui.chat.delegate import LABELS, MessageDelegate
 from app.ui.chat.links import (
     CopyCode,
@@ -86,6 +87,8 @@ class ChatView(QListView):
     ) -> None:
         super().__init__(parent)
         self.vm = vm
+        self._switchers = Switchers(self.viewport(), self._switch)
+        """The versions' switchers, one per row in sight that has other versions."""
         self._cited_file = cited_file
         """What a citation's ``file://`` address would open, and why to ask first (the
         knowledge service's :meth:`~app.services.knowledge.KnowledgeService.cited_file`)."""
@@ -129,6 +132,9 @@ class ChatView(QListView):
         self._catch_up.timeout.connect(self._lay_out_more)
         vm.model.rowsInserted.connect(self._on_rows)
         vm.model.modelReset.connect(self._on_reset)
+        vm.model.rowsRemoved.connect(self._place_switchers_soon)
+        vm.branchesChanged.connect(self._place_switchers_soon)
+        vm.branchShown.connect(self._on_branch_shown)
         self.delegate.linkActivated.connect(self._on_link)
         self.delegate.actionTriggered.connect(self._on_action)
         self.delegate.mathTypeset.connect(self._on_math)
@@ -196,6 +202,57 @@ class ChatView(QListView):
             index = model.index(row)
             self.delegate.advance(index)
             self.dataChanged(index, index)
+
+    # The versions' switchers ---------------------------------------------------------
+
+    def _place_switchers_soon(self) -> None:
+        QTimer.singleShot(0, self._place_switchers)
+
+    def _place_switchers(self) -> None:
+        """Put a switcher on each row in sight whose message has other versions."""
+        model, viewport = self.vm.model, self.viewport().rect()
+        spots = []
+        top = max(0, self.indexAt(viewport.topLeft()).row())
+        bottom = self.indexAt(viewport.bottomLeft()).row()
+        for row in range(top, model.rowCount() if bottom < 0 else bottom + 1):
+            version, message = model.branch_at(row), model.message_at(row)
+            rect = self.visualRect(index := model.index(row))
+            if (
+                version
+                and message
+                and rect.intersects(viewport)
+                and not self.delegate.folded(index)
+            ):
+                spots.append((str(message.message_id), version, self.delegate.switcher_rect(rect)))
+        self._switchers.place(spots)
+
+    def switchers(self) -> list[BranchSwitcher]:
+        """The versions' switchers shown now, top to bottom."""
+        return self._switchers.shown()
+
+    def _switch(self, message_id: str, index: int) -> None:
+        spawn(self.vm.switch_branch(message_id, index))
+
+    def _on_branch_shown(self, message_id: str) -> None:
+        """Another version was switched to: keep it focused and in sight."""
+        row = self.vm.model.row_of(message_id)
+        if row is None:
+            return
+        self.follow = False
+        index = self.model().index(row, 0)
+        self.setCurrentIndex(index)
+        # once the rows are laid out again
+        QTimer.singleShot(
+            0, lambda: self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        )
+
+    def updateGeometries(self) -> None:
+        super().updateGeometries()
+        self._place_switchers()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self._place_switchers()
 
     def _on_range(self, _low: int, high: int) -> None:
         if self.follow:
@@ -389,6 +446,16 @@ class ChatView(QListView):
         toggles = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if card is not None and card.first and event.key() in toggles:
             self._on_link(href_of(Toggle(card.key)), index.row())  # fold or unfold the card
+            return
+        steps = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1}
+        if (
+            event.modifiers() == Qt.KeyboardModifier.AltModifier
+            and event.key() in steps
+            and index.isValid()
+        ):
+            message = self.message_at_row(index.row())
+            if message is not None:  # another version of the focused message
+                spawn(self.vm.step_branch(str(message.message_id), steps[Qt.Key(event.key())]))
             return
         if event.key() == Qt.Key.Key_Menu and index.isValid():
             menu = self._menu_for(index.row())

@@ -58,6 +58,10 @@ class ChatViewModel(QObject):
     """A passing note for the status line (e.g. a provider retry)."""
     replyFinished = Signal(str)
     """A reply in the open thread finished; the text is its first words (for announcing)."""
+    branchesChanged = Signal()
+    """Which shown messages have other versions changed (the switchers are placed again)."""
+    branchShown = Signal(str)
+    """Another version was switched to: the id of its first message, now loaded."""
 
     def __init__(
         self,
@@ -82,6 +86,8 @@ class ChatViewModel(QObject):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self._flush)
         self._statuses: dict[str, str] = {}
+        self._parents: dict[str, str | int | None] = {}
+        """The message each shown version follows, by the version's first message id."""
         self._unsubscribe = events.subscribe(self._on_event)
 
     def close(self) -> None:
@@ -112,6 +118,7 @@ class ChatViewModel(QObject):
             return  # the user moved on while it loaded
         self.model.reset(page.messages)
         self._oldest, self._has_more = page.first_position, page.has_more
+        await self.refresh_branches()
         self.threadOpened.emit(thread_id)
         self.statusChanged.emit(self.status())
         for approval in await self.runs.pending_approvals(thread_id):
@@ -122,6 +129,7 @@ class ChatViewModel(QObject):
         """Show no thread."""
         self.thread_id = None
         self.model.reset([])
+        self.model.set_branches({})
 
     def can_load_older(self) -> bool:
         """Whether older messages wait in the store."""
@@ -171,20 +179,64 @@ class ChatViewModel(QObject):
             return False
         return await self._attempt(self.runs.regenerate(self.thread_id))
 
-    async def edit_and_resend(self, message_id: str, text: str) -> str | None:
-        """Fork at ``message_id`` with ``text`` instead; return the new thread's id."""
-        if self.thread_id is None:
-            return None
-        if not text.strip():
-            return None
+    async def edit_and_resend(self, message_id: str, text: str) -> bool:
+        """Send ``text`` in place of message ``message_id`` and all after it, in the same
+        thread: the path it replaces stays as another version of that message."""
+        if self.thread_id is None or not text.strip():
+            return False
+        return await self._attempt(self.runs.send(self.thread_id, text, edit=message_id))
+
+    async def refresh_branches(self) -> None:
+        """Read which shown messages are one version of several (the switchers' numbers)."""
+        thread_id = self.thread_id
+        if thread_id is None:
+            return
         try:
-            fork = await self.threads.fork_for_edit(self.thread_id, message_id)
+            tree = await self.threads.branches(thread_id)
+        except ParleyError:
+            tree = []
+        if self.thread_id != thread_id:
+            return
+        shown = [b for b in tree if b.shown and b.count > 1]
+        self._parents = {str(b.message_id): b.parent_id for b in shown}
+        self.model.set_branches({str(b.message_id): (b.index, b.count) for b in shown})
+        self.branchesChanged.emit()
+
+    async def switch_branch(self, message_id: str, index: int) -> bool:
+        """Show version ``index`` (from 1) of the shown message ``message_id`` and everything
+        after it; the thread remembers it. ``branchShown`` names the version's first message
+        once it is loaded."""
+        thread_id = self.thread_id
+        if thread_id is None:
+            return False
+        try:
+            switched = await self.threads.switch_branch(thread_id, message_id, index)
         except ParleyError as exc:
-            self.problem.emit(problem_of(exc.kind or "invalid", str(exc)))
-            return None
-        await self.open_thread(fork.id)
-        await self._attempt(self.runs.send(fork.id, text, replace=message_id))
-        return fork.id
+            self.problem.emit(problem_of(exc.kind or "invalid", str(exc), thread_id))
+            return False
+        if not switched or self.thread_id != thread_id:
+            return switched
+        parent = self._parents.get(message_id)
+        await self.open_thread(thread_id)
+        # the version now shown after the same message
+        target = next((k for k, p in self._parents.items() if p == parent), None)
+        while target is not None and self.model.row_of(target) is None and self.can_load_older():
+            if not await self.load_older():
+                break
+        if target is not None and self.model.row_of(target) is not None:
+            self.branchShown.emit(target)
+        return True
+
+    async def step_branch(self, message_id: str, step: int) -> bool:
+        """Show the previous (``step`` -1) or next (+1) version of the shown message."""
+        row = self.model.row_of(message_id)
+        version = None if row is None else self.model.branch_at(row)
+        if version is None:
+            return False
+        shown, count = version
+        if not 1 <= shown + step <= count:
+            return False
+        return await self.switch_branch(message_id, shown + step)
 
     async def answer(self, thread_id: str, answers: Mapping[str, ApprovalAnswer]) -> bool:
         """Continue ``thread_id`` with approval answers, by interrupt id."""
@@ -225,6 +277,7 @@ class ChatViewModel(QObject):
                     last = self.model.message_at(self.model.rowCount() - 1)
                     if last is not None and last.role == "assistant":
                         self.replyFinished.emit(last.text()[:200])
+                    spawn(self.refresh_branches())  # an answer given again is a version
                 self.statusChanged.emit(event.status)
             return
         if isinstance(event, Problem) and (thread_id in (None, self.thread_id)):

@@ -197,7 +197,7 @@ async def test_regenerate_replaces_the_last_reply(tmp_path: Path) -> None:
         await close_test_window(window)
 
 
-async def test_edit_and_resend_forks_the_thread(tmp_path: Path) -> None:
+async def test_edit_and_resend_branches_the_thread(tmp_path: Path) -> None:
     models = Models({"scripted:a": [{"text": "About cats."}, {"text": "About dogs."}]})
     window = await open_test_window(tmp_path, models)
     try:
@@ -213,12 +213,13 @@ async def test_edit_and_resend_forks_the_thread(tmp_path: Path) -> None:
         composer.selectAll()
         type_text(composer, "Tell me about dogs")
         press(composer, Qt.Key.Key_Return)
-        await wait_until(lambda: view.vm.thread_id != original, what="the fork to open")
         await wait_until(
             lambda: [m.text() for m in rows(window)] == ["Tell me about dogs", "About dogs."]
         )
-        kept = await window.workspace.threads.read_messages(original)
-        assert [m.text() for m in kept.messages] == ["Tell me about cats", "About cats."]
+        await idle(window)
+        assert view.vm.thread_id == original  # the same thread, another branch
+        kept = await window.workspace.threads.branch_path(original, 1)
+        assert [m.text() for m in kept] == ["Tell me about cats", "About cats."]
     finally:
         await close_test_window(window)
 
