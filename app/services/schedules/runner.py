@@ -77,6 +77,8 @@ class ScheduleRunner:
         self.clock = clock
         self.lock = RunnerLock(schedules.data_dir)
         self._tasks: dict[int, asyncio.Task[RunRecord]] = {}
+        self._seen: list[ScheduleRecord] = []
+        """The schedules as the last look read them."""
 
     async def start(self) -> RunnerTaken | None:
         """Take the runner's lock and pick up what a runner before left unfinished; who
@@ -97,7 +99,8 @@ class ScheduleRunner:
         await self._refresh_waiting()
         started: list[RunRecord] = []
         now = self.clock()
-        for record in await self._schedules.list():
+        self._seen = await self._schedules.list()
+        for record in self._seen:
             if only is not None and record.id != only:
                 continue
             run = await self._claim(record, now)
@@ -138,7 +141,8 @@ class ScheduleRunner:
             await self.look()
             for run_id in [i for i, t in self._tasks.items() if t.done()]:
                 self._tasks.pop(run_id)
-            delay = self.next_look(await self._schedules.list(), longest)
+            # the schedules as the look just read them (a claim only moves a due time later)
+            delay = self.next_look(self._seen, longest)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)
 
