@@ -425,12 +425,15 @@ class RunService:
     async def _with_agent(self, config: RunConfig, thread_id: str) -> RunConfig:
         """``config`` with the turn's :class:`TurnDeps` (its thread, the thread's agent, whether
         passages go before the question, whether memory is on: not while it is paused for
-        everyone nor in an incognito thread), the limits the thread's agent
-        sets (over the settings' defaults, under the workspace's own) and the permissions of
-        its tools."""
+        everyone or for the thread's agent, nor in an incognito thread), the limits the
+        thread's agent sets (over the settings' defaults, under the workspace's own) and the
+        permissions of its tools."""
         thread = await self.get_thread(thread_id)
         memory = (
-            self._memory and not self.settings.memory_paused and not self.tools.incognito(thread_id)
+            self._memory
+            and not self.settings.memory_paused
+            and thread.agent_id not in self.settings.memory_paused_agents
+            and not self.tools.incognito(thread_id)
         )
         deps = TurnDeps(thread_id, thread.agent_id, self.tools.auto_passages(thread_id), memory)
         config = replace(config, deps=deps)

@@ -38,6 +38,7 @@ from app.ui.dialogs import ask, shortcuts_dialog
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
 from app.ui.memory.incognito import IncognitoSwitch
+from app.ui.memory.remember import RememberByHand
 from app.ui.memory.used import MemoriesUsed
 from app.ui.model_download import DownloadBar
 from app.ui.model_picking import ModelPicking
@@ -167,6 +168,9 @@ class MainWindow(ThreadCommands):
         self.memories_used = MemoriesUsed(
             workspace.memory, workspace.threads, self.open_thread, self
         )
+        self.remember = RememberByHand(
+            workspace.memory, workspace.tools, chat_vm, self.notifier, self
+        )
         self.models = ModelPicking(
             chat_vm,
             self.header,
@@ -245,6 +249,7 @@ class MainWindow(ThreadCommands):
         self.chat.editRequested.connect(self.composer.enter_edit_mode)
         self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
+        self.chat.menuFilling.connect(self.remember.extend_menu)
         self.chat.memoriesRequested.connect(self.memories_used.show)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 
@@ -394,6 +399,9 @@ class MainWindow(ThreadCommands):
     # Sending -------------------------------------------------------------------------
 
     async def _send(self, text: str) -> None:
+        if self.composer.editing is None and self.remember.typed(text):
+            self.composer.accept_sent()  # kept as a memory, not sent
+            return
         if self.composer.editing is not None:
             if await self.chat_vm.edit_and_resend(self.composer.editing, text):
                 self.composer.accept_sent()

@@ -160,6 +160,7 @@ async def test_a_messages_menu_offers_its_attachments_actions(tmp_path: Path) ->
             "Play memo.wav", "Save memo.wav as…",
             "Play clip.mp4", "Save clip.mp4 as…",
             "Save bundle.zip as…",
+            "Remember this…",
         ]  # fmt: skip
         next(a for a in menu.actions() if a.text() == "View screenshot.png").trigger()
         actions = window.attachments.actions

@@ -249,6 +249,16 @@ class AgentService:
         """Whether what the agent proposes to remember is kept without asking."""
         return agent_id in self._settings.current.memory_keep_unasked
 
+    def memory_paused_for(self, agent_id: str) -> bool:
+        """Whether memory is paused for the agent (its turns use none and keep none)."""
+        return agent_id in self._settings.current.memory_paused_agents
+
+    async def set_memory_paused_for(self, agent_id: str, on: bool) -> None:
+        """Pause memory for the agent (``on``), or let it work again."""
+        kept = [a for a in self._settings.current.memory_paused_agents if a != agent_id]
+        if on != (agent_id in self._settings.current.memory_paused_agents):
+            await self._settings.update(memory_paused_agents=[*kept, agent_id] if on else kept)
+
     async def set_keep_memories_unasked(self, agent_id: str, on: bool) -> None:
         """Keep what the agent proposes to remember without asking (``on``), or ask again."""
         kept = [a for a in self._settings.current.memory_keep_unasked if a != agent_id]

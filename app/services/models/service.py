@@ -176,7 +176,12 @@ class ModelService:
             spec = defined.model or spec
             prompt = defined.instructions.strip() or self._parts.system_prompt
             tools = self._tools.named(defined.tools)
-        if self._settings.current.memory_paused or self._tools.incognito(thread.id):
+        current = self._settings.current
+        if (
+            current.memory_paused
+            or thread.agent_id in current.memory_paused_agents
+            or self._tools.incognito(thread.id)
+        ):
             tools = [t for t in tools if t.name != REMEMBER_TOOL]  # nothing is remembered
         if defined is not None and defined.delegates:
             return await self._delegating(await self._reach(defined), spec, prompt, tools)

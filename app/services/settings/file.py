@@ -52,6 +52,9 @@ class AppSettings(BaseModel):
     alone), ``bundled`` or ``gguf:PATH`` (see :mod:`app.services.knowledge.embedders`)."""
     memory_paused: bool = False
     """Memory paused for everyone: no memory goes before a question and none is kept."""
+    memory_paused_agents: list[str] = Field(default_factory=list)
+    """The ids of the agents whose memory is paused: their turns use no memory and keep none
+    (the built-in agent's id for "Parley")."""
     memory_keep_unasked: list[str] = Field(default_factory=list)
     """The ids of the agents whose proposed memories are kept without asking (the built-in
     agent's id for "Parley")."""

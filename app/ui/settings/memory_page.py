@@ -95,13 +95,19 @@ class MemoryPage(SettingsPage):
         self.agent.setAccessibleName("Agent")
         self.keep_unasked = QCheckBox("Keep what this agent remembers without asking", self)
         self.keep_unasked.setObjectName("memoryKeepUnaskedSwitch")
+        self.agent_paused = QCheckBox("Pause its memory", self)
+        self.agent_paused.setObjectName("memoryAgentPausedSwitch")
+        self.agent_paused.setToolTip("This agent's turns use no memory and keep none")
         self.forget_agent = self._button("Delete all its memories…", "memoryForgetAgentButton")
         per_agent = QHBoxLayout()
         per_agent.addWidget(QLabel("Agent:", self))
         per_agent.addWidget(self.agent)
-        per_agent.addWidget(self.keep_unasked)
         per_agent.addStretch(1)
         per_agent.addWidget(self.forget_agent)
+        agent_switches = QHBoxLayout()
+        agent_switches.addWidget(self.agent_paused)
+        agent_switches.addWidget(self.keep_unasked)
+        agent_switches.addStretch(1)
         self.message = result_label(self, "memoryMessage")
         layout.addWidget(self.paused)
         layout.addWidget(self.search)
@@ -110,6 +116,7 @@ class MemoryPage(SettingsPage):
         layout.addLayout(row)
         layout.addWidget(heading("Per agent", self))
         layout.addLayout(per_agent)
+        layout.addLayout(agent_switches)
         layout.addWidget(self.message)
         self.shown: list[Memory] = []
         self._agents: list[Agent] = []
@@ -123,6 +130,7 @@ class MemoryPage(SettingsPage):
         self.table.cellDoubleClicked.connect(lambda _row, _col: self.open_source())
         self.agent.currentIndexChanged.connect(lambda _i: self._agent_chosen())
         self.keep_unasked.toggled.connect(lambda on: spawn(self.set_keep_unasked(on)))
+        self.agent_paused.toggled.connect(lambda on: spawn(self.set_agent_paused(on)))
         self.forget_agent.clicked.connect(lambda: spawn(self.forget_chosen_agent()))
 
     def _button(self, text: str, name: str) -> QPushButton:
@@ -193,6 +201,7 @@ class MemoryPage(SettingsPage):
         for box, on in (
             (self.paused, current.memory_paused),
             (self.keep_unasked, self.agents.keeps_memories_unasked(self.agent.currentData())),
+            (self.agent_paused, self.agents.memory_paused_for(self.agent.currentData())),
         ):
             box.blockSignals(True)
             box.setChecked(on)
@@ -235,6 +244,19 @@ class MemoryPage(SettingsPage):
             "Memory is paused: no memory goes before a question and none is kept."
             if on
             else "Memory works again."
+        )
+
+    async def set_agent_paused(self, on: bool) -> None:
+        """Pause memory for the chosen agent, or let it work again."""
+        agent = self._chosen_agent()
+        if agent is None:
+            return
+        await self.agents.set_memory_paused_for(agent.id, on)
+        name = mark_hidden(agent.name)
+        self.message.setText(
+            f"Memory is paused for {name}: its turns use no memory and keep none."
+            if on
+            else f"Memory works again for {name}."
         )
 
     async def set_keep_unasked(self, on: bool) -> None:

@@ -109,3 +109,32 @@ async def test_an_agent_kept_without_asking_keeps_what_it_proposes(tmp_path: Pat
         assert kept.text == NOTE and kept.thread_id == thread.id and kept.agent_id is None
     finally:
         await ws.aclose()
+
+
+async def test_memory_paused_for_one_agent_uses_none_and_keeps_none_in_its_threads(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    def answer(messages: Any) -> dict[str, Any]:
+        seen.append(messages[-1].text())
+        return {"text": "The one by the river."}
+
+    ws = await _open(tmp_path, answer)  # type: ignore[arg-type]
+    try:
+        kept = await ws.memory.add("I live in Lyon, near the Croix-Rousse")
+        await ws.agents.set_memory_paused_for(BUILTIN_AGENT_ID, True)
+        assert ws.agents.memory_paused_for(BUILTIN_AGENT_ID)
+        thread = await ws.threads.create()
+        await ws.tools.set_enabled(thread.id, ["remember"])
+        state = await (await ws.runs.send(thread.id, QUESTION))
+        assert state is not None and seen == [QUESTION]  # no remembered notes before it
+        assert "memories_used" not in state.context[-1].metadata
+        assert (await ws.memory.get(kept.id)).last_used_at is None
+
+        await ws.agents.set_memory_paused_for(BUILTIN_AGENT_ID, False)
+        state = await (await ws.runs.send(thread.id, QUESTION))
+        assert state is not None and seen[-1].startswith(NOTES_HEADING)
+        assert state.context[-1].metadata["memories_used"] == [kept.id]
+    finally:
+        await ws.aclose()

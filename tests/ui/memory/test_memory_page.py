@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
@@ -144,8 +145,14 @@ async def test_the_switches_are_kept_in_the_settings(tmp_path: Path) -> None:
             lambda: ws.settings.current.memory_keep_unasked == [BUILTIN_AGENT_ID],
             what="keep without asking",
         )
+        find(page, QCheckBox, "memoryAgentPausedSwitch").click()
+        await wait_until(
+            lambda: ws.settings.current.memory_paused_agents == [BUILTIN_AGENT_ID],
+            what="the agent's pause",
+        )
+        assert "Memory is paused for Parley" in find(page, QLabel, "memoryMessage").text()
         find(page, QCheckBox, "memoryPausedSwitch").click()
         await wait_until(lambda: ws.settings.current.memory_paused, what="the pause")
-        assert (tmp_path / "settings.json").read_text().count("memory_paused") == 1
+        assert (tmp_path / "settings.json").read_text().count('"memory_paused"') == 1
     finally:
         await close_test_window(window)
