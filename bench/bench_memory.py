@@ -14,8 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.core.models import ScriptedChatModel
 from app.services.bus import EventBus
 from app.services.memory import MemoryService
+from app.services.settings import AppSettings
+from app.services.workspace import Workspace
 from app.store import MemoryRecord, Store
 from bench.table import Row
 
@@ -25,6 +28,7 @@ MEMORIES = 10_000
 PINNED = 5
 QUESTIONS = 200
 TARGET_MS = 5.0
+TURNS = 20
 
 
 def _vocabulary(rng: random.Random, count: int = 4000) -> list[str]:
@@ -38,6 +42,29 @@ def _vocabulary(rng: random.Random, count: int = 4000) -> list[str]:
 
 def _sentence(rng: random.Random, words: list[str], weights: list[float], n: int) -> str:
     return " ".join(rng.choices(words, weights=weights, k=n)).capitalize()
+
+
+async def _turns(folder: Path, questions: list[str]) -> tuple[float, float]:
+    """The median turn (a scripted answer) with memory on and with memory paused, on the
+    workspace holding the memories."""
+    model = ScriptedChatModel([{"text": "Noted."}] * (2 * len(questions) + 2))
+    ws = await Workspace.open(folder, resolve_model=lambda _s: model, secret_resolver=lambda _r: "")
+    try:
+        ws.settings.use(AppSettings(default_model="scripted:bench"))
+        thread = await ws.threads.create()
+        await (await ws.runs.send(thread.id, "warm up"))
+        medians = []
+        for paused in (False, True):
+            await ws.settings.update(memory_paused=paused)
+            times = []
+            for question in questions:
+                start = time.perf_counter()
+                await (await ws.runs.send(thread.id, question))
+                times.append(time.perf_counter() - start)
+            medians.append(statistics.median(times))
+        return medians[0], medians[1]
+    finally:
+        await ws.aclose()
 
 
 def _peer(memories: list[MemoryRecord], question: str, limit: int) -> list[MemoryRecord]:
@@ -85,8 +112,19 @@ async def _run(folder: Path) -> list[Row]:
             _peer(everything, question, 3)
             peer_times.append(time.perf_counter() - start)
         assert len(kept) == MEMORIES
+    on, off = await _turns(folder, questions[:TURNS])
     median = statistics.median(times) * 1000
     return [
+        Row(
+            GROUP,
+            f"a turn with memory on, {MEMORIES:,} memories (median of {TURNS})",
+            on * 1000,
+            "ms",
+            off * 1000,
+            "the same turn, memory paused",
+            "< paused + 5 ms",
+            on < off + TARGET_MS / 1000,
+        ),
         Row(
             GROUP,
             f"choose among {MEMORIES:,} memories (median of {QUESTIONS})",

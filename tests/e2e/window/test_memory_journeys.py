@@ -8,6 +8,7 @@ server on 127.0.0.2) is said so on the chip."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from app.core.models import ScriptedChatModel
 from app.providers._retry import RetryPolicy
 from app.providers.openai_compat import OpenAIChatModel
 from app.services.settings import AppSettings
@@ -212,7 +214,11 @@ async def test_a_local_only_memory_held_back_from_a_remote_model_is_said_on_the_
     far.add("/v1/chat/completions", Reply(chunks=sse_events("openai_text.sse")))
     spec = f"openai:gpt-4o-mini@{far.url}/v1"
 
-    def remote(asked: str) -> OpenAIChatModel:
+    local = Recorder([{"text": "Dr Roux is near the Croix-Rousse."}])
+
+    def remote(asked: str) -> Any:
+        if asked.startswith("scripted:"):  # a model on this computer
+            return ScriptedChatModel(local)
         name, _, url = asked.removeprefix("openai:").partition("@")
         return OpenAIChatModel(
             name, base_url=url, api_key="sk", retry=RetryPolicy(max_retries=0), timeout=10
@@ -242,6 +248,15 @@ async def test_a_local_only_memory_held_back_from_a_remote_model_is_said_on_the_
         )
         (request,) = [r for r in far.requests if r["path"] == "/v1/chat/completions"]
         assert "Dr Roux" not in str(request["json"]["messages"])
+
+        # a model on this computer is given the local-only memory
+        here = await workspace.threads.create(model="scripted:here.json")
+        await window.open_thread(here.id)
+        await send(window, "Who is my doctor in Lyon?")
+        row = await _answer(window, "Dr Roux is near the Croix-Rousse.")
+        assert "My doctor in Lyon is Dr Roux" in _sent(local)
+        reply = window.chat_vm.model.message_at(row)
+        assert reply is not None and memory_chip_text(reply) == "2 memories used"
     finally:
         await close_window(window)
         far.stop()
