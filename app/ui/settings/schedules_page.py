@@ -8,11 +8,13 @@ again every few seconds while shown so a run's progress appears.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTableWidget,
@@ -99,6 +101,11 @@ class SchedulesPage(SettingsPage):
         row.addStretch(1)
         self.runs = rows_table(self, "runsList", "Runs", RUN_COLUMNS, stretch=3)
         self.runs.setToolTip("Double-click a run to open its thread.")
+        self.runs.setWordWrap(True)  # a run's sentence wraps in its column
+        header = self.runs.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 220)  # a long prompt is cut; its tooltip is whole
+        self.runs.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.no_runs = QLabel("No runs yet.", self)
         self.no_runs.setObjectName("runsEmpty")
         self.message = result_label(self, "schedulesMessage")
@@ -156,6 +163,7 @@ class SchedulesPage(SettingsPage):
         self.runs.setRowCount(len(runs))
         for row, run in enumerate(runs):
             self._fill(self.runs, row, self._run_cells(run, by_id.get(run.schedule_id), names))
+        self.runs.resizeRowsToContents()
         self.table.setVisible(bool(records))
         self.empty.setVisible(not records)
         self.runs.setVisible(bool(runs))
@@ -201,9 +209,12 @@ class SchedulesPage(SettingsPage):
             which = "(a removed schedule)"
         else:
             which = f"{names.get(record.agent_id, '')}: {first_line(record.prompt)}"
-        said = "; ".join(part for part in (run.note, run.sentence) if part)
+        said = f"{run.sentence} ({run.note})" if run.sentence and run.note else run.sentence
+        said = said or run.note
+        clock = time.strftime("%H:%M", time.localtime(run.started_at))
+        started = f"{when_text(run.started_at, day=True)} {clock}"
         return (
-            when_text(run.started_at, day=True),
+            started,
             mark_hidden(which),
             status_text(run),
             said,
