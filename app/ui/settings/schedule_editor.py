@@ -164,6 +164,10 @@ class ScheduleEditor(QDialog):
                 limits=self.limits_set(),
             )
         except ParleyError as exc:
+            if str(exc) == self.hint.text():  # said under the time already
+                self.problem.hide()
+                self.when.setFocus()
+                return
             self.problem.setText(f"Not saved: {exc}")
             self.problem.show()
             return

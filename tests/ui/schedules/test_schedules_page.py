@@ -80,9 +80,19 @@ async def test_the_editor_says_the_next_runs_or_why_not(tmp_path: Path) -> None:
             'minute ("1m" or more).'
         )
         assert hint.property("problem") is True
+        find(editor, QPlainTextEdit, "schedulePrompt").setPlainText("Too often")
+        find(editor, QPushButton, "scheduleSaveButton").click()  # said once, under the time
+        await wait_until(when.hasFocus, what="the time to be asked again")
+        assert not find(editor, QLabel, "scheduleProblem").isVisible()
+        find(editor, QPlainTextEdit, "schedulePrompt").setPlainText("")
         when.clear()
         type_text(when, "0 8 * * 1-5")
         assert hint.text().count(" at 08:00 ") == 3
+        find(editor, QPushButton, "scheduleSaveButton").click()  # no prompt yet
+        problem = find(editor, QLabel, "scheduleProblem")
+        await wait_until(problem.isVisible, what="the refusal")
+        assert problem.text() == "Not saved: The schedule has nothing to say: its prompt is empty."
+        assert editor.isVisible() and await window.workspace.schedules.list() == []
         editor.reject()
     finally:
         await close_test_window(window)
@@ -143,6 +153,16 @@ async def test_a_schedule_is_saved_paused_run_and_its_thread_opened(tmp_path: Pa
         )
         runs.cellDoubleClicked.emit(0, 0)
         await wait_until(lambda: window.chat_vm.thread_id == run.thread_id, what="its thread")
+
+        page = await _page(window)
+        table = find(page, QTableWidget, "scheduleList")
+        table.selectRow(0)
+        find(page, QPushButton, "scheduleRemoveButton").click()
+        await wait_until(lambda: not table.isVisible(), what="the schedule to go")
+        assert await ws.schedules.list() == []
+        runs = find(page, QTableWidget, "runsList")
+        assert _rows(runs, RUN_COLUMNS)[0]["Schedule"] == "(a removed schedule)"
+        assert await ws.threads.get(run.thread_id or "")  # its thread stays
     finally:
         runner.stop()
         await close_test_window(window)
