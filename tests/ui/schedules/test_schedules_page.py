@@ -1,7 +1,8 @@
 """Settings > Schedules in the real window, opened from View > Schedules…: the editor says the
 next three run times as the time is typed, or why it cannot be read; Save lists the schedule;
-Pause changes its state; Run now, once the runner has run it, shows the run in the Runs list,
-whose double click opens the run's thread."""
+Pause changes its state; Run now, once the runner has run it, shows the run in the Runs list
+(the page reads again while shown), whose double click opens the run's thread; Remove keeps
+the run and its thread."""
 
 from __future__ import annotations
 
@@ -142,8 +143,9 @@ async def test_a_schedule_is_saved_paused_run_and_its_thread_opened(tmp_path: Pa
         assert await runner.start() is None
         await runner.look()
         (run,) = await runner.wait()
-        await page.load()
+        page.timer.setInterval(100)  # the page reads again while shown: no reload asked here
         runs = find(page, QTableWidget, "runsList")
+        await wait_until(lambda: runs.isVisible() and runs.rowCount() == 1, what="the run")
         (shown,) = _rows(runs, RUN_COLUMNS)
         assert shown["Schedule"] == "Parley: Check the news"
         assert (shown["Status"], shown["What happened"], shown["Tokens"]) == (
