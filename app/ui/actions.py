@@ -69,6 +69,7 @@ class ActionId(StrEnum):
     VIEW_SIDEBAR = "view.sidebar"
     VIEW_OFFLINE = "view.offline"
     VIEW_NETWORK = "view.network"
+    VIEW_SCHEDULES = "view.schedules"
     HELP_SHORTCUTS = "help.shortcuts"
     HELP_DIAGNOSTICS = "help.diagnostics"
     HELP_DATA_FOLDER = "help.dataFolder"

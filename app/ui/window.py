@@ -476,6 +476,8 @@ class MainWindow(ThreadCommands):
             data.restore_requested.connect(self._restore_requested)  # type: ignore[attr-defined]
             memory = self._settings_dialog.page(PageId.MEMORY)
             memory.threadWanted.connect(self._open_memory_source)  # type: ignore[attr-defined]
+            runs = self._settings_dialog.page(PageId.SCHEDULES)
+            runs.threadWanted.connect(self._open_memory_source)  # type: ignore[attr-defined]
         self._settings_dialog.open_at(page)
         return self._settings_dialog
 
@@ -499,6 +501,7 @@ class MainWindow(ThreadCommands):
             ws.memory,
             ws.agents,
             ws.threads,
+            ws.schedules,
         )
 
     def _restore_requested(self, backup: Path) -> None:

@@ -95,6 +95,8 @@ def window_actions(w: WindowCommands) -> list[Action]:
         Action(ActionId.VIEW_OFFLINE, "Work &offline", MenuId.VIEW, checkable=True),
         Action(ActionId.VIEW_NETWORK, "&Network connections…", MenuId.VIEW,
                handler=lambda: w.open_settings(PageId.NETWORK)),
+        Action(ActionId.VIEW_SCHEDULES, "S&chedules…", MenuId.VIEW,
+               handler=lambda: w.open_settings(PageId.SCHEDULES)),
         Action(ActionId.HELP_SHORTCUTS, "&Keyboard shortcuts", MenuId.HELP, "F1",
                lambda: spawn(w.show_shortcuts()), "This list"),
         Action(ActionId.HELP_DIAGNOSTICS, "&Copy diagnostics", MenuId.HELP,

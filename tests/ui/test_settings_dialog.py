@@ -81,6 +81,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "Knowledge",
             "MCP servers",
             "Memory",
+            "Schedules",
             "Approval rules",
             "Audit log",
             "Limits",

@@ -60,6 +60,7 @@ def menus() -> dict[str, list[tuple[str, str]]]:
             ("Show &sidebar", "Ctrl+B"),
             ("Work &offline", ""),
             ("&Network connections…", ""),
+            ("S&chedules…", ""),
         ],
         "&Help": [
             ("&Keyboard shortcuts", "F1"),

@@ -31,6 +31,7 @@ from app.ui.settings.models_page import ModelsPage
 from app.ui.settings.network_page import NetworkPage
 from app.ui.settings.page import PageId, PageSpec, SettingsPage
 from app.ui.settings.rules_page import RulesPage
+from app.ui.settings.schedules_page import SchedulesPage
 from app.ui.settings.services import SettingsServices
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
@@ -52,6 +53,9 @@ PAGES: tuple[PageSpec, ...] = (
         PageId.MEMORY,
         MemoryPage.TITLE,
         lambda s, p: MemoryPage(s.memory, s.agents, s.threads, s.settings, p),
+    ),
+    PageSpec(
+        PageId.SCHEDULES, SchedulesPage.TITLE, lambda s, p: SchedulesPage(s.schedules, s.agents, p)
     ),
     PageSpec(PageId.RULES, RulesPage.TITLE, lambda s, p: RulesPage(s.preferences, p)),
     PageSpec(PageId.AUDIT, AuditPage.TITLE, lambda s, p: AuditPage(s.preferences, p)),

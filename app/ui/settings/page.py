@@ -31,6 +31,7 @@ class PageId(Enum):
     KNOWLEDGE = "knowledgeSettingsPage"
     MCP = "mcpSettingsPage"
     MEMORY = "memoryPage"
+    SCHEDULES = "schedulesPage"
     RULES = "rulesSettingsPage"
     AUDIT = "auditSettingsPage"
     LIMITS = "limitsSettingsPage"

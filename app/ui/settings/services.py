@@ -13,6 +13,7 @@ from app.services.knowledge.service import KnowledgeService
 from app.services.mcp.service import McpService
 from app.services.memory import MemoryService
 from app.services.network import NetworkLedger
+from app.services.schedules.service import ScheduleService
 from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
@@ -49,3 +50,5 @@ class SettingsServices:
     """The agents the memory page names and offers per-agent switches for."""
     threads: ThreadService
     """The threads the memory page names as its memories' sources."""
+    schedules: ScheduleService
+    """The schedules page's schedules and their runs."""
