@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMainWindow
 
+from app.core.errors import ParleyError
 from app.ui.dialogs import ask, system_prompt_dialog, text_dialog
 from app.ui.tasks import spawn
 
@@ -91,12 +92,18 @@ class ThreadCommands(QMainWindow):
             return
         dialog.opened.connect(lambda _n: spawn(self.chat_vm.open_thread(thread_id)))
         dialog.changed.connect(lambda: spawn(self.chat_vm.refresh_branches()))
-        title = self.header.title.text()
-        dialog.exportRequested.connect(
-            lambda n: spawn(self.files.export_branch(thread_id, n, title))
-        )
+        dialog.exportRequested.connect(lambda n: spawn(self._export_branch(thread_id, n)))
         await ask(dialog)
         dialog.deleteLater()
+
+    async def _export_branch(self, thread_id: str, number: int) -> None:
+        """Export branch ``number``, offering a file named after the thread's saved title
+        (the header may not show a new title yet)."""
+        try:
+            title = (await self.thread_service.get(thread_id)).title
+        except ParleyError:
+            title = self.header.title.text()
+        await self.files.export_branch(thread_id, number, title)
 
     def delete_current(self) -> None:
         if self.chat_vm.thread_id is None:
