@@ -160,23 +160,16 @@ def _stamp_shown(conn: sqlite3.Connection, thread_id: str, head: Head) -> None:
                 "UPDATE branches SET checkpoint_id = ? WHERE id = ?", (head.head_id, match[0].row)
             )
             continue
-        first = alternatives[0]
-        _insert(
-            conn,
-            thread_id,
-            Alternative(
-                None,
-                parent,
-                first.at,
-                alternatives[-1].n + 1,
-                shown.message_id,
-                head.head_id,
-                first.within,
-                _line(shown.text),
-                "",
-                _when(shown.made),
-            ),
-        )
+        _insert(conn, thread_id, _shown_one(alternatives, parent, shown, head))
+
+
+def _shown_one(alternatives: list[Alternative], parent: Any, shown: Any, head: Head) -> Alternative:
+    """The shown path as the next version at ``parent``, after ``alternatives``."""
+    first = alternatives[0]
+    return Alternative(
+        None, parent, first.at, alternatives[-1].n + 1, shown.message_id, head.head_id,
+        first.within, _line(shown.text), "", _when(shown.made),
+    )  # fmt: skip
 
 
 def _insert(conn: sqlite3.Connection, thread_id: str, alt: Alternative) -> int:
@@ -309,21 +302,7 @@ def _ordered(conn: sqlite3.Connection, thread_id: str) -> tuple[list[Alternative
         shown_ids.add(shown.message_id)
         alternatives = points[parent]
         if all(a.message_id != shown.message_id for a in alternatives):
-            first = alternatives[0]
-            alternatives.append(
-                Alternative(
-                    None,
-                    parent,
-                    first.at,
-                    alternatives[-1].n + 1,
-                    shown.message_id,
-                    head.head_id,
-                    first.within,
-                    _line(shown.text),
-                    "",
-                    _when(shown.made),
-                )
-            )
+            alternatives.append(_shown_one(alternatives, parent, shown, head))
     by_row: dict[int, Alternative] = {
         a.row: a for alts in points.values() for a in alts if a.row is not None
     }
