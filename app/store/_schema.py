@@ -392,6 +392,19 @@ def _branches(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE UNIQUE INDEX branches_by_point ON branches(thread_id, parent_id, n)")
 
 
+def _version_indexes(db: sqlite_utils.Database) -> None:
+    # showing another version of a message touches only the rows that differ: those made
+    # since its tip (current rows by valid_from) and those closed since (closed rows by valid_to)
+    db.conn.execute(
+        "CREATE INDEX messages_made ON messages(thread_id, segment, valid_from) "
+        "WHERE valid_to IS NULL"
+    )
+    db.conn.execute(
+        "CREATE INDEX messages_closed ON messages(thread_id, segment, valid_to) "
+        "WHERE valid_to IS NOT NULL"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -407,6 +420,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _inbound_requests,
     _schedules,
     _branches,
+    _version_indexes,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

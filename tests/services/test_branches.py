@@ -5,6 +5,7 @@ whichever way it is walked."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from app.core.errors import UserError
 from app.core.models import ScriptedChatModel
+from app.core.state import AgentState
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 
@@ -261,3 +263,38 @@ async def test_deleting_a_branch_takes_the_branches_inside_it_and_undo_puts_them
         "Two",
         "Answer 3.",
     ]
+
+
+async def test_walking_answers_on_a_long_thread_writes_only_what_differs(ws: Workspace) -> None:
+    thread = await ws.threads.create()
+    for n in range(1, 4):
+        await (await ws.runs.send(thread.id, f"Question {n}"))
+    await (await ws.runs.regenerate(thread.id))
+    await (await ws.runs.regenerate(thread.id))
+    store = ws._store
+    steps = await store.checkpointer.alist(thread.id)
+    before = {
+        s.checkpoint_id: await store.checkpointer.aget(thread.id, AgentState, s.checkpoint_id)
+        for s in steps
+    }
+
+    def rows() -> int:
+        with sqlite3.connect(store.path) as conn:
+            return int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+
+    start = ["Question 1", "Answer 1.", "Question 2", "Answer 2.", "Question 3"]
+    for version, answer in [(1, "Answer 3."), (3, "Answer 5."), (2, "Answer 4."), (1, "Answer 3.")]:
+        shown = (await ws.threads.read_messages(thread.id)).messages[-1]
+        written = rows()
+        assert await ws.threads.switch_branch(thread.id, str(shown.message_id), version)
+        assert await texts(ws, thread.id) == [*start, answer]
+        assert rows() - written == 1  # the answer shown again, not the thread copied
+        now = (await ws.threads.read_messages(thread.id)).messages[-1]
+        assert [h.message_id for h in await store.search(answer)] == [now.message_id]
+        for other in {"Answer 3.", "Answer 4.", "Answer 5."} - {answer}:
+            assert await store.search(other) == []  # the versions hidden are not found
+    for cid, state in before.items():  # every earlier step keeps its exact state
+        assert await store.checkpointer.aget(thread.id, AgentState, cid) == state
+    await (await ws.runs.send(thread.id, "Question 4"))
+    assert (await texts(ws, thread.id))[-3:] == ["Answer 3.", "Question 4", "Answer 6."]
+    assert await store.check() == []  # the search index agrees with the messages
