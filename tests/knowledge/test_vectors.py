@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -215,3 +217,18 @@ def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> N
         assert index.vector_count() == 1
     finally:
         index.close()
+
+
+def test_loading_sqlite_vec_does_not_bring_numpy_into_the_window(tmp_path: Path) -> None:
+    """sqlite-vec's module imports numpy for a helper Parley never uses; opening the index
+    (as the window does at launch) loads the extension without it."""
+    skip_unless_sqlite_vec_can_load()
+    script = (
+        "import sys; from app.store.knowledge import KnowledgeIndex\n"
+        f"index = KnowledgeIndex.open_data_dir({str(tmp_path)!r})\n"
+        "print(index.vectors.sqlite_vec, 'numpy' in sys.modules); index.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.knowledge import fused_scores
+from app.store._no_numpy import numpy_held_back
 from app.store.knowledge._ops import search as words_search
 from app.store.knowledge.records import PassageHit
 
@@ -46,7 +47,8 @@ def load_sqlite_vec(conn: sqlite3.Connection, error: type[Exception] = sqlite3.E
     if not hasattr(conn, "enable_load_extension"):
         return "this Python's SQLite cannot load extensions"
     try:
-        import sqlite_vec
+        with numpy_held_back():  # its numpy helper is not used; numpy's import costs start-up
+            import sqlite_vec
     except ImportError:
         return "sqlite-vec is not installed"
     try:
