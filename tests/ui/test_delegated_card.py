@@ -61,11 +61,13 @@ def test_a_delegates_work_is_one_folded_card_that_unfolds(qapp: QApplication) ->
     text = delegate.document(card).toPlainText()
     assert "Researcher — 3 steps, 2 tool calls" in text and "Task: Find it." in text
     folded = heights(model, delegate)
-    assert [h == 0 for h in folded] == [False, False, False, *[True] * 5, False, False]
+    # the card's rows are folded, and every result is drawn on its call's card
+    assert [h == 0 for h in folded] == [False, False, False, *[True] * 5, True, False]
 
     delegate.expanded.add("r0:delegated")  # what the card's fold link toggles
     unfolded = heights(model, delegate)
-    assert all(h > 0 for h in unfolded)
+    results = [3 + 1, 3 + 3, 8]  # the rows that hold only results of calls shown above
+    assert [h == 0 for h in unfolded] == [r in results for r in range(len(THREAD))]
     inner = delegate.document(model.index(3, 0)).toPlainText()
     assert "search_web" in inner
     assert delegate.actions_for(THREAD[5]) == ("copy",)  # not the person's to edit or delete

@@ -57,7 +57,15 @@ def test_tool_cards_fold_and_show_how_the_call_ended() -> None:
     key = f"{message.message_id}:0"
     unfolded = message_html(message, dark=True, expanded=frozenset({key}), results={"c1": done})
     assert "done" in unfolded.html
-    assert "&quot;city&quot;: &quot;Oslo&quot;" in unfolded.html
+    assert "Arguments" in unfolded.html and "&quot;city&quot;: &quot;Oslo&quot;" in unfolded.html
+    assert "Output" in unfolded.html and "&quot;temp&quot;: 4" in unfolded.html
+    lines = "\n".join(f"line {n}" for n in range(12))
+    long = message_html(
+        message, dark=False, results={"c1": ToolResultBlock(call_id="c1", output=lines)}
+    )
+    assert "done · 12 lines" in long.html and "line 11" not in long.html  # folded: a count
+    failed = ToolResultBlock(call_id="c1", output="no such city", status="error")
+    assert "failed · no such city" in message_html(message, dark=False, results={"c1": failed}).html
 
 
 def test_an_error_offers_its_remedies() -> None:

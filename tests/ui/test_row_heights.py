@@ -21,7 +21,9 @@ def _rows_fit(view: QListView) -> bool:
     for row in range(view.model().rowCount()):
         index = view.model().index(row, 0)
         laid = delegate._laid(index, delegate.text_width())
-        if view.visualRect(index).height() != 22 + 22 + 20 + int(laid.height):
+        # the space above the text (header, or none for a row going on with the reply above),
+        # the text, the footer and the gap below
+        if view.visualRect(index).height() != delegate.lead(index) + int(laid.height) + 22 + 10:
             return False
     return True
 

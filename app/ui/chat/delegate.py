@@ -67,6 +67,8 @@ PAD = 12
 HEADER = 22
 FOOTER = 22
 GAP = 10
+CONTINUED = 2
+"""How far below its top a row that goes on with the reply above it begins."""
 ACTIONS = ("copy", "edit", "regenerate", "delete")
 LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
 
@@ -117,7 +119,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._math_timer.setInterval(40)
         self._math_timer.timeout.connect(self._collect_math)
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
-        self._heights: dict[int, tuple[tuple[int, int, bool], QSize]] = {}
+        self._heights: dict[int, tuple[tuple[tuple[int, int, bool], int], QSize]] = {}
         """Each laid-out revision's row size and the text width it was laid out at: the view
         asks every loaded row its size whenever one row grows, so this answer is kept cheap."""
         self._expanded: set[str] = set()
@@ -263,7 +265,7 @@ class MessageDelegate(QStyledItemDelegate):
         """The part of the row drawn at ``rect`` that its latest layout changed (from the
         first part laid out anew to the row's end, footer included)."""
         laid = self._laid(index, self.text_width())
-        top = min(rect.bottom(), rect.y() + GAP + HEADER + int(laid.changed_top))
+        top = min(rect.bottom(), rect.y() + self.lead(index) + int(laid.changed_top))
         return QRect(rect.x(), top, rect.width(), rect.bottom() - top + 1)
 
     def text_width(self) -> int:
@@ -276,10 +278,28 @@ class MessageDelegate(QStyledItemDelegate):
         view = self._view.viewport().rect()
         return (view.width(), self.column(view).width() - 2 * PAD, is_dark(self._view.palette()))
 
+    def lead(self, index: Index) -> int:
+        """How far below the row's top its text begins: under a header (who and when), or
+        nearly at once for a row that goes on with the reply above it."""
+        model = index.model()
+        if isinstance(model, MessageListModel) and model.continues(index.row()):
+            return CONTINUED
+        return GAP + HEADER
+
     def folded(self, index: Index) -> bool:
-        """Whether the row is inside a folded delegate card (so it is not shown)."""
+        """Whether the row is not shown: inside a folded delegate card, or only results of
+        calls whose cards above show them."""
         message: Message | None = index.data(MessageRole)
-        if message is None or message.agent is None:
+        if message is None:
+            return False
+        model = index.model()
+        if (
+            message.role == "tool"
+            and isinstance(model, MessageListModel)
+            and model.merged(index.row())
+        ):
+            return True
+        if message.agent is None:
             return False
         run: DelegatedRun | None = index.data(DelegationRole)
         return run is not None and not run.first and run.key not in self.expanded
@@ -292,16 +312,22 @@ class MessageDelegate(QStyledItemDelegate):
             message, revision = model.message_at(row), model.revision_at(row)
         else:
             message, revision = index.data(MessageRole), None
-        if message is not None and message.agent is not None and self.folded(index):
+        hideable = message is not None and (message.agent or message.role == "tool")
+        if hideable and self.folded(index):
             return QSize(look[0], 0)
-        if revision is not None and (kept := self._heights.get(revision)) and kept[0] == look:
+        head = self.lead(index)
+        if (
+            revision is not None
+            and (kept := self._heights.get(revision))
+            and kept[0] == (look, head)
+        ):
             return kept[1]
         laid = self._laid(index, look[1])
-        size = QSize(look[0], GAP + HEADER + int(laid.height) + FOOTER + GAP)
+        size = QSize(look[0], head + int(laid.height) + FOOTER + GAP)
         if revision is not None:
             if len(self._heights) > 5000:  # old revisions of streamed replies pile up
                 self._heights.clear()
-            self._heights[revision] = (look, size)
+            self._heights[revision] = ((look, head), size)
         return size
 
     def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
@@ -351,8 +377,12 @@ class MessageDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         box = QRect(col.x(), rect.y() + GAP // 2, col.width(), rect.height() - GAP)
+        top = rect.y() + GAP
+        body = rect.y() + self.lead(index)
         delegated = message.agent is not None
         if message.role == "user" and not delegated:
+            # the bubble holds the words; the actions show under it, on hover
+            box.setBottom(min(box.bottom(), body + int(laid.height) + PAD // 2))
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(roles(dark).card))
             painter.drawRoundedRect(box, 10, 10)
@@ -362,38 +392,25 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawRect(QRect(col.x() + 2, box.y() + 4, 3, box.height() - 8))
         if state & QStyle.StateFlag.State_HasFocus:
             draw_focus_ring(painter, palette, box, 10)
-        # header: who and when
-        header_font = QFont(self._view.font())
-        header_font.setBold(True)
-        painter.setFont(header_font)
-        painter.setPen(palette.color(QPalette.ColorRole.Text))
-        who = _who(message, self.author)
-        top = rect.y() + GAP
-        painter.drawText(
-            QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            who,
-        )
         small = QFont(self._view.font())
         small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
-        painter.setFont(small)
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
-        painter.setPen(muted)
-        when = ""
-        if message.timestamp:
-            when = dt.datetime.fromtimestamp(message.timestamp).strftime("%H:%M")
-        painter.drawText(
-            QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
-            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-            when,
-        )
+        if body > top:
+            self._draw_header(
+                painter,
+                QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
+                message,
+                palette,
+                small,
+            )
         # body
-        painter.translate(QPointF(col.x() + PAD, top + HEADER))
+        painter.translate(QPointF(col.x() + PAD, body))
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
-        shown = -(top + HEADER), self._view.viewport().height() - (top + HEADER)
+        shown = -body, self._view.viewport().height() - body
         laid.draw(painter, ctx, shown, _ensure_pictures)
-        painter.translate(QPointF(-(col.x() + PAD), -(top + HEADER)))
+        painter.translate(QPointF(-(col.x() + PAD), -body))
+        painter.setFont(small)
         # footer: usage, and the row's actions when hovered or focused
         foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)
         if index.data(BranchRole) is not None:  # the switcher sits at the footer's start
@@ -411,6 +428,24 @@ class MessageDelegate(QStyledItemDelegate):
             for action, r in self.action_rects(rect, message).items():
                 painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), LABELS[action])
         painter.restore()
+
+    def _draw_header(
+        self, painter: QPainter, at: QRect, message: Message, palette: QPalette, small: QFont
+    ) -> None:
+        """Who wrote the message, and (muted) when."""
+        header_font = QFont(self._view.font())
+        header_font.setBold(True)
+        painter.setFont(header_font)
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        painter.drawText(at, left, _who(message, self.author))
+        painter.setFont(small)
+        painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+        when = ""
+        if message.timestamp:
+            when = dt.datetime.fromtimestamp(message.timestamp).strftime("%H:%M")
+        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        painter.drawText(at, right, when)
 
     # Clicks --------------------------------------------------------------------------
 
@@ -435,7 +470,7 @@ class MessageDelegate(QStyledItemDelegate):
         rect = self._view.visualRect(index)
         col = self.column(rect)
         laid = self._laid(index, col.width() - 2 * PAD)
-        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - GAP - HEADER)
+        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - self.lead(index))
         return laid.anchor_at(local)
 
     def use_thumbnails(self, thumbs: ThumbnailCache) -> None:

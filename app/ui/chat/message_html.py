@@ -90,8 +90,16 @@ def _pretty(value: Any) -> str:
 
 
 def _card(
-    key: str, title: str, summary: str, body: str, expanded: bool, colour: str, dark: bool
+    key: str,
+    title: str,
+    summary: str,
+    body: str | list[tuple[str, str]],
+    expanded: bool,
+    colour: str,
+    dark: bool,
 ) -> tuple[str, str]:
+    """A card that folds: its title and summary on one line, unfolded its ``body`` (a text,
+    or labelled texts: a call's arguments and its output)."""
     bg = roles(dark).raised
     arrow = "▾" if expanded else "▸"
     head = (
@@ -99,7 +107,15 @@ def _card(
         f"<b>{html.escape(title)}</b></a>"
         f'&nbsp;&nbsp;<span style="color:{colour};">{html.escape(summary)}</span>'
     )
-    inner = f'<pre style="margin:0;">{html.escape(body)}</pre>' if expanded else ""
+    sections = [("", body)] if isinstance(body, str) else body
+    muted = roles(dark).muted
+    inner = "".join(
+        (f'<p style="color:{muted}; margin:6px 0 2px 0;">{html.escape(label)}</p>' if label else "")
+        + f'<pre style="margin:0;">{html.escape(text)}</pre>'
+        for label, text in sections
+    )
+    inner = inner if expanded else ""
+    body = "\n".join(text for _, text in sections)
     table = (
         f'<table width="100%" cellspacing="0" cellpadding="6" bgcolor="{bg}" '
         f'style="margin-top:4px; margin-bottom:4px;"><tr><td>{head}{inner}</td></tr></table>'
@@ -224,7 +240,7 @@ class _Slot(BlockSlot):
     def key(self) -> str:
         return f"{self.page.message_id}:{self.index}"
 
-    def card(self, title: str, summary: str, body: str, colour: str) -> str:
+    def card(self, title: str, summary: str, body: str | list[tuple[str, str]], colour: str) -> str:
         expanded = self.key in self.page.expanded
         return _card(self.key, title, summary, body, expanded, colour, self.dark)[0]
 
@@ -265,15 +281,33 @@ def _text(block: TextBlock, at: _Slot) -> str:
     return body
 
 
+def _outcome(output: str) -> str:
+    """What a call's card says of its output: a short one-line output itself, else how many
+    lines it has."""
+    lines = output.strip().splitlines()
+    if len(lines) == 1 and len(lines[0]) <= 60:
+        return lines[0].strip()
+    return f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+
+
 @CHAT_HTML.register("tool_call")
 def _tool_call(block: ToolCallBlock, at: _Slot) -> str:
+    """A call and its result as one card: "read_file path=… · done · 3 lines"; unfolded,
+    its arguments and its output."""
     ok, bad = at.page.colours
     result = at.page.results.get(block.id)
-    status = "waiting" if result is None else result.status
-    muted = roles(at.dark).muted
-    colour = bad if status == "error" else ok if status == "completed" else muted
-    summary = f"{_one_line(block.args)}   {'done' if status == 'completed' else status}"
-    return at.card(block.name, summary, _pretty(block.args), colour)
+    args = _one_line(block.args, 60)
+    sections = [("Arguments", _pretty(block.args))]
+    if result is None:
+        colour, said = roles(at.dark).muted, "waiting"
+    else:
+        output = _pretty(result.output)
+        sections.append(("Output" if result.status == "completed" else "Error", output))
+        failed = result.status == "error"
+        colour = bad if failed else ok
+        said = f"{'failed' if failed else 'done'} · {_outcome(output)}"
+    summary = f"{args}  · {said}" if args else said
+    return at.card(block.name, summary, sections, colour)
 
 
 @CHAT_HTML.register("tool_result")

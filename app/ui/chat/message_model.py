@@ -6,6 +6,7 @@ thread of any length opens at once. Upserting a streamed message touches one row
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
@@ -72,11 +73,22 @@ class MessageListModel(QAbstractListModel):
             if message.agent and message.role == "assistant":
                 who = message.agent
             described = [d for d in map(describe, message.content) if d]
+            described += [self._call_said(call) for call in message.tool_calls()]
             version = self._branches.get(str(message.message_id))
             if version is not None:
                 described.append(f"(version {version[0]} of {version[1]})")
             return " ".join([f"{who}: {message.text()}", *described])
         return None
+
+    def _call_said(self, call: ToolCallBlock) -> str:
+        """A tool call's card as its row's accessible text says it: what ran, how it ended."""
+        result = self.results.get(call.id)
+        if result is None:
+            return f"(called {call.name}: waiting)"
+        status = "done" if result.status == "completed" else "failed"
+        out = result.output
+        output = " ".join((out if isinstance(out, str) else json.dumps(out)).split())
+        return f"(called {call.name}: {status}, {mark_hidden(output[:120])})"
 
     # Changes -------------------------------------------------------------------------
 
@@ -180,6 +192,29 @@ class MessageListModel(QAbstractListModel):
             if row is not None and old.get(key) != versions.get(key):
                 idx = self.index(row)
                 self.dataChanged.emit(idx, idx, [BranchRole])
+
+    def merged(self, row: int) -> bool:
+        """Whether the row holds only results of calls drawn in rows above: each call's card
+        shows its result, so the row itself is not drawn."""
+        message = self.message_at(row)
+        if message is None or message.role != "tool" or not message.content:
+            return False
+        return all(
+            isinstance(b, ToolResultBlock) and self._callers.get(b.call_id) in self._index
+            for b in message.content
+        )
+
+    def continues(self, row: int) -> bool:
+        """Whether the row goes on with the reply above it (by the same agent, with only
+        merged tool results between): one turn reads as one document, under one header."""
+        message = self.message_at(row)
+        if message is None or message.role != "assistant":
+            return False
+        row -= 1
+        while row >= 0 and self.merged(row):
+            row -= 1
+        above = self.message_at(row)
+        return above is not None and above.role == "assistant" and above.agent == message.agent
 
     def branch_at(self, row: int) -> tuple[int, int] | None:
         """``(shown, count)`` when the message in ``row`` has other versions, else ``None``."""

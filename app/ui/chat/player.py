@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from app.ui import media_calls
 from app.ui.attachments.describe import duration
-from app.ui.chat.delegate import GAP, HEADER, PAD, MessageDelegate
+from app.ui.chat.delegate import PAD, MessageDelegate
 from app.ui.theme import roles
 
 __all__ = ["MediaPlayer", "PlayerDock", "card_rect"]
@@ -66,7 +66,7 @@ def card_rect(view: QListView, index: QPersistentModelIndex, href: str) -> QRect
                 box = _card_box(doc, frame)
                 row = view.visualRect(index)
                 col = delegate.column(row)
-                return box.translated(col.x() + PAD, row.y() + GAP + HEADER)
+                return box.translated(col.x() + PAD, row.y() + delegate.lead(index))
             it += 1
         block = block.next()
     return None

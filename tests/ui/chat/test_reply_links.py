@@ -15,7 +15,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog
 
 from app.core.state import AnnotationRef, ErrorBlock, Message, TextBlock
-from app.ui.chat.delegate import GAP, HEADER, PAD
+from app.ui.chat.delegate import PAD
 from app.ui.chat.view import ChatView
 from app.ui.window import MainWindow
 from tests.ui.chat.links_harness import OpenedUrls, href_spot
@@ -50,11 +50,13 @@ def _text_spot(chat: ChatView, row: int, word: str) -> QPoint:
     line = layout.lineForTextPosition(at - block.position())
     x = line.cursorToX(at - block.position())
     x = x[0] if isinstance(x, tuple) else x
-    rect = chat.visualRect(chat.vm.model.index(row, 0))
+    index = chat.vm.model.index(row, 0)
+    rect = chat.visualRect(index)
     col = chat.delegate.column(rect)
+    lead = chat.delegate.lead(index)
     return QPoint(
         int(col.x() + PAD + layout.position().x() + x + 2),
-        int(rect.y() + GAP + HEADER + layout.position().y() + line.y() + line.height() / 2),
+        int(rect.y() + lead + layout.position().y() + line.y() + line.height() / 2),
     )
 
 
