@@ -174,6 +174,7 @@ class CompareService:
         before: list[Message] = []
         latest: Checkpoint | None = None
         system = self._system_prompt
+        thread = None
         if thread_id is not None:
             self._refuse_if_busy(thread_id)
             thread = await self._store.get_thread(thread_id)
@@ -199,6 +200,8 @@ class CompareService:
         if thread_id is None:
             thread = await self._store.create_thread(title_of(prompt), model=specs[0])
             thread_id = thread.id
+        elif thread is not None and not thread.title:
+            await self._store.rename_thread(thread_id, title_of(prompt))
         await self._write(thread_id, latest, before, question, columns, replies)
         self._events.emit(ThreadsChanged(thread_id))
         return Comparison(thread_id, prompt, columns)
