@@ -228,6 +228,7 @@ class MainWindow(ThreadCommands):
         self.threads_vm.problem.connect(self.remedies.show_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
+        self.sidebar.branchActivated.connect(lambda t, n: spawn(self.open_found_branch(t, n)))
         self.sidebar.newThreadRequested.connect(lambda: spawn(self.new_thread()))
         self.agent_part.threadWanted.connect(lambda aid: spawn(self.new_thread(aid)))
         self.sidebar.exportRequested.connect(lambda tid, fmt: spawn(self.export_thread(tid, fmt)))
