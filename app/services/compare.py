@@ -17,6 +17,7 @@ and the first answer is shown. :meth:`CompareService.keep` shows another one (th
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,7 +73,8 @@ class Figures:
 
     def line(self) -> str:
         """The figures as one line: ``0.42 s to first token, 31.0 tokens/s, 120 tokens,
-        $0.0012`` (a model at no price is ``free``; what is not known is left out)."""
+        $0.0012`` (a model at no price is ``free``, a tiny cost shown to its first two
+        digits; what is not known is left out)."""
         parts = []
         if self.first_token is not None:
             parts.append(f"{self.first_token:.2f} s to first token")
@@ -81,7 +83,7 @@ class Figures:
         if self.tokens is not None:
             parts.append(f"{self.tokens} token{'s' if self.tokens != 1 else ''}")
         if self.cost is not None:
-            parts.append("free" if self.cost == 0 else f"${self.cost:.4f}")
+            parts.append(_dollars(self.cost))
         return ", ".join(parts) if parts else "no figures"
 
 
@@ -338,6 +340,14 @@ class CompareService:
         )
         await self._store.checkpointer.aput(checkpoint, None)
         return checkpoint
+
+
+def _dollars(cost: float) -> str:
+    """``free``, ``$0.0012``, or a smaller cost to its first two digits (``$0.000032``)."""
+    if cost <= 0:
+        return "free"
+    places = 4 if cost >= 0.001 else min(10, 1 - math.floor(math.log10(cost)))
+    return f"${cost:.{places}f}"
 
 
 def _figures(

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -48,7 +48,7 @@ class CompareColumnView(QFrame):
         self.error.setObjectName("compareError")
         self.error.setWordWrap(True)
         self.error.hide()
-        self.text = QPlainTextEdit(self)
+        self.text = QTextEdit(self)
         self.text.setObjectName("compareText")
         self.text.setReadOnly(True)
         self.text.setAccessibleName(f"The answer of {spec}")
@@ -64,10 +64,11 @@ class CompareColumnView(QFrame):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.keep)
         self._shown = 0
+        self._formatted = False
 
     def show_column(self, column: Column) -> None:
         """Take in what ``column`` holds now: new text, its state, figures or failure."""
-        if len(column.text) > self._shown:
+        if len(column.text) > self._shown and not self._formatted:
             cursor = QTextCursor(self.text.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(column.text[self._shown :])
@@ -79,6 +80,11 @@ class CompareColumnView(QFrame):
             self.figures.setText("Answering…")
         elif column.state == "done":
             self.figures.setText(column.figures.line())
+            if not self._formatted:  # the whole answer: its Markdown drawn (no HTML of its own)
+                self._formatted = True
+                self.text.document().setMarkdown(
+                    column.text, QTextDocument.MarkdownFeature.MarkdownNoHTML
+                )
         else:
             self.figures.setText("Failed")
             self.error.setText(mark_hidden(column.error or "it gave no answer"))
