@@ -13,7 +13,9 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,6 +68,10 @@ def _resolver() -> object:
     return resolve
 
 
+def _picker_open(comparing: Any) -> bool:
+    return comparing.picker is not None
+
+
 async def _until(done: Callable[[], bool]) -> None:
     """Wait (up to a minute) until ``done()``."""
     for _ in range(1200):
@@ -100,8 +106,9 @@ async def _shoot(out: Path, data: Path) -> list[Path]:
         window.show()
         await window.start(preload=False)
         spawn(window.comparing.start(QUESTION))
-        await _until(lambda: window.comparing.picker is not None)
-        picker = window.comparing.picker
+        comparing = window.comparing
+        await _until(partial(_picker_open, comparing))
+        picker = comparing.picker
         assert picker is not None
         for spec in MODELS:
             picker.tick(spec)
