@@ -96,12 +96,22 @@ class Column:
     state: str = "waiting"
     """``waiting`` (a model on this computer waits for its turn), ``streaming``, ``done``,
     ``failed``."""
-    text: str = ""
     figures: Figures = field(default_factory=Figures)
     error: str | None = None
     message_id: str | int | None = None
     """The answer's message in the thread, once written (``None`` for a failure)."""
     _pieces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The answer so far (its pieces joined when read, not as each arrives)."""
+        if len(self._pieces) > 1:
+            self._pieces[:] = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    def add(self, piece: str) -> None:
+        """One more piece of the answer."""
+        self._pieces.append(piece)
 
     @property
     def ended(self) -> bool:
@@ -269,8 +279,7 @@ class CompareService:
                         if first is None and (piece or thought):
                             first = time.perf_counter()
                         if piece:
-                            column._pieces.append(piece)
-                            column.text = "".join(column._pieces)
+                            column.add(piece)
                             changed()
                 finally:
                     aclose = getattr(stream, "aclose", None)

@@ -1,8 +1,10 @@
 """``WindowCompare``: what Compare… (and Ctrl+Shift+Enter) does in the window. It asks which
 models to compare (:class:`CompareModelsDialog`), shows their answers side by side in the
 :class:`CompareView` in place of the chat while they stream, and once every model has ended
-shows the thread behind it; **Continue with this one** keeps that answer as the one the thread
-shows, the others staying versions of it. The comparison itself is the compare service's
+offers **Continue with this one**, which keeps that answer as the one the thread shows (the
+others stay versions of it) and shows the thread again, as **Back to the thread** does with
+the first answer shown. The thread is read again only then: drawing its long answers while
+the columns are on screen would hold the window up. The comparison itself is the compare service's
 (:class:`~app.services.compare.CompareService`), as ``parley compare`` runs it."""
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class WindowCompare(ThreadPart):
         self.running = False
         view.hide()
         view.continueRequested.connect(self._keep_later)
-        view.closeRequested.connect(self.leave)
+        view.closeRequested.connect(self._back_later)
         chat_vm.threadOpened.connect(self._thread_opened)
 
     async def start(self, text: str) -> None:
@@ -94,7 +96,6 @@ class WindowCompare(ThreadPart):
         finally:
             self.running = False
         self.view.finish(self.comparison.columns)
-        await self._open_thread(self.comparison.thread_id)
 
     async def keep(self, index: int) -> None:
         """Keep column ``index``'s answer as the one the thread shows and go back to it."""
@@ -113,6 +114,17 @@ class WindowCompare(ThreadPart):
         """Back to the thread."""
         if not self.running:
             self._show(False)
+
+    async def back(self) -> None:
+        """Back to the thread, which shows the first answer (or the one kept)."""
+        if self.comparison is not None and not self.running:
+            await self._open_thread(self.comparison.thread_id)
+        self.leave()
+
+    def _back_later(self) -> None:
+        from app.ui.tasks import spawn
+
+        spawn(self.back())
 
     def _thread_opened(self, thread_id: str) -> None:
         """Another thread opened: its messages are shown, not the comparison."""

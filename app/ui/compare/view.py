@@ -4,7 +4,9 @@ to first token, tokens per second, tokens, cost) or the sentence it failed with,
 **Continue with this one**, which keeps that answer as the one the thread shows.
 
 Answers arrive piece by piece from several models at once; a column takes in what arrived at
-most every :data:`REFRESH_MS`, adding only the new text, so the window stays responsive."""
+most every :data:`REFRESH_MS`, adding only the new text, so the window stays responsive. An
+answer that has ended is drawn as Markdown when it is short enough to draw at once
+(:data:`FORMAT_LIMIT`), one column per turn of the event loop."""
 
 from __future__ import annotations
 
@@ -25,10 +27,14 @@ from PySide6.QtWidgets import (
 from app.services.compare import Column
 from app.text.hidden_chars import mark_hidden
 
-__all__ = ["REFRESH_MS", "CompareColumnView", "CompareView"]
+__all__ = ["FORMAT_LIMIT", "REFRESH_MS", "CompareColumnView", "CompareView"]
 
 REFRESH_MS = 30
 """How often a streaming column takes in what arrived."""
+
+FORMAT_LIMIT = 3_000
+"""The longest answer drawn as Markdown once it has ended: drawing takes about 3 ms a
+thousand characters, all at once, so a longer answer stays plain text that streamed in."""
 
 
 class CompareColumnView(QFrame):
@@ -64,11 +70,12 @@ class CompareColumnView(QFrame):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.keep)
         self._shown = 0
-        self._formatted = False
+        self.formatted = False
+        """Whether the whole answer is drawn as Markdown (see :meth:`format_markdown`)."""
 
     def show_column(self, column: Column) -> None:
         """Take in what ``column`` holds now: new text, its state, figures or failure."""
-        if len(column.text) > self._shown and not self._formatted:
+        if len(column.text) > self._shown and not self.formatted:
             cursor = QTextCursor(self.text.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(column.text[self._shown :])
@@ -80,15 +87,15 @@ class CompareColumnView(QFrame):
             self.figures.setText("Answering…")
         elif column.state == "done":
             self.figures.setText(column.figures.line())
-            if not self._formatted:  # the whole answer: its Markdown drawn (no HTML of its own)
-                self._formatted = True
-                self.text.document().setMarkdown(
-                    column.text, QTextDocument.MarkdownFeature.MarkdownNoHTML
-                )
         else:
             self.figures.setText("Failed")
             self.error.setText(mark_hidden(column.error or "it gave no answer"))
             self.error.show()
+
+    def format_markdown(self, text: str) -> None:
+        """Draw the whole answer ``text`` as Markdown (no HTML of its own)."""
+        self.formatted = True
+        self.text.document().setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownNoHTML)
 
 
 class CompareView(QWidget):
@@ -124,6 +131,7 @@ class CompareView(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._take_in)
+        self._to_format: list[tuple[CompareColumnView, str]] = []
 
     def begin(self, question: str, specs: Sequence[str]) -> None:
         """Show empty columns for ``specs`` under ``question``."""
@@ -131,6 +139,7 @@ class CompareView(QWidget):
             self._row.removeWidget(old)
             old.deleteLater()
         self._pending.clear()
+        self._to_format.clear()
         self.question.setText(mark_hidden(" ".join(question.split())[:300]))
         self.columns = [CompareColumnView(spec, self) for spec in specs]
         for index, view in enumerate(self.columns):
@@ -149,7 +158,7 @@ class CompareView(QWidget):
         self._timer.stop()
         self._pending.clear()
         for view, column in zip(self.columns, columns, strict=True):
-            view.show_column(column)
+            self._show(view, column)
             view.keep.setEnabled(column.state == "done")
         self.close_button.setEnabled(True)
 
@@ -157,4 +166,23 @@ class CompareView(QWidget):
         pending, self._pending = self._pending, {}
         for index, column in pending.items():
             if index < len(self.columns):
-                self.columns[index].show_column(column)
+                self._show(self.columns[index], column)
+
+    def _show(self, view: CompareColumnView, column: Column) -> None:
+        view.show_column(column)
+        short = column.state == "done" and len(column.text) <= FORMAT_LIMIT
+        waiting = any(v is view for v, _ in self._to_format)
+        if short and not view.formatted and not waiting:
+            self._to_format.append((view, column.text))
+            if len(self._to_format) == 1:
+                QTimer.singleShot(0, self._format_next)
+
+    def _format_next(self) -> None:
+        """Draw one ended answer as Markdown, and the next on the loop's next turn."""
+        if not self._to_format:
+            return
+        view, text = self._to_format.pop(0)
+        if view in self.columns:
+            view.format_markdown(text)
+        if self._to_format:
+            QTimer.singleShot(0, self._format_next)

@@ -79,6 +79,8 @@ async def test_two_models_side_by_side_and_continue_with_the_second(tmp_path: Pa
         for column in columns[:2]:
             assert "s to first token" in column.figures.text()
             assert "5 tokens" in column.figures.text()
+        # a short answer, once ended, is drawn as Markdown
+        await wait_until(lambda: columns[0].formatted, what="the first answer drawn")
         # the failing model says why in its own column, and nothing can be kept of it
         assert columns[2].error.isVisible()
         assert columns[2].error.text() == "the server went away"
@@ -114,4 +116,22 @@ async def test_offline_a_remote_model_is_greyed_out_in_the_picker(tmp_path: Path
         assert find(window, QPlainTextEdit, "composer").toPlainText() == "Hello"
     finally:
         window.workspace.network.set_offline(False)
+        await close_test_window(window)
+
+
+async def test_back_to_the_thread_shows_the_first_answer(tmp_path: Path) -> None:
+    models = Models({"scripted:a": [{"text": "**One.**"}], "scripted:b": ["Two."]})
+    window = await open_window(tmp_path, models, ["scripted:b"])
+    try:
+        picker = await picker_for(window, "Count?")
+        picker.tick("scripted:b")
+        picker.accept()
+        view = window.comparing.view
+        await wait_until(view.close_button.isEnabled, what="the answers to end")
+        assert view.columns[0].text.toPlainText() == "One."  # its Markdown drawn
+        QTest.mouseClick(view.close_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: texts(window) == ["Count?", "**One.**"], what="the thread")
+        assert not view.isVisible()
+        await wait_until(lambda: numbers(window) == ["1/2"], what="‹ 1/2 › on the answer")
+    finally:
         await close_test_window(window)
