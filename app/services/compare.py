@@ -126,6 +126,8 @@ class Comparison:
     thread_id: str
     prompt: str
     columns: list[Column]
+    note: str = ""
+    """Said when the answers went elsewhere than asked (the thread changed meanwhile)."""
 
     @property
     def answered(self) -> list[Column]:
@@ -209,6 +211,14 @@ class CompareService:
                 for i, spec in enumerate(specs)
             )
         )
+        note = ""
+        if thread_id is not None and await self._moved_on(thread_id, latest):
+            # a turn was sent meanwhile: the answers go to a thread of their own, losing none
+            note = (
+                "The thread changed while the models answered, so their answers are kept in "
+                "a new thread that starts with the same conversation."
+            )
+            thread_id, latest = None, None
         if thread_id is None:
             thread = await self._store.create_thread(title_of(prompt), model=specs[0])
             thread_id = thread.id
@@ -216,7 +226,15 @@ class CompareService:
             await self._store.rename_thread(thread_id, title_of(prompt))
         await self._write(thread_id, latest, before, question, columns, replies)
         self._events.emit(ThreadsChanged(thread_id))
-        return Comparison(thread_id, prompt, columns)
+        return Comparison(thread_id, prompt, columns, note)
+
+    async def _moved_on(self, thread_id: str, latest: Checkpoint | None) -> bool:
+        """Whether the thread's latest step is no longer ``latest`` (or it is gone)."""
+        if await self._store.get_thread(thread_id) is None:
+            return True
+        now = await self._store.checkpointer.aget(thread_id, AgentState)
+        before = latest.checkpoint_id if latest is not None else None
+        return (now.checkpoint_id if now is not None else None) != before
 
     async def keep(self, comparison: Comparison, index: int) -> None:
         """Show column ``index``'s answer in the thread (the other answers stay versions of

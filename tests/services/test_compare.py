@@ -4,6 +4,7 @@ model's sentence in its column while the others go on, and keeping another answe
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -180,3 +181,22 @@ async def test_a_thread_that_is_answering_is_refused(ws: Workspace) -> None:
         await ws.compare.compare("Q", ["scripted:b", "scripted:c"], thread_id=thread.id)
     await turn
     assert await texts(ws, thread.id) == ["Hi", "Slowly answered."]
+
+
+async def test_a_turn_sent_meanwhile_sends_the_answers_to_a_new_thread(ws: Workspace) -> None:
+    MODELS["scripted:a"] = ScriptedChatModel(["Hello.", "Still here."])
+    thread = await ws.threads.create()
+    await (await ws.runs.send(thread.id, "Hi"))
+    MODELS["scripted:b.json"] = scripted("scripted:b.json", {"text": "Slow B."}, delay=0.02)
+    MODELS["scripted:c.json"] = scripted("scripted:c.json", {"text": "Slow C."}, delay=0.02)
+    comparing = asyncio.ensure_future(
+        ws.compare.compare("2+2?", ["scripted:b.json", "scripted:c.json"], thread_id=thread.id)
+    )
+    await asyncio.sleep(0.01)
+    await (await ws.runs.send(thread.id, "Are you there?"))
+    done = await comparing
+    assert done.thread_id != thread.id and "kept in a new thread" in done.note
+    # nothing is lost: the turn sent stays in its thread, the answers are in the new one
+    assert await texts(ws, thread.id) == ["Hi", "Hello.", "Are you there?", "Still here."]
+    assert await texts(ws, done.thread_id) == ["Hi", "Hello.", "2+2?", "Slow B."]
+    assert [b.line for b in await ws.threads.branches(done.thread_id)] == ["Slow B.", "Slow C."]

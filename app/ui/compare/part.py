@@ -96,6 +96,8 @@ class WindowCompare(ThreadPart):
         finally:
             self.running = False
         self.view.finish(self.comparison.columns)
+        if self.comparison.note:
+            self.notifier.show(self.comparison.note, level="warning")
 
     async def keep(self, index: int) -> None:
         """Keep column ``index``'s answer as the one the thread shows and go back to it."""
