@@ -373,7 +373,8 @@ class MainWindow(ThreadCommands):
         edit = self.composer.edit
         edit.setReadOnly(True)
         edit.setPlaceholderText("This copy is read-only: nothing new can be sent or saved.")
-        for button in (self.composer.attach_button, self.composer.send_button):
+        composer = self.composer
+        for button in (composer.attach_button, composer.compare_button, composer.send_button):
             button.setEnabled(False)
         self.sidebar.new_button.setEnabled(False)
         self.empty.setEnabled(False)
