@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.cli.process import new_thread_id, parley
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
 
@@ -105,3 +107,25 @@ def test_a_bad_choice_of_models_is_refused_and_nothing_is_kept(tmp_path: Path) -
     assert bad.returncode == 2 and "unknown model spec" in bad.stderr
     assert "Traceback" not in bad.stderr
     assert parley("threads", data_dir=data).stdout == ""
+
+
+@pytest.mark.slow
+def test_the_bundled_model_answers_beside_a_remote_one(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server = ReplayServer().start()
+    server.add("/v1/chat/completions", Reply(chunks=sse_events("openai_text.sse")))
+    remote = f"openai:gpt-4o-mini@{server.url}/v1"
+    try:
+        done = parley(
+            "compare", "--model", "local", "--model", remote, "Capital of France? One word.",
+            data_dir=data, timeout=600,
+        )  # fmt: skip
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr
+    local, far = done.stdout.split("\n\n")[:2]
+    assert local.startswith("== local ==\n")
+    assert re.search(r"\(\d+\.\d\d s to first token, [\d.]+ tokens/s, \d+ tokens?, free\)$", local)
+    assert far.startswith(f"== {remote} ==\nHello, world!\n")
+    tree = parley("threads", "branches", new_thread_id(done.stderr), data_dir=data)
+    assert "message 2, 2 versions:" in tree.stdout
