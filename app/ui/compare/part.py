@@ -82,6 +82,7 @@ class WindowCompare(ThreadPart):
             return
         self.running = True
         self._composer.accept_sent()
+        self._composer.set_hint(f"{len(specs)} models are answering side by side…")
         self.view.begin(text, specs)
         self._show(True)
         try:
@@ -95,6 +96,7 @@ class WindowCompare(ThreadPart):
             return
         finally:
             self.running = False
+            self._composer.set_hint("")
         self.view.finish(self.comparison.columns)
         if self.comparison.note:
             self.notifier.show(self.comparison.note, level="warning")

@@ -71,9 +71,12 @@ async def test_two_models_side_by_side_and_continue_with_the_second(tmp_path: Pa
             what="the compare view",
         )
         assert find(window, QPlainTextEdit, "composer").toPlainText() == ""
+        hint = find(window, QWidget, "composerHint")
+        assert hint.text() == "3 models are answering side by side…"
         columns = view.columns
         assert [c.model.text() for c in columns] == ["scripted:a", "scripted:b", "scripted:c"]
         await wait_until(lambda: columns[1].keep.isEnabled(), what="the answers to end")
+        assert hint.text() == ""
         assert columns[0].text.toPlainText() == "Take a warm coat."
         assert columns[1].text.toPlainText() == "Bring an umbrella, it rains."
         for column in columns[:2]:
