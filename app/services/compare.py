@@ -17,6 +17,7 @@ and the first answer is shown. :meth:`CompareService.keep` shows another one (th
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -47,6 +48,8 @@ __all__ = [
     "Figures",
     "runs_here",
 ]
+
+log = logging.getLogger(__name__)
 
 MIN_MODELS = 2
 MAX_MODELS = 4
@@ -305,6 +308,10 @@ class CompareService:
                         await aclose()
         except ModelError as exc:
             return self._failed(column, without_userinfo(str(exc)), changed)
+        except Exception as exc:  # one model's fault never ends the others' answers
+            log.exception("comparing: the model %s failed unexpectedly", without_userinfo(spec))
+            sentence = f"Something went wrong inside Parley ({type(exc).__name__}); try it again."
+            return self._failed(column, sentence, changed)
         ended = time.perf_counter()
         if merge is None:
             return self._failed(column, "The model sent no reply at all. Try again.", changed)

@@ -200,3 +200,17 @@ async def test_a_turn_sent_meanwhile_sends_the_answers_to_a_new_thread(ws: Works
     assert await texts(ws, thread.id) == ["Hi", "Hello.", "Are you there?", "Still here."]
     assert await texts(ws, done.thread_id) == ["Hi", "Hello.", "2+2?", "Slow B."]
     assert [b.line for b in await ws.threads.branches(done.thread_id)] == ["Slow B.", "Slow C."]
+
+
+async def test_a_model_that_breaks_unexpectedly_leaves_the_others_answering(
+    ws: Workspace,
+) -> None:
+    class Broken(ScriptedChatModel):
+        async def astream(self, messages, *, tools=None, config=None):  # type: ignore[no-untyped-def]
+            yield {}["missing"]  # a fault of Parley's own, not a model error
+
+    MODELS["scripted:a.json"] = Broken([])
+    MODELS["scripted:b.json"] = scripted("scripted:b.json", {"text": "Fine."})
+    done = await ws.compare.compare("Q", ["scripted:a.json", "scripted:b.json"])
+    assert done.columns[0].error == ("Something went wrong inside Parley (KeyError); try it again.")
+    assert await texts(ws, done.thread_id) == ["Q", "Fine."]
