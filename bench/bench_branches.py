@@ -1,7 +1,9 @@
 """Versions of a message (branches) on a long thread: opening a thread of 10,000 messages
 whose last answer has many versions, beside the same thread without versions; answering again
 (which keeps the answer shown as a version); and switching to another version, the step a
-click on ``‹ 1/N ›`` waits for before the view can paint."""
+click on ``‹ 1/N ›`` waits for before the view can paint; and the window's longest stall while
+three models' answers stream side by side in Compare… (in fresh processes, see
+_compare_child)."""
 
 from __future__ import annotations
 
@@ -19,12 +21,18 @@ from app.services.workspace import Workspace
 from app.store import Store
 from app.store.paths import DATABASE_NAME
 from bench.bench_store import _messages, _texts
+from bench.bench_window import median_and_spread, run_child
 from bench.table import Row
 
 GROUP = "branches"
 MESSAGES = 10_000
 VERSIONS = 20
 SWITCHES = 5
+COMPARED_CHARS = 10_000
+"""How long each compared model's answer is."""
+COMPARE_PROCESSES, COMPARE_ROUNDS = 2, 3
+"""Fresh processes, and comparisons measured in each (after one to warm up)."""
+STALL_TARGET_MS = 8.0
 
 
 async def _thread(store: Store, thread_id: str) -> None:
@@ -76,10 +84,27 @@ async def _measure(folder: Path) -> dict[str, float]:
         await ws.aclose()
 
 
+def _compare_stalls(folder: Path) -> tuple[list[float], list[float]]:
+    """The longest stall of each comparison measured, and each process's idle stall (ms)."""
+    stalls: list[float] = []
+    idle: list[float] = []
+    for n in range(COMPARE_PROCESSES):
+        got = run_child(
+            "bench._compare_child", str(folder / f"compare{n}"), str(COMPARED_CHARS),
+            str(COMPARE_ROUNDS + 1), timeout=900,
+        )  # fmt: skip
+        stalls += [float(s) for s in got["stalls_ms"][1:]]
+        idle.append(float(got["idle_ms"]))
+    return stalls, idle
+
+
 def run() -> list[Row]:
-    """Opening, answering again and switching on a long thread with versions."""
+    """Opening, answering again and switching on a long thread with versions, and the
+    window while three models are compared."""
     with tempfile.TemporaryDirectory() as tmp:
         got = asyncio.run(_measure(Path(tmp) / "data"))
+        stalls, idle = _compare_stalls(Path(tmp))
+    stall, spread = median_and_spread(stalls)
     return [
         Row(GROUP, f"open a {MESSAGES:,}-msg thread with {VERSIONS} versions of its last answer",
             got["versions"] * 1000, "ms", got["plain"] * 1000, "the same thread, no versions",
@@ -88,4 +113,7 @@ def run() -> list[Row]:
             got["answer"] * 1000, "ms"),
         Row(GROUP, f"switch a version of a {MESSAGES:,}-msg thread (median of {SWITCHES})",
             got["switch"] * 1000, "ms", target="< 16 ms", ok=got["switch"] < 0.016),
+        Row(GROUP, f"longest window stall, three {COMPARED_CHARS // 1000}k-character answers "
+            f"streaming side by side ({spread} ms)", stall, "ms", statistics.median(idle),
+            "idle window", f"< {STALL_TARGET_MS:g} ms", stall < STALL_TARGET_MS),
     ]  # fmt: skip

@@ -7,7 +7,7 @@ dialog for a delegate's call (``packaging/_delegation_shots.py``); a thread with
 of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``); an
 answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
 card and Settings > Memory (``memory_shot.py``); and the versions of a message
-(``branches_shot.py``).
+(``branches_shot.py``) and models compared side by side (``compare_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -122,6 +122,13 @@ def main(out_dir: Path) -> int:
     )
     print(out_dir / "branches-light.png")
     print(out_dir / "branches-dark.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "compare_shot.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "compare-light.png")
+    print(out_dir / "compare-dark.png")
     print(out_dir / "knowledge-light.png")
     subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "memory_shot.py"), str(out_dir)],

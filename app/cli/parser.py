@@ -10,6 +10,7 @@ from app.cli import (
     agents,
     backup,
     chat,
+    compare,
     diagnostics,
     keys,
     knowledge,
@@ -38,6 +39,7 @@ class Command(Protocol):
 
 COMMANDS: tuple[Command, ...] = (
     chat,
+    compare,
     threads,
     agents,
     keys,

@@ -78,7 +78,9 @@ async def _list(args: argparse.Namespace, out: TextIO) -> int:
     # listing and searching need no writing: a read-only or full disk still shows them
     if args.search:
         for hit in await search_saved(args.data_dir, args.search):
-            out.write(f"{hit.thread_id}  {hit.snippet}\n")
+            # a hit on a version not shown names its branch (parley threads show ID --branch N)
+            branch = f"  (branch {hit.branch})" if hit.branch is not None else ""
+            out.write(f"{hit.thread_id}  {hit.snippet}{branch}\n")
         return 0
     for thread in await saved_threads(args.data_dir):
         out.write(f"{thread.id}  {thread.title or '(untitled)'}\n")

@@ -29,6 +29,7 @@ from app.core.tools.secrets import SecretSource
 from app.services.agents import AgentService
 from app.services.approval_policy import StoreApprovalPolicy
 from app.services.bus import EventBus
+from app.services.compare import CompareService
 from app.services.data.actions import DataActions
 from app.services.data.backups import BackupService
 from app.services.events import SettingsChanged
@@ -183,6 +184,14 @@ class Workspace:
             downloads=self.downloads,
         )
         """The threads: list, search, rename, delete, fork, export, import, messages."""
+        self.compare = CompareService(
+            store,
+            events=self.events,
+            model=self.models.model,
+            refuse_if_busy=self.runs.refuse_if_busy,
+            system_prompt=system_prompt,
+        )
+        """One question to several models at once, their answers kept as versions of one."""
         self.schedules = ScheduleService(
             store, agents=self.agents, threads=self.threads, data_dir=data_dir
         )

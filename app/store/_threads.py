@@ -14,6 +14,7 @@ from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.errors import UserError
 from app.core.state.agent_state import AgentState
 from app.store import _checkpoints, _media
+from app.store._branch_search import branch_hits
 from app.store._damage import role_in
 from app.store._db import flush_index, write_tx
 from app.store._schema import BUILTIN_AGENT_ID
@@ -251,7 +252,8 @@ def search(
     include_archived: bool,
     marks: tuple[str, str],
 ) -> list[SearchHit]:
-    """Full-text search over the current messages, best matches first. The snippet comes
+    """Full-text search over the current messages, best matches first, then over the versions
+    of messages the threads do not show now (each hit naming its branch). The snippet comes
     from the first :data:`SCAN_CHARS` characters of each hit (FTS5's own ``snippet()`` costs
     time growing with the square of the matches in one message). When the index cannot be
     brought up to date (full disk, read-only file) the messages still queued for it are
@@ -271,7 +273,7 @@ def search(
     words = _TOKEN.findall(text)
     if not fresh and len(rows) < limit:
         rows += _unindexed_hits(db.conn, words, where, params, limit - len(rows))
-    hits = []
+    hits: list[SearchHit] = []
     for tid, title, mid, head, rowid, excerpt, length, rank in rows:
         role = (
             role_in(head)
@@ -281,6 +283,9 @@ def search(
         )
         snippet = make_snippet(excerpt, length, words, marks)
         hits.append(SearchHit(tid, title, mid, role, snippet, rank))
+    # then the versions the threads do not show now (an earlier answer, an edit's original)
+    seen = {(hit.thread_id, hit.message_id) for hit in hits}
+    hits += branch_hits(db, words, limit - len(hits), thread_id, include_archived, marks, seen)
     return hits
 
 

@@ -113,6 +113,9 @@ class SearchHit:
     role: str
     snippet: str
     rank: float
+    branch: int | None = None
+    """The branch the message is on when the thread does not show it now (its number as
+    :meth:`Store.branches` numbers them); ``None`` on the path shown."""
 
 
 @dataclass(frozen=True, slots=True)

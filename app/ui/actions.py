@@ -54,6 +54,7 @@ class ActionId(StrEnum):
     EDIT_SEARCH = "edit.search"
     KEYS_SEND = "keys.send"
     KEYS_NEW_LINE = "keys.newLine"
+    KEYS_COMPARE = "keys.compare"
     KEYS_ESCAPE = "keys.escape"
     KEYS_EDIT_LAST = "keys.editLast"
     KEYS_DELETE_THREAD = "keys.deleteThread"

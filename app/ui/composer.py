@@ -1,7 +1,8 @@
 """The composer: where a message is written, with send/stop, attach and an edit mode.
 
-Enter sends, Shift+Enter starts a new line, Esc stops a running reply (or leaves edit mode),
-Up in an empty composer edits the last message. The text is cleared only once the message
+Enter sends, Shift+Enter starts a new line, Ctrl+Shift+Enter (or Compare…) asks several models
+at once, Esc stops a running reply (or leaves edit mode), Up in an empty composer edits the
+last message. The text is cleared only once the message
 was accepted, so nothing typed is lost when a send fails.
 """
 
@@ -30,6 +31,7 @@ class ComposerEdit(QPlainTextEdit):
     """The text box (object name ``composer``)."""
 
     submitted = Signal()
+    compareWanted = Signal()
     escapePressed = Signal()
     upInEmpty = Signal()
 
@@ -55,7 +57,10 @@ class ComposerEdit(QPlainTextEdit):
         key = event.key()
         mods = event.modifiers()
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            if mods & Qt.KeyboardModifier.ShiftModifier:
+            both = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier
+            if mods & both == both:
+                self.compareWanted.emit()
+            elif mods & Qt.KeyboardModifier.ShiftModifier:
                 self.insertPlainText("\n")
             else:
                 self.submitted.emit()
@@ -75,6 +80,8 @@ class ComposerPanel(QFrame):
     sendRequested = Signal(str)
     """Send this text (or, in edit mode, send it as an edit of :attr:`editing`)."""
     stopRequested = Signal()
+    compareRequested = Signal(str)
+    """Ask several models this text at once (Compare…, Ctrl+Shift+Enter)."""
     editLastRequested = Signal()
     attachRequested = Signal()
 
@@ -96,6 +103,7 @@ class ComposerPanel(QFrame):
 
         self.edit = ComposerEdit(self)
         self.edit.submitted.connect(self._submit)
+        self.edit.compareWanted.connect(self._compare)
         self.edit.escapePressed.connect(self._escape)
         self.edit.upInEmpty.connect(self.editLastRequested)
 
@@ -116,6 +124,12 @@ class ComposerPanel(QFrame):
         self.send_button.setDefault(False)
         self.send_button.clicked.connect(self._submit)
 
+        self.compare_button = QPushButton("Compare…", self)
+        self.compare_button.setObjectName("compareButton")
+        self.compare_button.setAccessibleName("Compare models")
+        self.compare_button.setToolTip("Send to several models at once (Ctrl+Shift+Enter)")
+        self.compare_button.clicked.connect(self._compare)
+
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setObjectName("stopButton")
         self.stop_button.setAccessibleName("Stop the reply")
@@ -130,6 +144,7 @@ class ComposerPanel(QFrame):
         row.addWidget(self.attach_button)
         row.addWidget(self.hint, 1)
         row.addWidget(self.stop_button)
+        row.addWidget(self.compare_button)
         row.addWidget(self.send_button)
         self._row = row
 
@@ -147,7 +162,8 @@ class ComposerPanel(QFrame):
         self._column = layout
         layout.addLayout(row)
         self.setTabOrder(self.edit, self.attach_button)
-        self.setTabOrder(self.attach_button, self.send_button)
+        self.setTabOrder(self.attach_button, self.compare_button)
+        self.setTabOrder(self.compare_button, self.send_button)
 
     def place_actions(self, buttons: Sequence[QWidget]) -> None:
         """Put ``buttons`` after Attach…, in this order, which is also their tab order."""
@@ -157,7 +173,8 @@ class ComposerPanel(QFrame):
             self._row.insertWidget(index, button)
             self.setTabOrder(previous, button)
             previous = button
-        self.setTabOrder(previous, self.send_button)
+        self.setTabOrder(previous, self.compare_button)
+        self.setTabOrder(self.compare_button, self.send_button)
 
     def place_attachments(self, bar: QWidget) -> None:
         """Put ``bar`` (the pending attachments) between the edit banner and the text box; it
@@ -220,6 +237,10 @@ class ComposerPanel(QFrame):
         if empty:
             return
         self.sendRequested.emit(text)
+
+    def _compare(self) -> None:
+        if self.editing is None and not self.edit.isReadOnly():
+            self.compareRequested.emit(self.text())
 
     def _escape(self) -> None:
         if self.editing is not None:

@@ -142,6 +142,11 @@ QLabel[problem="true"], #agentEditorProblem, #settingsError, #attachmentProblems
     background: palette(base); }
 #jumpToLatestButton { background: palette(base); border: 1px solid palette(mid);
                       border-radius: 14px; padding: 4px 12px; }
+#compareColumn { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
+#compareModel { font-weight: 600; }
+#compareFigures, #compareQuestion { color: palette(placeholder-text); }
+#compareError { color: %(error_fg)s; }
+#compareText { background: transparent; border: none; }
 """
 
 

@@ -31,6 +31,7 @@ from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.budget.pause_panel import BudgetPausePanel
 from app.ui.chat.view import ChatView
 from app.ui.chat.viewmodel import ChatViewModel
+from app.ui.compare import CompareView, WindowCompare
 from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
 from app.ui.data_menu import DataMenu
@@ -123,6 +124,7 @@ class MainWindow(ThreadCommands):
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)
         self.composer = ComposerPanel(self)
+        self.compare_view = CompareView(self)
         self.budget_pause = BudgetPausePanel(self.workspace.runs, self.workspace.events, self)
 
     def _make_parts(self) -> None:
@@ -171,6 +173,11 @@ class MainWindow(ThreadCommands):
         self.remember = RememberByHand(
             workspace.memory, workspace.tools, chat_vm, self.notifier, self
         )
+        self.comparing = WindowCompare(
+            workspace.compare, workspace.models.choices, workspace.threads, workspace.settings,
+            chat_vm, self.notifier, self, composer=self.composer, view=self.compare_view,
+            chat=self.stack, open_thread=self.open_thread,
+        )  # fmt: skip
         self.models = ModelPicking(
             chat_vm,
             self.header,
@@ -197,6 +204,7 @@ class MainWindow(ThreadCommands):
         col.addWidget(self.notice)
         col.addWidget(self.downloads)
         col.addWidget(self.stack, 1)
+        col.addWidget(self.compare_view, 1)
         col.addWidget(self.approvals.keep_card)
         col.addWidget(self.approvals.banner)
         col.addWidget(self.budget_pause)
@@ -220,11 +228,13 @@ class MainWindow(ThreadCommands):
         self.threads_vm.problem.connect(self.remedies.show_problem)
         self.threads_vm.refreshed.connect(self._select_current)
         self.sidebar.threadActivated.connect(lambda tid: spawn(self.open_thread(tid)))
+        self.sidebar.branchActivated.connect(lambda t, n: spawn(self.open_found_branch(t, n)))
         self.sidebar.newThreadRequested.connect(lambda: spawn(self.new_thread()))
         self.agent_part.threadWanted.connect(lambda aid: spawn(self.new_thread(aid)))
         self.sidebar.exportRequested.connect(lambda tid, fmt: spawn(self.export_thread(tid, fmt)))
         self.composer.sendRequested.connect(lambda text: spawn(self._send(text)))
         self.composer.stopRequested.connect(self.chat_vm.stop)
+        self.composer.compareRequested.connect(lambda text: spawn(self.comparing.start(text)))
         self.composer.editLastRequested.connect(self._edit_last)
         self.composer.attachRequested.connect(self.attachments.pick)
         self.empty.chosen.connect(lambda text: spawn(self._send(text)))
@@ -363,7 +373,8 @@ class MainWindow(ThreadCommands):
         edit = self.composer.edit
         edit.setReadOnly(True)
         edit.setPlaceholderText("This copy is read-only: nothing new can be sent or saved.")
-        for button in (self.composer.attach_button, self.composer.send_button):
+        composer = self.composer
+        for button in (composer.attach_button, composer.compare_button, composer.send_button):
             button.setEnabled(False)
         self.sidebar.new_button.setEnabled(False)
         self.empty.setEnabled(False)

@@ -66,6 +66,8 @@ def window_actions(w: WindowCommands) -> list[Action]:
         Action(ActionId.KEYS_SEND, "", None, help="Send", keys_text="Enter"),
         Action(ActionId.KEYS_NEW_LINE, "", None, help="New line in the message",
                keys_text="Shift+Enter"),
+        Action(ActionId.KEYS_COMPARE, "", None, help="Compare models: send to several at once",
+               keys_text="Ctrl+Shift+Enter"),
         Action(ActionId.KEYS_ESCAPE, "", None, help="Stop the reply / leave edit mode",
                keys_text="Esc"),
         Action(ActionId.KEYS_EDIT_LAST, "", None, help="Edit your last message",

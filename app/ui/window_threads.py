@@ -96,6 +96,15 @@ class ThreadCommands(QMainWindow):
         await ask(dialog)
         dialog.deleteLater()
 
+    async def open_found_branch(self, thread_id: str, number: int) -> None:
+        """A search hit on branch ``number`` (a version not shown): show that branch, then
+        the thread."""
+        try:
+            await self.thread_service.open_branch(thread_id, number)
+        except ParleyError as exc:
+            self.notifier.show(str(exc), level="error")
+        await self.open_thread(thread_id)
+
     async def _export_branch(self, thread_id: str, number: int) -> None:
         """Export branch ``number``, offering a file named after the thread's saved title
         (the header may not show a new title yet)."""

@@ -102,3 +102,13 @@ def test_a_thread_without_branches_says_so(tmp_path: Path) -> None:
     assert tree.stdout == f"thread {thread_id} has no branches: each message has one version\n"
     gone = parley("threads", "branches", "nope", data_dir=data)
     assert gone.returncode == 2 and gone.stderr == "parley: there is no thread nope\n"
+
+
+def test_search_names_the_branch_of_a_hit_the_thread_does_not_show(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    thread_id = answered_three_times(tmp_path, data)
+    found = parley("threads", "--search", "jacket", data_dir=data)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout == f"{thread_id}  Take a [jacket].\nIt rains.  (branch 1)\n"
+    shown = parley("threads", "--search", "light", data_dir=data)
+    assert shown.stdout == f"{thread_id}  Pack [light].\n"  # on the path shown: no branch

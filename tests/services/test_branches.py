@@ -152,7 +152,7 @@ async def test_the_branch_shown_last_is_shown_after_reopening(tmp_path: Path) ->
             ("Second.", False),
         ]
         hits = await ws.threads.search("Second")
-        assert hits == []  # search finds what the thread shows
+        assert [h.branch for h in hits] == [2]  # on the version not shown, which it names
     finally:
         await ws.aclose()
 
@@ -290,9 +290,11 @@ async def test_walking_answers_on_a_long_thread_writes_only_what_differs(ws: Wor
         assert await texts(ws, thread.id) == [*start, answer]
         assert rows() - written == 1  # the answer shown again, not the thread copied
         now = (await ws.threads.read_messages(thread.id)).messages[-1]
-        assert [h.message_id for h in await store.search(answer)] == [now.message_id]
+        shown = [h.message_id for h in await store.search(answer) if h.branch is None]
+        assert shown == [now.message_id]  # the full-text index holds the path shown
         for other in {"Answer 3.", "Answer 4.", "Answer 5."} - {answer}:
-            assert await store.search(other) == []  # the versions hidden are not found
+            hits = await store.search(other)  # a version hidden is found on its branch
+            assert hits and all(h.branch is not None for h in hits)
     for cid, state in before.items():  # every earlier step keeps its exact state
         assert await store.checkpointer.aget(thread.id, AgentState, cid) == state
     await (await ws.runs.send(thread.id, "Question 4"))

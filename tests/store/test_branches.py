@@ -89,7 +89,9 @@ async def test_each_version_keeps_the_step_it_was_left_at(tmp_path: Path) -> Non
         assert back.state == left.state  # the very state it was left in, as a new step
         assert back.parent_id != left.checkpoint_id and back.source == "update"
         assert [h.thread_id for h in await store.search("More")] == [thread.id]
-        assert await store.search("Hey") == []  # search finds the path shown
+        # search finds the path shown, and a version left on its branch
+        assert [h.branch for h in await store.search("More")] == [None]
+        assert [h.branch for h in await store.search("Hey")] == [2]
         assert await store.check() == []  # and the index agrees with it
 
 

@@ -5,6 +5,7 @@ box; and files attached let an empty message go."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -24,6 +25,7 @@ def test_placed_buttons_follow_attach_in_the_order_given(qtbot: QtBot) -> None:
         "Attach…",
         "From MCP…",
         "Tools",
+        "Compare…",
         "Send",
     ]
     composer.activateWindow()
@@ -33,6 +35,8 @@ def test_placed_buttons_follow_attach_in_the_order_given(qtbot: QtBot) -> None:
     press(first, Qt.Key.Key_Tab)
     assert composer.focusWidget() is second
     press(second, Qt.Key.Key_Tab)
+    assert composer.focusWidget() is composer.compare_button
+    press(composer.compare_button, Qt.Key.Key_Tab)
     assert composer.focusWidget() is composer.send_button
 
 
@@ -68,3 +72,18 @@ def test_an_empty_message_goes_only_with_files_attached(qtbot: QtBot) -> None:
     composer.set_attached(False)
     composer.send_button.click()
     assert sent == [""]
+
+
+def test_ctrl_shift_enter_asks_to_compare_what_is_written(qtbot: QtBot) -> None:
+    composer = ComposerPanel()
+    qtbot.addWidget(composer)
+    asked: list[str] = []
+    composer.compareRequested.connect(asked.append)
+    composer.sendRequested.connect(lambda text: asked.append(f"sent {text}"))
+    composer.edit.setPlainText("Oslo in May?")
+    both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    press(composer.edit, Qt.Key.Key_Return, both)
+    assert asked == ["Oslo in May?"]
+    assert composer.text() == "Oslo in May?"  # kept until the models are chosen
+    QTest.mouseClick(composer.compare_button, Qt.MouseButton.LeftButton)
+    assert asked == ["Oslo in May?", "Oslo in May?"]

@@ -87,6 +87,7 @@ F1_LIST = [
     ("Ctrl+F", "Search threads"),
     ("Enter", "Send"),
     ("Shift+Enter", "New line in the message"),
+    ("Ctrl+Shift+Enter", "Compare models: send to several at once"),
     ("Esc", "Stop the reply / leave edit mode"),
     ("Up (empty message box)", "Edit your last message"),
     ("F2", "Rename the thread"),

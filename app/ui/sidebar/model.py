@@ -32,6 +32,8 @@ class SidebarRow:
     snippet: bool = False
     agent: str = ""
     """The thread's agent when it is not Parley (shown before the last line)."""
+    branch: int | None = None
+    """A search hit on a version the thread does not show now: its branch's number."""
 
 
 _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
@@ -46,10 +48,12 @@ def row_of_summary(summary: ThreadSummary, agent: str = "") -> SidebarRow:
 
 
 def row_of_hit(hit: SearchHit) -> SidebarRow:
-    """The row for a search hit."""
-    return SidebarRow(
-        hit.thread_id, hit.thread_title or "New thread", " ".join(hit.snippet.split()), snippet=True
-    )
+    """The row for a search hit (one on a version not shown says its branch)."""
+    line = " ".join(hit.snippet.split())
+    if hit.branch is not None:
+        line = f"On branch {hit.branch}: {line}"
+    title = hit.thread_title or "New thread"
+    return SidebarRow(hit.thread_id, title, line, snippet=True, branch=hit.branch)
 
 
 class ThreadListModel(QAbstractListModel):

@@ -170,6 +170,8 @@ class Sidebar(QFrame):
     """The sidebar (see the module docstring)."""
 
     threadActivated = Signal(str)
+    branchActivated = Signal(str, int)
+    """A search hit on branch ``number`` of thread ``id`` (not shown now) was chosen."""
     newThreadRequested = Signal()
     exportRequested = Signal(str, str)
     """Export thread ``id`` as ``markdown`` or ``json``."""
@@ -282,7 +284,10 @@ class Sidebar(QFrame):
 
     def _activated(self, index: QModelIndex) -> None:
         thread_id = index.data(ThreadIdRole)
-        if thread_id:
+        row = index.data(RowRole)
+        if thread_id and isinstance(row, SidebarRow) and row.branch is not None:
+            self.branchActivated.emit(thread_id, row.branch)
+        elif thread_id:
             self.threadActivated.emit(thread_id)
 
     def _open_first(self) -> None:

@@ -58,6 +58,7 @@ async def test_a_damaged_database_opens_as_a_read_only_copy_and_is_left_alone(
         assert window.notice.label.text() == READ_ONLY_NOTICE
         assert window.threads_vm.model.rowCount() == 4
         assert not window.composer.send_button.isEnabled()
+        assert not window.composer.compare_button.isEnabled()
         assert "read-only" in window.composer.edit.placeholderText()
         assert window.workspace.data.read_only is not None
         assert list((tmp_path / "rescued").glob("*.db"))
