@@ -221,6 +221,8 @@ def edit(db: sqlite_utils.Database, memory_id: str, text: str) -> MemoryRecord:
         row = _row_of(conn, memory_id)
         conn.execute("UPDATE memories SET text = ? WHERE id = ?", (text, memory_id))
         _replace_text(conn, row[9], row[1], text)
+        if text != row[1]:  # its meaning changed with its words: a new vector is made
+            conn.execute("DELETE FROM memory_vectors WHERE n = ?", (row[9],))
         return _record(_row_of(conn, memory_id))
 
 

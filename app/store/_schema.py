@@ -392,6 +392,18 @@ def _branches(db: sqlite_utils.Database) -> None:
     db.conn.execute("CREATE UNIQUE INDEX branches_by_point ON branches(thread_id, parent_id, n)")
 
 
+def _memory_vectors(db: sqlite_utils.Database) -> None:
+    # a memory's vector (float32) for search by meaning, made by the embedding model named
+    # in model (one a memory; a vector of another model is made again); gone with its memory
+    db.conn.execute(
+        "CREATE TABLE memory_vectors ("
+        " n INTEGER PRIMARY KEY REFERENCES memories(n) ON DELETE CASCADE,"
+        " model TEXT NOT NULL,"
+        " vector BLOB NOT NULL"
+        ")"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -407,6 +419,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _inbound_requests,
     _schedules,
     _branches,
+    _memory_vectors,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 
