@@ -26,6 +26,7 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
+from app.server.asking import asking_key
 from app.server.chat import ChatRequest
 from app.server.errors import ApiError, error_body
 from app.server.images import check_images
@@ -327,6 +328,7 @@ def make_app(
 
         async def answer(request: Request) -> Response:
             key = await admitted(request)
+            asking_key.set(key)  # an agent's approval asked in the window names the key
             if limits is not None:
                 refusal = await asyncio.to_thread(limits.refusal, key)
                 if refusal is not None:
