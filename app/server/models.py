@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from app.core.models.protocol import ChatModel
+from app.knowledge import Embedder
 from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.services.workspace import Workspace
 
@@ -59,6 +60,11 @@ class WorkspaceModels:
         self._models = workspace.models
         self._settings = workspace.settings
         self._agents = workspace.agents
+
+    def meaning(self) -> tuple[Embedder, str] | None:
+        """The embedding model chosen (the knowledge folders' search by meaning) and its
+        setting, served at ``/v1/embeddings``; ``None`` when none is."""
+        return self._workspace.knowledge.meaning()
 
     def default_spec(self) -> str:
         """The spec of the model served as ``parley``."""

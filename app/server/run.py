@@ -140,6 +140,7 @@ class ParleyServer:
             record=None if network is None else ledger_record(network),
             offline=offline,
             limits=limits,
+            embeddings=models.meaning if isinstance(models, WorkspaceModels) else None,
         )
         config = uvicorn.Config(
             application,
