@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import sqlite_utils
 
 from app.store._db import write_tx
-from app.store._memories import _COLUMNS, _kept_here, _record
+from app.store._memories import _COLUMNS, _kept_here, _record, vectors_changed
 from app.store.models import MemoryRecord
 
-__all__ = ["missing_vectors", "nearest", "save_vectors", "vector_count"]
+__all__ = ["VectorCache", "missing_vectors", "nearest", "save_vectors", "vector_count"]
 
 
 def _vectors_here(db: sqlite_utils.Database) -> bool:
@@ -67,7 +69,51 @@ def save_vectors(
                 (model, array("f", vector).tobytes(), memory_id, text),
             )
             saved += cur.rowcount
+        if saved:
+            vectors_changed(conn)
     return saved
+
+
+@dataclass(slots=True)
+class VectorCache:
+    """One model's vectors as read for a search, kept between searches until a vector or a
+    pin changes (``memory_vectors_seen.generation``, bumped in each such change's
+    transaction, so a change made by another process counts too). Used on the store's
+    thread only."""
+
+    key: tuple[str, int, int] | None = None
+    ns: Any = None
+    agents: Any = None
+    """Each vector's memory's agent as a number (-1: everyone's), see ``codes``."""
+    codes: dict[str, int] = field(default_factory=dict)
+    pinned: Any = None
+    matrix: Any = None
+
+
+def _read_vectors(db: sqlite_utils.Database, model: str, dims: int, cache: VectorCache) -> None:
+    import numpy as np
+
+    (generation,) = db.conn.execute("SELECT generation FROM memory_vectors_seen").fetchone()
+    key = (model, dims, int(generation))
+    if cache.key == key:
+        return
+    rows = db.conn.execute(
+        "SELECT m.n, m.agent_id, m.pinned, v.vector FROM memory_vectors v "
+        "JOIN memories m ON m.n = v.n WHERE v.model = ? AND length(v.vector) = ?",
+        (model, dims * 4),
+    ).fetchall()
+    codes: dict[str, int] = {}
+    cache.ns = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    cache.agents = np.fromiter(
+        (-1 if r[1] is None else codes.setdefault(r[1], len(codes)) for r in rows),
+        dtype=np.int64,
+        count=len(rows),
+    )
+    cache.codes = codes
+    cache.pinned = np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+    cache.matrix = matrix.reshape(len(rows), dims)
+    cache.key = key
 
 
 def nearest(
@@ -78,33 +124,34 @@ def nearest(
     limit: int,
     floor: float,
     pinned: bool = True,
+    cache: VectorCache | None = None,
 ) -> list[tuple[MemoryRecord, float]]:
     """The ``limit`` memories whose vectors (made by ``model``) are closest to ``vector``
     (unit length), each with its cosine, best first, none under ``floor``. ``scope`` is
     ``(agent_id, every)``: every memory, or ``agent_id``'s and everyone's; without
-    ``pinned``, pinned memories are left out (they go before every call anyway)."""
+    ``pinned``, pinned memories are left out (they go before every call anyway). The
+    vectors are read once into ``cache`` and kept there until one changes."""
     if not _vectors_here(db) or not any(vector) or limit <= 0:
         return []
     import numpy as np
 
-    agent_id, every = scope
-    where = "v.model = ? AND length(v.vector) = ?"
-    params: list[object] = [model, len(vector) * 4]
-    if not every:
-        where += " AND (m.agent_id IS NULL OR m.agent_id = ?)"
-        params.append(agent_id)
-    if not pinned:
-        where += " AND m.pinned = 0"
-    rows = db.conn.execute(
-        f"SELECT m.n, v.vector FROM memory_vectors v JOIN memories m ON m.n = v.n WHERE {where}",
-        params,
-    ).fetchall()
-    if not rows:
+    held = cache if cache is not None else VectorCache()
+    _read_vectors(db, model, len(vector), held)
+    if not len(held.ns):
         return []
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-    scores = matrix.reshape(len(rows), len(vector)) @ np.asarray(vector, dtype=np.float32)
-    order = [int(i) for i in np.argsort(-scores, kind="stable")[:limit]]
-    best = [(int(rows[i][0]), float(scores[i])) for i in order if scores[i] >= floor]
+    agent_id, every = scope
+    keep = np.ones(len(held.ns), dtype=bool)
+    if not every:
+        keep &= (held.agents == -1) | (held.agents == held.codes.get(agent_id or "", -2))
+    if not pinned:
+        keep &= ~held.pinned
+    scores = np.where(keep, held.matrix @ np.asarray(vector, dtype=np.float32), -np.inf)
+    count = min(limit, int(keep.sum()))
+    if count <= 0:
+        return []
+    top = np.argpartition(-scores, count - 1)[:count]
+    top = top[np.lexsort((held.ns[top], -scores[top]))]
+    best = [(int(held.ns[i]), float(scores[i])) for i in top if scores[i] >= floor]
     if not best:
         return []
     marks = ",".join("?" * len(best))

@@ -394,7 +394,10 @@ def _branches(db: sqlite_utils.Database) -> None:
 
 def _memory_vectors(db: sqlite_utils.Database) -> None:
     # a memory's vector (float32) for search by meaning, made by the embedding model named
-    # in model (one a memory; a vector of another model is made again); gone with its memory
+    # in model (one a memory; a vector of another model is made again); gone with its memory.
+    # memory_vectors_seen.generation changes with every vector and every pin (each change
+    # bumps it in its transaction): what a search keeps in memory between questions is read
+    # again only then
     db.conn.execute(
         "CREATE TABLE memory_vectors ("
         " n INTEGER PRIMARY KEY REFERENCES memories(n) ON DELETE CASCADE,"
@@ -402,6 +405,13 @@ def _memory_vectors(db: sqlite_utils.Database) -> None:
         " vector BLOB NOT NULL"
         ")"
     )
+    db.conn.execute(
+        "CREATE TABLE memory_vectors_seen ("
+        " id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " generation INTEGER NOT NULL"
+        ")"
+    )
+    db.conn.execute("INSERT INTO memory_vectors_seen (id, generation) VALUES (1, 0)")
 
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [

@@ -21,6 +21,8 @@ class MemoryStore:
 
     def __init__(self, worker: Worker) -> None:
         self._worker = worker
+        self._vectors = _memory_vectors.VectorCache()
+        """The vectors read for the last search by meaning (on the store's thread)."""
 
     async def add(self, records: Sequence[MemoryRecord]) -> builtins.list[MemoryRecord]:
         """Keep ``records`` (an empty id gets a new one), all or none; :class:`UserError`
@@ -120,4 +122,5 @@ class MemoryStore:
             limit,
             floor,
             pinned,
+            self._vectors,
         )

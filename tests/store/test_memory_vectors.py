@@ -50,6 +50,10 @@ async def test_a_vector_follows_its_memory_s_text_model_and_life(store: Store) -
     assert await store.memories.save_vectors("m1", made) == 2
     near = await store.memories.nearest("m1", UNIT, every=True, floor=0.5)
     assert [m.id for m, _ in near] == [cat.id]  # the sea is under the floor
+    # the vectors read are kept between searches, and read again once a pin changes
+    await store.memories.set_flags(cat.id, pinned=True)
+    assert await store.memories.nearest("m1", UNIT, every=True, floor=0.5, pinned=False) == []
+    await store.memories.set_flags(cat.id, pinned=False)
     # another model's vectors count as missing, and are not searched
     assert {i for i, _ in await store.memories.missing_vectors("m2", 10)} == {cat.id, sea.id}
     assert await store.memories.nearest("m2", UNIT, every=True) == []
