@@ -4,20 +4,30 @@ exists, in one sentence, with the switch back off."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
+from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QLineEdit, QSpinBox, QTableWidget
 
 from app.server.in_window import serve_in_window
+from app.services.server_keys import ServerKeys
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
 from app.ui.app import close_window
 from app.ui.settings.page import PageId
 from app.ui.window import MainWindow
 from tests.services.memory_keyring import MemoryKeyring, installed
-from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
+from tests.ui.harness import (
+    Models,
+    close_test_window,
+    find,
+    open_test_window,
+    type_text,
+    wait_until,
+)
 
 
 @pytest.fixture
@@ -74,3 +84,47 @@ async def test_another_address_needs_a_key_first(
         assert window.server.address is None
     finally:
         await close_window(window)
+
+
+async def test_a_key_made_on_the_page_keeps_its_daily_limit(
+    tmp_path: Path, keyring_here: MemoryKeyring
+) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    try:
+        page = await _page(window)
+        made = asyncio.ensure_future(page.add_key())  # type: ignore[attr-defined]
+        asked = await wait_until(lambda: _open(page, "serverNewKeyDialog"), what="the dialog")
+        type_text(find(asked, QLineEdit, "serverKeyName"), "ci-bot")
+        find(asked, QSpinBox, "serverKeyLimit").setValue(50_000)
+        asked.accept()
+        shown = await wait_until(lambda: _open(page, "serverKeyDialog"), what="the key")
+        key = find(shown, QLineEdit, "serverKeyValue").text()
+        shown.accept()
+        assert await made == key
+        table = find(page, QTableWidget, "serverKeys")
+        assert [table.item(0, c).text() for c in range(3)] == [
+            "ci-bot",
+            "50,000 tokens",
+            "0 tokens",
+        ]
+        [kept] = ServerKeys(tmp_path).listed()
+        assert (kept.name, kept.daily_tokens) == ("ci-bot", 50_000)
+        assert ServerKeys(tmp_path).check(key) == "ci-bot"
+        # a name already taken is refused in one sentence, and nothing is shown
+        again = asyncio.ensure_future(page.add_key())  # type: ignore[attr-defined]
+        asked = await wait_until(lambda: _open(page, "serverNewKeyDialog"), what="the dialog")
+        type_text(find(asked, QLineEdit, "serverKeyName"), "ci-bot")
+        asked.accept()
+        assert await again is None
+        assert (
+            find(page, QLabel, "serverMessage")
+            .text()
+            .startswith("No key was made: a key called ci-bot exists already")
+        )
+    finally:
+        await close_test_window(window)
+
+
+def _open(page: Any, name: str) -> QDialog | None:
+    """The dialog ``name`` open over ``page`` now (one shown before stays, hidden)."""
+    return next((d for d in page.findChildren(QDialog, name) if d.isVisible()), None)

@@ -93,8 +93,8 @@ async def _serve_with_a_key(window: MainWindow) -> tuple[Any, str, str]:
 
 
 def _open(page: Any, name: str) -> QDialog | None:
-    found = page.findChild(QDialog, name)
-    return found if found is not None and found.isVisible() else None
+    """The dialog ``name`` open over ``page`` now (one shown before stays, hidden)."""
+    return next((d for d in page.findChildren(QDialog, name) if d.isVisible()), None)
 
 
 def _ask_writer(address: str, key: str) -> str:
