@@ -6,8 +6,9 @@ approval dialog; a run paused at its budget and the settings dialog
 dialog for a delegate's call (``packaging/_delegation_shots.py``); a thread with every kind
 of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``); an
 answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
-card and Settings > Memory (``memory_shot.py``); and the versions of a message
-(``branches_shot.py``) and models compared side by side (``compare_shot.py``).
+card and Settings > Memory (``memory_shot.py``); Settings > Server and an approval asked
+through the API (``server_shot.py``); the versions of a message (``branches_shot.py``)
+and models compared side by side (``compare_shot.py``).
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -137,6 +138,13 @@ def main(out_dir: Path) -> int:
     )
     for name in ("chip", "used", "keep", "page"):
         print(out_dir / f"memory-{name}.png")
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "server_shot.py"), str(out_dir)],
+        check=True,
+        cwd=ROOT,
+    )
+    print(out_dir / "server-page.png")
+    print(out_dir / "server-approval.png")
     print(out_dir / "math-light.png")
     print(out_dir / "math-dark.png")
     subprocess.run(

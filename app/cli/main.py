@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
 
 from app.cli import chat, network
 from app.cli.output import Output
@@ -35,7 +35,15 @@ def _window(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         screenshot=args.screenshot,
         theme=args.theme,
         err=err,
+        serve=_serve_in_window,
     )
+
+
+async def _serve_in_window(workspace: Any, host: str, port: int, ask: Any) -> Any:
+    """Settings > Server's ``parley serve``, its server stack loaded only when turned on."""
+    from app.server.in_window import serve_in_window
+
+    return await serve_in_window(workspace, host, port, ask)
 
 
 def _start_logging(data_dir: str | None) -> str | None:

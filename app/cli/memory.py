@@ -168,7 +168,8 @@ async def _forget(ws: Workspace, args: argparse.Namespace, out: TextIO, err: Tex
 async def _search(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     found = await ws.memory.search(args.query)
     if not found:
-        err.write("No memory holds those words.\n")
+        near = " or is close to them in meaning" if ws.memory.meaning.on else ""
+        err.write(f"No memory holds those words{near}.\n")
         return 1
     _print(ws, found, out)
     return 0

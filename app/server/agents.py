@@ -1,26 +1,46 @@
 """An agent served as a chat model (``agent:NAME``): each request is one turn of the agent on
 a thread of its own, with its instructions, tools, delegates, knowledge and limits, kept like
-any thread. Nobody sits at a window to approve its calls, so a call that needs approval is
-denied with a sentence (a rule made in the window can allow it ahead of time) and the client
-is told; a run that stops at a budget limit stays paused in its thread, and the client is
+any thread. A call that needs approval is asked in the window's dialog when the server runs
+inside the window (naming the agent and the key), and denied with a sentence when nobody is
+at a window or nobody answers in time (a rule made in the window can allow it ahead of time);
+the client is told; a run that stops at a budget limit stays paused in its thread, and the client is
 told where to continue it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from app.core.errors import ModelError
 from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state import AgentState, ContentBlock, Message, TextBlock
 from app.core.state.message import TokenUsages, new_message_id
-from app.core.tools import ApprovalDecision, ApprovalRequest
+from app.core.tools import ApprovalDecision, ApprovalRequest, DecisionPostponed
+from app.server.asking import asking_key
 from app.services.agents import Agent
 from app.services.conversation import Conversation
 from app.services.threads import title_of
 from app.services.workspace import Workspace
 
-__all__ = ["AgentModel", "HeadlessApprovals"]
+__all__ = [
+    "APPROVAL_WAIT",
+    "AgentModel",
+    "HeadlessApprovals",
+    "WindowApprovals",
+    "WindowAsk",
+]
+
+
+APPROVAL_WAIT = 120.0
+"""How long a call an agent run through the API wants to make waits for the person at the
+window, in seconds, before it is denied."""
+
+WindowAsk = Callable[[str, str, Sequence[ApprovalRequest]], Awaitable[list[ApprovalDecision]]]
+"""``ask(agent name, key name, requests)``: the window's decisions (its approval dialog);
+raises :class:`DecisionPostponed` when it was closed undecided."""
+
+_NOBODY = "nobody was at the window to give it"
 
 
 class HeadlessApprovals:
@@ -29,13 +49,15 @@ class HeadlessApprovals:
 
     def __init__(self) -> None:
         self.denied: list[str] = []
+        self.why = _NOBODY
+        """Why the calls were denied, as the client's note says it."""
 
     async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
         """Deny each request."""
         self.denied.extend(r.tool for r in requests)
         reason = (
-            "Denied: this run was asked through Parley's API and nobody was at the window to "
-            "approve the call. Do not retry it; say what you would have done instead."
+            f"Denied: this run was asked through Parley's API and the call needs the owner's "
+            f"approval; {self.why}. Do not retry it; say what you would have done instead."
         )
         return [
             ApprovalDecision(call_id=r.call_id, decision="deny", reason=reason) for r in requests
@@ -47,10 +69,33 @@ class HeadlessApprovals:
             return ""
         tools = ", ".join(dict.fromkeys(self.denied))
         return (
-            f"Parley denied {tools}: it needs the owner's approval and nobody was at the "
-            'window to give it. An "Always allow" rule made in Parley\'s window lets such a '
-            "call run through the API."
+            f"Parley denied {tools}: it needs the owner's approval and {self.why}. An "
+            '"Always allow" rule made in Parley\'s window lets such a call run through the API.'
         )
+
+
+class WindowApprovals(HeadlessApprovals):
+    """The approvals of a run asked through the API while the window is open: each call is
+    put to the person in the window's dialog (``ask``), naming the agent and the key; a
+    dialog closed undecided, or not answered within ``wait`` seconds (by default
+    :data:`APPROVAL_WAIT`), denies it."""
+
+    def __init__(self, ask: WindowAsk, agent: str, key: str, wait: float | None = None) -> None:
+        super().__init__()
+        self._ask, self._agent, self._key = ask, agent, key
+        self._wait = APPROVAL_WAIT if wait is None else wait
+
+    async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
+        """The person's decisions, or a denial of each when none came in time."""
+        try:
+            asked = self._ask(self._agent, self._key, requests)
+            return list(await asyncio.wait_for(asked, self._wait))
+        except TimeoutError:
+            unit = "second" if self._wait == 1 else "seconds"
+            self.why = f"nobody answered at the window within {self._wait:g} {unit}"
+        except DecisionPostponed:
+            self.why = "the window's dialog was closed without a decision"
+        return await super().decide(requests)
 
 
 class AgentModel:
@@ -59,9 +104,10 @@ class AgentModel:
     sent go before it), and the reply is the agent's last answer of the turn, with the
     tokens of every model call in it."""
 
-    def __init__(self, workspace: Workspace, agent: Agent) -> None:
+    def __init__(self, workspace: Workspace, agent: Agent, ask: WindowAsk | None = None) -> None:
         self._workspace = workspace
         self._agent = agent
+        self._ask = ask
 
     @property
     def info(self) -> ModelInfo:
@@ -85,7 +131,11 @@ class AgentModel:
         history, last = _split(messages)
         text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
         blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
-        approvals = HeadlessApprovals()
+        approvals = (
+            HeadlessApprovals()
+            if self._ask is None
+            else WindowApprovals(self._ask, self._agent.name, asking_key.get())
+        )
         conversation = Conversation(self._workspace, approvals=approvals)
         thread = await self._workspace.threads.create(
             title=title_of(text) or "Through the API", agent_id=self._agent.id

@@ -1,7 +1,8 @@
 """The server's ASGI application (Starlette): keys checked before anything runs, a cap on
 the body, ``GET /v1/models`` (and one model by its id), ``POST /v1/chat/completions``
-(OpenAI's) and ``POST /v1/messages`` (Anthropic's), every refusal in the error shape of the
-API asked; the models behind a bounded queue, and every request noted for the ledger."""
+(OpenAI's), ``POST /v1/embeddings`` (OpenAI's) and ``POST /v1/messages`` (Anthropic's),
+every refusal in the error shape of the API asked; the models behind a bounded queue, and
+every request noted for the ledger."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
+from app.server.asking import asking_key
 from app.server.chat import ChatRequest
+from app.server.embeddings import EmbeddingSource, embeddings_reply, read_embedding_request
 from app.server.errors import ApiError, error_body
 from app.server.images import check_images
 from app.server.ledger import Inbound, NoteRequests, Record
@@ -260,11 +263,13 @@ def make_app(
     record: Record | None = None,
     offline: Callable[[], bool] = lambda: False,
     limits: KeyLimits | None = None,
+    embeddings: EmbeddingSource | None = None,
 ) -> Starlette:
     """The application serving ``models`` to clients holding one of ``keys``: one
     generation at a time with ``waiting`` requests waiting, each request handed to
     ``record`` once answered, only this computer's clients while ``offline()``, and each
-    key's tokens counted against its daily limit in ``limits``."""
+    key's tokens counted against its daily limit in ``limits``; embeddings by the model
+    ``embeddings`` gives (none: ``/v1/embeddings`` says none is chosen)."""
     queue = ModelQueue(waiting)
 
     async def admitted(request: Request) -> str:
@@ -321,20 +326,35 @@ def make_app(
                 "model_not_available", "model",
             ) from None  # fmt: skip
 
+    async def within_limit(request: Request) -> str:
+        """The key's name, once it may ask (it has not used its day's tokens)."""
+        key = await admitted(request)
+        if limits is not None:
+            refusal = await asyncio.to_thread(limits.refusal, key)
+            if refusal is not None:
+                wait = str(max(1, math.ceil(until_midnight(time.time()))))
+                raise ApiError(
+                    429, refusal, "rate_limit_error", "daily_token_limit",
+                    headers={"retry-after": wait},
+                )  # fmt: skip
+        return key
+
+    async def embed(request: Request) -> Response:
+        key = await within_limit(request)
+        model, texts, encoding = read_embedding_request(await _body(request, max_body))
+        inbound = _inbound(request)
+        if inbound is not None:
+            inbound.model = model[:200]
+        used = _used(request, key, limits)
+        return JSONResponse(await embeddings_reply(embeddings, model, texts, encoding, used))
+
     def answering(api: _Api) -> Callable[[Request], Awaitable[Response]]:
         """The handler of one API: ``api`` reads its requests (``read``) and writes its
         replies (``reply_stream``, ``reply_whole``)."""
 
         async def answer(request: Request) -> Response:
-            key = await admitted(request)
-            if limits is not None:
-                refusal = await asyncio.to_thread(limits.refusal, key)
-                if refusal is not None:
-                    wait = str(max(1, math.ceil(until_midnight(time.time()))))
-                    raise ApiError(
-                        429, refusal, "rate_limit_error", "daily_token_limit",
-                        headers={"retry-after": wait},
-                    )  # fmt: skip
+            key = await within_limit(request)
+            asking_key.set(key)  # an agent's approval asked in the window names the key
             used = _used(request, key, limits)
             chat = api.read(await _body(request, max_body))
             model = await served_model(request, chat)
@@ -384,6 +404,7 @@ def make_app(
             Route("/v1/models/{model_id:path}", one_model, methods=["GET"]),
             Route("/v1/chat/completions", answering(_OPENAI), methods=["POST"]),
             Route("/v1/messages", answering(_ANTHROPIC), methods=["POST"]),
+            Route("/v1/embeddings", embed, methods=["POST"]),
         ],
         exception_handlers=handlers,
         middleware=[] if record is None else [Middleware(NoteRequests, record=record)],

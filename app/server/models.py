@@ -5,11 +5,15 @@ picker lists by their specs, and the agents as ``agent:NAME`` (each run as a mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.core.models.protocol import ChatModel
+from app.knowledge import Embedder
 from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.services.workspace import Workspace
+
+if TYPE_CHECKING:
+    from app.server.agents import WindowAsk
 
 __all__ = ["AGENT_PREFIX", "DEFAULT_ID", "ServedModel", "ServedModels", "WorkspaceModels"]
 
@@ -49,11 +53,18 @@ class ServedModels(Protocol):
 class WorkspaceModels:
     """:class:`ServedModels` over a workspace's model service, settings and agents."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, ask: WindowAsk | None = None) -> None:
         self._workspace = workspace
+        self._ask = ask
+        """The window's approval dialog, for agents' calls (``None``: no window; denied)."""
         self._models = workspace.models
         self._settings = workspace.settings
         self._agents = workspace.agents
+
+    def meaning(self) -> tuple[Embedder, str] | None:
+        """The embedding model chosen (the knowledge folders' search by meaning) and its
+        setting, served at ``/v1/embeddings``; ``None`` when none is."""
+        return self._workspace.knowledge.meaning()
 
     def default_spec(self) -> str:
         """The spec of the model served as ``parley``."""
@@ -88,7 +99,7 @@ class WorkspaceModels:
             from app.server.agents import AgentModel
 
             return AgentModel(
-                self._workspace, await self._agents.get(model_id[len(AGENT_PREFIX) :])
+                self._workspace, await self._agents.get(model_id[len(AGENT_PREFIX) :]), self._ask
             )
         return await self._models.model(self.default_spec() if model_id == DEFAULT_ID else model_id)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,10 +103,20 @@ async def workspace_models(
         await workspace.aclose()
 
 
+class _QuietServer(uvicorn.Server):
+    """uvicorn leaving the process's signals alone: Ctrl+C and the window's quitting stay
+    the window's when it serves inside it."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 class ParleyServer:
     """uvicorn serving the application for ``models`` and ``keys`` on a bound socket, each
     request kept in ``network``'s ledger (and only this computer answered while offline),
-    each key's tokens counted against its daily limit in ``limits``."""
+    each key's tokens counted against its daily limit in ``limits``. Without
+    ``own_signals`` (inside the window) it takes no signal handler of the process."""
 
     def __init__(
         self,
@@ -117,6 +127,7 @@ class ParleyServer:
         max_body: int = MAX_BODY,
         waiting: int = WAITING,
         limits: KeyLimits | None = None,
+        own_signals: bool = True,
     ) -> None:
         offline: Callable[[], bool] = (
             (lambda: False) if network is None else (lambda: network.offline)
@@ -129,6 +140,7 @@ class ParleyServer:
             record=None if network is None else ledger_record(network),
             offline=offline,
             limits=limits,
+            embeddings=models.meaning if isinstance(models, WorkspaceModels) else None,
         )
         config = uvicorn.Config(
             application,
@@ -139,7 +151,7 @@ class ParleyServer:
             access_log=False,
             timeout_graceful_shutdown=5,
         )
-        self._server = uvicorn.Server(config)
+        self._server = uvicorn.Server(config) if own_signals else _QuietServer(config)
 
     async def serve(self, sock: socket.socket) -> None:
         """Serve on ``sock`` until stopped."""

@@ -128,7 +128,7 @@ class Workspace:
             tool_unavailable=self.tools.unavailable,
         )
         """The agents a person defines: list, add, edit, remove, export, import."""
-        self.memory = MemoryService(store, events=self.events)
+        self.memory = MemoryService(store, events=self.events, meaning=self.knowledge.meaning)
         """What agents remember across threads: every memory listed, changed, chosen."""
         if offer_memory and memory:  # the terminal's --tools: remember, asking before it keeps
             tools = [*tools, *self.memory.tools()]

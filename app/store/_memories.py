@@ -42,6 +42,7 @@ __all__ = [
     "resolve",
     "search",
     "set_flags",
+    "vectors_changed",
 ]
 
 MAX_MEMORY_CHARS = 1000
@@ -145,6 +146,12 @@ def _insert(conn: sqlite3.Connection, record: MemoryRecord) -> MemoryRecord:
     return _record(row)
 
 
+def vectors_changed(conn: sqlite3.Connection) -> None:
+    """Note, in the caller's transaction, that a memory's vector or pin changed: searches by
+    meaning read the vectors again (see :mod:`app.store._memory_vectors`)."""
+    conn.execute("UPDATE memory_vectors_seen SET generation = generation + 1")
+
+
 def add_many(db: sqlite_utils.Database, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     """Keep every one of ``records`` (an empty id gets a new one), all or none."""
     with write_tx(db) as conn:
@@ -221,6 +228,9 @@ def edit(db: sqlite_utils.Database, memory_id: str, text: str) -> MemoryRecord:
         row = _row_of(conn, memory_id)
         conn.execute("UPDATE memories SET text = ? WHERE id = ?", (text, memory_id))
         _replace_text(conn, row[9], row[1], text)
+        if text != row[1]:  # its meaning changed with its words: a new vector is made
+            conn.execute("DELETE FROM memory_vectors WHERE n = ?", (row[9],))
+            vectors_changed(conn)
         return _record(_row_of(conn, memory_id))
 
 
@@ -232,6 +242,7 @@ def set_flags(
         _row_of(conn, memory_id)
         if pinned is not None:
             conn.execute("UPDATE memories SET pinned = ? WHERE id = ?", (int(pinned), memory_id))
+            vectors_changed(conn)
         if local_only is not None:
             conn.execute(
                 "UPDATE memories SET local_only = ? WHERE id = ?", (int(local_only), memory_id)
@@ -245,7 +256,10 @@ def _delete_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) 
         f"SELECT 'delete', n, text FROM memories WHERE {where}",
         params,
     )
-    return int(conn.execute(f"DELETE FROM memories WHERE {where}", params).rowcount)
+    gone = int(conn.execute(f"DELETE FROM memories WHERE {where}", params).rowcount)
+    if gone:
+        vectors_changed(conn)  # their vectors went with them
+    return gone
 
 
 def forget(db: sqlite_utils.Database, memory_id: str) -> bool:

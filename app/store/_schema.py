@@ -405,6 +405,28 @@ def _version_indexes(db: sqlite_utils.Database) -> None:
     )
 
 
+def _memory_vectors(db: sqlite_utils.Database) -> None:
+    # a memory's vector (float32) for search by meaning, made by the embedding model named
+    # in model (one a memory; a vector of another model is made again); gone with its memory.
+    # memory_vectors_seen.generation changes with every vector and every pin (each change
+    # bumps it in its transaction): what a search keeps in memory between questions is read
+    # again only then
+    db.conn.execute(
+        "CREATE TABLE memory_vectors ("
+        " n INTEGER PRIMARY KEY REFERENCES memories(n) ON DELETE CASCADE,"
+        " model TEXT NOT NULL,"
+        " vector BLOB NOT NULL"
+        ")"
+    )
+    db.conn.execute(
+        "CREATE TABLE memory_vectors_seen ("
+        " id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " generation INTEGER NOT NULL"
+        ")"
+    )
+    db.conn.execute("INSERT INTO memory_vectors_seen (id, generation) VALUES (1, 0)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -421,6 +443,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _schedules,
     _branches,
     _version_indexes,
+    _memory_vectors,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

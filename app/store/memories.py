@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 
-from app.store import _memories
+from app.store import _memories, _memory_vectors
 from app.store._worker import Worker
 from app.store.models import MemoryRecord
 
@@ -21,6 +21,8 @@ class MemoryStore:
 
     def __init__(self, worker: Worker) -> None:
         self._worker = worker
+        self._vectors = _memory_vectors.VectorCache()
+        """The vectors read for the last search by meaning (on the store's thread)."""
 
     async def add(self, records: Sequence[MemoryRecord]) -> builtins.list[MemoryRecord]:
         """Keep ``records`` (an empty id gets a new one), all or none; :class:`UserError`
@@ -80,3 +82,45 @@ class MemoryStore:
     async def mark_used(self, memory_ids: Sequence[str], when: float | None = None) -> None:
         """Note the memories were put before a model (now, or at ``when``)."""
         await self._worker.acall(_memories.mark_used, list(memory_ids), when)
+
+    # Meaning -------------------------------------------------------------------------
+
+    async def missing_vectors(self, model: str, limit: int) -> builtins.list[tuple[str, str]]:
+        """Up to ``limit`` memories with no vector made by ``model`` (ids and texts)."""
+        return await self._worker.acall(_memory_vectors.missing_vectors, model, limit)
+
+    async def vector_count(self, model: str) -> int:
+        """How many memories have a vector made by ``model``."""
+        return await self._worker.acall(_memory_vectors.vector_count, model)
+
+    async def save_vectors(
+        self, model: str, made: Sequence[tuple[str, str, Sequence[float]]]
+    ) -> int:
+        """Save ``(memory id, text embedded, vector)`` made by ``model`` where the memory
+        still holds that text; how many were saved."""
+        return await self._worker.acall(_memory_vectors.save_vectors, model, list(made))
+
+    async def nearest(
+        self,
+        model: str,
+        vector: Sequence[float],
+        agent_id: str | None = None,
+        *,
+        every: bool = False,
+        limit: int = 50,
+        floor: float = -1.0,
+        pinned: bool = True,
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        """The memories closest in meaning to ``vector`` (by ``model``'s vectors), each with
+        its cosine, best first, none under ``floor``: every memory (``every``) or
+        ``agent_id``'s and everyone's; pinned ones too unless not ``pinned``."""
+        return await self._worker.acall(
+            _memory_vectors.nearest,
+            model,
+            list(vector),
+            (agent_id, every),
+            limit,
+            floor,
+            pinned,
+            self._vectors,
+        )

@@ -16,6 +16,7 @@ import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from app.core.errors import ParleyError
+from app.services.local_server import ServeWorkspace
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
 from app.ui.attachments.thumbs import warm_image_formats
@@ -63,6 +64,7 @@ async def open_window(
     thread_id: str | None = None,
     preload: bool = True,
     check_store: bool = True,
+    serve: ServeWorkspace | None = None,
     **workspace_options: object,
 ) -> MainWindow | None:
     """Open the workspace and show a started main window; ``None`` when the database is
@@ -77,7 +79,7 @@ async def open_window(
         workspace.settings.use(
             workspace.settings.current.model_copy(update={"default_model": model})
         )
-    window = MainWindow(workspace)
+    window = MainWindow(workspace, serve=serve)
     window.show()
     workspace.knowledge.start()  # resync the knowledge folders, then watch them
     await window.start(thread_id, preload=preload)
@@ -103,6 +105,7 @@ async def close_window(window: MainWindow) -> None:
     if window.isVisible():
         window.close()
     await window.threads_vm.commit_delete()
+    await window.server.turn_off()  # Settings > Server's: it serves this workspace
     await drain()
     await window.workspace.aclose()
     window.deleteLater()  # Qt destroys it and its parts between events, dropping their slots
@@ -119,6 +122,7 @@ async def reopen_restored(
     the new window says why."""
     data_dir = window.workspace.data_dir
     service = window.workspace.backups
+    serve = window.serve
     await close_window(window)
     level: Level = "info"
     try:
@@ -126,7 +130,7 @@ async def reopen_restored(
         message = result.summary()
     except ParleyError as exc:
         message, level = f"The backup was not restored: {exc}", "error"
-    reopened = await (open_again() if open_again else open_window(str(data_dir)))
+    reopened = await (open_again() if open_again else open_window(str(data_dir), serve=serve))
     if reopened is not None:
         reopened.notifier.show(message, level=level)
     return reopened
@@ -138,6 +142,7 @@ async def _main(
     thread_id: str | None,
     screenshot: Path | None,
     theme: str | None = None,
+    serve: ServeWorkspace | None = None,
 ) -> int:
     window = await open_window(
         data_dir,
@@ -145,6 +150,7 @@ async def _main(
         thread_id=thread_id,
         preload=screenshot is None,
         check_store=screenshot is None,
+        serve=serve,
     )
     if window is None:
         return 1
@@ -222,9 +228,11 @@ def run_window(
     screenshot: str | None = None,
     theme: str | None = None,
     err: TextIO | None = None,
+    serve: ServeWorkspace | None = None,
 ) -> int:
     """Run the window until it is closed; with ``screenshot``, render it to that PNG and exit
-    (offscreen unless a platform was chosen)."""
+    (offscreen unless a platform was chosen). ``serve`` starts ``parley serve`` on the
+    window's workspace (Settings > Server; ``None``: the page says it cannot)."""
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = _application(theme or "system")
@@ -233,7 +241,7 @@ def run_window(
     shot = Path(screenshot) if screenshot else None
     try:
         with loop:
-            task = loop.create_task(_main(data_dir, model, thread_id, shot, theme))
+            task = loop.create_task(_main(data_dir, model, thread_id, shot, theme, serve))
             return int(loop.run_until_complete(task))
     except Exception as exc:  # the window could not start: say so plainly
         (err or sys.stderr).write(f"parley: the window could not start: {exc}\n")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.agents import BUILTIN_AGENT_ID
 from app.services.events import AgentsChanged, BudgetUpdated, ModelStatus
+from app.services.local_server import ServerSwitch, ServeWorkspace
 from app.services.threads import ThreadService
 from app.services.workspace import Workspace
 from app.text.hidden_chars import mark_hidden
@@ -69,7 +70,13 @@ class MainWindow(ThreadCommands):
     """The user chose to restore this backup: whoever opened the window closes it, restores
     and opens a new one (see :func:`app.ui.app.reopen_restored`)."""
 
-    def __init__(self, workspace: Workspace, *, settings_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        settings_path: Path | None = None,
+        serve: ServeWorkspace | None = None,
+    ) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
         self.setWindowTitle("Parley")
@@ -88,6 +95,16 @@ class MainWindow(ThreadCommands):
         )
         self._make_widgets()
         self._make_parts()
+        self.serve = serve
+        """What starts the server on a workspace (a window opened again after a restore
+        gets it too)."""
+        self.server = ServerSwitch(
+            workspace.data_dir,
+            None
+            if serve is None
+            else lambda host, port: serve(workspace, host, port, self.approvals.decide_api),
+        )
+        """Settings > Server: ``parley serve`` run in this window's process while it is open."""
         self._add_widgets()
         self._connect_signals()
         self._actions = window_actions(self)
@@ -513,6 +530,7 @@ class MainWindow(ThreadCommands):
             ws.agents,
             ws.threads,
             ws.schedules,
+            self.server,
         )
 
     def _restore_requested(self, backup: Path) -> None:

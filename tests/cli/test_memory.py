@@ -204,3 +204,17 @@ def test_an_oversized_file_is_refused_before_it_is_read_whole(tmp_path: Path) ->
     assert done.stderr == (
         "parley: This is not a memory file Parley can read: it is larger than 16.8 MB.\n"
     )
+
+
+def test_search_finds_by_meaning_with_the_embedding_model_chosen(tmp_path: Path) -> None:
+    """With the bundled stand-in chosen for meaning search, a memory that shares no word with
+    the query is found, the closest in meaning first; by words alone it is not."""
+    data = tmp_path / "data"
+    cat = ok(data, "add", "The cat sat on the warm windowsill and purred all afternoon.").stdout
+    ok(data, "add", "Quarterly revenue rose by twelve percent thanks to strong sales in Europe.")
+    ok(data, "add", "To reset the router, hold the button on its back for ten seconds.")
+    words = parley("memory", "search", "kitten resting by a sunny window", data_dir=data)
+    assert (words.returncode, words.stderr) == (1, "No memory holds those words.\n")
+    (data / "settings.json").write_text(json.dumps({"knowledge_embedding": "bundled"}))
+    found = ok(data, "search", "kitten resting by a sunny window").stdout
+    assert found.startswith(f"{cat.strip()}  about me: The cat sat on the warm windowsill")

@@ -82,6 +82,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "MCP servers",
             "Memory",
             "Schedules",
+            "Server",
             "Approval rules",
             "Audit log",
             "Limits",

@@ -337,6 +337,14 @@ class KnowledgeService:
                     self._schedule(record.id)
         self._events.emit(KnowledgeChanged(""))
 
+    def meaning(self) -> tuple[Embedder, str] | None:
+        """The embedding model search by meaning uses now, with its setting (for its
+        :func:`~app.knowledge.ranking.meaning_floor`); ``None`` when search is by words alone
+        (none chosen, or it failed). Memories are searched by meaning with it too."""
+        if self._embedder is None or self._embed_problem:
+            return None
+        return self._embedder, self.embedding_spec
+
     def search_mode(self) -> str:
         """How searching works now, in one line: ``Search: words (BM25)`` or ``Search:
         words and meaning (MODEL)``, with why meaning is not used when it failed."""

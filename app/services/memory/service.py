@@ -28,6 +28,7 @@ from app.services.memory.files import (
     memory_file_bytes,
     read_memory_file,
 )
+from app.services.memory.meaning import FILL_PER_QUESTION, MeaningSource, MemoryMeaning, fused
 from app.services.turn import TurnDeps
 from app.store import BUILTIN_AGENT_ID, MemoryRecord, Store, agent_name_key
 from app.tools.memory import remember_tool
@@ -51,10 +52,15 @@ class MemoryImport:
 class MemoryService:
     """The memories of one store; see the module docstring."""
 
-    def __init__(self, store: Store, *, events: EventBus) -> None:
+    def __init__(
+        self, store: Store, *, events: EventBus, meaning: MeaningSource | None = None
+    ) -> None:
         self._store = store
         self._events = events
         self._remember: Tool[..., Any] | None = None
+        self.meaning = MemoryMeaning(store.memories, meaning or (lambda: None))
+        """Vectors for the memories, with the knowledge folders' embedding model when one
+        is chosen (``meaning``), and search by them."""
 
     def _changed(self, memory_id: str | None = None) -> None:
         self._events.emit(MemoriesChanged(memory_id))
@@ -77,9 +83,16 @@ class MemoryService:
     async def search(
         self, query: str, agent_id: str | None = None, *, every: bool = True, limit: int = 50
     ) -> builtins.list[MemoryRecord]:
-        """The memories holding every word of ``query`` (the last as a prefix), best first:
-        all of them, or (``every`` off) ``agent_id``'s and everyone's."""
-        return await self._store.memories.search(query, agent_id, every=every, limit=limit)
+        """The memories holding every word of ``query`` (the last as a prefix) and, where
+        meaning search is on, those close to it in meaning, best first: all of them, or
+        (``every`` off) ``agent_id``'s and everyone's. Memories without a vector yet get
+        theirs first."""
+        words = await self._store.memories.search(query, agent_id, every=every, limit=limit)
+        if not self.meaning.on:
+            return words
+        await self.meaning.fill()
+        near = await self.meaning.closest(query, agent_id, every=every, limit=limit)
+        return fused(words, near, limit)
 
     async def choose(
         self,
@@ -94,11 +107,17 @@ class MemoryService:
         pinned one of it and everyone's, then up to ``limit`` sharing the question's telling
         words, closest first, within ``budget_tokens`` (never more than
         :data:`~app.services.memory.choice.MAX_MEMORY_TOKENS`); with ``remote`` (a model on
-        another computer) a local-only memory is held back. Marks nothing used."""
+        another computer) a local-only memory is held back. Where meaning search is on,
+        those close to the question in meaning are related too. Marks nothing used."""
         pinned = await self._store.memories.pinned(agent_id)
-        related = await self._store.memories.related(
-            question, agent_id, max(_CANDIDATES, limit * 2)
-        )
+        wanted = max(_CANDIDATES, limit * 2)
+        related = await self._store.memories.related(question, agent_id, wanted)
+        if self.meaning.on:
+            await self.meaning.fill(FILL_PER_QUESTION)
+            near = await self.meaning.closest(
+                question, agent_id, every=False, limit=wanted, pinned=False
+            )
+            related = fused(related, near, wanted)
         return pick(pinned, related, limit=limit, budget_tokens=budget_tokens, remote=remote)
 
     # Changing ------------------------------------------------------------------------
@@ -126,6 +145,7 @@ class MemoryService:
             local_only=local_only,
         )
         [kept] = await self._store.memories.add([draft])
+        await self.meaning.give_vectors([kept])
         self._changed(kept.id)
         return kept
 
@@ -133,6 +153,7 @@ class MemoryService:
         """Give the memory a new text (checked as a new one is)."""
         memory = await self.get(memory_id)
         changed = await self._store.memories.edit(memory.id, text)
+        await self.meaning.give_vectors([changed])
         self._changed(changed.id)
         return changed
 
@@ -275,6 +296,7 @@ class MemoryService:
         if not plan.memories:
             return []
         kept = await self._store.memories.add(plan.memories)
+        await self.meaning.give_vectors(kept)
         self._changed()
         return kept
 

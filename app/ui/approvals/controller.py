@@ -67,6 +67,8 @@ class ApprovalController(QObject):
         self.banner = RunBanner(window)
         self.keep_card = MemoryKeepCard(window)
         self.dialog: ToolApprovalDialog | None = None
+        self.api_dialogs: list[ToolApprovalDialog] = []
+        """The dialogs asking about calls made through the API, open now."""
         self._current: ApprovalNeeded | None = None
         self._asking: set[str] = set()
         self._lock = asyncio.Lock()
@@ -156,6 +158,40 @@ class ApprovalController(QObject):
             raise DecisionPostponed
         return list(dialog.decisions)
 
+    async def decide_api(
+        self, agent: str, key: str, requests: Sequence[ApprovalRequest]
+    ) -> list[ApprovalDecision]:
+        """Ask about the calls ``agent``, run through the API by the key ``key``, wants to
+        make, in a window-modal dialog titled with who asked; raise
+        :class:`DecisionPostponed` when it is closed undecided (or the window closes). The
+        dialog closes when the asker stops waiting (the request's time ran out)."""
+        if self._closed:
+            raise DecisionPostponed
+        what = (
+            f"wants to {requests[0].tool}" if len(requests) == 1 else
+            f"wants to run {len(requests)} tools"
+        )  # fmt: skip
+        parent = self.parent()
+        assert isinstance(parent, QWidget)
+        dialog = ToolApprovalDialog(
+            parent,
+            list(requests),
+            thread_title="Asked through the API",
+            tools={r.tool: self.models.offered_tool(r.tool) for r in requests},
+            own_agent=agent,
+            title=f"{agent}, asked through the API by key {key or 'unknown'}, {what}",
+        )
+        self.api_dialogs.append(dialog)
+        try:
+            await ask(dialog)
+        finally:
+            self.api_dialogs.remove(dialog)
+            if dialog.decisions is None:
+                dialog.dismiss()
+        if dialog.decisions is None or self._closed:
+            raise DecisionPostponed
+        return list(dialog.decisions)
+
     async def _keep_memories(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
         """Ask on the card whether to keep each proposed memory, one after another."""
         self.banner.clear("waiting")
@@ -183,8 +219,9 @@ class ApprovalController(QObject):
         """The window is closing: close the dialog without deciding anything."""
         self._closed = True
         self.keep_card.dismiss()
-        if self.dialog is not None:
-            self.dialog.dismiss()
+        for dialog in [self.dialog, *self.api_dialogs]:
+            if dialog is not None:
+                dialog.dismiss()
 
     # Cut-off runs --------------------------------------------------------------------
 

@@ -81,8 +81,11 @@ class ToolApprovalDialog(QDialog):
         thread_title: str,
         tools: dict[str, Tool[..., Any] | None],
         own_agent: str | None = None,
+        title: str | None = None,
     ) -> None:
         super().__init__(parent)
+        self._title = title
+        """The dialog's title when it is not the calls' own (a call asked through the API)."""
         self.own_agent = own_agent
         """The thread's stored agent, whose rule the dialog offers (``None``: built-in)."""
         self.setObjectName("toolApprovalDialog")
@@ -112,7 +115,7 @@ class ToolApprovalDialog(QDialog):
     # Building ------------------------------------------------------------------------
 
     def _build_heading(self, layout: QVBoxLayout, count: int) -> None:
-        title = heading_for([c.request for c in self.calls], self.own_agent)
+        title = self._title or heading_for([c.request for c in self.calls], self.own_agent)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         heading = QLabel(title, self)

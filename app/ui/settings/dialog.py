@@ -32,6 +32,7 @@ from app.ui.settings.network_page import NetworkPage
 from app.ui.settings.page import PageId, PageSpec, SettingsPage
 from app.ui.settings.rules_page import RulesPage
 from app.ui.settings.schedules_page import SchedulesPage
+from app.ui.settings.server_page import ServerPage
 from app.ui.settings.services import SettingsServices
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.tasks import spawn
@@ -57,6 +58,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec(
         PageId.SCHEDULES, SchedulesPage.TITLE, lambda s, p: SchedulesPage(s.schedules, s.agents, p)
     ),
+    PageSpec(PageId.SERVER, ServerPage.TITLE, lambda s, p: ServerPage(s.server, p)),
     PageSpec(PageId.RULES, RulesPage.TITLE, lambda s, p: RulesPage(s.preferences, p)),
     PageSpec(PageId.AUDIT, AuditPage.TITLE, lambda s, p: AuditPage(s.preferences, p)),
     PageSpec(PageId.LIMITS, LimitsPage.TITLE, lambda s, p: LimitsPage(s.preferences, p)),

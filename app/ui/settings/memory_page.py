@@ -71,7 +71,7 @@ class MemoryPage(SettingsPage):
         self.paused.setObjectName("memoryPausedSwitch")
         self.search = QLineEdit(self)
         self.search.setObjectName("memorySearch")
-        self.search.setPlaceholderText("Search memories")
+        self.search.setPlaceholderText("Search memories by words")
         self.search.setAccessibleName("Search memories")
         self.search.setClearButtonEnabled(True)
         self.table = rows_table(self, "memoryList", "Memories", COLUMNS, stretch=0)
@@ -143,6 +143,10 @@ class MemoryPage(SettingsPage):
     async def load(self) -> None:
         """List the memories (those matching the search, when one is typed) and the agents."""
         query = self.search.text().strip()
+        meaning = self.memory.meaning.on
+        self.search.setPlaceholderText(
+            "Search memories by words and meaning" if meaning else "Search memories by words"
+        )
         try:
             found = await (self.memory.search(query) if query else self.memory.list(every=True))
             self._agents = await self.agents.list()

@@ -32,6 +32,7 @@ class PageId(Enum):
     MCP = "mcpSettingsPage"
     MEMORY = "memoryPage"
     SCHEDULES = "schedulesPage"
+    SERVER = "serverPage"
     RULES = "rulesSettingsPage"
     AUDIT = "auditSettingsPage"
     LIMITS = "limitsSettingsPage"

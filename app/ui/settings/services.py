@@ -10,6 +10,7 @@ from app.services.agents import AgentService
 from app.services.bus import EventBus
 from app.services.data.backups import BackupService
 from app.services.knowledge.service import KnowledgeService
+from app.services.local_server import ServerSwitch
 from app.services.mcp.service import McpService
 from app.services.memory import MemoryService
 from app.services.network import NetworkLedger
@@ -52,3 +53,5 @@ class SettingsServices:
     """The threads the memory page names as its memories' sources."""
     schedules: ScheduleService
     """The schedules page's schedules and their runs."""
+    server: ServerSwitch
+    """The server page's switch and keys."""

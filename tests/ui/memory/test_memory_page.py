@@ -23,6 +23,7 @@ from app.services.agents import Agent
 from app.store import BUILTIN_AGENT_ID
 from app.ui.settings.memory_page import COLUMNS
 from app.ui.settings.page import PageId
+from tests.knowledge.concepts import ConceptEmbedder
 from tests.ui.harness import (
     Models,
     close_test_window,
@@ -154,5 +155,25 @@ async def test_the_switches_are_kept_in_the_settings(tmp_path: Path) -> None:
         find(page, QCheckBox, "memoryPausedSwitch").click()
         await wait_until(lambda: ws.settings.current.memory_paused, what="the pause")
         assert (tmp_path / "settings.json").read_text().count('"memory_paused"') == 1
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_search_box_finds_a_memory_by_meaning(tmp_path: Path) -> None:
+    """With an embedding model chosen, typing a word the memory does not hold finds it by
+    meaning (and nothing unrelated); the box says how it searches."""
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    ws = window.workspace
+    try:
+        ws.knowledge.use_embedder(ConceptEmbedder(), "gguf:/models/concepts.gguf", resync=False)
+        await ws.memory.add("Our cat purred on the warm windowsill")
+        await ws.memory.add("Quarterly revenue rose twelve percent")
+        page = await _page(window)
+        table = find(page, QTableWidget, "memoryList")
+        box = find(page, QLineEdit, "memorySearch")
+        assert box.placeholderText() == "Search memories by words and meaning"
+        type_text(box, "kitten")
+        await wait_until(lambda: table.rowCount() == 1, what="the search by meaning")
+        assert _rows(table)[0]["Memory"] == "Our cat purred on the warm windowsill"
     finally:
         await close_test_window(window)
