@@ -55,6 +55,7 @@ from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
 from app.ui.window_actions import window_actions
 from app.ui.window_attachments import WindowAttachments
+from app.ui.window_schedules import WindowSchedules
 from app.ui.window_threads import ThreadCommands
 
 __all__ = ["EXAMPLES", "MainWindow"]
@@ -83,7 +84,11 @@ class MainWindow(ThreadCommands):
             workspace.threads, workspace.runs, workspace.settings, workspace.events, self
         )
         self.threads_vm = ThreadsViewModel(
-            workspace.threads, workspace.events, self, agent_names=workspace.agents.named
+            workspace.threads,
+            workspace.events,
+            self,
+            agent_names=workspace.agents.named,
+            scheduled=workspace.schedules.run_threads,
         )
         self._make_widgets()
         self._make_parts()
@@ -165,6 +170,15 @@ class MainWindow(ThreadCommands):
             self,
         )
         self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
+        self.schedules_part = WindowSchedules(
+            workspace.schedules,
+            workspace.runs,
+            workspace.settings,
+            workspace.schedule_runner,
+            self.notifier,
+            self,
+        )
+        self.schedules_part.read_only = bool(workspace.data.read_only)
         self.memories_used = MemoriesUsed(
             workspace.memory, workspace.threads, self.open_thread, self
         )
@@ -265,6 +279,7 @@ class MainWindow(ThreadCommands):
         )
         self.downloads.stopped.connect(lambda: spawn(self.models.refresh()))
         self.data_actions.closeRequested.connect(self.close)
+        self.schedules_part.waitingWanted.connect(self.show_waiting)
         self.closed.connect(self.approvals.dismiss)
         self.closed.connect(self.data_actions.after_close)
 
@@ -481,6 +496,12 @@ class MainWindow(ThreadCommands):
         self._settings_dialog.open_at(page)
         return self._settings_dialog
 
+    def show_waiting(self) -> None:
+        """View > Waiting for you…: the runs waiting for you, on the Schedules page."""
+        self.schedules_part.show_window()
+        page = self.open_settings(PageId.SCHEDULES).page(PageId.SCHEDULES)
+        page.waiting.list.setFocus()  # type: ignore[attr-defined]
+
     def _open_memory_source(self, thread_id: str) -> None:
         if self._settings_dialog is not None:
             self._settings_dialog.close()
@@ -502,6 +523,7 @@ class MainWindow(ThreadCommands):
             ws.agents,
             ws.threads,
             ws.schedules,
+            self.schedules_part,
         )
 
     def _restore_requested(self, backup: Path) -> None:
@@ -539,6 +561,11 @@ class MainWindow(ThreadCommands):
         self._layout.save(self, self.splitter)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.schedules_part.keeps_running():
+            event.ignore()  # kept in the tray, running the schedules
+            self.save_layout()
+            self.schedules_part.hide_to_tray()
+            return
         self.save_layout()
         set_failure_reporter(None)
         self.attachments.close()

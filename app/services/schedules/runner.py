@@ -93,6 +93,8 @@ class ScheduleRunner:
         """Sentences about schedules that did not run when due (a clock that went back)."""
         self._idle = IdleWait(StoreWatch(store.path), lambda: self.clock().timestamp())
         self._unwatch = schedules.on_change(self._idle.wake)
+        self.on_waiting: Callable[[RunRecord], None] | None = None
+        """Told of each run that starts waiting for someone (the window notifies)."""
 
     async def start(self) -> RunnerTaken | None:
         """Take the runner's lock and pick up what a runner before left unfinished; who
@@ -129,11 +131,15 @@ class ScheduleRunner:
                 self._tasks[run.id] = asyncio.create_task(self._execute(record, run))
         return started
 
-    async def run(self, record: ScheduleRecord, run: RunRecord) -> RunRecord:
-        """Drive a run started elsewhere in this process to its end (how it is then)."""
-        task = asyncio.create_task(self._execute(record, run))
+    def answered(
+        self, run: RunRecord, start: Callable[[], Awaitable[asyncio.Task[AgentState | None]]]
+    ) -> asyncio.Task[RunRecord]:
+        """Drive a waiting run, answered here with ``start``, to its end and write how it
+        ended (or that it waits again)."""
+        assert run.thread_id is not None
+        task = asyncio.create_task(self._drive(run, run.thread_id, start))
         self._tasks[run.id] = task
-        return await task
+        return task
 
     async def settle(self, within: float) -> None:
         """Wait up to ``within`` seconds for the runs this runner started to write how they
@@ -350,7 +356,7 @@ class ScheduleRunner:
         finished: bool = True,
     ) -> RunRecord:
         spent = state.execution_meta.spent if state is not None else {}
-        return await self._store.schedules.finish(
+        written = await self._store.schedules.finish(
             run.id,
             status,
             sentence,
@@ -359,6 +365,9 @@ class ScheduleRunner:
             cost=float(spent.get("cost", 0.0)),
             finished_at=self.clock().timestamp() if finished else None,
         )
+        if status == "waiting" and self.on_waiting is not None:
+            self.on_waiting(written)
+        return written
 
     async def _refresh_waiting(self) -> None:
         """A waiting run whose thread no longer waits (answered here or elsewhere) gets

@@ -226,6 +226,14 @@ class ScheduleService:
             schedule_id = (await self.get(schedule_id)).id
         return await self._store.schedules.runs(schedule_id, limit)
 
+    async def run_threads(self) -> set[str]:
+        """The threads scheduled runs wrote into (the sidebar marks them)."""
+        return await self._store.schedules.run_threads()
+
+    async def unfinished(self) -> builtins.list[RunRecord]:
+        """The runs still running or waiting, oldest first."""
+        return await self._store.schedules.unfinished()
+
     async def agent_name(self, agent_id: str) -> str:
         """The agent's name, or a note that it is gone."""
         agent = await self._agents.by_id(agent_id)

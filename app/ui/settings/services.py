@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.services.agents import AgentService
 from app.services.bus import EventBus
@@ -18,6 +19,9 @@ from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
 from app.services.workspace_tools import WorkspaceTools
+
+if TYPE_CHECKING:
+    from app.ui.window_schedules import WindowSchedules
 
 __all__ = ["SettingsServices"]
 
@@ -52,3 +56,5 @@ class SettingsServices:
     """The threads the memory page names as its memories' sources."""
     schedules: ScheduleService
     """The schedules page's schedules and their runs."""
+    window_schedules: WindowSchedules | None = None
+    """The window's runner: who runs the schedules, the runs waiting for you."""
