@@ -29,8 +29,8 @@ __all__ = ["WaitingList", "waiting_line"]
 def waiting_line(item: Waiting) -> str:
     """A waiting run's line: who asks what, and for which schedule."""
     prompt = item.schedule.prompt.strip().splitlines()[0] if item.schedule else ""
-    which = f" (schedule “{prompt[:60]}”)" if prompt else ""
-    return mark_hidden(f"{item.asks}{which}")
+    which = f" — schedule “{prompt[:60]}”" if prompt else ""
+    return mark_hidden(f"{item.asks.rstrip('.')}{which}")
 
 
 class WaitingList(QWidget):

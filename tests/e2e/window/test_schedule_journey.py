@@ -82,11 +82,11 @@ async def test_a_schedule_made_run_and_its_approval_answered_from_the_waiting_li
         await wait_until(lambda: waiting.count() == 1, what="the Waiting for you list")
         line = waiting.item(0).text()
         assert line.startswith(f'Parley asks to run write_note (path: "{note}", content: ')
-        assert line.endswith("(schedule “Write the standup note”)")
+        assert line.endswith('") — schedule “Write the standup note”')
         assert not note.exists()
         told = find(window, QLabel, "noticeText")
         await wait_until(lambda: "waits for you" in told.text(), what="the notice")
-        assert told.text() == f"A scheduled run waits for you: {line.rsplit(' (schedule', 1)[0]}"
+        assert told.text() == f"A scheduled run waits for you: {line.split(' — ')[0]}."
 
         waiting.setCurrentRow(0)
         find(page, QPushButton, "waitingApproveButton").click()
