@@ -152,7 +152,7 @@ class WindowSchedules(QObject):
         if not items:
             return
         body = items[-1].asks
-        notify_desktop("A scheduled run waits for you", body, self.tray)
+        await notify_desktop("A scheduled run waits for you", body, self.tray)
         self.notifier.show(
             f"A scheduled run waits for you: {body}",
             level="warning",
