@@ -216,6 +216,7 @@ class MainWindow(ThreadCommands):
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
         self.sidebar.place_agents(self.agent_part.agent_list)
+        self.header.place_badge(self.schedules_part.badge)
         self.splitter = MainSplitter(self.sidebar, column, self)
         self.setCentralWidget(self.splitter)
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
-from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QToolButton, QWidget
 
 from app.core.errors import ParleyError
 from app.services.runs import RunService
@@ -29,6 +31,8 @@ from app.ui.tasks import spawn
 __all__ = ["WindowSchedules"]
 
 ICON = "io.github.parley.Parley"
+BADGE_MS = 30_000
+"""How often the badge reads again while runs wait (one answered elsewhere goes)."""
 
 
 class WindowSchedules(QObject):
@@ -74,6 +78,16 @@ class WindowSchedules(QObject):
         )
         self.quit_action = self._action("Quit", "trayQuit", self.quit)
         self.tray: QSystemTrayIcon | None = None
+        self.badge = QToolButton(window)
+        self.badge.setObjectName("waitingBadge")
+        self.badge.setAutoRaise(True)
+        self.badge.setToolTip("Scheduled runs wait for your answer (View > Waiting for you…)")
+        self.badge.hide()
+        self.badge.clicked.connect(self.waitingWanted)
+        self._badge_timer = QTimer(self)
+        self._badge_timer.setInterval(BADGE_MS)
+        self._badge_timer.timeout.connect(lambda: spawn(self.refresh_badge()))
+        self.waitingChanged.connect(lambda: spawn(self.refresh_badge()))
 
     def _action(self, text: str, name: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self.menu)
@@ -88,6 +102,7 @@ class WindowSchedules(QObject):
         """Take the runner's lock and serve the schedules, or note who runs them."""
         if self.runner is not None or self.read_only:
             return
+        spawn(self.refresh_badge())
         runner = self._make_runner(clock_from(None))
         taken = await runner.start()
         if taken is not None:
@@ -100,6 +115,9 @@ class WindowSchedules(QObject):
 
     async def end(self) -> None:
         """Stop serving (the runs' turns stop with the workspace) and give the lock up."""
+        self._badge_timer.stop()
+        if self.tray is not None:
+            self.tray.hide()
         runner, self.runner = self.runner, None
         if runner is None:
             return
@@ -110,8 +128,6 @@ class WindowSchedules(QObject):
         await self.runs.aclose()
         await runner.settle(within=5)
         runner.stop()
-        if self.tray is not None:
-            self.tray.hide()
 
     def who_runs(self) -> str:
         """Which runner runs the schedules, in one sentence."""
@@ -129,16 +145,35 @@ class WindowSchedules(QObject):
         """The scheduled runs waiting for you now."""
         return await waiting_runs(self.schedules, self.runs)
 
+    async def refresh_badge(self) -> None:
+        """Show how many runs wait for you beside the thread's title (hidden when none)."""
+        try:
+            count = len(await self.waiting())
+        except ParleyError:
+            return
+        self.badge.setText(f"{count} waiting for you")
+        self.badge.setAccessibleName(f"{count} scheduled runs waiting for you")
+        self.badge.setVisible(count > 0)
+        if count and not self._badge_timer.isActive():
+            self._badge_timer.start()
+        elif not count:
+            self._badge_timer.stop()
+
     async def answer(self, item: Waiting, approve: bool) -> None:
         """Approve or deny what ``item`` asks (go on past its limit, or stop there); the run
         goes on, driven by this window's runner when it holds the lock."""
         start = answer_start(self.runs, item, approve)
         if self.runner is not None:
-            self.runner.answered(item.run, start)
-            await asyncio.sleep(0)  # its turn starts before the list is read again
+            task: asyncio.Future[Any] = self.runner.answered(item.run, start)
         else:
-            await start()
+            task = await start()
+        task.add_done_callback(self._run_stopped)
         self.waitingChanged.emit()
+
+    def _run_stopped(self, _task: asyncio.Future[Any]) -> None:
+        """An answered run stopped (done, or waiting once more): read again."""
+        if shiboken6.isValid(self):
+            self.waitingChanged.emit()
 
     def _on_waiting(self, _run: RunRecord) -> None:
         spawn(self._told_waiting())

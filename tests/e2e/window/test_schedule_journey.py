@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QTableWidget,
+    QToolButton,
 )
 
 from app.ui.actions import ActionId
@@ -88,6 +89,10 @@ async def test_a_schedule_made_run_and_its_approval_answered_from_the_waiting_li
         await wait_until(lambda: "waits for you" in told.text(), what="the notice")
         assert told.text() == f"A scheduled run waits for you: {line.split(' — ')[0]}."
 
+        badge = find(window, QToolButton, "waitingBadge")
+        await wait_until(badge.isVisible, what="the badge")
+        assert badge.text() == "1 waiting for you"
+
         waiting.setCurrentRow(0)
         find(page, QPushButton, "waitingApproveButton").click()
         await wait_until(note.exists, what="the approved call to run")
@@ -97,6 +102,7 @@ async def test_a_schedule_made_run_and_its_approval_answered_from_the_waiting_li
         )
         assert note.read_text() == "Standup at 10\n"
         await wait_until(lambda: waiting.count() == 0, what="the list to empty")
+        await wait_until(lambda: not badge.isVisible(), what="the badge to go")
         assert find(page, QLabel, "waitingEmpty").text() == "Nothing waits for you."
 
         runs.cellDoubleClicked.emit(0, 0)
