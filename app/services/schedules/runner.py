@@ -129,6 +129,10 @@ class ScheduleRunner:
             if run is not None:
                 started.append(run)
                 self._tasks[run.id] = asyncio.create_task(self._execute(record, run))
+            elif record.run_now or _due(record, now):
+                # its last run is still going: a write to the database (that run ending)
+                # wakes the runner for it, not the due time it already passed
+                self._held.add(record.id)
         return started
 
     def answered(
@@ -200,7 +204,6 @@ class ScheduleRunner:
         if not asked and (record.paused or due is None or due > now.timestamp()):
             return None
         if record.thread_id is not None and await self._still_going(record.thread_id):
-            self._held.add(record.id)
             return None  # the schedule's one thread is still answering or waiting
         zone = zone_of(record)
         latest = next(iter(await self._store.schedules.runs(record.id, 1)), None)
@@ -400,6 +403,10 @@ class ScheduleRunner:
                 )
                 continue
             await self._ended(run, thread_id, await self._threads.saved_state(thread_id))
+
+
+def _due(record: ScheduleRecord, now: datetime) -> bool:
+    return not record.paused and record.next_due is not None and record.next_due <= now.timestamp()
 
 
 def _joined(*notes: str) -> str:

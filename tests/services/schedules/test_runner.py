@@ -321,3 +321,74 @@ async def test_a_serving_runner_runs_a_schedule_added_meanwhile(
     await runner.wait()
     assert [r.note for r in await ws.schedules.runs(made.id)] == ["", "run now"]
     assert [r.note for r in await ws.schedules.runs(later.id)] == ["run now"]
+
+
+class _Held:
+    """A scripted model whose first answer waits until ``gate`` is set."""
+
+    def __init__(self) -> None:
+        self.model = ScriptedChatModel(["First.", "Second."])
+        self.gate: Any = None
+
+    @property
+    def info(self) -> Any:
+        return self.model.info
+
+    async def agenerate(self, messages: Any, **options: Any) -> Any:
+        await self.gate.wait()
+        return await self.model.agenerate(messages, **options)
+
+    async def astream(self, messages: Any, **options: Any) -> Any:
+        await self.gate.wait()
+        async for chunk in self.model.astream(messages, **options):
+            yield chunk
+
+
+async def test_a_due_time_passed_while_the_last_run_goes_on_costs_no_looks(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    held = _Held()
+    held.gate = asyncio.Event()
+    ws = await Workspace.open(
+        tmp_path, resolve_model=lambda spec: held, secret_resolver=lambda ref: ""
+    )
+    ws.settings.use(AppSettings(default_model="scripted:a"))
+    clock = Clock(datetime(2026, 11, 30, 7, 0, tzinfo=BERLIN))
+    runner = ws.schedule_runner(clock)
+    assert await runner.start() is None
+    looks: list[int] = []
+    look = runner.look
+
+    async def counted(only: str | None = None) -> Any:
+        looks.append(1)
+        return await look(only)
+
+    runner.look = counted  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    try:
+        made = await ws.schedules.add("Parley", "Long job", every="1m", now=clock.now)
+        clock.now = datetime(2026, 11, 30, 7, 1, 5, tzinfo=BERLIN)
+        serving = asyncio.create_task(runner.serve(stop, longest=3600, poll=0.02))
+        for _ in range(200):
+            if await ws.schedules.runs(made.id):
+                break
+            await asyncio.sleep(0.02)
+        clock.now = datetime(2026, 11, 30, 7, 3, 5, tzinfo=BERLIN)  # due again, still going
+        await asyncio.sleep(0.3)
+        settled = len(looks)
+        await asyncio.sleep(0.5)  # 25 polls: the due time passed is not looked at again
+        assert len(looks) == settled
+        held.gate.set()  # the run ends: its write wakes the runner, which runs it again
+        for _ in range(200):
+            if len(await ws.schedules.runs(made.id)) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(await ws.schedules.runs(made.id)) == 2
+    finally:
+        stop.set()
+        await serving
+        await runner.wait()
+        runner.stop()
+        await ws.aclose()
