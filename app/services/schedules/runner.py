@@ -185,7 +185,10 @@ class ScheduleRunner:
         try:
             while not stop.is_set():
                 self._idle.settle()
-                await self.look()
+                try:
+                    await self.look()
+                except ParleyError as exc:  # a look that fails is tried again, not the end
+                    log.warning("the schedules could not be read: %s", exc)
                 for run_id in [i for i, t in self._tasks.items() if t.done()]:
                     self._tasks.pop(run_id)
                 # the schedules as the look just read them (a claim only moves a due time
