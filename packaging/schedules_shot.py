@@ -1,6 +1,7 @@
 """Render the README's schedules screenshots: Settings > Schedules with three schedules (one
-paused) and their runs (one done, one waiting for you), and the editor of a new schedule
-saying its next three runs, offscreen on a data directory seeded with a scripted model.
+paused), the run waiting for you in the Waiting for you list and the runs (one done, one
+waiting for you), and the editor of a new schedule saying its next three runs and its limits,
+offscreen on a data directory seeded with a scripted model.
 
 Run: ``.venv/bin/python packaging/schedules_shot.py OUT_DIR [--all]`` (``--all``: dark too).
 """
@@ -82,10 +83,11 @@ async def _shoot(out: Path, data: Path, thread_id: str, every: bool) -> None:
 
     async for window, suffix in each_theme(data, thread_id, every):
         dialog = window.open_settings()
-        dialog.resize(1040, 640)
+        dialog.resize(1040, 800)
         page = await dialog.show_page(PageId.SCHEDULES)
         await page.load()
         page.table.selectRow(1)
+        page.waiting.list.setCurrentRow(0)
         await asyncio.sleep(0.3)
         dialog.grab().save(str(out / f"schedules{suffix}.png"))
         page.findChild(QPushButton, "newScheduleButton").click()

@@ -348,6 +348,8 @@ async def _scheduler(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     async def once(ws: Workspace, runner: ScheduleRunner) -> int:
         await runner.look()
         _ran(await runner.wait(), out)
+        for sentence in runner.said:
+            _write(out, sentence + "\n")
         return 0
 
     async def serve(ws: Workspace, runner: ScheduleRunner) -> int:

@@ -32,6 +32,7 @@ __all__ = [
     "list_schedules",
     "remove",
     "resolve",
+    "run_threads",
     "set_next_due",
     "set_paused",
     "set_run_now",
@@ -286,3 +287,13 @@ def unfinished(db: sqlite_utils.Database) -> list[RunRecord]:
         " ORDER BY started_at, id"
     )
     return [_run(r) for r in rows.fetchall()]
+
+
+def run_threads(db: sqlite_utils.Database) -> set[str]:
+    """The threads scheduled runs wrote into."""
+    if not _kept_here(db):
+        return set()
+    rows = db.conn.execute(
+        "SELECT DISTINCT thread_id FROM schedule_runs WHERE thread_id IS NOT NULL"
+    )
+    return {str(r[0]) for r in rows.fetchall()}

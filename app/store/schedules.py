@@ -92,6 +92,10 @@ class ScheduleStore:
         """The newest runs (of ``schedule_id`` only, when given), newest first."""
         return await self._worker.acall(_schedules.list_runs, schedule_id, limit)
 
+    async def run_threads(self) -> set[str]:
+        """The threads scheduled runs wrote into."""
+        return await self._worker.acall(_schedules.run_threads)
+
     async def unfinished(self) -> builtins.list[RunRecord]:
         """The runs still running or waiting, oldest first."""
         return await self._worker.acall(_schedules.unfinished)

@@ -71,6 +71,7 @@ class ActionId(StrEnum):
     VIEW_OFFLINE = "view.offline"
     VIEW_NETWORK = "view.network"
     VIEW_SCHEDULES = "view.schedules"
+    VIEW_WAITING = "view.waiting"
     HELP_SHORTCUTS = "help.shortcuts"
     HELP_DIAGNOSTICS = "help.diagnostics"
     HELP_DATA_FOLDER = "help.dataFolder"

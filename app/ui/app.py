@@ -83,6 +83,7 @@ async def open_window(
     window.show()
     workspace.knowledge.start()  # resync the knowledge folders, then watch them
     await window.start(thread_id, preload=preload)
+    await window.schedules_part.begin()  # the window runs the schedules while it is open
     app = QApplication.instance()
     collector = app.findChild(MainThreadCollector) if app is not None else None
     if collector is not None:
@@ -106,6 +107,7 @@ async def close_window(window: MainWindow) -> None:
         window.close()
     await window.threads_vm.commit_delete()
     await window.server.turn_off()  # Settings > Server's: it serves this workspace
+    await window.schedules_part.end()
     await drain()
     await window.workspace.aclose()
     window.deleteLater()  # Qt destroys it and its parts between events, dropping their slots

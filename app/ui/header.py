@@ -143,6 +143,12 @@ class Header(QFrame):
         layout.addWidget(self.budget)
         layout.addWidget(self.picker)
 
+    def place_badge(self, badge: QWidget) -> None:
+        """Show ``badge`` (what waits for you) before the network indicator."""
+        layout = self.layout()
+        assert isinstance(layout, QHBoxLayout)
+        layout.insertWidget(layout.indexOf(self.network), badge)
+
     def show_agent(
         self, name: str, description: str = "", model: str | None = None, *, own: bool = True
     ) -> None:

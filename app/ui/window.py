@@ -57,6 +57,7 @@ from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
 from app.ui.window_actions import window_actions
 from app.ui.window_attachments import WindowAttachments
+from app.ui.window_schedules import WindowSchedules
 from app.ui.window_threads import ThreadCommands
 
 __all__ = ["EXAMPLES", "MainWindow"]
@@ -91,7 +92,11 @@ class MainWindow(ThreadCommands):
             workspace.threads, workspace.runs, workspace.settings, workspace.events, self
         )
         self.threads_vm = ThreadsViewModel(
-            workspace.threads, workspace.events, self, agent_names=workspace.agents.named
+            workspace.threads,
+            workspace.events,
+            self,
+            agent_names=workspace.agents.named,
+            scheduled=workspace.schedules.run_threads,
         )
         self._make_widgets()
         self._make_parts()
@@ -184,6 +189,15 @@ class MainWindow(ThreadCommands):
             self,
         )
         self.remedies = Remedies(workspace.preferences, chat_vm, self.notifier, self)
+        self.schedules_part = WindowSchedules(
+            workspace.schedules,
+            workspace.runs,
+            workspace.settings,
+            workspace.schedule_runner,
+            self.notifier,
+            self,
+        )
+        self.schedules_part.read_only = bool(workspace.data.read_only)
         self.memories_used = MemoriesUsed(
             workspace.memory, workspace.threads, self.open_thread, self
         )
@@ -227,6 +241,7 @@ class MainWindow(ThreadCommands):
         col.addWidget(self.budget_pause)
         col.addWidget(self.composer)
         self.sidebar.place_agents(self.agent_part.agent_list)
+        self.header.place_badge(self.schedules_part.badge)
         self.splitter = MainSplitter(self.sidebar, column, self)
         self.setCentralWidget(self.splitter)
 
@@ -292,6 +307,7 @@ class MainWindow(ThreadCommands):
         )
         self.downloads.stopped.connect(lambda: spawn(self.models.refresh()))
         self.data_actions.closeRequested.connect(self.close)
+        self.schedules_part.waitingWanted.connect(self.show_waiting)
         self.closed.connect(self.approvals.dismiss)
         self.closed.connect(self.data_actions.after_close)
 
@@ -509,6 +525,12 @@ class MainWindow(ThreadCommands):
         self._settings_dialog.open_at(page)
         return self._settings_dialog
 
+    def show_waiting(self) -> None:
+        """View > Waiting for you…: the runs waiting for you, on the Schedules page."""
+        self.schedules_part.show_window()
+        page = self.open_settings(PageId.SCHEDULES).page(PageId.SCHEDULES)
+        page.waiting.list.setFocus()  # type: ignore[attr-defined]
+
     def _open_memory_source(self, thread_id: str) -> None:
         if self._settings_dialog is not None:
             self._settings_dialog.close()
@@ -531,6 +553,7 @@ class MainWindow(ThreadCommands):
             ws.threads,
             ws.schedules,
             self.server,
+            self.schedules_part,
         )
 
     def _restore_requested(self, backup: Path) -> None:
@@ -568,6 +591,11 @@ class MainWindow(ThreadCommands):
         self._layout.save(self, self.splitter)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.schedules_part.keeps_running():
+            event.ignore()  # kept in the tray, running the schedules
+            self.save_layout()
+            self.schedules_part.hide_to_tray()
+            return
         self.save_layout()
         set_failure_reporter(None)
         self.attachments.close()

@@ -288,3 +288,20 @@ def test_a_run_at_its_budget_waits_and_is_raised_on_a_terminal(tmp_path: Path) -
         os.close(main)
     assert proc.returncode == 0, err.decode()
     assert "Finished after the raise." in (seen + out).decode()
+
+
+def test_a_clock_set_back_runs_no_due_time_twice_and_says_so(tmp_path: Path) -> None:
+    model = _script(tmp_path, "s.json", ["Report.", "Report again."])
+    short = _add(tmp_path, "--every", "day 08:00", "--now", "2026-12-03T07:00", "Morning report")
+    done = _run(tmp_path, "scheduler", "--once", "--now", "2026-12-03T08:01", "--model", model)
+    assert done.stdout.startswith(f"Schedule {short}: done in thread"), done.stdout
+    _run(tmp_path, "schedule", "pause", short)
+    _run(tmp_path, "schedule", "resume", short, "--now", "2026-12-02T09:00")  # a day back
+    again = _run(tmp_path, "scheduler", "--once", "--now", "2026-12-03T08:05", "--model", model)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == (
+        f"Schedule {short} did not run again: the clock went back to Thursday 3 December at "
+        "08:05 CET, before its run for Thursday 3 December at 08:00 CET; it runs next Friday "
+        "4 December at 08:00 CET.\n"
+    )
+    assert len(_runs(tmp_path)) == 1

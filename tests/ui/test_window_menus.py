@@ -61,6 +61,7 @@ def menus() -> dict[str, list[tuple[str, str]]]:
             ("Work &offline", ""),
             ("&Network connections…", ""),
             ("S&chedules…", ""),
+            ("&Waiting for you…", ""),
         ],
         "&Help": [
             ("&Keyboard shortcuts", "F1"),

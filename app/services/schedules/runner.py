@@ -28,6 +28,7 @@ from app.services.agents import AgentService
 from app.services.bus import EventBus
 from app.services.events import ApprovalNeeded, BudgetPaused, Problem, WorkspaceEvent
 from app.services.runs import RunService
+from app.services.schedules.idle import IdleWait, StoreWatch
 from app.services.schedules.lock import RunnerLock, RunnerTaken
 from app.services.schedules.service import ScheduleService, moment, zone_of
 from app.services.schedules.when import due_times, in_words
@@ -41,6 +42,13 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 """The runner's clock: the time now, aware."""
+
+POLL_SECONDS = 10.0
+"""How often a sleeping runner reads the clock and the database file's size and time."""
+LONGEST_SLEEP = 900.0
+"""The longest a runner sleeps without a look."""
+CLOCK_SLACK = 60.0
+"""How far behind a run's start the clock may be before it is said to have gone back."""
 
 _GONE_AGENT = (
     "The schedule's agent is no longer here; give the schedule another agent or remove it."
@@ -79,6 +87,14 @@ class ScheduleRunner:
         self._tasks: dict[int, asyncio.Task[RunRecord]] = {}
         self._seen: list[ScheduleRecord] = []
         """The schedules as the last look read them."""
+        self._held: set[str] = set()
+        """Schedules due but not started at the last look (their one thread still busy)."""
+        self.said: list[str] = []
+        """Sentences about schedules that did not run when due (a clock that went back)."""
+        self._idle = IdleWait(StoreWatch(store.path), lambda: self.clock().timestamp())
+        self._unwatch = schedules.on_change(self._idle.wake)
+        self.on_waiting: Callable[[RunRecord], None] | None = None
+        """Told of each run that starts waiting for someone (the window notifies)."""
 
     async def start(self) -> RunnerTaken | None:
         """Take the runner's lock and pick up what a runner before left unfinished; who
@@ -90,7 +106,12 @@ class ScheduleRunner:
 
     def stop(self) -> None:
         """Give the lock up."""
+        self._unwatch()
         self.lock.release()
+
+    def wake(self) -> None:
+        """Look again now (a serving runner), as when a schedule changes in this process."""
+        self._idle.wake()
 
     async def look(self, only: str | None = None) -> list[RunRecord]:
         """Write how waiting runs ended when their threads no longer wait, then start every
@@ -100,6 +121,7 @@ class ScheduleRunner:
         started: list[RunRecord] = []
         now = self.clock()
         self._seen = await self._schedules.list()
+        self._held = set()
         for record in self._seen:
             if only is not None and record.id != only:
                 continue
@@ -107,7 +129,21 @@ class ScheduleRunner:
             if run is not None:
                 started.append(run)
                 self._tasks[run.id] = asyncio.create_task(self._execute(record, run))
+            elif record.run_now or _due(record, now):
+                # its last run is still going: a write to the database (that run ending)
+                # wakes the runner for it, not the due time it already passed
+                self._held.add(record.id)
         return started
+
+    def answered(
+        self, run: RunRecord, start: Callable[[], Awaitable[asyncio.Task[AgentState | None]]]
+    ) -> asyncio.Task[RunRecord]:
+        """Drive a waiting run, answered here with ``start``, to its end and write how it
+        ended (or that it waits again)."""
+        assert run.thread_id is not None
+        task = asyncio.create_task(self._drive(run, run.thread_id, start))
+        self._tasks[run.id] = task
+        return task
 
     async def settle(self, within: float) -> None:
         """Wait up to ``within`` seconds for the runs this runner started to write how they
@@ -128,23 +164,40 @@ class ScheduleRunner:
                 self._tasks.pop(run_id, None)
         return done
 
-    def next_look(self, records: list[ScheduleRecord], longest: float = 10.0) -> float:
-        """Seconds until the earliest due time (at most ``longest``, to notice new
-        schedules and run-now requests)."""
-        now = self.clock().timestamp()
-        dues = [r.next_due - now for r in records if not r.paused and r.next_due is not None]
-        return max(0.05, min([longest, *dues]))
+    def next_due(self, records: list[ScheduleRecord]) -> float | None:
+        """The earliest due time of ``records`` (seconds since the epoch), leaving out the
+        paused ones and those held back at the last look (their thread still busy: a
+        change in the database wakes the runner for them)."""
+        dues = [
+            r.next_due
+            for r in records
+            if not r.paused and r.next_due is not None and r.id not in self._held
+        ]
+        return min(dues, default=None)
 
-    async def serve(self, stop: asyncio.Event, longest: float = 10.0) -> None:
-        """Run due schedules until ``stop`` is set (the lock taken already)."""
-        while not stop.is_set():
-            await self.look()
-            for run_id in [i for i, t in self._tasks.items() if t.done()]:
-                self._tasks.pop(run_id)
-            # the schedules as the look just read them (a claim only moves a due time later)
-            delay = self.next_look(self._seen, longest)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=delay)
+    async def serve(
+        self, stop: asyncio.Event, longest: float = LONGEST_SLEEP, poll: float = POLL_SECONDS
+    ) -> None:
+        """Run due schedules until ``stop`` is set (the lock taken already), asleep between
+        looks until the next due time (see :mod:`app.services.schedules.idle`)."""
+        stopping = asyncio.create_task(stop.wait())
+        stopping.add_done_callback(lambda _task: self._idle.wake())
+        try:
+            while not stop.is_set():
+                self._idle.settle()
+                try:
+                    await self.look()
+                except ParleyError as exc:  # a look that fails is tried again, not the end
+                    log.warning("the schedules could not be read: %s", exc)
+                for run_id in [i for i, t in self._tasks.items() if t.done()]:
+                    self._tasks.pop(run_id)
+                # the schedules as the look just read them (a claim only moves a due time
+                # later); a run's own writes wake it once more, to no cost
+                await self._idle.sleep(self.next_due(self._seen), poll=poll, longest=longest)
+        finally:
+            stopping.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await stopping
 
     async def _claim(self, record: ScheduleRecord, now: datetime) -> RunRecord | None:
         """Claim the schedule's run due at ``now`` (with its note of missed due times), or
@@ -156,14 +209,23 @@ class ScheduleRunner:
         if record.thread_id is not None and await self._still_going(record.thread_id):
             return None  # the schedule's one thread is still answering or waiting
         zone = zone_of(record)
+        latest = next(iter(await self._store.schedules.runs(record.id, 1)), None)
+        behind = ""
+        if latest is not None and latest.started_at > now.timestamp() + CLOCK_SLACK:
+            behind = "the clock is behind this schedule's last run (" + in_words(
+                moment(latest.started_at), zone, now
+            ) + ")"  # fmt: skip
         if asked:
             return await self._store.schedules.claim(
-                record.id, now.timestamp(), missed=0, note="run now", next_due=due,
-                started_at=now.timestamp(),
+                record.id, now.timestamp(), missed=0, note=_joined("run now", behind),
+                next_due=due, started_at=now.timestamp(),
             )  # fmt: skip
         assert due is not None
         rule = self._schedules.rule(record)
         count, last = due_times(rule, moment(due), now, zone, moment(record.created_at))
+        if latest is not None and last.timestamp() <= latest.due_at:
+            await self._ran_already(record, latest, now)
+            return None
         missed = max(0, count - 1)
         note = ""
         if missed:
@@ -172,9 +234,22 @@ class ScheduleRunner:
             )
         following = self._schedules.next_after(record, now)
         return await self._store.schedules.claim(
-            record.id, last.timestamp(), missed=missed, note=note,
+            record.id, last.timestamp(), missed=missed, note=_joined(note, behind),
             next_due=following.timestamp(), started_at=now.timestamp(),
         )  # fmt: skip
+
+    async def _ran_already(self, record: ScheduleRecord, latest: RunRecord, now: datetime) -> None:
+        """The due time the clock says has a run already (the clock went back): it is not
+        run twice; the schedule waits for the first due time after that run, and says so."""
+        zone = zone_of(record)
+        following = self._schedules.next_after(record, max(now, moment(latest.due_at)))
+        await self._store.schedules.set_next_due(record.id, following.timestamp())
+        self.said.append(
+            f"Schedule {record.short_id} did not run again: the clock went back to "
+            f"{in_words(now, zone, now)}, before its run for "
+            f"{in_words(moment(latest.due_at), zone, now)}; it runs next "
+            f"{in_words(following, zone, now)}."
+        )
 
     async def _still_going(self, thread_id: str) -> bool:
         if self._runs.is_running(thread_id):
@@ -287,7 +362,7 @@ class ScheduleRunner:
         finished: bool = True,
     ) -> RunRecord:
         spent = state.execution_meta.spent if state is not None else {}
-        return await self._store.schedules.finish(
+        written = await self._store.schedules.finish(
             run.id,
             status,
             sentence,
@@ -296,6 +371,9 @@ class ScheduleRunner:
             cost=float(spent.get("cost", 0.0)),
             finished_at=self.clock().timestamp() if finished else None,
         )
+        if status == "waiting" and self.on_waiting is not None:
+            self.on_waiting(written)
+        return written
 
     async def _refresh_waiting(self) -> None:
         """A waiting run whose thread no longer waits (answered here or elsewhere) gets
@@ -328,6 +406,14 @@ class ScheduleRunner:
                 )
                 continue
             await self._ended(run, thread_id, await self._threads.saved_state(thread_id))
+
+
+def _due(record: ScheduleRecord, now: datetime) -> bool:
+    return not record.paused and record.next_due is not None and record.next_due <= now.timestamp()
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
 
 
 def clock_from(start: datetime | None) -> Clock:

@@ -9,8 +9,10 @@ made in (the person's, :func:`local_zone`). Running them is the runner's
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -87,6 +89,22 @@ class ScheduleService:
         """The data folder: the runner's lock lives there."""
         self.zone = zone or local_zone()
         """The time zone new schedules are read in."""
+        self._listeners: builtins.list[Callable[[], None]] = []
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` whenever a schedule is added or changed through this service
+        (the runner wakes to look); returns how to stop."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return stop
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
 
     @staticmethod
     def rule(record: ScheduleRecord) -> ScheduleRule:
@@ -154,7 +172,9 @@ class ScheduleService:
             created_at=when.timestamp(),
         )
         first = next_due(rule, when, self.zone, when)
-        return await self._store.schedules.add(replace(record, next_due=first.timestamp()))
+        made = await self._store.schedules.add(replace(record, next_due=first.timestamp()))
+        self._changed()
+        return made
 
     async def list(self) -> builtins.list[ScheduleRecord]:
         """Every schedule, oldest first."""
@@ -172,12 +192,14 @@ class ScheduleService:
         """Remove the schedule (its runs and threads stay); the one removed."""
         record = await self.get(schedule_id)
         await self._store.schedules.remove(record.id)
+        self._changed()
         return record
 
     async def pause(self, schedule_id: str) -> ScheduleRecord:
         """Pause the schedule: it is not due until resumed."""
         record = await self.get(schedule_id)
         await self._store.schedules.set_paused(record.id, True, None)
+        self._changed()
         return await self.get(record.id)
 
     async def resume(self, schedule_id: str, now: datetime | None = None) -> ScheduleRecord:
@@ -186,12 +208,14 @@ class ScheduleService:
         record = await self.get(schedule_id)
         due = self.next_after(record, now or datetime.now(UTC))
         await self._store.schedules.set_paused(record.id, False, due.timestamp())
+        self._changed()
         return await self.get(record.id)
 
     async def ask_run_now(self, schedule_id: str) -> ScheduleRecord:
         """Ask the runner to run the schedule at its next look, paused or not."""
         record = await self.get(schedule_id)
         await self._store.schedules.set_run_now(record.id)
+        self._changed()
         return await self.get(record.id)
 
     async def runs(
@@ -201,6 +225,14 @@ class ScheduleService:
         if schedule_id is not None:
             schedule_id = (await self.get(schedule_id)).id
         return await self._store.schedules.runs(schedule_id, limit)
+
+    async def run_threads(self) -> set[str]:
+        """The threads scheduled runs wrote into (the sidebar marks them)."""
+        return await self._store.schedules.run_threads()
+
+    async def unfinished(self) -> builtins.list[RunRecord]:
+        """The runs still running or waiting, oldest first."""
+        return await self._store.schedules.unfinished()
 
     async def agent_name(self, agent_id: str) -> str:
         """The agent's name, or a note that it is gone."""

@@ -55,6 +55,8 @@ class AppSettings(BaseModel):
     memory_paused_agents: list[str] = Field(default_factory=list)
     """The ids of the agents whose memory is paused: their turns use no memory and keep none
     (the built-in agent's id for "Parley")."""
+    run_in_background: bool = False
+    """Closing the window keeps Parley in the system tray, running the schedules."""
     memory_keep_unasked: list[str] = Field(default_factory=list)
     """The ids of the agents whose proposed memories are kept without asking (the built-in
     agent's id for "Parley")."""

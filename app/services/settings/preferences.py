@@ -321,6 +321,14 @@ class Preferences:
             raise UserError(f"the theme must be one of {', '.join(THEMES)}, not {theme!r}")
         await self._settings.update(theme=theme)
 
+    def run_in_background(self) -> bool:
+        """Whether closing the window keeps Parley running the schedules in the tray."""
+        return self._settings.current.run_in_background
+
+    async def set_run_in_background(self, on: bool) -> None:
+        """Keep whether closing the window keeps Parley running the schedules in the tray."""
+        await self._settings.update(run_in_background=on)
+
     async def set_offline(self, offline: bool) -> None:
         """Keep the offline choice; it applies to every connection at once."""
         await self._settings.update(offline=offline)

@@ -56,7 +56,11 @@ PAGES: tuple[PageSpec, ...] = (
         lambda s, p: MemoryPage(s.memory, s.agents, s.threads, s.settings, p),
     ),
     PageSpec(
-        PageId.SCHEDULES, SchedulesPage.TITLE, lambda s, p: SchedulesPage(s.schedules, s.agents, p)
+        PageId.SCHEDULES,
+        SchedulesPage.TITLE,
+        lambda s, p: SchedulesPage(
+            s.schedules, s.agents, p, scheduling=s.window_schedules, preferences=s.preferences
+        ),
     ),
     PageSpec(PageId.SERVER, ServerPage.TITLE, lambda s, p: ServerPage(s.server, p)),
     PageSpec(PageId.RULES, RulesPage.TITLE, lambda s, p: RulesPage(s.preferences, p)),

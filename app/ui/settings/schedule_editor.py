@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -58,9 +59,9 @@ def when_preview(text: str, zone: ZoneInfo, now: datetime) -> tuple[str, bool]:
 class ScheduleEditor(QDialog):
     """The editor of a new schedule (object name ``scheduleEditor``): ``scheduleAgent``,
     ``schedulePrompt``, ``scheduleWhen`` with ``scheduleWhenHint`` under it,
-    ``scheduleLimits`` (``scheduleMaxToolCalls``, ``scheduleMaxModelCalls``; 0 keeps the
-    default limits) and ``scheduleSaveButton``. Accepted once the schedule is kept
-    (:attr:`made`)."""
+    ``scheduleLimits`` (``scheduleMaxToolCalls``, ``scheduleMaxModelCalls``,
+    ``scheduleMaxTokens``, ``scheduleMaxCost``; 0 keeps the default limits) and
+    ``scheduleSaveButton``. Accepted once the schedule is kept (:attr:`made`)."""
 
     def __init__(
         self, schedules: ScheduleService, agents: list[Agent], parent: QWidget | None = None
@@ -92,6 +93,15 @@ class ScheduleEditor(QDialog):
         self.limits.setObjectName("scheduleLimits")
         self.tool_calls = self._limit("scheduleMaxToolCalls", "Tool calls per run")
         self.model_calls = self._limit("scheduleMaxModelCalls", "Model calls per run")
+        self.tokens = self._limit("scheduleMaxTokens", "Tokens per run", 100_000_000)
+        self.cost = QDoubleSpinBox(self.limits)
+        self.cost.setObjectName("scheduleMaxCost")
+        self.cost.setAccessibleName("Cost per run, in dollars")
+        self.cost.setRange(0, 10_000)
+        self.cost.setDecimals(2)
+        self.cost.setPrefix("$")
+        self.cost.setSpecialValueText("default")
+        self.cost.setMinimumWidth(96)
         row = QHBoxLayout(self.limits)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(QLabel("Tool calls", self.limits))
@@ -99,6 +109,12 @@ class ScheduleEditor(QDialog):
         row.addSpacing(16)
         row.addWidget(QLabel("Model calls", self.limits))
         row.addWidget(self.model_calls)
+        row.addSpacing(16)
+        row.addWidget(QLabel("Tokens", self.limits))
+        row.addWidget(self.tokens)
+        row.addSpacing(16)
+        row.addWidget(QLabel("Cost", self.limits))
+        row.addWidget(self.cost)
         row.addStretch(1)
         form = QFormLayout()
         form.setHorizontalSpacing(16)
@@ -125,13 +141,13 @@ class ScheduleEditor(QDialog):
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
         self.when.textChanged.connect(self._said)
-        self.resize(560, 380)
+        self.resize(720, 380)
 
-    def _limit(self, name: str, accessible: str) -> QSpinBox:
+    def _limit(self, name: str, accessible: str, most: int = 100_000) -> QSpinBox:
         box = QSpinBox(self.limits)
         box.setObjectName(name)
         box.setAccessibleName(accessible)
-        box.setRange(0, 100_000)
+        box.setRange(0, most)
         box.setSpecialValueText("default")
         box.setMinimumWidth(96)
         return box
@@ -149,6 +165,8 @@ class ScheduleEditor(QDialog):
         return BudgetLimits(
             max_tool_calls=self.tool_calls.value() or None,
             max_model_calls=self.model_calls.value() or None,
+            max_tokens=self.tokens.value() or None,
+            max_cost=self.cost.value() or None,
         )
 
     async def save(self) -> None:

@@ -2,8 +2,11 @@
 next run, on or paused) with New…, Pause/Resume, Remove and Run now; and its runs (when, which
 schedule, how it went with its sentence, tokens), a double click opening a run's thread.
 
-The schedules are run by ``parley scheduler``; this page makes and changes them, and reads
-again every few seconds while shown so a run's progress appears.
+The window runs the schedules while it is open (or ``parley scheduler`` does; the page says
+which, in ``schedulesRunner``); this page makes and changes them, lists the runs waiting for
+you (:class:`~app.ui.settings.waiting_list.WaitingList`), keeps "Keep running in the
+background" (``scheduleBackground``), and reads again every few seconds while shown so a
+run's progress appears.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,13 +36,16 @@ from app.services.schedules.service import (
     zone_of,
 )
 from app.services.schedules.when import in_words
+from app.services.settings.preferences import Preferences
 from app.text.hidden_chars import mark_hidden
 from app.ui.dialogs import ask
 from app.ui.memory.describe import when_text
 from app.ui.settings._form import heading, page_layout, result_label, rows_table
 from app.ui.settings.page import SettingsPage
 from app.ui.settings.schedule_editor import ScheduleEditor
+from app.ui.settings.waiting_list import WaitingList
 from app.ui.tasks import spawn
+from app.ui.window_schedules import WindowSchedules
 
 __all__ = ["RUN_COLUMNS", "SCHEDULE_COLUMNS", "SchedulesPage", "status_text"]
 
@@ -78,16 +85,36 @@ class SchedulesPage(SettingsPage):
     """A run's row was double-clicked: open its thread (the id)."""
 
     def __init__(
-        self, schedules: ScheduleService, agents: AgentService, parent: QWidget | None = None
+        self,
+        schedules: ScheduleService,
+        agents: AgentService,
+        parent: QWidget | None = None,
+        *,
+        scheduling: WindowSchedules | None = None,
+        preferences: Preferences | None = None,
     ) -> None:
         super().__init__(parent)
         self.schedules, self.agents = schedules, agents
+        self.scheduling, self.preferences = scheduling, preferences
         layout = page_layout(
             self,
             self.TITLE,
             "Agents that run a prompt on their own at the times you set, each run in a "
-            "thread. parley scheduler runs them; a call that needs approval waits for you.",
+            "thread. The window runs them while it is open, parley scheduler without it; a "
+            "call that needs approval waits for you.",
         )
+        self.runner_label = QLabel("", self)
+        self.runner_label.setObjectName("schedulesRunner")
+        self.runner_label.setWordWrap(True)
+        self.background = QCheckBox("Keep running in the background to run schedules", self)
+        self.background.setObjectName("scheduleBackground")
+        self.background.setToolTip(
+            "Closing the window keeps Parley in the system tray, where its menu opens the "
+            "window, pauses all schedules or quits."
+        )
+        self.background.toggled.connect(lambda on: spawn(self._keep_background(on)))
+        layout.addWidget(self.runner_label)
+        layout.addWidget(self.background)
         self.table = rows_table(self, "scheduleList", "Schedules", SCHEDULE_COLUMNS, stretch=1)
         self.empty = QLabel("No schedules yet.", self)
         self.empty.setObjectName("scheduleEmpty")
@@ -112,6 +139,12 @@ class SchedulesPage(SettingsPage):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(row)
+        self.waiting: WaitingList | None = None
+        if scheduling is not None:
+            self.waiting = WaitingList(scheduling, self)
+            self.waiting.threadWanted.connect(self.threadWanted)
+            self.waiting.answered.connect(lambda: spawn(self.load()))
+            layout.addWidget(self.waiting)
         layout.addWidget(heading("Runs", self))
         layout.addWidget(self.runs, 1)
         layout.addWidget(self.no_runs)
@@ -141,8 +174,22 @@ class SchedulesPage(SettingsPage):
 
     # Filling -------------------------------------------------------------------------
 
+    async def _keep_background(self, on: bool) -> None:
+        if self.preferences is not None:
+            await self.preferences.set_run_in_background(on)
+
     async def load(self) -> None:
-        """List the schedules and their newest runs."""
+        """List the schedules and their newest runs, who runs them and what waits for you."""
+        if self.scheduling is not None:
+            self.runner_label.setText(self.scheduling.who_runs())
+        self.runner_label.setVisible(self.scheduling is not None)
+        self.background.setVisible(self.preferences is not None)
+        if self.preferences is not None:
+            self.background.blockSignals(True)
+            self.background.setChecked(self.preferences.run_in_background())
+            self.background.blockSignals(False)
+        if self.waiting is not None:
+            await self.waiting.load()
         try:
             records = await self.schedules.list()
             runs = await self.schedules.runs()
@@ -280,8 +327,11 @@ class SchedulesPage(SettingsPage):
         if record is None:
             return
         await self.schedules.ask_run_now(record.id)
-        self.message.setText(
-            "Asked to run now: parley scheduler runs it at its next look (within seconds "
-            "while it runs)."
-        )
+        if self.scheduling is not None and self.scheduling.runner is not None:
+            self.message.setText("Running it now; its run shows under Runs.")
+        else:
+            self.message.setText(
+                "Asked to run now: the runner of the schedules runs it at its next look "
+                "(within seconds while it runs)."
+            )
         await self.load()

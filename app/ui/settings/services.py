@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.services.agents import AgentService
 from app.services.bus import EventBus
@@ -19,6 +20,9 @@ from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
 from app.services.workspace_tools import WorkspaceTools
+
+if TYPE_CHECKING:
+    from app.ui.window_schedules import WindowSchedules
 
 __all__ = ["SettingsServices"]
 
@@ -55,3 +59,5 @@ class SettingsServices:
     """The schedules page's schedules and their runs."""
     server: ServerSwitch
     """The server page's switch and keys."""
+    window_schedules: WindowSchedules | None = None
+    """The window's runner: who runs the schedules, the runs waiting for you."""

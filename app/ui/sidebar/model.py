@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -34,17 +35,21 @@ class SidebarRow:
     """The thread's agent when it is not Parley (shown before the last line)."""
     branch: int | None = None
     """A search hit on a version the thread does not show now: its branch's number."""
+    scheduled: bool = False
+    """A scheduled run wrote into the thread (said before the last line)."""
 
 
 _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
 
 
-def row_of_summary(summary: ThreadSummary, agent: str = "") -> SidebarRow:
+def row_of_summary(summary: ThreadSummary, agent: str = "", scheduled: bool = False) -> SidebarRow:
     """The row for a thread (its last line without Markdown marks), naming ``agent`` when
-    it is not Parley."""
+    it is not Parley, and marked when a scheduled run wrote into it."""
     t = summary.thread
     line = _MARKUP.sub("", summary.last_line)
-    return SidebarRow(t.id, t.title or "New thread", line, summary.status, agent=agent)
+    return SidebarRow(
+        t.id, t.title or "New thread", line, summary.status, agent=agent, scheduled=scheduled
+    )
 
 
 def row_of_hit(hit: SearchHit) -> SidebarRow:
@@ -82,6 +87,7 @@ class ThreadListModel(QAbstractListModel):
             badge = BADGES.get(row.status)
             line = row.line.replace("\x02", "").replace("\x03", "")
             agent = f", with {row.agent}" if row.agent else ""
+            agent = f", scheduled{agent}" if row.scheduled else agent
             return f"{row.title}{agent}{f', {badge}' if badge else ''}. {line}"
         if role == Qt.ItemDataRole.ToolTipRole:
             badge = BADGES.get(row.status)
@@ -105,9 +111,7 @@ class ThreadListModel(QAbstractListModel):
         row = self.rows[index.row()]
         if not title or title == row.title:
             return False
-        self.rows[index.row()] = SidebarRow(
-            row.thread_id, title, row.line, row.status, agent=row.agent
-        )
+        self.rows[index.row()] = dataclasses.replace(row, title=title)
         self.dataChanged.emit(index, index)
         self.renameRequested.emit(row.thread_id, title)
         return True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -39,10 +39,13 @@ class ThreadsViewModel(QObject):
         parent: QObject | None = None,
         *,
         agent_names: Callable[[str], str] | None = None,
+        scheduled: Callable[[], Awaitable[set[str]]] | None = None,
     ) -> None:
         super().__init__(parent)
         self.threads = threads
         self._agent_names = agent_names
+        self._scheduled = scheduled
+        """The threads scheduled runs wrote into (marked in the list)."""
         self.model = ThreadListModel(self)
         self.model.renameRequested.connect(lambda tid, title: spawn(self.rename(tid, title)))
         self.query = ""
@@ -86,8 +89,14 @@ class ThreadsViewModel(QObject):
                 self.model.set_rows(rows)
         else:
             summaries = await self.threads.list_all()
+            scheduled = await self._scheduled() if self._scheduled is not None else set()
             if not self.query.strip():
-                self.model.set_rows([row_of_summary(s, self._agent_of(s)) for s in summaries])
+                self.model.set_rows(
+                    [
+                        row_of_summary(s, self._agent_of(s), s.thread.id in scheduled)
+                        for s in summaries
+                    ]
+                )
         self.refreshed.emit()
 
     def _agent_of(self, summary: ThreadSummary) -> str:

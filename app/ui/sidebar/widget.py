@@ -103,8 +103,11 @@ class _RowDelegate(QStyledItemDelegate):
     def _draw_line(self, painter: QPainter, rect: QRect, row: SidebarRow, pal: QPalette) -> None:
         muted = pal.color(QPalette.ColorRole.PlaceholderText)
         metrics = painter.fontMetrics()
-        if row.agent and not row.snippet:  # the thread's agent first, in the accent colour
-            label = metrics.elidedText(row.agent, Qt.TextElideMode.ElideRight, rect.width() // 2)
+        said = " · ".join(
+            part for part in ("Scheduled" if row.scheduled else "", row.agent) if part
+        )
+        if said and not row.snippet:  # scheduled and the thread's agent first, in the accent
+            label = metrics.elidedText(said, Qt.TextElideMode.ElideRight, rect.width() // 2)
             painter.setPen(pal.color(QPalette.ColorRole.Link))
             painter.drawText(
                 rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label

@@ -245,3 +245,150 @@ async def test_the_lock_file_is_readable_by_its_owner_alone(setup: Setup) -> Non
     from tests.file_modes import mode
 
     assert mode(setup.runner.lock.path) == "0o600"
+
+
+async def test_a_clock_that_went_back_does_not_run_a_due_time_twice(setup: Setup) -> None:
+    ws, clock, runner = setup.ws, setup.clock, setup.runner
+    made = await ws.schedules.add("Parley", "Morning report", every="day 08:00", now=clock.now)
+    clock.now = datetime(2026, 11, 30, 8, 0, 20, tzinfo=BERLIN)
+    await runner.look()
+    await runner.wait()
+    await ws.schedules.pause(made.id)
+    clock.now = datetime(2026, 11, 29, 9, 0, tzinfo=BERLIN)  # the clock went back a day
+    await ws.schedules.resume(made.id, now=clock.now)  # due again at Monday 08:00
+    clock.now = datetime(2026, 11, 30, 8, 5, tzinfo=BERLIN)
+    assert await runner.look() == []
+    assert runner.said == [
+        f"Schedule {made.short_id} did not run again: the clock went back to Monday 30 "
+        "November at 08:05 CET, before its run for Monday 30 November at 08:00 CET; it runs "
+        "next Tuesday 1 December at 08:00 CET."
+    ]
+    assert len(await ws.schedules.runs(made.id)) == 1
+    clock.now = datetime(2026, 12, 1, 8, 0, 5, tzinfo=BERLIN)
+    assert len(await runner.look()) == 1
+    await runner.wait()
+
+
+async def test_a_run_while_the_clock_is_behind_says_so(setup: Setup) -> None:
+    ws, clock, runner = setup.ws, setup.clock, setup.runner
+    made = await ws.schedules.add("Parley", "Morning report", every="day 08:00", now=clock.now)
+    clock.now = datetime(2026, 11, 30, 8, 0, 20, tzinfo=BERLIN)
+    await runner.look()
+    await runner.wait()
+    clock.now = datetime(2026, 11, 30, 6, 0, tzinfo=BERLIN)  # two hours back
+    await ws.schedules.ask_run_now(made.id)
+    await runner.look()
+    (run,) = await runner.wait()
+    assert run.note == (
+        "run now; the clock is behind this schedule's last run (Monday 30 November at 08:00 CET)"
+    )
+
+
+async def test_a_serving_runner_runs_a_schedule_added_meanwhile(
+    setup: Setup, tmp_path: Path
+) -> None:
+    import asyncio
+
+    ws, clock, runner = setup.ws, setup.clock, setup.runner
+    stop = asyncio.Event()
+    serving = asyncio.create_task(runner.serve(stop, longest=3600, poll=0.05))
+    try:
+        await asyncio.sleep(0.2)
+        made = await ws.schedules.add("Parley", "Here", every="day 08:00", now=clock.now)
+        await ws.schedules.ask_run_now(made.id)  # woken in this process
+        for _ in range(200):
+            if await ws.schedules.runs(made.id):
+                break
+            await asyncio.sleep(0.05)
+        other = await _workspace(tmp_path, [])()  # another process's writes wake it too
+        try:
+            later = await other.schedules.add("Parley", "There", every="2h", now=clock.now)
+            await other.schedules.ask_run_now(later.id)
+        finally:
+            await other.aclose()
+        for _ in range(200):
+            if await ws.schedules.runs(later.id):
+                break
+            await asyncio.sleep(0.05)
+        clock.now = datetime(2026, 11, 30, 8, 0, 30, tzinfo=BERLIN)  # the due time comes
+        for _ in range(200):
+            if len(await ws.schedules.runs(made.id)) == 2:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await serving
+    await runner.wait()
+    assert [r.note for r in await ws.schedules.runs(made.id)] == ["", "run now"]
+    assert [r.note for r in await ws.schedules.runs(later.id)] == ["run now"]
+
+
+class _Held:
+    """A scripted model whose first answer waits until ``gate`` is set."""
+
+    def __init__(self) -> None:
+        self.model = ScriptedChatModel(["First.", "Second."])
+        self.gate: Any = None
+
+    @property
+    def info(self) -> Any:
+        return self.model.info
+
+    async def agenerate(self, messages: Any, **options: Any) -> Any:
+        await self.gate.wait()
+        return await self.model.agenerate(messages, **options)
+
+    async def astream(self, messages: Any, **options: Any) -> Any:
+        await self.gate.wait()
+        async for chunk in self.model.astream(messages, **options):
+            yield chunk
+
+
+async def test_a_due_time_passed_while_the_last_run_goes_on_costs_no_looks(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    held = _Held()
+    held.gate = asyncio.Event()
+    ws = await Workspace.open(
+        tmp_path, resolve_model=lambda spec: held, secret_resolver=lambda ref: ""
+    )
+    ws.settings.use(AppSettings(default_model="scripted:a"))
+    clock = Clock(datetime(2026, 11, 30, 7, 0, tzinfo=BERLIN))
+    runner = ws.schedule_runner(clock)
+    assert await runner.start() is None
+    looks: list[int] = []
+    look = runner.look
+
+    async def counted(only: str | None = None) -> Any:
+        looks.append(1)
+        return await look(only)
+
+    runner.look = counted  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    try:
+        made = await ws.schedules.add("Parley", "Long job", every="1m", now=clock.now)
+        clock.now = datetime(2026, 11, 30, 7, 1, 5, tzinfo=BERLIN)
+        serving = asyncio.create_task(runner.serve(stop, longest=3600, poll=0.02))
+        for _ in range(200):
+            if await ws.schedules.runs(made.id):
+                break
+            await asyncio.sleep(0.02)
+        clock.now = datetime(2026, 11, 30, 7, 3, 5, tzinfo=BERLIN)  # due again, still going
+        await asyncio.sleep(0.3)
+        settled = len(looks)
+        await asyncio.sleep(0.5)  # 25 polls: the due time passed is not looked at again
+        assert len(looks) == settled
+        held.gate.set()  # the run ends: its write wakes the runner, which runs it again
+        for _ in range(200):
+            if len(await ws.schedules.runs(made.id)) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(await ws.schedules.runs(made.id)) == 2
+    finally:
+        stop.set()
+        await serving
+        await runner.wait()
+        runner.stop()
+        await ws.aclose()
