@@ -128,7 +128,8 @@ async def test_a_delegates_approval_names_both_and_its_answer_reaches_the_reply(
         view.setCurrentIndex(view.model().index(card, 0))
         press(view, Qt.Key.Key_Down)
         after = rows(window)[view.currentIndex().row()]
-        assert after.agent is None and after.role == "tool"
+        # past the card, the ask's result (drawn on its call's card) to the reply
+        assert after.agent is None and after.text() == "The researcher says: Noted."
         press(view, Qt.Key.Key_Up)
         assert view.currentIndex().row() == card
         press(view, Qt.Key.Key_Space)
