@@ -7,8 +7,9 @@ dialog for a delegate's call (``packaging/_delegation_shots.py``); a thread with
 of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``); an
 answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
 card and Settings > Memory (``memory_shot.py``); Settings > Server and an approval asked
-through the API (``server_shot.py``); the versions of a message (``branches_shot.py``)
-and models compared side by side (``compare_shot.py``).
+through the API (``server_shot.py``); the versions of a message (``branches_shot.py``),
+models compared side by side (``compare_shot.py``) and the schedules (``schedules_shot.py``).
+Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
 """
@@ -20,6 +21,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,106 +76,44 @@ async def _seed(data_dir: Path, script: Path) -> str:
     return thread.id
 
 
+SCRIPTS: list[tuple[str, ...]] = [
+    ("_approval_shots.py", "light"),  # one call and a batch
+    ("_dialog_shots.py",),  # the budget pause, the settings dialog, backups
+    ("_agent_shots.py",),  # the agents in the sidebar and the agent editor
+    ("math_shot.py",),
+    ("knowledge_shot.py",),
+    ("branches_shot.py",),
+    ("compare_shot.py",),
+    ("memory_shot.py",),
+    ("server_shot.py",),
+    ("schedules_shot.py",),
+    ("_delegation_shots.py",),
+]
+"""The other scripts, each run in a process of its own with the output folder (and these
+arguments after it)."""
+
+
 def main(out_dir: Path) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         script = Path(tmp) / "script.json"
         script.write_text(json.dumps(SCRIPT))
         thread_id = asyncio.run(_seed(data, script))
         for theme in ("light", "dark"):
-            target = screenshot(data, out_dir / f"main-{theme}.png", theme, thread_id)
-            print(target)
-        empty = Path(tmp) / "empty"
-        target = screenshot(empty, out_dir / "first-start.png", "light")
-        print(target)
-    for path in _approval_shots(out_dir):
-        print(path)
-    # the budget pause and the settings dialog are rendered inside one window process
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging/_dialog_shots.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    # the agents in the sidebar and the agent editor
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging/_agent_shots.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    print(out_dir / "agents.png")
-    print(out_dir / "agent-editor.png")
-    print(out_dir / "budget-pause.png")
-    print(out_dir / "settings.png")
-    print(out_dir / "backups.png")
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "math_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "knowledge_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "branches_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    print(out_dir / "branches-light.png")
-    print(out_dir / "branches-dark.png")
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "compare_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    print(out_dir / "compare-light.png")
-    print(out_dir / "compare-dark.png")
-    print(out_dir / "knowledge-light.png")
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "memory_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    for name in ("chip", "used", "keep", "page"):
-        print(out_dir / f"memory-{name}.png")
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "server_shot.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    print(out_dir / "server-page.png")
-    print(out_dir / "server-approval.png")
-    print(out_dir / "math-light.png")
-    print(out_dir / "math-dark.png")
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging/_delegation_shots.py"), str(out_dir)],
-        check=True,
-        cwd=ROOT,
-    )
-    print(out_dir / "delegation.png")
-    print(out_dir / "approval-delegate.png")
-    target = out_dir / "attachments.png"
-    subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"],
-        check=True,
-        cwd=ROOT,
-    )
-    print(target)
+            screenshot(data, out_dir / f"main-{theme}.png", theme, thread_id)
+        screenshot(Path(tmp) / "empty", out_dir / "first-start.png", "light")
+    for name, *args in SCRIPTS:
+        run = [sys.executable, str(ROOT / "packaging" / name), str(out_dir), *args]
+        subprocess.run(run, check=True, cwd=ROOT, capture_output=True)
+    target = out_dir / "attachments.png"  # this one takes the picture's own path
+    run = [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"]
+    subprocess.run(run, check=True, cwd=ROOT, capture_output=True)
+    for made in sorted(out_dir.glob("*.png")):  # what this run rendered
+        if made.stat().st_mtime >= started:
+            print(made)
     return 0
-
-
-def _approval_shots(out_dir: Path) -> list[Path]:
-    """The approval dialog, one call and a batch (light), in a process of its own."""
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "_approval_shots.py"), str(out_dir), "light"],
-        check=True,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    return [Path(line) for line in done.stdout.splitlines() if line.endswith(".png")]
 
 
 if __name__ == "__main__":
