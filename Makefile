@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml packaging/linux/install-system-deps.sh
 	PYTHON=$(PYTHON) bash packaging/linux/install-system-deps.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,voice]'
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP) packaging/linux/install-system-deps.sh
