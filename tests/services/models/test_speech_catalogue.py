@@ -67,7 +67,7 @@ def _models(tmp_path: Path, hub: HubServer) -> SpeechModels:
 
 def test_the_catalogue_keeps_the_hubs_addresses_and_a_checksum_for_every_file() -> None:
     base = next(e for e in SPEECH_CATALOGUE if e.name == "whisper-base")
-    assert [base.url(f) for f in base.files][0] == (
+    assert base.url(base.files[0]) == (
         "https://huggingface.co/Systran/faster-whisper-base/resolve/main/model.bin"
     )
     joe = next(e for e in SPEECH_CATALOGUE if e.name == "voice-en_US-joe")
