@@ -20,6 +20,7 @@ from app.cli import (
     schedule,
     serve,
     threads,
+    voice,
 )
 
 __all__ = ["COMMANDS", "Command", "build_parser"]
@@ -46,6 +47,7 @@ COMMANDS: tuple[Command, ...] = (
     backup,
     network,
     models,
+    voice,
     knowledge,
     memory,
     schedule,

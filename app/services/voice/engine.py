@@ -49,8 +49,11 @@ class NoSpeechEngine(UserError):
 def engine_missing(kind: str) -> str | None:
     """One sentence when the engine for ``kind`` ("whisper" or "voice") is not installed."""
     module, verb = _ENGINES[kind]
-    if importlib.util.find_spec(module) is not None:
-        return None
+    try:
+        if importlib.util.find_spec(module) is not None:
+            return None
+    except (ImportError, ValueError):  # a broken or half-removed install: none to use
+        pass
     if getattr(sys, "frozen", False):
         return (
             f"This build of Parley has no speech engine, so it cannot {verb}; run Parley "
