@@ -4,6 +4,7 @@ user would: real processes, real speech, a voice downloaded from a local hub."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -139,3 +140,35 @@ def test_a_build_without_speech_engines_says_so_in_one_sentence(tmp_path: Path) 
             "Parley from source with its voice extra (pip install 'parley[voice]') to use "
             "voice.\n"
         )
+
+
+@needs_speech
+def test_chat_attach_puts_a_recordings_words_before_a_text_only_model(tmp_path: Path) -> None:
+    from app.services.voice import synthesize
+    from tests.providers.replay_server import ReplayServer, Reply, sse_events
+
+    register_speech_models(tmp_path)
+    clip = tmp_path / "memo.wav"
+    clip.write_bytes(
+        synthesize(
+            "Buy bread and apples on the way home.", voice_folder() / "en_US-joe-medium.onnx"
+        )
+    )
+    server = ReplayServer().start()
+    server.add("/v1/chat/completions", Reply(chunks=sse_events("openai_text.sse")))
+    try:
+        model = f"openai:gpt-x@{server.url}/v1"
+        done = parley(
+            "chat", "--model", model, "--attach", str(clip), "What should I buy?", data_dir=tmp_path
+        )
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr
+    assert "Hello, world!" in done.stdout
+    user = next(m for m in server.requests[0]["json"]["messages"] if m["role"] == "user")
+    sent = json.dumps(user["content"]).lower()
+    assert "transcript of memo.wav" in sent and "bread" in sent and "apples" in sent
+    assert "input_audio" not in sent
+    ledger = parley("network", data_dir=tmp_path).stdout.splitlines()
+    assert len(ledger) == 2 and "the model openai:gpt-x@" in ledger[0], ledger
+    assert ledger[1] == "1 shown, 0 to other computers."  # transcription made none

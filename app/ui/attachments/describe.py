@@ -96,9 +96,11 @@ def _document_detail(block: DocumentBlock, _: None) -> str:
 
 @ATTACHMENT_DETAIL.register("audio", "video")
 def _clip_detail(block: AudioBlock | VideoBlock, _: None) -> str:
-    if block.duration_s is not None:
-        return f"{duration(block.duration_s)} · {_size(block)}"
-    return _size(block)
+    parts = [duration(block.duration_s)] if block.duration_s is not None else []
+    parts.append(_size(block))
+    if isinstance(block, AudioBlock) and block.transcript:
+        parts.append("transcribed")  # on this computer: a model that takes no audio reads it
+    return " · ".join(parts)
 
 
 @ATTACHMENT_DETAIL.register("data")
