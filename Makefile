@@ -48,9 +48,10 @@ pytest: setup $(TEST_STAMP)
 
 test: lint typecheck contracts pytest
 
-# The documents the retrieval benchmark searches (the Debian Reference, in HTML) are installed
-# where they are missing and can be; where they cannot, its row says so and the rest still run.
-BENCH_PACKAGES := debian-reference-en
+# The documents the retrieval benchmark searches (the Debian Reference, in HTML) and the
+# second voice the speech benchmark transcribes (espeak-ng) are installed where they are
+# missing and can be; where they cannot, its row says so and the rest still run.
+BENCH_PACKAGES := debian-reference-en espeak-ng
 
 bench: setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || ! command -v apt-get >/dev/null || { \
