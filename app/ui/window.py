@@ -35,6 +35,7 @@ from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
 from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog
+from app.ui.dictation import Dictation
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
 from app.ui.memory.incognito import IncognitoSwitch
@@ -150,6 +151,7 @@ class MainWindow(ThreadCommands):
         )
         self.chat.delegate.use_thumbnails(self.attachments.thumbs)
         self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
+        self.dictation = Dictation(workspace.voice, self.composer, self)
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
@@ -187,7 +189,7 @@ class MainWindow(ThreadCommands):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
         self.composer.place_attachments(self.attachments.tray.bar)
-        self.composer.place_actions([self.mcp_offers, self.tools_button])
+        self.composer.place_actions([self.mcp_offers, self.tools_button, self.dictation.button])
         column = QWidget(self)
         column.setObjectName("chatColumn")
         col = QVBoxLayout(column)
