@@ -46,6 +46,7 @@ from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
 from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
+from app.ui.read_aloud import ReadAloud
 from app.ui.remedies import Remedies
 from app.ui.settings.dialog import PageId, SettingsDialog, SettingsServices
 from app.ui.sidebar.viewmodel import ThreadsViewModel
@@ -152,6 +153,7 @@ class MainWindow(ThreadCommands):
         self.chat.delegate.use_thumbnails(self.attachments.thumbs)
         self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
         self.dictation = Dictation(workspace.voice, self.composer, self)
+        self.read_aloud = ReadAloud(workspace.voice, chat_vm, self.composer, self)
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
@@ -252,6 +254,7 @@ class MainWindow(ThreadCommands):
         self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
         self.chat.menuFilling.connect(self.remember.extend_menu)
+        self.chat.menuFilling.connect(self.read_aloud.extend_menu)
         self.chat.memoriesRequested.connect(self.memories_used.show)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 

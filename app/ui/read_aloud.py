@@ -1,0 +1,155 @@
+"""Read aloud: a reply's **Read aloud** (its menu) and Ctrl+Shift+R (the last reply) speak it on
+this computer with the voice service, one sentence after another, each played as soon as it
+is made; code blocks and formulas are announced, links read as their text. Ctrl+Shift+R
+again, Esc in the message box, or the menu's **Stop reading aloud** stops.
+
+The loudspeaker is a :class:`Speaker`; :attr:`ReadAloud.speaker_factory` makes the one used
+(Qt Multimedia's default output).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QMenu, QWidget
+
+from app.core.errors import ParleyError
+from app.core.state import Message
+from app.services.voice.reading import readable, sentences
+from app.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from app.services.voice.service import VoiceService
+    from app.ui.chat.viewmodel import ChatViewModel
+    from app.ui.composer import ComposerPanel
+
+__all__ = ["QtSpeaker", "ReadAloud", "Speaker"]
+
+
+class Speaker(Protocol):
+    """Where spoken sentences are played, one after another."""
+
+    def play(self, wav: bytes) -> None:
+        """Queue one sentence's sound (a WAV file's bytes)."""
+
+    def stop(self) -> None:
+        """Stop playing and drop what is queued."""
+
+
+class QtSpeaker:
+    """The default loudspeaker through Qt Multimedia; sentences play in turn."""
+
+    def __init__(self) -> None:
+        from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
+
+        self._player: Any = QMediaPlayer()
+        self._output = QAudioOutput()
+        self._player.setAudioOutput(self._output)
+        self._player.mediaStatusChanged.connect(self._status)
+        self._queue: list[bytes] = []
+        self._buffer: Any = None
+
+    def play(self, wav: bytes) -> None:
+        """Queue ``wav``; it plays when the sentence before it ends."""
+        self._queue.append(wav)
+        from PySide6.QtMultimedia import QMediaPlayer
+
+        if self._player.playbackState() != QMediaPlayer.PlaybackState.PlayingState:
+            self._next()
+
+    def _next(self) -> None:
+        from PySide6.QtCore import QBuffer, QByteArray, QUrl
+
+        if not self._queue:
+            return
+        self._buffer = QBuffer()
+        self._buffer.setData(QByteArray(self._queue.pop(0)))
+        self._buffer.open(QBuffer.OpenModeFlag.ReadOnly)
+        self._player.setSourceDevice(self._buffer, QUrl("speech.wav"))
+        self._player.play()
+
+    def _status(self, status: Any) -> None:
+        from PySide6.QtMultimedia import QMediaPlayer
+
+        if status == QMediaPlayer.MediaStatus.EndOfMedia:
+            self._next()
+
+    def stop(self) -> None:
+        """Stop and forget the queue."""
+        self._queue.clear()
+        self._player.stop()
+
+
+class ReadAloud(QObject):
+    """Read aloud in one window; see the module docstring."""
+
+    def __init__(
+        self,
+        voice: VoiceService,
+        chat_vm: ChatViewModel,
+        composer: ComposerPanel,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._voice = voice
+        self._vm = chat_vm
+        self._composer = composer
+        self.speaker_factory: Callable[[], Speaker] = QtSpeaker
+        self._speaker: Speaker | None = None
+        self._task: asyncio.Task[None] | None = None
+        shortcut = QShortcut(QKeySequence("Ctrl+Shift+R"), parent)
+        shortcut.activated.connect(self.toggle_last)
+        composer.edit.escapePressed.connect(self.stop)
+
+    @property
+    def reading(self) -> bool:
+        """Whether a reply is being read aloud."""
+        return self._task is not None and not self._task.done()
+
+    def extend_menu(self, menu: QMenu, message: Message, _row: int) -> None:
+        """Add **Read aloud** (or **Stop reading aloud**) to a reply's menu."""
+        if self.reading:
+            menu.addAction("Stop reading aloud", self.stop).setObjectName("stopReadingAction")
+        if message.role == "assistant" and message.text().strip():
+            action = menu.addAction("Read aloud", lambda: self.read(message.text()))
+            action.setObjectName("readAloudAction")
+
+    def toggle_last(self) -> None:
+        """Read the last reply aloud, or stop reading (Ctrl+Shift+R)."""
+        if self.reading:
+            self.stop()
+            return
+        replies = [m for m in self._vm.model.messages() if m.role == "assistant" and m.text()]
+        if replies:
+            self.read(replies[-1].text())
+
+    def read(self, text: str) -> None:
+        """Speak ``text`` (Markdown), sentence by sentence."""
+        self.stop()
+        self._task = spawn(self._speak(sentences(readable(text))))
+
+    def stop(self) -> None:
+        """Stop reading aloud."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        if self._speaker is not None:
+            self._speaker.stop()
+        if self._composer.hint.text().startswith("Reading aloud"):
+            self._composer.set_hint("")
+
+    async def _speak(self, parts: list[str]) -> None:
+        if self._speaker is None:
+            self._speaker = self.speaker_factory()
+        self._composer.set_hint("Reading aloud… Ctrl+Shift+R or Esc stops.")
+        try:
+            for sentence in parts:
+                self._speaker.play(await self._voice.say(sentence))
+        except ParleyError as exc:
+            self._composer.set_hint(str(exc))
+            return
+        self._composer.set_hint("")
