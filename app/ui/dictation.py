@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from app.core.errors import ParleyError
@@ -116,8 +115,6 @@ class Dictation(QObject):
         self.button.setToolTip("Dictate (Ctrl+Shift+D): press to start, again to stop; Esc cancels")
         self.button.setCheckable(True)
         self.button.toggled.connect(self._toggled)
-        shortcut = QShortcut(QKeySequence("Ctrl+Shift+D"), parent)
-        shortcut.activated.connect(self.button.toggle)
         composer.edit.escapePressed.connect(self.cancel)
         self.busy = False
         """True while a recording is being transcribed."""

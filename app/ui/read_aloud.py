@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.errors import ParleyError
@@ -101,8 +100,6 @@ class ReadAloud(QObject):
         self.speaker_factory: Callable[[], Speaker] = QtSpeaker
         self._speaker: Speaker | None = None
         self._task: asyncio.Task[None] | None = None
-        shortcut = QShortcut(QKeySequence("Ctrl+Shift+R"), parent)
-        shortcut.activated.connect(self.toggle_last)
         composer.edit.escapePressed.connect(self.stop)
 
     @property

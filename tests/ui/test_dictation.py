@@ -61,22 +61,24 @@ async def test_dictated_words_land_in_the_box_stay_editable_and_are_sent_on_send
     window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
     try:
         dictation = _dictation(window)
-        dictation.recorder_factory = lambda: FileRecorder(_speech("Buy milk and fresh bread."))
+        dictation.recorder_factory = lambda: FileRecorder(
+            _speech("Please remember to buy fresh bread at the bakery tomorrow morning.")
+        )
         button = find(window, QPushButton, "dictateButton")
         edit = window.composer.edit
         type_text(edit, "Note:")
         button.click()
         assert dictation.listening and button.text() == "■ Stop dictating"
         button.click()
-        await wait_until(lambda: "bread" in edit.toPlainText().lower(), 120, "the words")
+        await wait_until(lambda: "bakery" in edit.toPlainText().lower(), 120, "the words")
         text = edit.toPlainText()
-        assert text.startswith("Note: ") and "milk" in text.lower()
+        assert text.startswith("Note: ") and "tomorrow" in text.lower()
         assert window.chat_vm.model.rowCount() == 0  # nothing was sent
         type_text(edit, " Thanks!")
         press(edit, Qt.Key.Key_Return)
         await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, 30, "the reply")
         sent = window.chat_vm.model.messages()[0].text()
-        assert sent.startswith("Note: ") and sent.endswith(" Thanks!") and "bread" in sent.lower()
+        assert sent.startswith("Note: ") and sent.endswith(" Thanks!") and "bakery" in sent.lower()
         assert await window.workspace.network.recent() == []
     finally:
         await close_test_window(window)

@@ -72,7 +72,7 @@ def test_a_sentence_spoken_by_espeak_is_transcribed_with_its_language(tmp_path: 
 
 
 def test_silence_around_speech_is_trimmed_and_a_silent_clip_gives_no_words(tmp_path: Path) -> None:
-    speech = synthesize("Call me tomorrow.", _voice())
+    speech = synthesize("Please call me tomorrow about the garden party.", _voice())
     with wave.open(io.BytesIO(speech)) as wav:
         rate, frames = wav.getframerate(), wav.readframes(wav.getnframes())
     silence = b"\0\0" * rate * 5
@@ -82,7 +82,8 @@ def test_silence_around_speech_is_trimmed_and_a_silent_clip_gives_no_words(tmp_p
         wav.setsampwidth(2)
         wav.setframerate(rate)
         wav.writeframes(silence + frames + silence)
-    assert "tomorrow" in transcribe_file(padded, whisper_folder(), "en").text.lower()
+    heard = transcribe_file(padded, whisper_folder(), "en").text.lower()
+    assert "tomorrow" in heard and "garden" in heard, heard
     quiet = tmp_path / "quiet.wav"
     with wave.open(str(quiet), "wb") as wav:
         wav.setnchannels(1)
@@ -93,7 +94,7 @@ def test_silence_around_speech_is_trimmed_and_a_silent_clip_gives_no_words(tmp_p
 
 
 async def test_transcription_runs_off_the_event_loop() -> None:
-    data = synthesize("One two three.", _voice())
+    data = synthesize("The library opens again on Monday morning.", _voice())
     ticks = 0
     stop = threading.Event()
 
@@ -107,7 +108,7 @@ async def test_transcription_runs_off_the_event_loop() -> None:
     heard = await transcribe(data, whisper_folder())
     stop.set()
     await ticker
-    assert "three" in heard.text.lower() or "3" in heard.text
+    assert "library" in heard.text.lower(), heard.text
     assert ticks > 3  # the loop kept turning while the model worked
     assert (await say("Yes.", _voice()))[:4] == b"RIFF"
 
