@@ -13,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -22,13 +25,16 @@ from app.core.netgate import purpose
 from app.services.models._download import Bounds, ProgressCallback, download_file
 from app.services.models.catalogue import (
     DEADLINE_FLOOR,
+    DISK_MARGIN,
     HUB_ENV,
     HUB_URL,
     MIN_RATE,
     MODELS_DIR,
     SIZE_SLACK,
+    NotEnoughResources,
 )
 from app.store.paths import resolve_data_dir
+from app.text.sizes import rough_size
 
 __all__ = [
     "SPEECH_CATALOGUE",
@@ -189,8 +195,10 @@ class SpeechModels:
         hub_url: str | None = None,
         catalogue: tuple[SpeechEntry, ...] = SPEECH_CATALOGUE,
         deadline: float | None = None,
+        free_disk: Callable[[Path], int] = lambda path: shutil.disk_usage(path).free,
     ) -> None:
         self.dir = resolve_data_dir(data_dir) / MODELS_DIR / SPEECH_DIR
+        self._free_disk = free_disk
         named = hub_url or os.environ.get(HUB_ENV)
         self.hub_url = named or HUB_URL
         self.mirror = named if named and named != HUB_URL else None
@@ -289,10 +297,22 @@ class SpeechModels:
                     retry_delay=retry_delay,
                     bounds=self.bounds(file),
                     trusted=self.mirror,
+                    check_size=partial(self._check_disk, entry),
                 )
         return self._record(
             InstalledSpeechModel(entry.name, entry.kind, str(folder), "catalogue", entry.size_bytes)
         )
+
+    def _check_disk(self, entry: SpeechEntry, remaining: int) -> None:
+        """Refuse a download that would fill the disk (a margin is kept)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        need = remaining + DISK_MARGIN
+        free = self._free_disk(self.dir)
+        if free < need:
+            raise NotEnoughResources(
+                f"Not enough disk space for {entry.name}: it needs {rough_size(need)} and "
+                f"{self.dir} has {rough_size(free)} free. Free some space and download again."
+            )
 
     def _plan(self, entry: SpeechEntry) -> tuple[InstalledSpeechModel | None, list[SpeechFile]]:
         """The installed model, or the files still to download (a whole one is kept)."""

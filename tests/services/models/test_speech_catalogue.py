@@ -12,7 +12,7 @@ import pytest
 
 from app.core.errors import UserError
 from app.services.models._download import Progress
-from app.services.models.catalogue import DownloadError
+from app.services.models.catalogue import DownloadError, NotEnoughResources
 from app.services.models.speech import (
     SPEECH_CATALOGUE,
     SpeechEntry,
@@ -141,6 +141,16 @@ async def test_a_file_that_does_not_match_its_checksum_is_refused_and_nothing_in
         await models.download("whisper-test")
     with pytest.raises(UserError, match="No Whisper model is installed"):
         models.get(None, "whisper")
+
+
+async def test_a_download_that_would_fill_the_disk_is_refused_before_any_byte(
+    tmp_path: Path, hub: HubServer
+) -> None:
+    hub.host(ENTRY.repo, "model.bin", HostedFile(WEIGHTS))
+    models = SpeechModels(tmp_path, hub_url=hub.url, catalogue=(ENTRY,), free_disk=lambda _p: 1000)
+    with pytest.raises(NotEnoughResources, match="Not enough disk space for whisper-test"):
+        await models.download("whisper-test")
+    assert not list((tmp_path / "models" / "speech").rglob("model.bin*"))
 
 
 def test_a_folder_without_the_right_files_is_not_registered(tmp_path: Path, hub: HubServer) -> None:
