@@ -1,6 +1,7 @@
 """Read aloud: a reply's **Read aloud** (its menu) and Ctrl+Shift+R (the last reply) speak it on
 this computer with the voice service, one sentence after another, each played as soon as it
-is made; code blocks and formulas are announced, links read as their text. Ctrl+Shift+R
+is made (a reply still streaming is read as it grows, each sentence once it is complete);
+code blocks and formulas are announced, links read as their text. Ctrl+Shift+R
 again, Esc in the message box, or the menu's **Stop reading aloud** stops.
 
 The loudspeaker is a :class:`Speaker`; :attr:`ReadAloud.speaker_factory` makes the one used
@@ -100,7 +101,13 @@ class ReadAloud(QObject):
         self.speaker_factory: Callable[[], Speaker] = QtSpeaker
         self._speaker: Speaker | None = None
         self._task: asyncio.Task[None] | None = None
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._following: str | None = None
+        """The id of the streaming reply being read as it grows, if any."""
+        self._spoken = 0
         composer.edit.escapePressed.connect(self.stop)
+        chat_vm.model.dataChanged.connect(lambda *_: self._advance(final=False))
+        chat_vm.statusChanged.connect(self._status)
 
     @property
     def reading(self) -> bool:
@@ -115,10 +122,22 @@ class ReadAloud(QObject):
             action = menu.addAction("Read aloud", lambda: self.read(message.text()))
             action.setObjectName("readAloudAction")
 
+    def _last_reply(self) -> Message | None:
+        messages = self._vm.model.messages()
+        last = messages[-1] if messages else None
+        return last if last is not None and last.role == "assistant" else None
+
     def toggle_last(self) -> None:
-        """Read the last reply aloud, or stop reading (Ctrl+Shift+R)."""
+        """Read the last reply aloud, or stop reading (Ctrl+Shift+R). A reply still
+        streaming is read as it grows, each sentence once it is complete."""
         if self.reading:
             self.stop()
+            return
+        last = self._last_reply()
+        if self._vm.status() == "running" and last is not None:
+            self._begin()
+            self._following = str(last.message_id)
+            self._advance(final=False)
             return
         replies = [m for m in self._vm.model.messages() if m.role == "assistant" and m.text()]
         if replies:
@@ -126,11 +145,42 @@ class ReadAloud(QObject):
 
     def read(self, text: str) -> None:
         """Speak ``text`` (Markdown), sentence by sentence."""
+        self._begin()
+        for sentence in sentences(readable(text)):
+            self._queue.put_nowait(sentence)
+        self._queue.put_nowait(None)
+
+    def _begin(self) -> None:
         self.stop()
-        self._task = spawn(self._speak(sentences(readable(text))))
+        self._queue = asyncio.Queue()
+        self._spoken = 0
+        self._task = spawn(self._speak(self._queue))
+
+    def _status(self, status: str) -> None:
+        if status != "running":
+            self._advance(final=True)
+
+    def _advance(self, *, final: bool) -> None:
+        """Queue the followed reply's sentences that are now complete."""
+        if self._following is None:
+            return
+        last = self._last_reply()
+        if last is None or str(last.message_id) != self._following:
+            final = True
+            parts: list[str] = []
+        else:
+            parts = sentences(readable(last.text()))
+        done = parts if final else parts[:-1]
+        for sentence in done[self._spoken :]:
+            self._queue.put_nowait(sentence)
+        self._spoken = max(self._spoken, len(done))
+        if final:
+            self._queue.put_nowait(None)
+            self._following = None
 
     def stop(self) -> None:
         """Stop reading aloud."""
+        self._following = None
         if self._task is not None:
             self._task.cancel()
             self._task = None
@@ -139,12 +189,12 @@ class ReadAloud(QObject):
         if self._composer.hint.text().startswith("Reading aloud"):
             self._composer.set_hint("")
 
-    async def _speak(self, parts: list[str]) -> None:
+    async def _speak(self, queue: asyncio.Queue[str | None]) -> None:
         if self._speaker is None:
             self._speaker = self.speaker_factory()
         self._composer.set_hint("Reading aloud… Ctrl+Shift+R or Esc stops.")
         try:
-            for sentence in parts:
+            while (sentence := await queue.get()) is not None:
                 self._speaker.play(await self._voice.say(sentence))
         except ParleyError as exc:
             self._composer.set_hint(str(exc))

@@ -98,3 +98,46 @@ async def test_a_reply_is_read_aloud_sentence_by_sentence_and_stop_stops(tmp_pat
         assert await window.workspace.network.recent() == []
     finally:
         await close_test_window(window)
+
+
+STREAMED = (
+    "The first train leaves at dawn from the harbour station. "
+    "Bring a warm coat because the wind on the coast is strong in winter. "
+    "The last train comes back late in the evening."
+)
+
+
+async def test_a_streaming_reply_is_read_as_it_grows(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": [STREAMED]}, delay=0.08))
+    try:
+        reader = window.read_aloud
+        shown_when_played: list[str] = []
+
+        class Watching(KeptSpeaker):
+            def play(self, wav: bytes) -> None:
+                super().play(wav)
+                shown_when_played.append(window.chat_vm.model.messages()[-1].text())
+
+        speaker = Watching()
+        reader.speaker_factory = lambda: speaker
+        composer = find(window, QPlainTextEdit, "composer")
+        type_text(composer, "When do the trains run?")
+        press(composer, Qt.Key.Key_Return)
+        await wait_until(
+            lambda: (
+                window.chat_vm.model.rowCount() >= 2
+                and window.chat_vm.model.messages()[-1].role == "assistant"
+            ),
+            30,
+            "the reply to start",
+        )
+        shortcut(window, "Ctrl+Shift+R")
+        await wait_until(lambda: len(speaker.played) == 3 and not reader.reading, 120, "all")
+        assert shown_when_played[0] != STREAMED  # the first sentence sounded mid-stream
+        heard = transcribe_file(_joined(speaker.played), whisper_folder(), "en").text.lower()
+        for word in ("train", "harbour", "coat", "evening"):
+            assert word in heard.replace("harbor", "harbour"), heard
+    finally:
+        await close_test_window(window)
