@@ -118,6 +118,8 @@ class Dictation(QObject):
         composer.edit.escapePressed.connect(self.cancel)
         self.busy = False
         """True while a recording is being transcribed."""
+        self.send_when_done = False
+        """Send the words as soon as they are in the box (a voice conversation)."""
 
     @property
     def listening(self) -> bool:
@@ -176,3 +178,5 @@ class Dictation(QObject):
         cursor.insertText(joiner + heard.text)
         edit.setTextCursor(cursor)
         edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        if self.send_when_done:
+            self._composer.send_button.click()

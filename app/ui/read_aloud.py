@@ -105,8 +105,11 @@ class ReadAloud(QObject):
         self._following: str | None = None
         """The id of the streaming reply being read as it grows, if any."""
         self._spoken = 0
+        self._next_after: str | None = None
+        """Waiting for the next reply: the id of the last one before it ("" for none)."""
         composer.edit.escapePressed.connect(self.stop)
         chat_vm.model.dataChanged.connect(lambda *_: self._advance(final=False))
+        chat_vm.model.rowsInserted.connect(lambda *_: self._advance(final=False))
         chat_vm.statusChanged.connect(self._status)
 
     @property
@@ -143,6 +146,22 @@ class ReadAloud(QObject):
         if replies:
             self.read(replies[-1].text())
 
+    def follow_next(self) -> None:
+        """Read the next reply aloud as it streams, and any after it in the same run (a
+        voice conversation)."""
+        last = self._last_reply()
+        self._begin()
+        self._next_after = "" if last is None else str(last.message_id)
+        self._advance(final=False)
+
+    def announce(self, text: str) -> None:
+        """Say ``text`` after what is being said of a followed reply (now, otherwise)."""
+        if not self.reading or (self._following is None and self._next_after is None):
+            self.read(text)
+            return
+        for sentence in sentences(text):  # the reply being followed goes on after it
+            self._queue.put_nowait(sentence)
+
     def read(self, text: str) -> None:
         """Speak ``text`` (Markdown), sentence by sentence."""
         self._begin()
@@ -157,19 +176,28 @@ class ReadAloud(QObject):
         self._task = spawn(self._speak(self._queue))
 
     def _status(self, status: str) -> None:
-        if status != "running":
+        if status not in ("running", "waiting"):
             self._advance(final=True)
 
     def _advance(self, *, final: bool) -> None:
-        """Queue the followed reply's sentences that are now complete."""
+        """Queue the followed replies' sentences that are now complete: a newer reply in the
+        same run (after a tool call) takes over once the one before it is said."""
+        last = self._last_reply()
+        if self._next_after is not None:
+            if final:  # the run ended with no new reply
+                self._next_after = None
+                self._queue.put_nowait(None)
+                return
+            if last is None or str(last.message_id) == self._next_after:
+                return
+            self._next_after = None
+            self._following = str(last.message_id)
         if self._following is None:
             return
-        last = self._last_reply()
-        if last is None or str(last.message_id) != self._following:
-            final = True
-            parts: list[str] = []
-        else:
-            parts = sentences(readable(last.text()))
+        if last is not None and str(last.message_id) != self._following:
+            self._say_rest(self._following)
+            self._following, self._spoken = str(last.message_id), 0
+        parts = sentences(readable(last.text())) if last is not None else []
         done = parts if final else parts[:-1]
         for sentence in done[self._spoken :]:
             self._queue.put_nowait(sentence)
@@ -178,9 +206,17 @@ class ReadAloud(QObject):
             self._queue.put_nowait(None)
             self._following = None
 
+    def _say_rest(self, message_id: str) -> None:
+        """Queue what is left of an earlier reply now that a newer one follows it."""
+        for message in self._vm.model.messages():
+            if str(message.message_id) == message_id:
+                for sentence in sentences(readable(message.text()))[self._spoken :]:
+                    self._queue.put_nowait(sentence)
+                return
+
     def stop(self) -> None:
         """Stop reading aloud."""
-        self._following = None
+        self._following = self._next_after = None
         if self._task is not None:
             self._task.cancel()
             self._task = None

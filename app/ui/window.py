@@ -55,6 +55,7 @@ from app.ui.splitter import MainSplitter, WindowLayout
 from app.ui.tasks import set_failure_reporter, spawn
 from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
+from app.ui.voice_mode import VoiceMode
 from app.ui.window_actions import window_actions
 from app.ui.window_attachments import WindowAttachments
 from app.ui.window_threads import ThreadCommands
@@ -154,6 +155,7 @@ class MainWindow(ThreadCommands):
         self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
         self.dictation = Dictation(workspace.voice, self.composer, self)
         self.read_aloud = ReadAloud(workspace.voice, chat_vm, self.composer, self)
+        self.voice_mode = VoiceMode(chat_vm, self.dictation, self.read_aloud, self)
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
@@ -191,7 +193,9 @@ class MainWindow(ThreadCommands):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
         self.composer.place_attachments(self.attachments.tray.bar)
-        self.composer.place_actions([self.mcp_offers, self.tools_button, self.dictation.button])
+        self.composer.place_actions(
+            [self.mcp_offers, self.tools_button, self.dictation.button, self.voice_mode.button]
+        )
         column = QWidget(self)
         column.setObjectName("chatColumn")
         col = QVBoxLayout(column)
