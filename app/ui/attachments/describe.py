@@ -99,7 +99,8 @@ def _clip_detail(block: AudioBlock | VideoBlock, _: None) -> str:
     parts = [duration(block.duration_s)] if block.duration_s is not None else []
     parts.append(_size(block))
     if isinstance(block, AudioBlock) and block.transcript:
-        parts.append("transcribed")  # on this computer: a model that takes no audio reads it
+        # on this computer: a model that takes no audio reads it; first, as the chip is narrow
+        parts.insert(0, "transcribed")
     return " · ".join(parts)
 
 
