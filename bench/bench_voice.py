@@ -1,7 +1,8 @@
 """Voice on this computer: transcription's real-time factor in Parley beside faster-whisper
 called directly on the same file (Parley's overhead), its word error rate on sentences spoken
 by the Piper voice and by espeak-ng, the time to the first sound of ``say`` for one sentence
-beside Piper called directly, and the memory a loaded Whisper model takes.
+beside Piper called directly, the memory a loaded Whisper model takes, and the window's
+longest stall while dictation transcribes and while a reply is read aloud.
 
 The models are the dev extra's packaged Whisper base and Piper voice (registered as the
 catalogue's); without the voice extra the section says so in one row.
@@ -145,5 +146,18 @@ def run() -> list[Row]:
         rows.append(
             Row(GROUP, "time to first sound of say, one sentence", ours * 1000, "ms",
                 theirs * 1000, "Piper directly", "< 300 ms", ours < 0.3)
+        )  # fmt: skip
+        from bench.bench_window import run_child
+
+        stalls = run_child("bench._voice_window_child", str(folder / "window"), timeout=600)
+        rows.append(Row(GROUP, "window's longest stall when idle (for comparison)",
+                        stalls["idle_ms"], "ms"))  # fmt: skip
+        rows.append(
+            Row(GROUP, "window's longest stall while dictation transcribes",
+                stalls["listening_ms"], "ms", target="< 16 ms", ok=stalls["listening_ms"] < 16)
+        )  # fmt: skip
+        rows.append(
+            Row(GROUP, "window's longest stall while reading aloud",
+                stalls["speaking_ms"], "ms", target="< 16 ms", ok=stalls["speaking_ms"] < 16)
         )  # fmt: skip
     return rows

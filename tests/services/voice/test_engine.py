@@ -39,6 +39,28 @@ def test_a_spoken_sentence_is_a_valid_wav_whose_words_come_back() -> None:
     assert heard.language == "en"
 
 
+def test_a_recording_as_the_microphone_makes_it_is_read_directly(tmp_path: Path) -> None:
+    import numpy as np
+    from faster_whisper.audio import decode_audio
+
+    from app.services.voice.engine import _plain_wav
+
+    spoken = synthesize("Turn the heating down before we leave the house.", _voice())
+    samples = decode_audio(io.BytesIO(spoken), sampling_rate=16_000)
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+    clip = tmp_path / "mic.wav"
+    with wave.open(str(clip), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(16_000)
+        wav.writeframes(pcm)
+    direct = _plain_wav(clip.read_bytes())
+    assert direct is not None and len(direct) == len(samples)
+    assert _plain_wav(spoken) is None  # 22,050 Hz: the general decoder reads it
+    heard = transcribe_file(clip, whisper_folder()).text.lower()
+    assert "heating" in heard and "house" in heard, heard
+
+
 def test_a_slower_speed_makes_a_longer_clip() -> None:
     def seconds(data: bytes) -> float:
         with wave.open(io.BytesIO(data)) as wav:
