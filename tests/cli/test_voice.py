@@ -137,7 +137,7 @@ def test_a_build_without_speech_engines_says_so_in_one_sentence(tmp_path: Path) 
         assert done.returncode == 2, done.stderr
         assert done.stderr == (
             f"parley: This build of Parley has no speech engine, so it cannot {verb}; run "
-            "Parley from source with its voice extra (pip install 'parley[voice]') to use "
+            "Parley from source with its voice extra (pip install '.[voice]' in its folder) to use "
             "voice.\n"
         )
 

@@ -103,6 +103,6 @@ def test_the_bundle_says_in_one_sentence_that_it_has_no_speech_engine(tmp_path: 
     assert done.returncode == 2
     assert done.stderr == (
         "parley: This build of Parley has no speech engine, so it cannot speak; run Parley "
-        "from source with its voice extra (pip install 'parley[voice]') to use voice.\n"
+        "from source with its voice extra (pip install '.[voice]' in its folder) to use voice.\n"
     )
     assert not (BUNDLE / "_internal" / "faster_whisper").exists()

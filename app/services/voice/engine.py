@@ -57,11 +57,11 @@ def engine_missing(kind: str) -> str | None:
     if getattr(sys, "frozen", False):
         return (
             f"This build of Parley has no speech engine, so it cannot {verb}; run Parley "
-            "from source with its voice extra (pip install 'parley[voice]') to use voice."
+            "from source with its voice extra (pip install '.[voice]' in its folder) to use voice."
         )
     return (
         f"Parley cannot {verb} here: its speech engine is not installed; install it with "
-        "pip install 'parley[voice]' (make run does this)."
+        "pip install '.[voice]' in Parley's folder (make run does this)."
     )
 
 
