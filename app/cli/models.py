@@ -163,6 +163,13 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     if action == "download":
         if args.name in speech.names():
             return _download_speech(speech, args.name, out, err)
+        if all(e.name != args.name for e in library.catalogue):
+            from app.core.errors import UserError
+
+            names = ", ".join([*(e.name for e in library.catalogue), *sorted(speech.names())])
+            raise UserError(
+                f"There is no model {args.name!r} in the catalogue; choose one of: {names}."
+            )
         return _download(library, args.name, out, err)
     if action == "remove" and args.name in speech_names:
         speech.remove(args.name)

@@ -172,3 +172,10 @@ def test_chat_attach_puts_a_recordings_words_before_a_text_only_model(tmp_path: 
     ledger = parley("network", data_dir=tmp_path).stdout.splitlines()
     assert len(ledger) == 2 and "the model openai:gpt-x@" in ledger[0], ledger
     assert ledger[1] == "1 shown, 0 to other computers."  # transcription made none
+
+
+def test_downloading_an_unknown_model_names_the_speech_models_too(tmp_path: Path) -> None:
+    done = parley("models", "download", "whisper-huge", data_dir=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("parley: There is no model 'whisper-huge' in the catalogue")
+    assert "voice-en_US-joe, whisper-base." in done.stderr
