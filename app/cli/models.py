@@ -18,7 +18,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     models = sub.add_parser(
         "models",
         parents=[common],
-        help="local models: list, download NAME, remove NAME, add PATH",
+        help="local models (chat and speech): list, download NAME, remove NAME, add PATH",
         description="With no action, list the catalogue and the installed models. Only "
         "'download' connects to the internet.",
     )
@@ -99,6 +99,39 @@ def _list(library: Any, out: TextIO) -> int:
     return 0
 
 
+def _list_speech(speech: Any, out: TextIO) -> None:
+    from app.text.sizes import rough_size
+
+    out.write(f"\n{'SPEECH':<18}{'SIZE':>9}{'RAM':>8}  {'KIND':<9}{'LICENCE':<9}STATUS\n")
+    for row in speech.listing():
+        status = "not downloaded"
+        if row.installed is not None:
+            status = f"installed ({row.installed.path})"
+        elif row.partial_bytes:
+            status = f"unfinished ({rough_size(row.partial_bytes)}); download again to resume"
+        e = row.entry
+        if e is None:
+            out.write(f"{row.name:<18}{'':>9}{'':>8}  {row.installed.kind:<9}{'':<9}{status}\n")
+            continue
+        kind = "hears" if e.kind == "whisper" else "speaks"
+        out.write(
+            f"{e.name:<18}{rough_size(e.size_bytes):>9}{rough_size(e.ram_bytes):>8}  "
+            f"{kind:<9}{e.licence:<9}{status}\n"
+        )
+
+
+def _download_speech(speech: Any, name: str, out: TextIO, err: TextIO) -> int:
+    """Download speech model ``name``, its progress on ``err``."""
+    entry = speech.entry(name)
+    err.write(f"Downloading {entry.title} from {entry.url(entry.files[0], speech.hub_url)}\n")
+    model = asyncio.run(speech.download(name, _ProgressLine(err, name)))
+    if model.kind == "whisper":
+        out.write(f"installed {model.name}: parley transcribe FILE --model {model.name}\n")
+    else:
+        out.write(f'installed {model.name}: parley say "..." -o out.wav --voice {model.name}\n')
+    return 0
+
+
 def _download(library: Any, name: str, out: TextIO, err: TextIO) -> int:
     """Download catalogue model ``name``, its progress on ``err``, and say how to use it."""
     entry = library.entry(name)
@@ -115,15 +148,33 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | Non
     """Run ``parley models ...`` if ``args.command`` is ``models``; ``None`` when it is
     another command."""
     from app.services.models.catalogue import ModelLibrary
+    from app.services.models.speech import SpeechModels
 
     if args.command != "models":
         return None
     library = ModelLibrary(args.data_dir, deadline=getattr(args, "deadline", None))
+    speech = SpeechModels(args.data_dir, deadline=getattr(args, "deadline", None))
     action = args.models_action or "list"
     if action == "list":
-        return _list(library, out)
+        _list(library, out)
+        _list_speech(speech, out)
+        return 0
+    speech_names = {row.name for row in speech.listing()}
     if action == "download":
+        if args.name in speech.names():
+            return _download_speech(speech, args.name, out, err)
+        if all(e.name != args.name for e in library.catalogue):
+            from app.core.errors import UserError
+
+            names = ", ".join([*(e.name for e in library.catalogue), *sorted(speech.names())])
+            raise UserError(
+                f"There is no model {args.name!r} in the catalogue; choose one of: {names}."
+            )
         return _download(library, args.name, out, err)
+    if action == "remove" and args.name in speech_names:
+        speech.remove(args.name)
+        out.write(f"removed {args.name}\n")
+        return 0
     if action == "remove":
         model = library.remove(args.name)
         kept = " (the file itself was left where it is)" if model.source == "local" else ""

@@ -21,6 +21,7 @@ from app.cli import (
     schedule,
     serve,
     threads,
+    voice,
 )
 
 __all__ = ["COMMANDS", "Command", "build_parser"]
@@ -48,6 +49,7 @@ COMMANDS: tuple[Command, ...] = (
     backup,
     network,
     models,
+    voice,
     knowledge,
     memory,
     schedule,

@@ -47,6 +47,7 @@ from app.services.schedules.service import ScheduleService
 from app.services.settings import AppSettings, load_settings
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
+from app.services.voice.service import VoiceService
 from app.services.workspace_tools import WorkspaceTools
 from app.store import Store
 from app.store.knowledge import KnowledgeIndex
@@ -200,6 +201,8 @@ class Workspace:
         """Diagnostics, the data and log folders, export all, delete everything."""
         self.backups = BackupService(store.path, enabled=store.read_only is None)
         """Backups of the thread database: take, list, restore, and one a day."""
+        self.voice = VoiceService(data_dir)
+        """Speech on this computer: transcribing recordings, speaking text, speech models."""
         self._preferences: Preferences | None = None
         self._attachments: AttachmentService | None = None
 
@@ -210,7 +213,9 @@ class Workspace:
         if self._attachments is None:
             from app.services.attachments.service import AttachmentService
 
-            self._attachments = AttachmentService(self._store, self.models.model)
+            self._attachments = AttachmentService(
+                self._store, self.models.model, transcriber=self.voice
+            )
         return self._attachments
 
     @property

@@ -52,6 +52,8 @@ class ActionId(StrEnum):
     EDIT_REGENERATE = "edit.regenerate"
     EDIT_FOCUS_MESSAGE = "edit.focusMessage"
     EDIT_SEARCH = "edit.search"
+    EDIT_DICTATE = "edit.dictate"
+    EDIT_READ_ALOUD = "edit.readAloud"
     KEYS_SEND = "keys.send"
     KEYS_NEW_LINE = "keys.newLine"
     KEYS_COMPARE = "keys.compare"

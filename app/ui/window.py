@@ -37,6 +37,7 @@ from app.ui.composer import ComposerPanel
 from app.ui.crash import report_unexpected
 from app.ui.data_menu import DataMenu
 from app.ui.dialogs import ask, shortcuts_dialog
+from app.ui.dictation import Dictation
 from app.ui.empty_state import EXAMPLES, EmptyState
 from app.ui.header import Header
 from app.ui.memory.incognito import IncognitoSwitch
@@ -47,6 +48,7 @@ from app.ui.model_picking import ModelPicking
 from app.ui.notices import NoticeBar
 from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
+from app.ui.read_aloud import ReadAloud
 from app.ui.remedies import Remedies
 from app.ui.settings.dialog import PageId, SettingsDialog, SettingsServices
 from app.ui.sidebar.viewmodel import ThreadsViewModel
@@ -55,6 +57,7 @@ from app.ui.splitter import MainSplitter, WindowLayout
 from app.ui.tasks import set_failure_reporter, spawn
 from app.ui.thread_files import ThreadFiles
 from app.ui.tools import ToolsButton
+from app.ui.voice_mode import VoiceMode
 from app.ui.window_actions import window_actions
 from app.ui.window_attachments import WindowAttachments
 from app.ui.window_schedules import WindowSchedules
@@ -174,6 +177,9 @@ class MainWindow(ThreadCommands):
         )
         self.chat.delegate.use_thumbnails(self.attachments.thumbs)
         self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
+        self.dictation = Dictation(workspace.voice, self.composer, self)
+        self.read_aloud = ReadAloud(workspace.voice, chat_vm, self.composer, self)
+        self.voice_mode = VoiceMode(chat_vm, self.dictation, self.read_aloud, self)
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
         )
@@ -225,7 +231,9 @@ class MainWindow(ThreadCommands):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.chat)
         self.composer.place_attachments(self.attachments.tray.bar)
-        self.composer.place_actions([self.mcp_offers, self.tools_button])
+        self.composer.place_actions(
+            [self.mcp_offers, self.tools_button, self.dictation.button, self.voice_mode.button]
+        )
         column = QWidget(self)
         column.setObjectName("chatColumn")
         col = QVBoxLayout(column)
@@ -292,6 +300,7 @@ class MainWindow(ThreadCommands):
         self.chat.remedyRequested.connect(lambda a, t: spawn(self.remedies.run(a, t)))
         self.chat.menuFilling.connect(self.attachments.extend_menu)
         self.chat.menuFilling.connect(self.remember.extend_menu)
+        self.chat.menuFilling.connect(self.read_aloud.extend_menu)
         self.chat.memoriesRequested.connect(self.memories_used.show)
         self.chat.delegate.linkActivated.connect(self.attachments.on_link)
 

@@ -13,7 +13,9 @@ from app.ui.attachments.mcp_offers import McpOffersButton
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.composer import ComposerPanel
 from app.ui.data_menu import DataMenu
+from app.ui.dictation import Dictation
 from app.ui.model_picking import ModelPicking
+from app.ui.read_aloud import ReadAloud
 from app.ui.settings.page import PageId
 from app.ui.tasks import spawn
 from app.ui.window_attachments import WindowAttachments
@@ -33,6 +35,8 @@ class WindowCommands(Protocol):
     data_actions: DataMenu
     models: ModelPicking
     agent_part: WindowAgents
+    dictation: Dictation
+    read_aloud: ReadAloud
 
     async def new_thread(self) -> None: ...
     async def import_thread(self) -> str | None: ...
@@ -64,6 +68,10 @@ def window_actions(w: WindowCommands) -> list[Action]:
                w.composer.edit.setFocus, "Focus the message box"),
         Action(ActionId.EDIT_SEARCH, "&Search threads", MenuId.EDIT, _KEYS.Find, w.focus_search,
                "Search threads", "Ctrl+F"),
+        Action(ActionId.EDIT_DICTATE, "&Dictate", MenuId.EDIT, "Ctrl+Shift+D",
+               w.dictation.button.toggle, "Dictate into the message box / stop and transcribe"),
+        Action(ActionId.EDIT_READ_ALOUD, "Read last answer a&loud", MenuId.EDIT, "Ctrl+Shift+R",
+               w.read_aloud.toggle_last, "Read the last answer aloud / stop reading"),
         Action(ActionId.KEYS_SEND, "", None, help="Send", keys_text="Enter"),
         Action(ActionId.KEYS_NEW_LINE, "", None, help="New line in the message",
                keys_text="Shift+Enter"),

@@ -18,9 +18,10 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 fi
 
 # --test: also what the test suite needs (a real Secret Service for the keyring tests, the
-# validators for the .desktop file and the AppStream metainfo)
+# validators for the .desktop file and the AppStream metainfo, and espeak-ng, a second voice
+# whose sentences the speech tests transcribe)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(gnome-keyring dbus desktop-file-utils appstream)
+  packages+=(gnome-keyring dbus desktop-file-utils appstream espeak-ng)
 fi
 
 # the venv module: Debian's own Python needs python3-venv (other builds bring it along)

@@ -96,3 +96,13 @@ def test_the_bundle_carries_one_ffmpeg_and_what_plays_media() -> None:
     ]
     assert problems == []
     assert "libQt6Quick.so.6 => " + str(qt / "lib" / "libQt6Quick.so.6") in done.stdout
+
+
+def test_the_bundle_says_in_one_sentence_that_it_has_no_speech_engine(tmp_path: Path) -> None:
+    done = _bundle("say", "Hello.", "-o", str(tmp_path / "hello.wav"), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "parley: This build of Parley has no speech engine, so it cannot speak; run Parley "
+        "from source with its voice extra (pip install '.[voice]' in its folder) to use voice.\n"
+    )
+    assert not (BUNDLE / "_internal" / "faster_whisper").exists()

@@ -45,6 +45,8 @@ def menus() -> dict[str, list[tuple[str, str]]]:
             ("&Regenerate answer", "Ctrl+R"),
             ("Focus &message box", "Ctrl+L"),
             ("&Search threads", standard(QKeySequence.StandardKey.Find)),
+            ("&Dictate", "Ctrl+Shift+D"),
+            ("Read last answer a&loud", "Ctrl+Shift+R"),
         ],
         "&Thread": [
             ("&Rename", "F2"),
@@ -86,6 +88,8 @@ F1_LIST = [
     ("Ctrl+R", "Regenerate the last answer"),
     ("Ctrl+L", "Focus the message box"),
     ("Ctrl+F", "Search threads"),
+    ("Ctrl+Shift+D", "Dictate into the message box / stop and transcribe"),
+    ("Ctrl+Shift+R", "Read the last answer aloud / stop reading"),
     ("Enter", "Send"),
     ("Shift+Enter", "New line in the message"),
     ("Ctrl+Shift+Enter", "Compare models: send to several at once"),

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
 
 from app.core.errors import ParleyError
 from app.core.models.fit import left_out
 from app.core.models.protocol import ChatModel, ModelInfo
-from app.core.state import ContentBlock, MediaRef
+from app.core.state import AudioBlock, ContentBlock, MediaRef
 from app.store import Store
 
 if TYPE_CHECKING:
@@ -22,9 +23,27 @@ if TYPE_CHECKING:
     from app.media import IngestLimits, IngestProgress, IngestResult, Source, VideoFrames
     from app.services.attachments.compose import Attachments
 
-__all__ = ["AttachmentService"]
+__all__ = ["AttachmentService", "Transcriber"]
 
 ModelFor = Callable[[str], Awaitable[ChatModel]]
+
+
+class Heard(Protocol):
+    """What a recording said."""
+
+    @property
+    def text(self) -> str:
+        """Its words ("" when no speech was heard)."""
+
+
+class Transcriber(Protocol):
+    """What turns an attached recording into its words, on this computer."""
+
+    async def can_transcribe(self) -> bool:
+        """Whether a recording can be transcribed now."""
+
+    async def transcribe(self, source: bytes) -> Heard:
+        """The words of the recording ``source`` (its bytes)."""
 
 
 class AttachmentService:
@@ -37,12 +56,18 @@ class AttachmentService:
     """
 
     def __init__(
-        self, store: Store, model_for: ModelFor, limits: IngestLimits | None = None
+        self,
+        store: Store,
+        model_for: ModelFor,
+        limits: IngestLimits | None = None,
+        *,
+        transcriber: Transcriber | None = None,
     ) -> None:
         self._store = store
         self._model_for = model_for
         self._limits = limits
         self._frames: VideoFrames | None = None
+        self._transcriber = transcriber
 
     def use_video_frames(self, frames: VideoFrames | None) -> None:
         """Decode videos' thumbnails with ``frames`` from now on (``None``: attach videos
@@ -68,7 +93,15 @@ class AttachmentService:
         from app.media import Ingestor
 
         ingestor = Ingestor(self._store.store_media, self.limits, self._frames)
-        return await ingestor.ingest(source, on_progress)
+        result = await ingestor.ingest(source, on_progress)
+        if not isinstance(result.block, AudioBlock):
+            return result
+        if on_progress is not None:
+            from app.media import IngestProgress
+
+            on_progress(IngestProgress(0, 1, result.name, 1.0, "transcribing"))
+        block, notes = await self._transcribed(result.block, result.name)
+        return replace(result, block=block, notes=(*result.notes, *notes))
 
     async def attach(
         self,
@@ -80,9 +113,34 @@ class AttachmentService:
         problem line for each file that cannot be attached (the others still are)."""
         from app.services.attachments.compose import attach
 
-        return await attach(
+        got = await attach(
             self._store.store_media, sources, on_progress=on_progress, frames=self._frames
         )
+        for i, block in enumerate(got.blocks):
+            if isinstance(block, AudioBlock):
+                got.blocks[i], notes = await self._transcribed(block, block.media.filename)
+                got.notes.extend(notes)
+        return got
+
+    async def _transcribed(
+        self, block: AudioBlock, name: str | None
+    ) -> tuple[AudioBlock, tuple[str, ...]]:
+        """``block`` with its transcript, made on this computer when a Whisper model is
+        installed (else as it is); a note when the recording could not be transcribed."""
+        if block.transcript or self._transcriber is None:
+            return block, ()
+        if not await self._transcriber.can_transcribe():
+            return block, ()
+        data = await self.media(block.media)
+        if data is None:
+            return block, ()
+        try:
+            heard = await self._transcriber.transcribe(data)
+        except ParleyError as exc:
+            return block, (f"{name or 'The recording'} was not transcribed: {exc}",)
+        if not heard.text:
+            return block, (f"{name or 'The recording'}: no speech was heard in it.",)
+        return block.model_copy(update={"transcript": heard.text}), ()
 
     async def media(self, ref: MediaRef | None) -> bytes | None:
         """The stored bytes ``ref`` points at, or ``None`` when they are not in the store."""

@@ -96,9 +96,12 @@ def _document_detail(block: DocumentBlock, _: None) -> str:
 
 @ATTACHMENT_DETAIL.register("audio", "video")
 def _clip_detail(block: AudioBlock | VideoBlock, _: None) -> str:
-    if block.duration_s is not None:
-        return f"{duration(block.duration_s)} · {_size(block)}"
-    return _size(block)
+    parts = [duration(block.duration_s)] if block.duration_s is not None else []
+    parts.append(_size(block))
+    if isinstance(block, AudioBlock) and block.transcript:
+        # on this computer: a model that takes no audio reads it; first, as the chip is narrow
+        parts.insert(0, "transcribed")
+    return " · ".join(parts)
 
 
 @ATTACHMENT_DETAIL.register("data")
