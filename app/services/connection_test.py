@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-import httpx
-
 from app.core.errors import UserError
 from app.core.netgate import purpose, refusal_in
 from app.core.quoting import quoted
@@ -80,6 +78,8 @@ async def probe_connection(
     except UserError as exc:
         return ConnectionResult(False, f"Not tested: {exc}.")
     target, headers = _request(provider, base, key)
+    import httpx  # loads with the first test, not with the window
+
     try:
         with purpose(f"testing the connection to {name}"):
             async with httpx.AsyncClient(timeout=TIMEOUT_S, trust_env=False) as client:

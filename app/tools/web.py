@@ -8,12 +8,14 @@ most a capped number of bytes within a time limit, and need the user's approval.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.core.tools import RuleSpec, Tool, ToolError, tool
 from app.net.guard import NetworkPolicy
-from app.net.http import Fetched, exchange
 from app.tools._page import page_text
+
+if TYPE_CHECKING:  # the HTTP client loads with the first call, not with the window
+    from app.net.http import Fetched
 
 __all__ = [
     "HTTP_TOKEN_REF",
@@ -89,6 +91,8 @@ def fetch_tool(
         Args:
             url: The full address, e.g. "https://example.org/page".
         """
+        from app.net.http import exchange
+
         fetched = await exchange("GET", url, policy=policy, limit=MAX_FETCH_BYTES, seconds=seconds)
         head = f"URL: {fetched.url}\nStatus: {fetched.status} {fetched.reason}".rstrip()
         if fetched.status >= 400:
@@ -157,6 +161,8 @@ def http_request_tool(
         if json_body is not None:
             headers["Content-Type"] = "application/json"
             content = json.dumps(json_body).encode()
+        from app.net.http import exchange
+
         try:
             fetched = await exchange(
                 method,

@@ -17,7 +17,6 @@ import asyncio
 import hashlib
 import os
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -37,6 +36,8 @@ from app.net.http import (
 from app.services.models._download_checks import (
     Bounds,
     DownloadError,
+    Progress,
+    ProgressCallback,
     announced_span,
     check_total,
     kept,
@@ -51,23 +52,6 @@ CLIENT_TIMEOUT = 30.0
 """Seconds any one connect, read or write may take (the whole download has its own bound)."""
 _PUBLIC = NetworkPolicy()
 _UNBOUNDED = Bounds()
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Bytes on disk so far and the file's whole size (None until the server says)."""
-
-    done: int
-    total: int | None
-    resumed_from: int = 0
-
-    @property
-    def fraction(self) -> float | None:
-        """Share done, from 0 to 1, when the size is known."""
-        return self.done / self.total if self.total else None
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 class _Discard(DownloadError):

@@ -5,10 +5,14 @@ malformed one refused with a sentence instead of an exception."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.core.errors import UserError
-from app.net.http import Arrived
+
+if TYPE_CHECKING:  # the HTTP client loads only when a download starts
+    from app.net.http import Arrived
 
 __all__ = [
     "Bounds",
@@ -66,6 +70,23 @@ def kept(have: int) -> str:
     if have:
         return f"{have} bytes are kept; run the same download again to continue."
     return "Try again later."
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Bytes on disk so far and the file's whole size (None until the server says)."""
+
+    done: int
+    total: int | None
+    resumed_from: int = 0
+
+    @property
+    def fraction(self) -> float | None:
+        """Share done, from 0 to 1, when the size is known."""
+        return self.done / self.total if self.total else None
+
+
+ProgressCallback = Callable[[Progress], None]
 
 
 def published_sha(got: Arrived) -> str | None:

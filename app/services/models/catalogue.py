@@ -20,7 +20,7 @@ from typing import Literal
 
 from app.core.errors import UserError
 from app.core.netgate import purpose
-from app.services.models._download import Bounds, DownloadError, ProgressCallback, download_file
+from app.services.models._download_checks import Bounds, DownloadError, ProgressCallback
 from app.store.paths import resolve_data_dir
 from app.text.sizes import rough_size
 
@@ -309,6 +309,8 @@ class ModelLibrary:
         if done is not None:
             return done
         target = self.dir / entry.filename
+        from app.services.models._download import download_file  # HTTP loads only now
+
         with purpose(f"downloading {name}"):
             await download_file(
                 entry.url(self.hub_url),

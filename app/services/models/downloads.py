@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 from app.core.errors import UserError
-from app.services.models._download import Progress, ProgressCallback
+from app.services.models._download_checks import Progress, ProgressCallback
 from app.services.models.catalogue import (
     CatalogueEntry,
     InstalledModel,

@@ -22,7 +22,7 @@ from typing import Literal
 
 from app.core.errors import UserError
 from app.core.netgate import purpose
-from app.services.models._download import Bounds, ProgressCallback, download_file
+from app.services.models._download_checks import Bounds, ProgressCallback
 from app.services.models.catalogue import (
     DEADLINE_FLOOR,
     DISK_MARGIN,
@@ -285,6 +285,8 @@ class SpeechModels:
         if done is not None:
             return done
         folder = self.dir / entry.name
+        from app.services.models._download import download_file  # HTTP loads only now
+
         with purpose(f"downloading {name}"):
             for file in missing:
                 target = folder / file.filename
