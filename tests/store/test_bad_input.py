@@ -183,7 +183,7 @@ async def test_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> None:
     path = tmp_path / "parley.db"
     big = "x" * 20_000
     saved: list[str] = []
-    async with Store.open(path, max_size_bytes=400_000) as store:
+    async with Store.open(path, max_size_bytes=500_000) as store:
         cp = store.checkpointer
         state, parent = AgentState(), None
         with pytest.raises(StoreFullError) as caught:
@@ -201,7 +201,7 @@ async def test_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> None:
         assert latest is not None and latest.checkpoint_id == saved[-1]
         assert len(latest.state.context) == len(saved)
         await store.search("xxx")  # reading goes on
-    with Store.open(path, max_size_bytes=400_000):  # still opens while full
+    with Store.open(path, max_size_bytes=500_000):  # still opens while full
         pass
     conn = sqlite3.connect(path)
     try:
