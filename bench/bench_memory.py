@@ -8,6 +8,7 @@ would be searched.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import statistics
 import tempfile
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 from app.core.models import ScriptedChatModel
+from app.knowledge import normalise
 from app.services.bus import EventBus
 from app.services.memory import MemoryService
 from app.services.settings import AppSettings
@@ -29,6 +31,26 @@ PINNED = 5
 QUESTIONS = 200
 TARGET_MS = 5.0
 TURNS = 20
+DIMS = 384
+"""The stand-in embedder's vector length (bge-small's)."""
+
+
+class _HashedWords:
+    """A stand-in embedding model: each word adds 1 to a dimension chosen by its hash, so
+    the time measured is Parley's (reading, scoring, fusing), not a model's."""
+
+    name = "hashed-words"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * DIMS
+            for word in text.lower().split():
+                vector[
+                    int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % DIMS
+                ] += 1
+            out.append(normalise(vector))
+        return out
 
 
 def _vocabulary(rng: random.Random, count: int = 4000) -> list[str]:
@@ -112,6 +134,15 @@ async def _run(folder: Path) -> list[Row]:
             _peer(everything, question, 3)
             peer_times.append(time.perf_counter() - start)
         assert len(kept) == MEMORIES
+        embedder = _HashedWords()
+        meaning = MemoryService(store, events=EventBus(), meaning=lambda: (embedder, "hashed"))
+        await meaning.meaning.fill()
+        await meaning.choose(questions[0], None)  # the vectors read once
+        meaning_times = []
+        for question in questions[:50]:
+            start = time.perf_counter()
+            await meaning.choose(question, None, remote=True)
+            meaning_times.append(time.perf_counter() - start)
     on, off = await _turns(folder, questions[:TURNS])
     median = statistics.median(times) * 1000
     return [
@@ -137,6 +168,16 @@ async def _run(folder: Path) -> list[Row]:
         ),
         Row(
             GROUP,
+            f"choose among {MEMORIES:,} by words and meaning ({DIMS}-dim stand-in model)",
+            statistics.median(meaning_times) * 1000,
+            "ms",
+            median,
+            "by words alone",
+            f"< {TARGET_MS:g} ms",
+            statistics.median(meaning_times) * 1000 < TARGET_MS,
+        ),
+        Row(
+            GROUP,
             "tokens of memories put before a call (largest)",
             float(max(used)),
             "tokens",
@@ -150,5 +191,5 @@ def run() -> list[Row]:
     """Measure choosing memories among 10,000 and return the rows."""
     with tempfile.TemporaryDirectory(prefix="parley-bench-") as tmp:
         rows = asyncio.run(_run(Path(tmp)))
-    print(f"[memory: median choose {rows[0].value:.3f} ms]", flush=True)
+    print(f"[memory: median choose {rows[1].value:.3f} ms]", flush=True)
     return rows
