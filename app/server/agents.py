@@ -22,6 +22,7 @@ from app.server.asking import asking_key
 from app.services.agents import Agent
 from app.services.conversation import Conversation, TurnOutcome
 from app.services.events import MessageAdded, MessageStreamed, WorkspaceEvent
+from app.services.server_keys import ServerKeys
 from app.services.threads import title_of
 from app.services.workspace import Workspace
 
@@ -136,15 +137,22 @@ class AgentModel:
         text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
         blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
         conversation = Conversation(self._workspace, approvals=approvals, on_event=heard)
+        key = asking_key.get()
+        keep = not key or await asyncio.to_thread(
+            ServerKeys(self._workspace.data_dir).keeps_threads, key
+        )
         thread = await self._workspace.threads.create(
-            title=title_of(text) or "Through the API", agent_id=self._agent.id
+            title=title_of(text) or "Through the API", agent_id=self._agent.id, origin="api"
         )
         try:
             outcome = await conversation.send(thread.id, text, blocks, history=history)
         except asyncio.CancelledError:
             self._workspace.runs.stop(thread.id)  # the client went away: the run stops too
             raise
-        return outcome, thread.id
+        finally:
+            if not keep:  # the key keeps no threads: the run's thread goes once it ends
+                await self._workspace.threads.delete(thread.id)
+        return outcome, thread.id if keep else ""
 
     def _notes(
         self, outcome: TurnOutcome, thread_id: str, approvals: HeadlessApprovals
@@ -154,7 +162,12 @@ class AgentModel:
         if outcome.problems and (outcome.state is None or not _answers(outcome.state)):
             raise ModelError(f"{self._agent.name} could not answer: {outcome.problems[-1].text}")
         notes = [approvals.note()]
-        if outcome.waiting:
+        if outcome.waiting and not thread_id:
+            notes.append(
+                f"The run stopped at one of {self._agent.name}'s limits; it was not kept, "
+                "as this key keeps no threads."
+            )
+        elif outcome.waiting:
             notes.append(
                 f"The run paused at one of {self._agent.name}'s limits; continue it in "
                 f"Parley's window (thread {thread_id}) or with: parley chat --thread "

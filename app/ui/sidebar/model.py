@@ -31,7 +31,8 @@ class SidebarRow:
     status: str = "idle"
     snippet: bool = False
     agent: str = ""
-    """The thread's agent when it is not Parley (shown before the last line)."""
+    """The thread's agent when it is not Parley, and ``API`` when it was asked through the
+    server (shown before the last line)."""
     branch: int | None = None
     """A search hit on a version the thread does not show now: its branch's number."""
 
@@ -41,10 +42,11 @@ _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
 
 def row_of_summary(summary: ThreadSummary, agent: str = "") -> SidebarRow:
     """The row for a thread (its last line without Markdown marks), naming ``agent`` when
-    it is not Parley."""
+    it is not Parley, and marked ``API`` when it was asked through the server."""
     t = summary.thread
     line = _MARKUP.sub("", summary.last_line)
-    return SidebarRow(t.id, t.title or "New thread", line, summary.status, agent=agent)
+    label = " · ".join(part for part in (agent, "API" if t.origin == "api" else "") if part)
+    return SidebarRow(t.id, t.title or "New thread", line, summary.status, agent=label)
 
 
 def row_of_hit(hit: SearchHit) -> SidebarRow:
