@@ -88,6 +88,24 @@ def _inbound(request: Request) -> Inbound | None:
     return found if isinstance(found, Inbound) else None
 
 
+def _note_model(request: Request, model: str) -> None:
+    """Note the model ``request`` names for the ledger."""
+    inbound = _inbound(request)
+    if inbound is not None:
+        inbound.model = model[:200]
+
+
+def _no_model(status: int, wanted: str, then: str) -> ApiError:
+    """The refusal of a model that is not here (``then`` says where to find one)."""
+    return ApiError(
+        status,
+        f"There is no model {wanted[:200]!r} here; {then}",
+        "invalid_request_error",
+        "model_not_found",
+        "model",
+    )
+
+
 def _anthropic(request: Request) -> bool:
     """Whether ``request`` speaks Anthropic's API (its errors take Anthropic's shape)."""
     return request.url.path.rstrip("/") == "/v1/messages"
@@ -284,28 +302,15 @@ def make_app(
         wanted = request.path_params["model_id"]
         found = next((m for m in await models.listed() if m.id == wanted), None)
         if found is None:
-            raise ApiError(
-                404,
-                f"There is no model {wanted[:200]!r} here; GET /v1/models lists them.",
-                "invalid_request_error",
-                "model_not_found",
-                "model",
-            )
+            raise _no_model(404, wanted, "GET /v1/models lists them.")
         return JSONResponse(_model_object(found))
 
     async def served_model(request: Request, chat: ChatRequest) -> ChatModel:
         """The model ``chat`` names; an :class:`ApiError` (400) when there is none."""
-        inbound = _inbound(request)
-        if inbound is not None:
-            inbound.model = chat.model[:200]
+        _note_model(request, chat.model)
         if not await models.knows(chat.model):
-            raise ApiError(
-                400,
-                f"There is no model {chat.model[:200]!r} here; name one that GET /v1/models "
-                "lists (parley is the default model).",
-                "invalid_request_error",
-                "model_not_found",
-                "model",
+            raise _no_model(
+                400, chat.model, "name one that GET /v1/models lists (parley is the default model)."
             )
         try:
             return await models.model(chat.model)
@@ -331,9 +336,7 @@ def make_app(
     async def embed(request: Request) -> Response:
         key = await within_limit(request)
         model, texts, encoding = read_embedding_request(await _body(request, max_body))
-        inbound = _inbound(request)
-        if inbound is not None:
-            inbound.model = model[:200]
+        _note_model(request, model)
         count = (lambda tokens: None) if limits is None else partial(limits.spend, key)
         used = _used(request, count)
         return JSONResponse(await embeddings_reply(embeddings, model, texts, encoding, used))
