@@ -45,6 +45,10 @@ raises :class:`DecisionPostponed` when it was closed undecided."""
 
 _NOBODY = "nobody was at the window to give it"
 
+_STOPPING = 10.0
+"""How long a run whose client went away is given to stop and keep what arrived, in
+seconds, before it is cut off."""
+
 
 class HeadlessApprovals:
     """The approvals of a run nobody watches: every call put to a person is denied, with
@@ -144,10 +148,15 @@ class AgentModel:
         thread = await self._workspace.threads.create(
             title=title_of(text) or "Through the API", agent_id=self._agent.id, origin="api"
         )
+        sending = asyncio.ensure_future(conversation.send(thread.id, text, blocks, history=history))
         try:
-            outcome = await conversation.send(thread.id, text, blocks, history=history)
+            outcome = await asyncio.shield(sending)
         except asyncio.CancelledError:
-            self._workspace.runs.stop(thread.id)  # the client went away: the run stops too
+            # the client went away: the run stops at its next piece, keeping what arrived
+            # (a run waiting for a decision stops at once)
+            if self._workspace.runs.stop(thread.id):
+                await asyncio.wait({sending}, timeout=_STOPPING)
+            sending.cancel()
             raise
         finally:
             if not keep:  # the key keeps no threads: the run's thread goes once it ends

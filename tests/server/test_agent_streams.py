@@ -4,11 +4,15 @@ and joined they are the agent's answer, with a note after it when a call was den
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
 import anthropic
 import openai
 
+from app.services.network import saved_connections
+from app.services.workspace import Workspace
 from tests.server.harness import ANSWER, USAGE, serving
 
 ASK = [{"role": "user", "content": "Why are there tides?"}]
@@ -53,3 +57,50 @@ def test_an_agents_reply_streams_piece_by_piece_to_the_anthropic_sdk(tmp_path: P
     assert final.content[0].text == ANSWER
     assert final.stop_reason == "end_turn"
     assert final.usage.output_tokens == USAGE["completion_tokens"]
+
+
+LONG = "wave " * 3000
+"""An answer long enough to be still streaming when the client goes away."""
+
+
+def _answers(data_dir: Path) -> list[str]:
+    """The texts of the answers kept in the server's threads."""
+
+    async def read() -> list[str]:
+        ws = await Workspace.open(data_dir)
+        try:
+            found = []
+            for summary in await ws.threads.list_all():
+                state = await ws.threads.saved_state(summary.thread.id)
+                found += [
+                    m.text() for m in (state.context if state else []) if m.role == "assistant"
+                ]
+            return found
+        finally:
+            await ws.aclose()
+
+    return asyncio.run(read())
+
+
+def test_closing_an_agents_stream_stops_its_run(tmp_path: Path) -> None:
+    with serving(tmp_path, script=[{"text": LONG, "usage": USAGE}] * 2) as served:
+        api = openai.OpenAI(base_url=served.base_url, api_key=served.key, max_retries=0)
+        with (
+            api,
+            api.chat.completions.create(
+                model="agent:Researcher", messages=ASK, stream=True
+            ) as stream,
+        ):
+            seen = [next(stream) for _ in range(6)]
+        assert "".join(c.choices[0].delta.content or "" for c in seen).startswith("wave wave")
+        rows: list[str] = []
+        for _ in range(300):  # the ledger's row is written once the request has ended
+            rows = [r.purpose for r in asyncio.run(saved_connections(served.data_dir, limit=10))]
+            if any(r.endswith("model agent:Researcher: client went away") for r in rows):
+                break
+            time.sleep(0.1)
+        assert any(r.endswith("model agent:Researcher: client went away") for r in rows), rows
+    # the run stopped with the client: what arrived is kept, well short of the whole answer
+    answers = _answers(served.data_dir)
+    assert answers, "nothing of the answer was kept"
+    assert all(len(a) < len(LONG.strip()) for a in answers), [len(a) for a in answers]
