@@ -352,7 +352,11 @@ def make_app(
             model = await served_model(request, chat)
             _check_fits(chat, model)
             await check_images(chat, model)
-            held = await asyncio.to_thread(reserve, limits, key, chat)
+            held = (
+                reserve(None, key, chat)  # nothing to hold: no thread needed
+                if limits is None
+                else await asyncio.to_thread(reserve, limits, key, chat)
+            )
             try:
                 turn = queue.enter()
             except BaseException:
