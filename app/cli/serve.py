@@ -52,6 +52,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="add: the tokens (in and out) the key may use a day; once used, its requests are "
         "refused until local midnight",
     )
+    keys.add_argument(
+        "--no-threads",
+        action="store_true",
+        help="add: an agent's run asked with this key is not kept as a thread (by default each "
+        "is, marked API in the window's sidebar)",
+    )
 
 
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int | None:
@@ -76,13 +82,17 @@ def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         today = KeyUsage(args.data_dir, keys).today()
         for key in listed:
             used = today.get(key.name, 0)
+            kept = "" if key.keep_threads else "; keeps no threads"
             if key.daily_tokens is None:
-                out.write(f"{key.name}: {used:,} tokens used today (no daily limit)\n")
+                out.write(f"{key.name}: {used:,} tokens used today (no daily limit){kept}\n")
             else:
-                out.write(f"{key.name}: {used:,} of {key.daily_tokens:,} tokens used today\n")
+                out.write(f"{key.name}: {used:,} of {key.daily_tokens:,} tokens used today{kept}\n")
         return 0
     if args.daily_tokens is not None and args.keys_action != "add":
         err.write("--daily-tokens goes with parley serve keys add\n")
+        return 2
+    if args.no_threads and args.keys_action != "add":
+        err.write("--no-threads goes with parley serve keys add\n")
         return 2
     if not args.name:
         err.write(f"parley serve keys {args.keys_action} needs a name, e.g. ci-bot\n")
@@ -93,7 +103,7 @@ def _keys(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 1
         out.write(f"removed {args.name}: it no longer works\n")
         return 0
-    made = keys.add(args.name, args.daily_tokens)
+    made = keys.add(args.name, args.daily_tokens, keep_threads=not args.no_threads)
     out.write(f"{made}\n")
     err.write(
         f"This is key {args.name}; it is shown only now. Clients send it as "

@@ -9,6 +9,7 @@ told where to continue it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -19,7 +20,9 @@ from app.core.state.message import TokenUsages, new_message_id
 from app.core.tools import ApprovalDecision, ApprovalRequest, DecisionPostponed
 from app.server.asking import asking_key
 from app.services.agents import Agent
-from app.services.conversation import Conversation
+from app.services.conversation import Conversation, TurnOutcome
+from app.services.events import MessageAdded, MessageStreamed, WorkspaceEvent
+from app.services.server_keys import ServerKeys
 from app.services.threads import title_of
 from app.services.workspace import Workspace
 
@@ -41,6 +44,10 @@ WindowAsk = Callable[[str, str, Sequence[ApprovalRequest]], Awaitable[list[Appro
 raises :class:`DecisionPostponed` when it was closed undecided."""
 
 _NOBODY = "nobody was at the window to give it"
+
+_STOPPING = 10.0
+"""How long a run whose client went away is given to stop and keep what arrived, in
+seconds, before it is cut off."""
 
 
 class HeadlessApprovals:
@@ -120,6 +127,63 @@ class AgentModel:
             input_kinds=frozenset({"text", "image", "document"}),
         )
 
+    def _approvals(self) -> HeadlessApprovals:
+        if self._ask is None:
+            return HeadlessApprovals()
+        return WindowApprovals(self._ask, self._agent.name, asking_key.get())
+
+    async def _turn(
+        self, messages: Sequence[Message], approvals: HeadlessApprovals, heard: _Heard | None
+    ) -> tuple[TurnOutcome, str]:
+        """Run the agent's turn on a new thread to its end (``heard`` hears its events):
+        how it ended and the thread's id."""
+        history, last = _split(messages)
+        text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
+        blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
+        conversation = Conversation(self._workspace, approvals=approvals, on_event=heard)
+        key = asking_key.get()
+        keep = not key or await asyncio.to_thread(
+            ServerKeys(self._workspace.data_dir).keeps_threads, key
+        )
+        thread = await self._workspace.threads.create(
+            title=title_of(text) or "Through the API", agent_id=self._agent.id, origin="api"
+        )
+        sending = asyncio.ensure_future(conversation.send(thread.id, text, blocks, history=history))
+        try:
+            outcome = await asyncio.shield(sending)
+        except asyncio.CancelledError:
+            # the client went away: the run stops at its next piece, keeping what arrived
+            # (a run waiting for a decision stops at once)
+            if self._workspace.runs.stop(thread.id):
+                await asyncio.wait({sending}, timeout=_STOPPING)
+            sending.cancel()
+            raise
+        finally:
+            if not keep:  # the key keeps no threads: the run's thread goes once it ends
+                await self._workspace.threads.delete(thread.id)
+        return outcome, thread.id if keep else ""
+
+    def _notes(
+        self, outcome: TurnOutcome, thread_id: str, approvals: HeadlessApprovals
+    ) -> list[str]:
+        """What the client is told after the answer; a :class:`ModelError` when the turn
+        failed before answering."""
+        if outcome.problems and (outcome.state is None or not _answers(outcome.state)):
+            raise ModelError(f"{self._agent.name} could not answer: {outcome.problems[-1].text}")
+        notes = [approvals.note()]
+        if outcome.waiting and not thread_id:
+            notes.append(
+                f"The run stopped at one of {self._agent.name}'s limits; it was not kept, "
+                "as this key keeps no threads."
+            )
+        elif outcome.waiting:
+            notes.append(
+                f"The run paused at one of {self._agent.name}'s limits; continue it in "
+                f"Parley's window (thread {thread_id}) or with: parley chat --thread "
+                f"{thread_id} --resume"
+            )
+        return [n for n in notes if n]
+
     async def agenerate(
         self,
         messages: Sequence[Message],
@@ -128,29 +192,9 @@ class AgentModel:
         config: GenerationConfig | None = None,
     ) -> Message:
         """Run the agent's turn to its end and return its answer."""
-        history, last = _split(messages)
-        text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
-        blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
-        approvals = (
-            HeadlessApprovals()
-            if self._ask is None
-            else WindowApprovals(self._ask, self._agent.name, asking_key.get())
-        )
-        conversation = Conversation(self._workspace, approvals=approvals)
-        thread = await self._workspace.threads.create(
-            title=title_of(text) or "Through the API", agent_id=self._agent.id
-        )
-        outcome = await conversation.send(thread.id, text, blocks, history=history)
-        if outcome.problems and (outcome.state is None or not _answers(outcome.state)):
-            raise ModelError(f"{self._agent.name} could not answer: {outcome.problems[-1].text}")
-        notes = [approvals.note()]
-        if outcome.waiting:
-            notes.append(
-                f"The run paused at one of {self._agent.name}'s limits; continue it in "
-                f"Parley's window (thread {thread.id}) or with: parley chat --thread "
-                f"{thread.id} --resume"
-            )
-        return _reply(outcome.state, [n for n in notes if n])
+        approvals = self._approvals()
+        outcome, thread_id = await self._turn(messages, approvals, None)
+        return _reply(outcome.state, self._notes(outcome, thread_id, approvals))
 
     async def astream(
         self,
@@ -159,9 +203,83 @@ class AgentModel:
         tools: Sequence[ToolSpec] | None = None,
         config: GenerationConfig | None = None,
     ) -> AsyncIterator[Message]:
-        """The agent's answer in one chunk, once its turn has ended."""
-        reply = await self.agenerate(messages, tools=tools, config=config)
-        yield reply.model_copy(update={"delta": True})
+        """The agent's answers as they are made, piece by piece (a blank line between two
+        answers of the turn), then the notes for the client with the turn's usage. Closing
+        this stream (the client went away) stops the run."""
+        heard, reply_id = _Heard(), new_message_id()
+        approvals = self._approvals()
+        turn = asyncio.ensure_future(self._turn(messages, approvals, heard))
+        getting: asyncio.Future[str] | None = None
+        try:
+            while not turn.done() or not heard.pieces.empty():
+                if heard.pieces.empty():
+                    getting = asyncio.ensure_future(heard.pieces.get())
+                    await asyncio.wait({getting, turn}, return_when=asyncio.FIRST_COMPLETED)
+                    if not getting.done():
+                        getting.cancel()
+                        continue
+                    piece = getting.result()
+                else:
+                    piece = heard.pieces.get_nowait()
+                yield _delta(reply_id, piece)
+            outcome, thread_id = turn.result()
+            notes = self._notes(outcome, thread_id, approvals)
+            usage = _usage(_answers(outcome.state) if outcome.state is not None else [])
+            tail = "\n\n".join(notes)
+            yield _delta(reply_id, f"\n\n{tail}" if tail and heard.sent else tail, usage)
+        finally:
+            if getting is not None and not getting.done():
+                getting.cancel()
+            if not turn.done():
+                turn.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await turn
+
+
+class _Heard:
+    """Hears a thread's events and keeps the new text of its answers (not a delegate's) as
+    pieces, in order, with a blank line before an answer that follows one already sent."""
+
+    def __init__(self) -> None:
+        self.pieces: asyncio.Queue[str] = asyncio.Queue()
+        self.sent = False
+        self._shown: dict[str, int] = {}
+        self._current = ""
+
+    def __call__(self, event: WorkspaceEvent) -> None:
+        if not isinstance(event, MessageStreamed | MessageAdded):
+            return
+        message = event.message
+        if message.role != "assistant" or message.agent is not None:
+            return
+        key = str(message.message_id)
+        text = message.text()
+        shown = self._shown.get(key, 0)
+        if len(text) <= shown:
+            return
+        piece = text[shown:]
+        if key != self._current and shown == 0 and self.sent:
+            piece = "\n\n" + piece
+        self._shown[key] = len(text)
+        self._current = key
+        self.sent = True
+        self.pieces.put_nowait(piece)
+
+
+def _delta(reply_id: str, text: str, usage: TokenUsages | None = None) -> Message:
+    """A streamed piece of the reply ``reply_id`` (with the turn's usage on the last)."""
+    extra: dict[str, Any] = {} if usage is None else {"usages": usage}
+    content = [TextBlock(text=text)] if text else []
+    return Message(role="assistant", content=content, message_id=reply_id, delta=True, **extra)
+
+
+def _usage(answers: list[Message]) -> TokenUsages | None:
+    """The tokens of every model call of the turn's answers."""
+    usage: TokenUsages | None = None
+    for answer in answers:
+        if answer.usages is not None:
+            usage = answer.usages if usage is None else usage + answer.usages
+    return usage
 
 
 def _split(messages: Sequence[Message]) -> tuple[list[Message], Message]:
@@ -188,10 +306,7 @@ def _reply(state: AgentState | None, notes: list[str]) -> Message:
     """The client's reply: the last answer's text and the notes after it, with the usage
     summed over the turn."""
     answers = _answers(state) if state is not None else []
-    usage: TokenUsages | None = None
-    for answer in answers:
-        if answer.usages is not None:
-            usage = answer.usages if usage is None else usage + answer.usages
+    usage = _usage(answers)
     text = answers[-1].text() if answers else ""
     body = "\n\n".join(part for part in [text, *notes] if part)
     extra: dict[str, Any] = {} if usage is None else {"usages": usage}

@@ -13,9 +13,9 @@ from typing import Any
 from app.core.errors import ParleyError
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.state.message import Message, TokenUsages
-from app.core.state.message_block import ContentBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from app.core.state.message_block import ContentBlock, ToolCallBlock, ToolResultBlock
 from app.server.chat import (
-    MAX_MESSAGES,
+    TEXT_ONLY,
     ChatRequest,
     PartReader,
     SentImage,
@@ -23,8 +23,9 @@ from app.server.chat import (
     made,
     number,
     read_body,
+    read_model_and_messages,
     read_parts,
-    read_text_part,
+    read_text,
 )
 from app.server.images import refuse_link, sent_image
 from app.server.replies import Ending, pieces
@@ -56,9 +57,6 @@ def anthropic_error_body(status: int, message: str) -> dict[str, Any]:
     """Anthropic's error shape for ``status``: ``{"type": "error", "error": {"type",
     "message"}}``."""
     return {"type": "error", "error": {"type": _KINDS.get(status, "api_error"), "message": message}}
-
-
-_TEXT: dict[str, PartReader] = {"text": read_text_part}
 
 
 def _image(images: list[SentImage]) -> PartReader:
@@ -112,8 +110,7 @@ def _tool_result(calls: dict[str, str]) -> PartReader:
                 "made.",
                 "invalid_tool_result",
             )
-        blocks = read_parts(part.get("content") or "", f"{where}.content", _TEXT, "text blocks")
-        text = "".join(b.text for b in blocks if isinstance(b, TextBlock))
+        text = read_text(part.get("content"), f"{where}.content", "text blocks")
         status = "error" if part.get("is_error") is True else "completed"
         return [ToolResultBlock(call_id=call_id, output=text, status=status, name=calls[call_id])]
 
@@ -134,10 +131,10 @@ def _message(value: Any, n: int, calls: dict[str, str], images: list[SentImage])
         )
     content = value.get("content")
     if role == "assistant":
-        readers = {**_TEXT, "tool_use": _tool_use(calls)}
+        readers = {**TEXT_ONLY, "tool_use": _tool_use(calls)}
         blocks = read_parts(content, f"{where}.content", readers, "text and tool_use blocks")
         return [made("assistant", blocks, where)]
-    readers = {**_TEXT, "image": _image(images), "tool_result": _tool_result(calls)}
+    readers = {**TEXT_ONLY, "image": _image(images), "tool_result": _tool_result(calls)}
     takes = "text, image and tool_result blocks"
     blocks = read_parts(content, f"{where}.content", readers, takes)
     results = [made("tool", [b], where) for b in blocks if isinstance(b, ToolResultBlock)]
@@ -211,23 +208,13 @@ def read_messages_request(raw: bytes) -> ChatRequest:
     """The request ``raw`` holds, checked; an :class:`ApiError` (400) with one sentence
     saying what is wrong otherwise."""
     body = read_body(raw, "model, max_tokens and messages")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise bad("model is missing: name one that GET /v1/models lists.", "missing_model")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise bad("messages is missing or empty: send at least one message.", "missing_messages")
-    if len(messages) > MAX_MESSAGES:
-        raise bad(
-            f"The request holds {len(messages)} messages; Parley takes at most {MAX_MESSAGES}.",
-            "too_many_messages",
-        )
+    model, messages = read_model_and_messages(body, params=False)
     tools = checked_tools(body.get("tools"), _tool)
     config = _config(body, tools)
     system = body.get("system")
     head = []
     if system is not None:
-        head = [made("system", read_parts(system, "system", _TEXT, "text blocks"), "system")]
+        head = [made("system", read_parts(system, "system", TEXT_ONLY, "text blocks"), "system")]
     calls: dict[str, str] = {}
     images: list[SentImage] = []
     read = [m for n, value in enumerate(messages) for m in _message(value, n, calls, images)]

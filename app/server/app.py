@@ -12,7 +12,8 @@ import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import partial
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -33,6 +34,7 @@ from app.server.embeddings import EmbeddingSource, embeddings_reply, read_embedd
 from app.server.errors import ApiError, error_body
 from app.server.images import check_images
 from app.server.ledger import Inbound, NoteRequests, Record
+from app.server.limits import KeyLimits, Reservation, reserve
 from app.server.models import AGENT_PREFIX, ServedModel, ServedModels
 from app.server.queue import WAITING, ModelQueue, Turn
 from app.server.replies import generate
@@ -47,19 +49,6 @@ MAX_BODY = 16_000_000
 KeyCheck = Callable[[str], str | None]
 """The name of the key a client sent, or ``None`` when it is no key of this server
 (blocking: it may read the keyring)."""
-
-
-class KeyLimits(Protocol):
-    """Each key's daily tokens: what a key has used is counted, and a key that has used its
-    day's tokens is refused (both blocking: they read and write a small file)."""
-
-    def refusal(self, name: str) -> str | None:
-        """The sentence refusing the key ``name`` (``None``: it may ask)."""
-        ...
-
-    def spend(self, name: str, tokens: int) -> None:
-        """Count ``tokens`` more for the key ``name`` today."""
-        ...
 
 
 _ADD_KEY = "make one with: parley serve keys add NAME"
@@ -97,6 +86,24 @@ def _inbound(request: Request) -> Inbound | None:
     """The ledger's note of ``request`` (none when the application runs without one)."""
     found = request.scope.get("state", {}).get("inbound")
     return found if isinstance(found, Inbound) else None
+
+
+def _note_model(request: Request, model: str) -> None:
+    """Note the model ``request`` names for the ledger."""
+    inbound = _inbound(request)
+    if inbound is not None:
+        inbound.model = model[:200]
+
+
+def _no_model(status: int, wanted: str, then: str) -> ApiError:
+    """The refusal of a model that is not here (``then`` says where to find one)."""
+    return ApiError(
+        status,
+        f"There is no model {wanted[:200]!r} here; {then}",
+        "invalid_request_error",
+        "model_not_found",
+        "model",
+    )
 
 
 def _anthropic(request: Request) -> bool:
@@ -174,16 +181,15 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-def _used(request: Request, key: str, limits: KeyLimits | None) -> Callable[[TokenUsages], None]:
-    """Where a reply's usage is noted for the ledger and counted for the key ``key``."""
+def _used(request: Request, count: Callable[[int], None]) -> Callable[[TokenUsages], None]:
+    """Where a reply's usage is noted for the ledger and its tokens handed to ``count``."""
 
     def used(usages: TokenUsages) -> None:
         inbound = _inbound(request)
         if inbound is not None:
             inbound.prompt_tokens = usages.prompt_tokens
             inbound.completion_tokens = usages.completion_tokens
-        if limits is not None:
-            limits.spend(key, usages.prompt_tokens + usages.completion_tokens)
+        count(usages.prompt_tokens + usages.completion_tokens)
 
     return used
 
@@ -239,19 +245,20 @@ async def _whole_reply(
 
 
 class _Streamed(StreamingResponse):
-    """A streamed reply that gives its place in the queue up however it ends (even when
-    the client went away before its first byte)."""
+    """A streamed reply that gives its place in the queue and the tokens it held of its
+    key's day up however it ends (even when the client went away before its first byte)."""
 
-    def __init__(self, content: AsyncIterator[bytes], turn: Turn) -> None:
+    def __init__(self, content: AsyncIterator[bytes], turn: Turn, held: Reservation) -> None:
         super().__init__(content, media_type="text/event-stream")
         self.headers["cache-control"] = "no-cache"
-        self._turn = turn
+        self._turn, self._held = turn, held
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
             self._turn.leave()
+            self._held.settle()
 
 
 def make_app(
@@ -295,28 +302,15 @@ def make_app(
         wanted = request.path_params["model_id"]
         found = next((m for m in await models.listed() if m.id == wanted), None)
         if found is None:
-            raise ApiError(
-                404,
-                f"There is no model {wanted[:200]!r} here; GET /v1/models lists them.",
-                "invalid_request_error",
-                "model_not_found",
-                "model",
-            )
+            raise _no_model(404, wanted, "GET /v1/models lists them.")
         return JSONResponse(_model_object(found))
 
     async def served_model(request: Request, chat: ChatRequest) -> ChatModel:
         """The model ``chat`` names; an :class:`ApiError` (400) when there is none."""
-        inbound = _inbound(request)
-        if inbound is not None:
-            inbound.model = chat.model[:200]
+        _note_model(request, chat.model)
         if not await models.knows(chat.model):
-            raise ApiError(
-                400,
-                f"There is no model {chat.model[:200]!r} here; name one that GET /v1/models "
-                "lists (parley is the default model).",
-                "invalid_request_error",
-                "model_not_found",
-                "model",
+            raise _no_model(
+                400, chat.model, "name one that GET /v1/models lists (parley is the default model)."
             )
         try:
             return await models.model(chat.model)
@@ -342,10 +336,9 @@ def make_app(
     async def embed(request: Request) -> Response:
         key = await within_limit(request)
         model, texts, encoding = read_embedding_request(await _body(request, max_body))
-        inbound = _inbound(request)
-        if inbound is not None:
-            inbound.model = model[:200]
-        used = _used(request, key, limits)
+        _note_model(request, model)
+        count = (lambda tokens: None) if limits is None else partial(limits.spend, key)
+        used = _used(request, count)
         return JSONResponse(await embeddings_reply(embeddings, model, texts, encoding, used))
 
     def answering(api: _Api) -> Callable[[Request], Awaitable[Response]]:
@@ -355,16 +348,28 @@ def make_app(
         async def answer(request: Request) -> Response:
             key = await within_limit(request)
             asking_key.set(key)  # an agent's approval asked in the window names the key
-            used = _used(request, key, limits)
             chat = api.read(await _body(request, max_body))
             model = await served_model(request, chat)
             _check_fits(chat, model)
             await check_images(chat, model)
-            turn = queue.enter()
+            held = (
+                reserve(None, key, chat)  # nothing to hold: no thread needed
+                if limits is None
+                else await asyncio.to_thread(reserve, limits, key, chat)
+            )
+            try:
+                turn = queue.enter()
+            except BaseException:
+                held.settle()
+                raise
+            used = _used(request, held.count)
             if chat.stream:
                 stream = api.reply_stream(chat, model, used, _failed(request))
-                return _Streamed(_events(stream, turn, _inbound(request)), turn)
-            return await _whole_reply(request, model, chat, turn, api.reply_whole, used)
+                return _Streamed(_events(stream, turn, _inbound(request)), turn, held)
+            try:
+                return await _whole_reply(request, model, chat, turn, api.reply_whole, used)
+            finally:
+                held.settle()
 
         return answer
 

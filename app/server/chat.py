@@ -18,6 +18,7 @@ from app.server.errors import ApiError
 
 __all__ = [
     "MAX_MESSAGES",
+    "TEXT_ONLY",
     "ChatRequest",
     "PartReader",
     "SentImage",
@@ -25,7 +26,9 @@ __all__ = [
     "made",
     "number",
     "read_body",
+    "read_model_and_messages",
     "read_parts",
+    "read_text",
     "read_text_part",
 ]
 
@@ -136,6 +139,44 @@ def read_parts(
             else:
                 blocks.append(block)
     return [b for b in blocks if not (isinstance(b, TextBlock) and not b.text)]
+
+
+TEXT_ONLY: Mapping[str, PartReader] = {"text": read_text_part}
+"""The readers of a place that takes text parts only."""
+
+
+def read_text(content: Any, where: str, takes: str) -> str:
+    """The text of ``content`` found at ``where``, a place that takes text only: a string,
+    or text parts joined (``None`` or empty: no text); ``takes`` names those parts in the
+    API's own words (``text parts``, ``text blocks``) for its error."""
+    blocks = read_parts(content or "", where, TEXT_ONLY, takes)
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def read_model_and_messages(body: dict[str, Any], params: bool) -> tuple[str, list[Any]]:
+    """The model a request's ``body`` names and its messages (not read yet), checked: a bad
+    request saying what is missing, or that there are too many messages (naming the
+    ``param`` at fault when the API's errors do: ``params``)."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad(
+            "model is missing: name one that GET /v1/models lists.",
+            "missing_model",
+            "model" if params else None,
+        )
+    messages = body.get("messages")
+    where = "messages" if params else None
+    if not isinstance(messages, list) or not messages:
+        raise bad(
+            "messages is missing or empty: send at least one message.", "missing_messages", where
+        )
+    if len(messages) > MAX_MESSAGES:
+        raise bad(
+            f"The request holds {len(messages)} messages; Parley takes at most {MAX_MESSAGES}.",
+            "too_many_messages",
+            where,
+        )
+    return model, messages
 
 
 def made(role: Role, blocks: Sequence[ContentBlock], where: str, **fields: Any) -> Message:

@@ -13,9 +13,10 @@ from typing import Any
 from app.core.errors import ParleyError
 from app.core.models.protocol import ChatModel, GenerationConfig, ToolSpec
 from app.core.state.message import Message, Role, TokenUsages
-from app.core.state.message_block import ContentBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from app.core.state.message_block import ContentBlock, ToolCallBlock, ToolResultBlock
 from app.server.chat import (
     MAX_MESSAGES,
+    TEXT_ONLY,
     ChatRequest,
     PartReader,
     SentImage,
@@ -23,8 +24,9 @@ from app.server.chat import (
     made,
     number,
     read_body,
+    read_model_and_messages,
     read_parts,
-    read_text_part,
+    read_text,
 )
 from app.server.errors import error_body
 from app.server.images import data_url_image
@@ -48,7 +50,6 @@ _FINISH = {
     "tool_use": "tool_calls",
     "content_filter": "content_filter",
 }
-_TEXT: dict[str, PartReader] = {"text": read_text_part}
 
 
 def _image_url(images: list[SentImage]) -> PartReader:
@@ -100,8 +101,7 @@ def _tool_result(value: dict[str, Any], where: str, calls: dict[str, str]) -> Me
             f"{where} answers the call {call_id[:80]!r}, which no earlier assistant message made.",
             "invalid_tool_result",
         )
-    blocks = read_parts(value.get("content") or "", f"{where}.content", _TEXT, "text parts")
-    text = "".join(b.text for b in blocks if isinstance(b, TextBlock))
+    text = read_text(value.get("content"), f"{where}.content", "text parts")
     result = ToolResultBlock(call_id=call_id, output=text, name=calls[call_id])
     return made("tool", [result], where)
 
@@ -124,9 +124,9 @@ def _message(value: Any, n: int, calls: dict[str, str], images: list[SentImage])
             f"{where}.role must be system, developer, user, assistant or tool.", "invalid_role"
         )
     content = value.get("content")
-    readers, takes = _TEXT, "text parts"
+    readers, takes = TEXT_ONLY, "text parts"
     if role == "user":
-        readers, takes = {**_TEXT, "image_url": _image_url(images)}, "text and image_url parts"
+        readers, takes = {**TEXT_ONLY, "image_url": _image_url(images)}, "text and image_url parts"
     blocks = [] if content is None else read_parts(content, f"{where}.content", readers, takes)
     if role == "assistant":
         blocks.extend(_tool_calls(value.get("tool_calls"), where, calls))
@@ -201,22 +201,7 @@ def read_chat_request(raw: bytes) -> ChatRequest:
     """The request ``raw`` holds, checked; an :class:`ApiError` (400) with one sentence
     saying what is wrong otherwise."""
     body = read_body(raw, "model and messages")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise bad("model is missing: name one that GET /v1/models lists.", "missing_model", "model")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise bad(
-            "messages is missing or empty: send at least one message.",
-            "missing_messages",
-            "messages",
-        )
-    if len(messages) > MAX_MESSAGES:
-        raise bad(
-            f"The request holds {len(messages)} messages; Parley takes at most {MAX_MESSAGES}.",
-            "too_many_messages",
-            "messages",
-        )
+    model, messages = read_model_and_messages(body, params=True)
     if body.get("functions"):
         raise bad(
             "functions is the old form of tools: send them as tools instead.",

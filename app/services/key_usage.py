@@ -3,7 +3,10 @@
 ``parley serve`` counts the tokens of every reply (in and out) for the key that asked, in
 ``server_usage.json`` in the data directory (the day and each key's tokens, no content);
 the count starts again at local midnight. A key whose day's tokens are used is refused
-until then. Every method is blocking (it reads or writes that small file).
+until then. Requests of one key that run at the same time each hold a share of its day's
+tokens while they run (what they may use: their prompt and the reply they allow), so together
+they cannot pass its limit; what each used is counted when it ends. Every method is blocking
+(it reads or writes that small file).
 """
 
 from __future__ import annotations
@@ -16,17 +19,31 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.services.server_keys import ServerKeys
 from app.store.paths import resolve_data_dir
 
-__all__ = ["FILE_NAME", "KeyUsage", "until_midnight"]
+__all__ = ["FILE_NAME", "HELD_RETRY", "KeyRefusal", "KeyUsage", "until_midnight"]
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "server_usage.json"
 """The file in the data directory that counts today's tokens by key."""
+
+
+HELD_RETRY = 2
+"""The seconds a key refused because its requests still running hold the rest of its day's
+tokens is told to wait."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRefusal:
+    """Why a key may not ask now (one sentence) and in how many seconds it may."""
+
+    sentence: str
+    retry_after: int
 
 
 def _day(at: float) -> str:
@@ -60,6 +77,7 @@ class KeyUsage:
         self._keys = keys
         self._clock = clock
         self._lock = threading.Lock()
+        self._held: dict[str, int] = {}
 
     def _read(self, day: str) -> dict[str, int]:
         """Each key's tokens on ``day`` (none when the file holds another day)."""
@@ -97,28 +115,75 @@ class KeyUsage:
     def spend(self, name: str, tokens: int) -> None:
         """Count ``tokens`` more for the key ``name`` today (a count that cannot be written
         is logged: the reply it counts was answered all the same)."""
+        with self._lock:
+            self._count(name, tokens)
+
+    def _count(self, name: str, tokens: int) -> None:
         if tokens <= 0:
             return
-        with self._lock:
-            day = _day(self._clock())
-            counted = self._read(day)
-            counted[name] = counted.get(name, 0) + tokens
-            try:
-                self._write(day, counted)
-            except OSError as exc:
-                log.warning("the tokens of key %s could not be counted: %s", name, exc)
+        day = _day(self._clock())
+        counted = self._read(day)
+        counted[name] = counted.get(name, 0) + tokens
+        try:
+            self._write(day, counted)
+        except OSError as exc:
+            log.warning("the tokens of key %s could not be counted: %s", name, exc)
+
+    def _limit(self, name: str) -> int | None:
+        return next((k.daily_tokens for k in self._keys.listed() if k.name == name), None)
 
     def refusal(self, name: str) -> str | None:
         """The sentence refusing the key ``name`` when it has used its day's tokens, with
         when that ends; ``None`` while it may ask (or has no daily limit)."""
-        limit = next((k.daily_tokens for k in self._keys.listed() if k.name == name), None)
+        limit = self._limit(name)
         if limit is None:
             return None
         now = self._clock()
-        used = self._read(_day(now)).get(name, 0)
+        return self._used_up(name, limit, self._read(_day(now)).get(name, 0), now)
+
+    def _used_up(self, name: str, limit: int, used: int, now: float) -> str | None:
         if used < limit:
             return None
         return (
             f"The key {name} has used its {limit:,} tokens for today ({used:,}); it can ask "
             f"again after midnight, local time (in {_in(until_midnight(now))})."
         )
+
+    def reserve(self, name: str, tokens: int) -> KeyRefusal | None:
+        """Hold ``tokens`` of the key ``name``'s day for a request about to run, or say why
+        it may not run: its day's tokens are used, or requests of it still running hold
+        what is left. A request running alone may use what is left of the day (its tokens
+        are counted when it ends); ones running at once must fit in it together. Each
+        reservation is given back with :meth:`settle`."""
+        tokens = max(0, tokens)
+        with self._lock:
+            limit = self._limit(name)
+            held = self._held.get(name, 0)
+            if limit is not None:
+                now = self._clock()
+                used = self._read(_day(now)).get(name, 0)
+                sentence = self._used_up(name, limit, used, now)
+                if sentence is not None:
+                    return KeyRefusal(sentence, max(1, int(until_midnight(now)) + 1))
+                if held and used + held + tokens > limit:
+                    left = limit - used
+                    return KeyRefusal(
+                        f"The key {name} has {left:,} of its {limit:,} tokens for today left, "
+                        f"and its requests still being answered hold {min(held, left):,} of "
+                        f"them; this one may use {tokens:,}. Try again when they end, or ask "
+                        "for a shorter reply (max_tokens).",
+                        HELD_RETRY,
+                    )
+            self._held[name] = held + tokens
+        return None
+
+    def settle(self, name: str, reserved: int, spent: int) -> None:
+        """Give back the ``reserved`` tokens a request of the key ``name`` held, and count
+        the ``spent`` tokens it used."""
+        with self._lock:
+            left = self._held.get(name, 0) - max(0, reserved)
+            if left > 0:
+                self._held[name] = left
+            else:
+                self._held.pop(name, None)
+            self._count(name, spent)

@@ -68,11 +68,13 @@ what the entry hands the window."""
 
 @dataclass(frozen=True, slots=True)
 class KeyShown:
-    """A key as the page lists it: its name, its daily token limit and today's tokens."""
+    """A key as the page lists it: its name, its daily token limit, today's tokens and
+    whether its agents' runs are kept as threads."""
 
     name: str
     daily_tokens: int | None
     used_today: int
+    keep_threads: bool = True
 
 
 class ServerSwitch:
@@ -129,15 +131,19 @@ class ServerSwitch:
         def read() -> list[KeyShown]:
             today = self._usage.today()
             return [
-                KeyShown(k.name, k.daily_tokens, today.get(k.name, 0)) for k in self.keys.listed()
+                KeyShown(k.name, k.daily_tokens, today.get(k.name, 0), k.keep_threads)
+                for k in self.keys.listed()
             ]
 
         return await asyncio.to_thread(read)
 
-    async def add_key(self, name: str, daily_tokens: int | None = None) -> str:
-        """Make a key called ``name`` (with a daily token limit when given); the key, to be
-        shown once. :class:`UserError` when the name is taken or not a name."""
-        return await asyncio.to_thread(self.keys.add, name, daily_tokens)
+    async def add_key(
+        self, name: str, daily_tokens: int | None = None, keep_threads: bool = True
+    ) -> str:
+        """Make a key called ``name`` (with a daily token limit when given; its agents' runs
+        kept as threads unless not ``keep_threads``); the key, to be shown once.
+        :class:`UserError` when the name is taken or not a name."""
+        return await asyncio.to_thread(self.keys.add, name, daily_tokens, keep_threads)
 
     async def remove_key(self, name: str) -> bool:
         """Remove the key ``name`` (it stops working at once); whether it was there."""

@@ -1,8 +1,9 @@
 """The keys clients send to ``parley serve``: made, listed, removed and checked.
 
 A key is shown once, when it is made. Parley keeps only its SHA-256 digest, in the system
-keyring (service ``"parley"``, under ``server-key/ID``), and the key's name, id and daily
-token limit (when it has one) in ``server_keys.json`` in the data directory (no secret in
+keyring (service ``"parley"``, under ``server-key/ID``), and the key's name, id, daily
+token limit (when it has one) and whether its agents' runs are kept as threads in
+``server_keys.json`` in the data directory (no secret in
 that file). Checking a key hashes what the client sent and compares it with every kept
 digest in constant time.
 """
@@ -45,11 +46,13 @@ def _ref(key_id: str) -> str:
 @dataclass(frozen=True, slots=True)
 class ServerKey:
     """One key's name (chosen by the person) and id (chosen by Parley; names its digest in
-    the keyring), neither secret, and the tokens it may use a day (``None``: no limit)."""
+    the keyring), neither secret, the tokens it may use a day (``None``: no limit), and
+    whether an agent's run it asks for is kept as a thread."""
 
     name: str
     id: str
     daily_tokens: int | None = None
+    keep_threads: bool = True
 
 
 class ServerKeys:
@@ -83,8 +86,9 @@ class ServerKeys:
                 daily = item.get("daily_tokens")
                 if not isinstance(daily, int) or isinstance(daily, bool) or daily < 1:
                     daily = None
+                keep = item.get("keep_threads") is not False
                 if isinstance(name, str) and isinstance(key_id, str):
-                    keys.append(ServerKey(name, key_id, daily))
+                    keys.append(ServerKey(name, key_id, daily, keep))
         return sorted(keys, key=lambda k: k.name)
 
     def _write(self, keys: list[ServerKey]) -> None:
@@ -92,6 +96,7 @@ class ServerKeys:
         items = [
             {"name": k.name, "id": k.id}
             | ({} if k.daily_tokens is None else {"daily_tokens": k.daily_tokens})
+            | ({} if k.keep_threads else {"keep_threads": False})
             for k in keys
         ]
         data = json.dumps(items, indent=2).encode()
@@ -106,11 +111,12 @@ class ServerKeys:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def add(self, name: str, daily_tokens: int | None = None) -> str:
-        """Make a key called ``name``, which may use ``daily_tokens`` a day when given, and
-        return it (the only time it is shown); a :class:`UserError` when the name is taken
-        or not a plain name or the limit is not a positive number, a :class:`SecretError`
-        when no keyring can keep its digest."""
+    def add(self, name: str, daily_tokens: int | None = None, keep_threads: bool = True) -> str:
+        """Make a key called ``name``, which may use ``daily_tokens`` a day when given and
+        whose agents' runs are kept as threads unless not ``keep_threads``, and return it
+        (the only time it is shown); a :class:`UserError` when the name is taken or not a
+        plain name or the limit is not a positive number, a :class:`SecretError` when no
+        keyring can keep its digest."""
         if daily_tokens is not None and daily_tokens < 1:
             raise UserError(f"a daily token limit must be at least 1, not {daily_tokens}")
         if not _NAME.fullmatch(name):
@@ -131,7 +137,7 @@ class ServerKeys:
         except SecretError as exc:
             why = str(exc).partition(": ")[2] or str(exc)
             raise SecretError(_ref(key_id), f"the key {name} was not made: {why}") from None
-        self._write([*keys, ServerKey(name, key_id, daily_tokens)])
+        self._write([*keys, ServerKey(name, key_id, daily_tokens, keep_threads)])
         return key
 
     def remove(self, name: str) -> bool:
@@ -155,6 +161,11 @@ class ServerKeys:
                 except SecretError:
                     return None
             return self._digests[key.id]
+
+    def keeps_threads(self, name: str) -> bool:
+        """Whether an agent's run asked with the key ``name`` is kept as a thread (an
+        unknown name: it is)."""
+        return next((k.keep_threads for k in self.listed() if k.name == name), True)
 
     def check(self, presented: str) -> str | None:
         """The name of the key ``presented`` is, or ``None``: compared with every key's

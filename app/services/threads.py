@@ -171,10 +171,12 @@ class ThreadService:
         model: str | None = None,
         system_prompt: str | None = None,
         agent_id: str = BUILTIN_AGENT_ID,
+        origin: str = "",
     ) -> Thread:
         """A new, empty thread on ``model`` (the default model when not given), run by the
-        agent ``agent_id`` ("Parley", plain chat, when not given). A model whose address
-        holds a password is refused (it would be saved with the thread)."""
+        agent ``agent_id`` ("Parley", plain chat, when not given), started from ``origin``
+        (``api`` through the server). A model whose address holds a password is refused
+        (it would be saved with the thread)."""
         spec = model or self._settings.current.default_model
         if spec and has_userinfo(spec):
             from app.providers.spec import parse_spec
@@ -185,6 +187,7 @@ class ThreadService:
             model=spec,
             system_prompt=system_prompt,
             agent_id=agent_id,
+            origin=origin,
         )
         self._events.emit(ThreadsChanged(thread.id))
         return thread

@@ -427,6 +427,12 @@ def _memory_vectors(db: sqlite_utils.Database) -> None:
     db.conn.execute("INSERT INTO memory_vectors_seen (id, generation) VALUES (1, 0)")
 
 
+def _thread_origin(db: sqlite_utils.Database) -> None:
+    # where a thread was started from when not in the window: "api" for a run asked through
+    # the local server (the sidebar marks it)
+    db.conn.execute("ALTER TABLE threads ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -444,6 +450,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _branches,
     _version_indexes,
     _memory_vectors,
+    _thread_origin,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

@@ -27,7 +27,7 @@ __all__ = ["create", "delete", "fork", "get", "list_threads", "search", "update"
 _THREAD_COLUMNS = (
     "t.id, t.title, t.created_at, t.updated_at, t.model, t.system_prompt, t.archived, "
     "t.message_count, (SELECT count(*) FROM pending_interrupts p WHERE p.thread_id = t.id), "
-    "t.head_id, t.agent_id"
+    "t.head_id, t.agent_id, t.origin"
 )
 
 
@@ -44,6 +44,7 @@ def _thread(row: tuple[Any, ...]) -> Thread:
         pending_interrupts=row[8],
         head_checkpoint_id=row[9],
         agent_id=row[10],
+        origin=row[11],
     )
 
 
@@ -68,6 +69,7 @@ def create_in(
     system_prompt: str | None,
     now: float | None = None,
     agent_id: str = BUILTIN_AGENT_ID,
+    origin: str = "",
 ) -> Thread:
     """:func:`create` inside the caller's transaction."""
     for value, what in (
@@ -75,6 +77,7 @@ def create_in(
         (title, "the thread's title"),
         (model, "the thread's model"),
         (system_prompt, "the thread's system prompt"),
+        (origin, "the thread's origin"),
     ):
         check_text(value, what)
     at = time.time() if now is None else now
@@ -83,8 +86,8 @@ def create_in(
     try:
         conn.execute(
             "INSERT INTO threads (id, title, created_at, updated_at, model, system_prompt, "
-            "agent_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (tid, title, at, at, model, system_prompt, agent_id),
+            "agent_id, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (tid, title, at, at, model, system_prompt, agent_id, origin),
         )
     except sqlite3.IntegrityError:
         raise UserError(f"a thread with id {tid!r} already exists") from None
@@ -100,10 +103,14 @@ def create(
     model: str | None,
     system_prompt: str | None,
     agent_id: str = BUILTIN_AGENT_ID,
+    origin: str = "",
 ) -> Thread:
-    """Create an empty thread (a new id unless ``thread_id`` is given) run by ``agent_id``."""
+    """Create an empty thread (a new id unless ``thread_id`` is given) run by ``agent_id``,
+    started from ``origin`` (``api``; empty: the window or the terminal)."""
     with write_tx(db) as conn:
-        return create_in(conn, thread_id, title, model, system_prompt, agent_id=agent_id)
+        return create_in(
+            conn, thread_id, title, model, system_prompt, agent_id=agent_id, origin=origin
+        )
 
 
 _UNSET: Any = object()

@@ -45,6 +45,8 @@ class Thread:
     pending_interrupts: int = 0
     head_checkpoint_id: str | None = None
     agent_id: str = "parley"
+    origin: str = ""
+    """Where the thread was started when not in the window: ``api`` through the server."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,10 +182,12 @@ class Store:
         system_prompt: str | None = None,
         thread_id: str | None = None,
         agent_id: str = BUILTIN_AGENT_ID,
+        origin: str = "",
     ) -> Thread:
-        """Create an empty thread run by ``agent_id`` (the built-in "Parley" by default)."""
+        """Create an empty thread run by ``agent_id`` (the built-in "Parley" by default),
+        started from ``origin`` (``api`` through the server)."""
         thread = await self._worker.acall(
-            _threads.create, thread_id, title, model, system_prompt, agent_id
+            _threads.create, thread_id, title, model, system_prompt, agent_id, origin
         )
         log.info("created thread %s", thread.id)
         return thread

@@ -65,3 +65,33 @@ def test_a_count_that_cannot_be_written_loses_no_answer(
     usage.spend("ci-bot", 12)  # logged, not raised: the reply was answered
     assert usage.today() == {}
     assert usage.refusal("ci-bot") is None
+
+
+def test_requests_at_once_hold_their_share_of_a_keys_day(
+    tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    keys = ServerKeys(tmp_path)
+    keys.add("ci-bot", daily_tokens=100)
+    keys.add("editor")
+    usage = KeyUsage(tmp_path, keys, clock=lambda: _at(21, 30))
+    assert usage.reserve("ci-bot", 150) is None  # alone, a request may use what is left
+    held = usage.reserve("ci-bot", 10)
+    assert held is not None
+    assert held.retry_after == 2
+    assert held.sentence == (
+        "The key ci-bot has 100 of its 100 tokens for today left, and its requests still being "
+        "answered hold 100 of them; this one may use 10. Try again when they end, or ask for a "
+        "shorter reply (max_tokens)."
+    )
+    assert usage.reserve("editor", 10_000) is None  # no limit: it holds nothing back
+    usage.settle("ci-bot", 150, 30)  # it used 30: the rest is given back
+    assert usage.today() == {"ci-bot": 30}
+    assert usage.reserve("ci-bot", 40) is None
+    assert usage.reserve("ci-bot", 30) is None  # 30 + 40 + 30 fit in 100
+    assert usage.reserve("ci-bot", 1) is not None
+    usage.settle("ci-bot", 40, 40)
+    usage.settle("ci-bot", 30, 30)
+    used_up = usage.reserve("ci-bot", 1)
+    assert used_up is not None
+    assert used_up.sentence.startswith("The key ci-bot has used its 100 tokens for today (100)")
+    assert used_up.retry_after == 2 * 3600 + 30 * 60 + 1

@@ -106,3 +106,24 @@ def fill_disk(disk: Path) -> None:
                     fh.write(b"\0" * piece)
             except OSError:
                 pass
+
+
+async def older_thread(store: Any, title: str) -> str:
+    """Make a thread titled ``title`` with only the columns every schema version's threads
+    have (for a database made at an earlier version by this code); its id."""
+    import time
+    import uuid
+
+    from app.store._db import write_tx
+
+    thread_id = uuid.uuid4().hex
+
+    def insert(db: Any) -> None:
+        with write_tx(db) as conn:
+            conn.execute(
+                "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (thread_id, title, time.time(), time.time()),
+            )
+
+    await store._worker.acall(insert)
+    return thread_id

@@ -11,7 +11,7 @@ import pytest
 from app.core.checkpoint.base import Checkpoint, new_checkpoint_id
 from app.core.state import AgentState, Message
 from app.store import SCHEMA_VERSION, Store, _schema
-from tests.store.helpers import append_messages, scalar
+from tests.store.helpers import append_messages, older_thread, scalar
 
 
 async def replace_from(store: Store, thread_id: str, index: int, text: str) -> None:
@@ -43,18 +43,18 @@ async def test_a_database_from_before_branches_is_upgraded_and_keeps_them(
         older.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:mine])
         older.setattr(_schema, "SCHEMA_VERSION", mine)
         async with Store.open(path) as store:
-            thread = await store.create_thread(title="Before branches")
-            await append_messages(store.checkpointer, thread.id, ["Question", "First answer"])
+            thread_id = await older_thread(store, "Before branches")
+            await append_messages(store.checkpointer, thread_id, ["Question", "First answer"])
     assert scalar(path, "SELECT count(*) FROM sqlite_master WHERE name = 'branches'") == 0
     async with Store.open(path) as store:
-        assert await store.branches(thread.id) == []
-        await replace_from(store, thread.id, 1, "Second answer")
-        tree = await store.branches(thread.id)
+        assert await store.branches(thread_id) == []
+        await replace_from(store, thread_id, 1, "Second answer")
+        tree = await store.branches(thread_id)
         assert [(b.index, b.count, b.line, b.shown, b.at) for b in tree] == [
             (1, 2, "First answer", False, 2),
             (2, 2, "Second answer", True, 2),
         ]
-        assert [m.text() for m in await store.branch_path(thread.id, 1)] == [
+        assert [m.text() for m in await store.branch_path(thread_id, 1)] == [
             "Question",
             "First answer",
         ]

@@ -20,7 +20,7 @@ from app.store import (
     _schema,
 )
 from app.store.backups import backups_folder, list_backups
-from tests.store.helpers import append_messages, scalar
+from tests.store.helpers import append_messages, older_thread, scalar
 
 
 def _memory(text: str, **fields: object) -> MemoryRecord:
@@ -138,13 +138,13 @@ async def test_a_database_of_the_version_before_memories_is_upgraded_in_place(
         older.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:mine])
         older.setattr(_schema, "SCHEMA_VERSION", mine)
         async with Store.open(path) as store:
-            thread = await store.create_thread(title="Before memories")
-            await append_messages(store.checkpointer, thread.id, ["a kettle question"])
+            thread_id = await older_thread(store, "Before memories")
+            await append_messages(store.checkpointer, thread_id, ["a kettle question"])
     assert scalar(path, "PRAGMA user_version") == mine
     assert scalar(path, "SELECT count(*) FROM sqlite_master WHERE name = 'memories'") == 0
     async with Store.open(path) as store:
         assert [t.title for t in await store.list_threads()] == ["Before memories"]
-        assert [h.thread_id for h in await store.search("kettle")] == [thread.id]
+        assert [h.thread_id for h in await store.search("kettle")] == [thread_id]
         [kept] = await store.memories.add([_memory("The kettle is electric")])
         assert [m.id for m in await store.memories.search("kettle")] == [kept.id]
         assert store.removed_notice is None

@@ -11,7 +11,7 @@ import pytest
 from app.core.budget import BudgetLimits
 from app.core.errors import UserError
 from app.store import BUILTIN_AGENT_ID, SCHEMA_VERSION, ScheduleRecord, Store, _schema
-from tests.store.helpers import scalar
+from tests.store.helpers import older_thread, scalar
 
 
 def _daily(**kw: object) -> ScheduleRecord:
@@ -37,10 +37,10 @@ async def test_a_database_from_before_schedules_is_migrated_with_a_backup(
         older.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:mine])
         older.setattr(_schema, "SCHEMA_VERSION", mine)
         async with Store.open(path) as store:
-            thread = await store.create_thread(title="kept")
+            thread_id = await older_thread(store, "kept")
     async with Store.open(path) as store:
         kept = await store.schedules.add(_daily())
-        assert (await store.get_thread(thread.id)) is not None
+        assert (await store.get_thread(thread_id)) is not None
         assert await store.schedules.list() == [kept]
     assert scalar(path, "PRAGMA user_version") == SCHEMA_VERSION
     backups = list((tmp_path / "backups").glob(f"parley-v{mine}-*-migration.db"))

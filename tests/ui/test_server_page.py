@@ -125,6 +125,33 @@ async def test_a_key_made_on_the_page_keeps_its_daily_limit(
         await close_test_window(window)
 
 
+async def test_a_key_made_on_the_page_can_keep_no_threads(
+    tmp_path: Path, keyring_here: MemoryKeyring
+) -> None:
+    window = await open_test_window(tmp_path, Models({"scripted:a": []}))
+    try:
+        page = await _page(window)
+        made = asyncio.ensure_future(page.add_key())  # type: ignore[attr-defined]
+        asked = await wait_until(lambda: _open(page, "serverNewKeyDialog"), what="the dialog")
+        type_text(find(asked, QLineEdit, "serverKeyName"), "quiet")
+        find(asked, QCheckBox, "serverKeyNoThreads").setChecked(True)
+        asked.accept()
+        shown = await wait_until(lambda: _open(page, "serverKeyDialog"), what="the key")
+        shown.accept()
+        assert await made
+        table = find(page, QTableWidget, "serverKeys")
+        assert [table.item(0, c).text() for c in range(4)] == [
+            "quiet",
+            "none",
+            "0 tokens",
+            "not kept",
+        ]
+        [kept] = ServerKeys(tmp_path).listed()
+        assert (kept.name, kept.keep_threads) == ("quiet", False)
+    finally:
+        await close_test_window(window)
+
+
 def _open(page: Any, name: str) -> QDialog | None:
     """The dialog ``name`` open over ``page`` now (one shown before stays, hidden)."""
     return next((d for d in page.findChildren(QDialog, name) if d.isVisible()), None)

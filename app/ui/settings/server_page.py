@@ -3,7 +3,8 @@
 ``serverSwitch`` turns it on and off; the address it answers at is shown (``serverAddress``),
 this computer only unless another address is typed in ``serverHost`` (then with a warning,
 and only once a key exists). ``serverKeys`` lists the keys clients send, with their daily
-token limits and today's tokens; Add key… makes one and shows it once in a dialog with Copy
+token limits, today's tokens and whether its agents' runs are kept as threads (marked API
+in the sidebar); Add key… makes one and shows it once in a dialog with Copy
 (``serverKeyDialog``), Remove takes one away at once. An agent's call through the API that
 needs approval is asked in the window's own approval dialog.
 """
@@ -36,11 +37,12 @@ from app.ui.tasks import spawn
 
 __all__ = ["KEY_COLUMNS", "KeyDialog", "NewKeyDialog", "ServerPage"]
 
-KEY_COLUMNS = ["Key", "Daily limit", "Used today"]
+KEY_COLUMNS = ["Key", "Daily limit", "Used today", "Threads"]
 
 
 class NewKeyDialog(QDialog):
-    """Asks a new key's name and its daily token limit (0: none)."""
+    """Asks a new key's name, its daily token limit (0: none) and whether its agents' runs
+    are kept as threads."""
 
     def __init__(self, parent: QWidget | None) -> None:
         super().__init__(parent)
@@ -56,9 +58,12 @@ class NewKeyDialog(QDialog):
         self.limit.setSingleStep(10_000)
         self.limit.setSpecialValueText("no limit")
         self.limit.setAccessibleName("Tokens the key may use a day (0: no limit)")
+        self.no_threads = QCheckBox("Keep no threads of the agents' runs it asks for", self)
+        self.no_threads.setObjectName("serverKeyNoThreads")
         form = QFormLayout()
         form.addRow("Name", self.name)
         form.addRow("Tokens a day", self.limit)
+        form.addRow(self.no_threads)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -216,7 +221,9 @@ class ServerPage(SettingsPage):
         self.keys.setRowCount(len(listed))
         for row, key in enumerate(listed):
             limit = "none" if key.daily_tokens is None else f"{key.daily_tokens:,} tokens"
-            for col, text in enumerate((key.name, limit, f"{key.used_today:,} tokens")):
+            threads = "kept" if key.keep_threads else "not kept"
+            shown = (key.name, limit, f"{key.used_today:,} tokens", threads)
+            for col, text in enumerate(shown):
                 self.keys.setItem(row, col, QTableWidgetItem(text))
 
     async def add_key(self) -> str | None:
@@ -228,7 +235,7 @@ class ServerPage(SettingsPage):
             return None
         name, limit = asked.name.text().strip(), asked.limit.value() or None
         try:
-            key = await self.server.add_key(name, limit)
+            key = await self.server.add_key(name, limit, not asked.no_threads.isChecked())
         except ParleyError as exc:
             self.dialog = None
             self.message.setText(f"No key was made: {exc}.")

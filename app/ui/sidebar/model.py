@@ -32,7 +32,8 @@ class SidebarRow:
     status: str = "idle"
     snippet: bool = False
     agent: str = ""
-    """The thread's agent when it is not Parley (shown before the last line)."""
+    """The thread's agent when it is not Parley, and ``API`` when it was asked through the
+    server (shown before the last line)."""
     branch: int | None = None
     """A search hit on a version the thread does not show now: its branch's number."""
     scheduled: bool = False
@@ -44,11 +45,13 @@ _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
 
 def row_of_summary(summary: ThreadSummary, agent: str = "", scheduled: bool = False) -> SidebarRow:
     """The row for a thread (its last line without Markdown marks), naming ``agent`` when
-    it is not Parley, and marked when a scheduled run wrote into it."""
+    it is not Parley, marked when a scheduled run wrote into it, and marked ``API`` when it
+    was asked through the server."""
     t = summary.thread
     line = _MARKUP.sub("", summary.last_line)
+    label = " · ".join(part for part in (agent, "API" if t.origin == "api" else "") if part)
     return SidebarRow(
-        t.id, t.title or "New thread", line, summary.status, agent=agent, scheduled=scheduled
+        t.id, t.title or "New thread", line, summary.status, agent=label, scheduled=scheduled
     )
 
 
