@@ -76,6 +76,9 @@ UNUSED_PATHS = (
     "plugins/networkinformation/",
     # Qt's own strings (its dialogs' buttons) in other languages: the app is in English only
     "Qt/translations/",
+    # QtAwesome's icon fonts other than Remix Icon, the one app/ui/icons.py loads
+    *(f"qtawesome/fonts/{font}" for font in ("fontawesome", "materialdesign", "phosphor")),
+    *(f"qtawesome/fonts/{font}" for font in ("elusiveicons", "codicon")),
 )
 
 HOST_LIBS = (
