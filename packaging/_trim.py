@@ -53,6 +53,11 @@ UNUSED_MODULES = [
     "numpy.random",
     "numpy.fft",
     "numpy.polynomial",
+    # Qt modules QtAwesome's Qt layer (qtpy) offers if present and the app never uses: 11 MB
+    "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets",
+    "PySide6.QtDataVisualization",
+    "qtpy.QtDataVisualization",
 ]
 
 UNUSED_PATHS = (
