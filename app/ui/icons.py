@@ -7,17 +7,18 @@ bundle ships only its files (``packaging/_trim.py``)."""
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Literal, TypeVar
 
 os.environ.setdefault("QT_API", "pyside6")  # the Qt binding QtAwesome draws with
 
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QAbstractButton
 from qtawesome.iconic_font import IconicFont
 
 from app.ui.theme import is_dark, roles
 
-__all__ = ["FONT", "Tone", "glyph", "icon"]
+__all__ = ["FONT", "ICON_SIZE", "Tone", "glyph", "icon", "icon_button"]
 
 FONT = ("ri", "remixicon-2.5.0.ttf", "remixicon-charmap-2.5.0.json")
 """The one icon font: its prefix, file and character map in QtAwesome's ``fonts`` folder."""
@@ -25,6 +26,8 @@ FONT = ("ri", "remixicon-2.5.0.ttf", "remixicon-charmap-2.5.0.json")
 Tone = Literal["text", "muted", "on_accent", "danger"]
 """Which colour an icon is drawn in: the palette's text, muted text, text on the accent's
 fill (Send), or the danger colour (Delete)."""
+
+B = TypeVar("B", bound=QAbstractButton)
 
 _SCALE = 0.8
 """How much of the icon's square the glyph fills."""
@@ -93,3 +96,18 @@ def icon(name: str, tone: Tone = "text") -> QIcon:
     default, the disabled text colour when its button is disabled). Needs a running
     application (the font is loaded into it on first use)."""
     return QIcon(_GlyphEngine(glyph(name), tone))
+
+
+ICON_SIZE = QSize(18, 18)
+"""The size of an icon button's icon."""
+
+
+def icon_button(button: B, name: str, accessible: str, tip: str, tone: Tone = "text") -> B:
+    """Make ``button`` an icon button: the icon ``name`` (beside its text, if it has one),
+    read out as ``accessible`` and explained by ``tip`` (which names its shortcut)."""
+    button.setIcon(icon(name, tone))
+    button.setIconSize(ICON_SIZE)
+    button.setAccessibleName(accessible)
+    button.setToolTip(tip)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button
