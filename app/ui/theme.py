@@ -109,12 +109,13 @@ _SHEET = """
 #settingsPageList::item:selected { background: palette(highlight);
                                    color: palette(highlighted-text); }
 #keyringStatus[warning="true"] { background: %(warn_bg)s; border-radius: 6px; padding: 6px 8px; }
-#composerBox { border: 1px solid palette(mid); border-radius: 12px; background: palette(base); }
+#composerBox { border: 1px solid palette(mid); border-radius: 12px;
+               background: palette(alternate-base); }
 #composerBox:focus-within { border-color: %(accent)s; }
 #composer { background: transparent; }
 #composerBox QPushButton { border: 1px solid transparent; border-radius: 8px; padding: 5px;
                            background: transparent; color: palette(text); }
-#composerBox QPushButton:hover { background: palette(alternate-base);
+#composerBox QPushButton:hover { background: palette(base);
                                  border-color: palette(mid); }
 #composerBox QPushButton:focus { border-color: palette(highlight); }
 #composerBox #sendButton { background: %(accent)s; border-radius: 16px; padding: 6px; }
