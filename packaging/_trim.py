@@ -53,6 +53,11 @@ UNUSED_MODULES = [
     "numpy.random",
     "numpy.fft",
     "numpy.polynomial",
+    # Qt modules QtAwesome's Qt layer (qtpy) offers if present and the app never uses: 11 MB
+    "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets",
+    "PySide6.QtDataVisualization",
+    "qtpy.QtDataVisualization",
 ]
 
 UNUSED_PATHS = (
@@ -76,6 +81,9 @@ UNUSED_PATHS = (
     "plugins/networkinformation/",
     # Qt's own strings (its dialogs' buttons) in other languages: the app is in English only
     "Qt/translations/",
+    # QtAwesome's icon fonts other than Remix Icon, the one app/ui/icons.py loads
+    *(f"qtawesome/fonts/{font}" for font in ("fontawesome", "materialdesign", "phosphor")),
+    *(f"qtawesome/fonts/{font}" for font in ("elusiveicons", "codicon")),
 )
 
 HOST_LIBS = (

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.elided import ElidedLabel
+from app.ui.icons import icon_button
 
 __all__ = ["ComposerEdit", "ComposerPanel"]
 
@@ -108,32 +109,33 @@ class ComposerPanel(QFrame):
         self.edit.upInEmpty.connect(self.editLastRequested)
 
     def _build_buttons(self) -> None:
-        self.attach_button = QPushButton("Attach…", self)
+        self.attach_button = QPushButton(self)
         self.attach_button.setObjectName("attachButton")
-        self.attach_button.setAccessibleName("Attach files")
-        self.attach_button.setToolTip("Attach files (Ctrl+O)")
+        icon_button(self.attach_button, "attachment-2", "Attach files", "Attach files (Ctrl+O)")
         self.attach_button.clicked.connect(self.attachRequested)
 
         self.hint = ElidedLabel("", self)  # a long agent's name never widens the window
         self.hint.setObjectName("composerHint")
 
-        self.send_button = QPushButton("Send", self)
+        self.send_button = QPushButton(self)
         self.send_button.setObjectName("sendButton")
-        self.send_button.setAccessibleName("Send message")
-        self.send_button.setToolTip("Send (Enter)")
+        icon_button(self.send_button, "arrow-up-line", "Send message", "Send (Enter)", "on_accent")
         self.send_button.setDefault(False)
         self.send_button.clicked.connect(self._submit)
 
-        self.compare_button = QPushButton("Compare…", self)
+        self.compare_button = QPushButton(self)
         self.compare_button.setObjectName("compareButton")
-        self.compare_button.setAccessibleName("Compare models")
-        self.compare_button.setToolTip("Send to several models at once (Ctrl+Shift+Enter)")
+        icon_button(
+            self.compare_button,
+            "layout-column-line",
+            "Compare models",
+            "Send to several models at once (Ctrl+Shift+Enter)",
+        )
         self.compare_button.clicked.connect(self._compare)
 
-        self.stop_button = QPushButton("Stop", self)
+        self.stop_button = QPushButton(self)
         self.stop_button.setObjectName("stopButton")
-        self.stop_button.setAccessibleName("Stop the reply")
-        self.stop_button.setToolTip("Stop (Esc)")
+        icon_button(self.stop_button, "stop-fill", "Stop the reply", "Stop (Esc)")
         self.stop_button.clicked.connect(self.stopRequested)
         self.stop_button.hide()
 
@@ -143,16 +145,19 @@ class ComposerPanel(QFrame):
         row.setSpacing(8)
         row.addWidget(self.attach_button)
         row.addWidget(self.hint, 1)
-        row.addWidget(self.stop_button)
         row.addWidget(self.compare_button)
+        row.addWidget(self.stop_button)  # where Send is: Send turns into Stop while a reply runs
         row.addWidget(self.send_button)
         self._row = row
 
-        box = QFrame(self)
+        box = QFrame(self)  # one raised box: the text, then the row of buttons
         box.setObjectName("composerBox")
         inner = QVBoxLayout(box)
-        inner.setContentsMargins(10, 6, 10, 6)
+        inner.setContentsMargins(12, 8, 8, 8)
+        inner.setSpacing(4)
         inner.addWidget(self.edit)
+        inner.addLayout(row)
+        self.box = box
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 8, 16, 12)
@@ -160,16 +165,15 @@ class ComposerPanel(QFrame):
         layout.addWidget(self.edit_banner)
         layout.addWidget(box)
         self._column = layout
-        layout.addLayout(row)
         self.setTabOrder(self.edit, self.attach_button)
         self.setTabOrder(self.attach_button, self.compare_button)
         self.setTabOrder(self.compare_button, self.send_button)
 
     def place_actions(self, buttons: Sequence[QWidget]) -> None:
-        """Put ``buttons`` after Attach…, in this order, which is also their tab order."""
+        """Put ``buttons`` after Attach, in this order, which is also their tab order."""
         previous: QWidget = self.attach_button
         for index, button in enumerate(buttons, start=1):
-            button.setParent(self)
+            button.setParent(self.box)
             self._row.insertWidget(index, button)
             self.setTabOrder(previous, button)
             previous = button

@@ -109,14 +109,21 @@ _SHEET = """
 #settingsPageList::item:selected { background: palette(highlight);
                                    color: palette(highlighted-text); }
 #keyringStatus[warning="true"] { background: %(warn_bg)s; border-radius: 6px; padding: 6px 8px; }
-#composerBox { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }
+#composerBox { border: 1px solid palette(mid); border-radius: 12px;
+               background: palette(alternate-base); }
 #composerBox:focus-within { border-color: %(accent)s; }
 #composer { background: transparent; }
-#sendButton { background: %(accent)s; color: white; border-radius: 6px; padding: 6px 16px;
-              font-weight: 600; }
-#sendButton:disabled { background: palette(mid); }
-#sendButton:focus, #stopButton:focus { outline: 2px solid palette(highlight); }
-#stopButton { border-radius: 6px; padding: 6px 16px; }
+#composerBox QPushButton { border: 1px solid transparent; border-radius: 8px; padding: 5px;
+                           background: transparent; color: palette(text); }
+#composerBox QPushButton:hover { background: palette(base);
+                                 border-color: palette(mid); }
+#composerBox QPushButton:focus { border-color: palette(highlight); }
+#composerBox #sendButton { background: %(accent)s; border-radius: 16px; padding: 6px; }
+#composerBox #sendButton:disabled { background: palette(mid); }
+#composerBox #sendButton:focus { border: 2px solid palette(highlight); }
+#composerBox #stopButton { background: palette(button); border: 1px solid palette(mid);
+                           border-radius: 16px; padding: 6px; }
+#composerBox #stopButton:focus { border: 2px solid palette(highlight); }
 #noticeBar { background: palette(alternate-base); border-bottom: 1px solid palette(mid); }
 #noticeBar[level="error"] { background: %(error_bg)s; }
 #noticeBar[level="warning"] { background: %(warn_bg)s; }

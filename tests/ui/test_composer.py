@@ -1,12 +1,13 @@
-"""The composer on its own: the buttons the window hands it sit after Attach… in the order
-given, which is also their tab order; the attachment bar it is handed sits above the text
+"""The composer on its own: one box, the text above a row of buttons; the buttons the window
+hands it sit after Attach in the order given, which is also their tab order; Send turns into
+Stop while a reply runs; the attachment bar it is handed sits above the text
 box; and files attached let an empty message go."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.ui.composer import ComposerPanel
@@ -19,14 +20,17 @@ def test_placed_buttons_follow_attach_in_the_order_given(qtbot: QtBot) -> None:
     first, second = QPushButton("From MCP…"), QPushButton("Tools")
     composer.place_actions([first, second])
     composer.show()
-    under = composer.layout().itemAt(composer.layout().count() - 1).layout()
-    row = [under.itemAt(i).widget() for i in range(under.count())]  # the row under the text box
-    assert [w.text() for w in row if isinstance(w, QPushButton) and not w.isHidden()] == [
-        "Attach…",
+    box = composer.findChild(QFrame, "composerBox")
+    assert box.layout().itemAt(0).widget() is composer.edit
+    under = box.layout().itemAt(1).layout()  # the row under the text, inside the same box
+    row = [under.itemAt(i).widget() for i in range(under.count())]
+    shown = [w for w in row if isinstance(w, QPushButton) and not w.isHidden()]
+    assert [w.accessibleName() or w.text() for w in shown] == [
+        "Attach files",
         "From MCP…",
         "Tools",
-        "Compare…",
-        "Send",
+        "Compare models",
+        "Send message",
     ]
     composer.activateWindow()
     composer.attach_button.setFocus()
@@ -87,3 +91,24 @@ def test_ctrl_shift_enter_asks_to_compare_what_is_written(qtbot: QtBot) -> None:
     assert composer.text() == "Oslo in May?"  # kept until the models are chosen
     QTest.mouseClick(composer.compare_button, Qt.MouseButton.LeftButton)
     assert asked == ["Oslo in May?", "Oslo in May?"]
+
+
+def test_send_turns_into_stop_in_its_place_while_a_reply_runs(qtbot: QtBot) -> None:
+    composer = ComposerPanel()
+    qtbot.addWidget(composer)
+    composer.resize(600, 160)
+    composer.show()
+    composer.layout().activate()
+    box = composer.findChild(QFrame, "composerBox")
+    send = composer.send_button.geometry()
+    assert box.geometry().contains(composer.send_button.mapTo(composer, QPoint(0, 0)))
+    composer.set_running(True)
+    box.layout().activate()
+    assert composer.stop_button.isVisible() and not composer.send_button.isVisible()
+    assert composer.stop_button.geometry().right() == send.right()  # the same corner
+    for button, name, tip in (
+        (composer.send_button, "Send message", "Send (Enter)"),
+        (composer.stop_button, "Stop the reply", "Stop (Esc)"),
+    ):
+        assert (button.text(), button.accessibleName(), button.toolTip()) == ("", name, tip)
+        assert not button.icon().isNull()

@@ -17,6 +17,7 @@ from app.core.errors import ParleyError
 from app.services.mcp.offers import Offer, fetch_offer, offers
 from app.ui.attachments.prompt_form import PromptForm
 from app.ui.dialogs import ask
+from app.ui.icons import icon_button
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
@@ -40,10 +41,14 @@ class McpOffersButton(QPushButton):
     def __init__(
         self, tools: McpService, tray: AttachmentTray, parent: QWidget | None = None
     ) -> None:
-        super().__init__("From MCP…", parent)
+        super().__init__(parent)
         self.setObjectName("mcpOffersButton")
-        self.setAccessibleName("Add from MCP server")
-        self.setToolTip("Attach a resource or prompt an MCP server offers")
+        icon_button(
+            self,
+            "plug-line",
+            "Add from MCP server",
+            "Attach a resource or prompt an MCP server offers",
+        )
         self.tools = tools
         self.tray = tray
         self.menu_ = QMenu(self)

@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QPointF,
     QRect,
     QSize,
@@ -28,13 +29,21 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QHelpEvent,
     QMouseEvent,
     QPainter,
     QPalette,
     QTextDocument,
     QTextOption,
 )
-from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+)
 
 from app.core.state import Message
 from app.text.hidden_chars import mark_hidden
@@ -54,10 +63,11 @@ from app.ui.chat.message_model import (
     MessageRole,
     RevisionRole,
 )
+from app.ui.chat.row_actions import ACTION_WIDTH, LABELS, draw_actions
 from app.ui.painting import draw_focus_ring
 from app.ui.theme import ACCENT, is_dark, roles
 
-__all__ = ["MessageDelegate", "is_dark"]
+__all__ = ["LABELS", "MessageDelegate", "is_dark"]
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +80,6 @@ GAP = 10
 CONTINUED = 2
 """How far below its top a row that goes on with the reply above it begins."""
 ACTIONS = ("copy", "edit", "regenerate", "delete")
-LABELS = {"copy": "Copy", "edit": "Edit", "regenerate": "Regenerate", "delete": "Delete"}
-
 Index = QModelIndex | QPersistentModelIndex
 
 _MATH_ARRIVED = object()
@@ -333,16 +341,36 @@ class MessageDelegate(QStyledItemDelegate):
     def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
         """Where each row action is drawn (and clicked)."""
         col = self.column(rect)
-        metrics = self._view.fontMetrics()
         x = col.right() - PAD
         y = rect.bottom() - GAP - FOOTER + 4
         rects: dict[str, QRect] = {}
         for action in reversed(self.actions_for(message)):
-            w = metrics.horizontalAdvance(LABELS[action]) + 16
-            x -= w
-            rects[action] = QRect(x, y, w, FOOTER - 6)
-            x -= 4
+            x -= ACTION_WIDTH
+            rects[action] = QRect(x, y, ACTION_WIDTH, FOOTER - 6)
+            x -= 2
         return rects
+
+    def action_at(self, index: Index, pos: QPoint) -> str | None:
+        """The row action under ``pos`` (viewport coordinates), if any."""
+        message: Message | None = index.data(MessageRole)
+        if message is None or self.folded(index):
+            return None
+        rects = self.action_rects(self._view.visualRect(index), message)
+        return next((action for action, r in rects.items() if r.contains(pos)), None)
+
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: Index,
+    ) -> bool:
+        """Hovering over a row action's icon names it."""
+        action = self.action_at(index, event.pos()) if index.isValid() else None
+        if action is not None:
+            QToolTip.showText(event.globalPos(), LABELS[action], view.viewport())
+            return True
+        return super().helpEvent(event, view, option, index)
 
     def switcher_rect(self, rect: QRect) -> QRect:
         """Where a row drawn at ``rect`` shows its versions' switcher: the footer's start."""
@@ -424,9 +452,7 @@ class MessageDelegate(QStyledItemDelegate):
                 f"{usage.total_tokens:,} tokens",
             )
         if state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus):
-            painter.setPen(palette.color(QPalette.ColorRole.Link))
-            for action, r in self.action_rects(rect, message).items():
-                painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), LABELS[action])
+            draw_actions(painter, self.action_rects(rect, message), palette)
         painter.restore()
 
     def _draw_header(

@@ -24,6 +24,7 @@ from app.services.bus import Listener
 from app.services.events import SettingsChanged, ToolsChanged, WorkspaceEvent
 from app.services.mcp.config import CONFIG_NAME
 from app.services.workspace_tools import BUILTIN_GROUP, ToolEntry, ToolFix, WorkspaceTools
+from app.ui.icons import icon_button
 from app.ui.tasks import spawn
 from app.ui.tools.fixes import FIX_PAGES, fix_tooltip
 
@@ -66,8 +67,12 @@ class ToolsButton(QPushButton):
         self._thread_id = thread_id
         self._reported: dict[str, str] = {}
         self.setObjectName("toolsButton")
-        self.setAccessibleName("Tools for this thread")
-        self.setToolTip("Choose the tools the model may use in this thread")
+        icon_button(
+            self,
+            "tools-line",
+            "Tools for this thread",
+            "Choose the tools the model may use in this thread",
+        )
         self.menu_ = QMenu(self)
         self.menu_.setObjectName("toolsMenu")
         self.menu_.setAccessibleName("Tools")

@@ -1,0 +1,113 @@
+"""The window's icons: one icon font (Remix Icon, through QtAwesome), drawn in the palette's
+colours when painted, so an icon follows the light or dark theme without being set again.
+
+Only this font is loaded (QtAwesome's own shared instance would load all of its fonts); the
+bundle ships only its files (``packaging/_trim.py``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal, TypeVar
+
+os.environ.setdefault("QT_API", "pyside6")  # the Qt binding QtAwesome draws with
+
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QAbstractButton
+from qtawesome.iconic_font import IconicFont
+
+from app.ui.theme import is_dark, roles
+
+__all__ = ["FONT", "ICON_SIZE", "Tone", "glyph", "icon", "icon_button"]
+
+FONT = ("ri", "remixicon-2.5.0.ttf", "remixicon-charmap-2.5.0.json")
+"""The one icon font: its prefix, file and character map in QtAwesome's ``fonts`` folder."""
+
+Tone = Literal["text", "muted", "on_accent", "danger"]
+"""Which colour an icon is drawn in: the palette's text, muted text, text on the accent's
+fill (Send), or the danger colour (Delete)."""
+
+B = TypeVar("B", bound=QAbstractButton)
+
+_SCALE = 0.8
+"""How much of the icon's square the glyph fills."""
+
+_font: list[IconicFont] = []
+
+
+def _loaded() -> IconicFont:
+    if not _font:
+        _font.append(IconicFont(FONT))
+    return _font[0]
+
+
+def glyph(name: str) -> str:
+    """The character of the icon ``name`` (a Remix Icon name, such as ``attachment-2``);
+    raises ``KeyError`` for a name the font does not have."""
+    return str(_loaded().charmap[FONT[0]][name])
+
+
+def _colour(tone: Tone, mode: QIcon.Mode) -> QColor:
+    palette = QGuiApplication.palette()
+    if mode == QIcon.Mode.Disabled:
+        return palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText)
+    if tone == "text":
+        return palette.color(QPalette.ColorRole.ButtonText)
+    if tone == "muted":
+        return palette.color(QPalette.ColorRole.PlaceholderText)
+    theme = roles(is_dark(palette))
+    return QColor(theme.on_accent if tone == "on_accent" else theme.danger)
+
+
+class _GlyphEngine(QIconEngine):
+    """Paints one glyph of the icon font in the colour its tone has in the palette of now."""
+
+    def __init__(self, char: str, tone: Tone) -> None:
+        super().__init__()
+        self._char = char
+        self._tone = tone
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        """Draw the glyph centred in ``rect``."""
+        font = _loaded().font(FONT[0], min(rect.width(), rect.height()) * _SCALE)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        painter.setFont(font)
+        painter.setPen(_colour(self._tone, mode))
+        painter.drawText(QRectF(rect), Qt.AlignmentFlag.AlignCenter, self._char)
+        painter.restore()
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
+        """The glyph on a transparent pixmap of ``size``."""
+        pixmap = QPixmap(size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        self.paint(painter, QRect(QPoint(0, 0), size), mode, state)
+        painter.end()
+        return pixmap
+
+    def clone(self) -> QIconEngine:
+        """A copy (Qt copies an icon's engine when the icon is detached)."""
+        return _GlyphEngine(self._char, self._tone)
+
+
+def icon(name: str, tone: Tone = "text") -> QIcon:
+    """The icon ``name`` of the icon font, drawn in ``tone`` (the palette's text colour by
+    default, the disabled text colour when its button is disabled). Needs a running
+    application (the font is loaded into it on first use)."""
+    return QIcon(_GlyphEngine(glyph(name), tone))
+
+
+ICON_SIZE = QSize(18, 18)
+"""The size of an icon button's icon."""
+
+
+def icon_button(button: B, name: str, accessible: str, tip: str, tone: Tone = "text") -> B:
+    """Make ``button`` an icon button: the icon ``name`` (beside its text, if it has one),
+    read out as ``accessible`` and explained by ``tip`` (which names its shortcut)."""
+    button.setIcon(icon(name, tone))
+    button.setIconSize(ICON_SIZE)
+    button.setAccessibleName(accessible)
+    button.setToolTip(tip)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button
