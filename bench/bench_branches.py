@@ -26,7 +26,7 @@ from bench.table import Row
 
 GROUP = "branches"
 MESSAGES = 10_000
-VERSIONS = 20
+VERSIONS = 1000
 SWITCHES = 5
 COMPARED_CHARS = 10_000
 """How long each compared model's answer is."""
@@ -106,7 +106,7 @@ def run() -> list[Row]:
         stalls, idle = _compare_stalls(Path(tmp))
     stall, spread = median_and_spread(stalls)
     return [
-        Row(GROUP, f"open a {MESSAGES:,}-msg thread with {VERSIONS} versions of its last answer",
+        Row(GROUP, f"open a {MESSAGES:,}-msg thread with {VERSIONS:,} versions of its last answer",
             got["versions"] * 1000, "ms", got["plain"] * 1000, "the same thread, no versions",
             "< 100 ms", got["versions"] < 0.1),
         Row(GROUP, f"answer again at the end of a {MESSAGES:,}-msg thread (median)",

@@ -56,6 +56,8 @@ _ROOT = ""
 
 _LIVE = "thread_id = ? AND segment = ? AND valid_to IS NULL"
 _MADE = "body ->> '$.timestamp'"
+_ROW = "id, parent_id, at, n, message_id, checkpoint_id, within, line, name, created_at"
+"""The columns of a ``branches`` row, as :class:`Alternative` takes them."""
 """When a message row's message was made (``NULL`` when it does not say)."""
 
 
@@ -146,21 +148,42 @@ def _on_path(
     return found
 
 
+def _parents(conn: sqlite3.Connection, thread_id: str) -> list[Any]:
+    """The thread's points (their parent ids), without reading their alternatives."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT parent_id FROM branches WHERE thread_id = ?", (thread_id,)
+        )
+    ]
+
+
+def _at_point(conn: sqlite3.Connection, thread_id: str, parent: Any) -> list[Alternative]:
+    """The alternatives of one point, in order."""
+    return [
+        Alternative(*row)
+        for row in conn.execute(
+            f"SELECT {_ROW} FROM branches WHERE thread_id = ? AND parent_id = ? ORDER BY n",
+            (thread_id, parent),
+        )
+    ]
+
+
 def _stamp_shown(conn: sqlite3.Connection, thread_id: str, head: Head) -> None:
     """Write the shown alternative of every point on the path shown now, with the latest
-    checkpoint as its tip (before the thread moves on from it)."""
-    points = _rows(conn, thread_id)
-    for parent, (_, shown) in _on_path(conn, thread_id, head, points).items():
+    checkpoint as its tip (before the thread moves on from it). Each point costs an indexed
+    lookup or two, however many alternatives it has."""
+    for parent, (_, shown) in _on_path(conn, thread_id, head, _parents(conn, thread_id)).items():
         if shown is None:
             continue
-        alternatives = points[parent]
-        match = [a for a in alternatives if a.message_id == shown.message_id]
-        if match:
-            conn.execute(
-                "UPDATE branches SET checkpoint_id = ? WHERE id = ?", (head.head_id, match[0].row)
-            )
-            continue
-        _insert(conn, thread_id, _shown_one(alternatives, parent, shown, head))
+        stamped = conn.execute(
+            "UPDATE branches SET checkpoint_id = ? WHERE thread_id = ? AND parent_id = ? "
+            "AND message_id = ?",
+            (head.head_id, thread_id, parent, shown.message_id),
+        )
+        if not stamped.rowcount:
+            alternatives = _at_point(conn, thread_id, parent)
+            _insert(conn, thread_id, _shown_one(alternatives, parent, shown, head))
 
 
 def _shown_one(alternatives: list[Alternative], parent: Any, shown: Any, head: Head) -> Alternative:
@@ -276,14 +299,21 @@ def switch(
         ).fetchone()
         parent = _ROOT if before is None else before[0]
         _stamp_shown(conn, thread_id, head)
-        alternatives = _rows(conn, thread_id).get(parent)
-        if not alternatives:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM branches WHERE thread_id = ? AND parent_id = ?",
+            (thread_id, parent),
+        ).fetchone()
+        if not count:
             raise UserError("that message has no other versions")
-        if not 1 <= index <= len(alternatives):
-            raise UserError(
-                f"that message has {len(alternatives)} versions; there is no version {index}"
-            )
-        target = alternatives[index - 1]
+        if not 1 <= index <= count:
+            raise UserError(f"that message has {count} versions; there is no version {index}")
+        target = Alternative(
+            *conn.execute(
+                f"SELECT {_ROW} FROM branches WHERE thread_id = ? AND parent_id = ? "
+                "ORDER BY n LIMIT 1 OFFSET ?",
+                (thread_id, parent, index - 1),
+            ).fetchone()
+        )
         if target.message_id == message_id:
             return False
         assert target.checkpoint_id is not None
@@ -430,9 +460,6 @@ def rename(db: sqlite_utils.Database, thread_id: str, number: int, name: str) ->
         conn.execute(
             "UPDATE branches SET name = ? WHERE id = ?", (" ".join(name.split()), target.row)
         )
-
-
-_ROW = "id, parent_id, at, n, message_id, checkpoint_id, within, line, name, created_at"
 
 
 def delete(db: sqlite_utils.Database, thread_id: str, number: int) -> list[tuple[Any, ...]]:
