@@ -181,10 +181,12 @@ class CompareService:
         *,
         thread_id: str | None = None,
         on_change: Callable[[int, Column], None] | None = None,
+        stop: asyncio.Event | None = None,
     ) -> Comparison:
         """Ask each model in ``specs`` ``prompt`` (after the path ``thread_id`` shows, or in a
         new thread when ``None``), calling ``on_change(index, column)`` as each answer comes;
-        returns them once all have ended and the thread holds them (the first shown)."""
+        returns them once all have ended and the thread holds them (the first shown). Once
+        ``stop`` is set, every answer ends where it is (kept, marked stopped)."""
         if not prompt.strip():
             raise UserError("there is nothing to send: the message is empty")
         specs = self.check(specs)
@@ -210,7 +212,7 @@ class CompareService:
 
         replies = await asyncio.gather(
             *(
-                self._answer(spec, sent, columns[i], partial(changed, i))
+                self._answer(spec, sent, columns[i], partial(changed, i), stop)
                 for i, spec in enumerate(specs)
             )
         )
@@ -259,7 +261,12 @@ class CompareService:
         self._events.emit(ThreadsChanged(thread_id))
 
     async def _answer(
-        self, spec: str, sent: list[Message], column: Column, changed: Callable[[], None]
+        self,
+        spec: str,
+        sent: list[Message],
+        column: Column,
+        changed: Callable[[], None],
+        stop: asyncio.Event | None = None,
     ) -> Message | None:
         """Stream one model's answer into ``column``; the whole reply, or ``None`` when it
         failed (its sentence in ``column.error``)."""
@@ -270,8 +277,8 @@ class CompareService:
         if runs_here(spec):
             changed()  # waiting for its turn
             async with self._here:
-                return await self._stream(model, spec, sent, column, changed)
-        return await self._stream(model, spec, sent, column, changed)
+                return await self._stream(model, spec, sent, column, changed, stop)
+        return await self._stream(model, spec, sent, column, changed, stop)
 
     async def _stream(
         self,
@@ -280,32 +287,38 @@ class CompareService:
         sent: list[Message],
         column: Column,
         changed: Callable[[], None],
+        stop: asyncio.Event | None = None,
     ) -> Message | None:
         column.state = "streaming"
         changed()
         merge: ChunkMerge | None = None
         started = time.perf_counter()
         first: float | None = None
+
+        async def read() -> None:
+            nonlocal merge, first
+            stream = model.astream(sent)
+            try:
+                async for chunk in stream:
+                    if merge is None:
+                        merge = ChunkMerge(chunk)
+                    else:
+                        merge.add(chunk)
+                    piece = "".join(b.text for b in chunk.content if isinstance(b, TextBlock))
+                    thought = any(isinstance(b, ReasoningBlock) for b in chunk.content)
+                    if first is None and (piece or thought):
+                        first = time.perf_counter()
+                    if piece:
+                        column.add(piece)
+                        changed()
+            finally:
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+
         try:
             with purpose(without_userinfo(f"the model {spec}")):
-                stream = model.astream(sent)
-                try:
-                    async for chunk in stream:
-                        if merge is None:
-                            merge = ChunkMerge(chunk)
-                        else:
-                            merge.add(chunk)
-                        piece = "".join(b.text for b in chunk.content if isinstance(b, TextBlock))
-                        thought = any(isinstance(b, ReasoningBlock) for b in chunk.content)
-                        if first is None and (piece or thought):
-                            first = time.perf_counter()
-                        if piece:
-                            column.add(piece)
-                            changed()
-                finally:
-                    aclose = getattr(stream, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
+                stopped = await _until_stopped(read(), stop)
         except ModelError as exc:
             return self._failed(column, without_userinfo(str(exc)), changed)
         except Exception as exc:  # one model's fault never ends the others' answers
@@ -314,8 +327,13 @@ class CompareService:
             return self._failed(column, sentence, changed)
         ended = time.perf_counter()
         if merge is None:
-            return self._failed(column, "The model sent no reply at all. Try again.", changed)
+            said = "Stopped before it answered." if stopped else "The model sent no reply at all."
+            return self._failed(column, said if stopped else f"{said} Try again.", changed)
         reply = merge.message().model_copy(update={"delta": False})
+        if stopped:
+            reply = reply.model_copy(
+                update={"metadata": {**reply.metadata, **marks(end_reason="stopped")}}
+            )
         column.figures = _figures(reply, model, started, first, ended)
         column.state = "done"
         notes = [*reply.metadata.get("notes", []), f"{spec}: {column.figures.line()}"]
@@ -374,6 +392,29 @@ class CompareService:
         )
         await self._store.checkpointer.aput(checkpoint, None)
         return checkpoint
+
+
+async def _until_stopped(reading: Awaitable[None], stop: asyncio.Event | None) -> bool:
+    """Run ``reading`` to its end, or until ``stop`` is set (then it is cancelled where it
+    is, whatever it waits for); whether it was stopped. Its errors are raised."""
+    task = asyncio.ensure_future(reading)
+    if stop is None:
+        await task
+        return False
+    halt = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, halt}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # the comparison itself was cancelled
+        task.cancel()
+        raise
+    finally:
+        halt.cancel()
+    if task.done():
+        task.result()
+        return False
+    task.cancel()
+    await asyncio.wait({task})  # its cancellation, not raised here
+    return True
 
 
 def _dollars(cost: float) -> str:

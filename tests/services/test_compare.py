@@ -214,3 +214,24 @@ async def test_a_model_that_breaks_unexpectedly_leaves_the_others_answering(
     done = await ws.compare.compare("Q", ["scripted:a.json", "scripted:b.json"])
     assert done.columns[0].error == ("Something went wrong inside Parley (KeyError); try it again.")
     assert await texts(ws, done.thread_id) == ["Q", "Fine."]
+
+
+async def test_stop_ends_every_answer_where_it_is_and_keeps_what_came(ws: Workspace) -> None:
+    long = " ".join(f"word{n}" for n in range(400))
+    MODELS["scripted:a.json"] = scripted("scripted:a.json", {"text": long}, delay=0.01)
+    MODELS["scripted:b.json"] = scripted("scripted:b.json", {"text": long}, delay=0.01)
+    stop = asyncio.Event()
+
+    def changed(_index: int, column: Column) -> None:
+        if len(column.text) > 40:  # both are answering: the person presses Stop
+            stop.set()
+
+    comparison = await ws.compare.compare(
+        "Count", ["scripted:a.json", "scripted:b.json"], on_change=changed, stop=stop
+    )
+    for column in comparison.columns:
+        assert column.state == "done" and 0 < len(column.text) < len(long)
+        assert long.startswith(column.text)
+    shown = (await ws.threads.read_messages(comparison.thread_id)).messages
+    assert shown[-1].text() == comparison.columns[0].text
+    assert shown[-1].end_reason == "stopped"  # the thread says the answer was stopped

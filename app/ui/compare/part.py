@@ -9,6 +9,7 @@ the columns are on screen would hold the window up. The comparison itself is the
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtWidgets import QWidget
@@ -64,6 +65,8 @@ class WindowCompare(ThreadPart):
         view.hide()
         view.continueRequested.connect(self._keep_later)
         view.closeRequested.connect(self._back_later)
+        view.stopRequested.connect(self.stop)
+        self._stop = asyncio.Event()
         chat_vm.threadOpened.connect(self._thread_opened)
 
     async def start(self, text: str) -> None:
@@ -81,13 +84,18 @@ class WindowCompare(ThreadPart):
         if not specs:
             return
         self.running = True
+        self._stop = asyncio.Event()
         self._composer.accept_sent()
         self._composer.set_hint(f"{len(specs)} models are answering side by side…")
         self.view.begin(text, specs)
         self._show(True)
         try:
             self.comparison = await self._compare.compare(
-                text, specs, thread_id=self.chat_vm.thread_id, on_change=self.view.update_column
+                text,
+                specs,
+                thread_id=self.chat_vm.thread_id,
+                on_change=self.view.update_column,
+                stop=self._stop,
             )
         except ParleyError as exc:
             self._show(False)
@@ -100,6 +108,11 @@ class WindowCompare(ThreadPart):
         self.view.finish(self.comparison.columns)
         if self.comparison.note:
             self.notifier.show(self.comparison.note, level="warning")
+
+    def stop(self) -> None:
+        """End every answer where it is: what came is kept, marked stopped."""
+        if self.running:
+            self._stop.set()
 
     async def keep(self, index: int) -> None:
         """Keep column ``index``'s answer as the one the thread shows and go back to it."""

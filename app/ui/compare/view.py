@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -105,6 +105,8 @@ class CompareView(QWidget):
     """Keep column ``index``'s answer as the one the thread shows."""
     closeRequested = Signal()
     """Back to the thread (the first answer shown)."""
+    stopRequested = Signal()
+    """End every answer where it is (Stop, or Esc while they stream)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -116,8 +118,14 @@ class CompareView(QWidget):
         self.close_button.setObjectName("compareClose")
         self.close_button.setEnabled(False)
         self.close_button.clicked.connect(self.closeRequested)
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setObjectName("compareStop")
+        self.stop_button.setToolTip("End every answer where it is (Esc)")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stopRequested)
         top = QHBoxLayout()
         top.addWidget(self.question, 1)
+        top.addWidget(self.stop_button)
         top.addWidget(self.close_button)
         self._row = QHBoxLayout()
         self._row.setSpacing(10)
@@ -146,6 +154,7 @@ class CompareView(QWidget):
             view.keep.clicked.connect(lambda _=False, i=index: self.continueRequested.emit(i))
             self._row.addWidget(view, 1)
         self.close_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
 
     def update_column(self, index: int, column: Column) -> None:
         """Column ``index`` changed; it is shown at the next refresh."""
@@ -161,6 +170,14 @@ class CompareView(QWidget):
             self._show(view, column)
             view.keep.setEnabled(column.state == "done")
         self.close_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Esc stops the answers while they stream (from anywhere in the view)."""
+        if event.key() == Qt.Key.Key_Escape and self.stop_button.isEnabled():
+            self.stop_button.click()
+            return
+        super().keyPressEvent(event)
 
     def _take_in(self) -> None:
         pending, self._pending = self._pending, {}

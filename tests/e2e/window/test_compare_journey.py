@@ -138,3 +138,32 @@ async def test_back_to_the_thread_shows_the_first_answer(tmp_path: Path) -> None
         await wait_until(lambda: numbers(window) == ["1/2"], what="‹ 1/2 › on the answer")
     finally:
         await close_test_window(window)
+
+
+async def test_esc_stops_the_answers_and_keeps_what_came(tmp_path: Path) -> None:
+    long = " ".join(f"word{n}" for n in range(600))
+    models = Models({"scripted:a": [{"text": long}], "scripted:b": [{"text": long}]}, delay=0.02)
+    window = await open_window(tmp_path, models, ["scripted:b"])
+    try:
+        picker = await picker_for(window, "Count to six hundred")
+        picker.tick("scripted:b")
+        picker.accept()
+        view = window.comparing.view
+        await wait_until(
+            lambda: len(view.columns) == 2 and len(view.columns[1].text.toPlainText()) > 30,
+            what="both answering",
+        )
+        assert view.stop_button.isEnabled()
+        press(view.columns[0].text, Qt.Key.Key_Escape)
+        await wait_until(view.close_button.isEnabled, what="the answers to end")
+        assert not view.stop_button.isEnabled()
+        kept = [c.text.toPlainText() for c in view.columns]
+        assert all(0 < len(t) < len(long) and long.startswith(t) for t in kept)
+        QTest.mouseClick(view.close_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: len(texts(window)) == 2, what="the thread")
+        _question, answer = texts(window)
+        assert answer.strip() == kept[0]  # the first answer, as far as it came
+        reply = find(window, QListView, "chatView").vm.model.messages()[-1]
+        assert reply.end_reason == "stopped"
+    finally:
+        await close_test_window(window)
