@@ -137,7 +137,8 @@ class AgentList(QFrame):
                 self.list.setCurrentItem(item)
         rows = max(1, min(VISIBLE_ROWS, len(agents)))
         height = self.list.sizeHintForRow(0) if agents else 24
-        self.list.setFixedHeight(rows * max(height, 24) + 4)
+        # the style sheet's padding (4 px above and below) around the badge is not in the hint
+        self.list.setFixedHeight(rows * max(height, BADGE + 10) + 4)
 
     def agents(self) -> list[Agent]:
         """The agents shown, in order."""
