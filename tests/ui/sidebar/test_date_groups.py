@@ -166,3 +166,33 @@ def test_agents_get_their_initials() -> None:
         "E",
         "AB",
     ]
+
+
+def test_a_status_mark_says_what_it_means_on_hover(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from app.ui.sidebar.delegate import RowDelegate
+    from app.ui.sidebar.model import ThreadListModel
+
+    model = ThreadListModel()
+    model.set_rows([SidebarRow("b", "Owls", "Which tool?", "waiting", active_at=time.time())])
+    view = QListView()
+    view.setModel(model)
+    view.setItemDelegate(RowDelegate(view))
+    view.resize(260, 200)
+    qtbot.addWidget(view)
+    view.show()
+    rect = view.visualRect(model.index(0, 0))
+    mark = QPoint(
+        rect.right() - 6 - 10 - 9,
+        rect.top() + HEADING_HEIGHT + (rect.height() - HEADING_HEIGHT) // 2,
+    )
+    event = QHelpEvent(QEvent.Type.ToolTip, mark, view.viewport().mapToGlobal(mark))
+    QApplication.sendEvent(view.viewport(), event)
+    assert QToolTip.text() == MARK_TIPS["waiting"]
+    title = rect.topLeft() + QPoint(30, HEADING_HEIGHT + 14)
+    event = QHelpEvent(QEvent.Type.ToolTip, title, view.viewport().mapToGlobal(title))
+    QApplication.sendEvent(view.viewport(), event)
+    assert QToolTip.text() == "Owls (waiting for approval)"
