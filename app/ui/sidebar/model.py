@@ -29,6 +29,14 @@ HeadingRole = Qt.ItemDataRole.UserRole + 3
 
 Index = QModelIndex | QPersistentModelIndex
 
+SAID_OF_HEADING = {
+    "Today": "Last active today",
+    "Yesterday": "Last active yesterday",
+    "Previous 7 days": "Last active in the previous 7 days",
+    "Older": "Last active more than a week ago",
+}
+"""What a screen reader says of a thread's date group (the heading is drawn, not a row)."""
+
 BADGES = {"running": "streaming", "waiting": "waiting for approval", "cut_off": "run cut off"}
 
 
@@ -124,9 +132,9 @@ class ThreadListModel(QAbstractListModel):
             line = row.line.replace("\x02", "").replace("\x03", "")
             agent = f", with {row.agent}" if row.agent else ""
             agent = f", scheduled{agent}" if row.scheduled else agent
-            heading = self.headings.get(index.row())
-            said = f"{row.title}{agent}{f', {badge}' if badge else ''}. {line}"
-            return f"{heading}: {said}" if heading else said
+            return f"{row.title}{agent}{f', {badge}' if badge else ''}. {line}"
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole and not row.snippet:
+            return SAID_OF_HEADING.get(self._group_of(index.row()))
         if role == Qt.ItemDataRole.ToolTipRole:
             badge = BADGES.get(row.status)
             return f"{row.title} ({badge})" if badge else row.title
@@ -137,6 +145,10 @@ class ThreadListModel(QAbstractListModel):
         if role == HeadingRole:
             return self.headings.get(index.row())
         return None
+
+    def _group_of(self, row: int) -> str:
+        """The date heading ``row`` is listed under (the nearest one at or above it)."""
+        return next((self.headings[r] for r in range(row, -1, -1) if r in self.headings), "")
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
