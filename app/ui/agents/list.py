@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -21,12 +22,49 @@ from PySide6.QtWidgets import (
 
 from app.services.agents import Agent
 from app.text.hidden_chars import mark_hidden
+from app.ui.theme import is_dark, roles
 
-__all__ = ["AgentIdRole", "AgentList"]
+__all__ = ["AgentIdRole", "AgentList", "initials"]
 
 AgentIdRole = Qt.ItemDataRole.UserRole + 11
 VISIBLE_ROWS = 5
 """How many agents show before the list scrolls (the threads keep the room below)."""
+BADGE = 20
+"""The size of an agent's round badge."""
+
+
+def initials(name: str) -> str:
+    """Up to two letters for ``name``'s badge: the first letter or digit of its first two
+    words ("Trip planner" -> "TP", "Parley" -> "P"); "?" when it has none."""
+    letters = []
+    for word in name.split():
+        first = next((ch for ch in word if ch.isalnum()), "")
+        if first:
+            letters.append(first.upper())
+        if len(letters) == 2:
+            break
+    return "".join(letters) or "?"
+
+
+def _badge(text: str, dark: bool, font: QFont, scale: float) -> QIcon:
+    """A round badge in the accent with ``text`` on it, sharp at ``scale``."""
+    colours = roles(dark)
+    pixmap = QPixmap(int(BADGE * scale), int(BADGE * scale))
+    pixmap.setDevicePixelRatio(scale)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(colours.accent_fill))
+    painter.drawEllipse(QRect(0, 0, BADGE, BADGE))
+    small = QFont(font)
+    small.setPixelSize(9 if len(text) > 1 else 11)
+    small.setWeight(QFont.Weight.DemiBold)
+    painter.setFont(small)
+    painter.setPen(QColor(colours.on_accent))
+    painter.drawText(QRect(0, 0, BADGE, BADGE), int(Qt.AlignmentFlag.AlignCenter), text)
+    painter.end()
+    return QIcon(pixmap)
 
 
 class AgentList(QFrame):
@@ -61,6 +99,7 @@ class AgentList(QFrame):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long name: "…", its tooltip
+        self.list.setIconSize(QSize(BADGE, BADGE))
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.itemClicked.connect(self._clicked)
@@ -81,8 +120,11 @@ class AgentList(QFrame):
         current = self.current_id()
         self._agents = list(agents)
         self.list.clear()
+        dark = is_dark(self.palette())
+        scale = max(1.0, self.devicePixelRatioF())
         for agent in agents:
             item = QListWidgetItem(mark_hidden(agent.name))
+            item.setIcon(_badge(initials(agent.name), dark, self.font(), scale))
             item.setData(AgentIdRole, agent.id)
             about = agent.description or ("Plain chat" if agent.builtin else "")
             item.setToolTip(mark_hidden(f"{agent.name} — {about}" if about else agent.name))
@@ -95,7 +137,8 @@ class AgentList(QFrame):
                 self.list.setCurrentItem(item)
         rows = max(1, min(VISIBLE_ROWS, len(agents)))
         height = self.list.sizeHintForRow(0) if agents else 24
-        self.list.setFixedHeight(rows * max(height, 24) + 4)
+        # the style sheet's padding (4 px above and below) around the badge is not in the hint
+        self.list.setFixedHeight(rows * max(height, BADGE + 10) + 4)
 
     def agents(self) -> list[Agent]:
         """The agents shown, in order."""

@@ -4,19 +4,38 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from app.services.threads import SearchHit, ThreadSummary
 
-__all__ = ["RowRole", "SidebarRow", "ThreadIdRole", "ThreadListModel"]
+__all__ = [
+    "HeadingRole",
+    "RowRole",
+    "SidebarRow",
+    "ThreadIdRole",
+    "ThreadListModel",
+    "day_heading",
+]
 
 ThreadIdRole = Qt.ItemDataRole.UserRole + 1
 RowRole = Qt.ItemDataRole.UserRole + 2
+HeadingRole = Qt.ItemDataRole.UserRole + 3
+"""The date heading drawn above a row that starts a group ("Today", …), or ``None``."""
 
 Index = QModelIndex | QPersistentModelIndex
+
+SAID_OF_HEADING = {
+    "Today": "Last active today",
+    "Yesterday": "Last active yesterday",
+    "Previous 7 days": "Last active in the previous 7 days",
+    "Older": "Last active more than a week ago",
+}
+"""What a screen reader says of a thread's date group (the heading is drawn, not a row)."""
 
 BADGES = {"running": "streaming", "waiting": "waiting for approval", "cut_off": "run cut off"}
 
@@ -37,7 +56,23 @@ class SidebarRow:
     branch: int | None = None
     """A search hit on a version the thread does not show now: its branch's number."""
     scheduled: bool = False
-    """A scheduled run wrote into the thread (said before the last line)."""
+    """A scheduled run wrote into the thread (marked before the last line)."""
+    active_at: float = 0.0
+    """The thread's last activity (seconds since the epoch): which date group it is in."""
+
+
+def day_heading(when: float, today: date | None = None) -> str:
+    """The group a thread last active at ``when`` is listed under, in local time: Today,
+    Yesterday, Previous 7 days or Older."""
+    today = today or date.today()
+    day = datetime.fromtimestamp(when).date()
+    if day >= today:
+        return "Today"
+    if day == today - timedelta(days=1):
+        return "Yesterday"
+    if day >= today - timedelta(days=7):
+        return "Previous 7 days"
+    return "Older"
 
 
 _MARKUP = re.compile(r"(\*\*|__|`+|^#+\s*|^>\s*)")
@@ -51,7 +86,13 @@ def row_of_summary(summary: ThreadSummary, agent: str = "", scheduled: bool = Fa
     line = _MARKUP.sub("", summary.last_line)
     label = " · ".join(part for part in (agent, "API" if t.origin == "api" else "") if part)
     return SidebarRow(
-        t.id, t.title or "New thread", line, summary.status, agent=label, scheduled=scheduled
+        t.id,
+        t.title or "New thread",
+        line,
+        summary.status,
+        agent=label,
+        scheduled=scheduled,
+        active_at=t.updated_at,
     )
 
 
@@ -65,7 +106,8 @@ def row_of_hit(hit: SearchHit) -> SidebarRow:
 
 
 class ThreadListModel(QAbstractListModel):
-    """Rows of :class:`SidebarRow`; editable titles (F2)."""
+    """Rows of :class:`SidebarRow`; editable titles (F2). Threads (not search hits) are
+    grouped by date: the first row of each group carries its heading (:data:`HeadingRole`)."""
 
     renameRequested = Signal(str, str)
     """The user typed a new title for thread ``id``."""
@@ -76,6 +118,8 @@ class ThreadListModel(QAbstractListModel):
         self.hidden: set[str] = set()
         """Threads deleted but still undoable: not shown."""
         self._all: list[SidebarRow] = []
+        self.headings: dict[int, str] = {}
+        """Row number -> the date heading drawn above it (threads only, not search hits)."""
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -92,6 +136,8 @@ class ThreadListModel(QAbstractListModel):
             agent = f", with {row.agent}" if row.agent else ""
             agent = f", scheduled{agent}" if row.scheduled else agent
             return f"{row.title}{agent}{f', {badge}' if badge else ''}. {line}"
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole and not row.snippet:
+            return SAID_OF_HEADING.get(self._group_of(index.row()))
         if role == Qt.ItemDataRole.ToolTipRole:
             badge = BADGES.get(row.status)
             return f"{row.title} ({badge})" if badge else row.title
@@ -99,7 +145,13 @@ class ThreadListModel(QAbstractListModel):
             return row.thread_id
         if role == RowRole:
             return row
+        if role == HeadingRole:
+            return self.headings.get(index.row())
         return None
+
+    def _group_of(self, row: int) -> str:
+        """The date heading ``row`` is listed under (the nearest one at or above it)."""
+        return next((self.headings[r] for r in range(row, -1, -1) if r in self.headings), "")
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
@@ -124,6 +176,7 @@ class ThreadListModel(QAbstractListModel):
         self._all = rows
         self.beginResetModel()
         self.rows = [r for r in rows if r.thread_id not in self.hidden]
+        self.headings = _headings(self.rows)
         self.endResetModel()
 
     def set_hidden(self, hidden: set[str]) -> None:
@@ -137,3 +190,18 @@ class ThreadListModel(QAbstractListModel):
             if r.thread_id == thread_id:
                 return i
         return None
+
+
+def _headings(rows: list[SidebarRow]) -> dict[int, str]:
+    """Where each date group starts in ``rows`` (most recent first); none for search hits."""
+    today = datetime.fromtimestamp(time.time()).date()
+    out: dict[int, str] = {}
+    last = ""
+    for i, row in enumerate(rows):
+        if row.snippet:
+            return {}
+        heading = day_heading(row.active_at, today)
+        if heading != last:
+            out[i] = heading
+            last = heading
+    return out

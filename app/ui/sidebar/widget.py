@@ -1,10 +1,10 @@
-"""The thread sidebar: New, search, the thread list with badges, rename in place, an Undo
-bar after a delete, and a context menu (rename, export, delete)."""
+"""The thread sidebar: New, search, the thread list (grouped by date, with status marks),
+rename in place, an Undo bar after a delete, and a context menu (rename, export, delete)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QKeyEvent, QPainter, QPalette
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -14,153 +14,28 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.ui.painting import draw_focus_ring
+from app.ui.sidebar.delegate import RowDelegate, heading_height
 from app.ui.sidebar.model import RowRole, SidebarRow, ThreadIdRole
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.tasks import spawn
-from app.ui.theme import is_dark, roles
 
 __all__ = ["Sidebar"]
-
-Index = QModelIndex | QPersistentModelIndex
-ROW_HEIGHT = 56
-
-
-class _RowDelegate(QStyledItemDelegate):
-    """Title, a muted second line (matches highlighted in search) and a status badge."""
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        return QSize(200, ROW_HEIGHT)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        row: SidebarRow = index.data(RowRole)
-        rect: QRect = option.rect
-        palette: QPalette = option.palette
-        state = option.state
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        box = rect.adjusted(6, 2, -6, -2)
-        selected = bool(state & QStyle.StateFlag.State_Selected)
-        if selected or state & QStyle.StateFlag.State_MouseOver:
-            colour = palette.color(QPalette.ColorRole.Highlight)
-            colour.setAlpha(60 if selected else 25)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(colour)
-            painter.drawRoundedRect(box, 8, 8)
-        if state & QStyle.StateFlag.State_HasFocus:
-            draw_focus_ring(painter, palette, box, 8)
-        text_rect = box.adjusted(10, 6, -30, -6)
-        title_font = QFont(option.font)
-        title_font.setWeight(QFont.Weight.DemiBold)
-        painter.setFont(title_font)
-        painter.setPen(palette.color(QPalette.ColorRole.Text))
-        metrics = painter.fontMetrics()
-        top = QRect(text_rect.x(), text_rect.y(), text_rect.width(), text_rect.height() // 2)
-        painter.drawText(
-            top,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            metrics.elidedText(row.title, Qt.TextElideMode.ElideRight, top.width()),
-        )
-        painter.setFont(option.font)
-        bottom = QRect(
-            text_rect.x(), top.bottom(), text_rect.width(), text_rect.height() - top.height()
-        )
-        self._draw_line(painter, bottom, row, palette)
-        badge = {"running": "●", "waiting": "!", "cut_off": "⏸"}.get(row.status)
-        if badge:
-            colours = roles(is_dark(palette))
-            tints = {
-                "running": colours.accent,
-                "waiting": colours.warning_mark,
-                "cut_off": colours.muted,
-            }
-            painter.setFont(title_font)
-            if row.status == "waiting":  # a filled disc: a decision is needed here
-                size = 18
-                disc = QRect(box.right() - 10 - size, box.center().y() - size // 2, size, size)
-                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor(tints[row.status]))
-                painter.drawEllipse(disc)
-                painter.setPen(QColor(colours.on_accent))
-                painter.drawText(disc, int(Qt.AlignmentFlag.AlignCenter), badge)
-            else:
-                painter.setPen(QColor(tints[row.status]))
-                painter.drawText(
-                    box.adjusted(0, 0, -10, 0),
-                    int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                    badge,
-                )
-        painter.restore()
-
-    def _draw_line(self, painter: QPainter, rect: QRect, row: SidebarRow, pal: QPalette) -> None:
-        muted = pal.color(QPalette.ColorRole.PlaceholderText)
-        metrics = painter.fontMetrics()
-        said = " · ".join(
-            part for part in ("Scheduled" if row.scheduled else "", row.agent) if part
-        )
-        if said and not row.snippet:  # scheduled and the thread's agent first, in the accent
-            label = metrics.elidedText(said, Qt.TextElideMode.ElideRight, rect.width() // 2)
-            painter.setPen(pal.color(QPalette.ColorRole.Link))
-            painter.drawText(
-                rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label
-            )
-            used = metrics.horizontalAdvance(label + "  ·  ")
-            painter.setPen(muted)
-            painter.drawText(
-                rect.adjusted(metrics.horizontalAdvance(label), 0, 0, 0),
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                "  ·  ",
-            )
-            rect = rect.adjusted(used, 0, 0, 0)
-        if not row.snippet:
-            painter.setPen(muted)
-            painter.drawText(
-                rect,
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                metrics.elidedText(
-                    row.line or "No messages yet", Qt.TextElideMode.ElideRight, rect.width()
-                ),
-            )
-            return
-        # a search snippet: matches (between \x02 and \x03) drawn bold in the accent colour
-        x = rect.x()
-        bold = QFont(painter.font())
-        bold.setBold(True)
-        plain = QFont(painter.font())
-        parts = row.line.replace("\x03", "\x02").split("\x02")
-        for i, part in enumerate(parts):
-            if not part:
-                continue
-            hit = i % 2 == 1
-            painter.setFont(bold if hit else plain)
-            painter.setPen(pal.color(QPalette.ColorRole.Link) if hit else muted)
-            width = painter.fontMetrics().horizontalAdvance(part)
-            room = rect.right() - x
-            if room <= 8:
-                break
-            text = (
-                part
-                if width <= room
-                else painter.fontMetrics().elidedText(part, Qt.TextElideMode.ElideRight, room)
-            )
-            painter.drawText(
-                QRect(x, rect.y(), room, rect.height()),
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                text,
-            )
-            x += min(width, room)
 
 
 class _ThreadList(QListView):
     deleteKey = Signal()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        top = self.visualRect(index).top() + heading_height(index) if index.isValid() else 0
+        if index.isValid() and event.position().y() < top:
+            event.accept()  # a date heading: nothing to choose there
+            return
+        super().mousePressEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Delete:
@@ -215,8 +90,7 @@ class Sidebar(QFrame):
         self.list.setObjectName("threadList")
         self.list.setAccessibleName("Threads")
         self.list.setModel(self.vm.model)
-        self.list.setItemDelegate(_RowDelegate(self.list))
-        self.list.setUniformItemSizes(True)
+        self.list.setItemDelegate(RowDelegate(self.list))
         self.list.setMouseTracking(True)
         self.list.setFrameShape(QFrame.Shape.NoFrame)
         self.list.setEditTriggers(
