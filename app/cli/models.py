@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -77,16 +78,24 @@ class _ProgressLine:
         self.err.flush()
 
 
+def _status(row: Any, installed: Callable[[Any], str]) -> str:
+    """A listed model's status: installed (as ``installed`` says it), unfinished with the
+    bytes so far, or not downloaded."""
+    from app.text.sizes import rough_size
+
+    if row.installed is not None:
+        return installed(row.installed)
+    if row.partial_bytes:
+        return f"unfinished ({rough_size(row.partial_bytes)}); download again to resume"
+    return "not downloaded"
+
+
 def _list(library: Any, out: TextIO) -> int:
     from app.text.sizes import rough_size
 
     out.write(f"{'NAME':<16}{'SIZE':>9}{'RAM':>8}  {'TOOLS':<6}{'LICENCE':<29}STATUS\n")
     for row in library.listing():
-        status = "not downloaded"
-        if row.installed is not None:
-            status = f"installed: --model {row.installed.spec}"
-        elif row.partial_bytes:
-            status = f"unfinished ({rough_size(row.partial_bytes)}); download again to resume"
+        status = _status(row, lambda kept: f"installed: --model {kept.spec}")
         if row.entry is not None:
             e = row.entry
             out.write(
@@ -104,11 +113,7 @@ def _list_speech(speech: Any, out: TextIO) -> None:
 
     out.write(f"\n{'SPEECH':<18}{'SIZE':>9}{'RAM':>8}  {'KIND':<9}{'LICENCE':<9}STATUS\n")
     for row in speech.listing():
-        status = "not downloaded"
-        if row.installed is not None:
-            status = f"installed ({row.installed.path})"
-        elif row.partial_bytes:
-            status = f"unfinished ({rough_size(row.partial_bytes)}); download again to resume"
+        status = _status(row, lambda kept: f"installed ({kept.path})")
         e = row.entry
         if e is None:
             out.write(f"{row.name:<18}{'':>9}{'':>8}  {row.installed.kind:<9}{'':<9}{status}\n")
