@@ -16,6 +16,7 @@ from app.core.budget import BudgetLimits
 from app.services.agents import Agent
 from app.ui.chat.delegate import GAP, HEADER
 from app.ui.chat.links import Toggle, href_of
+from tests.e2e.window.test_agent_journeys import click_agent
 from tests.ui.chat.links_harness import href_spot
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 
@@ -38,13 +39,7 @@ async def test_a_call_and_its_result_are_one_card_and_the_answer_goes_on_under_i
         )
         agents = find(window, QListWidget, "agentList")
         await wait_until(lambda: agents.findItems("Counter", Qt.MatchFlag.MatchExactly))
-        item = agents.findItems("Counter", Qt.MatchFlag.MatchExactly)[0]
-        QTest.mouseClick(
-            agents.viewport(),
-            Qt.MouseButton.LeftButton,
-            Qt.KeyboardModifier.NoModifier,
-            agents.visualItemRect(item).center(),
-        )
+        click_agent(window, "Counter")
         view = find(window, QListView, "chatView")
         composer = find(window, QPlainTextEdit, "composer")
         composer.setPlainText("What is 6 times 7?")
