@@ -29,6 +29,7 @@ from typing import Any
 import sqlite_utils
 
 from app.core.errors import UserError
+from app.core.plain_line import plain_line
 from app.core.state.agent_state import AgentState
 from app.core.state.message import Message
 from app.store import _checkpoints, _step_copy
@@ -391,7 +392,7 @@ def tree(db: sqlite_utils.Database, thread_id: str) -> list[Branch]:
                 message_id=alt.message_id,
                 at=alt.at,
                 depth=level,
-                line=alt.line,
+                line=plain_line(alt.line),
                 shown=shown,
                 length=length,
                 created_at=alt.created_at,

@@ -56,7 +56,10 @@ class BranchTreeDialog(QDialog):
         self.tree.setObjectName("branchTreeView")
         self.tree.setAccessibleName("Branches of the thread")
         self.tree.setHeaderLabels(["Version", "Messages", "Made"])
+        self.tree.header().setStretchLastSection(False)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):  # the length and date as wide as they are, the line the rest
+            self.tree.header().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setRootIsDecorated(True)
         self.tree.itemActivated.connect(lambda _item, _column: self.open_current())
         self.note = QLabel(self)
