@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from app.services.key_usage import KeyUsage
 from app.services.server_keys import ServerKeys
@@ -16,7 +17,9 @@ from tests.server.harness import serving
 from tests.server.test_agents_api import _writer
 
 FIRST = {"prompt_tokens": 60, "completion_tokens": 20, "total_tokens": 80}
-ASK = [{"role": "user", "content": "Write the tide table to notes."}]
+ASK: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "Write the tide table to notes."}
+]
 
 
 def _script(target: Path) -> list[dict[str, Any]]:
