@@ -8,7 +8,6 @@ types (weight repacking, AMX) are off there unless asked for explicitly.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,8 @@ from typing import Any
 
 import llama_cpp
 import llama_cpp.llama_cpp as llama_c
+
+from app.providers.llama_threads import physical_cores, usable_cpus
 
 _PATCH_LOCK = threading.Lock()
 
@@ -59,13 +60,22 @@ def load_llama(
     *,
     n_ctx: int = 4096,
     n_threads: int | None = None,
+    n_threads_batch: int | None = None,
     extra_buffers: bool | None = None,
     **kwargs: Any,
 ) -> llama_cpp.Llama:
-    """Load ``path`` quietly, with the crash-safe parameters of :func:`model_params`."""
-    # llama-cpp-python defaults to half the CPUs; on small machines all of them decode ~40% faster.
-    threads = n_threads or max(1, min(8, os.cpu_count() or 1))
+    """Load ``path`` quietly, with the crash-safe parameters of :func:`model_params`.
+
+    Prompts are processed on every usable core unless told otherwise; decoding starts on the
+    physical cores, and :func:`app.providers.llama_threads.choose_threads` sets the count this
+    machine decodes fastest with once the model is loaded."""
+    threads = n_threads or physical_cores()
     with model_params(extra_buffers):
         return llama_cpp.Llama(
-            model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False, **kwargs
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=threads,
+            n_threads_batch=n_threads_batch or usable_cpus(),
+            verbose=False,
+            **kwargs,
         )

@@ -37,6 +37,7 @@ from app.providers._llama_reply import ReplyRouter, plain_messages
 from app.providers._llama_template import ChatTemplate
 from app.providers._stream import chunk
 from app.providers.bundled import bundled_model_path
+from app.providers.llama_threads import ThreadChoice, choose_threads
 from app.providers.recipes import PromptRecipe, recipe_for
 
 __all__ = ["LlamaCppChatModel", "RunStats", "bundled_model_path", "llama_thread"]
@@ -90,7 +91,11 @@ def _model_file(path: str | Path | None) -> Path:
 
 
 class LlamaCppChatModel(CollectingChatModel):
-    """A :class:`~app.core.models.protocol.ChatModel` running a GGUF file in process."""
+    """A :class:`~app.core.models.protocol.ChatModel` running a GGUF file in process.
+
+    ``n_threads``: decode on this many threads; by default the count this machine decodes the
+    file fastest with, measured at the first load and kept in ``threads_file`` (see
+    :mod:`app.providers.llama_threads`); ``threads`` says which was chosen and why."""
 
     def __init__(
         self,
@@ -104,6 +109,7 @@ class LlamaCppChatModel(CollectingChatModel):
         max_parallel_calls: int = 1,
         recipe: PromptRecipe | None = None,
         recipe_overrides: Mapping[str, Any] | None = None,
+        threads_file: Path | None = None,
     ) -> None:
         found = _model_file(path)
         self.path = found
@@ -112,6 +118,8 @@ class LlamaCppChatModel(CollectingChatModel):
         )
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.threads_file = threads_file
+        self.threads: ThreadChoice | None = None
         self.extra_buffers = extra_buffers
         self.default_max_tokens = default_max_tokens
         self.max_parallel_calls = max_parallel_calls
@@ -179,6 +187,7 @@ class LlamaCppChatModel(CollectingChatModel):
                 raise ModelError(
                     f"Could not load {self.path} ({exc}). Check that it is a GGUF model file."
                 ) from exc
+            self.threads = choose_threads(llama, self.path, self.threads_file, given=self.n_threads)
             model = llama._model
             eos_id, bos_id = llama.token_eos(), llama.token_bos()
             eos = model.token_get_text(eos_id) if eos_id != -1 else ""

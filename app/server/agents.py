@@ -18,10 +18,10 @@ from app.core.models.protocol import GenerationConfig, ModelInfo, ToolSpec
 from app.core.state import AgentState, ContentBlock, Message, TextBlock
 from app.core.state.message import TokenUsages, new_message_id
 from app.core.tools import ApprovalDecision, ApprovalRequest, DecisionPostponed
-from app.server.asking import asking_key
+from app.server.asking import asking_key, key_room
 from app.services.agents import Agent
 from app.services.conversation import Conversation, TurnOutcome
-from app.services.events import MessageAdded, MessageStreamed, WorkspaceEvent
+from app.services.events import BudgetPaused, MessageAdded, MessageStreamed, WorkspaceEvent
 from app.services.server_keys import ServerKeys
 from app.services.threads import title_of
 from app.services.workspace import Workspace
@@ -58,6 +58,24 @@ class HeadlessApprovals:
         self.denied: list[str] = []
         self.why = _NOBODY
         """Why the calls were denied, as the client's note says it."""
+        self.room: int | None = None
+        """The tokens the asking key had left today (``None``: no daily limit)."""
+        self.paused: BudgetPaused | None = None
+        """The budget limit the run paused at, if it did."""
+
+    def over_key(self) -> str:
+        """The sentence saying the run stopped at the key's daily tokens (empty when it
+        did not stop there)."""
+        pause = self.paused.pause if self.paused is not None else None
+        if pause is None or self.room is None or pause.limit != "max_tokens":
+            return ""
+        if pause.value > self.room:
+            return ""
+        key = asking_key.get()
+        return (
+            f"The run stopped before its next step, which could pass the {self.room:,} tokens "
+            f"the key {key} had left for today (it used {pause.used:,.0f})"
+        )
 
     async def decide(self, requests: Sequence[ApprovalRequest]) -> list[ApprovalDecision]:
         """Deny each request."""
@@ -128,9 +146,13 @@ class AgentModel:
         )
 
     def _approvals(self) -> HeadlessApprovals:
-        if self._ask is None:
-            return HeadlessApprovals()
-        return WindowApprovals(self._ask, self._agent.name, asking_key.get())
+        approvals = (
+            HeadlessApprovals()
+            if self._ask is None
+            else WindowApprovals(self._ask, self._agent.name, asking_key.get())
+        )
+        approvals.room = key_room.get()
+        return approvals
 
     async def _turn(
         self, messages: Sequence[Message], approvals: HeadlessApprovals, heard: _Heard | None
@@ -140,7 +162,14 @@ class AgentModel:
         history, last = _split(messages)
         text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
         blocks: list[ContentBlock] = [b for b in last.content if not isinstance(b, TextBlock)]
-        conversation = Conversation(self._workspace, approvals=approvals, on_event=heard)
+
+        def hear(event: WorkspaceEvent) -> None:
+            if isinstance(event, BudgetPaused) and event.pause.agent is None:
+                approvals.paused = event
+            if heard is not None:
+                heard(event)
+
+        conversation = Conversation(self._workspace, approvals=approvals, on_event=hear)
         key = asking_key.get()
         keep = not key or await asyncio.to_thread(
             ServerKeys(self._workspace.data_dir).keeps_threads, key
@@ -148,7 +177,9 @@ class AgentModel:
         thread = await self._workspace.threads.create(
             title=title_of(text) or "Through the API", agent_id=self._agent.id, origin="api"
         )
-        sending = asyncio.ensure_future(conversation.send(thread.id, text, blocks, history=history))
+        sending = asyncio.ensure_future(
+            conversation.send(thread.id, text, blocks, history=history, token_cap=approvals.room)
+        )
         try:
             outcome = await asyncio.shield(sending)
         except asyncio.CancelledError:
@@ -171,7 +202,10 @@ class AgentModel:
         if outcome.problems and (outcome.state is None or not _answers(outcome.state)):
             raise ModelError(f"{self._agent.name} could not answer: {outcome.problems[-1].text}")
         notes = [approvals.note()]
-        if outcome.waiting and not thread_id:
+        if outcome.waiting and (stop := approvals.over_key()):
+            where = f"; it is kept in Parley's window (thread {thread_id})" if thread_id else ""
+            notes.append(f"{stop}{where}.")
+        elif outcome.waiting and not thread_id:
             notes.append(
                 f"The run stopped at one of {self._agent.name}'s limits; it was not kept, "
                 "as this key keeps no threads."

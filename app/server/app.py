@@ -28,7 +28,7 @@ from app.core.models.protocol import ChatModel
 from app.core.models.streaming import merged
 from app.core.state.message import Message, TokenUsages
 from app.server import anthropic_messages, openai_chat
-from app.server.asking import asking_key
+from app.server.asking import asking_key, key_room
 from app.server.chat import ChatRequest
 from app.server.embeddings import EmbeddingSource, embeddings_reply, read_embedding_request
 from app.server.errors import ApiError, error_body
@@ -362,6 +362,10 @@ def make_app(
             except BaseException:
                 held.settle()
                 raise
+            if limits is not None and model.info.provider == "agent":
+                # an agent's run makes as many model calls as it needs: it holds what the key
+                # has left, and stops before a step that could pass it
+                key_room.set(await asyncio.to_thread(held.hold_rest))
             used = _used(request, held.count)
             if chat.stream:
                 stream = api.reply_stream(chat, model, used, _failed(request))

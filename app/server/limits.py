@@ -38,6 +38,11 @@ class KeyLimits(Protocol):
         """Hold ``tokens`` of the key's day for a request about to run, or say why not."""
         ...
 
+    def hold_rest(self, name: str, reserved: int) -> int | None:
+        """Hold what the key has left today beyond its other requests' holds for a request
+        holding ``reserved``; that count (``None``: no daily limit)."""
+        ...
+
     def settle(self, name: str, reserved: int, spent: int) -> None:
         """Give back what a request held and count what it used."""
         ...
@@ -62,6 +67,17 @@ class Reservation:
         self._limits, self._key, self._tokens = limits, key, tokens
         self._spent = 0
         self._settled = False
+
+    def hold_rest(self) -> int | None:
+        """Hold all the key has left today (its other requests' holds aside) for a request
+        whose use is not known ahead, an agent's run, and return it: the run must stop
+        before passing it (``None``: no daily limit). Blocking, briefly."""
+        if self._limits is None or self._settled:
+            return None
+        room = self._limits.hold_rest(self._key, self._tokens)
+        if room is not None:
+            self._tokens = max(self._tokens, room)
+        return room
 
     def count(self, tokens: int) -> None:
         """Note ``tokens`` more used by the request."""

@@ -79,13 +79,16 @@ class Conversation:
         *,
         notes: Sequence[str] = (),
         history: Sequence[Message] = (),
+        token_cap: int | None = None,
     ) -> TurnOutcome:
         """Send the message (``notes`` shown on it, after ``history``) and drive the turn until
-        it answers, stops, or pauses with nobody to ask. Raises at once, sending nothing, when
-        the thread does not exist."""
+        it answers, stops, or pauses with nobody to ask (``token_cap``: the turn's token limit
+        is at most that). Raises at once, sending nothing, when the thread does not exist."""
         return await self._drive(
             thread_id,
-            lambda: self.workspace.runs.send(thread_id, text, blocks, notes=notes, history=history),
+            lambda: self.workspace.runs.send(
+                thread_id, text, blocks, notes=notes, history=history, token_cap=token_cap
+            ),
         )
 
     async def regenerate(self, thread_id: str) -> TurnOutcome:

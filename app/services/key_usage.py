@@ -177,6 +177,23 @@ class KeyUsage:
             self._held[name] = held + tokens
         return None
 
+    def hold_rest(self, name: str, reserved: int) -> int | None:
+        """For a request of the key ``name`` already holding ``reserved`` tokens whose use is
+        not known ahead (an agent's run): hold all the key has left of its day that its other
+        requests do not hold, and return that (``None``: the key has no daily limit). The
+        request is then given back what it holds, the returned count when more than
+        ``reserved``, with :meth:`settle`."""
+        with self._lock:
+            limit = self._limit(name)
+            if limit is None:
+                return None
+            held = self._held.get(name, 0)
+            used = self._read(_day(self._clock())).get(name, 0)
+            room = max(0, limit - used - max(0, held - reserved))
+            if room > reserved:
+                self._held[name] = held + room - reserved
+            return room
+
     def settle(self, name: str, reserved: int, spent: int) -> None:
         """Give back the ``reserved`` tokens a request of the key ``name`` held, and count
         the ``spent`` tokens it used."""

@@ -144,13 +144,15 @@ class RunService:
         notes: Sequence[str] = (),
         history: Sequence[Message] = (),
         limits: BudgetLimits | None = None,
+        token_cap: int | None = None,
     ) -> asyncio.Task[AgentState | None]:
         """Add the user's message and start a turn; returns the running turn. With ``edit``
         the message goes in place of message ``edit`` and everything after it, which the
         thread keeps as another version of that message (a branch). ``notes`` are shown on
         the message (e.g. what of its attachments the model will not see); ``history`` (the
         earlier turns of a conversation held elsewhere, as a client of the server sends them)
-        goes before it; ``limits`` (a schedule's) go over every other limit of this turn.
+        goes before it; ``limits`` (a schedule's) go over every other limit of this turn;
+        ``token_cap`` (what a server key has left today) lowers its token limit to at most that.
 
         Raises at once, sending nothing, when the thread is busy or missing, the message is
         empty or the model cannot be built; problems during the turn arrive as events."""
@@ -174,7 +176,7 @@ class RunService:
         if not thread.title:
             await self._store.rename_thread(thread_id, title_of(text) or "Attachment")
         self._emit(MessageAdded(thread_id, message))
-        return self._start(thread_id, agent, {"messages": update}, limits)
+        return self._start(thread_id, agent, {"messages": update}, limits, token_cap)
 
     async def regenerate(self, thread_id: str) -> asyncio.Task[AgentState | None]:
         """Drop the replies after the last user message and ask the model again."""
@@ -328,8 +330,9 @@ class RunService:
         agent: CompiledGraph[AgentState],
         graph_input: Any,
         limits: BudgetLimits | None = None,
+        token_cap: int | None = None,
     ) -> asyncio.Task[AgentState | None]:
-        task = asyncio.create_task(self._run(thread_id, agent, graph_input, limits))
+        task = asyncio.create_task(self._run(thread_id, agent, graph_input, limits, token_cap))
         self._runs[thread_id] = _Run(agent, task)
         self._waiting.pop(thread_id, None)  # whatever it waited on is answered or abandoned
         self._emit(RunStatusChanged(thread_id, "running"))
@@ -342,6 +345,7 @@ class RunService:
         agent: CompiledGraph[AgentState],
         graph_input: Any,
         limits: BudgetLimits | None = None,
+        token_cap: int | None = None,
     ) -> AgentState | None:
         base = self._run_config
         config = replace(
@@ -370,6 +374,12 @@ class RunService:
             if limits is not None:
                 update = limits.model_dump(exclude_none=True)
                 config = replace(config, limits=config.limits.model_copy(update=update))
+            if token_cap is not None:
+                own = config.limits.max_tokens
+                capped = token_cap if own is None else min(own, token_cap)
+                config = replace(
+                    config, limits=config.limits.model_copy(update={"max_tokens": capped})
+                )
             with listening_for_retries(on_retry):
                 async for event in agent.astream(graph_input, config):
                     self._forward(thread_id, event, streams, paused)

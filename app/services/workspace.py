@@ -257,6 +257,7 @@ class Workspace:
                 secret_resolver,
                 provider_urls=lambda: opened[0].settings.current.provider_urls() if opened else {},
                 build=resolve_model is None,
+                data_dir=directory,
             )
             if registry is not None:
                 resolve_model, list_ollama = registry.resolve, registry.ollama_models

@@ -95,3 +95,24 @@ def test_requests_at_once_hold_their_share_of_a_keys_day(
     assert used_up is not None
     assert used_up.sentence.startswith("The key ci-bot has used its 100 tokens for today (100)")
     assert used_up.retry_after == 2 * 3600 + 30 * 60 + 1
+
+
+def test_an_agents_run_holds_all_its_key_has_left_beside_its_other_requests(
+    tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    keys = ServerKeys(tmp_path)
+    keys.add("ci-bot", daily_tokens=100)
+    keys.add("editor")
+    usage = KeyUsage(tmp_path, keys, clock=lambda: _at(9, 0))
+    usage.spend("ci-bot", 20)
+    assert usage.reserve("ci-bot", 30) is None  # a plain request, still running
+    assert usage.reserve("ci-bot", 10) is None  # the agent's request, as first estimated
+    assert usage.hold_rest("ci-bot", 10) == 50  # 100 - 20 used - 30 held by the other
+    refused = usage.reserve("ci-bot", 1)  # the run holds the rest: nothing else fits
+    assert refused is not None and "hold 80 of them" in refused.sentence
+    usage.settle("ci-bot", 50, 45)
+    usage.settle("ci-bot", 30, 30)
+    assert usage.today() == {"ci-bot": 95}
+    assert usage.hold_rest("ci-bot", 0) == 5
+    usage.settle("ci-bot", 5, 0)
+    assert usage.hold_rest("editor", 10) is None  # no daily limit: nothing to hold

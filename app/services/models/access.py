@@ -9,6 +9,7 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.models.protocol import ChatModel
@@ -79,10 +80,13 @@ async def keyring_models(
     *,
     provider_urls: Callable[[], Mapping[str, str]],
     build: bool,
+    data_dir: Path | None = None,
 ) -> tuple[SecretSource, ModelRegistry | None]:
     """The secrets to use (``secret_resolver``, else the keyring, opened off the loop) and,
     when ``build``, a registry that builds models with the keyring's API keys, the store's
-    media (vision models get the stored bytes of attached images) and ``provider_urls``."""
+    media (vision models get the stored bytes of attached images) and ``provider_urls``; local
+    models keep their measured decode thread count in ``data_dir``."""
+    from app.providers.llama_threads import FILE_NAME
     from app.secrets.keyring_resolver import KeyringSecretResolver
     from app.services.models.registry import ModelRegistry
 
@@ -94,6 +98,9 @@ async def keyring_models(
     registry = None
     if build:
         registry = ModelRegistry(
-            api_key_lookup(keyring), media_loader=media_loader(store), provider_urls=provider_urls
+            api_key_lookup(keyring),
+            media_loader=media_loader(store),
+            provider_urls=provider_urls,
+            local_threads_file=data_dir / FILE_NAME if data_dir is not None else None,
         )
     return secret_resolver or keyring, registry

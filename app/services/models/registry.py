@@ -120,7 +120,8 @@ class ModelRegistry:
     Local models are loaded once and shared by every registry: resolving ``local`` twice gives
     the same instance, so the file is read and kept in memory once. ``local_recipe`` overrides
     fields of a local model's prompt recipe (see :mod:`app.providers.recipes`), e.g. from
-    settings.
+    settings. ``local_threads_file`` keeps the decode thread count measured for each local
+    model file on this machine (see :mod:`app.providers.llama_threads`).
     """
 
     def __init__(
@@ -132,6 +133,7 @@ class ModelRegistry:
         anthropic_url: str = ANTHROPIC_URL,
         local_context: int = 4096,
         local_recipe: Mapping[str, Any] | None = None,
+        local_threads_file: Path | None = None,
         provider_urls: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self._keys = api_key_lookup
@@ -141,6 +143,7 @@ class ModelRegistry:
         self._anthropic_url = anthropic_url
         self._local_context = local_context
         self._local_recipe = dict(local_recipe or {})
+        self._local_threads_file = local_threads_file
 
     def _url(self, provider: str, default: str) -> str:
         """The base URL for ``provider`` when a spec names none: the user's setting (read each
@@ -274,6 +277,7 @@ class ModelRegistry:
                 n_ctx=self._local_context,
                 info=info,
                 recipe_overrides=self._local_recipe or None,
+                threads_file=self._local_threads_file,
             )
         model: ChatModel = _LOCAL_MODELS[key]
         return model
