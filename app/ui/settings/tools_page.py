@@ -89,7 +89,7 @@ class ToolsPage(SettingsPage):
         buttons.addStretch(1)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setContentsMargins(0, 0, 0, 0)  # as every page: the dialog gives the room
         layout.setSpacing(8)
         layout.addWidget(self._title)
         layout.addWidget(self._intro)
