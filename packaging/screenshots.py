@@ -11,8 +11,11 @@ through the API (``server_shot.py``); the versions of a message (``branches_shot
 models compared side by side (``compare_shot.py``), the schedules (``schedules_shot.py``)
 and a voice conversation (``voice_shot.py``, where the speech engines are installed).
 Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
+Every picture is drawn twice: at 1x (``NAME.png``) and at 2x (``NAME@2x.png``, the same
+window drawn with ``QT_SCALE_FACTOR=2``, for high-density screens).
 
-Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR]`` (default resources/screenshots).
+Run: ``.venv/bin/python packaging/screenshots.py [OUT_DIR] [--1x | --2x]`` (default
+resources/screenshots, both scales).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,7 +100,26 @@ SCRIPTS: list[tuple[str, ...]] = [
 arguments after it)."""
 
 
-def main(out_dir: Path) -> int:
+def main(out_dir: Path, scales: tuple[int, ...] = (1, 2)) -> int:
+    """Render every picture into ``out_dir`` at each of ``scales``."""
+    for scale in scales:
+        if scale == 1:
+            _render(out_dir)
+            continue
+        os.environ["QT_SCALE_FACTOR"] = str(scale)  # every window below is drawn at it
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                _render(Path(tmp))
+                for made in sorted(Path(tmp).glob("*.png")):
+                    target = out_dir / f"{made.stem}@{scale}x.png"
+                    shutil.move(made, target)
+                    print(target)
+        finally:
+            del os.environ["QT_SCALE_FACTOR"]
+    return 0
+
+
+def _render(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,11 +147,11 @@ def main(out_dir: Path) -> int:
     for made in sorted(out_dir.glob("*.png")):  # what this run rendered
         if made.stat().st_mtime >= started:
             print(made)
-    return 0
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    raise SystemExit(
-        main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources/screenshots")
-    )
+    flags = {"--1x": (1,), "--2x": (2,)}
+    given = [a for a in sys.argv[1:] if a not in flags]
+    chosen = next((flags[a] for a in sys.argv[1:] if a in flags), (1, 2))
+    raise SystemExit(main(Path(given[0]) if given else ROOT / "resources/screenshots", chosen))

@@ -18,7 +18,7 @@ from qtawesome.iconic_font import IconicFont
 
 from app.ui.theme import is_dark, roles
 
-__all__ = ["FONT", "ICON_SIZE", "Tone", "glyph", "icon", "icon_button"]
+__all__ = ["FONT", "ICON_SIZE", "Tone", "draw_glyph", "glyph", "glyph_html", "icon", "icon_button"]
 
 FONT = ("ri", "remixicon-2.5.0.ttf", "remixicon-charmap-2.5.0.json")
 """The one icon font: its prefix, file and character map in QtAwesome's ``fonts`` folder."""
@@ -33,6 +33,7 @@ _SCALE = 0.8
 """How much of the icon's square the glyph fills."""
 
 _font: list[IconicFont] = []
+_family: list[str] = []
 
 
 def _loaded() -> IconicFont:
@@ -45,6 +46,26 @@ def glyph(name: str) -> str:
     """The character of the icon ``name`` (a Remix Icon name, such as ``attachment-2``);
     raises ``KeyError`` for a name the font does not have."""
     return str(_loaded().charmap[FONT[0]][name])
+
+
+def draw_glyph(painter: QPainter, name: str, rect: QRect, colour: QColor) -> None:
+    """Draw the icon ``name`` centred in ``rect`` in ``colour`` (for a delegate that paints
+    its marks itself, such as the sidebar's status marks)."""
+    font = _loaded().font(FONT[0], min(rect.width(), rect.height()) * _SCALE)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.setFont(font)
+    painter.setPen(colour)
+    painter.drawText(QRectF(rect), Qt.AlignmentFlag.AlignCenter, glyph(name))
+    painter.restore()
+
+
+def glyph_html(name: str, colour: str) -> str:
+    """The icon ``name`` as rich text in ``colour`` (a theme role's value), for a card drawn
+    as HTML; the font is loaded on first use, so a document laid out after it finds it."""
+    if not _family:
+        _family.append(_loaded().font(FONT[0], 12).family())
+    return f'<span style="font-family:{_family[0]}; color:{colour};">{glyph(name)}</span>'
 
 
 def _colour(tone: Tone, mode: QIcon.Mode) -> QColor:

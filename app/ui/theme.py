@@ -103,6 +103,8 @@ _SHEET = """
 #raiseBudgetButton:disabled { background: palette(mid); }
 #budgetPauseError { color: %(error_fg)s; }
 #settingsHeading { font-size: 16px; font-weight: 600; }
+#settingsSection { font-size: 13px; font-weight: 600; padding-top: 8px; }
+QLabel[muted="true"] { color: palette(placeholder-text); }
 #settingsPageList { background: palette(alternate-base); border: 1px solid palette(mid);
                     border-radius: 8px; padding: 4px; }
 #settingsPageList::item { padding: 6px 8px; border-radius: 6px; color: palette(text); }

@@ -50,6 +50,7 @@ async def test_hidden_characters_in_a_call_are_shown_and_the_call_runs_unchanged
     def act(d: ToolApprovalDialog) -> None:
         seen["args"] = d.args_view.toPlainText()
         seen["name"] = d.name_label.text()
+        seen["description"] = d.description_label.text()
         seen["note"] = d.note_label.text()
         seen["thread"] = find(d, QLabel, "approvalThread").text()
         seen["caption"] = d.preview_caption.text()
@@ -63,7 +64,8 @@ async def test_hidden_characters_in_a_call_are_shown_and_the_call_runs_unchanged
     json_text = f'{{\n  "content": "{CONTENT}",\n  "path": "report\\u202etxt.exe"\n}}'
     assert seen == {
         "args": json_text,
-        "name": "<b>write_note</b> — Writes a note ⟨U+202E⟩on your disk⟨U+202C⟩.",
+        "name": "<b>write_note</b>",
+        "description": "Writes a note ⟨U+202E⟩on your disk⟨U+202C⟩.",
         "note": "Asked again ⟨U+200F⟩now.",
         "thread": "Thread: Trip⟨U+202E⟩",
         "caption": "What it would change: report⟨U+202E⟩txt.exe",

@@ -72,3 +72,30 @@ async def test_every_button_of_the_approval_dialog_is_named() -> None:
             assert unnamed(dialog) == []
         finally:
             dialog.dismiss()
+
+
+async def test_the_approval_dialogs_choices_show_an_icon_and_say_what_they_do() -> None:
+    values: dict[str, Any] = {"path": "notes.txt", "content": "hello"}
+    request = ApprovalRequest(
+        call_id="c1",
+        tool="write_note",
+        description=write_note.description,
+        permissions=["files:write"],
+        args=values,
+        fingerprint=args_fingerprint(values),
+        thread_id="t1",
+    )
+    dialog = ToolApprovalDialog(
+        None, [request], thread_title="Trip", tools={"write_note": write_note}
+    )
+    dialog.show()
+    try:
+        names = ("approveButton", "denyButton", "alwaysAllowButton", "editArgsButton")
+        buttons = [dialog.findChild(QAbstractButton, name) for name in names]
+        said = [(b.text(), b.accessibleName(), b.toolTip()) for b in buttons if b is not None]
+        assert [b is not None and not b.icon().isNull() for b in buttons] == [True] * 4
+        assert said[0] == ("Approve", "Approve", "Run this call once")
+        assert said[1] == ("Deny", "Deny", "Do not run it (Esc)")
+        assert said[3][1] == "Edit the arguments"
+    finally:
+        dialog.dismiss()

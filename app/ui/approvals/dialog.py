@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, Tool
 from app.text.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
+from app.ui.approvals._look import SHEET, CallCard
 from app.ui.approvals._render import check_args, code_html, escape, pretty_json, wraps
 from app.ui.approvals._scoped import (
     argument_decision,
@@ -47,22 +49,13 @@ from app.ui.approvals._scoped import (
     scope_explained,
 )
 from app.ui.approvals._table import calls_table
-from app.ui.theme import ACCENT, roles
+from app.ui.icons import icon, icon_button
+from app.ui.theme import roles
 
 __all__ = ["DISMISSED", "ToolApprovalDialog"]
 
 DISMISSED = 2
 """The dialog's result when it was closed without a decision."""
-
-
-_RADIOS = (
-    "QRadioButton::indicator { width: 14px; height: 14px; border-radius: 8px;"
-    " border: 1px solid palette(placeholder-text); background: palette(base); }"
-    f"QRadioButton::indicator:checked {{ width: 8px; height: 8px; border: 4px solid {ACCENT}; }}"
-    f"QRadioButton:focus {{ color: {ACCENT}; }}"
-    f"QRadioButton::indicator:focus {{ border-color: {ACCENT}; }}"
-)
-"""Radio buttons that read in light and dark alike (the dark palette's own are faint)."""
 
 
 def _dark(widget: QWidget) -> bool:
@@ -89,7 +82,7 @@ class ToolApprovalDialog(QDialog):
         self.own_agent = own_agent
         """The thread's stored agent, whose rule the dialog offers (``None``: built-in)."""
         self.setObjectName("toolApprovalDialog")
-        self.setStyleSheet(_RADIOS)
+        self.setStyleSheet(SHEET)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.batch = len(requests) > 1
         self.calls = [PendingCall(r, tools.get(r.tool)) for r in requests]
@@ -110,7 +103,7 @@ class ToolApprovalDialog(QDialog):
             self.table.selectRow(0)
             self.table.currentCellChanged.connect(self._row_changed)
         self._show_call(0)
-        self.resize(640, 720 if self.batch else 600)
+        self.resize(640, 800 if self.batch else 680)
 
     # Building ------------------------------------------------------------------------
 
@@ -118,10 +111,18 @@ class ToolApprovalDialog(QDialog):
         title = self._title or heading_for([c.request for c in self.calls], self.own_agent)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        mark = QLabel(self)
+        mark.setObjectName("approvalMark")
+        mark.setPixmap(icon("shield-keyhole-line").pixmap(22, 22))
+        mark.setAccessibleName("Permission needed")
         heading = QLabel(title, self)
         heading.setObjectName("approvalTitle")
-        heading.setStyleSheet("font-size: 15px; font-weight: 600;")
-        layout.addWidget(heading)
+        heading.setStyleSheet("font-size: 16px; font-weight: 600;")
+        row.addWidget(mark)
+        row.addWidget(heading, 1)
+        layout.addLayout(row)
         intro = QLabel(
             "The model asked for these calls at once. Choose what happens to each, or decide "
             "for all of them; the selected call's details are shown below."
@@ -145,20 +146,11 @@ class ToolApprovalDialog(QDialog):
         self._build_scope(layout)
 
     def _build_call_head(self, layout: QVBoxLayout, thread_title: str) -> None:
-        self.name_label = QLabel(self)
-        self.name_label.setObjectName("approvalTool")
-        self.name_label.setWordWrap(True)
-        self.name_label.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.name_label)
-        meta = QHBoxLayout()
-        self.permissions_label = QLabel(self)
-        self.permissions_label.setObjectName("approvalPermissions")
-        thread = QLabel(f"Thread: {mark_hidden(thread_title) or 'New thread'}", self)
-        thread.setObjectName("approvalThread")
-        thread.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        meta.addWidget(self.permissions_label, 1)
-        meta.addWidget(thread)
-        layout.addLayout(meta)
+        card = CallCard(self, thread_title)
+        self.name_label = card.name_label
+        self.permissions_label = card.permissions_label
+        self.description_label = card.description_label
+        layout.addWidget(card)
         self.note_label = QLabel(self)
         self.note_label.setObjectName("approvalNote")
         self.note_label.setWordWrap(True)
@@ -168,13 +160,25 @@ class ToolApprovalDialog(QDialog):
     def _build_args(self, layout: QVBoxLayout) -> None:
         args_head = QHBoxLayout()
         self.args_caption = QLabel("Arguments (exactly what will run):", self)
+        self.args_caption.setObjectName("argsCaption")
         self.edit_button = QPushButton("Edit", self)
         self.edit_button.setObjectName("editArgsButton")
-        self.edit_button.setAccessibleName("Edit the arguments")
+        icon_button(
+            self.edit_button,
+            "edit-line",
+            "Edit the arguments",
+            "Change the arguments before they run",
+        )
         self.edit_button.setAutoDefault(False)
         self.edit_button.clicked.connect(self._toggle_edit)
         self.reset_button = QPushButton("Undo edits", self)
         self.reset_button.setObjectName("resetArgsButton")
+        icon_button(
+            self.reset_button,
+            "arrow-go-back-line",
+            "Undo edits",
+            "Go back to the model's arguments",
+        )
         self.reset_button.setAutoDefault(False)
         self.reset_button.clicked.connect(self._reset_edit)
         args_head.addWidget(self.args_caption, 1)
@@ -196,6 +200,7 @@ class ToolApprovalDialog(QDialog):
         self.args_editor.setFont(mono)
         layout.addWidget(self.args_view, 2)
         layout.addWidget(self.args_editor, 2)
+        layout.addSpacing(4)
         self.args_error = QLabel(self)
         self.args_error.setObjectName("argsError")
         self.args_error.setWordWrap(True)
@@ -214,6 +219,7 @@ class ToolApprovalDialog(QDialog):
     def _build_reason(self, layout: QVBoxLayout) -> None:
         reason_row = QHBoxLayout()
         reason_label = QLabel("Reason if you deny (the model sees it):", self)
+        reason_label.setObjectName("denyReasonLabel")
         self.reason = QLineEdit(self)
         self.reason.setObjectName("denyReason")
         self.reason.setAccessibleName("Reason if you deny, shown to the model")
@@ -227,6 +233,7 @@ class ToolApprovalDialog(QDialog):
     def _build_scope(self, layout: QVBoxLayout) -> None:
         scope_row = QHBoxLayout()
         self.scope_caption = QLabel("Always allow:", self)
+        self.scope_caption.setObjectName("alwaysAllowCaption")
         self.scope_thread = QRadioButton("in this thread", self)
         self.scope_thread.setObjectName("alwaysInThread")
         self.scope_tool = QRadioButton("for this tool", self)
@@ -254,22 +261,36 @@ class ToolApprovalDialog(QDialog):
             widget.setVisible(not self.batch)
 
     def _build_buttons(self, layout: QVBoxLayout) -> None:
-        row = QHBoxLayout()
+        bar = QFrame(self)
+        bar.setObjectName("approvalButtons")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 12, 0, 0)
         row.setSpacing(8)
         self.always_button = QPushButton("Always allow", self)
         self.always_button.setObjectName("alwaysAllowButton")
+        icon_button(self.always_button, "shield-check-line", "Always allow", self._ALWAYS_TIP)
         self.always_button.setAutoDefault(False)
         self.always_button.clicked.connect(self._always)
         self.apply_button = QPushButton("Use these decisions", self)
         self.apply_button.setObjectName("applyDecisionsButton")
+        icon_button(
+            self.apply_button,
+            "check-double-line",
+            "Use these decisions",
+            "Run or deny each call as chosen in its row",
+        )
         self.apply_button.setAutoDefault(False)
         self.apply_button.clicked.connect(self._finish_batch)
-        self.approve_button = QPushButton("Approve all" if self.batch else "Approve", self)
+        approve = "Approve all" if self.batch else "Approve"
+        self.approve_button = QPushButton(approve, self)
         self.approve_button.setObjectName("approveButton")
+        icon_button(self.approve_button, "check-line", approve, self._approve_tip())
         self.approve_button.setAutoDefault(False)
         self.approve_button.clicked.connect(self._approve)
-        self.deny_button = QPushButton("Deny all" if self.batch else "Deny", self)
+        deny = "Deny all" if self.batch else "Deny"
+        self.deny_button = QPushButton(deny, self)
         self.deny_button.setObjectName("denyButton")
+        icon_button(self.deny_button, "close-line", deny, self._deny_tip(), "danger")
         self.deny_button.setDefault(True)
         self.deny_button.clicked.connect(self.reject)
         if self.batch:
@@ -281,8 +302,16 @@ class ToolApprovalDialog(QDialog):
         row.addStretch(1)
         row.addWidget(self.approve_button)
         row.addWidget(self.deny_button)
-        layout.addLayout(row)
+        layout.addWidget(bar)
         self.deny_button.setFocus()
+
+    _ALWAYS_TIP = "Run this call now, and calls like it without asking, as chosen above"
+
+    def _approve_tip(self) -> str:
+        return "Run every call once" if self.batch else "Run this call once"
+
+    def _deny_tip(self) -> str:
+        return "Run none of them (Esc)" if self.batch else "Do not run it (Esc)"
 
     # Showing one call ----------------------------------------------------------------
 
@@ -293,9 +322,10 @@ class ToolApprovalDialog(QDialog):
         request = call.request
         line = mark_hidden(request.description.splitlines()[0] if request.description else "")
         tool = mark_hidden(request.tool)
-        name = f"<b>{escape(tool)}</b>" + (f" — {escape(line)}" if line else "")
-        self.name_label.setText(name)
+        self.name_label.setText(f"<b>{escape(tool)}</b>")
         self.name_label.setAccessibleName(f"{tool}: {line}")
+        self.description_label.setText(line)
+        self.description_label.setVisible(bool(line))
         uses = mark_hidden(", ".join(request.permissions)) or "no special permissions"
         self.permissions_label.setText(f"Uses: {uses}")
         self.note_label.setText(mark_hidden(request.note))
@@ -430,7 +460,7 @@ class ToolApprovalDialog(QDialog):
         self.always_button.setToolTip(
             "Edited arguments are approved once; undo the edits to allow the tool always."
             if edited
-            else ""
+            else self._ALWAYS_TIP
         )
         running = [i for i in blocked if self.calls[i].choice != "deny"]
         self.apply_button.setEnabled(not running)
@@ -438,7 +468,7 @@ class ToolApprovalDialog(QDialog):
             numbers = ", ".join(str(i + 1) for i in blocked)
             self.approve_button.setToolTip(f"Fix the arguments of call {numbers} first.")
         else:
-            self.approve_button.setToolTip("")
+            self.approve_button.setToolTip(self._approve_tip())
 
     # Deciding ------------------------------------------------------------------------
 

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.state import ContentBlock
-from app.ui.attachments.describe import badge, chip_detail
+from app.ui.attachments.describe import badge, chip_detail, kind_icon
+from app.ui.icons import draw_glyph, icon
 from app.ui.theme import ACCENT
 
 __all__ = ["CHIP_SHEET", "AttachmentChip"]
@@ -42,10 +43,37 @@ CHIP_SHEET = """
 #attachmentChip[focused="true"] { border: 2px solid %(accent)s; }
 #attachmentThumb { background: palette(alternate-base); border-radius: 6px;
                    border: 1px solid palette(midlight);
-                   color: palette(placeholder-text); font-weight: bold; font-size: 11px; }
+                   color: palette(placeholder-text); font-weight: bold; font-size: 9px; }
 #attachmentDetail { color: palette(placeholder-text); }
 """
 """How chips look; set once on their bar (one style sheet for all, not one per chip)."""
+
+
+class Thumb(QLabel):
+    """A chip's picture: the file's thumbnail, or without one the icon of its kind above its
+    badge (``PDF``), which stays the label's text."""
+
+    def __init__(self, name: str, parent: QWidget) -> None:
+        super().__init__(badge(name), parent)
+        self.glyph = kind_icon(name)
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom)
+        self.setContentsMargins(0, 0, 0, 2)
+
+    def show_kind(self, name: str, kind: str) -> None:
+        """Show the icon and badge of ``name`` read as ``kind``."""
+        self.glyph = kind_icon(name, kind)
+        self.setText(badge(name, kind))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        pixmap = self.pixmap()
+        if pixmap is not None and not pixmap.isNull():
+            super().paintEvent(event)
+            return
+        super().paintEvent(event)  # the ground, the border and the badge
+        painter = QPainter(self)
+        colour = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        draw_glyph(painter, self.glyph, self.rect().adjusted(8, 3, -8, -15), colour)
+        painter.end()
 
 
 class ProgressLine(QWidget):
@@ -100,10 +128,9 @@ class AttachmentChip(QFrame):
         self.block: ContentBlock | None = None
         self.setAccessibleName(f"Attachment {name}")
 
-        self.icon = QLabel(badge(name), self)
+        self.icon = Thumb(name, self)
         self.icon.setObjectName("attachmentThumb")
         self.icon.setFixedSize(THUMB)
-        self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title = QLabel(_elide(name), self)
         self.title.setObjectName("attachmentName")
         self.detail = QLabel("Waiting…", self)
@@ -118,7 +145,7 @@ class AttachmentChip(QFrame):
         self.progress.setAccessibleName(f"Reading {name}")
         self.remove = QToolButton(self)
         self.remove.setObjectName("removeAttachmentButton")
-        self.remove.setText("✕")
+        self.remove.setIcon(icon("close-line", "muted"))
         self.remove.setAutoRaise(True)
         self.remove.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.remove.clicked.connect(self.removeRequested)
@@ -153,7 +180,7 @@ class AttachmentChip(QFrame):
         self.block = block
         self.progress.finish()
         self.detail.setText(chip_detail(block))
-        self.icon.setText(badge(self.name, block.type))
+        self.icon.show_kind(self.name, block.type)
         if thumbnail is not None and not thumbnail.isNull():
             self.set_thumbnail(thumbnail)
         self._set_remove_text(busy=False)
@@ -166,6 +193,8 @@ class AttachmentChip(QFrame):
             Qt.AspectRatioMode.KeepAspectRatioByExpanding,
             Qt.TransformationMode.SmoothTransformation,
         )
+        self.icon.setContentsMargins(0, 0, 0, 0)
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.icon.setPixmap(pixmap.copy(0, 0, THUMB.width(), THUMB.height()))
 
     def _set_remove_text(self, *, busy: bool) -> None:

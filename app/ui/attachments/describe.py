@@ -27,6 +27,7 @@ __all__ = [
     "duration",
     "file_name",
     "human_size",
+    "kind_icon",
 ]
 
 
@@ -60,6 +61,38 @@ def badge(name: str, kind: str = "") -> str:
     if dot and stem and 0 < len(ext) <= 4:
         return ext.upper()
     return {"audio": "♪", "video": "▶", "text": "TXT"}.get(kind, "FILE")
+
+
+_BY_EXTENSION = {
+    "pdf": "file-pdf-line",
+    "zip": "file-zip-line",
+    "csv": "file-excel-2-line",
+    "xlsx": "file-excel-2-line",
+    "json": "file-code-line",
+    "py": "file-code-line",
+    "js": "file-code-line",
+    "ts": "file-code-line",
+    "html": "file-code-line",
+    "txt": "file-text-line",
+    "md": "file-text-line",
+}
+_BY_KIND = {
+    "image": "image-line",
+    "audio": "music-2-line",
+    "video": "film-line",
+    "text": "file-text-line",
+    "document": "file-text-line",
+    "data": "database-2-line",
+}
+
+
+def kind_icon(name: str, kind: str = "") -> str:
+    """The icon (a name in the one icon font) of a file: by its extension, else its kind."""
+    _, dot, ext = name.rpartition(".")
+    by_ext = _BY_EXTENSION.get(ext.lower()) if dot else None
+    if kind in ("image", "audio", "video"):
+        return _BY_KIND[kind]
+    return by_ext or _BY_KIND.get(kind, "file-3-line")
 
 
 def _pages(block: DocumentBlock) -> str:

@@ -50,6 +50,7 @@ from app.text.hidden_chars import mark_hidden
 from app.ui.attachments.thumbs import ThumbnailCache
 from app.ui.chat.blocks.document import MediaDocument
 from app.ui.chat.branch_switcher import SWITCHER_HEIGHT, SWITCHER_WIDTH
+from app.ui.chat.caret import Caret
 from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
@@ -131,6 +132,8 @@ class MessageDelegate(QStyledItemDelegate):
         """Each laid-out revision's row size and the text width it was laid out at: the view
         asks every loaded row its size whenever one row grows, so this answer is kept cheap."""
         self._expanded: set[str] = set()
+        self.caret: Caret | None = None
+        """The streaming reply's caret (set by the view), drawn at the newest row's end."""
         self.pass_look: tuple[int, int, bool] | None = None
         """:meth:`look`, while the view lays out every row at once (set by the view)."""
         self.thumbs: ThumbnailCache | None = None
@@ -392,6 +395,15 @@ class MessageDelegate(QStyledItemDelegate):
 
     # Painting ------------------------------------------------------------------------
 
+    def _streams_into(self, index: Index, message: Message) -> bool:
+        caret = self.caret
+        return (
+            caret is not None
+            and caret.active
+            and message.role == "assistant"
+            and index.row() == index.model().rowCount() - 1
+        )
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         message: Message = index.data(MessageRole)
         if message is None or self.folded(index):
@@ -437,6 +449,8 @@ class MessageDelegate(QStyledItemDelegate):
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
         shown = -body, self._view.viewport().height() - body
         laid.draw(painter, ctx, shown, _ensure_pictures)
+        if self.caret is not None and self._streams_into(index, message):
+            self.caret.draw_after(painter, laid, palette.color(QPalette.ColorRole.Text))
         painter.translate(QPointF(-(col.x() + PAD), -body))
         painter.setFont(small)
         # footer: usage, and the row's actions when hovered or focused

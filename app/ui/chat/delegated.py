@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from app.core.state import Message, ToolCallBlock
 from app.text.hidden_chars import mark_hidden
 from app.ui.chat.links import Toggle, href_of
+from app.ui.icons import glyph_html
 from app.ui.theme import roles
 
 __all__ = ["DelegatedRun", "card_html", "run_of"]
@@ -85,7 +86,8 @@ def run_of(rows: Sequence[Message], row: int) -> DelegatedRun | None:
 def card_html(run: DelegatedRun, *, expanded: bool, dark: bool) -> str:
     """The card's head: its title as a fold link, and the task while folded."""
     bg = roles(dark).delegate_card
-    arrow = "▾" if expanded else "▸"
+    arrow = glyph_html("arrow-down-s-line" if expanded else "arrow-right-s-line", roles(dark).muted)
+    mark = glyph_html("team-line", roles(dark).accent)
     task = " ".join(mark_hidden(run.task).split())
     if len(task) > 160:
         task = task[:159] + "…"
@@ -98,5 +100,5 @@ def card_html(run: DelegatedRun, *, expanded: bool, dark: bool) -> str:
         f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bg}" '
         f'style="margin-top:2px; margin-bottom:4px;"><tr><td>'
         f'<a href="{html.escape(href_of(Toggle(run.key)))}" style="text-decoration:none;">{arrow} '
-        f"<b>{html.escape(run.title)}</b></a>{shown}</td></tr></table>"
+        f"{mark}&nbsp;<b>{html.escape(run.title)}</b></a>{shown}</td></tr></table>"
     )

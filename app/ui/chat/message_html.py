@@ -50,6 +50,7 @@ from app.ui.chat.links import (
     parse_link,
 )
 from app.ui.chat.markdown_stream import MarkdownStream
+from app.ui.icons import glyph_html
 from app.ui.theme import roles
 
 __all__ = [
@@ -97,14 +98,17 @@ def _card(
     expanded: bool,
     colour: str,
     dark: bool,
+    mark: str = "",
 ) -> tuple[str, str]:
     """A card that folds: its title and summary on one line, unfolded its ``body`` (a text,
-    or labelled texts: a call's arguments and its output)."""
+    or labelled texts: a call's arguments and its output); ``mark`` names the icon before the
+    title (drawn in ``colour``)."""
     bg = roles(dark).raised
-    arrow = "▾" if expanded else "▸"
+    arrow = glyph_html("arrow-down-s-line" if expanded else "arrow-right-s-line", roles(dark).muted)
+    icon = f"{glyph_html(mark, colour)}&nbsp;" if mark else ""
     head = (
         f'<a href="{html.escape(href_of(Toggle(key)))}" style="text-decoration:none;">{arrow} '
-        f"<b>{html.escape(title)}</b></a>"
+        f"{icon}<b>{html.escape(title)}</b></a>"
         f'&nbsp;&nbsp;<span style="color:{colour};">{html.escape(summary)}</span>'
     )
     sections = [("", body)] if isinstance(body, str) else body
@@ -240,9 +244,16 @@ class _Slot(BlockSlot):
     def key(self) -> str:
         return f"{self.page.message_id}:{self.index}"
 
-    def card(self, title: str, summary: str, body: str | list[tuple[str, str]], colour: str) -> str:
+    def card(
+        self,
+        title: str,
+        summary: str,
+        body: str | list[tuple[str, str]],
+        colour: str,
+        mark: str = "",
+    ) -> str:
         expanded = self.key in self.page.expanded
-        return _card(self.key, title, summary, body, expanded, colour, self.dark)[0]
+        return _card(self.key, title, summary, body, expanded, colour, self.dark, mark)[0]
 
 
 CHAT_HTML: BlockRenderers[_Slot, str] = BlockRenderers("CHAT_HTML")
@@ -299,15 +310,16 @@ def _tool_call(block: ToolCallBlock, at: _Slot) -> str:
     args = _one_line(block.args, 60)
     sections = [("Arguments", _pretty(block.args))]
     if result is None:
-        colour, said = roles(at.dark).muted, "waiting"
+        colour, said, mark = roles(at.dark).muted, "waiting", "loader-4-line"
     else:
         output = _pretty(result.output)
         sections.append(("Output" if result.status == "completed" else "Error", output))
         failed = result.status == "error"
         colour = bad if failed else ok
         said = f"{'failed' if failed else 'done'} · {_outcome(output)}"
+        mark = "close-circle-line" if failed else "checkbox-circle-line"
     summary = f"{args}  · {said}" if args else said
-    return at.card(block.name, summary, sections, colour)
+    return at.card(block.name, summary, sections, colour, mark)
 
 
 @CHAT_HTML.register("tool_result")
@@ -316,12 +328,13 @@ def _tool_result(block: ToolResultBlock, at: _Slot) -> str:
     colour = bad if block.status == "error" else ok
     text = _pretty(block.output)
     first = " ".join(text.split())[:80]
-    return at.card(f"result of {block.name or 'tool'}", first, text, colour)
+    mark = "close-circle-line" if block.status == "error" else "file-list-3-line"
+    return at.card(f"result of {block.name or 'tool'}", first, text, colour, mark)
 
 
 @CHAT_HTML.register("reasoning")
 def _reasoning(block: ReasoningBlock, at: _Slot) -> str:
-    return at.card("Thinking", "", block.text, roles(at.dark).muted)
+    return at.card("Thinking", "", block.text, roles(at.dark).muted, "lightbulb-line")
 
 
 @CHAT_HTML.register("error")

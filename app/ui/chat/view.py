@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from app.core.state import AnnotationRef, Message
 from app.text.hidden_chars import mark_hidden
 from app.ui.chat.branch_switcher import BranchSwitcher, Switchers
+from app.ui.chat.caret import Caret
 from app.ui.chat.delegate import LABELS, MessageDelegate
 from app.ui.chat.links import (
     CopyCode,
@@ -101,6 +102,9 @@ class ChatView(QListView):
         self.setModel(vm.model)
         self.delegate = MessageDelegate(self)
         self.setItemDelegate(self.delegate)
+        self.caret = Caret(self.viewport())
+        """The blinking bar at the end of a streaming reply (one timer, only while it streams)."""
+        self.delegate.caret = self.caret
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -135,9 +139,16 @@ class ChatView(QListView):
         vm.model.rowsRemoved.connect(self._place_switchers_soon)
         vm.branchesChanged.connect(self._place_switchers_soon)
         vm.branchShown.connect(self._on_branch_shown)
+        vm.statusChanged.connect(self._on_status)
         self.delegate.linkActivated.connect(self._on_link)
         self.delegate.actionTriggered.connect(self._on_action)
         self.delegate.mathTypeset.connect(self._on_math)
+
+    def _on_status(self, status: str) -> None:
+        if status == "running":
+            self.caret.start()
+        else:
+            self.caret.stop()
 
     # Following the newest message ----------------------------------------------------
 

@@ -12,7 +12,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["heading", "page_layout", "result_label", "rows_table"]
+from app.ui.settings._labels import heading, hint, section
+
+__all__ = ["heading", "page_layout", "result_label", "rows_table", "section"]
 
 
 def page_layout(page: QWidget, title: str, intro: str) -> QVBoxLayout:
@@ -21,19 +23,11 @@ def page_layout(page: QWidget, title: str, intro: str) -> QVBoxLayout:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(8)
     layout.addWidget(heading(title, page))
-    text = QLabel(intro, page)
-    text.setWordWrap(True)
+    text = hint(intro, page)
     text.setObjectName("settingsIntro")
     layout.addWidget(text)
     layout.addSpacing(8)
     return layout
-
-
-def heading(text: str, parent: QWidget) -> QLabel:
-    """A page title."""
-    label = QLabel(text, parent)
-    label.setObjectName("settingsHeading")
-    return label
 
 
 def result_label(parent: QWidget, name: str) -> QLabel:

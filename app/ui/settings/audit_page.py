@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from app.services.settings.preferences import DECISIONS, AuditRow, Preferences, format_time
 from app.ui.settings._form import page_layout, rows_table
+from app.ui.settings._labels import muted
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -61,7 +62,7 @@ class AuditPage(SettingsPage):
         layout.addLayout(filters)
         self.table = rows_table(self, "auditTable", "Audit log", COLUMNS, stretch=1)
         layout.addWidget(self.table, 1)
-        self.count = QLabel("", self)
+        self.count = muted(QLabel("", self))
         self.count.setObjectName("auditCount")
         layout.addWidget(self.count)
         self.rows: list[AuditRow] = []

@@ -22,6 +22,7 @@ from app.services.data.backups import KEEP_DAILY, KEEP_WEEKLY, BackupEntry, Back
 from app.text.sizes import human_size
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.settings._form import page_layout, result_label, rows_table
+from app.ui.settings._labels import muted
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -57,9 +58,9 @@ class DataPage(SettingsPage):
         )
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        self.empty = QLabel("No backups yet: the first is taken a minute after start.", self)
+        self.empty = muted(QLabel("No backups yet: the first is taken a minute after start.", self))
         self.empty.setObjectName("backupsEmpty")
-        self.space = QLabel("", self)
+        self.space = muted(QLabel("", self))
         self.space.setObjectName("backupSpace")
         self.space.setWordWrap(True)
         self.backup_now = QPushButton("&Back up now", self)

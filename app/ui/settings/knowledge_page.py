@@ -162,7 +162,7 @@ class KnowledgePage(SettingsPage):
         running.addWidget(self.progress, 1)
         running.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setContentsMargins(0, 0, 0, 0)  # as every page: the dialog gives the room
         layout.setSpacing(8)
         meaning = QHBoxLayout()
         meaning.setSpacing(8)

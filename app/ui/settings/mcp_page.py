@@ -209,7 +209,7 @@ class McpPage(SettingsPage):
         lists.addLayout(details, 3)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setContentsMargins(0, 0, 0, 0)  # as every page: the dialog gives the room
         layout.setSpacing(8)
         layout.addWidget(title)
         layout.addWidget(intro)

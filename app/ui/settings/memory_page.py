@@ -28,7 +28,8 @@ from app.services.threads import ThreadService
 from app.text.hidden_chars import mark_hidden
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.memory.describe import scope_text, source_text, when_text
-from app.ui.settings._form import heading, page_layout, result_label, rows_table
+from app.ui.settings._form import page_layout, result_label, rows_table
+from app.ui.settings._labels import muted, section
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -80,7 +81,7 @@ class MemoryPage(SettingsPage):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(2, 130)  # a long thread title is cut; its tooltip is whole
-        self.empty = QLabel("No memories yet.", self)
+        self.empty = muted(QLabel("No memories yet.", self))
         self.empty.setObjectName("memoryEmpty")
         self.change = self._button("Edit…", "memoryChangeButton")
         self.pin = self._button("Pin", "memoryPinButton")
@@ -114,7 +115,7 @@ class MemoryPage(SettingsPage):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(row)
-        layout.addWidget(heading("Per agent", self))
+        layout.addWidget(section("Per agent", self))
         layout.addLayout(per_agent)
         layout.addLayout(agent_switches)
         layout.addWidget(self.message)

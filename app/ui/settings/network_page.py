@@ -13,6 +13,7 @@ from app.core.netgate import Connection
 from app.services.network import NetworkLedger, address_of, byte_counts, outcome_of
 from app.services.settings.preferences import Preferences
 from app.ui.settings._form import page_layout, result_label, rows_table
+from app.ui.settings._labels import muted
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -49,7 +50,7 @@ class NetworkPage(SettingsPage):
         self.offline.setObjectName("offlineSwitch")
         self.offline.setParent(self)
         self.offline.toggled.connect(lambda on: spawn(self.set_offline(on)))
-        note = QLabel(STDIO_NOTE, self)
+        note = muted(QLabel(STDIO_NOTE, self))
         note.setObjectName("stdioNote")
         note.setWordWrap(True)
         self.filter = QLineEdit(self)
@@ -59,7 +60,7 @@ class NetworkPage(SettingsPage):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._apply_filter)
         self.table = rows_table(self, "networkLedger", "Network ledger", COLUMNS, stretch=3)
-        self.count = QLabel("", self)
+        self.count = muted(QLabel("", self))
         self.count.setObjectName("networkCount")
         self.message = result_label(self, "networkMessage")
         layout.addWidget(self.offline)

@@ -14,6 +14,7 @@ from app.core.errors import ParleyError
 from app.services.settings.preferences import Preferences, RuleRow, format_time
 from app.text.hidden_chars import mark_hidden
 from app.ui.settings._form import page_layout, result_label, rows_table
+from app.ui.settings._labels import muted
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -39,7 +40,9 @@ class RulesPage(SettingsPage):
         self.table = rows_table(
             self, "rulesTable", "Always-allow rules", ["Tool", "Where", "Since", ""], stretch=1
         )
-        self.empty = QLabel("No always-allow rules: every tool that needs approval asks.", self)
+        self.empty = muted(
+            QLabel("No always-allow rules: every tool that needs approval asks.", self)
+        )
         self.empty.setObjectName("rulesEmpty")
         self.message = result_label(self, "rulesMessage")
         layout.addWidget(self.table, 1)

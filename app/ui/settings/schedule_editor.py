@@ -28,6 +28,7 @@ from app.services.agents import Agent
 from app.services.schedules.service import ScheduleRecord, ScheduleService
 from app.services.schedules.when import ScheduleRule, next_runs_in_words, parse_cron, parse_when
 from app.text.hidden_chars import mark_hidden
+from app.ui.settings._labels import muted
 from app.ui.tasks import spawn
 
 __all__ = ["ScheduleEditor", "is_cron", "when_preview"]
@@ -86,7 +87,7 @@ class ScheduleEditor(QDialog):
         self.when.setObjectName("scheduleWhen")
         self.when.setAccessibleName("When")
         self.when.setPlaceholderText(WHEN_HINT)
-        self.hint = QLabel("", self)
+        self.hint = muted(QLabel("", self))
         self.hint.setObjectName("scheduleWhenHint")
         self.hint.setWordWrap(True)
         self.limits = QWidget(self)

@@ -40,7 +40,8 @@ from app.services.settings.preferences import Preferences
 from app.text.hidden_chars import mark_hidden
 from app.ui.dialogs import ask
 from app.ui.memory.describe import when_text
-from app.ui.settings._form import heading, page_layout, result_label, rows_table
+from app.ui.settings._form import page_layout, result_label, rows_table
+from app.ui.settings._labels import muted, section
 from app.ui.settings.page import SettingsPage
 from app.ui.settings.schedule_editor import ScheduleEditor
 from app.ui.settings.waiting_list import WaitingList
@@ -116,7 +117,7 @@ class SchedulesPage(SettingsPage):
         layout.addWidget(self.runner_label)
         layout.addWidget(self.background)
         self.table = rows_table(self, "scheduleList", "Schedules", SCHEDULE_COLUMNS, stretch=1)
-        self.empty = QLabel("No schedules yet.", self)
+        self.empty = muted(QLabel("No schedules yet.", self))
         self.empty.setObjectName("scheduleEmpty")
         self.new = self._button("New…", "newScheduleButton")
         self.pause = self._button("Pause", "schedulePauseButton")
@@ -133,7 +134,7 @@ class SchedulesPage(SettingsPage):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(1, 220)  # a long prompt is cut; its tooltip is whole
         self.runs.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.no_runs = QLabel("No runs yet.", self)
+        self.no_runs = muted(QLabel("No runs yet.", self))
         self.no_runs.setObjectName("runsEmpty")
         self.message = result_label(self, "schedulesMessage")
         layout.addWidget(self.table, 1)
@@ -145,7 +146,7 @@ class SchedulesPage(SettingsPage):
             self.waiting.threadWanted.connect(self.threadWanted)
             self.waiting.answered.connect(lambda: spawn(self.load()))
             layout.addWidget(self.waiting)
-        layout.addWidget(heading("Runs", self))
+        layout.addWidget(section("Runs", self))
         layout.addWidget(self.runs, 1)
         layout.addWidget(self.no_runs)
         layout.addWidget(self.message)

@@ -18,7 +18,7 @@ from app.core.errors import ParleyError
 from app.services.settings.store import SettingsStore
 from app.services.workspace_tools import WorkspaceTools
 from app.ui.file_dialogs import ask_folder
-from app.ui.settings._labels import error_label, heading, hint
+from app.ui.settings._labels import error_label, heading, hint, section
 from app.ui.settings.page import SettingsPage
 from app.ui.tasks import spawn
 
@@ -65,7 +65,7 @@ class ToolsPage(SettingsPage):
         self.remove_button.clicked.connect(lambda: spawn(self.remove_selected()))
 
     def _build_network(self) -> None:
-        self._net_heading = heading("Network", self)
+        self._net_heading = section("Network", self)
         self.private_network = QCheckBox(
             "Let the web tools reach this computer and my local network", self
         )
@@ -89,7 +89,7 @@ class ToolsPage(SettingsPage):
         buttons.addStretch(1)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 16, 16, 16)
+        layout.setContentsMargins(0, 0, 0, 0)  # as every page: the dialog gives the room
         layout.setSpacing(8)
         layout.addWidget(self._title)
         layout.addWidget(self._intro)

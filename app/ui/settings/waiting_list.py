@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.schedules.waiting import Waiting
 from app.text.hidden_chars import mark_hidden
-from app.ui.settings._form import heading
+from app.ui.settings._labels import muted, section
 from app.ui.tasks import spawn
 from app.ui.window_schedules import WindowSchedules
 
@@ -51,7 +51,7 @@ class WaitingList(QWidget):
         self.list.setAccessibleName("Waiting for you")
         self.list.setWordWrap(True)
         self.list.setMaximumHeight(120)
-        self.empty = QLabel("Nothing waits for you.", self)
+        self.empty = muted(QLabel("Nothing waits for you.", self))
         self.empty.setObjectName("waitingEmpty")
         self.approve = self._button("Approve", "waitingApproveButton")
         self.deny = self._button("Deny", "waitingDenyButton")
@@ -65,7 +65,7 @@ class WaitingList(QWidget):
         row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("Waiting for you", self))
+        layout.addWidget(section("Waiting for you", self))
         layout.addWidget(self.list)
         layout.addWidget(self.empty)
         layout.addLayout(row)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.icons import draw_glyph
 from app.ui.painting import draw_focus_ring
 from app.ui.sidebar.model import HeadingRole, RowRole, SidebarRow
 from app.ui.theme import Roles, is_dark, roles
@@ -34,6 +35,15 @@ MARK_TIPS = {
     "scheduled": "A scheduled run wrote into this thread",
 }
 """What each mark means, shown as its tooltip (the row's accessible text says it too)."""
+
+_GLYPHS = {
+    "running": "loader-4-line",
+    "waiting": "error-warning-fill",
+    "cut_off": "pause-circle-line",
+    "scheduled": "time-line",
+    "branch": "git-branch-line",
+}
+"""The icon of each mark."""
 
 _BRANCH_PREFIX = re.compile(r"^On branch \d+: ")
 MARK = 14
@@ -171,41 +181,13 @@ class RowDelegate(QStyledItemDelegate):
     ) -> None:
         r = mark.rect
         painter.save()
-        if mark.kind == "running":  # a dot in the accent
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(c.accent))
-            painter.drawEllipse(r.adjusted(3, 3, -3, -3))
-        elif mark.kind == "waiting":  # a filled disc with "!": a decision is needed here
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(c.warning_mark))
-            painter.drawEllipse(r)
-            bold = QFont(font)
-            bold.setWeight(QFont.Weight.Bold)
-            painter.setFont(bold)
-            painter.setPen(QColor(c.on_accent))
-            painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), "!")
-        elif mark.kind == "cut_off":  # a pause: two short bars
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(c.muted))
-            painter.drawRoundedRect(QRect(r.x() + 3, r.y() + 2, 3, r.height() - 4), 1, 1)
-            painter.drawRoundedRect(QRect(r.right() - 5, r.y() + 2, 3, r.height() - 4), 1, 1)
-        elif mark.kind == "scheduled":  # a clock
-            pen = QPen(QColor(c.accent), 1.5)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            inner = r.adjusted(1, 1, -1, -1)
-            painter.drawEllipse(inner)
-            centre = inner.center()
-            painter.drawLine(centre, QPoint(centre.x(), inner.y() + 3))
-            painter.drawLine(centre, QPoint(inner.right() - 3, centre.y()))
-        elif mark.kind == "branch":  # a fork, then the branch's number
-            pen = QPen(QColor(c.accent), 1.5)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            x0, x1 = r.x() + 4, r.right() - 3
-            painter.drawLine(QPoint(x0, r.y() + 2), QPoint(x0, r.bottom() - 2))
-            painter.drawLine(QPoint(x0, r.center().y() + 2), QPoint(x1, r.y() + 5))
-            painter.drawEllipse(QPoint(x1, r.y() + 4), 2, 2)
+        colour = QColor(c.muted if mark.kind == "cut_off" else c.accent)
+        if mark.kind == "waiting":
+            colour = QColor(c.warning)
+        pad = 2 if mark.kind == "waiting" else 3
+        draw_glyph(painter, _GLYPHS[mark.kind], r.adjusted(-pad, -pad, pad, pad), colour)
+        if mark.kind == "branch":  # then the branch's number
+            painter.setPen(QPen(QColor(c.accent), 1.5))
             painter.setFont(font)
             painter.drawText(
                 QRect(r.right() + 3, r.y() - 4, 40, r.height() + 8),

@@ -21,8 +21,9 @@ from app.core.state import (
     MediaRef,
     VideoBlock,
 )
-from app.ui.attachments.describe import chip_detail, describe, file_name
+from app.ui.attachments.describe import chip_detail, describe, file_name, kind_icon
 from app.ui.chat.links import MediaAction, href_of
+from app.ui.icons import glyph_html
 from app.ui.theme import roles
 
 __all__ = [
@@ -113,6 +114,13 @@ def _card(dark: bool, left: str, right: str, width: str = "420") -> str:
     )
 
 
+def _kind(block: DocumentBlock | AudioBlock | DataBlock, dark: bool) -> str:
+    """The icon of the block's kind, large, for a card's left side (no words: the card says
+    them)."""
+    mark = glyph_html(kind_icon(file_name(block), block.type), roles(dark).muted)
+    return f'<span style="font-size:22px;">{mark}</span>'
+
+
 def _title(name: str, detail: str, dark: bool) -> str:
     muted = roles(dark).muted
     return (
@@ -141,6 +149,8 @@ def document_html(block: DocumentBlock, at: BlockSlot) -> str:
     preview = ""
     if block.preview is not None:
         preview = f'<a href="{_href("open", i)}">{_img(block.preview, (72, 96), name)}</a>'
+    else:
+        preview = _kind(block, at.dark)
     excerpt = (block.excerpt or (block.text or "")[:300]).strip()
     if len(excerpt) > 280:
         excerpt = excerpt[:279] + "…"
@@ -159,11 +169,11 @@ def document_html(block: DocumentBlock, at: BlockSlot) -> str:
 
 def audio_html(block: AudioBlock, at: BlockSlot) -> str:
     """A sound clip card: name, length, the transcript's start, Play and Save as…."""
-    body = _title(f"♪ {file_name(block)}", chip_detail(block), at.dark)
+    body = _title(file_name(block), chip_detail(block), at.dark)
     if block.transcript:
         body += f"<br/><i>{html.escape(block.transcript[:400])}</i>"
     body += "<br/>" + _links(at.index, ("play", "▶ Play"), ("save", "Save as…"))
-    return _card(at.dark, "", body)
+    return _card(at.dark, _kind(block, at.dark), body)
 
 
 def video_html(block: VideoBlock, at: BlockSlot) -> str:
@@ -185,4 +195,4 @@ def data_html(block: DataBlock, at: BlockSlot) -> str:
     body = _title(file_name(block) if block.media else "Data", chip_detail(block), at.dark)
     if block.media is not None:
         body += "<br/>" + _links(at.index, ("save", "Save as…"))
-    return _card(at.dark, "", body)
+    return _card(at.dark, _kind(block, at.dark), body)
