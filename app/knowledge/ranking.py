@@ -4,7 +4,8 @@ BM25 (in the index) finds the candidates; here the best of them are scored again
 BM25 does not see: how much of the question a passage holds, counting rare words for more
 (its *relevance*, between 0 and 1), and whether the question's words stand together in it
 as they do in the question. A file matched by several passages then gives way, after its
-best one, to the other files, so one long note cannot fill the list.
+best one, to the other files, and holds at most three of the first five, so one long note
+cannot fill the list.
 """
 
 from __future__ import annotations
@@ -15,17 +16,21 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "BM25_WEIGHT",
     "COVER_WEIGHT",
+    "FIRST",
     "HEAD_WEIGHT",
     "MEANING_FLOORS",
     "NEAR",
     "NEAR_WEIGHT",
+    "PER_FILE",
     "SECTION_WEIGHT",
     "WORDS_FLOOR",
     "Candidate",
+    "capped",
     "counted_words",
     "coverage",
     "idf",
@@ -34,6 +39,8 @@ __all__ = [
     "rerank",
     "words_of",
 ]
+
+T = TypeVar("T")
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 """A word as the index's tokenizer (``unicode61``) cuts one: letters and digits."""
@@ -73,6 +80,12 @@ def meaning_floor(model: str) -> float:
 
 _SAME_FILE = 0.7
 """Each further passage of a file scores this share of what it would alone."""
+
+FIRST, PER_FILE = 5, 3
+"""Of the first :data:`FIRST` passages, at most :data:`PER_FILE` are of one file while
+another file's passage can take the place (a file's further ones follow them): however well
+one note matches, the first five show other files too. It costs the bench's questions
+nothing (their answers are often several sections of one long chapter)."""
 
 
 def _fold(word: str) -> str:
@@ -193,4 +206,18 @@ def _spread(
         seen[file_of(item)] = n + 1
         spread.append((item[0], item[1] * factor**n, item[2]))
     spread.sort(key=lambda item: -item[1])
-    return spread
+    return capped(spread, file_of)
+
+
+def capped(ranked: Sequence[T], file_of: Callable[[T], str]) -> list[T]:
+    """``ranked`` with a file's passages past :data:`PER_FILE` moved out of the first
+    :data:`FIRST` (to just after them, in their order) while other files' can fill them."""
+    first: list[T] = []
+    held: list[T] = []
+    seen: dict[str, int] = {}
+    for at, item in enumerate(ranked):
+        if len(first) == FIRST:
+            return first + held + list(ranked[at:])
+        n = seen[file_of(item)] = seen.get(file_of(item), 0) + 1
+        (first if n <= PER_FILE else held).append(item)
+    return first + held
