@@ -16,12 +16,16 @@ rank of its first answering hit, or ``miss``, and what ranked first) goes to std
 
 ``python -m bench.bench_retrieval --sweep`` prints, where hits carry a ``relevance``
 (0..1), Hit@5 and the share of unanswerable questions left with nothing for floors 0.0 to 0.9,
-so that the floor can be set on this set.
+so that the floor can be set on this set; for words and meaning it sweeps the meaning floor
+(the cosine), the words' own floor kept. ``--data DIR`` keeps the index and its vectors in
+``DIR`` between runs (the bundled stand-in takes the best part of an hour to give every
+passage a vector on two cores), so that a second run only asks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import shutil
@@ -30,7 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -202,20 +206,67 @@ def bge_spec() -> str | None:
     return model.spec if model is not None and Path(model.path).is_file() else None
 
 
+class _Remembered:
+    """An embedder that makes a question's vector once (the sweep asks each question often)."""
+
+    def __init__(self, embedder: Any) -> None:
+        self._embedder = embedder
+        self._asked: dict[str, list[float]] = {}
+
+    @property
+    def name(self) -> str:
+        return str(self._embedder.name)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) != 1:
+            return list(self._embedder.embed(texts))
+        if texts[0] not in self._asked:
+            self._asked[texts[0]] = self._embedder.embed(texts)[0]
+        return [self._asked[texts[0]]]
+
+
+MEANING_STEPS = [0.5, 0.6, 0.7, 0.8] + [0.85 + step * 0.01 for step in range(15)]
+"""The meaning floors (cosines) the sweep tries: closely near the top, where a model not
+trained for embedding (the bundled stand-in) finds every passage (a cosine of 0.9 or so)."""
+
+
+async def _by_meaning_floor(
+    service: Any, name: str, questions: Sequence[Question]
+) -> list[tuple[float, Run]]:
+    """Every question asked once per meaning floor of :data:`MEANING_STEPS`."""
+    steps = []
+    for floor in MEANING_STEPS:
+        at = Run(name)
+        for question in questions:
+            hits = await service.search(question.text, DEPTH, meaning_floor=floor)
+            at.found.append([_found(h) for h in hits])
+        steps.append((floor, at))
+    return steps
+
+
 async def _searches(
-    tmp: Path, questions: Sequence[Question], err: TextIO, *, bge: bool = True, floors: bool = True
+    tmp: Path,
+    questions: Sequence[Question],
+    err: TextIO,
+    *,
+    bge: bool = True,
+    floors: bool = True,
+    sweep: dict[str, list[tuple[float, Run]]] | None = None,
 ) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
     """The runs of Parley's search (words; words and meaning by each model there is), the
     runs that could not be made (named, with why), and the passages indexed (file, heading,
-    text)."""
+    text). With ``sweep``, each meaning run is also asked once per meaning floor of
+    :data:`MEANING_STEPS`, into ``sweep`` under its name."""
     from app.services.bus import EventBus
     from app.services.knowledge import KnowledgeService
     from app.services.knowledge.embedders import BUNDLED_EMBEDDING, embedder_for
 
     folder = tmp / "debian-reference"
-    folder.mkdir()
+    folder.mkdir(parents=True, exist_ok=True)
     for page in corpus_files():
-        shutil.copyfile(page, folder / page.name)
+        copy = folder / page.name
+        if not copy.is_file() or copy.read_bytes() != page.read_bytes():
+            shutil.copyfile(page, copy)  # a kept copy is left alone: its passages stay read
     bus = EventBus()
     bus.subscribe(_progress(err))
     service = await KnowledgeService.open(tmp / "data", bus, watch=False)
@@ -240,13 +291,15 @@ async def _searches(
                 missing.append((name, f"{model} is not installed{how}, so not measured"))
                 continue
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
-            service.use_embedder(embedder, spec)
+            service.use_embedder(_Remembered(embedder), spec)
             await service.wait_idle()
             asked = await _ask(service, name, questions, floors)
             if "meaning is off" in service.search_mode():  # it fell back to words alone
                 missing.append((name, service.search_mode()))
-            else:
-                runs.append(asked)
+                continue
+            runs.append(asked)
+            if sweep is not None:
+                sweep[name] = await _by_meaning_floor(service, name, questions)
     finally:
         await service.aclose()
     return runs, missing, passages
@@ -332,14 +385,25 @@ def rows_of(run: Run, questions: Sequence[Question], peer: Run | None) -> list[R
     ]  # fmt: skip
 
 
-def run() -> list[Row]:
-    """Measure and return the rows."""
+@contextlib.contextmanager
+def _place(data: Path | None) -> Iterator[Path]:
+    """``data`` (made where missing), kept afterwards; else a temporary folder."""
+    if data is not None:
+        data.mkdir(parents=True, exist_ok=True)
+        yield data
+        return
+    with tempfile.TemporaryDirectory() as name:
+        yield Path(name)
+
+
+def run(data: Path | None = None) -> list[Row]:
+    """Measure and return the rows (the index kept in ``data`` where given)."""
     if not corpus_files():
         why = f"{PACKAGE} is not installed (apt-get install {PACKAGE}), so nothing was asked"
         return [Row("retrieval", "the Debian Reference", float("nan"), "", failure=why)]
     questions = load_questions()
-    with tempfile.TemporaryDirectory() as name:
-        runs, missing, passages = asyncio.run(_searches(Path(name), questions, sys.stderr))
+    with _place(data) as tmp:
+        runs, missing, passages = asyncio.run(_searches(tmp, questions, sys.stderr))
     peer = bm25_run(passages, questions)
     rows: list[Row] = []
     for one in [*runs, peer]:
@@ -362,9 +426,10 @@ def has_relevance() -> bool:
     return any(f.name == "relevance" for f in dataclasses.fields(PassageHit))
 
 
-def sweep(out: TextIO = sys.stdout) -> int:
+def sweep(out: TextIO = sys.stdout, data: Path | None = None) -> int:
     """Print Hit@5 and unanswerable left with nothing per relevance floor, for words and for
-    words and meaning (the bundled stand-in); say so when hits carry no relevance."""
+    words and meaning (the bundled stand-in), then per meaning floor (the cosine) for words
+    and meaning, the words' floor kept; say so when hits carry no relevance."""
     if not corpus_files():
         out.write(f"{PACKAGE} is not installed: nothing to sweep\n")
         return 1
@@ -372,9 +437,10 @@ def sweep(out: TextIO = sys.stdout) -> int:
         out.write("Search hits carry no relevance yet: there is no floor to sweep.\n")
         return 0
     questions = load_questions()
-    with tempfile.TemporaryDirectory() as name:
+    by_meaning: dict[str, list[tuple[float, Run]]] = {}
+    with _place(data) as tmp:
         runs, _, _ = asyncio.run(
-            _searches(Path(name), questions, sys.stderr, bge=False, floors=False)
+            _searches(tmp, questions, sys.stderr, bge=False, floors=False, sweep=by_meaning)
         )
     for one in runs:
         given = [h.relevance for hits in one.found for h in hits]
@@ -387,6 +453,12 @@ def sweep(out: TextIO = sys.stdout) -> int:
             floor = step * 0.05
             hit5, nothing = floor_figures(one.found, questions, floor)
             out.write(f"  {floor:5.2f}  {hit5:6.3f}  {nothing:.3f}\n")
+    for name, steps in by_meaning.items():
+        out.write(f"{name}, by meaning floor (cosine; words' own floor kept):\n")
+        out.write(f"  {'floor':>5}  {'Hit@5':>6}  unanswerable given nothing\n")
+        for floor, at in steps:
+            hit5, nothing = floor_figures(at.found, questions, 0.0)
+            out.write(f"  {floor:5.2f}  {hit5:6.3f}  {nothing:.3f}\n")
     out.write(
         "(hits the search itself drops under its own floor are not seen here: lower "
         "floors than it cannot be told apart)\n"
@@ -394,9 +466,27 @@ def sweep(out: TextIO = sys.stdout) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--sweep"]:
-        raise SystemExit(sweep())
+def main(argv: Sequence[str]) -> int:
+    """``[--sweep] [--data DIR]``: the table, or the floors' sweep."""
+    args = list(argv)
+    data = None
+    if "--data" in args:
+        at = args.index("--data")
+        if at + 1 >= len(args):
+            sys.stderr.write("--data needs a folder to keep the index in\n")
+            return 2
+        data = Path(args.pop(at + 1))
+        args.pop(at)
+    if args == ["--sweep"]:
+        return sweep(data=data)
+    if args:
+        sys.stderr.write(f"unknown arguments {args!r}: use [--sweep] [--data DIR]\n")
+        return 2
     from bench.table import render
 
-    print(render(run()))
+    print(render(run(data)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -4,7 +4,8 @@ BM25 (in the index) finds the candidates; here the best of them are scored again
 BM25 does not see: how much of the question a passage holds, counting rare words for more
 (its *relevance*, between 0 and 1), and whether the question's words stand together in it
 as they do in the question. A file matched by several passages then gives way, after its
-best one, to the other files, so one long note cannot fill the list.
+best one, to the other files, and holds at most three of the first five, so one long note
+cannot fill the list.
 """
 
 from __future__ import annotations
@@ -15,17 +16,21 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "BM25_WEIGHT",
     "COVER_WEIGHT",
+    "FIRST",
     "HEAD_WEIGHT",
     "MEANING_FLOORS",
     "NEAR",
     "NEAR_WEIGHT",
+    "PER_FILE",
     "SECTION_WEIGHT",
     "WORDS_FLOOR",
     "Candidate",
+    "capped",
     "counted_words",
     "coverage",
     "idf",
@@ -34,6 +39,8 @@ __all__ = [
     "rerank",
     "words_of",
 ]
+
+T = TypeVar("T")
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 """A word as the index's tokenizer (``unicode61``) cuts one: letters and digits."""
@@ -59,11 +66,15 @@ of the question's weight (:func:`coverage`). Set on the bench's retrieval questi
 Debian Reference): the highest floor that costs no answered question its answer; it leaves
 about a third of the questions nothing there answers with no passage."""
 
-MEANING_FLOORS = {"bundled": 0.5, "": 0.5}
+MEANING_FLOORS = {"bundled": 0.95, "": 0.5}
 """The cosine a passage found by meaning alone needs, by embedding model: the bundled
-stand-in's, and any other's (``""``). Not yet set on the bench's questions (the stand-in
-takes half an hour to give their passages vectors): a cosine under a half is unrelated text
-for common embedding models."""
+stand-in's, and any other's (``""``). The stand-in's is set on the bench's questions
+(``--sweep``): it is not trained for embedding, so every passage is near every question
+(a cosine of 0.9 or so, unrelated questions' best from 0.73 to 0.93, answering passages'
+from 0.64 to 0.93); under 0.8 every unrelated question gets passages, and each step up to
+0.95 gains answered questions, where it costs nothing that words alone find. Any other
+model's is not set on them (bge-small is not installed where the bench ran): a cosine
+under a half is unrelated text for common embedding models."""
 
 
 def meaning_floor(model: str) -> float:
@@ -73,6 +84,12 @@ def meaning_floor(model: str) -> float:
 
 _SAME_FILE = 0.7
 """Each further passage of a file scores this share of what it would alone."""
+
+FIRST, PER_FILE = 5, 3
+"""Of the first :data:`FIRST` passages, at most :data:`PER_FILE` are of one file while
+another file's passage can take the place (a file's further ones follow them): however well
+one note matches, the first five show other files too. It costs the bench's questions
+nothing (their answers are often several sections of one long chapter)."""
 
 
 def _fold(word: str) -> str:
@@ -193,4 +210,18 @@ def _spread(
         seen[file_of(item)] = n + 1
         spread.append((item[0], item[1] * factor**n, item[2]))
     spread.sort(key=lambda item: -item[1])
-    return spread
+    return capped(spread, file_of)
+
+
+def capped(ranked: Sequence[T], file_of: Callable[[T], str]) -> list[T]:
+    """``ranked`` with a file's passages past :data:`PER_FILE` moved out of the first
+    :data:`FIRST` (to just after them, in their order) while other files' can fill them."""
+    first: list[T] = []
+    held: list[T] = []
+    seen: dict[str, int] = {}
+    for at, item in enumerate(ranked):
+        if len(first) == FIRST:
+            return first + held + list(ranked[at:])
+        n = seen[file_of(item)] = seen.get(file_of(item), 0) + 1
+        (first if n <= PER_FILE else held).append(item)
+    return first + held

@@ -43,6 +43,18 @@ def test_a_file_s_further_passages_give_way_to_other_files() -> None:
     assert all(relevance == 1.0 for _, _, relevance in ranked)
 
 
+def test_one_file_holds_at_most_three_of_the_first_five_while_others_can_fill_them() -> None:
+    weights = {"launch": 1.0, "code": 1.0}
+    notes = [Candidate(n, 10.0, "meetings.md", [], [], [], _at("launch", "code")) for n in range(6)]
+    other = [Candidate(10 + n, 1.0, f"n{n}.md", [], [], [], _at("launch")) for n in range(3)]
+    ranked = [c.file for c, _, _ in rerank(["launch", "code"], weights, notes + other)]
+    assert ranked[:5].count("meetings.md") == ranking.PER_FILE == 3
+    assert sorted(ranked[5:]) == ["meetings.md"] * 3 + ["n2.md"]  # moved down, not dropped
+    # a file alone keeps every place: nothing else could take them
+    alone = [c.key for c, _, _ in rerank(["launch", "code"], weights, notes)]
+    assert alone == [0, 1, 2, 3, 4, 5]
+
+
 def test_a_passage_under_a_heading_that_names_the_question_ranks_first() -> None:
     weights = {"ssh": 1.0, "fail": 2.0}
     body = Candidate(1, 1.0, "a", [], _at("network"), _at("tips"), _at("ssh", "fail", "ssh"))

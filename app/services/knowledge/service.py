@@ -456,16 +456,25 @@ class KnowledgeService:
     # Searching -------------------------------------------------------------------------
 
     async def search(
-        self, query: str, limit: int = 8, agent: str | None = None, *, floors: bool = True
+        self,
+        query: str,
+        limit: int = 8,
+        agent: str | None = None,
+        *,
+        floors: bool = True,
+        meaning_floor: float | None = None,
     ) -> list[PassageHit]:
         """The passages that best match ``query``, best first: by words, and by meaning
         fused with them when an embedding model is chosen and passages have vectors. With
         ``floors``, none that is not close enough (:data:`ranking.WORDS_FLOOR`,
-        :func:`ranking.meaning_floor`): a question the folders do not answer finds nothing."""
+        :func:`ranking.meaning_floor`, or ``meaning_floor`` where given, as the bench's sweep
+        gives it): a question the folders do not answer finds nothing."""
         words_floor = ranking.WORDS_FLOOR if floors else 0.0
         vector = await self._query_vector(query)
         if vector is not None:
             meaning = ranking.meaning_floor(self.embedding_spec) if floors else -1.0
+            if floors and meaning_floor is not None:
+                meaning = meaning_floor
             try:
                 return await self._index.asearch_fused(
                     query, vector, limit, agent, (words_floor, meaning)

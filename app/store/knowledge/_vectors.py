@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.knowledge import fused_scores
+from app.knowledge import fused_scores, ranking
 from app.store._no_numpy import numpy_held_back
 from app.store.knowledge._ops import search as words_search
 from app.store.knowledge.records import PassageHit
@@ -276,8 +276,9 @@ def fused_search(
 ) -> list[PassageHit]:
     """The best passages for ``text``: the words' ranking (passages whose relevance is at
     least ``words_floor``) and the nearest vectors' (``vector`` is ``text``'s; those whose
-    cosine is at least ``meaning_floor``), fused by reciprocal rank; a hit's score is its
-    fused score, its relevance the better of its two."""
+    cosine is at least ``meaning_floor``), fused by reciprocal rank, one file holding at
+    most :data:`ranking.PER_FILE` of the first few; a hit's score is its fused score, its
+    relevance the better of its two."""
     wide = max(limit * _CANDIDATES, 20)
     words = words_search(conn, text, wide, agent, words_floor)
     meaning = [
@@ -289,4 +290,5 @@ def fused_search(
     for hit in words:
         relevance[hit.passage_id] = max(relevance.get(hit.passage_id, 0.0), hit.relevance)
     fused = fused_scores([[hit.passage_id for hit in words], [pid for pid, _ in meaning]])
-    return _hits(conn, fused[:limit], relevance)
+    hits = _hits(conn, fused[: limit + ranking.FIRST], relevance)
+    return ranking.capped(hits, lambda hit: f"{hit.folder}/{hit.rel}")[:limit]
