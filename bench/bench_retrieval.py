@@ -426,10 +426,11 @@ def has_relevance() -> bool:
     return any(f.name == "relevance" for f in dataclasses.fields(PassageHit))
 
 
-def sweep(out: TextIO = sys.stdout, data: Path | None = None) -> int:
+def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
     """Print Hit@5 and unanswerable left with nothing per relevance floor, for words and for
     words and meaning (the bundled stand-in), then per meaning floor (the cosine) for words
     and meaning, the words' floor kept; say so when hits carry no relevance."""
+    out = out if out is not None else sys.stdout
     if not corpus_files():
         out.write(f"{PACKAGE} is not installed: nothing to sweep\n")
         return 1

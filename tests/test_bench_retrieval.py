@@ -115,3 +115,29 @@ def test_without_the_documents_the_section_is_one_row_saying_so(
         "so nothing was asked"
     )
     assert "retrieval: the Debian Reference" in render([row])
+
+
+def test_the_command_line_says_what_it_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(bench_retrieval, "CORPUS", tmp_path / "not-there")
+    assert bench_retrieval.main(["--data"]) == 2
+    assert "--data needs a folder" in capsys.readouterr().err
+    assert bench_retrieval.main(["--fast"]) == 2
+    assert "use [--sweep] [--data DIR]" in capsys.readouterr().err
+    # without the documents the sweep says so and keeps nothing
+    assert bench_retrieval.main(["--sweep", "--data", str(tmp_path / "kept")]) == 1
+    assert "debian-reference-en is not installed" in capsys.readouterr().out
+    assert not (tmp_path / "kept").exists()
+
+
+def test_the_meaning_floors_swept_look_closely_near_the_top() -> None:
+    steps = bench_retrieval.MEANING_STEPS
+    assert steps == sorted(steps) and steps[0] <= 0.5 and steps[-1] >= 0.98
+    assert ranking_floor() in [round(s, 2) for s in steps]
+
+
+def ranking_floor() -> float:
+    from app.knowledge.ranking import meaning_floor
+
+    return meaning_floor("bundled")
