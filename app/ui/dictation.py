@@ -9,6 +9,7 @@ The microphone is a :class:`Recorder`; :attr:`Dictation.recorder_factory` makes 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import wave
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QPushButton, QSizePolicy, QWidget
 
 from app.core.errors import ParleyError
+from app.services.voice.worker import SpeechProcessStopped
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
@@ -64,6 +66,15 @@ def wav_bytes(pcm: bytes, rate: int = RATE) -> bytes:
         wav.setframerate(rate)
         wav.writeframes(pcm)
     return out.getvalue()
+
+
+def pcm_of(wav: bytes) -> bytes:
+    """The frames of a WAV file made by :func:`wav_bytes` (none when it is not one)."""
+    try:
+        with wave.open(io.BytesIO(wav)) as read:
+            return bytes(read.readframes(read.getnframes()))
+    except (wave.Error, EOFError):
+        return b""
 
 
 class MicrophoneRecorder:
@@ -132,6 +143,9 @@ class Dictation(QObject):
         """True while a recording is being transcribed."""
         self.send_when_done = False
         """Send the words as soon as they are in the box (a voice conversation)."""
+        self._kept = b""
+        """The sound of a recording whose transcription did not finish (the speech process
+        stopped): it goes before the next recording's, so nothing said is lost."""
 
     @property
     def listening(self) -> bool:
@@ -155,6 +169,7 @@ class Dictation(QObject):
             return
         self._recorder = recorder
         self.button.setText(LISTENING_TEXT)
+        spawn(self._prepare())
         self._composer.set_hint("Listening… press the button again to stop, Esc to cancel.")
 
     def cancel(self) -> None:
@@ -167,12 +182,24 @@ class Dictation(QObject):
         self.button.setText(IDLE_TEXT)
         self._composer.set_hint("")
 
+    async def _prepare(self) -> None:
+        with contextlib.suppress(ParleyError):  # said when the recording is transcribed
+            await self._voice.prepare_dictation()
+
     async def _transcribe(self, wav: bytes) -> None:
         self.busy = True
         self.button.setEnabled(False)
         self._composer.set_hint("Transcribing on this computer…")
+        if self._kept:
+            wav, self._kept = wav_bytes(self._kept + pcm_of(wav)), b""
         try:
-            heard = await self._voice.transcribe(wav)
+            heard = await self._voice.dictate(wav)
+        except SpeechProcessStopped as exc:
+            self._kept = pcm_of(wav)
+            self._composer.set_hint(
+                f"{exc} What you said is kept and goes before your next dictation."
+            )
+            return
         except ParleyError as exc:
             self._composer.set_hint(str(exc))
             return
