@@ -33,6 +33,9 @@ class _Recording:
     def start(self) -> str | None:
         return None
 
+    def heard(self) -> bytes:
+        return b""
+
     def stop(self) -> bytes:
         return self.wav
 

@@ -58,7 +58,9 @@ async def test_a_process_that_dies_is_one_sentence_and_the_next_use_starts_anoth
         assert doomed is not None
         clip = _speech("Remember the umbrella because rain is coming this afternoon.")
         work = asyncio.ensure_future(voice.dictate(clip))
-        while not voice.worker.busy:
+        for _ in range(1000):  # until the request is under way
+            if voice.worker.busy:
+                break
             await asyncio.sleep(0.01)
         doomed.kill()
         with pytest.raises(SpeechProcessStopped) as stopped:
