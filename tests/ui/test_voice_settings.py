@@ -57,10 +57,11 @@ async def test_voice_and_speed_are_kept_and_read_aloud_uses_them(tmp_path: Path)
         pause = find(dialog, QCheckBox, "sendOnPause")
         assert not pause.isChecked()
         pause.setChecked(True)
-        settings_file = next(data.rglob("settings.json"))
+        settings_file = data / "settings.json"
         await wait_until(
             lambda: (
-                json.loads(settings_file.read_text()).get("read_aloud_speed") == 1.5
+                settings_file.is_file()
+                and json.loads(settings_file.read_text()).get("read_aloud_speed") == 1.5
                 and json.loads(settings_file.read_text()).get("send_on_pause") is True
             ),
             10,
