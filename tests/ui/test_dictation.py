@@ -237,7 +237,10 @@ async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> 
         dictation = _dictation(window)
         worker = window.workspace.voice.worker
         await window.workspace.voice.prepare_dictation()
-        dictation.recorder_factory = lambda: FileRecorder(_speech("Buy more coffee beans."))
+        long_enough = " ".join(
+            ["Buy more coffee beans."] + [SPOKEN] * 3
+        )  # still at work when killed
+        dictation.recorder_factory = lambda: FileRecorder(_speech(long_enough))
         dictation.toggle()
         dictation.toggle()
         await wait_until(lambda: worker.busy, 10, "the transcription to begin")
@@ -252,9 +255,45 @@ async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> 
         dictation.recorder_factory = lambda: FileRecorder(_speech("And some fresh milk."))
         dictation.toggle()
         dictation.toggle()
-        await wait_until(lambda: "milk" in window.composer.edit.toPlainText().lower(), 60, "words")
+        await wait_until(lambda: "milk" in window.composer.edit.toPlainText().lower(), 240, "words")
         text = window.composer.edit.toPlainText().lower()
         assert "coffee" in text and text.index("coffee") < text.index("milk")
         assert worker.process is not None and worker.process.pid != first.pid
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_dictate_keys_pressed_once_toggle_and_held_talk_until_let_go(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    try:
+        dictation = _dictation(window)
+        edit = window.composer.edit
+        edit.setFocus()
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Close the garage door."))
+        keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        QTest.keyClick(edit, Qt.Key.Key_D, keys)  # pressed once: listens on
+        assert dictation.listening
+        QTest.keyClick(edit, Qt.Key.Key_D, keys)  # and again: stops
+        assert not dictation.listening
+        await wait_until(lambda: not dictation.busy, 120, "the words")
+        assert "garage" in edit.toPlainText().lower(), (
+            edit.toPlainText(),
+            window.composer.hint.text(),
+        )
+        edit.clear()
+
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Open the front gate."))
+        QTest.keyPress(edit, Qt.Key.Key_D, keys)
+        assert dictation.listening
+        await asyncio.sleep(0.6)
+        assert dictation.listening
+        QTest.keyRelease(edit, Qt.Key.Key_D, keys)  # held: letting go stops
+        assert not dictation.listening
+        await wait_until(lambda: "gate" in edit.toPlainText().lower(), 60, "the held words")
+        assert window.chat_vm.model.rowCount() == 0
     finally:
         await close_test_window(window)

@@ -56,7 +56,7 @@ async def test_a_process_that_dies_is_one_sentence_and_the_next_use_starts_anoth
         await voice.prepare_dictation()
         doomed = voice.worker.process
         assert doomed is not None
-        clip = _speech("Remember the umbrella because rain is coming this afternoon.")
+        clip = _speech("Remember the umbrella because rain is coming this afternoon. " * 4)
         work = asyncio.ensure_future(voice.dictate(clip))
         for _ in range(1000):  # until the request is under way
             if voice.worker.busy:
