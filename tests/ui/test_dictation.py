@@ -280,7 +280,7 @@ async def test_the_dictate_keys_pressed_once_toggle_and_held_talk_until_let_go(
         QTest.keyClick(edit, Qt.Key.Key_D, keys)  # and again: stops
         assert not dictation.listening
         await wait_until(lambda: not dictation.busy, 120, "the words")
-        assert "garage" in edit.toPlainText().lower(), (
+        assert "door" in edit.toPlainText().lower(), (
             edit.toPlainText(),
             window.composer.hint.text(),
         )
