@@ -33,8 +33,34 @@ class _Recording:
     def start(self) -> str | None:
         return None
 
+    def heard(self) -> bytes:
+        return b""
+
     def stop(self) -> bytes:
         return self.wav
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Live:
+    """A recording heard as if spoken now, as a microphone takes it in."""
+
+    def __init__(self, pcm: bytes) -> None:
+        self.pcm = pcm
+        self.began = 0.0
+
+    def start(self) -> str | None:
+        self.began = time.perf_counter()
+        return None
+
+    def heard(self) -> bytes:
+        return self.pcm[: int((time.perf_counter() - self.began) * 16_000) * 2]
+
+    def stop(self) -> bytes:
+        from app.ui.dictation import wav_bytes
+
+        return wav_bytes(self.heard())
 
     def cancel(self) -> None:
         pass
@@ -82,7 +108,7 @@ async def _stall(data_dir: str) -> dict[str, float]:
     window.resize(1200, 800)
     window.show()
     await window.start(preload=False)
-    await workspace.voice.transcribe(clip[:200_000])  # the model loads once, before measuring
+    await workspace.voice.prepare_dictation()  # the speech process loads its model first
 
     async def longest_gap(until: object) -> float:
         worst, last = 0.0, time.perf_counter()
@@ -100,6 +126,23 @@ async def _stall(data_dir: str) -> dict[str, float]:
     window.dictation.button.click()
     listening = await longest_gap(lambda: bool(window.composer.edit.toPlainText()))
     window.composer.edit.clear()
+    from app.ui.dictation import pcm_of
+
+    live = pcm_of(_as_microphone(synthesize(REPLY, voice_folder() / "en_US-joe-medium.onnx")))
+    window.dictation.recorder_factory = lambda: _Live(live)
+    began = time.perf_counter()
+    window.dictation.button.click()
+    first_words = -1.0
+
+    def said() -> bool:
+        nonlocal first_words
+        if first_words < 0 and window.composer.edit.toPlainText():
+            first_words = time.perf_counter() - began
+        return time.perf_counter() - began > len(live) / 32_000
+
+    speaking_live = await longest_gap(said)
+    window.dictation.cancel()
+    window.composer.edit.clear()
     thread_id = window.chat_vm.thread_id
     assert thread_id is not None
     await (await workspace.runs.send(thread_id, "When do the trains run?"))
@@ -111,6 +154,8 @@ async def _stall(data_dir: str) -> dict[str, float]:
     return {
         "idle_ms": idle * 1000,
         "listening_ms": listening * 1000,
+        "live_ms": speaking_live * 1000,
+        "first_words_ms": first_words * 1000,
         "speaking_ms": speaking * 1000,
     }
 

@@ -312,4 +312,5 @@ class Workspace:
         await self.models.aclose()
         await self.network.aclose()
         await self.knowledge.aclose()
+        await self.voice.aclose()
         await self._store.aclose()

@@ -1,47 +1,59 @@
-"""Dictation in the message box: the microphone button (``dictateButton``) records while it is
-pressed in, and when pressed again the recording is transcribed on this computer and its
-words are put into the message box at the cursor, editable and not sent. Esc while listening
-cancels. Nothing is sent anywhere: the voice service runs Whisper locally.
+"""Dictation in the message box: the microphone button (``dictateButton``) starts listening
+when pressed; pressed again (or, held down, let go) the recording is transcribed on this
+computer and its words are put into the message box at the cursor, editable and not sent.
+While listening, a level meter (``dictateLevel``) shows how loud the sound is and the words
+recognised so far appear in the box, replaced by the final text at the end. Esc cancels.
+With "Send when I stop talking" on, a pause after speech ends the dictation and sends it.
+Nothing is sent anywhere: the voice service runs Whisper locally, in a process of its own.
 
-The microphone is a :class:`Recorder`; :attr:`Dictation.recorder_factory` makes the one used
-(Qt Multimedia's default input). A missing or refused microphone is one sentence.
+The microphone is a :class:`~app.ui.speech_input.Recorder`; :attr:`Dictation.recorder_factory`
+makes the one used (Qt Multimedia's default input). A missing or refused microphone is one
+sentence.
 """
 
 from __future__ import annotations
 
-import io
-import wave
+import asyncio
+import contextlib
+import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from app.core.errors import ParleyError
+from app.services.voice.worker import SpeechProcessStopped
+from app.ui.dictated_text import DictatedText
+from app.ui.speech_input import (
+    RATE,
+    MicrophoneRecorder,
+    Recorder,
+    level_of,
+    pcm_of,
+    wav_bytes,
+)
 from app.ui.tasks import spawn
 
 if TYPE_CHECKING:
     from app.services.voice.service import VoiceService
     from app.ui.composer import ComposerPanel
 
-__all__ = ["Dictation", "MicrophoneRecorder", "Recorder", "narrow"]
+__all__ = ["Dictation", "MicrophoneRecorder", "Recorder", "narrow", "pcm_of", "wav_bytes"]
 
-RATE = 16_000
 IDLE_TEXT = "Dictate"
 LISTENING_TEXT = "■ Stop dictating"
-
-
-class Recorder(Protocol):
-    """Where dictated sound comes from."""
-
-    def start(self) -> str | None:
-        """Begin recording; a sentence saying why it cannot, else None."""
-
-    def stop(self) -> bytes:
-        """End recording; the sound as a WAV file's bytes."""
-
-    def cancel(self) -> None:
-        """End recording and drop the sound."""
+TICK_MS = 50
+"""How often the level meter and the pause watch look at the sound."""
+PARTIAL_STEP_S = 0.7
+"""New sound needed before the words so far are recognised again."""
+SPEAKING_LEVEL = 0.35
+"""The level (about -39 dBFS) above which the sound counts as speech."""
+PAUSE_S = 1.2
+"""Quiet after speech that ends the dictation, with "Send when I stop talking" on."""
+HOLD_S = 0.4
+"""A press held this long is hold-to-talk: letting go ends the dictation."""
 
 
 def narrow(button: QPushButton, longest: str) -> None:
@@ -55,64 +67,9 @@ def narrow(button: QPushButton, longest: str) -> None:
     button.setSizePolicy(policy)
 
 
-def wav_bytes(pcm: bytes, rate: int = RATE) -> bytes:
-    """16-bit mono PCM at ``rate`` as a WAV file's bytes."""
-    out = io.BytesIO()
-    with wave.open(out, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(rate)
-        wav.writeframes(pcm)
-    return out.getvalue()
-
-
-class MicrophoneRecorder:
-    """The default microphone through Qt Multimedia, 16 kHz mono 16-bit."""
-
-    def __init__(self) -> None:
-        self._source: Any = None
-        self._device: Any = None
-        self._pcm = bytearray()
-
-    def start(self) -> str | None:
-        """Open the default microphone; a sentence when there is none or it is refused."""
-        from PySide6.QtMultimedia import QAudio, QAudioFormat, QAudioSource, QMediaDevices
-
-        device = QMediaDevices.defaultAudioInput()
-        if device.isNull():
-            return "No microphone was found; connect one (or allow Parley to use it) and try again."
-        fmt = QAudioFormat()
-        fmt.setSampleRate(RATE)
-        fmt.setChannelCount(1)
-        fmt.setSampleFormat(QAudioFormat.SampleFormat.Int16)
-        self._pcm.clear()
-        self._source = QAudioSource(device, fmt)
-        self._device = self._source.start()
-        if self._source.error() != QAudio.Error.NoError or self._device is None:
-            self._source = None
-            return "The microphone could not be opened; check that Parley may use it."
-        self._device.readyRead.connect(self._read)
-        return None
-
-    def _read(self) -> None:
-        if self._device is not None:
-            self._pcm += bytes(self._device.readAll().data())
-
-    def stop(self) -> bytes:
-        """Close the microphone; what it heard, as WAV."""
-        self._read()
-        self.cancel()
-        return wav_bytes(bytes(self._pcm))
-
-    def cancel(self) -> None:
-        """Close the microphone."""
-        if self._source is not None:
-            self._source.stop()
-        self._source = self._device = None
-
-
 class Dictation(QObject):
-    """The dictate button and what it does; the window places :attr:`button`."""
+    """The dictate button, its level meter and what they do; the window places
+    :attr:`button` and :attr:`level`."""
 
     def __init__(self, voice: VoiceService, composer: ComposerPanel, parent: QWidget) -> None:
         super().__init__(parent)
@@ -123,28 +80,61 @@ class Dictation(QObject):
         self.button = QPushButton(IDLE_TEXT, parent)
         self.button.setObjectName("dictateButton")
         self.button.setAccessibleName("Dictate")
-        self.button.setToolTip("Dictate (Ctrl+Shift+D): press to start, again to stop; Esc cancels")
+        self.button.setToolTip(
+            "Dictate (Ctrl+Shift+D): press to start, again to stop, or hold to talk; Esc cancels"
+        )
         self.button.setCheckable(True)
         narrow(self.button, LISTENING_TEXT)
         self.button.toggled.connect(self._toggled)
+        self.button.installEventFilter(self)
+        self.level = QProgressBar(parent)
+        self.level.setObjectName("dictateLevel")
+        self.level.setAccessibleName("Microphone level")
+        self.level.setRange(0, 100)
+        self.level.setValue(0)
+        self.level.setTextVisible(False)
+        self.level.setFixedSize(40, 8)
+        self.level.setVisible(False)
+        self._tick_timer = QTimer(self)
+        self._tick_timer.setInterval(TICK_MS)
+        self._tick_timer.timeout.connect(self._tick)
         composer.edit.escapePressed.connect(self.cancel)
+        composer.edit.installEventFilter(self)
+        self._text = DictatedText(composer.edit)
         self.busy = False
         """True while a recording is being transcribed."""
         self.send_when_done = False
         """Send the words as soon as they are in the box (a voice conversation)."""
+        self.sends_on_pause: Callable[[], bool] = lambda: False
+        """Whether a pause in speech ends the dictation and sends it ("Send when I stop
+        talking"), asked as each dictation starts."""
+        self._pause_sends = False
+        self._kept = b""
+        """The sound of a recording whose transcription did not finish (the speech process
+        stopped): it goes before the next recording's, so nothing said is lost."""
+        self._take = 0
+        self._partial: asyncio.Task[None] | None = None
+        self._partial_at = 0
+        self._spoke = False
+        self._quiet_from: float | None = None
+        self._send_this = False
+        self._held_from: float | None = None
 
     @property
     def listening(self) -> bool:
         """Whether the microphone is recording."""
         return self._recorder is not None
 
+    # -- starting and stopping ----------------------------------------------------------
+
     def _toggled(self, on: bool) -> None:
         if on:
             self._start()
         elif self._recorder is not None:
             recorder, self._recorder = self._recorder, None
-            self.button.setText(IDLE_TEXT)
-            spawn(self._transcribe(recorder.stop()))
+            self._stop_watching()
+            self.busy = True
+            spawn(self._transcribe(recorder.stop(), self._take))
 
     def _start(self) -> None:
         recorder = self.recorder_factory()
@@ -154,8 +144,28 @@ class Dictation(QObject):
             self.button.setChecked(False)
             return
         self._recorder = recorder
+        self._take += 1
+        self._partial_at, self._spoke, self._quiet_from = 0, False, None
+        self._send_this = self.send_when_done
+        self._pause_sends = self.sends_on_pause()
+        self._text.begin()
         self.button.setText(LISTENING_TEXT)
+        self.level.setValue(0)
+        self.level.setVisible(True)
+        self._tick_timer.start()
+        spawn(self._prepare())
         self._composer.set_hint("Listening… press the button again to stop, Esc to cancel.")
+
+    def _stop_watching(self) -> None:
+        self._tick_timer.stop()
+        self._held_from = None
+        self.level.setValue(0)
+        self.level.setVisible(False)
+        self.button.setText(IDLE_TEXT)
+
+    def toggle(self) -> None:
+        """Start listening, or stop and transcribe (the Dictate command)."""
+        self.button.toggle()
 
     def cancel(self) -> None:
         """Stop listening and drop what was heard (Esc)."""
@@ -163,32 +173,117 @@ class Dictation(QObject):
             return
         recorder, self._recorder = self._recorder, None
         recorder.cancel()
+        self._take += 1  # a partial still coming is dropped
+        self._stop_watching()
         self.button.setChecked(False)
-        self.button.setText(IDLE_TEXT)
+        self._text.drop()
         self._composer.set_hint("")
 
-    async def _transcribe(self, wav: bytes) -> None:
+    # -- hold to talk --------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Hold to talk: the button held down (or the Dictate keys held) records until let go."""
+        kind = event.type()
+        if watched is self.button and isinstance(event, QMouseEvent):
+            if event.button() != Qt.MouseButton.LeftButton or not self.button.isEnabled():
+                return False
+            if kind == QEvent.Type.MouseButtonPress:
+                if self.listening:
+                    self.button.setChecked(False)
+                else:
+                    self.button.setChecked(True)
+                    self._held_from = time.monotonic() if self.listening else None
+                return True
+            if kind in (QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick):
+                self._let_go()
+                return True
+        elif (
+            isinstance(event, QKeyEvent)
+            and kind == QEvent.Type.KeyRelease
+            and event.key() == Qt.Key.Key_D
+            and not event.isAutoRepeat()
+        ):
+            self._let_go()
+        return False
+
+    def key_pressed(self) -> None:
+        """The Dictate keys went down: start (timing a hold) or stop."""
+        if self.listening:
+            self.button.setChecked(False)
+            return
+        self.button.setChecked(True)
+        self._held_from = time.monotonic() if self.listening else None
+
+    def _let_go(self) -> None:
+        held, self._held_from = self._held_from, None
+        if held is not None and self.listening and time.monotonic() - held >= HOLD_S:
+            self.button.setChecked(False)
+
+    # -- while listening -----------------------------------------------------------------
+
+    def _tick(self) -> None:
+        if self._recorder is None:
+            return
+        pcm = self._recorder.heard()
+        level = level_of(pcm)
+        self.level.setValue(round(100 * level))
+        now = time.monotonic()
+        if level >= SPEAKING_LEVEL:
+            self._spoke, self._quiet_from = True, None
+        elif self._spoke and self._quiet_from is None:
+            self._quiet_from = now
+        if self._pause_sends and self._quiet_from is not None and now - self._quiet_from >= PAUSE_S:
+            self._send_this = True
+            self.button.setChecked(False)
+            return
+        step = int(PARTIAL_STEP_S * RATE) * 2
+        if self._spoke and self._partial is None and len(pcm) - self._partial_at >= step:
+            self._partial_at = len(pcm)
+            self._partial = spawn(self._recognise_so_far(pcm, self._take))
+
+    async def _recognise_so_far(self, pcm: bytes, take: int) -> None:
+        try:
+            heard = await self._voice.dictate(wav_bytes(pcm))
+        except ParleyError:
+            return  # the final transcription says what is wrong
+        finally:
+            self._partial = None
+        if take == self._take and self.listening and heard.text:
+            self._text.show(heard.text)
+
+    async def _prepare(self) -> None:
+        with contextlib.suppress(ParleyError):  # said when the recording is transcribed
+            await self._voice.prepare_dictation()
+
+    # -- at the end ------------------------------------------------------------------------
+
+    async def _transcribe(self, wav: bytes, take: int) -> None:
         self.busy = True
         self.button.setEnabled(False)
         self._composer.set_hint("Transcribing on this computer…")
+        if self._kept:
+            wav, self._kept = wav_bytes(self._kept + pcm_of(wav)), b""
         try:
-            heard = await self._voice.transcribe(wav)
+            heard = await self._voice.dictate(wav)
+        except SpeechProcessStopped as exc:
+            self._kept = pcm_of(wav)
+            self._composer.set_hint(
+                f"{exc} What you said is kept and goes before your next dictation."
+            )
+            return
         except ParleyError as exc:
             self._composer.set_hint(str(exc))
             return
         finally:
             self.button.setEnabled(True)
             self.busy = False
+        if take != self._take:
+            return  # a new dictation began meanwhile; its words go where it placed them
+        self._text.show(heard.text)
         if not heard.text:
             self._composer.set_hint("No speech was heard.")
             return
         self._composer.set_hint("")
-        edit = self._composer.edit
-        cursor = edit.textCursor()
-        before = edit.toPlainText()[: cursor.position()]
-        joiner = " " if before and not before[-1].isspace() else ""
-        cursor.insertText(joiner + heard.text)
-        edit.setTextCursor(cursor)
-        edit.setFocus(Qt.FocusReason.OtherFocusReason)
-        if self.send_when_done:
+        self._composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        if self._send_this:
             self._composer.send_button.click()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import ParleyError
 from app.services.models.catalogue import InstalledModel, ModelLibrary
 from app.services.models.downloads import ModelDownloads, bundled_model_bytes
+from app.services.models.speech import SpeechModels
 from app.text.sizes import rough_size
 from app.ui.dialogs import ask
 from app.ui.file_dialogs import chosen_paths, file_dialog
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
+SPEECH_PREFIX = "speech:"
+"""Before a speech model's name in a row, so it is never taken for a chat model's."""
+SPEECH_KINDS = {"whisper": "speech to text", "voice": "read-aloud voice"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,26 @@ def model_rows(library: ModelLibrary) -> list[ModelRow]:
     for m in library.installed():
         title = titles.get(m.name, m.name)
         rows.append(_row(m, title))
+    return rows
+
+
+def speech_rows(speech: SpeechModels) -> list[ModelRow]:
+    """The installed speech models (Whisper models and voices), each saying what it is for
+    (reads the disk: run off the loop)."""
+    rows = []
+    for listing in speech.listing():
+        model = listing.installed
+        if model is None:
+            continue
+        title = (
+            f"{listing.entry.title if listing.entry else model.name} ({SPEECH_KINDS[model.kind]})"
+        )
+        size = rough_size(model.size_bytes)
+        if model.source == "local":
+            text, frees = f"{title} — {size}, added from disk", 0
+        else:
+            text, frees = f"{title} — {size}, downloaded", model.size_bytes
+        rows.append(ModelRow(SPEECH_PREFIX + model.name, title, text, True, frees, model.path))
     return rows
 
 
@@ -104,15 +128,23 @@ class ManageModels(QDialog):
     removed = Signal(str)
     """A model was removed (its name): the picker lists the models again."""
 
-    def __init__(self, downloads: ModelDownloads, notifier: Notifier, parent: QWidget) -> None:
+    def __init__(
+        self,
+        downloads: ModelDownloads,
+        notifier: Notifier,
+        parent: QWidget,
+        speech: SpeechModels | None = None,
+    ) -> None:
         super().__init__(parent)
         self.notifier = notifier
         self.library = downloads.library
+        self.speech = speech
         self.setObjectName("manageModels")
         self.setWindowTitle("Manage models")
         self.setMinimumWidth(520)
         intro = QLabel(
-            "Models on this computer. The bundled model is part of Parley and cannot be removed.",
+            "Models on this computer, speech models among them. The bundled model is part of "
+            "Parley and cannot be removed.",
             self,
         )
         intro.setWordWrap(True)
@@ -144,6 +176,8 @@ class ManageModels(QDialog):
         """List the models (reading the model list off the loop)."""
         try:
             self.rows = await asyncio.to_thread(model_rows, self.library)
+            if self.speech is not None:
+                self.rows += await asyncio.to_thread(speech_rows, self.speech)
         except ParleyError as exc:
             self.notifier.show(str(exc), level="error")
             self.rows = []
@@ -187,7 +221,10 @@ class ManageModels(QDialog):
         if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
             return
         try:
-            await asyncio.to_thread(self.library.remove, row.name)
+            if row.name.startswith(SPEECH_PREFIX) and self.speech is not None:
+                await asyncio.to_thread(self.speech.remove, row.name.removeprefix(SPEECH_PREFIX))
+            else:
+                await asyncio.to_thread(self.library.remove, row.name)
         except (OSError, ParleyError) as exc:
             self.notifier.show(f"Could not remove {row.title}: {exc}", level="error")
             return

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 from app.core.errors import ParleyError
 from app.services.models.downloads import ModelDownloads
 from app.services.models.service import ModelService
+from app.services.models.speech import SpeechModels
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
 from app.ui.chat.viewmodel import ChatViewModel
@@ -44,12 +45,14 @@ class ModelPicking(WindowPart):
         threads: ThreadService,
         settings: SettingsStore,
         catalogue: ModelDownloads,
+        speech: SpeechModels | None = None,
     ) -> None:
         super().__init__(window)
         self.models = models
         self.threads = threads
         self.settings = settings
         self.catalogue = catalogue
+        self.speech = speech
         self.chat_vm = chat_vm
         self.header = header
         self.downloads = downloads
@@ -92,7 +95,7 @@ class ModelPicking(WindowPart):
 
     async def manage(self) -> None:
         """Open Manage models and wait until it is closed."""
-        dialog = ManageModels(self.catalogue, self.notifier, self.over())
+        dialog = ManageModels(self.catalogue, self.notifier, self.over(), self.speech)
         dialog.removed.connect(self._removed)
         await manage_models(dialog)
         await self.refresh()  # the picker goes back to the thread's model

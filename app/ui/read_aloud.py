@@ -99,6 +99,8 @@ class ReadAloud(QObject):
         self._vm = chat_vm
         self._composer = composer
         self.speaker_factory: Callable[[], Speaker] = QtSpeaker
+        self.choice: Callable[[], tuple[str | None, float]] = lambda: (None, 1.0)
+        """The voice (``None``: the first installed) and speed to read with (Settings > Voice)."""
         self._speaker: Speaker | None = None
         self._task: asyncio.Task[None] | None = None
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -231,7 +233,8 @@ class ReadAloud(QObject):
         self._composer.set_hint("Reading aloud… Ctrl+Shift+R or Esc stops.")
         try:
             while (sentence := await queue.get()) is not None:
-                self._speaker.play(await self._voice.say(sentence))
+                voice, speed = self.choice()
+                self._speaker.play(await self._voice.say(sentence, voice, speed))
         except ParleyError as exc:
             self._composer.set_hint(str(exc))
             return

@@ -120,6 +120,7 @@ class MainWindow(ThreadCommands):
         """The name of the open thread's agent, as the budget meter names its share."""
         made, menus = build_menus(self, self.menuBar(), self._actions)
         self.offline_action = made[ActionId.VIEW_OFFLINE]
+        made[ActionId.EDIT_DICTATE].setAutoRepeat(False)  # held down: hold to talk
         self._connect_offline(self.offline_action, menus[MenuId.VIEW])
         self.incognito = IncognitoSwitch(
             workspace.tools,
@@ -178,7 +179,9 @@ class MainWindow(ThreadCommands):
         self.chat.delegate.use_thumbnails(self.attachments.thumbs)
         self.mcp_offers = McpOffersButton(workspace.mcp, self.attachments.tray)
         self.dictation = Dictation(workspace.voice, self.composer, self)
+        self.dictation.sends_on_pause = workspace.preferences.send_on_pause
         self.read_aloud = ReadAloud(workspace.voice, chat_vm, self.composer, self)
+        self.read_aloud.choice = workspace.preferences.read_aloud
         self.voice_mode = VoiceMode(chat_vm, self.dictation, self.read_aloud, self)
         self.tools_button = ToolsButton(
             workspace.tools, workspace.events.subscribe, lambda: chat_vm.thread_id
@@ -225,6 +228,7 @@ class MainWindow(ThreadCommands):
             threads=workspace.threads,
             settings=workspace.settings,
             catalogue=workspace.downloads,
+            speech=workspace.voice.models,
         )
 
     def _add_widgets(self) -> None:
@@ -232,7 +236,13 @@ class MainWindow(ThreadCommands):
         self.stack.addWidget(self.chat)
         self.composer.place_attachments(self.attachments.tray.bar)
         self.composer.place_actions(
-            [self.mcp_offers, self.tools_button, self.dictation.button, self.voice_mode.button]
+            [
+                self.mcp_offers,
+                self.tools_button,
+                self.dictation.button,
+                self.dictation.level,
+                self.voice_mode.button,
+            ]
         )
         column = QWidget(self)
         column.setObjectName("chatColumn")
@@ -562,6 +572,7 @@ class MainWindow(ThreadCommands):
             ws.threads,
             ws.schedules,
             self.server,
+            ws.voice,
             self.schedules_part,
         )
 

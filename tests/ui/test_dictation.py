@@ -1,16 +1,23 @@
 """Dictation in the real window, with a recorded file standing in for the microphone: the
 words appear in the message box, stay editable and are sent only when the user sends; Esc
-cancels; a missing microphone is one sentence."""
+cancels; a missing microphone is one sentence. A recording played out in real time shows the
+level meter rising, the words so far before the final ones, hold to talk, and "Send when I
+stop talking"; a speech process that dies loses nothing that was said."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QProgressBar, QPushButton
 
 from app.services.voice import synthesize
 from app.ui.dictation import Dictation
+from app.ui.speech_input import RATE, wav_bytes
 from tests.speech_models import needs_speech, register_speech_models, voice_folder
 from tests.ui.harness import (
     Models,
@@ -36,6 +43,9 @@ class FileRecorder:
     def start(self) -> str | None:
         return self.problem
 
+    def heard(self) -> bytes:
+        return b""
+
     def stop(self) -> bytes:
         return self.wav
 
@@ -45,6 +55,37 @@ class FileRecorder:
 
 def _speech(text: str) -> bytes:
     return synthesize(text, voice_folder() / "en_US-joe-medium.onnx")
+
+
+def _as_microphone(wav: bytes) -> bytes:
+    """``wav``'s sound as the microphone records it: 16 kHz mono 16-bit PCM."""
+    import numpy as np
+    from faster_whisper.audio import decode_audio
+
+    samples = decode_audio(io.BytesIO(wav), sampling_rate=RATE)
+    return bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+class LiveRecorder:
+    """A recording heard as if spoken now: ``heard`` gives what a microphone would have
+    taken in since ``start``; ``stop`` gives that much as WAV."""
+
+    def __init__(self, pcm: bytes) -> None:
+        self.pcm = pcm
+        self.began = 0.0
+
+    def start(self) -> str | None:
+        self.began = time.monotonic()
+        return None
+
+    def heard(self) -> bytes:
+        return self.pcm[: int((time.monotonic() - self.began) * RATE) * 2]
+
+    def stop(self) -> bytes:
+        return wav_bytes(self.heard())
+
+    def cancel(self) -> None:
+        pass
 
 
 def _dictation(window: object) -> Dictation:
@@ -105,5 +146,154 @@ async def test_esc_cancels_listening_and_no_microphone_is_one_sentence(tmp_path:
         button.click()
         assert not dictation.listening and not button.isChecked()
         assert window.composer.hint.text() == missing
+    finally:
+        await close_test_window(window)
+
+
+SPOKEN = (
+    "The library opens at nine in the morning and closes at six in the evening, "
+    "and on Sundays it stays closed all day."
+)
+
+
+async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    try:
+        dictation = _dictation(window)
+        pcm = _as_microphone(_speech(SPOKEN))
+        dictation.recorder_factory = lambda: LiveRecorder(pcm)
+        level = find(window, QProgressBar, "dictateLevel")
+        edit = window.composer.edit
+        type_text(edit, "Hours:")
+        assert not level.isVisible()
+        find(window, QPushButton, "dictateButton").click()
+        assert level.isVisible()
+        await wait_until(lambda: level.value() > 0, 10, "the level meter to rise")
+        partial = await wait_until(
+            lambda: edit.toPlainText().removeprefix("Hours:").strip(), 60, "the words so far"
+        )
+        assert dictation.listening  # shown while still listening
+        assert edit.toPlainText().startswith("Hours: ")
+        await asyncio.sleep(len(pcm) / 2 / RATE)  # let the whole sentence be said
+        dictation.toggle()
+        await wait_until(lambda: not dictation.busy, 60, "the final text")
+        text = edit.toPlainText()
+        assert text.startswith("Hours: ") and "sunday" in text.lower()
+        assert text.lower().count("library") == 1  # the words so far were replaced
+        assert partial != text.removeprefix("Hours: ")
+        assert not level.isVisible()
+        assert window.chat_vm.model.rowCount() == 0  # not sent until the user sends
+    finally:
+        await close_test_window(window)
+
+
+async def test_hold_to_talk_and_send_when_i_stop_talking(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted.", "Noted again."]}))
+    try:
+        dictation = _dictation(window)
+        button = find(window, QPushButton, "dictateButton")
+        edit = window.composer.edit
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Water the plants today."))
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)  # a click: press once to start
+        assert dictation.listening
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)  # and again to stop
+        assert not dictation.listening
+        await wait_until(lambda: "plants" in edit.toPlainText().lower(), 60, "the clicked words")
+        edit.clear()
+
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Feed the cat tonight."))
+        QTest.mousePress(button, Qt.MouseButton.LeftButton)
+        assert dictation.listening and button.isChecked()
+        await asyncio.sleep(0.6)
+        QTest.mouseRelease(button, Qt.MouseButton.LeftButton)  # held: letting go stops
+        assert not dictation.listening
+        await wait_until(lambda: "cat" in edit.toPlainText().lower(), 60, "the held words")
+        assert window.chat_vm.model.rowCount() == 0
+        edit.clear()
+
+        pcm = _as_microphone(_speech("Book a table for two at eight."))
+        dictation.recorder_factory = lambda: LiveRecorder(pcm + bytes(2 * 3 * RATE))
+        await window.workspace.preferences.set_send_on_pause(True)
+        button.click()
+        await wait_until(lambda: window.chat_vm.model.rowCount() >= 2, 60, "the message sent")
+        assert not dictation.listening
+        sent = window.chat_vm.model.messages()[0].text()
+        assert "table" in sent.lower() and ("8" in sent or "eight" in sent.lower())
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    try:
+        dictation = _dictation(window)
+        worker = window.workspace.voice.worker
+        await window.workspace.voice.prepare_dictation()
+        long_enough = " ".join(
+            ["Buy more coffee beans."] + [SPOKEN] * 3
+        )  # still at work when killed
+        dictation.recorder_factory = lambda: FileRecorder(_speech(long_enough))
+        dictation.toggle()
+        dictation.toggle()
+        await wait_until(lambda: worker.busy, 10, "the transcription to begin")
+        first = worker.process
+        assert first is not None
+        first.kill()
+        await wait_until(lambda: not dictation.busy, 30, "the transcription to end")
+        hint = window.composer.hint.text()
+        assert hint.startswith("The speech process stopped before it finished")
+        assert "kept" in hint and window.composer.edit.toPlainText() == ""
+
+        dictation.recorder_factory = lambda: FileRecorder(_speech("And some fresh milk."))
+        dictation.toggle()
+        dictation.toggle()
+        await wait_until(lambda: "milk" in window.composer.edit.toPlainText().lower(), 240, "words")
+        text = window.composer.edit.toPlainText().lower()
+        assert "coffee" in text and text.index("coffee") < text.index("milk")
+        assert worker.process is not None and worker.process.pid != first.pid
+    finally:
+        await close_test_window(window)
+
+
+async def test_the_dictate_keys_pressed_once_toggle_and_held_talk_until_let_go(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    try:
+        dictation = _dictation(window)
+        edit = window.composer.edit
+        edit.setFocus()
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Close the garage door."))
+        keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        QTest.keyClick(edit, Qt.Key.Key_D, keys)  # pressed once: listens on
+        assert dictation.listening
+        QTest.keyClick(edit, Qt.Key.Key_D, keys)  # and again: stops
+        assert not dictation.listening
+        await wait_until(lambda: not dictation.busy, 120, "the words")
+        assert "door" in edit.toPlainText().lower(), (
+            edit.toPlainText(),
+            window.composer.hint.text(),
+        )
+        edit.clear()
+
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Open the front gate."))
+        QTest.keyPress(edit, Qt.Key.Key_D, keys)
+        assert dictation.listening
+        await asyncio.sleep(0.6)
+        assert dictation.listening
+        QTest.keyRelease(edit, Qt.Key.Key_D, keys)  # held: letting go stops
+        assert not dictation.listening
+        await wait_until(lambda: "gate" in edit.toPlainText().lower(), 60, "the held words")
+        assert window.chat_vm.model.rowCount() == 0
     finally:
         await close_test_window(window)

@@ -87,6 +87,7 @@ async def test_ctrl_comma_opens_the_pages_without_blocking(tmp_path: Path) -> No
             "Audit log",
             "Limits",
             "Appearance",
+            "Voice",
             "Network",
             "Data",
         ]

@@ -88,7 +88,7 @@ F1_LIST = [
     ("Ctrl+R", "Regenerate the last answer"),
     ("Ctrl+L", "Focus the message box"),
     ("Ctrl+F", "Search threads"),
-    ("Ctrl+Shift+D", "Dictate into the message box / stop and transcribe"),
+    ("Ctrl+Shift+D", "Dictate into the message box / stop and transcribe (or hold to talk)"),
     ("Ctrl+Shift+R", "Read the last answer aloud / stop reading"),
     ("Enter", "Send"),
     ("Shift+Enter", "New line in the message"),

@@ -56,6 +56,12 @@ class AppSettings(BaseModel):
     """The ids of the agents whose memory is paused: their turns use no memory and keep none
     (the built-in agent's id for "Parley")."""
     run_in_background: bool = False
+    read_aloud_voice: str = ""
+    """The voice read-aloud speaks with (an installed voice's name; ``""``: the first one)."""
+    read_aloud_speed: float = Field(default=1.0, ge=0.25, le=4.0)
+    """How fast read-aloud speaks (1: the voice's own pace)."""
+    send_on_pause: bool = False
+    """Dictation ends and sends its words after a pause in speech ("Send when I stop talking")."""
     """Closing the window keeps Parley in the system tray, running the schedules."""
     memory_keep_unasked: list[str] = Field(default_factory=list)
     """The ids of the agents whose proposed memories are kept without asking (the built-in

@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 THEMES = ("system", "light", "dark")
+READ_ALOUD_SPEEDS = (0.25, 4.0)
+"""The slowest and fastest read-aloud speeds."""
 DECISIONS: tuple[str, ...] = get_args(ApprovalDecision)
 """What an audit entry can record, for the audit page's filter."""
 
@@ -328,6 +330,25 @@ class Preferences:
     async def set_run_in_background(self, on: bool) -> None:
         """Keep whether closing the window keeps Parley running the schedules in the tray."""
         await self._settings.update(run_in_background=on)
+
+    def read_aloud(self) -> tuple[str | None, float]:
+        """The voice read-aloud speaks with (``None``: the first installed) and its speed."""
+        current = self._settings.current
+        return current.read_aloud_voice or None, current.read_aloud_speed
+
+    async def set_read_aloud(self, voice: str | None, speed: float) -> None:
+        """Keep read-aloud's voice (``None``: the first installed) and speed."""
+        if not READ_ALOUD_SPEEDS[0] <= speed <= READ_ALOUD_SPEEDS[1]:
+            raise UserError(f"A speed of {speed:g} is out of range; give one from 0.25 to 4.")
+        await self._settings.update(read_aloud_voice=voice or "", read_aloud_speed=speed)
+
+    def send_on_pause(self) -> bool:
+        """Whether dictation sends its words after a pause in speech."""
+        return self._settings.current.send_on_pause
+
+    async def set_send_on_pause(self, on: bool) -> None:
+        """Keep whether dictation sends its words after a pause in speech."""
+        await self._settings.update(send_on_pause=on)
 
     async def set_offline(self, offline: bool) -> None:
         """Keep the offline choice; it applies to every connection at once."""

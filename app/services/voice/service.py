@@ -10,6 +10,7 @@ from pathlib import Path
 from app.core.errors import UserError
 from app.services.models.speech import SpeechModels
 from app.services.voice.engine import NoSpeechEngine, Transcript, engine_missing, say, transcribe
+from app.services.voice.worker import SpeechWorker
 
 __all__ = ["VoiceService"]
 
@@ -19,6 +20,8 @@ class VoiceService:
 
     def __init__(self, data_dir: str | os.PathLike[str] | None) -> None:
         self.models = SpeechModels(data_dir)
+        self.worker = SpeechWorker()
+        """Dictation's Whisper, in a process of its own (started on first use)."""
 
     def _whisper_folder(self, model: str | None) -> str:
         if (missing := engine_missing("whisper")) is not None:
@@ -43,6 +46,23 @@ class VoiceService:
         the first installed); raises :class:`UserError` with the reason when it cannot."""
         folder = await asyncio.to_thread(self._whisper_folder, model)
         return await transcribe(source, folder, language)
+
+    async def prepare_dictation(self, model: str | None = None) -> None:
+        """Start dictation's speech process and load its model, while the user speaks."""
+        folder = await asyncio.to_thread(self._whisper_folder, model)
+        await self.worker.load(folder)
+
+    async def dictate(
+        self, wav: bytes, model: str | None = None, language: str | None = None
+    ) -> Transcript:
+        """What a dictated recording (a WAV file's bytes) says, transcribed in the speech
+        process so the window is not held; raises :class:`UserError` when it cannot."""
+        folder = await asyncio.to_thread(self._whisper_folder, model)
+        return await self.worker.transcribe(wav, folder, language)
+
+    async def aclose(self) -> None:
+        """End the speech process, if one was started."""
+        await self.worker.aclose()
 
     async def say(self, text: str, voice: str | None = None, speed: float = 1.0) -> bytes:
         """``text`` spoken by ``voice`` (default: the first installed), as a WAV file's bytes."""

@@ -35,6 +35,7 @@ from app.ui.settings.schedules_page import SchedulesPage
 from app.ui.settings.server_page import ServerPage
 from app.ui.settings.services import SettingsServices
 from app.ui.settings.tools_page import ToolsPage
+from app.ui.settings.voice_page import VoicePage
 from app.ui.tasks import spawn
 
 __all__ = ["PAGES", "PageId", "PageSpec", "SettingsDialog", "SettingsServices"]
@@ -69,6 +70,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec(
         PageId.APPEARANCE, AppearancePage.TITLE, lambda s, p: AppearancePage(s.preferences, p)
     ),
+    PageSpec(PageId.VOICE, VoicePage.TITLE, lambda s, p: VoicePage(s.preferences, s.voice, p)),
     PageSpec(
         PageId.NETWORK, NetworkPage.TITLE, lambda s, p: NetworkPage(s.network, s.preferences, p)
     ),

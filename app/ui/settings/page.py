@@ -37,6 +37,7 @@ class PageId(Enum):
     AUDIT = "auditSettingsPage"
     LIMITS = "limitsSettingsPage"
     APPEARANCE = "appearanceSettingsPage"
+    VOICE = "voiceSettingsPage"
     NETWORK = "networkSettingsPage"
     DATA = "dataSettingsPage"
 

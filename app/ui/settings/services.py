@@ -19,6 +19,7 @@ from app.services.schedules.service import ScheduleService
 from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
 from app.services.threads import ThreadService
+from app.services.voice.service import VoiceService
 from app.services.workspace_tools import WorkspaceTools
 
 if TYPE_CHECKING:
@@ -59,5 +60,7 @@ class SettingsServices:
     """The schedules page's schedules and their runs."""
     server: ServerSwitch
     """The server page's switch and keys."""
+    voice: VoiceService
+    """The voice page's installed voices."""
     window_schedules: WindowSchedules | None = None
     """The window's runner: who runs the schedules, the runs waiting for you."""

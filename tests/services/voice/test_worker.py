@@ -1,0 +1,73 @@
+"""Dictation's Whisper in a process of its own: the words come back, the process is started
+once and reused, a bad recording is one sentence and leaves it running, one that dies mid-way
+is one sentence and the next use starts a new one, and closing ends it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from app.core.errors import UserError
+from app.services.voice import synthesize
+from app.services.voice.service import VoiceService
+from app.services.voice.worker import STOPPED, SpeechProcessStopped
+from tests.speech_models import needs_speech, register_speech_models, voice_folder
+
+pytestmark = needs_speech
+
+
+def _speech(text: str) -> bytes:
+    return synthesize(text, voice_folder() / "en_US-joe-medium.onnx")
+
+
+async def test_dictation_is_transcribed_in_one_reused_process_that_closing_ends(
+    tmp_path: Path,
+) -> None:
+    register_speech_models(tmp_path)
+    voice = VoiceService(tmp_path)
+    try:
+        assert voice.worker.process is None  # nothing starts before it is used
+        heard = await voice.dictate(_speech("The garden needs water every evening in summer."))
+        assert "garden" in heard.text.lower() and "water" in heard.text.lower()
+        assert heard.language == "en"
+        first = voice.worker.process
+        assert first is not None and first.pid != os.getpid()
+        again = await voice.dictate(_speech("Call the plumber on Monday."))
+        assert "plumber" in again.text.lower()
+        assert voice.worker.process is first
+
+        with pytest.raises(UserError, match="is not a recording Parley can read"):
+            await voice.dictate(b"RIFF\x00\x00 this is no sound")
+        assert voice.worker.process is first and first.is_alive()
+    finally:
+        await voice.aclose()
+    assert not first.is_alive() and voice.worker.process is None
+
+
+async def test_a_process_that_dies_is_one_sentence_and_the_next_use_starts_another(
+    tmp_path: Path,
+) -> None:
+    register_speech_models(tmp_path)
+    voice = VoiceService(tmp_path)
+    try:
+        await voice.prepare_dictation()
+        doomed = voice.worker.process
+        assert doomed is not None
+        clip = _speech("Remember the umbrella because rain is coming this afternoon. " * 4)
+        work = asyncio.ensure_future(voice.dictate(clip))
+        for _ in range(1000):  # until the request is under way
+            if voice.worker.busy:
+                break
+            await asyncio.sleep(0.01)
+        doomed.kill()
+        with pytest.raises(SpeechProcessStopped) as stopped:
+            await work
+        assert str(stopped.value) == STOPPED
+        heard = await voice.dictate(clip)
+        assert "umbrella" in heard.text.lower()
+        assert voice.worker.process is not None and voice.worker.process.pid != doomed.pid
+    finally:
+        await voice.aclose()
