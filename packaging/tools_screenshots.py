@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 async def _render(out_dir: Path, theme: str, data: Path) -> None:
     from PySide6.QtCore import QPoint
     from PySide6.QtGui import QPainter
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
     from app.services.mcp.config import McpConfig
     from app.tools.mcp import ServerConfig
@@ -77,15 +77,19 @@ async def _render(out_dir: Path, theme: str, data: Path) -> None:
             (McpPage(ws.mcp, ws.events), "settings-mcp"),
         )
         for page, stem in pages:
-            page.resize(760, 520)
-            page.show()
+            frame = QWidget()  # the room the settings dialog gives a page
+            layout = QVBoxLayout(frame)
+            layout.setContentsMargins(16, 16, 16, 16)
+            layout.addWidget(page)
+            frame.resize(792, 552)
+            frame.show()
             await page.load()
             await asyncio.sleep(0.2)
-            page.grab().save(str(out_dir / f"{stem}-{theme}.png"))
+            frame.grab().save(str(out_dir / f"{stem}-{theme}.png"))
             if theme == "light" and stem == "settings-mcp":
-                page.grab().save(str(out_dir / "mcp.png"))
-            page.close()
-            page.deleteLater()
+                frame.grab().save(str(out_dir / "mcp.png"))
+            frame.close()
+            frame.deleteLater()
         from app.ui.settings._mcp_dialog import ServerDialog
 
         dialog = ServerDialog(window.workspace.mcp, None, window)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from app.ui.icons import draw_glyph
 from app.ui.painting import draw_focus_ring
 from app.ui.sidebar.model import HeadingRole, RowRole, SidebarRow
-from app.ui.theme import Roles, is_dark, roles
+from app.ui.theme import Roles, roles
 
 __all__ = ["HEADING_HEIGHT", "MARK_TIPS", "ROW_HEIGHT", "RowDelegate", "heading_height"]
 
@@ -106,7 +106,8 @@ class RowDelegate(QStyledItemDelegate):
     ) -> None:
         row: SidebarRow = index.data(RowRole)
         palette: QPalette = option.palette
-        colours = roles(is_dark(palette))
+        # the list's ground is transparent (its Base role too): the text tells light from dark
+        colours = roles(palette.color(QPalette.ColorRole.Text).lightness() > 128)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRect(option.rect)
