@@ -4,8 +4,9 @@ Quality: the default offline chat (Parley's system prompt, the model's recipe) b
 llama.cpp's own ``create_chat_completion`` with the GGUF's template and default sampling; the
 recipes tried for the bundled model, each on the same set (the default must reach 85% of the
 best); the default offline agent's first step on the tool prompts beside llama.cpp's own
-function calling. Speed: prompt processing and decoding in Parley beside llama-cpp-python
-called directly, and how threads and batch size change them.
+function calling. Speed: prompt processing in Parley beside llama-cpp-python called directly
+and how batch size changes it; decoding beside llama-cpp-python at every thread count (see
+:mod:`bench._local_decode`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from app.core.state.message import Message
 from app.providers._llama_load import load_llama, model_params
 from app.providers.bundled import bundled_model_path
 from app.providers.local import LlamaCppChatModel
+from bench._local_decode import decode_rows
 from bench.table import Row
 from tests.eval.runner import (
     CALL_TOKENS,
@@ -202,36 +204,31 @@ async def _speed_rows() -> list[Row]:
         ours = [await _parley_speed(model, text) for _ in range(3)]
     finally:
         model.close()
-    d_pp, d_tg = (statistics.median(x[i] for x in direct) for i in (0, 1))
-    o_pp, o_tg = (statistics.median(x[i] for x in ours) for i in (0, 1))
+    d_pp = statistics.median(x[0] for x in direct)
+    o_pp = statistics.median(x[0] for x in ours)
     rows += [
         Row(GROUP, f"prompt processing ({len(tokens)} tokens)", o_pp, "tok/s", d_pp,
             "llama-cpp-python", ">= 90% of peer", o_pp >= 0.9 * d_pp, higher_is_better=True),
-        Row(GROUP, "decode (greedy)", o_tg, "tok/s", d_tg, "llama-cpp-python",
-            ">= 90% of peer", o_tg >= 0.9 * d_tg, higher_is_better=True),
     ]  # fmt: skip
-    rows += _settings_rows(tokens, d_pp, d_tg)
+    rows += _settings_rows(tokens, d_pp)
     return rows
 
 
-def _settings_rows(tokens: list[int], pp: float, tg: float) -> list[Row]:
-    """Direct llama-cpp-python speed with other thread counts and batch sizes, beside the
-    setting Parley uses (all cores, batch 512)."""
+def _settings_rows(tokens: list[int], pp: float) -> list[Row]:
+    """Direct llama-cpp-python prompt processing with other batch sizes, beside the one
+    Parley uses (batch 512, every core)."""
     path = bundled_model_path()
     cores = os.cpu_count() or 1
     rows = []
-    settings: list[tuple[str, dict[str, Any]]] = [("1 thread", {"n_threads": 1})]
-    settings += [("batch 64", {"n_batch": 64}), ("batch 2048", {"n_batch": 2048})]
-    for label, kw in settings:
-        llama = load_llama(path or "", n_ctx=2048, **kw)
+    for label, batch in [("batch 64", 64), ("batch 2048", 2048)]:
+        llama = load_llama(path or "", n_ctx=2048, n_batch=batch)
         try:
             got = [_direct_speed(llama, tokens) for _ in range(2)]
         finally:
             llama.close()
-        for what, i, base in (("prompt processing", 0, pp), ("decode", 1, tg)):
-            rows.append(Row(GROUP, f"llama.cpp {what} with {label}",
-                            statistics.median(x[i] for x in got), "tok/s", base,
-                            f"{cores} threads, batch 512", higher_is_better=True))  # fmt: skip
+        rows.append(Row(GROUP, f"llama.cpp prompt processing with {label}",
+                        statistics.median(x[0] for x in got), "tok/s", pp,
+                        f"{cores} threads, batch 512", higher_is_better=True))  # fmt: skip
     return rows
 
 
@@ -241,4 +238,5 @@ def run() -> list[Row]:
     async def main() -> list[Row]:
         return [*(await _quality_rows()), *(await _speed_rows())]
 
-    return asyncio.run(main())
+    # the decode rows are measured once a run, the same figures as the providers' group
+    return [*asyncio.run(main()), *decode_rows(GROUP, detail=True)]

@@ -1,7 +1,8 @@
 """Provider benchmarks.
 
-- The local adapter against llama-cpp-python called directly on the same prompt tokens: decode
-  throughput (target at least 95% of llama.cpp's) and time to first token (target within 50 ms).
+- The local adapter against llama-cpp-python called directly on the same prompt tokens, at
+  its best thread count on this machine: decode throughput (target at least 95% of it) and
+  time to first token (target within 50 ms); see :mod:`bench._local_decode`.
 - The adapters' own cost per chunk of a remote stream, over the SDK (or plain httpx for Ollama)
   reading the same stream from a local replay server (target under 50 µs per chunk).
 """
@@ -10,90 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import time
 from typing import Any
 
 import httpx
 import openai
 
-from app.core.models.protocol import GenerationConfig
 from app.core.state.message import Message
-from app.providers._llama_reply import plain_messages
 from app.providers.anthropic_api import AnthropicChatModel
-from app.providers.local import LlamaCppChatModel
 from app.providers.ollama import OllamaChatModel
 from app.providers.openai_compat import OpenAIChatModel
+from bench._local_decode import decode_rows
 from bench.table import Row
 from tests.providers.replay_server import ReplayServer, Reply
 
 GROUP = "providers"
-PROMPT = [
-    Message.text_message("You are a helpful assistant.", role="system"),
-    Message.text_message("Write a long story about a robot who learns to paint."),
-]
-MAX_TOKENS = 160
-ROUNDS = 5
 CHUNKS = 3000
-
-
-def _direct(model: LlamaCppChatModel, tokens: list[int], stop: list[str]) -> tuple[float, float]:
-    llama = model.llama
-    assert llama is not None
-    llama.reset()
-    start = time.perf_counter()
-    first = 0.0
-    for part in llama.create_completion(
-        tokens, max_tokens=MAX_TOKENS, temperature=0, stop=stop, stream=True, seed=1
-    ):
-        if part["choices"][0]["text"] and not first:  # type: ignore[index]
-            first = time.perf_counter()
-    end = time.perf_counter()
-    generated = llama.n_tokens - len(tokens)
-    return first - start, (generated - 1) / (end - first)
-
-
-async def _adapter(model: LlamaCppChatModel) -> tuple[float, float]:
-    llama = model.llama
-    assert llama is not None
-    llama.reset()
-    cfg = GenerationConfig(temperature=0, max_tokens=MAX_TOKENS, seed=1)
-    start = time.perf_counter()
-    first = 0.0
-    async for piece in model.astream(PROMPT, config=cfg):
-        if piece.text() and not first:
-            first = time.perf_counter()
-    end = time.perf_counter()
-    generated = model.last_run.tokens
-    return first - start, (generated - 1) / (end - first)
-
-
-async def _local_rows() -> list[Row]:
-    model = LlamaCppChatModel(n_ctx=2048)
-    try:
-        await model.aload()
-        llama, template = model.llama, model.template
-        assert llama is not None and template is not None
-        tokens = model.prompt_tokens(llama, template.render(plain_messages(PROMPT, "m"), []))
-        stop = [template.eos_token]
-        _direct(model, tokens, stop)
-        await _adapter(model)
-        direct, ours = [], []
-        for _ in range(ROUNDS):
-            direct.append(_direct(model, tokens, stop))
-            ours.append(await _adapter(model))
-    finally:
-        model.close()
-    d_ttft = statistics.median(x[0] for x in direct) * 1000
-    o_ttft = statistics.median(x[0] for x in ours) * 1000
-    d_tps = statistics.median(x[1] for x in direct)
-    o_tps = statistics.median(x[1] for x in ours)
-    return [
-        Row(GROUP, "local decode throughput", o_tps, "tok/s", d_tps, "llama-cpp-python",
-            ">= 95% of peer", o_tps >= 0.95 * d_tps, higher_is_better=True),
-        Row(GROUP, "local time to first token", o_ttft, "ms", d_ttft, "llama-cpp-python",
-            "<= peer + 50 ms", o_ttft <= d_ttft + 50),
-    ]  # fmt: skip
 
 
 def _openai_stream() -> list[bytes]:
@@ -217,7 +150,4 @@ async def _remote_rows() -> list[Row]:
 def run() -> list[Row]:
     """Measure and return the provider rows."""
 
-    async def main() -> list[Row]:
-        return [*(await _local_rows()), *(await _remote_rows())]
-
-    return asyncio.run(main())
+    return [*decode_rows(GROUP), *asyncio.run(_remote_rows())]

@@ -1,20 +1,19 @@
 """``parley serve`` on the bundled model beside llama-cpp-python's own server on the same
 model, in the same run: time to the first token and tokens per second of a streamed answer
-(the same prompt, greedy, the same threads and context), and how many short scripted answers
-a second the server gives eight clients asking at once.
+(the same prompt, greedy, the same context), and how many short scripted answers
+a second the server gives eight clients asking at once. Each server runs in a process of its
+own with the settings it chooses: Parley the decode threads it measures at its first load
+(part of the warm-up request here, as on a first launch), llama-cpp-python its defaults.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,6 @@ import llama_cpp
 
 from app.providers._llama_load import model_params
 from app.providers.bundled import bundled_model_path
-from app.server.run import ParleyServer, listen, workspace_models
 from bench.table import Row
 
 GROUP = "local server"
@@ -40,31 +38,22 @@ REQUESTS_EACH = 25
 
 @contextmanager
 def _parley(model: str, data_dir: Path) -> Iterator[str]:
-    """``parley serve`` (the server as the command runs it) over ``model``, in a thread of
-    this process; its base URL."""
-    sock = listen("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    started = threading.Event()
-    holder: list[ParleyServer] = []
-
-    async def main() -> None:
-        async with workspace_models(data_dir, model) as opened:
-            server = ParleyServer(opened.models, lambda key: "bench" if key == KEY else None)
-            holder.append(server)
-            started.set()
-            await server.serve(sock)
-
-    runner = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
-    runner.start()
-    if not started.wait(120):
-        raise RuntimeError("parley serve did not start")
+    """``parley serve`` over ``model`` in a process of its own (:mod:`bench._server_child`),
+    with the settings it chooses itself; its base URL."""
+    command = [sys.executable, "-m", "bench._server_child", model, str(data_dir), KEY]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
+        assert process.stdout is not None
+        port = int(process.stdout.readline().strip() or 0)
+        if not port:
+            raise RuntimeError("parley serve did not start")
         _wait_up(f"http://127.0.0.1:{port}/v1/models")
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        holder[0].stop()
-        runner.join(30)
-        sock.close()
+        process.terminate()
+        process.wait(30)
 
 
 def _free_port() -> int:
@@ -86,12 +75,13 @@ def _wait_up(url: str, seconds: float = 180) -> None:
 
 
 @contextmanager
-def _peer(path: Path, threads: int) -> Iterator[str]:
-    """llama-cpp-python's server on the GGUF at ``path``; its base URL."""
+def _peer(path: Path) -> Iterator[str]:
+    """llama-cpp-python's server on the GGUF at ``path``, with its own thread settings (half
+    the CPUs decode, all of them read the prompt); its base URL."""
     port = _free_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--port", str(port),
-        "--n_ctx", "4096", "--n_threads", str(threads), "--n_threads_batch", str(threads),
+        "--n_ctx", "4096",
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -173,13 +163,12 @@ def run() -> list[Row]:
     path = bundled_model_path()
     if path is None:
         raise RuntimeError("the bundled model is not installed (make run installs it)")
-    threads = max(1, min(8, os.cpu_count() or 1))  # as Parley loads the model
     with model_params():
         count = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     with tempfile.TemporaryDirectory() as tmp:
         with _parley("local", Path(tmp) / "data") as base:
             ours = _speed(base, "parley", count)
-        with _peer(path, threads) as base:
+        with _peer(path) as base:
             theirs = _speed(base, "bundled", count)
         script = Path(tmp) / "short.json"
         script.write_text(json.dumps([{"text": "Hello to you too."}] * 10_000), encoding="utf-8")
