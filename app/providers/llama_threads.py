@@ -5,8 +5,10 @@ a small or busy machine one thread can beat two (81 against 62 tokens a second, 
 cores). So the first time a model file is loaded on a CPU, :func:`measure` decodes a few tokens
 with each candidate count (:func:`candidates`) on the live context, and the fastest is kept in
 the data folder (:data:`FILE_NAME`) under the file and the CPU (:func:`calibration_key`) and
-used from then on. A count given by the caller, or ``PARLEY_LLAMA_THREADS``, is used as it is.
-Prompt processing (many tokens at once) keeps every usable core.
+used from then on; so is the count that reads a prompt (many tokens at once) fastest, measured
+on a short prompt (on a busy machine a second thread can make both many times slower). A
+decode count given by the caller, or ``PARLEY_LLAMA_THREADS``, is used as it is (prompts are
+then read on every usable core).
 
 This module imports no llama-cpp-python: it works on the loaded ``llama_cpp.Llama`` it is
 handed, so opening a workspace does not load llama.cpp.
@@ -42,23 +44,29 @@ ENV = "PARLEY_LLAMA_THREADS"
 FILE_NAME = "llama-threads.json"
 TOKENS = 8  # decoded with each candidate: enough to rank them, short enough to go unnoticed
 MAX_THREADS = 16
+BATCH_TOKENS = 32  # a short prompt read with each candidate
 GIVE_UP = 4.0  # a count this many times slower than the best is not measured further
 
 _log = logging.getLogger(__name__)
 _LOCK = threading.Lock()
-_KNOWN: dict[str, int] = {}  # measured in this process, for models opened without a data folder
+_KNOWN: dict[
+    str, tuple[int, int]
+] = {}  # measured in this process, for models opened without a data folder
 
 
 @dataclass(frozen=True)
 class ThreadChoice:
     """The decode thread count chosen, why (``given``, ``env``, ``remembered``, ``measured``
     or ``only``, one core), the tokens per second each candidate decoded at when measured now, and
-    how long measuring took."""
+    how long measuring took; the same for reading a prompt (:func:`measure_batch`)."""
 
     threads: int
     source: str
     speeds: dict[int, float] = field(default_factory=dict)
     seconds: float = 0.0
+    batch_threads: int = 0
+    """Threads reading prompts (0: as the model was loaded, every usable core)."""
+    batch_speeds: dict[int, float] = field(default_factory=dict)
 
 
 def usable_cpus() -> int:
@@ -184,6 +192,35 @@ def measure(llama: Any, counts: list[int], tokens: int = TOKENS) -> dict[int, fl
     return {n: made[n] / spent[n] for n in counts if spent[n] > 0}
 
 
+def measure_batch(llama: Any, counts: list[int], tokens: int = BATCH_TOKENS) -> dict[int, float]:
+    """Tokens per second ``llama`` reads a prompt of ``tokens`` tokens at with each thread
+    count in ``counts`` (two interleaved rounds, a count :data:`GIVE_UP` times slower than
+    the best dropped); the context is left empty. Must run on the decoding thread."""
+    token = llama.token_bos()
+    token = token if token >= 0 else 0
+    if tokens >= llama.n_ctx():
+        return {}
+    decode = int(llama.context_params.n_threads)
+    spent = dict.fromkeys(counts, 0.0)
+    rounds = dict.fromkeys(counts, 0)
+    for _ in range(2):
+        for n in counts:
+            if rounds[n] < 0:
+                continue
+            set_threads(llama, decode, n)
+            llama.reset()
+            start = time.perf_counter()
+            llama.eval([token] * tokens)
+            took = time.perf_counter() - start
+            spent[n] += took
+            rounds[n] += 1
+            best = min((spent[c] / rounds[c] for c in counts if rounds[c] > 0), default=took)
+            if took > GIVE_UP * best:
+                rounds[n] = -rounds[n]  # dropped: measured no further
+    llama.reset()
+    return {n: abs(rounds[n]) * tokens / spent[n] for n in counts if spent[n] > 0}
+
+
 def _read(file: Path) -> dict[str, Any]:
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
@@ -192,20 +229,26 @@ def _read(file: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _remembered(file: Path | None, key: str) -> int | None:
+def _count(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 256:
+        return value
+    return None
+
+
+def _remembered(file: Path | None, key: str) -> tuple[int, int] | None:
+    """The decode and prompt thread counts kept for ``key`` (0: the prompt's not kept)."""
     if key in _KNOWN:
         return _KNOWN[key]
     if file is None:
         return None
     entry = _read(file).get(key)
-    threads = entry.get("threads") if isinstance(entry, dict) else None
-    if isinstance(threads, int) and not isinstance(threads, bool) and 1 <= threads <= 256:
-        return threads
-    return None
+    if not isinstance(entry, dict) or (threads := _count(entry.get("threads"))) is None:
+        return None
+    return threads, _count(entry.get("batch_threads")) or 0
 
 
 def _remember(file: Path | None, key: str, choice: ThreadChoice) -> None:
-    _KNOWN[key] = choice.threads
+    _KNOWN[key] = (choice.threads, choice.batch_threads)
     if file is None:
         return
     with _LOCK:
@@ -213,6 +256,10 @@ def _remember(file: Path | None, key: str, choice: ThreadChoice) -> None:
         data[key] = {
             "threads": choice.threads,
             "tokens_per_second": {str(n): round(s, 1) for n, s in choice.speeds.items()},
+            "batch_threads": choice.batch_threads,
+            "prompt_tokens_per_second": {
+                str(n): round(s, 1) for n, s in choice.batch_speeds.items()
+            },
         }
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
@@ -235,7 +282,7 @@ def choose_threads(
     elif (env := env_threads()) is not None:
         choice = ThreadChoice(env, "env")
     elif (known := _remembered(file, key := calibration_key(path))) is not None:
-        choice = ThreadChoice(known, "remembered")
+        choice = ThreadChoice(known[0], "remembered", batch_threads=known[1])
     else:
         counts = candidates()
         if len(counts) == 1:
@@ -243,11 +290,14 @@ def choose_threads(
             return ThreadChoice(counts[0], "only")
         start = time.perf_counter()
         speeds = measure(llama, counts)
-        seconds = time.perf_counter() - start
         best = max(speeds, key=speeds.__getitem__) if speeds else counts[-1]
-        choice = ThreadChoice(best, "measured", speeds, seconds)
+        set_threads(llama, best)
+        reading = measure_batch(llama, counts)
+        batch = max(reading, key=reading.__getitem__) if reading else 0
+        seconds = time.perf_counter() - start
+        choice = ThreadChoice(best, "measured", speeds, seconds, batch, reading)
         _remember(file, key, choice)
-        _log.info("Decoding %s on %d threads (measured %s in %.2f s)", path.name, best, speeds,
-                  seconds)  # fmt: skip
-    set_threads(llama, choice.threads)
+        _log.info("Decoding %s on %d threads, reading prompts on %d (measured %s, %s in "
+                  "%.2f s)", path.name, best, batch, speeds, reading, seconds)  # fmt: skip
+    set_threads(llama, choice.threads, choice.batch_threads or None)
     return choice

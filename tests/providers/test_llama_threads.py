@@ -32,6 +32,12 @@ def context_threads(model: LlamaCppChatModel) -> int:
     return int(llama_cpp.llama_n_threads(model.llama._ctx.ctx))
 
 
+def prompt_threads(model: LlamaCppChatModel) -> int:
+    """The prompt-reading thread count llama.cpp's live context reports."""
+    assert model.llama is not None
+    return int(llama_cpp.llama_n_threads_batch(model.llama._ctx.ctx))
+
+
 async def answer(model: LlamaCppChatModel) -> str:
     parts = [m.text() async for m in model.astream([Message.text_message("Hi!")], config=GREEDY)]
     return "".join(parts)
@@ -54,13 +60,16 @@ async def test_first_load_measures_keeps_it_and_the_next_load_reuses_it(
         said = await answer(first)
         assert first.threads is not None and first.threads.source == "measured"
         assert set(first.threads.speeds) <= {1, 2} and 1 in first.threads.speeds
+        assert first.threads.batch_threads in (1, 2)
         assert context_threads(first) == first.threads.threads
+        assert prompt_threads(first) == first.threads.batch_threads
     finally:
         first.close()
     kept = json.loads(file.read_text(encoding="utf-8"))
     assert list(kept) == [calibration_key(bundled_path)]
     assert str(bundled_path.resolve()) in next(iter(kept))
     assert kept[calibration_key(bundled_path)]["threads"] == first.threads.threads
+    assert kept[calibration_key(bundled_path)]["batch_threads"] == first.threads.batch_threads
 
     monkeypatch.setattr(llama_threads, "_KNOWN", {})  # as a new process would start
     again = LlamaCppChatModel(bundled_path, n_ctx=512, threads_file=file)
@@ -68,6 +77,7 @@ async def test_first_load_measures_keeps_it_and_the_next_load_reuses_it(
         assert await answer(again) == said  # measuring left nothing behind in the context
         assert again.threads is not None and again.threads.source == "remembered"
         assert context_threads(again) == first.threads.threads
+        assert prompt_threads(again) == first.threads.batch_threads
     finally:
         again.close()
     assert json.loads(file.read_text(encoding="utf-8")) == kept
