@@ -154,8 +154,8 @@ def decode_rows(group: str, *, detail: bool = False) -> list[Row]:
     peer = f.peer[best]
     ratio = f.ours / peer if peer else 0.0
     rows = [
-        Row(group, f"local decode through Parley ({f.threads} threads, prompts {f.batch_threads}, {f.source}; "
-            f"{ratio:.0%} of peer)", f.ours, "tok/s", peer,
+        Row(group, f"local decode through Parley ({f.threads} threads, prompts "
+            f"{f.batch_threads}, {f.source}; {ratio:.0%} of peer)", f.ours, "tok/s", peer,
             f"llama-cpp-python at its best ({best} threads)", ">= 95% of peer",
             f.ours >= 0.95 * peer, higher_is_better=True),
         Row(group, "local time to first token", f.ours_first * 1000, "ms",
