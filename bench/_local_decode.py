@@ -28,6 +28,7 @@ from app.providers import llama_threads
 from app.providers._llama_reply import plain_messages
 from app.providers.llama_threads import FILE_NAME, candidates, set_threads
 from app.providers.local import LlamaCppChatModel
+from app.providers.recipes import PromptRecipe
 from bench.table import Row
 
 PROMPT = [
@@ -113,7 +114,8 @@ async def _measure() -> DecodeFigures:
             figures.threads, figures.source = choice.threads, choice.source
             figures.calibration_s = choice.seconds
             # the prompt and sampling Parley uses (its recipe for the model), token for token
-            rendered = template.render(plain_messages(PROMPT, "m"), [], model.recipe)
+            recipe = model.recipe or PromptRecipe()
+            rendered = template.render(plain_messages(PROMPT, "m"), [], recipe)
             tokens = model.prompt_tokens(llama, rendered)
             stop = [template.eos_token]
             counts = candidates()
