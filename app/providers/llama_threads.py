@@ -292,8 +292,11 @@ def choose_threads(
         speeds = measure(llama, counts)
         best = max(speeds, key=speeds.__getitem__) if speeds else counts[-1]
         set_threads(llama, best)
-        reading = measure_batch(llama, counts)
-        batch = max(reading, key=reading.__getitem__) if reading else 0
+        # a count that decodes many times slower is starved of cores: it reads prompts no
+        # better, and a prompt read with it could take seconds
+        fed = [n for n in counts if speeds.get(n, 0.0) * GIVE_UP >= speeds.get(best, 0.0)]
+        reading = measure_batch(llama, fed) if len(fed) > 1 else {}
+        batch = max(reading, key=reading.__getitem__) if reading else (fed or [0])[0]
         seconds = time.perf_counter() - start
         choice = ThreadChoice(best, "measured", speeds, seconds, batch, reading)
         _remember(file, key, choice)
