@@ -84,6 +84,8 @@ def _direct(model: LlamaCppChatModel, tokens: list[int], stop: list[str]) -> tup
             break  # a thread count the machine cannot feed: its rate so far says enough
     end = time.perf_counter()
     generated = llama.n_tokens - len(tokens)
+    if not first or generated < 2 or end <= first:  # cut off before a second token
+        return end - start, max(0, generated) / (end - start)
     return first - start, (generated - 1) / (end - first)
 
 

@@ -164,20 +164,18 @@ def measure(llama: Any, counts: list[int], tokens: int = TOKENS) -> dict[int, fl
     token = llama.token_bos()
     token = token if token >= 0 else 0
     half = max(1, tokens // 2)
-    if 2 + (2 * half + 1) * len(counts) >= llama.n_ctx():
+    if 2 + 2 * half * len(counts) >= llama.n_ctx():
         return {}
     spent = dict.fromkeys(counts, 0.0)
     made = dict.fromkeys(counts, 0)
     dropped: set[int] = set()
     llama.reset()
     llama.eval([token, token])  # warm: the first decode allocates
-    for round_ in range(2):
+    for _ in range(2):
         for n in counts:
             if n in dropped:
                 continue
             set_threads(llama, n)
-            if round_ == 0:
-                llama.eval([token])  # a new count starts its threads: not timed
             for _ in range(half):
                 start = time.perf_counter()
                 llama.eval([token])
