@@ -4,9 +4,10 @@
 Parley loads the bundled model as the app does the first time on a machine: it measures
 which thread count decodes fastest (what that costs is a row of its own) and uses it. The
 peer is llama-cpp-python called directly on the same loaded model, the same prompt tokens
-and the same greedy settings, at every thread count from 1 to the cores; its best is the
-figure Parley is held to. Rounds interleave Parley and each peer setting, so a burst of
-other work on the machine falls on all of them; each figure is the median of its rounds.
+and the same greedy sampling settings (the model's recipe), at every thread count from 1 to
+the cores; its best is the figure Parley is held to. Rounds interleave Parley and each peer
+setting, so a burst of other work on the machine falls on all of them; each figure is the
+median of its rounds.
 Everything decodes on the thread Parley decodes on (llama.cpp keeps a team of threads per
 calling thread; a second caller would slow both down).
 """
@@ -27,6 +28,7 @@ from app.providers import llama_threads
 from app.providers._llama_reply import plain_messages
 from app.providers.llama_threads import FILE_NAME, candidates, set_threads
 from app.providers.local import LlamaCppChatModel
+from app.providers.recipes import PromptRecipe
 from bench.table import Row
 
 PROMPT = [
@@ -66,8 +68,15 @@ def _direct(model: LlamaCppChatModel, tokens: list[int], stop: list[str]) -> tup
     llama.reset()  # type: ignore[no-untyped-call]
     start = time.perf_counter()
     first = 0.0
+    sampling = model.recipe.sampling() if model.recipe is not None else {}
     for part in llama.create_completion(
-        tokens, max_tokens=MAX_TOKENS, temperature=0, stop=stop, stream=True, seed=1
+        tokens,
+        max_tokens=MAX_TOKENS,
+        temperature=0,
+        stop=stop,
+        stream=True,
+        seed=1,
+        **sampling,
     ):
         if part["choices"][0]["text"] and not first:  # type: ignore[index]
             first = time.perf_counter()
@@ -75,6 +84,8 @@ def _direct(model: LlamaCppChatModel, tokens: list[int], stop: list[str]) -> tup
             break  # a thread count the machine cannot feed: its rate so far says enough
     end = time.perf_counter()
     generated = llama.n_tokens - len(tokens)
+    if not first or generated < 2 or end <= first:  # cut off before a second token
+        return end - start, max(0, generated) / (end - start)
     return first - start, (generated - 1) / (end - first)
 
 
@@ -104,7 +115,10 @@ async def _measure() -> DecodeFigures:
             assert llama is not None and template is not None and choice is not None
             figures.threads, figures.source = choice.threads, choice.source
             figures.calibration_s = choice.seconds
-            tokens = model.prompt_tokens(llama, template.render(plain_messages(PROMPT, "m"), []))
+            # the prompt and sampling Parley uses (its recipe for the model), token for token
+            recipe = model.recipe or PromptRecipe()
+            rendered = template.render(plain_messages(PROMPT, "m"), [], recipe)
+            tokens = model.prompt_tokens(llama, rendered)
             stop = [template.eos_token]
             counts = candidates()
             ours: list[tuple[float, float]] = []

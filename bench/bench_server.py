@@ -4,6 +4,7 @@ model, in the same run: time to the first token and tokens per second of a strea
 a second the server gives eight clients asking at once. Each server runs in a process of its
 own with the settings it chooses: Parley the decode threads it measures at its first load
 (part of the warm-up request here, as on a first launch), llama-cpp-python its defaults.
+Both run at once and their requests take turns, so the machine's other work falls on both.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ GROUP = "local server"
 KEY = "pk-bench"
 PROMPT = "Explain in one paragraph why the sea has tides."
 ANSWER_TOKENS = 96
-RUNS = 3
+RUNS = 5
 CLIENTS = 8
 REQUESTS_EACH = 25
 
@@ -127,10 +128,24 @@ def _streamed(base: str, model: str, count: llama_cpp.Llama) -> tuple[float, flo
     return first - start, (tokens - 1) / (end - first)
 
 
-def _speed(base: str, model: str, count: llama_cpp.Llama) -> tuple[float, float]:
-    _streamed(base, model, count)  # warm: the model loaded, its first prompt seen
-    runs = [_streamed(base, model, count) for _ in range(RUNS)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+def _speeds(
+    ours: str, theirs: str, count: llama_cpp.Llama
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Both servers' medians (first token, tokens per second), their requests taking turns
+    so a burst of other work on the machine falls on both alike."""
+    _streamed(ours, "parley", count)  # warm: the model loaded, its first prompt seen
+    _streamed(theirs, "bundled", count)
+    runs: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    for _ in range(RUNS):
+        runs.append((_streamed(ours, "parley", count), _streamed(theirs, "bundled", count)))
+
+    def median(side: int) -> tuple[float, float]:
+        return (
+            statistics.median(r[side][0] for r in runs),
+            statistics.median(r[side][1] for r in runs),
+        )
+
+    return median(0), median(1)
 
 
 def _many_clients(base: str) -> float:
@@ -166,10 +181,8 @@ def run() -> list[Row]:
     with model_params():
         count = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     with tempfile.TemporaryDirectory() as tmp:
-        with _parley("local", Path(tmp) / "data") as base:
-            ours = _speed(base, "parley", count)
-        with _peer(path) as base:
-            theirs = _speed(base, "bundled", count)
+        with _parley("local", Path(tmp) / "data") as mine, _peer(path) as peers:
+            ours, theirs = _speeds(mine, peers, count)
         script = Path(tmp) / "short.json"
         script.write_text(json.dumps([{"text": "Hello to you too."}] * 10_000), encoding="utf-8")
         with _parley(f"scripted:{script}", Path(tmp) / "scripted") as base:

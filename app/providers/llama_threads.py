@@ -164,20 +164,18 @@ def measure(llama: Any, counts: list[int], tokens: int = TOKENS) -> dict[int, fl
     token = llama.token_bos()
     token = token if token >= 0 else 0
     half = max(1, tokens // 2)
-    if 2 + (2 * half + 1) * len(counts) >= llama.n_ctx():
+    if 2 + 2 * half * len(counts) >= llama.n_ctx():
         return {}
     spent = dict.fromkeys(counts, 0.0)
     made = dict.fromkeys(counts, 0)
     dropped: set[int] = set()
     llama.reset()
     llama.eval([token, token])  # warm: the first decode allocates
-    for round_ in range(2):
+    for _ in range(2):
         for n in counts:
             if n in dropped:
                 continue
             set_threads(llama, n)
-            if round_ == 0:
-                llama.eval([token])  # a new count starts its threads: not timed
             for _ in range(half):
                 start = time.perf_counter()
                 llama.eval([token])
@@ -292,8 +290,11 @@ def choose_threads(
         speeds = measure(llama, counts)
         best = max(speeds, key=speeds.__getitem__) if speeds else counts[-1]
         set_threads(llama, best)
-        reading = measure_batch(llama, counts)
-        batch = max(reading, key=reading.__getitem__) if reading else 0
+        # a count that decodes many times slower is starved of cores: it reads prompts no
+        # better, and a prompt read with it could take seconds
+        fed = [n for n in counts if speeds.get(n, 0.0) * GIVE_UP >= speeds.get(best, 0.0)]
+        reading = measure_batch(llama, fed) if len(fed) > 1 else {}
+        batch = max(reading, key=reading.__getitem__) if reading else (fed or [0])[0]
         seconds = time.perf_counter() - start
         choice = ThreadChoice(best, "measured", speeds, seconds, batch, reading)
         _remember(file, key, choice)
