@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QProgressBar, QPushButton, QSizePolicy, QWidget
 from app.core.errors import ParleyError
 from app.services.voice.worker import SpeechProcessStopped
 from app.ui.dictated_text import DictatedText
+from app.ui.icons import icon_button
 from app.ui.speech_input import (
     RATE,
     MicrophoneRecorder,
@@ -59,9 +60,10 @@ HOLD_S = 0.4
 def narrow(button: QPushButton, longest: str) -> None:
     """Let ``button`` give up room down to its text (the composer's row is full), and no
     further than ``longest``, the widest text it shows, when there is room."""
-    text = button.fontMetrics().horizontalAdvance(button.text()) + 20
+    room = 20 + (0 if button.icon().isNull() else button.iconSize().width() + 6)
+    text = button.fontMetrics().horizontalAdvance(button.text()) + room
     button.setMinimumWidth(text)
-    button.setMaximumWidth(max(text, button.fontMetrics().horizontalAdvance(longest) + 24))
+    button.setMaximumWidth(max(text, button.fontMetrics().horizontalAdvance(longest) + room + 4))
     policy = button.sizePolicy()
     policy.setHorizontalPolicy(QSizePolicy.Policy.Preferred)
     button.setSizePolicy(policy)
@@ -79,9 +81,11 @@ class Dictation(QObject):
         self._recorder: Recorder | None = None
         self.button = QPushButton(IDLE_TEXT, parent)
         self.button.setObjectName("dictateButton")
-        self.button.setAccessibleName("Dictate")
-        self.button.setToolTip(
-            "Dictate (Ctrl+Shift+D): press to start, again to stop, or hold to talk; Esc cancels"
+        icon_button(
+            self.button,
+            "mic-line",
+            "Dictate",
+            "Dictate (Ctrl+Shift+D): press to start, again to stop, or hold to talk; Esc cancels",
         )
         self.button.setCheckable(True)
         narrow(self.button, LISTENING_TEXT)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 from app.services.events import ApprovalNeeded
 from app.ui.chat.viewmodel import ChatViewModel
 from app.ui.dictation import Dictation, narrow
+from app.ui.icons import icon_button
 from app.ui.read_aloud import ReadAloud
 
 __all__ = ["VoiceMode", "approval_question"]
@@ -43,9 +44,11 @@ class VoiceMode(QObject):
         self._agent_name = agent_name
         self.button = QPushButton("Voice", parent)
         self.button.setObjectName("voiceModeButton")
-        self.button.setAccessibleName("Voice conversation")
-        self.button.setToolTip(
-            "Voice conversation: what you dictate is sent, and replies are read aloud"
+        icon_button(
+            self.button,
+            "voiceprint-line",
+            "Voice conversation",
+            "Voice conversation: what you dictate is sent, and replies are read aloud",
         )
         self.button.setCheckable(True)
         narrow(self.button, "Voice")
