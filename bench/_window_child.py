@@ -19,8 +19,8 @@ START = time.perf_counter()
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
+def _rss_mb(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
@@ -67,11 +67,7 @@ def _pss_mb(pid: int) -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    return _rss_mb(pid)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -119,9 +115,11 @@ def _breakdown() -> list[tuple[str, float, float]]:
 def memory_in_all() -> dict[str, float]:
     """This process's and its child processes' memory (PSS, MB), each and summed."""
     own = _pss_mb(os.getpid())
-    children = [_pss_mb(pid) for pid in _descendants(os.getpid())]
+    pids = _descendants(os.getpid())
+    children = [_pss_mb(pid) for pid in pids]
+    rss = [_rss_mb(pid) for pid in pids]
     return {"window_mb": own, "children_mb": sum(children), "children": len(children),
-            "total_mb": own + sum(children)}  # fmt: skip
+            "children_rss_mb": sum(rss), "total_mb": own + sum(children)}  # fmt: skip
 
 
 async def _answer(data_dir: str) -> dict[str, float]:
@@ -148,6 +146,8 @@ async def _answer(data_dir: str) -> dict[str, float]:
     if os.environ.get("PARLEY_BENCH_BREAKDOWN"):
         for where, rss, pss in _breakdown():
             print(f"{where:32} RSS {rss:6.1f} MB  PSS {pss:6.1f} MB", file=sys.stderr)
+        loaded = sorted({name.split(".")[0] for name in sys.modules})
+        print(f"top-level modules loaded: {' '.join(loaded)}", file=sys.stderr)
     await close_window(window)
     return result
 
