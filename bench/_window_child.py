@@ -146,6 +146,10 @@ async def _answer(data_dir: str) -> dict[str, float]:
     if os.environ.get("PARLEY_BENCH_BREAKDOWN"):
         for where, rss, pss in _breakdown():
             print(f"{where:32} RSS {rss:6.1f} MB  PSS {pss:6.1f} MB", file=sys.stderr)
+        import linecache
+
+        held = sum(len(line) for entry in linecache.cache.values() for line in entry[2])
+        print(f"linecache: {len(linecache.cache)} files, {held / 2**20:.1f} MB", file=sys.stderr)
         loaded = sorted({name.split(".")[0] for name in sys.modules})
         print(f"top-level modules loaded: {' '.join(loaded)}", file=sys.stderr)
     await close_window(window)
