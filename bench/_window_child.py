@@ -128,8 +128,10 @@ async def _answer(data_dir: str) -> dict[str, float]:
     from app.ui.app import close_window, open_window, warm_up
 
     window = await open_window(data_dir, model="local")
+    assert window is not None
     composer = window.findChild(QPlainTextEdit, "composer")
     threads = window.findChild(QListView, "threadList")
+    assert threads is not None
     while not (window.focusWidget() is composer and threads.isVisible()):  # noqa: ASYNC110
         await asyncio.sleep(0)
     shown = _pss_mb(os.getpid())
@@ -148,7 +150,7 @@ async def _answer(data_dir: str) -> dict[str, float]:
             print(f"{where:32} RSS {rss:6.1f} MB  PSS {pss:6.1f} MB", file=sys.stderr)
         import linecache
 
-        held = sum(len(line) for entry in linecache.cache.values() for line in entry[2])
+        held = sum(len("".join(linecache.getlines(name))) for name in list(linecache.cache))
         print(f"linecache: {len(linecache.cache)} files, {held / 2**20:.1f} MB", file=sys.stderr)
         loaded = sorted({name.split(".")[0] for name in sys.modules})
         print(f"top-level modules loaded: {' '.join(loaded)}", file=sys.stderr)
