@@ -2,6 +2,7 @@
 
 ``python -m bench._window_child MODE DATA_DIR [THREAD_ID]`` prints one JSON object.
 Modes: ``launch`` (app start to window painted), ``baseline`` (a bare Qt window, the floor),
+``answer`` (the window and its child processes' memory after one answer on the bundled model),
 ``open`` (open a long thread to first paint, RSS after), ``stall`` (longest event-loop stall
 while replies stream at about 200 tokens/s, in one and in two threads, and with none).
 """
@@ -18,8 +19,8 @@ START = time.perf_counter()
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
+def _rss_mb(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
@@ -54,6 +55,107 @@ async def _launch(data_dir: str) -> dict[str, float]:
     shown = time.perf_counter() - START
     await close_window(window)
     return {"shown_s": shown}
+
+
+def _pss_mb(pid: int) -> float:
+    """Proportional set size of ``pid`` in MB (shared pages split among their users), or its
+    RSS where smaps_rollup cannot be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return _rss_mb(pid)
+
+
+def _descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        return found
+    for child in children:
+        found += [child, *_descendants(child)]
+    return found
+
+
+def _kind(path: str) -> str:
+    if path.endswith(".gguf"):
+        return "model file (mapped)"
+    if "/PySide6/" in path:
+        return "Qt and PySide6 libraries"
+    if "/llama_cpp/" in path:
+        return "llama.cpp libraries"
+    if path.startswith("/"):
+        return "other files (Python, .so)"
+    return "anonymous (heaps, KV cache)" if path in ("", "[heap]") else path
+
+
+def _breakdown() -> list[tuple[str, float, float]]:
+    """This process's memory by what is mapped (RSS and PSS, MB), largest first."""
+    rss: dict[str, int] = {}
+    pss: dict[str, int] = {}
+    kind = ""
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split(None, 5)
+            if "-" in head[0] and not head[0].endswith(":"):
+                kind = _kind(head[5].strip() if len(head) > 5 else "")
+            elif head[0] == "Rss:":
+                rss[kind] = rss.get(kind, 0) + int(head[1])
+            elif head[0] == "Pss:":
+                pss[kind] = pss.get(kind, 0) + int(head[1])
+    rows = [(k, v / 1024, pss.get(k, 0) / 1024) for k, v in rss.items()]
+    return sorted((r for r in rows if r[1] >= 1), key=lambda r: -r[1])
+
+
+def memory_in_all() -> dict[str, float]:
+    """This process's and its child processes' memory (PSS, MB), each and summed."""
+    own = _pss_mb(os.getpid())
+    pids = _descendants(os.getpid())
+    children = [_pss_mb(pid) for pid in pids]
+    rss = [_rss_mb(pid) for pid in pids]
+    return {"window_mb": own, "children_mb": sum(children), "children": len(children),
+            "children_rss_mb": sum(rss), "total_mb": own + sum(children)}  # fmt: skip
+
+
+async def _answer(data_dir: str) -> dict[str, float]:
+    from PySide6.QtWidgets import QListView, QPlainTextEdit
+
+    from app.ui.app import close_window, open_window, warm_up
+
+    window = await open_window(data_dir, model="local")
+    assert window is not None
+    composer = window.findChild(QPlainTextEdit, "composer")
+    threads = window.findChild(QListView, "threadList")
+    assert threads is not None
+    while not (window.focusWidget() is composer and threads.isVisible()):  # noqa: ASYNC110
+        await asyncio.sleep(0)
+    shown = _pss_mb(os.getpid())
+    await warm_up(window)  # what the app does once the window is up
+    warm = _pss_mb(os.getpid())
+    thread_id = window.chat_vm.thread_id
+    assert thread_id is not None
+    await (await window.workspace.runs.send(thread_id, "What is the capital of France?"))
+    window.chat.doItemsLayout()
+    window.repaint()
+    await asyncio.sleep(1.5)  # whatever the answer set going settles
+    result = memory_in_all()
+    result.update(rss_mb=_rss_mb(), shown_mb=shown, warm_mb=warm)
+    if os.environ.get("PARLEY_BENCH_BREAKDOWN"):
+        for where, rss, pss in _breakdown():
+            print(f"{where:32} RSS {rss:6.1f} MB  PSS {pss:6.1f} MB", file=sys.stderr)
+        import linecache
+
+        held = sum(len("".join(linecache.getlines(name))) for name in list(linecache.cache))
+        print(f"linecache: {len(linecache.cache)} files, {held / 2**20:.1f} MB", file=sys.stderr)
+        loaded = sorted({name.split(".")[0] for name in sys.modules})
+        print(f"top-level modules loaded: {' '.join(loaded)}", file=sys.stderr)
+    await close_window(window)
+    return result
 
 
 async def _open(data_dir: str, thread_id: str) -> dict[str, float]:
@@ -165,6 +267,7 @@ def main(argv: list[str]) -> int:
         "launch": lambda: _launch(argv[1]),
         "open": lambda: _open(argv[1], argv[2]),
         "stall": lambda: _stall(argv[1]),
+        "answer": lambda: _answer(argv[1]),
     }[mode]()
     with loop:
         result = loop.run_until_complete(coro)

@@ -93,6 +93,13 @@ def run() -> list[Row]:
         rows.append(_row("open 10,000-message thread to first paint", opened["open_s"],
                          opened["full_load_s"], "loading the whole thread", 100))  # fmt: skip
         rows.append(_row("RSS with it open, no model", opened["rss_mb"], [], "", 300, "MB", 1))
+        answered = [_child("answer", str(Path(tmp) / f"answer{n}")) for n in range(RUNS)]
+        rss = [r["rss_mb"] + r["children_rss_mb"] for r in answered]
+        pss = [r["total_mb"] for r in answered]
+        children = max(int(r["children"]) for r in answered)
+        what = f"memory after one answer on the bundled model, window + {children} child processes"
+        rows.append(_row(f"{what}, RSS", rss, [], "", 300, "MB", 1))
+        rows.append(_row(f"{what}, PSS (shared pages split)", pss, [], "", 300, "MB", 1))
         stall = _runs("stall", str(Path(tmp) / "stall"))
         for key, name in (("one_ms", "one reply"), ("two_ms", "two replies at once")):
             rows.append(_row(f"longest loop stall, {name} at ~200 tok/s", stall[key],

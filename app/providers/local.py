@@ -60,6 +60,20 @@ def llama_thread() -> ThreadPoolExecutor:
 
 _END = object()
 
+FIRST_CONTEXT = 1024
+"""Tokens of context the model is first loaded with. llama.cpp holds the KV cache for the
+whole context from the start (~23 KB a token for the bundled model, 94 MB at 4096), so the
+context grows, by reloading the model, only when a conversation needs more, up to ``n_ctx``."""
+
+
+def context_for(needed: int, limit: int) -> int:
+    """The context to load for ``needed`` tokens: a power of two from :data:`FIRST_CONTEXT`,
+    at most ``limit``."""
+    size = FIRST_CONTEXT
+    while size < needed and size < limit:
+        size *= 2
+    return min(size, limit)
+
 
 @dataclass
 class RunStats:
@@ -172,14 +186,19 @@ class LlamaCppChatModel(CollectingChatModel):
             self._llama.close()
             self._llama = None
 
-    def _ensure_loaded(self) -> tuple[llama_cpp.Llama, ChatTemplate]:
+    def _ensure_loaded(self, needed: int = 0) -> tuple[llama_cpp.Llama, ChatTemplate]:
+        """The model loaded with room for ``needed`` tokens of prompt and reply (reloaded with
+        a larger context, up to ``n_ctx``, when the loaded one is too small)."""
+        context = context_for(needed, self.n_ctx)
+        if self._llama is not None and self._llama.n_ctx() < context:
+            self._free()
         if self._llama is None or self._template is None:
             if not self.path.is_file():
                 raise ModelError(f"The model file {self.path} does not exist. Pick another file.")
             try:
                 llama = load_llama(
                     self.path,
-                    n_ctx=self.n_ctx,
+                    n_ctx=context,
                     n_threads=self.n_threads,
                     extra_buffers=self.extra_buffers,
                 )
@@ -227,11 +246,14 @@ class LlamaCppChatModel(CollectingChatModel):
         llama, template = self._ensure_loaded()
         recipe = self._recipe or PromptRecipe()
         prompt = self.prompt_tokens(llama, template.render(messages, tools, recipe))
+        max_tokens = cfg.max_tokens or recipe.max_tokens or self.default_max_tokens
+        if llama.n_ctx() < min(len(prompt) + max_tokens, self.n_ctx):
+            llama, template = self._ensure_loaded(len(prompt) + max_tokens)  # room to answer
         stats.prompt_tokens = len(prompt)
         if len(prompt) >= llama.n_ctx():
             raise ModelError(
                 f"The conversation ({len(prompt)} tokens) does not fit the model's context window "
-                f"({llama.n_ctx()} tokens). Start a new thread or trim the history."
+                f"({self.n_ctx} tokens). Start a new thread or trim the history."
             )
         grammar = None
         if tools and cfg.tool_choice != "none":
@@ -265,7 +287,7 @@ class LlamaCppChatModel(CollectingChatModel):
         stops = [s for s in [template.eos_token, *extra_stops, *(cfg.stop or [])] if s]
         parts: Any = llama.create_completion(
             prompt,
-            max_tokens=cfg.max_tokens or recipe.max_tokens or self.default_max_tokens,
+            max_tokens=max_tokens,
             temperature=recipe.temperature if cfg.temperature is None else cfg.temperature,
             stop=stops,
             seed=cfg.seed,

@@ -1,7 +1,7 @@
 """``OllamaChatModel``: a model served by Ollama, over its native streaming ``/api/chat``.
 
 Streams text, thinking (as reasoning) and tool calls; images go in a message's ``images``.
-:func:`list_ollama_models` lists what the server has installed, for a model picker.
+:func:`list_ollama_models` (from :mod:`.ollama_tags`) lists what the server has installed.
 """
 
 from __future__ import annotations
@@ -34,14 +34,18 @@ from app.providers._content import (
 from app.providers._errors import (
     Endpoint,
     Failure,
-    offline_failure,
     status_failure,
-    to_model_error,
 )
 from app.providers._openai_messages import function_tools
 from app.providers._remote import RemoteChatModel
 from app.providers._retry import RetryPolicy, parse_retry_after
 from app.providers._stream import MalformedChunk, chunk
+from app.providers.ollama_tags import (
+    DEFAULT_OLLAMA_URL,
+    OllamaModelEntry,
+    error_text,
+    list_ollama_models,
+)
 
 __all__ = [
     "DEFAULT_OLLAMA_URL",
@@ -50,8 +54,6 @@ __all__ = [
     "OllamaModelEntry",
     "list_ollama_models",
 ]
-
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
 
 class _HTTPStatus(Exception):
@@ -158,7 +160,7 @@ class OllamaChatModel(RemoteChatModel[httpx.AsyncClient]):
             if resp.status_code >= 400:
                 text = (await resp.aread()).decode("utf-8", errors="replace")
                 raise _HTTPStatus(
-                    resp.status_code, _error_text(text), parse_retry_after(resp.headers)
+                    resp.status_code, error_text(text), parse_retry_after(resp.headers)
                 )
             async for line in resp.aiter_lines():
                 if not line.strip():
@@ -260,41 +262,3 @@ def _blocks(message: dict[str, Any], mid: str, calls: int) -> tuple[list[Content
         blocks.append(ToolCallBlock(id=cid, name=fn["name"], args=args, index=calls))
         calls += 1
     return blocks, calls
-
-
-def _error_text(body: str) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body[:300]
-    return str(data.get("error", body))[:300] if isinstance(data, dict) else body[:300]
-
-
-class OllamaModelEntry(dict[str, Any]):
-    """One installed model as ``/api/tags`` describes it (``name``, ``size``, ``details``...)."""
-
-
-async def list_ollama_models(
-    base_url: str = DEFAULT_OLLAMA_URL, *, wait_s: float = 5.0
-) -> list[OllamaModelEntry]:
-    """The models installed on an Ollama server, for a model picker (sorted by name)."""
-    where = Endpoint("Ollama", base_url.rstrip("/"), "")
-    try:
-        async with httpx.AsyncClient(base_url=where.url, timeout=wait_s) as client:
-            resp = await client.get("/api/tags")
-    except Exception as exc:
-        failure = offline_failure(exc) or classify(exc)
-        if failure is None:
-            raise
-        raise to_model_error(failure, where) from exc
-    if resp.status_code >= 400:
-        failure = status_failure(resp.status_code, _error_text(resp.text))
-        raise to_model_error(failure, where)
-    try:
-        models = resp.json()["models"]
-        entries = [OllamaModelEntry(m) for m in models]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise to_model_error(
-            Failure("request", f"unexpected reply: {resp.text[:120]}"), where
-        ) from exc
-    return sorted(entries, key=lambda m: str(m.get("name", "")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import linecache
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -220,6 +221,9 @@ async def warm_up(window: MainWindow) -> None:
     await asyncio.to_thread(warm_image_formats)
     if window.isVisible():  # not closed meanwhile
         window.attachments.tray.warm_up()
+    # PySide6's import hook reads the source of every module imported after it (looking for
+    # its __feature__ switch) into linecache: some 1,000 files, 13 MB of text kept for nothing
+    linecache.clearcache()
 
 
 def run_window(

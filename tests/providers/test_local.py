@@ -21,7 +21,7 @@ from app.core.state.message_block import (
 )
 from app.providers._llama_reply import plain_messages
 from app.providers._llama_template import ChatTemplate
-from app.providers.local import LlamaCppChatModel
+from app.providers.local import FIRST_CONTEXT, LlamaCppChatModel, context_for
 
 pytestmark = pytest.mark.slow
 
@@ -243,6 +243,33 @@ async def test_a_prompt_longer_than_the_context_is_a_clear_error(
     huge = [Message.text_message("word " * 5000)]
     with pytest.raises(ModelError, match="does not fit"):
         await local_model.agenerate(huge, config=GREEDY)
+
+
+async def test_a_conversation_longer_than_the_first_context_is_answered(
+    bundled_path: Path,
+) -> None:
+    # the model loads with a small context and grows it when a conversation needs more
+    model = LlamaCppChatModel(bundled_path, n_ctx=4096)
+    try:
+        short = await model.agenerate(QUESTION[1:], config=GenerationConfig(max_tokens=8))
+        assert short.text().strip()
+        assert model.llama is not None and model.llama.n_ctx() == FIRST_CONTEXT
+        long = [Message.text_message("Here is a list: " + "apple, pear, plum, " * 300 + "Go on.")]
+        answer = await model.agenerate(long, config=GenerationConfig(max_tokens=8))
+        assert answer.text().strip()
+        assert model.llama is not None and model.llama.n_ctx() > FIRST_CONTEXT
+        huge = [Message.text_message("word " * 5000)]
+        with pytest.raises(ModelError, match=r"context window \(4096 tokens\)"):
+            await model.agenerate(huge, config=GREEDY)
+    finally:
+        model.close()
+
+
+def test_the_context_grows_in_powers_of_two_up_to_the_limit() -> None:
+    assert context_for(0, 4096) == FIRST_CONTEXT
+    assert context_for(FIRST_CONTEXT + 1, 4096) == 2 * FIRST_CONTEXT
+    assert context_for(100_000, 4096) == 4096
+    assert context_for(0, 512) == 512
 
 
 def test_missing_template_falls_back_to_chatml_and_says_so() -> None:

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -246,6 +249,27 @@ async def test_ollama_lists_installed_models(replay: ReplayServer) -> None:
 async def test_ollama_list_when_the_server_is_down() -> None:
     with pytest.raises(ModelConnectionError, match="Ollama"):
         await list_ollama_models(f"http://127.0.0.1:{free_port()}")
+
+
+async def test_ollama_list_says_what_the_server_answered_instead(replay: ReplayServer) -> None:
+    replay.add("/api/tags", json_reply({"error": "busy"}, 503))
+    with pytest.raises(ModelError, match="Ollama"):
+        await list_ollama_models(replay.url)
+
+
+async def test_ollama_list_says_when_the_reply_is_not_a_model_list(replay: ReplayServer) -> None:
+    replay.add("/api/tags", Reply(chunks=[b"<html>not a list</html>"], content_type="text/html"))
+    with pytest.raises(ModelError, match="unexpected reply: <html>not a list"):
+        await list_ollama_models(replay.url)
+
+
+def test_listing_ollama_models_does_not_load_an_http_client_library() -> None:
+    code = "import sys, app.providers.ollama_tags; print('httpx' in sys.modules)"
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
 
 
 async def test_ollama_unknown_model(replay: ReplayServer) -> None:

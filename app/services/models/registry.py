@@ -240,7 +240,7 @@ class ModelRegistry:
 
     async def ollama_models(self, url: str = OLLAMA_URL) -> list[dict[str, Any]]:
         """The models installed on an Ollama server, for the model picker."""
-        from app.providers.ollama import list_ollama_models
+        from app.providers.ollama_tags import list_ollama_models
 
         return [dict(m) for m in await list_ollama_models(url)]
 
