@@ -36,7 +36,7 @@ __all__ = ["CHIP_SHEET", "AttachmentChip"]
 THUMB = QSize(40, 40)
 DETAIL_WIDTH = 150
 """The least width of a chip's text (its details, e.g. "12 pages · 1.2 MB", fit in it)."""
-MAX_TEXT_WIDTH = 190
+MAX_TEXT_WIDTH = 200
 
 CHIP_SHEET = """
 #attachmentChip { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
@@ -163,7 +163,7 @@ class AttachmentChip(QFrame):
         row.addWidget(self.icon)
         row.addLayout(text)
         row.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignTop)
-        self.setMaximumWidth(260)
+        self.setMaximumWidth(THUMB.width() + MAX_TEXT_WIDTH + 48)  # room for the margins and ×
 
     @property
     def busy(self) -> bool:
@@ -179,12 +179,25 @@ class AttachmentChip(QFrame):
         """The file attached as ``block``: show what it is."""
         self.block = block
         self.progress.finish()
-        self.detail.setText(chip_detail(block))
+        self._show_detail(chip_detail(block))
         self.icon.show_kind(self.name, block.type)
         if thumbnail is not None and not thumbnail.isNull():
             self.set_thumbnail(thumbnail)
         self._set_remove_text(busy=False)
-        self.setAccessibleDescription(f"{self.name}, {self.detail.text()}")
+        self.setAccessibleDescription(f"{self.name}, {self.detail.toolTip() or self.detail.text()}")
+
+    def _show_detail(self, text: str) -> None:
+        """Show what the file turned out to be, the chip widened once to fit it (up to
+        :data:`MAX_TEXT_WIDTH`); what is still too long is elided, whole in the tooltip."""
+        metrics = self.detail.fontMetrics()
+        fixed = self.detail.minimumWidth()  # the fixed width it was given
+        width = min(max(fixed, metrics.horizontalAdvance(text) + 2), MAX_TEXT_WIDTH)
+        if width != fixed:
+            self.title.setFixedWidth(width)
+            self.detail.setFixedSize(width, self.detail.minimumHeight())
+        shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+        self.detail.setText(shown)
+        self.detail.setToolTip(text if shown != text else "")
 
     def set_thumbnail(self, image: QImage) -> None:
         """Show ``image`` in place of the kind's glyph."""
