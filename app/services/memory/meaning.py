@@ -15,13 +15,13 @@ import logging
 from collections.abc import Callable, Sequence
 
 from app.knowledge import Embedder, fuse_rankings
-from app.knowledge.ranking import meaning_floor
+from app.knowledge.ranking import MEANING_FLOORS
 from app.store import MemoryRecord
 from app.store.memories import MemoryStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FILL_AT_ONCE", "FILL_PER_QUESTION", "MeaningSource", "MemoryMeaning"]
+__all__ = ["FILL_AT_ONCE", "FILL_PER_QUESTION", "MEMORY_FLOOR", "MeaningSource", "MemoryMeaning"]
 
 MeaningSource = Callable[[], "tuple[Embedder, str] | None"]
 """``meaning()``: the embedding model in use and its setting, or ``None`` (words alone)."""
@@ -32,6 +32,12 @@ FILL_AT_ONCE = 16
 FILL_PER_QUESTION = 16
 """The most older memories given vectors before one question's memories are chosen (the
 rest before the next questions), so a turn never waits for all of them."""
+
+MEMORY_FLOOR = MEANING_FLOORS[""]
+"""The cosine a memory found by meaning alone needs, whatever the embedding model. The
+knowledge folders' floors are set per model on long passages of documents (the bundled
+stand-in's, 0.95, keeps almost every passage found by meaning out); a memory is one sentence,
+and no set of memories has tuned a floor for them yet, so they keep the common models' half."""
 
 
 class MemoryMeaning:
@@ -108,13 +114,12 @@ class MemoryMeaning:
         limit: int,
         pinned: bool = True,
     ) -> list[MemoryRecord] | None:
-        """The memories close enough in meaning to ``query`` (over the relevance floor the
-        knowledge folders use), closest first; ``None`` when meaning search is off or
-        failed."""
+        """The memories close enough in meaning to ``query`` (over :data:`MEMORY_FLOOR`),
+        closest first; ``None`` when meaning search is off or failed."""
         chosen = self._meaning()
         if chosen is None or not query.strip():
             return None
-        embedder, spec = chosen
+        embedder, _spec = chosen
         vectors = await self._embed(embedder, [query])
         if not vectors:
             return None
@@ -124,7 +129,7 @@ class MemoryMeaning:
             agent_id,
             every=every,
             limit=limit,
-            floor=meaning_floor(spec),
+            floor=MEMORY_FLOOR,
             pinned=pinned,
         )
         return [memory for memory, _ in near]
