@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import os
+import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -17,6 +19,9 @@ from tests.services.memory_keyring import memory_keyring, no_keyring
 __all__ = ["memory_keyring", "no_keyring"]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TASK_END_S = 20.0
+"""How long the tasks a test left may take to end once cancelled."""
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Any]:
@@ -41,6 +46,27 @@ async def _fail_on_loop_errors() -> AsyncIterator[None]:
     yield
     await asyncio.sleep(0)
     assert not errors, f"the event loop reported errors: {errors}"
+
+
+@pytest.fixture(autouse=True)
+async def _end_leftover_tasks() -> AsyncIterator[None]:
+    """After the test (and its window) has closed, cancel the tasks it left and give them a
+    bounded time to end on the running loop. A task that will not end is named on stderr
+    with its stack and fails the test, where the loop's own close would wait for it for ever."""
+    yield
+    current = asyncio.current_task()
+    left = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+    for task in left:
+        task.cancel()
+    if not left:
+        return
+    _done, stuck = await asyncio.wait(left, timeout=TASK_END_S)
+    if stuck:
+        out = io.StringIO()
+        for task in stuck:
+            task.print_stack(file=out)
+        print(f"tasks that would not end:\n{out.getvalue()}", file=sys.__stderr__, flush=True)
+        pytest.fail(f"{len(stuck)} task(s) would not end after being cancelled: {stuck}")
 
 
 @pytest.fixture(autouse=True)
