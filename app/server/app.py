@@ -7,6 +7,7 @@ every request noted for the ledger."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import math
 import time
@@ -41,10 +42,14 @@ from app.server.replies import generate
 from app.server.streams import closing
 from app.services.key_usage import until_midnight
 
-__all__ = ["MAX_BODY", "KeyCheck", "KeyLimits", "make_app"]
+__all__ = ["MAX_BODY", "WRITE_DEADLINE_S", "KeyCheck", "KeyLimits", "make_app"]
 
 MAX_BODY = 16_000_000
 """The largest request body the server reads, in bytes."""
+
+WRITE_DEADLINE_S = 15.0
+"""How long a streaming client may take to read one piece of its reply before the reply is
+ended as if it had gone (the model's turn goes to the next request)."""
 
 KeyCheck = Callable[[str], str | None]
 """The name of the key a client sent, or ``None`` when it is no key of this server
@@ -246,17 +251,37 @@ async def _whole_reply(
 
 class _Streamed(StreamingResponse):
     """A streamed reply that gives its place in the queue and the tokens it held of its
-    key's day up however it ends (even when the client went away before its first byte)."""
+    key's day up however it ends (even when the client went away before its first byte).
 
-    def __init__(self, content: AsyncIterator[bytes], turn: Turn, held: Reservation) -> None:
+    A client that takes longer than ``deadline`` seconds to take one piece (one reading a byte
+    a second, once the socket's buffers are full) is treated as gone: the reply ends as it
+    does when a client disconnects, so it cannot hold the model from the others."""
+
+    def __init__(
+        self, content: AsyncIterator[bytes], turn: Turn, held: Reservation, deadline: float
+    ) -> None:
         super().__init__(content, media_type="text/event-stream")
         self.headers["cache-control"] = "no-cache"
-        self._turn, self._held = turn, held
+        self._turn, self._held, self._deadline = turn, held, deadline
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def within_deadline(message: Any) -> None:
+            try:  # not wait_for: it runs the send as a task of its own, and a cancel that
+                # comes as the send ends is lost there (the client gone, the run went on)
+                async with asyncio.timeout(self._deadline):
+                    await send(message)
+            except TimeoutError as exc:
+                raise ConnectionAbortedError("the client took too long to read") from exc
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, within_deadline)
         finally:
+            # a reply cut short at a send leaves its generator paused at a piece: close it,
+            # so the model's stream ends now rather than when it is collected
+            closing = getattr(self.body_iterator, "aclose", None)
+            if closing is not None:
+                with contextlib.suppress(Exception):
+                    await closing()
             self._turn.leave()
             self._held.settle()
 
@@ -271,12 +296,14 @@ def make_app(
     offline: Callable[[], bool] = lambda: False,
     limits: KeyLimits | None = None,
     embeddings: EmbeddingSource | None = None,
+    write_deadline: float = WRITE_DEADLINE_S,
 ) -> Starlette:
     """The application serving ``models`` to clients holding one of ``keys``: one
     generation at a time with ``waiting`` requests waiting, each request handed to
     ``record`` once answered, only this computer's clients while ``offline()``, and each
     key's tokens counted against its daily limit in ``limits``; embeddings by the model
-    ``embeddings`` gives (none: ``/v1/embeddings`` says none is chosen)."""
+    ``embeddings`` gives (none: ``/v1/embeddings`` says none is chosen); a streamed reply
+    ends when its client takes more than ``write_deadline`` seconds to read one piece."""
     queue = ModelQueue(waiting)
 
     async def admitted(request: Request) -> str:
@@ -369,7 +396,8 @@ def make_app(
             used = _used(request, held.count)
             if chat.stream:
                 stream = api.reply_stream(chat, model, used, _failed(request))
-                return _Streamed(_events(stream, turn, _inbound(request)), turn, held)
+                events = _events(stream, turn, _inbound(request))
+                return _Streamed(events, turn, held, write_deadline)
             try:
                 return await _whole_reply(request, model, chat, turn, api.reply_whole, used)
             finally:

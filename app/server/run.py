@@ -13,7 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from app.core.netgate import Connection, is_local_host
-from app.server.app import MAX_BODY, KeyCheck, KeyLimits, make_app
+from app.server.app import MAX_BODY, WRITE_DEADLINE_S, KeyCheck, KeyLimits, make_app
 from app.server.ledger import Inbound, Record
 from app.server.models import ServedModels, WorkspaceModels
 from app.server.queue import WAITING
@@ -128,6 +128,7 @@ class ParleyServer:
         waiting: int = WAITING,
         limits: KeyLimits | None = None,
         own_signals: bool = True,
+        write_deadline: float = WRITE_DEADLINE_S,
     ) -> None:
         offline: Callable[[], bool] = (
             (lambda: False) if network is None else (lambda: network.offline)
@@ -141,6 +142,7 @@ class ParleyServer:
             offline=offline,
             limits=limits,
             embeddings=models.meaning if isinstance(models, WorkspaceModels) else None,
+            write_deadline=write_deadline,
         )
         config = uvicorn.Config(
             application,

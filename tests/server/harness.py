@@ -84,12 +84,14 @@ def serving(
     script: list[dict[str, Any]] | None = None,
     prepare: Callable[[Path], None] | None = None,
     daily_tokens: int | None = None,
+    write_deadline: float | None = None,
 ) -> Iterator[Served]:
     """Start the server with one key, ``ci-bot``, made by ``parley serve keys add``, and
     one agent, ``Researcher``; stop it at the end. It serves the workspace's models
     unless given ``models``, with ``waiting`` requests at most waiting for a model; the
     scripted model answers with ``script`` when given; ``prepare(data_dir)`` runs once the
     agent is made, before the server starts; the key may use ``daily_tokens`` a day when
+    given; a streaming client may take ``write_deadline`` seconds to read a piece when
     given."""
     data_dir = tmp_path / "data"
     script_file = write_script(tmp_path / "tides.json", script=script)
@@ -123,6 +125,7 @@ def serving(
                     max_body=max_body,
                     waiting=waiting,
                     limits=KeyUsage(data_dir, keys),
+                    **({} if write_deadline is None else {"write_deadline": write_deadline}),
                 )
                 holder.append(server)
                 started.set()
