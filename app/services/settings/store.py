@@ -8,6 +8,7 @@ so whoever depends on a setting (the network gate, remote models, the built-in t
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ class SettingsStore:
         self._data_dir = data_dir
         self._events = events
         self._current = current or AppSettings()
+        self._writing = threading.Lock()
 
     @classmethod
     async def load(cls, data_dir: Path, events: EventBus) -> SettingsStore:
@@ -39,7 +41,13 @@ class SettingsStore:
     async def save(self, settings: AppSettings) -> None:
         """Keep ``settings``, write them to disk and tell the bus what changed."""
         self.use(settings)
-        await asyncio.to_thread(save_settings, self._data_dir, settings)
+        await asyncio.to_thread(self._write)
+
+    def _write(self) -> None:
+        """Write the settings current now (off the loop). Saves made together each write in
+        turn, and each the newest: the file cannot end with an older one written last."""
+        with self._writing:
+            save_settings(self._data_dir, self._current)
 
     def use(self, settings: AppSettings) -> None:
         """Use ``settings`` from now on without saving them (for this session only, as

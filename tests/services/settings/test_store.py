@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from app.core.models import ScriptedChatModel
 from app.core.netgate import GATE
 from app.services.bus import EventBus
 from app.services.events import KeysChanged, SettingsChanged, WorkspaceEvent
+from app.services.settings.file import load_settings
 from app.services.settings.preferences import Preferences
 from app.services.settings.store import SettingsStore
 from app.services.workspace import Workspace
@@ -64,3 +66,18 @@ async def test_the_settings_pages_service_needs_only_the_store_the_settings_and_
     assert memory_keyring.items[("parley", "anthropic/api-key")] == "sk-ant-test-0123456789"
     assert [type(e).__name__ for e in seen] == ["SettingsChanged", "KeysChanged"]
     assert seen[1] == KeysChanged("anthropic/api-key")
+
+
+async def test_saves_made_together_leave_every_change_on_disk(tmp_path: Path) -> None:
+    """A settings page saves each control as it changes; saves a moment apart write in turn
+    and the file ends with all of them, never an older one written last."""
+    for n in range(20):
+        folder = tmp_path / str(n)
+        store = SettingsStore(folder, EventBus())
+        await asyncio.gather(
+            store.update(read_aloud_speed=1.5),
+            store.update(send_on_pause=True),
+            store.update(offline=True),
+        )
+        saved = load_settings(folder)
+        assert (saved.read_aloud_speed, saved.send_on_pause, saved.offline) == (1.5, True, True)
