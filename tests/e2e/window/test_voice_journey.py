@@ -48,7 +48,11 @@ async def test_speak_approve_by_click_and_hear_the_reply(tmp_path: Path) -> None
         dialog = await approval_dialog(window, timeout=120)
         await wait_until(lambda: len(speaker.played) >= 2, 60, "the question to be spoken")
         asked = transcribe_file(_joined(speaker.played), whisper_folder(), "en").text.lower()
-        assert "approve" in asked and "note" in asked, asked
+        # "write note" said by Piper (its voice varies from run to run) is heard as it sounds:
+        # "write note", "write no" or "right no"
+        assert "approve" in asked and ("note" in asked or "write" in asked or "right" in asked), (
+            asked
+        )
         first = model.inputs[0][-1].text().lower()
         assert "jacket" in first and "trip" in first, first
 
