@@ -237,9 +237,9 @@ async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> 
         dictation = _dictation(window)
         worker = window.workspace.voice.worker
         await window.workspace.voice.prepare_dictation()
-        long_enough = " ".join(
-            ["Buy more coffee beans."] + [SPOKEN] * 3
-        )  # still at work when killed
+        # Long enough to be still at work when killed, short enough that what is kept and what
+        # comes next fit in one of Whisper's 30-second windows.
+        long_enough = " ".join(["Buy more coffee beans.", SPOKEN])
         dictation.recorder_factory = lambda: FileRecorder(_speech(long_enough))
         dictation.toggle()
         dictation.toggle()
@@ -255,9 +255,11 @@ async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> 
         dictation.recorder_factory = lambda: FileRecorder(_speech("And some fresh milk."))
         dictation.toggle()
         dictation.toggle()
-        await wait_until(lambda: "milk" in window.composer.edit.toPlainText().lower(), 240, "words")
+        await wait_until(lambda: dictation.busy or window.composer.edit.toPlainText(), 30, "work")
+        await wait_until(lambda: not dictation.busy, 240, "the words")
         text = window.composer.edit.toPlainText().lower()
-        assert "coffee" in text and text.index("coffee") < text.index("milk")
+        assert "milk" in text and "coffee" in text, (text, window.composer.hint.text())
+        assert text.index("coffee") < text.index("milk")
         assert worker.process is not None and worker.process.pid != first.pid
     finally:
         await close_test_window(window)
