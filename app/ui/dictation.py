@@ -47,7 +47,9 @@ IDLE_TEXT = "Dictate"
 LISTENING_TEXT = "■ Stop dictating"
 TICK_MS = 50
 """How often the level meter and the pause watch look at the sound."""
-PARTIAL_STEP_S = 0.7
+FIRST_WORDS_S = 0.5
+"""Speech heard before the words so far are first recognised (a word or two)."""
+PARTIAL_STEP_S = 0.5
 """New sound needed before the words so far are recognised again."""
 SPEAKING_LEVEL = 0.35
 """The level (about -39 dBFS) above which the sound counts as speech."""
@@ -119,6 +121,9 @@ class Dictation(QObject):
         self._take = 0
         self._partial: asyncio.Task[None] | None = None
         self._partial_at = 0
+        """How much sound (bytes of PCM) the words so far were last recognised from."""
+        self._spoke_at = 0
+        """How much sound there was when speech was first heard."""
         self._spoke = False
         self._quiet_from: float | None = None
         self._send_this = False
@@ -149,7 +154,7 @@ class Dictation(QObject):
             return
         self._recorder = recorder
         self._take += 1
-        self._partial_at, self._spoke, self._quiet_from = 0, False, None
+        self._partial_at, self._spoke_at, self._spoke, self._quiet_from = 0, 0, False, None
         self._send_this = self.send_when_done
         self._pause_sends = self.sends_on_pause()
         self._text.begin()
@@ -233,6 +238,8 @@ class Dictation(QObject):
         self.level.setValue(round(100 * level))
         now = time.monotonic()
         if level >= SPEAKING_LEVEL:
+            if not self._spoke:
+                self._spoke_at = len(pcm)
             self._spoke, self._quiet_from = True, None
         elif self._spoke and self._quiet_from is None:
             self._quiet_from = now
@@ -240,14 +247,19 @@ class Dictation(QObject):
             self._send_this = True
             self.button.setChecked(False)
             return
-        step = int(PARTIAL_STEP_S * RATE) * 2
-        if self._spoke and self._partial is None and len(pcm) - self._partial_at >= step:
+        if not self._spoke or self._partial is not None:
+            return
+        if self._partial_at:
+            due = self._partial_at + int(PARTIAL_STEP_S * RATE) * 2
+        else:
+            due = self._spoke_at + int(FIRST_WORDS_S * RATE) * 2
+        if len(pcm) >= due:
             self._partial_at = len(pcm)
             self._partial = spawn(self._recognise_so_far(pcm, self._take))
 
     async def _recognise_so_far(self, pcm: bytes, take: int) -> None:
         try:
-            heard = await self._voice.dictate(wav_bytes(pcm))
+            heard = await self._voice.dictated_so_far(pcm)
         except ParleyError:
             return  # the final transcription says what is wrong
         finally:

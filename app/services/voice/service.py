@@ -60,6 +60,14 @@ class VoiceService:
         folder = await asyncio.to_thread(self._whisper_folder, model)
         return await self.worker.transcribe(wav, folder, language)
 
+    async def dictated_so_far(
+        self, pcm: bytes, model: str | None = None, language: str | None = None
+    ) -> Transcript:
+        """The words so far of a dictation still being recorded (16-bit mono PCM at 16 kHz):
+        a quicker, rougher pass than :meth:`dictate`'s, in the same speech process."""
+        folder = await asyncio.to_thread(self._whisper_folder, model)
+        return await self.worker.recognise_so_far(pcm, folder, language)
+
     async def aclose(self) -> None:
         """End the speech process, if one was started."""
         await self.worker.aclose()

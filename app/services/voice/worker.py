@@ -8,9 +8,11 @@ by itself when Parley ends, however it ends). One that dies mid-way raises
 one at a time; the wait for an answer is a blocked read in a worker thread, which holds no
 interpreter lock.
 
-A request is a dict: ``{"op": "load", "model_dir": ...}`` or ``{"op": "transcribe",
-"model_dir": ..., "language": ..., "wav": BYTES}``; an answer is ``{"ok": True, ...}`` with
-the transcript's fields or ``{"ok": False, "error": SENTENCE}``.
+A request is a dict: ``{"op": "load", "model_dir": ...}``, ``{"op": "transcribe",
+"model_dir": ..., "language": ..., "wav": BYTES}`` or ``{"op": "partial", "model_dir": ...,
+"language": ..., "pcm": BYTES}`` (the words so far, from the microphone's own samples); an
+answer is ``{"ok": True, ...}`` with the transcript's fields or ``{"ok": False, "error":
+SENTENCE}``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class SpeechProcessStopped(UserError):
 
 def _handle(request: Any) -> dict[str, Any]:
     from app.services.voice.engine import _whisper, transcribe_file
+    from app.services.voice.partial import RATE, recognise_so_far
 
     if not isinstance(request, dict) or not isinstance(request.get("model_dir"), str):
         return {"ok": False, "error": "The speech process got a request it cannot read."}
@@ -43,11 +46,15 @@ def _handle(request: Any) -> dict[str, Any]:
     try:
         if request.get("op") == "load":
             _whisper(request["model_dir"])
+            recognise_so_far(bytes(RATE // 2), request["model_dir"], "en")  # warms the pass
             return {"ok": True}
-        wav = request.get("wav")
-        if not isinstance(wav, bytes) or not (language is None or isinstance(language, str)):
+        sound = request.get("pcm" if request.get("op") == "partial" else "wav")
+        if not isinstance(sound, bytes) or not (language is None or isinstance(language, str)):
             return {"ok": False, "error": "The speech process got a request it cannot read."}
-        heard = transcribe_file(wav, request["model_dir"], language)
+        if request.get("op") == "partial":
+            heard = recognise_so_far(sound, request["model_dir"], language)
+        else:
+            heard = transcribe_file(sound, request["model_dir"], language)
     except UserError as exc:
         return {"ok": False, "error": str(exc)}
     except Exception as exc:  # the engine's failures are many; each is one sentence here
@@ -140,9 +147,25 @@ class SpeechWorker:
         self, wav: bytes, model_dir: str | os.PathLike[str], language: str | None = None
     ) -> Transcript:
         """What the WAV file ``wav`` says, transcribed in the speech process."""
-        reply = await self._request(
-            {"op": "transcribe", "model_dir": str(model_dir), "language": language, "wav": wav}
+        return self._transcript(
+            await self._request(
+                {"op": "transcribe", "model_dir": str(model_dir), "language": language, "wav": wav}
+            )
         )
+
+    async def recognise_so_far(
+        self, pcm: bytes, model_dir: str | os.PathLike[str], language: str | None = None
+    ) -> Transcript:
+        """The words so far in ``pcm`` (16-bit mono at 16 kHz, still being recorded): a quick
+        pass in the speech process (:func:`~app.services.voice.partial.recognise_so_far`)."""
+        return self._transcript(
+            await self._request(
+                {"op": "partial", "model_dir": str(model_dir), "language": language, "pcm": pcm}
+            )
+        )
+
+    @staticmethod
+    def _transcript(reply: dict[str, Any]) -> Transcript:
         return Transcript(
             str(reply["text"]),
             str(reply["language"]),

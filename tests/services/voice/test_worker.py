@@ -1,10 +1,11 @@
 """Dictation's Whisper in a process of its own: the words come back, the process is started
-once and reused, a bad recording is one sentence and leaves it running, one that dies mid-way
+once and reused (the words so far too), a bad recording is one sentence and leaves it running, one that dies mid-way
 is one sentence and the next use starts a new one, and closing ends it."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from app.core.errors import UserError
 from app.services.voice import synthesize
 from app.services.voice.service import VoiceService
+from app.services.voice.partial import RATE
 from app.services.voice.worker import STOPPED, SpeechProcessStopped
 from tests.speech_models import needs_speech, register_speech_models, voice_folder
 
@@ -69,5 +71,37 @@ async def test_a_process_that_dies_is_one_sentence_and_the_next_use_starts_anoth
         heard = await voice.dictate(clip)
         assert "umbrella" in heard.text.lower()
         assert voice.worker.process is not None and voice.worker.process.pid != doomed.pid
+    finally:
+        await voice.aclose()
+
+
+def _microphone(wav: bytes) -> bytes:
+    """``wav``'s sound as the microphone records it: 16-bit mono PCM at 16 kHz."""
+    import numpy as np
+    from faster_whisper.audio import decode_audio
+
+    samples = decode_audio(io.BytesIO(wav), sampling_rate=RATE)
+    return bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+async def test_the_words_so_far_come_from_the_microphones_samples_in_the_same_process(
+    tmp_path: Path,
+) -> None:
+    register_speech_models(tmp_path)
+    voice = VoiceService(tmp_path)
+    try:
+        await voice.prepare_dictation()
+        first = voice.worker.process
+        pcm = _microphone(_speech("Please remember to buy fresh bread at the bakery tomorrow."))
+        start = await voice.dictated_so_far(pcm[: 2 * RATE * 2])  # its first two seconds
+        assert "remember" in start.text.lower() and "tomorrow" not in start.text.lower()
+        assert start.language == "en" and start.duration_s == 2.0
+        whole = await voice.dictated_so_far(pcm)
+        assert "bread" in whole.text.lower() and "bakery" in whole.text.lower()
+        assert (await voice.dictated_so_far(bytes(RATE * 2))).text == ""  # silence
+        # longer than one of Whisper's windows: heard whole
+        long = await voice.dictated_so_far(pcm * (1 + 31 * RATE * 2 // len(pcm)))
+        assert long.text.lower().count("bakery") >= 2 and long.duration_s > 31
+        assert voice.worker.process is first
     finally:
         await voice.aclose()
