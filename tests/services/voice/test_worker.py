@@ -1,6 +1,7 @@
 """Dictation's Whisper in a process of its own: the words come back, the process is started
-once and reused (the words so far too), a bad recording is one sentence and leaves it running, one that dies mid-way
-is one sentence and the next use starts a new one, and closing ends it."""
+once and reused (the words so far too), a bad recording is one sentence and leaves it
+running, one that dies mid-way is one sentence and the next use starts a new one, and closing
+ends it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 
 from app.core.errors import UserError
 from app.services.voice import synthesize
-from app.services.voice.service import VoiceService
 from app.services.voice.partial import RATE
+from app.services.voice.service import VoiceService
 from app.services.voice.worker import STOPPED, SpeechProcessStopped
 from tests.speech_models import needs_speech, register_speech_models, voice_folder
 
