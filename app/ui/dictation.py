@@ -120,6 +120,7 @@ class Dictation(QObject):
         stopped): it goes before the next recording's, so nothing said is lost."""
         self._take = 0
         self._partial: asyncio.Task[None] | None = None
+        self._preparing: asyncio.Task[None] | None = None
         self._partial_at = 0
         """How much sound (bytes of PCM) the words so far were last recognised from."""
         self._spoke_at = 0
@@ -162,7 +163,7 @@ class Dictation(QObject):
         self.level.setValue(0)
         self.level.setVisible(True)
         self._tick_timer.start()
-        spawn(self._prepare())
+        self.prepare()
         self._composer.set_hint("Listening… press the button again to stop, Esc to cancel.")
 
     def _stop_watching(self) -> None:
@@ -191,8 +192,11 @@ class Dictation(QObject):
     # -- hold to talk --------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Hold to talk: the button held down (or the Dictate keys held) records until let go."""
+        """Hold to talk: the button held down (or the Dictate keys held) records until let go.
+        The pointer on the button (or the focus) starts Whisper, so the first words come soon."""
         kind = event.type()
+        if watched is self.button and kind in (QEvent.Type.Enter, QEvent.Type.FocusIn):
+            self.prepare()
         if watched is self.button and isinstance(event, QMouseEvent):
             if event.button() != Qt.MouseButton.LeftButton or not self.button.isEnabled():
                 return False
@@ -267,9 +271,18 @@ class Dictation(QObject):
         if take == self._take and self.listening and heard.text:
             self._text.show(heard.text)
 
+    def prepare(self) -> None:
+        """Start the speech process and load Whisper now, if not yet done, so a dictation
+        about to begin shows its first words sooner."""
+        if self._preparing is None and self.button.isEnabled():
+            self._preparing = spawn(self._prepare())
+
     async def _prepare(self) -> None:
-        with contextlib.suppress(ParleyError):  # said when the recording is transcribed
-            await self._voice.prepare_dictation()
+        try:
+            with contextlib.suppress(ParleyError):  # said when the recording is transcribed
+                await self._voice.prepare_dictation()
+        finally:
+            self._preparing = None
 
     # -- at the end ------------------------------------------------------------------------
 

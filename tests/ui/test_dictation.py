@@ -1,8 +1,9 @@
 """Dictation in the real window, with a recorded file standing in for the microphone: the
 words appear in the message box, stay editable and are sent only when the user sends; Esc
 cancels; a missing microphone is one sentence. A recording played out in real time shows the
-level meter rising, the words so far before the final ones, hold to talk, and "Send when I
-stop talking"; a speech process that dies loses nothing that was said."""
+level meter rising, Whisper started by the pointer on the button, the words so far before
+the final ones, hold to talk, and "Send when I stop talking"; a speech process that dies
+loses nothing that was said."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import io
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QEnterEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QProgressBar, QPushButton
+from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton
 
 from app.services.voice import synthesize
 from app.ui.dictation import Dictation
@@ -170,7 +172,15 @@ async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
         edit = window.composer.edit
         type_text(edit, "Hours:")
         assert not level.isVisible()
-        find(window, QPushButton, "dictateButton").click()
+        button = find(window, QPushButton, "dictateButton")
+        worker = window.workspace.voice.worker
+        assert worker.process is None
+        at = QPointF(button.width() / 2, button.height() / 2)
+        QApplication.sendEvent(button, QEnterEvent(at, at, button.mapToGlobal(at)))
+        # the pointer on the button starts Whisper before the press
+        await wait_until(lambda: worker.process is not None and not worker.busy, 60, "Whisper")
+        loaded = worker.process
+        button.click()
         assert level.isVisible()
         await wait_until(lambda: level.value() > 0, 10, "the level meter to rise")
         partial = await wait_until(
@@ -185,7 +195,7 @@ async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
         assert text.startswith("Hours: ") and "sunday" in text.lower()
         assert text.lower().count("library") == 1  # the words so far were replaced
         assert partial != text.removeprefix("Hours: ")
-        assert not level.isVisible()
+        assert not level.isVisible() and worker.process is loaded
         assert window.chat_vm.model.rowCount() == 0  # not sent until the user sends
     finally:
         await close_test_window(window)

@@ -89,6 +89,8 @@ class SpeechWorker:
     def __init__(self) -> None:
         self.process: Child | None = None
         self._conn: Connection | None = None
+        self._loaded: str | None = None
+        """The model folder the running process has loaded."""
         self._lock = asyncio.Lock()
 
     @property
@@ -133,15 +135,21 @@ class SpeechWorker:
 
     def _end(self) -> None:
         process, conn = self.process, self._conn
-        self.process = self._conn = None
+        self.process = self._conn = self._loaded = None
         if conn is not None:
             conn.close()
         if process is not None:
             process.stop()
 
     async def load(self, model_dir: str | os.PathLike[str]) -> None:
-        """Start the process (if need be) and load the model, so the first words come sooner."""
-        await self._request({"op": "load", "model_dir": str(model_dir)})
+        """Start the process (if need be) and load the model, so the first words come sooner;
+        nothing to do when the running process has it loaded."""
+        folder = str(model_dir)
+        if self._loaded == folder and self.process is not None and self.process.is_alive():
+            return
+        await self._request({"op": "load", "model_dir": folder})
+        if self.process is not None:
+            self._loaded = folder
 
     async def transcribe(
         self, wav: bytes, model_dir: str | os.PathLike[str], language: str | None = None
