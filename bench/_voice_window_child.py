@@ -74,31 +74,19 @@ class _Silent:
         pass
 
 
-def _as_microphone(wav: bytes) -> bytes:
-    """``wav`` as the microphone records it: 16 kHz mono 16-bit."""
-    import io
-
-    import numpy as np
-    from faster_whisper.audio import decode_audio
-
-    from app.ui.dictation import wav_bytes
-
-    samples = decode_audio(io.BytesIO(wav), sampling_rate=16_000)
-    return wav_bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-
-
 async def _stall(data_dir: str) -> dict[str, float]:
     from app.core.models import ScriptedChatModel
     from app.services.settings import AppSettings
     from app.services.voice import synthesize
     from app.services.workspace import Workspace
     from app.ui.app import close_window
+    from app.ui.speech_input import wav_bytes
     from app.ui.window import MainWindow
-    from tests.speech_models import register_speech_models, voice_folder
+    from tests.speech_models import as_microphone, register_speech_models, voice_folder
 
     register_speech_models(Path(data_dir))
     spoken = synthesize(REPLY + " " + REPLY, voice_folder() / "en_US-joe-medium.onnx")
-    clip = _as_microphone(spoken)
+    clip = wav_bytes(as_microphone(spoken))
     model = ScriptedChatModel([{"text": REPLY}])
     workspace = await Workspace.open(
         data_dir, resolve_model=lambda spec: model, secret_resolver=lambda ref: ""
@@ -126,9 +114,7 @@ async def _stall(data_dir: str) -> dict[str, float]:
     window.dictation.button.click()
     listening = await longest_gap(lambda: bool(window.composer.edit.toPlainText()))
     window.composer.edit.clear()
-    from app.ui.dictation import pcm_of
-
-    live = pcm_of(_as_microphone(synthesize(REPLY, voice_folder() / "en_US-joe-medium.onnx")))
+    live = as_microphone(synthesize(REPLY, voice_folder() / "en_US-joe-medium.onnx"))
     window.dictation.recorder_factory = lambda: _Live(live)
     began = time.perf_counter()
     window.dictation.button.click()

@@ -20,6 +20,7 @@ from app.services.models.speech import SpeechModels
 __all__ = [
     "VOICE",
     "WHISPER",
+    "as_microphone",
     "have_speech",
     "needs_speech",
     "register_speech_models",
@@ -94,3 +95,14 @@ def register_speech_models(data_dir: Path) -> SpeechModels:
     models.add_folder(whisper_folder(), WHISPER)
     models.add_folder(voice_folder(), VOICE)
     return models
+
+
+def as_microphone(wav: bytes) -> bytes:
+    """``wav``'s sound as the microphone records it: 16-bit mono PCM at 16 kHz."""
+    import io
+
+    import numpy as np
+    from faster_whisper.audio import decode_audio
+
+    samples = decode_audio(io.BytesIO(wav), sampling_rate=16_000)
+    return bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())

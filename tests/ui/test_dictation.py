@@ -8,7 +8,6 @@ loses nothing that was said."""
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 from pathlib import Path
 
@@ -20,7 +19,12 @@ from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton
 from app.services.voice import synthesize
 from app.ui.dictation import Dictation
 from app.ui.speech_input import RATE, wav_bytes
-from tests.speech_models import needs_speech, register_speech_models, voice_folder
+from tests.speech_models import (
+    as_microphone,
+    needs_speech,
+    register_speech_models,
+    voice_folder,
+)
 from tests.ui.harness import (
     Models,
     close_test_window,
@@ -57,15 +61,6 @@ class FileRecorder:
 
 def _speech(text: str) -> bytes:
     return synthesize(text, voice_folder() / "en_US-joe-medium.onnx")
-
-
-def _as_microphone(wav: bytes) -> bytes:
-    """``wav``'s sound as the microphone records it: 16 kHz mono 16-bit PCM."""
-    import numpy as np
-    from faster_whisper.audio import decode_audio
-
-    samples = decode_audio(io.BytesIO(wav), sampling_rate=RATE)
-    return bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
 
 
 class LiveRecorder:
@@ -166,7 +161,7 @@ async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
     window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
     try:
         dictation = _dictation(window)
-        pcm = _as_microphone(_speech(SPOKEN))
+        pcm = as_microphone(_speech(SPOKEN))
         dictation.recorder_factory = lambda: LiveRecorder(pcm)
         level = find(window, QProgressBar, "dictateLevel")
         edit = window.composer.edit
@@ -227,7 +222,7 @@ async def test_hold_to_talk_and_send_when_i_stop_talking(tmp_path: Path) -> None
         assert window.chat_vm.model.rowCount() == 0
         edit.clear()
 
-        pcm = _as_microphone(_speech("Book a table for two at eight."))
+        pcm = as_microphone(_speech("Book a table for two at eight."))
         dictation.recorder_factory = lambda: LiveRecorder(pcm + bytes(2 * 3 * RATE))
         await window.workspace.preferences.set_send_on_pause(True)
         button.click()

@@ -6,7 +6,6 @@ ends it."""
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 from pathlib import Path
 
@@ -17,7 +16,12 @@ from app.services.voice import synthesize
 from app.services.voice.partial import RATE
 from app.services.voice.service import VoiceService
 from app.services.voice.worker import STOPPED, SpeechProcessStopped
-from tests.speech_models import needs_speech, register_speech_models, voice_folder
+from tests.speech_models import (
+    as_microphone,
+    needs_speech,
+    register_speech_models,
+    voice_folder,
+)
 
 pytestmark = needs_speech
 
@@ -40,6 +44,19 @@ async def test_dictation_is_transcribed_in_one_reused_process_that_closing_ends(
         assert first is not None and first.pid != os.getpid()
         again = await voice.dictate(_speech("Call the plumber on Monday."))
         assert "plumber" in again.text.lower()
+        assert voice.worker.process is first
+
+        # the words so far, from the microphone's samples
+        pcm = as_microphone(_speech("Please remember to buy fresh bread at the bakery tomorrow."))
+        start = await voice.dictated_so_far(pcm[: 2 * RATE * 2])  # its first two seconds
+        assert "remember" in start.text.lower() and "tomorrow" not in start.text.lower()
+        assert start.language == "en" and start.duration_s == 2.0
+        whole = await voice.dictated_so_far(pcm)
+        assert "bread" in whole.text.lower() and "bakery" in whole.text.lower()
+        assert (await voice.dictated_so_far(bytes(RATE * 2))).text == ""  # silence
+        # longer than one of Whisper's windows: heard whole
+        long = await voice.dictated_so_far(pcm * (1 + 31 * RATE * 2 // len(pcm)))
+        assert long.text.lower().count("bakery") >= 2 and long.duration_s > 31
         assert voice.worker.process is first
 
         with pytest.raises(UserError, match="is not a recording Parley can read"):
@@ -72,37 +89,5 @@ async def test_a_process_that_dies_is_one_sentence_and_the_next_use_starts_anoth
         heard = await voice.dictate(clip)
         assert "umbrella" in heard.text.lower()
         assert voice.worker.process is not None and voice.worker.process.pid != doomed.pid
-    finally:
-        await voice.aclose()
-
-
-def _microphone(wav: bytes) -> bytes:
-    """``wav``'s sound as the microphone records it: 16-bit mono PCM at 16 kHz."""
-    import numpy as np
-    from faster_whisper.audio import decode_audio
-
-    samples = decode_audio(io.BytesIO(wav), sampling_rate=RATE)
-    return bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-
-
-async def test_the_words_so_far_come_from_the_microphones_samples_in_the_same_process(
-    tmp_path: Path,
-) -> None:
-    register_speech_models(tmp_path)
-    voice = VoiceService(tmp_path)
-    try:
-        await voice.prepare_dictation()
-        first = voice.worker.process
-        pcm = _microphone(_speech("Please remember to buy fresh bread at the bakery tomorrow."))
-        start = await voice.dictated_so_far(pcm[: 2 * RATE * 2])  # its first two seconds
-        assert "remember" in start.text.lower() and "tomorrow" not in start.text.lower()
-        assert start.language == "en" and start.duration_s == 2.0
-        whole = await voice.dictated_so_far(pcm)
-        assert "bread" in whole.text.lower() and "bakery" in whole.text.lower()
-        assert (await voice.dictated_so_far(bytes(RATE * 2))).text == ""  # silence
-        # longer than one of Whisper's windows: heard whole
-        long = await voice.dictated_so_far(pcm * (1 + 31 * RATE * 2 // len(pcm)))
-        assert long.text.lower().count("bakery") >= 2 and long.duration_s > 31
-        assert voice.worker.process is first
     finally:
         await voice.aclose()
