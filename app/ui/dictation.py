@@ -51,6 +51,10 @@ FIRST_WORDS_S = 0.5
 """Speech heard before the words so far are first recognised (a word or two)."""
 PARTIAL_STEP_S = 0.5
 """New sound needed before the words so far are recognised again."""
+KEEP_AFTER_S = 20.0
+"""The most sound one pass of the words so far covers: past it, the words recognised so far
+are kept as they are and the next passes cover only the sound after them (one pass over a
+recording longer than Whisper's 30-second window would take seconds)."""
 SPEAKING_LEVEL = 0.35
 """The level (about -39 dBFS) above which the sound counts as speech."""
 PAUSE_S = 1.2
@@ -125,6 +129,12 @@ class Dictation(QObject):
         """How much sound (bytes of PCM) the words so far were last recognised from."""
         self._spoke_at = 0
         """How much sound there was when speech was first heard."""
+        self._kept_at = 0
+        self._kept_words = ""
+        """The words so far kept as they are, and how much sound they cover."""
+        self._so_far_at = 0
+        self._so_far = ""
+        """The words so far shown last, and how much sound they cover."""
         self._spoke = False
         self._quiet_from: float | None = None
         self._send_this = False
@@ -156,6 +166,7 @@ class Dictation(QObject):
         self._recorder = recorder
         self._take += 1
         self._partial_at, self._spoke_at, self._spoke, self._quiet_from = 0, 0, False, None
+        self._kept_at, self._kept_words, self._so_far_at, self._so_far = 0, "", 0, ""
         self._send_this = self.send_when_done
         self._pause_sends = self.sends_on_pause()
         self._text.begin()
@@ -257,19 +268,23 @@ class Dictation(QObject):
             due = self._partial_at + int(PARTIAL_STEP_S * RATE) * 2
         else:
             due = self._spoke_at + int(FIRST_WORDS_S * RATE) * 2
-        if len(pcm) >= due:
-            self._partial_at = len(pcm)
-            self._partial = spawn(self._recognise_so_far(pcm, self._take))
+        if len(pcm) < due:
+            return
+        if self._so_far and len(pcm) - self._kept_at > int(KEEP_AFTER_S * RATE) * 2:
+            self._kept_at, self._kept_words = self._so_far_at, self._so_far
+        self._partial_at = len(pcm)
+        self._partial = spawn(self._recognise_so_far(pcm, self._kept_at, self._take))
 
-    async def _recognise_so_far(self, pcm: bytes, take: int) -> None:
+    async def _recognise_so_far(self, pcm: bytes, start: int, take: int) -> None:
         try:
-            heard = await self._voice.dictated_so_far(pcm)
+            heard = await self._voice.dictated_so_far(pcm[start:])
         except ParleyError:
             return  # the final transcription says what is wrong
         finally:
             self._partial = None
         if take == self._take and self.listening and heard.text:
-            self._text.show(heard.text)
+            self._so_far_at, self._so_far = len(pcm), f"{self._kept_words} {heard.text}".strip()
+            self._text.show(self._so_far)
 
     def prepare(self) -> None:
         """Start the speech process and load Whisper now, if not yet done, so a dictation

@@ -2,8 +2,8 @@
 words appear in the message box, stay editable and are sent only when the user sends; Esc
 cancels; a missing microphone is one sentence. A recording played out in real time shows the
 level meter rising, Whisper started by the pointer on the button, the words so far before
-the final ones, hold to talk, and "Send when I stop talking"; a speech process that dies
-loses nothing that was said."""
+the final ones (a long dictation's earlier ones kept as they were), hold to talk, and "Send
+when I stop talking"; a speech process that dies loses nothing that was said."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton
 
 from app.services.voice import synthesize
-from app.ui.dictation import Dictation
+from app.ui.dictation import KEEP_AFTER_S, Dictation
 from app.ui.speech_input import RATE, wav_bytes
 from tests.speech_models import (
     as_microphone,
@@ -192,6 +192,34 @@ async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
         assert partial != text.removeprefix("Hours: ")
         assert not level.isVisible() and worker.process is loaded
         assert window.chat_vm.model.rowCount() == 0  # not sent until the user sends
+    finally:
+        await close_test_window(window)
+
+
+async def test_a_long_dictation_keeps_its_earlier_words_so_far_and_adds_the_new(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    register_speech_models(data)
+    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    try:
+        dictation = _dictation(window)
+        recorder = LiveRecorder(as_microphone(_speech(SPOKEN)) * 4)
+        dictation.recorder_factory = lambda: recorder
+        edit = window.composer.edit
+        await window.workspace.voice.prepare_dictation()
+        find(window, QPushButton, "dictateButton").click()
+        recorder.began -= KEEP_AFTER_S - 1  # as if most of that had been said already
+        first = await wait_until(lambda: edit.toPlainText(), 60, "the words so far")
+        assert "library" in first.lower()
+        later = await wait_until(
+            lambda: edit.toPlainText() if len(edit.toPlainText()) > len(first) else "",
+            60,
+            "the newer words",
+        )
+        assert dictation.listening and later.startswith(first + " ")  # kept as they were
+        dictation.cancel()
+        assert edit.toPlainText() == ""
     finally:
         await close_test_window(window)
 
