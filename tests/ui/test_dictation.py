@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton
 from app.services.voice import synthesize
 from app.ui.dictation import KEEP_AFTER_S, Dictation
 from app.ui.speech_input import RATE, wav_bytes
+from app.ui.window import MainWindow
 from tests.speech_models import (
     as_microphone,
     needs_speech,
@@ -91,12 +92,17 @@ def _dictation(window: object) -> Dictation:
     return part
 
 
+async def _open(tmp_path: Path, *replies: str) -> MainWindow:
+    """A window whose data directory has the speech models, and a scripted model."""
+    data = tmp_path / "data"
+    register_speech_models(data)
+    return await open_test_window(data, Models({"scripted:a": list(replies or ["Noted."])}))
+
+
 async def test_dictated_words_land_in_the_box_stay_editable_and_are_sent_on_send(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         dictation.recorder_factory = lambda: FileRecorder(
@@ -123,9 +129,7 @@ async def test_dictated_words_land_in_the_box_stay_editable_and_are_sent_on_send
 
 
 async def test_esc_cancels_listening_and_no_microphone_is_one_sentence(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         recorder = FileRecorder(_speech("This is thrown away."))
@@ -156,9 +160,7 @@ SPOKEN = (
 async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         pcm = as_microphone(_speech(SPOKEN))
@@ -199,9 +201,7 @@ async def test_level_rises_and_the_words_so_far_show_before_the_final_text(
 async def test_a_long_dictation_keeps_its_earlier_words_so_far_and_adds_the_new(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         recorder = LiveRecorder(as_microphone(_speech(SPOKEN)) * 4)
@@ -225,9 +225,7 @@ async def test_a_long_dictation_keeps_its_earlier_words_so_far_and_adds_the_new(
 
 
 async def test_hold_to_talk_and_send_when_i_stop_talking(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted.", "Noted again."]}))
+    window = await _open(tmp_path, "Noted.", "Noted again.")
     try:
         dictation = _dictation(window)
         button = find(window, QPushButton, "dictateButton")
@@ -263,9 +261,7 @@ async def test_hold_to_talk_and_send_when_i_stop_talking(tmp_path: Path) -> None
 
 
 async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         worker = window.workspace.voice.worker
@@ -301,9 +297,7 @@ async def test_a_speech_process_that_dies_loses_nothing_said(tmp_path: Path) -> 
 async def test_the_dictate_keys_pressed_once_toggle_and_held_talk_until_let_go(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    register_speech_models(data)
-    window = await open_test_window(data, Models({"scripted:a": ["Noted."]}))
+    window = await _open(tmp_path)
     try:
         dictation = _dictation(window)
         edit = window.composer.edit
