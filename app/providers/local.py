@@ -178,8 +178,11 @@ class LlamaCppChatModel(CollectingChatModel):
         """Free the model, once the work handed to its thread before is done."""
         if threading.current_thread().name.startswith("parley-llama"):
             self._free()  # already on that thread
-        else:
+            return
+        try:
             self._worker.submit(self._free).result()
+        except RuntimeError:  # at exit the thread is already gone, and nothing decodes
+            self._free()
 
     def _free(self) -> None:
         if self._llama is not None:
