@@ -147,11 +147,25 @@ class Dictation(QObject):
             self._composer.set_hint(problem)
             self.button.setChecked(False)
             return
+        self._listen(recorder, pause_sends=self.sends_on_pause())
+
+    def take_over(self, recorder: Recorder) -> None:
+        """Go on with a recording already under way (someone began to speak while a voice
+        conversation's reply was read): what it heard is kept, and a pause ends it."""
+        if self.listening or self.busy:
+            recorder.cancel()
+            return
+        self._listen(recorder, pause_sends=True)
+        self.button.blockSignals(True)  # listening already: the button only shows it
+        self.button.setChecked(True)
+        self.button.blockSignals(False)
+
+    def _listen(self, recorder: Recorder, *, pause_sends: bool) -> None:
         self._recorder = recorder
         self._take += 1
         self._partial_at, self._spoke, self._quiet_from = 0, False, None
         self._send_this = self.send_when_done
-        self._pause_sends = self.sends_on_pause()
+        self._pause_sends = pause_sends
         self._text.begin()
         self.button.setText(LISTENING_TEXT)
         self.level.setValue(0)
