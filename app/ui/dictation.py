@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QProgressBar, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from app.core.errors import ParleyError
 from app.services.voice.worker import SpeechProcessStopped
@@ -103,7 +103,6 @@ class Dictation(QObject):
         self._tick_timer.setInterval(TICK_MS)
         self._tick_timer.timeout.connect(self._tick)
         composer.edit.escapePressed.connect(self.cancel)
-        composer.edit.installEventFilter(self)
         self._text = DictatedText(composer.edit)
         self.busy = False
         """True while a recording is being transcribed."""
@@ -176,6 +175,7 @@ class Dictation(QObject):
 
     def _stop_watching(self) -> None:
         self._tick_timer.stop()
+        self._let_go_watch()
         self._held_from = None
         self.level.setValue(0)
         self.level.setVisible(False)
@@ -230,9 +230,21 @@ class Dictation(QObject):
             self.button.setChecked(False)
             return
         self.button.setChecked(True)
-        self._held_from = time.monotonic() if self.listening else None
+        if self.listening:
+            self._held_from = time.monotonic()
+            # The keys are let go wherever the focus is: the whole application is watched
+            # until then, not only the message box.
+            app = QApplication.instance()
+            if app is not None:
+                app.installEventFilter(self)
+
+    def _let_go_watch(self) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
 
     def _let_go(self) -> None:
+        self._let_go_watch()
         held, self._held_from = self._held_from, None
         if held is not None and self.listening and time.monotonic() - held >= HOLD_S:
             self.button.setChecked(False)
