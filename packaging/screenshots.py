@@ -12,6 +12,9 @@ models compared side by side (``compare_shot.py``), the schedules (``schedules_s
 the model picker's list and Settings > Network (``models_shot.py``)
 and a voice conversation (``voice_shot.py``, where the speech engines are installed).
 Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
+``bundled_shot.py`` draws ``main-*.png`` from a real conversation on the bundled model
+instead, when the model's answer after its tool call states what the tool gave (it is not run
+from here: it takes minutes, and the bundled model seldom gets the time right).
 Every picture is drawn twice: at 1x (``NAME.png``) and at 2x (``NAME@2x.png``, the same
 window drawn with ``QT_SCALE_FACTOR=2``, for high-density screens).
 
