@@ -69,9 +69,11 @@ async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> 
         await wait_until(lambda: not view.unfolding.moving(), what="the card folded")
         await wait_until(lambda: view.visualRect(card).height() == folded, what="folded height")
 
-        view.setStyle(_Still())
+        still = _Still()  # kept while the view uses it: a widget does not own its style
+        view.setStyle(still)
         view._on_link(f"toggle:{message.message_id}:0", 0)
         assert not view.unfolding.moving()
         assert delegate.sizeHint(option, card).height() == unfolded
+        view.setStyle(None)  # the application's again
     finally:
         await close_test_window(window)
