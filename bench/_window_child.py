@@ -249,23 +249,12 @@ def _settle() -> None:
 
 
 async def _unfold(data_dir: str, thread_id: str) -> dict[str, float]:
-    from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
+    from PySide6.QtWidgets import QApplication
 
     from app.services.workspace import Workspace
     from app.ui.app import close_window
+    from app.ui.chat.unfolding import StillStyle
     from app.ui.window import MainWindow
-
-    class Still(QProxyStyle):
-        def styleHint(
-            self,
-            hint: QStyle.StyleHint,
-            option: QStyleOption | None = None,
-            widget: QWidget | None = None,
-            returned: object = None,
-        ) -> int:
-            if hint == QStyle.StyleHint.SH_Widget_Animation_Duration:
-                return 0
-            return super().styleHint(hint, option, widget, returned)  # type: ignore[arg-type]
 
     workspace = await Workspace.open(data_dir)
     window = MainWindow(workspace)
@@ -292,6 +281,7 @@ async def _unfold(data_dir: str, thread_id: str) -> dict[str, float]:
         return worst
 
     async def toggled(times: int) -> float:
+        view.delegate.forget()  # each series lays the card out anew
         worst = 0.0
         for _ in range(times):
             view._on_link(toggle, row)
@@ -299,7 +289,7 @@ async def _unfold(data_dir: str, thread_id: str) -> dict[str, float]:
         return worst
 
     moving = await toggled(6)
-    still = Still()  # kept while the view uses it
+    still = StillStyle()  # kept while the view uses it
     view.setStyle(still)
     instant = await toggled(6)
     view.setStyle(QApplication.style())  # the application's again

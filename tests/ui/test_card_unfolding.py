@@ -7,34 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (
-    QListView,
-    QProxyStyle,
-    QStyle,
-    QStyleOption,
-    QStyleOptionViewItem,
-    QWidget,
-)
+from PySide6.QtWidgets import QListView, QStyleOptionViewItem
 
 from app.core.state import Message
 from app.core.state.message_block import ToolCallBlock
+from app.ui.chat.unfolding import StillStyle
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 from tests.ui.test_row_heights import _rows_fit
-
-
-class _Still(QProxyStyle):
-    """A style that animates nothing (its widgets' animation duration is 0)."""
-
-    def styleHint(
-        self,
-        hint: QStyle.StyleHint,
-        option: QStyleOption | None = None,
-        widget: QWidget | None = None,
-        returned: object = None,
-    ) -> int:
-        if hint == QStyle.StyleHint.SH_Widget_Animation_Duration:
-            return 0
-        return super().styleHint(hint, option, widget, returned)  # type: ignore[arg-type]
 
 
 async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> None:
@@ -69,7 +48,7 @@ async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> 
         await wait_until(lambda: not view.unfolding.moving(), what="the card folded")
         await wait_until(lambda: view.visualRect(card).height() == folded, what="folded height")
 
-        still = _Still()  # kept while the view uses it: a widget does not own its style
+        still = StillStyle()  # kept while the view uses it: a widget does not own its style
         view.setStyle(still)
         view._on_link(f"toggle:{message.message_id}:0", 0)
         assert not view.unfolding.moving()

@@ -13,9 +13,9 @@ while the view is hidden.
 from __future__ import annotations
 
 from PySide6.QtCore import QEasingCurve, QObject, QVariantAnimation
-from PySide6.QtWidgets import QAbstractItemView, QStyle
+from PySide6.QtWidgets import QAbstractItemView, QProxyStyle, QStyle, QStyleOption, QWidget
 
-__all__ = ["UNFOLD_MS", "Unfolding"]
+__all__ = ["UNFOLD_MS", "StillStyle", "Unfolding"]
 
 UNFOLD_MS = 140
 """How long a card takes to unfold or fold."""
@@ -83,3 +83,21 @@ class Unfolding(QObject):
     def _relayout(self) -> None:
         self._view.scheduleDelayedItemsLayout()
         self._view.viewport().update()
+
+
+class StillStyle(QProxyStyle):
+    """The application's style, animating nothing (its widgets' animation duration is 0):
+    a view given it unfolds its cards at once. Keep a reference while a widget uses it (a
+    widget does not own its style)."""
+
+    def styleHint(
+        self,
+        hint: QStyle.StyleHint,
+        option: QStyleOption | None = None,
+        widget: QWidget | None = None,
+        returned: object = None,
+    ) -> int:
+        """0 for the animation duration, the application style's answer otherwise."""
+        if hint == QStyle.StyleHint.SH_Widget_Animation_Duration:
+            return 0
+        return super().styleHint(hint, option, widget, returned)  # type: ignore[arg-type]
