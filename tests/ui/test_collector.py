@@ -92,3 +92,38 @@ def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
     clock.now += 1
     collector.check()
     assert gone() is None
+
+
+def test_a_starting_collector_collects_nothing_until_the_window_is_up(
+    qapp: QApplication, low_thresholds: None
+) -> None:
+    clock = _Clock()
+    collector = MainThreadCollector(clock=clock, starting=True)
+    try:
+        gone = _young_garbage()
+        clock.now += QUIET_S * 2
+        collector.check()
+        assert gone() is not None  # start-up's objects are not walked while the window opens
+        collector.settle()  # set aside with them (a few cycles, as start-up makes)
+        later = _young_garbage()
+        collector.check()
+        assert later() is None  # then collections go on as before
+    finally:
+        collector.stop()
+
+
+def test_a_starting_collector_that_is_never_settled_collects_after_the_longest_wait(
+    qapp: QApplication, low_thresholds: None
+) -> None:
+    clock = _Clock()
+    collector = MainThreadCollector(clock=clock, starting=True)
+    try:
+        gone = _young_garbage()
+        clock.now += MOST_WAIT_S - 1
+        collector.check()
+        assert gone() is not None
+        clock.now += 1
+        collector.check()
+        assert gone() is None
+    finally:
+        collector.stop()
