@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -65,7 +66,11 @@ class _IconFont:
 
 
 def _fonts_folder() -> Path:
-    """QtAwesome's ``fonts`` folder, found without importing the package."""
+    """QtAwesome's ``fonts`` folder, found without importing the package (in the bundle, the
+    folder its data files were copied to)."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None and (Path(bundle) / "qtawesome" / "fonts").is_dir():
+        return Path(bundle) / "qtawesome" / "fonts"
     spec = importlib.util.find_spec("qtawesome")
     places = list(spec.submodule_search_locations or []) if spec is not None else []
     if not places:
