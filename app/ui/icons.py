@@ -49,6 +49,8 @@ class _IconFont:
     """The icon font loaded into the application: its family and its characters by name."""
 
     def __init__(self, folder: Path) -> None:
+        if QGuiApplication.instance() is None:  # Qt's font database would crash
+            raise RuntimeError("The icon font is loaded into a running application only.")
         font_id = QFontDatabase.addApplicationFontFromData((folder / FONT[1]).read_bytes())
         families = QFontDatabase.applicationFontFamilies(font_id)
         if not families:
