@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError
 from app.services.agents import Agent, AgentImport, AgentService
-from app.services.agents.files import MAX_FILE_BYTES
+from app.services.agents.file_limits import MAX_FILE_BYTES
 from app.services.events import AgentsChanged, SettingsChanged, ToolsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice
 from app.text.hidden_chars import mark_hidden
