@@ -13,7 +13,12 @@ import sys
 
 HEAVY = ("httpx", "numpy", "openai", "anthropic", "mcp", "uvicorn", "faster_whisper", "piper")
 LATER = ("markdown_it", "pygments", "keyring", "html2text", "qtawesome", "qtpy")
-LATER_PARTS = ("app.ui.settings.dialog", "app.ui.agents.editor", "app.services.agents.files")
+LATER_PARTS = (
+    "app.ui.settings.dialog",
+    "app.ui.agents.editor",
+    "app.services.agents.files",
+    "app.media.ingest",
+)
 
 
 def _loaded_with_the_window(names: tuple[str, ...]) -> list[str]:
