@@ -311,7 +311,7 @@ def main(argv: list[str]) -> int:
     prepare_qt_environment()  # as the app starts Qt
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
-    MainThreadCollector(app)  # garbage is collected as in the app
+    MainThreadCollector(app, starting=True)  # garbage is collected as in the app
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     coro = {

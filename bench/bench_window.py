@@ -99,7 +99,7 @@ def run() -> list[Row]:
         base = _runs("baseline")
         launch = _runs("launch", str(data))
         rows.append(_row("launch to a usable window (composer focused, threads shown)",
-                         launch["shown_s"], base["shown_s"], "bare Qt window", 800))  # fmt: skip
+                         launch["shown_s"], base["shown_s"], "bare Qt window", 500))  # fmt: skip
         thread_id = asyncio.run(_long_thread(data / "parley.db", 10_000))
         opened = _runs("open", str(data), thread_id)
         rows.append(_row("open 10,000-message thread to first paint", opened["open_s"],
