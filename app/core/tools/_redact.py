@@ -3,6 +3,8 @@ produces."""
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from typing import Any
 
@@ -17,6 +19,21 @@ from app.core.tools._secret_forms import (
 )
 
 
+@functools.lru_cache(maxsize=32)
+def _forms(value: str) -> tuple[re.Pattern[str], tuple[str, ...], frozenset[str], bytes, int]:
+    """What finding ``value`` takes: its pattern, anchors, base64 cores, bytes, and the length
+    of the shortest text that can hold any of its forms. Built once per value: a node that
+    resolves the same secret on every call would otherwise compile its pattern each time."""
+    raw = value.encode("utf-8", "surrogatepass")
+    cores = frozenset(base64_cores(value))
+    shortest = min(
+        len(value),  # every form writes each character of value as one character or more
+        min((len(core) for core in cores), default=len(value)),
+        (len(raw) * 4 + 2) // 3 if len(raw) >= 4 else len(value),  # a base64 run holding it
+    )
+    return secret_pattern(value), anchors(value), cores, raw, shortest
+
+
 class Redactor:
     """Replaces each known secret value with ``[redacted secret REF]``.
 
@@ -26,10 +43,12 @@ class Redactor:
     which case the whole base64 run is replaced.
     """
 
-    __slots__ = ("_cores", "_patterns", "_raw", "_secrets")
+    __slots__ = ("_cores", "_patterns", "_raw", "_secrets", "_shortest")
 
     def __init__(self) -> None:
         self._secrets: dict[str, str] = {}
+        self._shortest: float = math.inf
+        """No text shorter than this can hold any form of any secret (so it is left as is)."""
         self._patterns: list[tuple[re.Pattern[str], tuple[str, ...], str]] = []
         self._cores: dict[str, str] = {}
         self._raw: list[tuple[bytes, str]] = []
@@ -39,19 +58,27 @@ class Redactor:
         if not value or value in self._secrets:
             return
         self._secrets[value] = ref
-        self._patterns.append((secret_pattern(value), anchors(value), ref))
+        pattern, needed, cores, raw, shortest = _forms(value)
+        self._patterns.append((pattern, needed, ref))
         # longest first, so a secret containing another is replaced whole
         self._patterns.sort(key=lambda item: len(item[0].pattern), reverse=True)
-        for core in base64_cores(value):
+        for core in sorted(cores):
             self._cores.setdefault(core, ref)
-        self._raw.append((value.encode("utf-8", "surrogatepass"), ref))
+        self._raw.append((raw, ref))
+        self._shortest = min(self._shortest, shortest)
 
     def __bool__(self) -> bool:
         return bool(self._secrets)
 
+    @property
+    def known(self) -> int:
+        """How many secret values it knows; it only grows, so a value redacted when this was
+        the same needs no second pass."""
+        return len(self._secrets)
+
     def text(self, text: str) -> str:
         """Return ``text`` with every form of every secret value replaced."""
-        if not self._secrets:
+        if len(text) < self._shortest:  # also when no secret is known
             return text
         text = self._base64_runs(text)
         for pattern, needed, ref in self._patterns:
@@ -84,20 +111,31 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """Return ``value`` with secrets replaced in every string it holds."""
+        """Return ``value`` with secrets replaced in every string it holds (``value`` itself
+        when it holds none)."""
         if not self._secrets:
             return value
         return self._walk(value)
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            cleaned = self.text(value)
+            return value if cleaned == value else cleaned
         if isinstance(value, dict):
-            return {self._walk(k): self._walk(v) for k, v in value.items()}
+            out = {}
+            changed = False
+            for key, item in value.items():
+                new_key, new_item = self._walk(key), self._walk(item)
+                changed = changed or new_key is not key or new_item is not item
+                out[new_key] = new_item
+            return out if changed else value
         if isinstance(value, list | tuple):
-            return type(value)(self._walk(v) for v in value)
+            items = [self._walk(v) for v in value]
+            if all(new is old for new, old in zip(items, value, strict=True)):
+                return value
+            return type(value)(items)
         if isinstance(value, BaseModel):
             dumped = value.model_dump()
             cleaned = self._walk(dumped)
-            return value if cleaned == dumped else type(value).model_validate(cleaned)
+            return value if cleaned is dumped else type(value).model_validate(cleaned)
         return value

@@ -305,10 +305,19 @@ class _CallUpdate:
     call: ToolCallBlock
     messages: list[Message]
     state: dict[str, Any] = field(default_factory=dict)
+    clean: tuple[Redactor, int] | None = None
+    """The redactor that redacted this update, and how many secrets it knew then."""
 
     def redacted(self, redactor: Redactor) -> _CallUpdate:
         """This update with every secret the node has seen by now redacted."""
-        return _CallUpdate(self.call, redactor.value(self.messages), redactor.value(self.state))
+        if self.clean is not None and self.clean[0] is redactor and self.clean[1] == redactor.known:
+            return self  # no secret came to light since it was redacted
+        return _CallUpdate(
+            self.call,
+            redactor.value(self.messages),
+            redactor.value(self.state),
+            (redactor, redactor.known),
+        )
 
 
 def _result_key(task_id: str, call_id: str) -> str:
@@ -350,9 +359,9 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
         ]
         metadata: dict[str, Any] = marks(tool_error=item.code)
     else:
-        content = redactor.value(item.content)
+        content = list(item.content)
         metadata = dict(item.metadata)
-        for key, value in redactor.value(item.state).items():
+        for key, value in item.state.items():
             if key in ("context", "messages"):
                 extra.extend(value if isinstance(value, list | tuple) else [value])
             else:
@@ -363,7 +372,7 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
     if not all(isinstance(m, Message) for m in extra):  # kept as given, not saved early
         update["context"] = extra
         extra = []
-    return _CallUpdate(call, [reply, *extra], update)
+    return _CallUpdate(call, [reply, *extra], update).redacted(redactor)
 
 
 def _merge(parts: Sequence[_CallUpdate]) -> dict[str, Any]:
