@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -19,19 +19,44 @@ from app.core.tools._secret_forms import (
 )
 
 
+_LEAVES = frozenset({int, float, bool, type(None)})
+"""Kinds of value that hold no text."""
+
+
+class _Forms(NamedTuple):
+    """What finding one secret value takes."""
+
+    pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
+    cores: frozenset[str]
+    raw: bytes
+    shortest: int
+    """The length of the shortest text that can hold any form of the value."""
+    hint: re.Pattern[str] | None
+    """Found in every text that holds a form of the value (``None``: no such cheap test)."""
+
+
 @functools.lru_cache(maxsize=32)
-def _forms(value: str) -> tuple[re.Pattern[str], tuple[str, ...], frozenset[str], bytes, int]:
-    """What finding ``value`` takes: its pattern, anchors, base64 cores, bytes, and the length
-    of the shortest text that can hold any of its forms. Built once per value: a node that
-    resolves the same secret on every call would otherwise compile its pattern each time."""
+def _forms(value: str) -> _Forms:
+    """Build what finding ``value`` takes, once per value: a node that resolves the same
+    secret on every call would otherwise compile its pattern each time."""
     raw = value.encode("utf-8", "surrogatepass")
     cores = frozenset(base64_cores(value))
+    needed = anchors(value)
+    # a base64 run long enough to hold it is decoded and searched (decoded_runs_holding)
+    run = (len(raw) * 4 + 2) // 3 if len(raw) >= 4 else None
     shortest = min(
         len(value),  # every form writes each character of value as one character or more
         min((len(core) for core in cores), default=len(value)),
-        (len(raw) * 4 + 2) // 3 if len(raw) >= 4 else len(value),  # a base64 run holding it
+        len(value) if run is None else run,
     )
-    return secret_pattern(value), anchors(value), cores, raw, shortest
+    hint = None
+    if needed:  # else the pattern itself is the only test
+        pieces = [re.escape(piece) for piece in (*needed, *sorted(cores))]
+        if run is not None:
+            pieces.append(f"[A-Za-z0-9+/_-]{{{run}}}")
+        hint = re.compile("|".join(pieces))
+    return _Forms(secret_pattern(value), needed, cores, raw, shortest, hint)
 
 
 class Redactor:
@@ -43,7 +68,7 @@ class Redactor:
     which case the whole base64 run is replaced.
     """
 
-    __slots__ = ("_cores", "_patterns", "_raw", "_secrets", "_shortest")
+    __slots__ = ("_cores", "_hints", "_patterns", "_raw", "_secrets", "_shortest")
 
     def __init__(self) -> None:
         self._secrets: dict[str, str] = {}
@@ -52,20 +77,25 @@ class Redactor:
         self._patterns: list[tuple[re.Pattern[str], tuple[str, ...], str]] = []
         self._cores: dict[str, str] = {}
         self._raw: list[tuple[bytes, str]] = []
+        self._hints: list[re.Pattern[str]] | None = []
+        """One of these is in every text that holds a form of a secret (``None``: a secret
+        has no such test, so every text long enough is searched)."""
 
     def add(self, ref: str, value: str) -> None:
         """Remember that ``value`` is the secret named ``ref``."""
         if not value or value in self._secrets:
             return
         self._secrets[value] = ref
-        pattern, needed, cores, raw, shortest = _forms(value)
-        self._patterns.append((pattern, needed, ref))
+        forms = _forms(value)
+        self._patterns.append((forms.pattern, forms.anchors, ref))
         # longest first, so a secret containing another is replaced whole
         self._patterns.sort(key=lambda item: len(item[0].pattern), reverse=True)
-        for core in sorted(cores):
+        for core in sorted(forms.cores):
             self._cores.setdefault(core, ref)
-        self._raw.append((raw, ref))
-        self._shortest = min(self._shortest, shortest)
+        self._raw.append((forms.raw, ref))
+        self._shortest = min(self._shortest, forms.shortest)
+        if self._hints is not None:
+            self._hints = None if forms.hint is None else [*self._hints, forms.hint]
 
     def __bool__(self) -> bool:
         return bool(self._secrets)
@@ -79,6 +109,8 @@ class Redactor:
     def text(self, text: str) -> str:
         """Return ``text`` with every form of every secret value replaced."""
         if len(text) < self._shortest:  # also when no secret is known
+            return text
+        if self._hints is not None and not any(hint.search(text) for hint in self._hints):
             return text
         text = self._base64_runs(text)
         for pattern, needed, ref in self._patterns:
@@ -113,9 +145,31 @@ class Redactor:
     def value(self, value: Any) -> Any:
         """Return ``value`` with secrets replaced in every string it holds (``value`` itself
         when it holds none)."""
-        if not self._secrets:
+        if not self._secrets or not self._holds_secret(value):
             return value
         return self._walk(value)
+
+    def _holds_secret(self, value: Any) -> bool:
+        """Whether a string in ``value`` holds a secret: the walk below, without building
+        anything, since nearly every value a tool call produces holds none."""
+        shortest = self._shortest
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            kind = type(item)
+            if kind in _LEAVES:  # the common kinds first: isinstance of a model is slow
+                continue
+            if isinstance(item, str):
+                if len(item) >= shortest and self.text(item) != item:
+                    return True
+            elif isinstance(item, dict):
+                stack.extend(item)
+                stack.extend(item.values())
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+            elif isinstance(item, BaseModel):
+                stack.append(item.model_dump())
+        return False
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
