@@ -28,7 +28,7 @@ class _Forms(NamedTuple):
 
     pattern: re.Pattern[str]
     anchors: tuple[str, ...]
-    cores: frozenset[str]
+    cores: tuple[str, ...]
     raw: bytes
     shortest: int
     """The length of the shortest text that can hold any form of the value."""
@@ -41,7 +41,7 @@ def _forms(value: str) -> _Forms:
     """Build what finding ``value`` takes, once per value: a node that resolves the same
     secret on every call would otherwise compile its pattern each time."""
     raw = value.encode("utf-8", "surrogatepass")
-    cores = frozenset(base64_cores(value))
+    cores = tuple(sorted(base64_cores(value)))
     needed = anchors(value)
     # a base64 run long enough to hold it is decoded and searched (decoded_runs_holding)
     run = (len(raw) * 4 + 2) // 3 if len(raw) >= 4 else None
@@ -52,7 +52,7 @@ def _forms(value: str) -> _Forms:
     )
     hint = None
     if needed:  # else the pattern itself is the only test
-        pieces = [re.escape(piece) for piece in (*needed, *sorted(cores))]
+        pieces = [re.escape(piece) for piece in (*needed, *cores)]
         if run is not None:
             pieces.append(f"[A-Za-z0-9+/_-]{{{run}}}")
         hint = re.compile("|".join(pieces))
@@ -90,7 +90,7 @@ class Redactor:
         self._patterns.append((forms.pattern, forms.anchors, ref))
         # longest first, so a secret containing another is replaced whole
         self._patterns.sort(key=lambda item: len(item[0].pattern), reverse=True)
-        for core in sorted(forms.cores):
+        for core in forms.cores:
             self._cores.setdefault(core, ref)
         self._raw.append((forms.raw, ref))
         self._shortest = min(self._shortest, forms.shortest)

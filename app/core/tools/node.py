@@ -138,11 +138,12 @@ class ToolNode:
         if self.screen is not None:  # given the conversation before the reply
             at = len(messages) - next(i for i, m in enumerate(reversed(messages)) if m is last)
             kept = self.screen(messages[: at - 1], calls)
+        redactor = Redactor()  # knows no secret before the calls run
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [
             Failure(c, "repeated", kept[c.id])
             if c.id in kept
-            else await prepare(self.tools, c, granted, self.tool_authorize, ctx)
+            else await prepare(self.tools, c, granted, self.tool_authorize, ctx, redactor.text)
             for c in calls
         ]
         outcomes = _mark_resumed(outcomes, ctx)
@@ -159,7 +160,6 @@ class ToolNode:
             outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
             if ctx is not None and held is not None:
                 ctx.budget.release(held, keep_tool_calls=_new(outcomes))
-            redactor = Redactor()
             aid = last.message_id
             if len(outcomes) == 1:
                 ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid, held)]
