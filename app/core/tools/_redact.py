@@ -18,7 +18,6 @@ from app.core.tools._secret_forms import (
     secret_pattern,
 )
 
-
 _LEAVES = frozenset({int, float, bool, type(None)})
 """Kinds of value that hold no text."""
 
