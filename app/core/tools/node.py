@@ -63,11 +63,13 @@ def saved_messages(saved: dict[str, str], task_ids: Sequence[str], call_id: str)
     return []
 
 
-def _messages_of(state: Any) -> list[Message]:
+def _messages_of(state: Any) -> Sequence[Message]:
+    """The conversation of ``state``, read only: a thread of thousands is not copied."""
     if isinstance(state, dict):
-        found: list[Message] = state.get("context") or state.get("messages") or []
-        return list(found)
-    return list(state.context)
+        found: Sequence[Message] = state.get("context") or state.get("messages") or []
+        return found
+    context: Sequence[Message] = state.context
+    return context
 
 
 class ToolNode:
