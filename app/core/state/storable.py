@@ -29,18 +29,11 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-_LEAVES = frozenset({int, bool, type(None)})
-"""Kinds of value that are always storable (a model's other fields are checked by type)."""
-
-
 def problem_in(value: Any) -> str | None:
     """Describe the first thing in ``value`` that cannot be stored, or return ``None``."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        kind = type(item)
-        if kind in _LEAVES:  # most of a message's fields: isinstance of a model is slow
-            continue
         if isinstance(item, str):
             problem = _text_problem(item)
             if problem:
@@ -52,12 +45,12 @@ def problem_in(value: Any) -> str | None:
             if depth >= MAX_DEPTH:
                 return f"values nested more than {MAX_DEPTH} levels deep"
             if isinstance(item, dict):
-                stack += [(k, depth) for k in item]
-                stack += [(v, depth + 1) for v in item.values()]
+                stack.extend((k, depth) for k in item)
+                stack.extend((v, depth + 1) for v in item.values())
             elif isinstance(item, BaseModel):
-                stack += [(v, depth + 1) for v in item.__dict__.values()]
+                stack.extend((v, depth + 1) for v in item.__dict__.values())
             else:
-                stack += [(v, depth + 1) for v in item]
+                stack.extend((v, depth + 1) for v in item)
     return None
 
 
