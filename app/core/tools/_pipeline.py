@@ -133,7 +133,7 @@ async def prepare(
     granted: frozenset[str],
     check: ToolAuthorize | None,
     ctx: RunContext | None,
-    redact: Callable[[str], str] | None = None,
+    redact: Callable[[str], str],
 ) -> Outcome:
     """Run the checks that come before approval: tool, JSON, permissions, authorize, schema.
 
@@ -162,11 +162,7 @@ async def prepare(
         )
     if check is None:
         return validate(tool, call, args)
-    runtime = (
-        Runtime.for_call(call.id, tool.name, ctx)
-        if redact is None
-        else Runtime.for_call(call.id, tool.name, ctx, redact=redact)
-    )
+    runtime = Runtime.for_call(call.id, tool.name, ctx, redact=redact)
     refused = await authorize(check, tool, call, runtime)
     if refused:
         return refused

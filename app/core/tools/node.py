@@ -307,7 +307,7 @@ class _CallUpdate:
     call: ToolCallBlock
     messages: list[Message]
     state: dict[str, Any] = field(default_factory=dict)
-    clean: tuple[Redactor, int] | None = None
+    clean: tuple[Redactor, int] | None = field(default=None, compare=False)
     """The redactor that redacted this update, and how many secrets it knew then."""
 
     def redacted(self, redactor: Redactor) -> _CallUpdate:
