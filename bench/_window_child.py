@@ -4,7 +4,9 @@
 Modes: ``launch`` (app start to window painted), ``baseline`` (a bare Qt window, the floor),
 ``answer`` (the window and its child processes' memory after one answer on the bundled model),
 ``open`` (open a long thread to first paint, RSS after), ``stall`` (longest event-loop stall
-while replies stream at about 200 tokens/s, in one and in two threads, and with none).
+while replies stream at about 200 tokens/s, in one and in two threads, and with none),
+``unfold`` (longest stall while the thread's last tool card unfolds and folds, its height
+moving, and at once as a style that animates nothing has it).
 """
 
 from __future__ import annotations
@@ -246,6 +248,55 @@ def _settle() -> None:
         collector.settle()  # as open_window does once the window is up
 
 
+async def _unfold(data_dir: str, thread_id: str) -> dict[str, float]:
+    from PySide6.QtWidgets import QApplication
+
+    from app.services.workspace import Workspace
+    from app.ui.app import close_window
+    from app.ui.chat.unfolding import StillStyle
+    from app.ui.window import MainWindow
+
+    workspace = await Workspace.open(data_dir)
+    window = MainWindow(workspace)
+    window.resize(1200, 800)
+    window.show()
+    await window.start(preload=False)
+    await window.open_thread(thread_id)
+    _settle()
+    view = window.chat
+    row = view.model().rowCount() - 2  # the call; its result is drawn on its card
+    message = view.vm.model.message_at(row)
+    assert message is not None
+    toggle = f"toggle:{message.message_id}:0"
+    view.scrollToBottom()
+    await asyncio.sleep(0.5)
+
+    async def longest_gap(seconds: float) -> float:
+        worst, last = 0.0, time.perf_counter()
+        end = last + seconds
+        while time.perf_counter() < end:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            worst, last = max(worst, now - last - 0.001), now
+        return worst
+
+    async def toggled(times: int) -> float:
+        view.delegate.forget()  # each series lays the card out anew
+        worst = 0.0
+        for _ in range(times):
+            view._on_link(toggle, row)
+            worst = max(worst, await longest_gap(0.4))
+        return worst
+
+    moving = await toggled(6)
+    still = StillStyle()  # kept while the view uses it
+    view.setStyle(still)
+    instant = await toggled(6)
+    view.setStyle(QApplication.style())  # the application's again
+    await close_window(window)
+    return {"moving_ms": moving * 1000, "instant_ms": instant * 1000}
+
+
 def main(argv: list[str]) -> int:
     mode = argv[0]
     if mode == "baseline":
@@ -260,13 +311,14 @@ def main(argv: list[str]) -> int:
     prepare_qt_environment()  # as the app starts Qt
     app = QApplication([])
     app.setQuitOnLastWindowClosed(False)
-    MainThreadCollector(app)  # garbage is collected as in the app
+    MainThreadCollector(app, starting=True)  # garbage is collected as in the app
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     coro = {
         "launch": lambda: _launch(argv[1]),
         "open": lambda: _open(argv[1], argv[2]),
         "stall": lambda: _stall(argv[1]),
+        "unfold": lambda: _unfold(argv[1], argv[2]),
         "answer": lambda: _answer(argv[1]),
     }[mode]()
     with loop:

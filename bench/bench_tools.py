@@ -22,6 +22,8 @@ from bench.table import Row
 RUNS = 1500
 ROUNDS = 3
 TARGET_MS = 0.2
+FULL_TARGET_MS = 0.1
+"""Every check on costs less than half of what LangGraph's ToolNode costs with none."""
 
 
 @tool
@@ -138,7 +140,7 @@ async def _measure() -> list[Row]:
     threaded = await _parley(ToolNode([add_sync]), "add_sync", 1, RUNS // 3) - direct_one
     peer_one, peer_batch = await _langgraph(1), await _langgraph(8)
 
-    def row(name: str, seconds: float, peer: float | None, target: bool = True) -> Row:
+    def row(name: str, seconds: float, peer: float | None, target: float | None = TARGET_MS) -> Row:
         ms = seconds * 1000
         return Row(
             group="tools",
@@ -147,15 +149,20 @@ async def _measure() -> list[Row]:
             unit="ms/call",
             peer=None if peer is None else (peer - direct_one) * 1000,
             peer_name="LangGraph ToolNode" if peer is not None else "",
-            target=f"< {TARGET_MS} ms" if target else "",
-            ok=(ms < TARGET_MS) if target else None,
+            target=f"< {target} ms" if target is not None else "",
+            ok=(ms < target) if target is not None else None,
         )
 
     return [
         row("pre-call pipeline, 1 call", one, peer_one),
         row("pre-call pipeline, 8 parallel calls", batch, peer_batch),
-        row("all checks on (perm, authorize, rule, secret, timeout)", full, None),
-        row("sync tool (adds the worker-thread hop)", threaded, None, target=False),
+        row(
+            "all checks on (perm, authorize, rule, secret, timeout), beside LangGraph with none",
+            full,
+            peer_one,
+            FULL_TARGET_MS,
+        ),
+        row("sync tool (adds the worker-thread hop)", threaded, None, target=None),
     ]
 
 

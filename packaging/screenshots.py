@@ -8,9 +8,13 @@ of attachment (``attachments_shot.py``); an answer with math (``math_shot.py``);
 answer citing a knowledge folder (``knowledge_shot.py``); a reply's memory chip, the Keep
 card and Settings > Memory (``memory_shot.py``); Settings > Server and an approval asked
 through the API (``server_shot.py``); the versions of a message (``branches_shot.py``),
-models compared side by side (``compare_shot.py``), the schedules (``schedules_shot.py``)
+models compared side by side (``compare_shot.py``), the schedules (``schedules_shot.py``),
+the model picker's list and Settings > Network (``models_shot.py``)
 and a voice conversation (``voice_shot.py``, where the speech engines are installed).
 Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
+``bundled_shot.py`` draws ``main-*.png`` from a real conversation on the bundled model
+instead, when the model's answer after its tool call states what the tool gave (it is not run
+from here: it takes minutes, and the bundled model seldom gets the time right).
 Every picture is drawn twice: at 1x (``NAME.png``) and at 2x (``NAME@2x.png``, the same
 window drawn with ``QT_SCALE_FACTOR=2``, for high-density screens).
 
@@ -95,6 +99,7 @@ SCRIPTS: list[tuple[str, ...]] = [
     ("server_shot.py",),
     ("schedules_shot.py",),
     ("_delegation_shots.py",),
+    ("models_shot.py",),  # the model picker's list and Settings > Network
 ]
 """The other scripts, each run in a process of its own with the output folder (and these
 arguments after it)."""

@@ -181,11 +181,18 @@ class Budget:
 
     def _hold(self, held: Reservation, sign: int) -> None:
         res = self.reserved
-        res.model_calls += sign * held.model_calls
-        res.tool_calls += sign * held.tool_calls
-        res.tokens += sign * held.tokens
-        res.cost = max(0.0, res.cost + sign * held.cost)
-        if res.model_calls <= 0:  # no model call in flight: no rounding left over either
+        # only what ``held`` holds is written: a tool call's reservation, made and given back
+        # for every call, holds none of the rest
+        if held.model_calls:
+            res.model_calls += sign * held.model_calls
+        if held.tool_calls:
+            res.tool_calls += sign * held.tool_calls
+        if held.tokens:
+            res.tokens += sign * held.tokens
+        if held.cost or res.cost < 0:
+            res.cost = max(0.0, res.cost + sign * held.cost)
+        # no model call in flight: no rounding left over either
+        if res.model_calls <= 0 and (res.model_calls or res.tokens or res.cost):
             res.model_calls, res.tokens, res.cost = 0, 0, 0.0
 
     def release(self, held: Reservation, keep_tool_calls: int = 0) -> None:

@@ -61,7 +61,9 @@ _purpose: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "parley_network_purpose", default=None
 )
 
-Outcome = Literal["allowed", "refused"]
+Outcome = Literal["allowed", "refused", "unanswered"]
+"""``unanswered``: allowed, but the other end never took the connection (nothing listens there,
+or it did not answer), as found when its socket closed."""
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,10 @@ class NetworkGate:
             return
         counted = _tcp_bytes(sock)
         if counted is not None:
-            self._updated(dataclasses.replace(entry[1], sent=counted[0], received=counted[1]))
+            sent, received, answered = counted
+            outcome = entry[1].outcome if answered else "unanswered"
+            done = dataclasses.replace(entry[1], sent=sent, received=received, outcome=outcome)
+            self._updated(done)
 
     def _updated(self, connection: Connection) -> None:
         with self._lock:
@@ -339,8 +344,9 @@ _BYTES = struct.Struct("=QQ")  # tcpi_bytes_acked, tcpi_bytes_received (Linux's 
 _BYTES_AT = 120
 
 
-def _tcp_bytes(sock: Any) -> tuple[int, int] | None:
-    """Bytes sent (acknowledged) and received on ``sock``, where the system says."""
+def _tcp_bytes(sock: Any) -> tuple[int, int, bool] | None:
+    """Bytes sent (acknowledged) and received on ``sock``, and whether the other end ever
+    took the connection (acknowledged its opening), where the system says."""
     if _TCP_INFO is None:
         return None
     try:
@@ -350,7 +356,8 @@ def _tcp_bytes(sock: Any) -> tuple[int, int] | None:
     if len(info) < _BYTES_AT + _BYTES.size:
         return None
     acked, received = _BYTES.unpack_from(info, _BYTES_AT)
-    return max(int(acked) - 1, 0), int(received)  # the SYN counts as one byte acked
+    # the SYN counts as one byte acked: none acked, and the connection was never made
+    return max(int(acked) - 1, 0), int(received), int(acked) > 0
 
 
 _real_close = socket.socket.close

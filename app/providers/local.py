@@ -178,8 +178,11 @@ class LlamaCppChatModel(CollectingChatModel):
         """Free the model, once the work handed to its thread before is done."""
         if threading.current_thread().name.startswith("parley-llama"):
             self._free()  # already on that thread
-        else:
+            return
+        try:
             self._worker.submit(self._free).result()
+        except RuntimeError:  # at exit the thread is already gone, and nothing decodes
+            self._free()
 
     def _free(self) -> None:
         if self._llama is not None:
@@ -274,9 +277,14 @@ class LlamaCppChatModel(CollectingChatModel):
                 [first_token_bias(self._call_start_ids(llama), len(prompt), recipe.tool_bias)]
             )
 
-        def should_stop(_ids: Any, _logits: Any) -> bool:
-            # Called once per sampled token (and once more after the loop ends).
-            if not stats.finished:
+        read = 0  # the tokens read (prompt and reply) when the last token was sampled
+
+        def should_stop(ids: Any, _logits: Any) -> bool:
+            # Called once per sampled token with the tokens read before it, and once more after
+            # a reply that ends on its own with the same tokens as the last: that one is no token.
+            nonlocal read
+            if not stats.finished and len(ids) > read:
+                read = len(ids)
                 stats.tokens += 1
                 stats.finished = stop.is_set()
             return stop.is_set()

@@ -11,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-
-import keyring
-import keyring.backends.fail
-import keyring.errors
-from keyring.backend import KeyringBackend
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from app.core.netgate import purpose
 from app.core.tools.secrets import SecretError
 from app.secrets.known import remember_secret
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 __all__ = ["SERVICE", "KeyringSecretResolver", "KeyringStatus"]
 
@@ -52,6 +52,16 @@ class KeyringStatus:
     message: str
 
 
+def _keyring() -> ModuleType:
+    """The keyring package with its errors and its "no keyring" backend, imported when the
+    keyring is first used (not when the window starts)."""
+    import keyring
+    import keyring.backends.fail
+    import keyring.errors
+
+    return keyring
+
+
 def _is_plaintext(backend: KeyringBackend) -> bool:
     cls = type(backend)
     return cls.__module__.startswith("keyrings.alt") and "Plaintext" in cls.__name__
@@ -79,13 +89,16 @@ class KeyringSecretResolver:
 
     def backend(self) -> KeyringBackend:
         """The keyring backend in use."""
-        return self._backend if self._backend is not None else keyring.get_keyring()
+        if self._backend is not None:
+            return self._backend
+        backend: KeyringBackend = _keyring().get_keyring()
+        return backend
 
     def _usable_backend(self, ref: str, action: str = "read") -> KeyringBackend:
         """The backend, or a :class:`SecretError` saying why ``ref`` cannot be ``action``
         (read, saved, deleted) there."""
         backend = self.backend()
-        if isinstance(backend, keyring.backends.fail.Keyring):
+        if isinstance(backend, _keyring().backends.fail.Keyring):
             raise SecretError(ref, f"secret {ref!r} cannot be {action}: {_NO_KEYRING}")
         if _is_plaintext(backend):
             why = _PLAINTEXT.format(name=type(backend).__name__)
@@ -95,9 +108,9 @@ class KeyringSecretResolver:
     def _failure(self, ref: str, action: str, exc: Exception) -> SecretError:
         if isinstance(exc, SecretError):
             return exc
-        if isinstance(exc, keyring.errors.KeyringLocked):
+        if isinstance(exc, _keyring().errors.KeyringLocked):
             return SecretError(ref, f"secret {ref!r} cannot be {action}: {_LOCKED}")
-        if isinstance(exc, keyring.errors.NoKeyringError):
+        if isinstance(exc, _keyring().errors.NoKeyringError):
             return SecretError(ref, f"secret {ref!r} cannot be {action}: {_NO_KEYRING}")
         return SecretError(
             ref,
@@ -123,7 +136,7 @@ class KeyringSecretResolver:
                     "Settings for this session",
                 ) from None
             raise
-        except keyring.errors.KeyringError as exc:
+        except _keyring().errors.KeyringError as exc:
             raise self._failure(ref, "read", exc) from None
         if not value:
             raise SecretError(
@@ -147,7 +160,7 @@ class KeyringSecretResolver:
         try:
             with purpose(KEYRING_PURPOSE):
                 self._usable_backend(ref, "saved").set_password(self.service, ref, value)
-        except (SecretError, keyring.errors.KeyringError) as exc:
+        except (SecretError, _keyring().errors.KeyringError) as exc:
             if not self.session_fallback:
                 raise (
                     exc if isinstance(exc, SecretError) else self._failure(ref, "saved", exc)
@@ -165,9 +178,9 @@ class KeyringSecretResolver:
         try:
             with purpose(KEYRING_PURPOSE):
                 self._usable_backend(ref, "deleted").delete_password(self.service, ref)
-        except keyring.errors.PasswordDeleteError:
+        except _keyring().errors.PasswordDeleteError:
             return
-        except (SecretError, keyring.errors.KeyringError) as exc:
+        except (SecretError, _keyring().errors.KeyringError) as exc:
             if had_session or self.session_fallback:
                 return
             raise (
@@ -186,7 +199,7 @@ class KeyringSecretResolver:
         """Say whether secrets can be kept, for the settings page."""
         backend = self.backend()
         name = f"{type(backend).__module__}.{type(backend).__name__}"
-        if isinstance(backend, keyring.backends.fail.Keyring) or _is_plaintext(backend):
+        if isinstance(backend, _keyring().backends.fail.Keyring) or _is_plaintext(backend):
             why = _NO_KEYRING if not _is_plaintext(backend) else _PLAINTEXT.format(name=name)
             if self.session_fallback:
                 return KeyringStatus(

@@ -56,10 +56,12 @@ def address_of(connection: Connection) -> str:
 
 
 def outcome_of(connection: Connection) -> str:
-    """What happened: ``connected``, ``looked up``, ``received`` (a request to ``parley
-    serve``) or ``refused (offline)``."""
+    """What happened: ``connected``, ``no answer`` (nothing took the connection),
+    ``looked up``, ``received`` (a request to ``parley serve``) or ``refused (offline)``."""
     if connection.outcome == "refused":
         return "refused (offline)"
+    if connection.outcome == "unanswered":
+        return "no answer"
     return {"lookup": "looked up", "request": "received"}.get(connection.kind, "connected")
 
 
@@ -75,7 +77,7 @@ def describe_connection(connection: Connection) -> str:
 
 def byte_counts(connection: Connection) -> str:
     """``1.2 kB sent, 45.0 kB received`` once the connection closed, else ``""``."""
-    if connection.sent is None or connection.received is None:
+    if connection.sent is None or connection.received is None or connection.outcome != "allowed":
         return ""
     return f"{human_size(connection.sent)} sent, {human_size(connection.received)} received"
 

@@ -33,7 +33,8 @@ def record_connections(
             "INSERT INTO network_ledger "
             "(time, host, port, purpose, local, outcome, kind, ref, sent, received) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(ref) DO UPDATE SET sent = excluded.sent, received = excluded.received",
+            "ON CONFLICT(ref) DO UPDATE SET sent = excluded.sent, received = excluded.received, "
+            "outcome = excluded.outcome",
             [
                 (
                     c.time, without_userinfo(c.host), c.port, without_userinfo(c.purpose),

@@ -433,6 +433,30 @@ def _thread_origin(db: sqlite_utils.Database) -> None:
     db.conn.execute("ALTER TABLE threads ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
 
 
+def _unanswered_connections(db: sqlite_utils.Database) -> None:
+    # a connection nothing took (nothing listened, or no answer came) is kept as such, not as
+    # connected; SQLite cannot change a CHECK, so the table is built again with its rows
+    db.conn.execute(
+        "CREATE TABLE network_ledger_next ("
+        " id INTEGER PRIMARY KEY,"
+        " time REAL NOT NULL,"
+        " host TEXT NOT NULL,"
+        " port INTEGER,"
+        " purpose TEXT NOT NULL,"
+        " local INTEGER NOT NULL,"
+        " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused', 'unanswered')),"
+        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup', 'request')),"
+        " ref TEXT UNIQUE,"
+        " sent INTEGER,"
+        " received INTEGER"
+        ")"
+    )
+    db.conn.execute("INSERT INTO network_ledger_next SELECT * FROM network_ledger")
+    db.conn.execute("DROP TABLE network_ledger")
+    db.conn.execute("ALTER TABLE network_ledger_next RENAME TO network_ledger")
+    db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
@@ -451,6 +475,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _version_indexes,
     _memory_vectors,
     _thread_origin,
+    _unanswered_connections,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``; append, never edit."""
 

@@ -13,15 +13,15 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.tools import RuleSpec, Tool, ToolError, tool
 from app.fs.kinds import file_kind
 from app.net.guard import NetworkPolicy
-from app.tools.calculator import calculator
-from app.tools.files import MediaIngest, file_tools
 from app.tools.threads import ThreadSearch, search_threads_tool
-from app.tools.web import fetch_tool, http_request_tool
+
+if TYPE_CHECKING:  # the file, web and calculator tools load when the tools are first built
+    from app.tools.files import MediaIngest
 
 __all__ = [
     "BUILTIN_PERMISSIONS",
@@ -113,6 +113,10 @@ def builtin_tools(
     ``search``: the store's full-text search, for ``search_threads`` (left out without it).
     ``ingest``: turns images and PDFs read by ``read_file`` into content blocks.
     """
+    from app.tools.calculator import calculator
+    from app.tools.files import file_tools
+    from app.tools.web import fetch_tool, http_request_tool
+
     network = NetworkPolicy.of(allow_private_network, allowed_networks)
     tools: list[Tool[..., Any]] = [
         current_time,

@@ -54,7 +54,9 @@ def _application(theme: str) -> QApplication:
     app.setQuitOnLastWindowClosed(False)
     apply_theme(app, theme)
     if app.findChild(MainThreadCollector) is None:
-        MainThreadCollector(app)  # Qt objects are only ever destroyed on this thread
+        # Qt objects are only ever destroyed on this thread; nothing is collected until the
+        # window is up (open_window settles the collector)
+        MainThreadCollector(app, starting=True)
     return app
 
 

@@ -4,7 +4,9 @@ The collector runs on whichever thread happens to allocate when a threshold is c
 that is a worker thread (the store's, a model's decoding), unreachable Qt objects are destroyed
 there, which Qt does not allow and which can crash it. :class:`MainThreadCollector` turns
 automatic collection off and runs the same generational collection from a timer on the GUI
-thread. Once the window is up, what start-up made is set aside (:meth:`settle`), so a full
+thread. Made ``starting``, it collects nothing until the window is up (start-up makes few
+cycles, and a collection then would walk every module and widget just made, delaying the
+window); once the window is up, what start-up made is set aside (:meth:`settle`), so a full
 collection walks only what came after; and collections wait while a reply streams
 (:attr:`MainThreadCollector.busy`) and for :data:`QUIET_S` after it: a full one walks every
 object alive, and even a young one walks a long thread's history, loaded afresh for each turn,
@@ -39,11 +41,15 @@ class MainThreadCollector(QObject):
         parent: QObject | None = None,
         interval_ms: int = CHECK_MS,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        starting: bool = False,
     ) -> None:
         super().__init__(parent)
         self._clock = clock
         self._busy_at = float("-inf")
         self._due_at: float | None = None
+        self._made_at = clock()
+        self._starting = starting
         self._thresholds = gc.get_threshold()
         self._was_enabled = gc.isenabled()
         gc.disable()
@@ -57,6 +63,8 @@ class MainThreadCollector(QObject):
     def check(self) -> None:
         """Collect the generations whose counts are over their thresholds, as Python would,
         once the app has been quiet (see the module docstring)."""
+        if self._starting and self._clock() - self._made_at < MOST_WAIT_S:
+            return  # what start-up makes is set aside by settle, not walked
         first, second, third = gc.get_count()
         if first <= self._thresholds[0] and third <= self._thresholds[2]:
             return
@@ -84,6 +92,7 @@ class MainThreadCollector(QObject):
         after and stay short instead of pausing the window for a tenth of a second; ``busy``
         says when collections must wait."""
         gc.freeze()
+        self._starting = False
         if busy is not None:
             self.busy = busy
 

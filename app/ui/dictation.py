@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QProgressBar, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from app.core.errors import ParleyError
 from app.services.voice.worker import SpeechProcessStopped
@@ -109,7 +109,6 @@ class Dictation(QObject):
         self._tick_timer.setInterval(TICK_MS)
         self._tick_timer.timeout.connect(self._tick)
         composer.edit.escapePressed.connect(self.cancel)
-        composer.edit.installEventFilter(self)
         self._text = DictatedText(composer.edit)
         self.busy = False
         """True while a recording is being transcribed."""
@@ -163,12 +162,26 @@ class Dictation(QObject):
             self._composer.set_hint(problem)
             self.button.setChecked(False)
             return
+        self._listen(recorder, pause_sends=self.sends_on_pause())
+
+    def take_over(self, recorder: Recorder) -> None:
+        """Go on with a recording already under way (someone began to speak while a voice
+        conversation's reply was read): what it heard is kept, and a pause ends it."""
+        if self.listening or self.busy:
+            recorder.cancel()
+            return
+        self._listen(recorder, pause_sends=True)
+        self.button.blockSignals(True)  # listening already: the button only shows it
+        self.button.setChecked(True)
+        self.button.blockSignals(False)
+
+    def _listen(self, recorder: Recorder, *, pause_sends: bool) -> None:
         self._recorder = recorder
         self._take += 1
         self._partial_at, self._spoke_at, self._spoke, self._quiet_from = 0, 0, False, None
         self._kept_at, self._kept_words, self._so_far_at, self._so_far = 0, "", 0, ""
         self._send_this = self.send_when_done
-        self._pause_sends = self.sends_on_pause()
+        self._pause_sends = pause_sends
         self._text.begin()
         self.button.setText(LISTENING_TEXT)
         self.level.setValue(0)
@@ -179,6 +192,7 @@ class Dictation(QObject):
 
     def _stop_watching(self) -> None:
         self._tick_timer.stop()
+        self._let_go_watch()
         self._held_from = None
         self.level.setValue(0)
         self.level.setVisible(False)
@@ -236,9 +250,21 @@ class Dictation(QObject):
             self.button.setChecked(False)
             return
         self.button.setChecked(True)
-        self._held_from = time.monotonic() if self.listening else None
+        if self.listening:
+            self._held_from = time.monotonic()
+            # The keys are let go wherever the focus is: the whole application is watched
+            # until then, not only the message box.
+            app = QApplication.instance()
+            if app is not None:
+                app.installEventFilter(self)
+
+    def _let_go_watch(self) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
 
     def _let_go(self) -> None:
+        self._let_go_watch()
         held, self._held_from = self._held_from, None
         if held is not None and self.listening and time.monotonic() - held >= HOLD_S:
             self.button.setChecked(False)

@@ -7,7 +7,7 @@ from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QMouseEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QFont, QMouseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from app.services.models.choices import ModelChoice
@@ -15,6 +15,7 @@ from app.services.models.downloads import DOWNLOAD_PREFIX
 from app.text.hidden_chars import mark_hidden
 from app.ui.budget.meter import BudgetMeter
 from app.ui.elided import ElidedLabel
+from app.ui.icons import icon
 from app.ui.network_indicator import NetworkIndicator
 
 __all__ = ["Header", "PickerCommand"]
@@ -28,6 +29,10 @@ class PickerCommand(Enum):
 
     ADD_FILE = "Add a model file (.gguf)…"
     MANAGE = "Manage models…"
+
+
+COMMAND_ICONS = {PickerCommand.ADD_FILE: "file-add-line", PickerCommand.MANAGE: "settings-3-line"}
+"""The icon each command shows in the picker's list."""
 
 
 def friendly_name(spec: str) -> str:
@@ -173,10 +178,13 @@ class Header(QFrame):
         """Fill the picker; unavailable models are listed, disabled, with the reason."""
         self._items.clear()
         group = None
+        bold = QFont(self.picker.font())
+        bold.setBold(True)
         for choice in choices:
             if choice.group != group:
                 group = choice.group
-                head = QStandardItem(group)
+                head = QStandardItem(group)  # a heading: read, never chosen
+                head.setFont(bold)
                 head.setEnabled(False)
                 head.setData(None, Qt.ItemDataRole.UserRole)
                 self._items.appendRow(head)
@@ -187,7 +195,7 @@ class Header(QFrame):
             item.setToolTip(choice.detail or choice.spec)
             self._items.appendRow(item)
         for command in PickerCommand:
-            item = QStandardItem(command.value)
+            item = QStandardItem(icon(COMMAND_ICONS[command]), command.value)
             item.setData(command, Qt.ItemDataRole.UserRole)
             self._items.appendRow(item)
         view = self.picker.view()

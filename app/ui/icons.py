@@ -1,20 +1,32 @@
-"""The window's icons: one icon font (Remix Icon, through QtAwesome), drawn in the palette's
-colours when painted, so an icon follows the light or dark theme without being set again.
+"""The window's icons: one icon font (Remix Icon, from QtAwesome's fonts folder), drawn in the
+palette's colours when painted, so an icon follows the light or dark theme without being set
+again.
 
-Only this font is loaded (QtAwesome's own shared instance would load all of its fonts); the
-bundle ships only its files (``packaging/_trim.py``)."""
+Only this font is loaded, by Qt's font database, on first use; QtAwesome itself is not imported
+(its import loads a Qt compatibility layer that takes a good part of the window's start-up),
+and the bundle ships only this font's files (``packaging/_trim.py``)."""
 
 from __future__ import annotations
 
-import os
+import importlib.util
+import json
+import sys
+from pathlib import Path
 from typing import Literal, TypeVar
 
-os.environ.setdefault("QT_API", "pyside6")  # the Qt binding QtAwesome draws with
-
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QGuiApplication,
+    QIcon,
+    QIconEngine,
+    QPainter,
+    QPalette,
+    QPixmap,
+)
 from PySide6.QtWidgets import QAbstractButton
-from qtawesome.iconic_font import IconicFont
 
 from app.ui.theme import is_dark, roles
 
@@ -32,26 +44,62 @@ B = TypeVar("B", bound=QAbstractButton)
 _SCALE = 0.8
 """How much of the icon's square the glyph fills."""
 
-_font: list[IconicFont] = []
+
+class _IconFont:
+    """The icon font loaded into the application: its family and its characters by name."""
+
+    def __init__(self, folder: Path) -> None:
+        if QGuiApplication.instance() is None:  # Qt's font database would crash
+            raise RuntimeError("The icon font is loaded into a running application only.")
+        font_id = QFontDatabase.addApplicationFontFromData((folder / FONT[1]).read_bytes())
+        families = QFontDatabase.applicationFontFamilies(font_id)
+        if not families:
+            raise RuntimeError(f"The icon font {folder / FONT[1]} could not be loaded.")
+        self.family = families[0]
+        codes = json.loads((folder / FONT[2]).read_text(encoding="utf-8"))
+        self.charmap = {name: chr(int(code, 16)) for name, code in codes.items()}
+
+    def font(self, size: float) -> QFont:
+        """The icon font at ``size`` pixels."""
+        font = QFont()
+        font.setFamily(self.family)
+        font.setPixelSize(round(size))
+        return font
+
+
+def _fonts_folder() -> Path:
+    """QtAwesome's ``fonts`` folder, found without importing the package (in the bundle, the
+    folder its data files were copied to)."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None and (Path(bundle) / "qtawesome" / "fonts").is_dir():
+        return Path(bundle) / "qtawesome" / "fonts"
+    spec = importlib.util.find_spec("qtawesome")
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not places:
+        raise RuntimeError("The icon font is missing: QtAwesome's fonts folder was not found.")
+    return Path(places[0]) / "fonts"
+
+
+_font: list[_IconFont] = []
 _family: list[str] = []
 
 
-def _loaded() -> IconicFont:
+def _loaded() -> _IconFont:
     if not _font:
-        _font.append(IconicFont(FONT))
+        _font.append(_IconFont(_fonts_folder()))
     return _font[0]
 
 
 def glyph(name: str) -> str:
     """The character of the icon ``name`` (a Remix Icon name, such as ``attachment-2``);
     raises ``KeyError`` for a name the font does not have."""
-    return str(_loaded().charmap[FONT[0]][name])
+    return _loaded().charmap[name]
 
 
 def draw_glyph(painter: QPainter, name: str, rect: QRect, colour: QColor) -> None:
     """Draw the icon ``name`` centred in ``rect`` in ``colour`` (for a delegate that paints
     its marks itself, such as the sidebar's status marks)."""
-    font = _loaded().font(FONT[0], min(rect.width(), rect.height()) * _SCALE)
+    font = _loaded().font(min(rect.width(), rect.height()) * _SCALE)
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     painter.setFont(font)
@@ -64,7 +112,7 @@ def glyph_html(name: str, colour: str) -> str:
     """The icon ``name`` as rich text in ``colour`` (a theme role's value), for a card drawn
     as HTML; the font is loaded on first use, so a document laid out after it finds it."""
     if not _family:
-        _family.append(_loaded().font(FONT[0], 12).family())
+        _family.append(_loaded().family)
     return f'<span style="font-family:{_family[0]}; color:{colour};">{glyph(name)}</span>'
 
 
@@ -90,7 +138,7 @@ class _GlyphEngine(QIconEngine):
 
     def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         """Draw the glyph centred in ``rect``."""
-        font = _loaded().font(FONT[0], min(rect.width(), rect.height()) * _SCALE)
+        font = _loaded().font(min(rect.width(), rect.height()) * _SCALE)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         painter.setFont(font)

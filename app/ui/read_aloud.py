@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from app.ui.chat.viewmodel import ChatViewModel
     from app.ui.composer import ComposerPanel
 
-__all__ = ["QtSpeaker", "ReadAloud", "Speaker"]
+__all__ = ["READING_HINT", "QtSpeaker", "ReadAloud", "Speaker"]
+
+READING_HINT = "Reading aloud… Ctrl+Shift+R or Esc stops."
 
 
 class Speaker(Protocol):
@@ -101,6 +103,8 @@ class ReadAloud(QObject):
         self.speaker_factory: Callable[[], Speaker] = QtSpeaker
         self.choice: Callable[[], tuple[str | None, float]] = lambda: (None, 1.0)
         """The voice (``None``: the first installed) and speed to read with (Settings > Voice)."""
+        self.hint = READING_HINT
+        """What the message box says while reading."""
         self._speaker: Speaker | None = None
         self._task: asyncio.Task[None] | None = None
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -230,7 +234,7 @@ class ReadAloud(QObject):
     async def _speak(self, queue: asyncio.Queue[str | None]) -> None:
         if self._speaker is None:
             self._speaker = self.speaker_factory()
-        self._composer.set_hint("Reading aloud… Ctrl+Shift+R or Esc stops.")
+        self._composer.set_hint(self.hint)
         try:
             while (sentence := await queue.get()) is not None:
                 voice, speed = self.choice()

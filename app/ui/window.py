@@ -7,6 +7,7 @@ shortcuts. It is where the window's parts are made, each with the narrow things 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
@@ -50,7 +51,8 @@ from app.ui.notifier import Notifier
 from app.ui.pending_send import PendingSend
 from app.ui.read_aloud import ReadAloud
 from app.ui.remedies import Remedies
-from app.ui.settings.dialog import PageId, SettingsDialog, SettingsServices
+from app.ui.settings.page import PageId
+from app.ui.settings.services import SettingsServices
 from app.ui.sidebar.viewmodel import ThreadsViewModel
 from app.ui.sidebar.widget import Sidebar
 from app.ui.splitter import MainSplitter, WindowLayout
@@ -62,6 +64,9 @@ from app.ui.window_actions import window_actions
 from app.ui.window_attachments import WindowAttachments
 from app.ui.window_schedules import WindowSchedules
 from app.ui.window_threads import ThreadCommands
+
+if TYPE_CHECKING:
+    from app.ui.settings.dialog import SettingsDialog
 
 __all__ = ["EXAMPLES", "MainWindow"]
 
@@ -533,6 +538,8 @@ class MainWindow(ThreadCommands):
     def open_settings(self, page: PageId | None = None) -> SettingsDialog:
         """Open the settings dialog (Ctrl+,) without blocking, at ``page`` when given."""
         if self._settings_dialog is None:
+            from app.ui.settings.dialog import SettingsDialog  # its pages load when first wanted
+
             self._settings_dialog = SettingsDialog(self._settings_services(), self)
             self.closed.connect(self._settings_dialog.close)
             data = self._settings_dialog.page(PageId.DATA)

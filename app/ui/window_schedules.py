@@ -35,6 +35,12 @@ BADGE_MS = 30_000
 """How often the badge reads again while runs wait (one answered elsewhere goes)."""
 
 
+def _tray_available() -> bool:
+    # a Python function: staticmethod() of Qt's own would read its help text, which sets up
+    # PySide's signature support (a tenth of a second) while the window starts
+    return QSystemTrayIcon.isSystemTrayAvailable()
+
+
 class WindowSchedules(QObject):
     """See the module docstring. :meth:`begin` once the window is up; :meth:`end` before
     the workspace closes."""
@@ -44,7 +50,7 @@ class WindowSchedules(QObject):
     waitingWanted = Signal()
     """Show the Waiting for you list (a notice's or the tray's action)."""
 
-    tray_available: Callable[[], bool] = staticmethod(QSystemTrayIcon.isSystemTrayAvailable)
+    tray_available: Callable[[], bool] = staticmethod(_tray_available)
     """Whether the desktop shows tray icons (only then does closing keep Parley running)."""
 
     def __init__(

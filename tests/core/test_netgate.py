@@ -177,6 +177,18 @@ def test_a_closed_connection_is_counted_in_bytes(gate: Seen, remote: socket.sock
     assert GATE.session[-1] == closed  # the session's entry has its counts too
 
 
+def test_a_connection_nothing_took_closes_as_unanswered(gate: Seen) -> None:
+    spare = socket.create_server(("127.0.0.2", 0))
+    port = spare.getsockname()[1]
+    spare.close()  # nothing listens there now
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.2", port), timeout=5)
+    opened, closed = gate.reports
+    assert opened.outcome == "allowed" and closed.outcome == "unanswered"
+    assert (closed.sent, closed.received) == (0, 0)
+    assert GATE.session[-1] == closed
+
+
 @pytest.fixture
 def remote_udp() -> Iterator[socket.socket]:
     """A UDP socket listening on 127.0.0.2, a stand-in for another computer."""

@@ -113,6 +113,25 @@ def test_a_search_with_query_syntax_is_read_as_words(index: KnowledgeIndex, tmp_
     assert index.search('*"(),:^') == []
 
 
+def test_a_shortened_word_finds_the_longer_one_it_begins(index: KnowledgeIndex) -> None:
+    folder_id, _ = index.add_folder("/notes")
+    for n, text in enumerate(
+        [
+            "Administrative privileges are granted with sudo to a normal user.",
+            "The parity of the disks is checked every night.",
+            "Configuration files of removed packages stay until they are purged.",
+        ]
+    ):
+        passage = Passage(text, 0, len(text), None, None)
+        index.save_file(folder_id, f"note{n}.md", len(text), 1, f"{n}", [passage])
+    admin = index.search("admin rights")
+    assert [hit.rel for hit in admin] == ["note0.md"]
+    assert 0 < admin[0].relevance < 1  # half of "admin", none of "rights"
+    assert index.search("leftover config files")[0].rel == "note2.md"
+    # a word the stemmer cut (paris: pari) does not find the longer words it begins (parity)
+    assert index.search("paris") == []
+
+
 def test_a_damaged_index_is_moved_aside_and_started_again(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()

@@ -66,3 +66,15 @@ def test_floors_are_set_for_every_embedding_model() -> None:
     assert ranking.meaning_floor("bundled") == ranking.MEANING_FLOORS["bundled"]
     assert ranking.meaning_floor("gguf:/models/x.gguf") == ranking.MEANING_FLOORS[""]
     assert 0 < ranking.WORDS_FLOOR < 1
+
+
+def test_a_word_held_only_as_the_start_of_a_longer_one_counts_part() -> None:
+    weights = {"admin": 3.0, "sudo": 1.0}
+    longer = {"administr": "admin"}
+    held = coverage(["admin", "sudo"], weights, {"administr", "sudo"}, longer)
+    assert held == pytest.approx((ranking.PREFIX_CREDIT * 3.0 + 1.0) / 4.0)
+    assert coverage(["admin", "sudo"], weights, {"admin", "sudo"}, longer) == 1.0
+    spelled = Candidate(1, 1.0, "a", [], [], [], _at("administr", "sudo"))
+    typed = Candidate(2, 1.0, "b", [], [], [], _at("admin", "sudo"))
+    ranked = rerank(["admin", "sudo"], weights, [spelled, typed], longer=longer)
+    assert [c.key for c, _, _ in ranked] == [2, 1]  # the word itself counts more

@@ -61,6 +61,18 @@ async def test_a_real_answer_streams_in_chunks(local_model: LlamaCppChatModel) -
     assert whole.text().strip()
 
 
+async def test_a_reply_cut_at_its_limit_counts_the_tokens_it_was_allowed(
+    local_model: LlamaCppChatModel,
+) -> None:
+    ask = [Message.text_message("Count from one to one hundred in words.")]
+    config = GenerationConfig(temperature=0, max_tokens=6, seed=1)
+    last = [c async for c in local_model.astream(ask, config=config)][-1]
+    assert last.metadata["finish_reason"] == "length"
+    assert last.usages is not None
+    assert last.usages.completion_tokens == 6  # the check after the last token is not one
+    assert local_model.last_run.tokens == 6
+
+
 async def test_agenerate_returns_the_whole_message(local_model: LlamaCppChatModel) -> None:
     reply = await local_model.agenerate(QUESTION, config=GREEDY)
     assert reply.delta is False

@@ -1,5 +1,5 @@
 """A client that goes away stops the generation it asked for: streamed (it closes the
-stream after a few pieces) or whole (it stops waiting)."""
+stream after a few pieces, by either SDK) or whole (it stops waiting)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -65,6 +66,23 @@ def test_closing_a_stream_stops_the_generation(tmp_path: Path) -> None:
         with api, api.chat.completions.create(model="parley", messages=ASK, stream=True) as stream:
             seen = [next(stream) for _ in range(5)]
         assert "".join(c.choices[0].delta.content or "" for c in seen).startswith("wave wave")
+        assert watched.closed.wait(30), "the model's stream was never closed"
+    assert watched.made < PIECES  # it stopped well before the end
+    assert gone_in_ledger(served.data_dir)
+
+
+def test_closing_an_anthropic_stream_stops_the_generation(tmp_path: Path) -> None:
+    watched = Watched()
+    with serving(tmp_path, models=OneModel(watched)) as served:
+        root = served.base_url.removesuffix("/v1")
+        claude = anthropic.Anthropic(base_url=root, api_key=served.key, max_retries=0)
+        with (
+            claude,
+            claude.messages.stream(model="parley", max_tokens=4096, messages=ASK) as stream,
+        ):
+            pieces = stream.text_stream
+            seen = "".join(next(pieces) for _ in range(3))
+        assert seen.startswith("wave wave")
         assert watched.closed.wait(30), "the model's stream was never closed"
     assert watched.made < PIECES  # it stopped well before the end
     assert gone_in_ledger(served.data_dir)

@@ -5,6 +5,7 @@ server sees anything, in one sentence."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from app.core.netgate import GATE, Connection
 from app.core.state import ErrorBlock
 from app.providers._retry import RetryPolicy
 from app.providers.openai_compat import OpenAIChatModel
-from app.services.network import saved_connections
+from app.services.network import byte_counts, describe_connection, outcome_of, saved_connections
 from app.services.workspace import Workspace
 from app.store import Store
 from tests.providers.replay_server import ReplayServer, Reply, sse_events
@@ -104,3 +105,16 @@ async def test_the_saved_ledger_is_read_newest_first_without_a_workspace(tmp_pat
     newest = await saved_connections(tmp_path, limit=2)
     assert [(c.port, c.purpose) for c in newest] == [(8002, "test 2"), (8001, "test 1")]
     assert [c.port for c in await saved_connections(tmp_path, limit=0)] == [8002]  # one at least
+
+
+async def test_a_connection_nothing_answered_is_saved_as_no_answer(tmp_path: Path) -> None:
+    opened = Connection(time.time(), "127.0.0.1", 11434, "Ollama's models", True, "allowed")
+    opened = dataclasses.replace(opened, ref="1:2:3")
+    closed = dataclasses.replace(opened, outcome="unanswered", sent=0, received=0)
+    async with Store.open(tmp_path / "parley.db") as store:
+        await store.record_connections([opened])
+        await store.record_connections([closed])  # as its socket closed
+    (saved,) = await saved_connections(tmp_path)
+    assert saved.outcome == "unanswered"
+    assert outcome_of(saved) == "no answer" and byte_counts(saved) == ""
+    assert describe_connection(saved).endswith("Ollama's models  no answer")

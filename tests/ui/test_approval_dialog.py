@@ -4,8 +4,10 @@ technology."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QPushButton, QWidget
 
@@ -71,6 +73,20 @@ async def test_the_note_shows_and_deny_is_the_default_button() -> None:
     assert dialog.note_label.isVisible() and "Asked again" in dialog.note_label.text()
     assert find(dialog, QPushButton, "denyButton").isDefault()
     assert not find(dialog, QPushButton, "approveButton").isDefault()
+    dialog.dismiss()
+
+
+async def test_folders_in_the_home_folder_are_described_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "al"
+    monkeypatch.setenv("HOME", str(home))
+    told = f"Folders you may use: {home}/notes, {tmp_path}/alan. A relative path is inside {home}."
+    dialog = dialog_for(request("c1").model_copy(update={"description": told}))
+    dialog.show()
+    assert dialog.description_label.text() == (
+        f"Folders you may use: ~/notes, {tmp_path}/alan. A relative path is inside ~."
+    )
     dialog.dismiss()
 
 

@@ -79,12 +79,11 @@ def test_a_collection_waits_while_a_reply_streams(
     assert gone() is None
 
 
-def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
-    clocked: tuple[MainThreadCollector, _Clock],
+def _kept_until_the_longest_wait(
+    collector: MainThreadCollector, clock: _Clock, gone: weakref.ref[_Node]
 ) -> None:
-    collector, clock = clocked
-    collector.settle(busy=lambda: True)
-    gone = _old_garbage()
+    """``gone`` outlives every check until the collector has waited :data:`MOST_WAIT_S`,
+    and is collected then."""
     collector.check()
     clock.now += MOST_WAIT_S - 1
     collector.check()
@@ -92,3 +91,43 @@ def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
     clock.now += 1
     collector.check()
     assert gone() is None
+
+
+def test_a_full_collection_waits_only_so_long_for_a_run_that_goes_on(
+    clocked: tuple[MainThreadCollector, _Clock],
+) -> None:
+    collector, clock = clocked
+    collector.settle(busy=lambda: True)
+    _kept_until_the_longest_wait(collector, clock, _old_garbage())
+
+
+@pytest.fixture
+def starting(
+    qapp: QApplication, low_thresholds: None
+) -> Iterator[tuple[MainThreadCollector, _Clock]]:
+    """A collector made as the app makes it, before the window is up."""
+    clock = _Clock()
+    collector = MainThreadCollector(clock=clock, starting=True)
+    yield collector, clock
+    collector.stop()
+
+
+def test_a_starting_collector_collects_nothing_until_the_window_is_up(
+    starting: tuple[MainThreadCollector, _Clock],
+) -> None:
+    collector, clock = starting
+    gone = _young_garbage()
+    clock.now += QUIET_S * 2
+    collector.check()
+    assert gone() is not None  # start-up's objects are not walked while the window opens
+    collector.settle()  # set aside with them (a few cycles, as start-up makes)
+    later = _young_garbage()
+    collector.check()
+    assert later() is None  # then collections go on as before
+
+
+def test_a_starting_collector_that_is_never_settled_collects_after_the_longest_wait(
+    starting: tuple[MainThreadCollector, _Clock],
+) -> None:
+    collector, clock = starting
+    _kept_until_the_longest_wait(collector, clock, _young_garbage())

@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QEnterEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QProgressBar, QPushButton
+from PySide6.QtWidgets import QApplication, QListView, QProgressBar, QPushButton
 
 from app.services.voice import synthesize
 from app.ui.dictation import KEEP_AFTER_S, Dictation
@@ -235,7 +235,7 @@ async def test_hold_to_talk_and_send_when_i_stop_talking(tmp_path: Path) -> None
         assert dictation.listening
         QTest.mouseClick(button, Qt.MouseButton.LeftButton)  # and again to stop
         assert not dictation.listening
-        await wait_until(lambda: "plants" in edit.toPlainText().lower(), 60, "the clicked words")
+        await wait_until(lambda: "plant" in edit.toPlainText().lower(), 60, "the clicked words")
         edit.clear()
 
         dictation.recorder_factory = lambda: FileRecorder(_speech("Feed the cat tonight."))
@@ -324,5 +324,17 @@ async def test_the_dictate_keys_pressed_once_toggle_and_held_talk_until_let_go(
         assert not dictation.listening
         await wait_until(lambda: "gate" in edit.toPlainText().lower(), 60, "the held words")
         assert window.chat_vm.model.rowCount() == 0
+        edit.clear()
+
+        # Held with the focus elsewhere (the thread list): letting go there stops too.
+        threads = find(window, QListView, "threadList")
+        threads.setFocus()
+        dictation.recorder_factory = lambda: FileRecorder(_speech("Water the plants."))
+        QTest.keyPress(threads, Qt.Key.Key_D, keys)
+        assert dictation.listening
+        await asyncio.sleep(0.6)
+        QTest.keyRelease(threads, Qt.Key.Key_D, keys)
+        assert not dictation.listening
+        await wait_until(lambda: "plant" in edit.toPlainText().lower(), 60, "the words held there")
     finally:
         await close_test_window(window)

@@ -38,4 +38,4 @@ def test_only_the_one_icon_font_is_loaded(qapp: QApplication) -> None:
     assert glyph("send-plane-2-fill")
     from app.ui import icons
 
-    assert [list(font.fontname) for font in icons._font] == [["ri"]]
+    assert [font.family for font in icons._font] == ["remixicon"]

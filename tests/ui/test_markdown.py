@@ -3,6 +3,8 @@ ever interpreted as markup."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QApplication
+
 from app.core.state import ErrorBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock
 from app.ui.chat.markdown import render_markdown
 from app.ui.chat.message_html import message_html
@@ -46,7 +48,8 @@ def test_a_message_numbers_copy_links_across_its_text_blocks() -> None:
     assert 'href="copy:1"' in rendered.html
 
 
-def test_tool_cards_fold_and_show_how_the_call_ended() -> None:
+def test_tool_cards_fold_and_show_how_the_call_ended(qapp: QApplication) -> None:
+    # qapp: a card's icon comes from the icon font, loaded into the running application
     call = ToolCallBlock(id="c1", name="get_weather", args={"city": "Oslo"})
     message = Message(role="assistant", content=[call])
     folded = message_html(message, dark=False)

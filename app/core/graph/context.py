@@ -133,6 +133,12 @@ class RunContext:
         status: Literal["started", "progress", "finished", "error"] = "progress",
     ) -> None:
         """Report progress of a tool call."""
+        # made with the run's thread and namespace, which emit would otherwise copy it for
+        where: dict[str, Any] = {}
+        if self.thread_id is not None:
+            where["thread_id"] = self.thread_id
+        if self.namespace:
+            where["namespace"] = self.namespace
         self.emit(
             ToolProgress(
                 call_id=call_id,
@@ -140,6 +146,7 @@ class RunContext:
                 message=message,
                 progress=progress,
                 status=status,
+                **where,
             )
         )
 

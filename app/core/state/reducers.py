@@ -70,9 +70,9 @@ class MessageList(list[Message]):
         """Copy ``base``, taking over its index when it has a current one."""
         if not isinstance(base, MessageList):
             return cls(base)
-        # ``list(subclass)`` walks the items one by one (its fast copy is for exact lists
-        # only), three times slower than copying it to a plain list and that into a new one.
-        new = cls(list.copy(base))
+        # One copy: a list made from a subclass of list reads its items one by one, which
+        # costs less than copying them twice (to a plain list, and that into a new one).
+        new = cls(base)
         if base._index is not None:
             if base._indexed_len == len(base):
                 new._index, new._indexed_len = base._index, base._indexed_len

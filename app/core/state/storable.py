@@ -29,28 +29,46 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
+_LEAVES = frozenset({int, bool, type(None)})
+"""Kinds of value that are always storable."""
+
+
 def problem_in(value: Any) -> str | None:
     """Describe the first thing in ``value`` that cannot be stored, or return ``None``."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
+        kind = type(item)
+        # the exact kinds a message is made of are told by their type first: isinstance of a
+        # model is slow, and this walk runs for every message made
+        if kind in _LEAVES:
+            continue
+        if kind is str or (kind is not dict and kind is not list and isinstance(item, str)):
             problem = _text_problem(item)
             if problem:
                 return problem
-        elif isinstance(item, float):
+            continue
+        if kind is not dict and kind is not list and isinstance(item, float):
             if not math.isfinite(item):
                 return f"a number that is not finite ({item})"
-        elif isinstance(item, dict | list | tuple | BaseModel):
-            if depth >= MAX_DEPTH:
-                return f"values nested more than {MAX_DEPTH} levels deep"
-            if isinstance(item, dict):
-                stack.extend((k, depth) for k in item)
-                stack.extend((v, depth + 1) for v in item.values())
-            elif isinstance(item, BaseModel):
-                stack.extend((v, depth + 1) for v in item.__dict__.values())
-            else:
-                stack.extend((v, depth + 1) for v in item)
+            continue
+        if kind is dict or isinstance(item, dict):
+            holds = "dict"
+        elif kind is not list and isinstance(item, BaseModel):
+            holds = "model"
+        elif kind is list or isinstance(item, list | tuple):
+            holds = "items"
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            return f"values nested more than {MAX_DEPTH} levels deep"
+        if holds == "dict":
+            stack += [(k, depth) for k in item]
+            stack += [(v, depth + 1) for v in item.values()]
+        elif holds == "model":
+            stack += [(v, depth + 1) for v in item.__dict__.values()]
+        else:
+            stack += [(v, depth + 1) for v in item]
     return None
 
 

@@ -37,7 +37,8 @@ T = TypeVar("T")
 
 
 async def _maybe(value: T | Awaitable[T]) -> T:
-    if inspect.isawaitable(value):
+    # a policy in memory answers with plain values, for which isawaitable is slow
+    if value is not None and type(value) is not bool and inspect.isawaitable(value):
         return await value
     return value
 

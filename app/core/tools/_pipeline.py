@@ -26,6 +26,9 @@ from app.core.tools.runtime import Runtime
 from app.core.tools.secrets import SecretError, SecretSource, resolve_secret
 from app.core.tools.tool import Tool, ToolError
 
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+"""What tools return most, and what is never awaitable (``isawaitable`` is slow on them)."""
+
 ToolAuthorize = Callable[[ToolCallBlock, Runtime], "bool | str | Awaitable[bool | str]"]
 """Decides at run time whether a call may go ahead: ``True``, ``False`` or a refusal reason."""
 
@@ -51,6 +54,8 @@ class Prepared:
     json_args: dict[str, JsonValue]
     metadata: dict[str, Any] = field(default_factory=dict)
     resumed: bool = False
+    runtime: Runtime | None = field(default=None, compare=False, repr=False)
+    """The call's runtime, when the checks made one (the tool gets the same)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +92,19 @@ def _validation_sentence(name: str, exc: ValidationError) -> str:
     )
 
 
-def validate(tool: Tool[..., Any], call: ToolCallBlock, args: Mapping[str, Any]) -> Outcome:
-    """Validate ``args`` against the tool's schema."""
+def validate(
+    tool: Tool[..., Any],
+    call: ToolCallBlock,
+    args: Mapping[str, Any],
+    runtime: Runtime | None = None,
+) -> Outcome:
+    """Validate ``args`` against the tool's schema (``runtime``: the call's, when made)."""
     try:
         model = tool.args_model.model_validate(dict(args))
     except ValidationError as exc:
         return Failure(call, "invalid_arguments", _validation_sentence(tool.name, exc))
     values = {name: getattr(model, name) for name in tool.arg_names}
-    return Prepared(call, tool, values, model.model_dump(mode="json"))
+    return Prepared(call, tool, values, model.model_dump(mode="json"), runtime=runtime)
 
 
 async def authorize(
@@ -105,7 +115,7 @@ async def authorize(
         return None
     try:
         verdict = check(call, runtime)
-        if inspect.isawaitable(verdict):
+        if verdict is not True and inspect.isawaitable(verdict):
             verdict = await verdict
     except Exception as exc:
         return Failure(
@@ -123,8 +133,11 @@ async def prepare(
     granted: frozenset[str],
     check: ToolAuthorize | None,
     ctx: RunContext | None,
+    redact: Callable[[str], str],
 ) -> Outcome:
-    """Run the checks that come before approval: tool, JSON, permissions, authorize, schema."""
+    """Run the checks that come before approval: tool, JSON, permissions, authorize, schema.
+
+    ``redact`` is what the call's runtime redacts its progress messages with."""
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(sorted(tools)) or "none"
@@ -147,11 +160,13 @@ async def prepare(
             f"Tool {tool.name!r} is not permitted in this run: it needs the permission(s) "
             f"{', '.join(missing)}, which the user has not granted.",
         )
-    if check is not None:
-        refused = await authorize(check, tool, call, Runtime.for_call(call.id, tool.name, ctx))
-        if refused:
-            return refused
-    return validate(tool, call, args)
+    if check is None:
+        return validate(tool, call, args)
+    runtime = Runtime.for_call(call.id, tool.name, ctx, redact=redact)
+    refused = await authorize(check, tool, call, runtime)
+    if refused:
+        return refused
+    return validate(tool, call, args, runtime)
 
 
 async def execute(
@@ -164,7 +179,6 @@ async def execute(
     """Resolve secrets, count the call against the budget (one of the calls ``held``
     reserved, when given) and run it under its timeout."""
     tool, call = item.tool, item.call
-    runtime = Runtime.for_call(call.id, tool.name, ctx, redact=redactor.text)
     kwargs = dict(item.args)
     try:
         for param, ref in tool.secret_refs.items():
@@ -174,7 +188,9 @@ async def execute(
     except SecretError as exc:
         return Failure(call, "secret", f"Tool {tool.name!r} could not run: {exc}.")
     if tool.runtime_param:
-        kwargs[tool.runtime_param] = runtime
+        kwargs[tool.runtime_param] = item.runtime or Runtime.for_call(
+            call.id, tool.name, ctx, redact=redactor.text
+        )
     try:
         if ctx is not None and not item.resumed:
             if held is None:
@@ -190,7 +206,7 @@ async def execute(
                 value = await tool.fn(**kwargs)
             else:
                 value = await run_in_thread(tool.fn, **kwargs)
-            if inspect.isawaitable(value):
+            if type(value) not in _PLAIN and inspect.isawaitable(value):
                 value = await value
         content, state = to_content(call.id, tool.name, value)
     except (GraphInterrupt, ChildStopped):  # a delegate's child run paused or stopped

@@ -3,8 +3,10 @@ produces."""
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -16,6 +18,45 @@ from app.core.tools._secret_forms import (
     secret_pattern,
 )
 
+_LEAVES = frozenset({int, float, bool, type(None)})
+"""Kinds of value that hold no text."""
+
+
+class _Forms(NamedTuple):
+    """What finding one secret value takes."""
+
+    pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
+    cores: tuple[str, ...]
+    raw: bytes
+    shortest: int
+    """The length of the shortest text that can hold any form of the value."""
+    hint: re.Pattern[str] | None
+    """Found in every text that holds a form of the value (``None``: no such cheap test)."""
+
+
+@functools.lru_cache(maxsize=32)
+def _forms(value: str) -> _Forms:
+    """Build what finding ``value`` takes, once per value: a node that resolves the same
+    secret on every call would otherwise compile its pattern each time."""
+    raw = value.encode("utf-8", "surrogatepass")
+    cores = tuple(sorted(base64_cores(value)))
+    needed = anchors(value)
+    # a base64 run long enough to hold it is decoded and searched (decoded_runs_holding)
+    run = (len(raw) * 4 + 2) // 3 if len(raw) >= 4 else None
+    shortest = min(
+        len(value),  # every form writes each character of value as one character or more
+        min((len(core) for core in cores), default=len(value)),
+        len(value) if run is None else run,
+    )
+    hint = None
+    if needed:  # else the pattern itself is the only test
+        pieces = [re.escape(piece) for piece in (*needed, *cores)]
+        if run is not None:
+            pieces.append(f"[A-Za-z0-9+/_-]{{{run}}}")
+        hint = re.compile("|".join(pieces))
+    return _Forms(secret_pattern(value), needed, cores, raw, shortest, hint)
+
 
 class Redactor:
     """Replaces each known secret value with ``[redacted secret REF]``.
@@ -26,32 +67,49 @@ class Redactor:
     which case the whole base64 run is replaced.
     """
 
-    __slots__ = ("_cores", "_patterns", "_raw", "_secrets")
+    __slots__ = ("_cores", "_hints", "_patterns", "_raw", "_secrets", "_shortest")
 
     def __init__(self) -> None:
         self._secrets: dict[str, str] = {}
+        self._shortest: float = math.inf
+        """No text shorter than this can hold any form of any secret (so it is left as is)."""
         self._patterns: list[tuple[re.Pattern[str], tuple[str, ...], str]] = []
         self._cores: dict[str, str] = {}
         self._raw: list[tuple[bytes, str]] = []
+        self._hints: list[re.Pattern[str]] | None = []
+        """One of these is in every text that holds a form of a secret (``None``: a secret
+        has no such test, so every text long enough is searched)."""
 
     def add(self, ref: str, value: str) -> None:
         """Remember that ``value`` is the secret named ``ref``."""
         if not value or value in self._secrets:
             return
         self._secrets[value] = ref
-        self._patterns.append((secret_pattern(value), anchors(value), ref))
+        forms = _forms(value)
+        self._patterns.append((forms.pattern, forms.anchors, ref))
         # longest first, so a secret containing another is replaced whole
         self._patterns.sort(key=lambda item: len(item[0].pattern), reverse=True)
-        for core in base64_cores(value):
+        for core in forms.cores:
             self._cores.setdefault(core, ref)
-        self._raw.append((value.encode("utf-8", "surrogatepass"), ref))
+        self._raw.append((forms.raw, ref))
+        self._shortest = min(self._shortest, forms.shortest)
+        if self._hints is not None:
+            self._hints = None if forms.hint is None else [*self._hints, forms.hint]
 
     def __bool__(self) -> bool:
         return bool(self._secrets)
 
+    @property
+    def known(self) -> int:
+        """How many secret values it knows; it only grows, so a value redacted when this was
+        the same needs no second pass."""
+        return len(self._secrets)
+
     def text(self, text: str) -> str:
         """Return ``text`` with every form of every secret value replaced."""
-        if not self._secrets:
+        if len(text) < self._shortest:  # also when no secret is known
+            return text
+        if self._hints is not None and not any(hint.search(text) for hint in self._hints):
             return text
         text = self._base64_runs(text)
         for pattern, needed, ref in self._patterns:
@@ -84,20 +142,53 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """Return ``value`` with secrets replaced in every string it holds."""
-        if not self._secrets:
+        """Return ``value`` with secrets replaced in every string it holds (``value`` itself
+        when it holds none)."""
+        if not self._secrets or not self._holds_secret(value):
             return value
         return self._walk(value)
 
+    def _holds_secret(self, value: Any) -> bool:
+        """Whether a string in ``value`` holds a secret: the walk below, without building
+        anything, since nearly every value a tool call produces holds none."""
+        shortest = self._shortest
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            kind = type(item)
+            if kind in _LEAVES:  # the common kinds first: isinstance of a model is slow
+                continue
+            if isinstance(item, str):
+                if len(item) >= shortest and self.text(item) != item:
+                    return True
+            elif isinstance(item, dict):
+                stack.extend(item)
+                stack.extend(item.values())
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+            elif isinstance(item, BaseModel):
+                stack.append(item.model_dump())
+        return False
+
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            cleaned = self.text(value)
+            return value if cleaned == value else cleaned
         if isinstance(value, dict):
-            return {self._walk(k): self._walk(v) for k, v in value.items()}
+            out = {}
+            changed = False
+            for key, item in value.items():
+                new_key, new_item = self._walk(key), self._walk(item)
+                changed = changed or new_key is not key or new_item is not item
+                out[new_key] = new_item
+            return out if changed else value
         if isinstance(value, list | tuple):
-            return type(value)(self._walk(v) for v in value)
+            items = [self._walk(v) for v in value]
+            if all(new is old for new, old in zip(items, value, strict=True)):
+                return value
+            return type(value)(items)
         if isinstance(value, BaseModel):
             dumped = value.model_dump()
             cleaned = self._walk(dumped)
-            return value if cleaned == dumped else type(value).model_validate(cleaned)
+            return value if cleaned is dumped else type(value).model_validate(cleaned)
         return value

@@ -79,12 +79,15 @@ Decision = Literal["approve", "deny", "edit", "always"]
 Scope = Literal["thread", "tool", "argument"]
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+)
+"""Writes the canonical JSON (made once: ``json.dumps`` with options makes one per call)."""
+
+
 def args_fingerprint(args: Any) -> str:
     """Return the sha256 of the canonical JSON of ``args`` (sorted keys, no spaces)."""
-    canonical = json.dumps(
-        args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode(args).encode()).hexdigest()
 
 
 class ApprovalPreview(BaseModel):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -54,6 +55,7 @@ __all__ = [
     "free_arguments",
     "host_of",
     "shown_path",
+    "shown_paths",
     "suggest_rule",
 ]
 
@@ -116,6 +118,17 @@ def shown_path(path: str) -> str:
     if path == home or path.startswith(home + os.sep):
         return "~" + path[len(home) :]
     return path
+
+
+def shown_paths(text: str) -> str:
+    """``text`` as a person reads it: each path inside the home folder as ``~/...`` (the home
+    folder where a path starts, not inside another one)."""
+    home = str(Path.home()).rstrip(os.sep)
+    if not home:
+        return text
+    starts = r"(?<![^\s(\[\"'=:,])"
+    ends = rf"(?={re.escape(os.sep)}|\.(?:\s|$)|[^\w./-]|$)"
+    return re.sub(starts + re.escape(home) + ends, "~", text)
 
 
 class ArgumentRule(BaseModel):

@@ -63,11 +63,13 @@ def saved_messages(saved: dict[str, str], task_ids: Sequence[str], call_id: str)
     return []
 
 
-def _messages_of(state: Any) -> list[Message]:
+def _messages_of(state: Any) -> Sequence[Message]:
+    """The conversation of ``state``, read only: a thread of thousands is not copied."""
     if isinstance(state, dict):
-        found: list[Message] = state.get("context") or state.get("messages") or []
-        return list(found)
-    return list(state.context)
+        found: Sequence[Message] = state.get("context") or state.get("messages") or []
+        return found
+    context: Sequence[Message] = state.context
+    return context
 
 
 class ToolNode:
@@ -138,11 +140,12 @@ class ToolNode:
         if self.screen is not None:  # given the conversation before the reply
             at = len(messages) - next(i for i, m in enumerate(reversed(messages)) if m is last)
             kept = self.screen(messages[: at - 1], calls)
+        redactor = Redactor()  # knows no secret before the calls run
         # the checks run one after another: they are quick, and tasks would cost more
         outcomes = [
             Failure(c, "repeated", kept[c.id])
             if c.id in kept
-            else await prepare(self.tools, c, granted, self.tool_authorize, ctx)
+            else await prepare(self.tools, c, granted, self.tool_authorize, ctx, redactor.text)
             for c in calls
         ]
         outcomes = _mark_resumed(outcomes, ctx)
@@ -159,7 +162,6 @@ class ToolNode:
             outcomes = await approve(outcomes, ctx, self.approval_policy, self.tool_authorize)
             if ctx is not None and held is not None:
                 ctx.budget.release(held, keep_tool_calls=_new(outcomes))
-            redactor = Redactor()
             aid = last.message_id
             if len(outcomes) == 1:
                 ran = [await self._run_and_save(outcomes[0], ctx, redactor, aid, held)]
@@ -305,10 +307,19 @@ class _CallUpdate:
     call: ToolCallBlock
     messages: list[Message]
     state: dict[str, Any] = field(default_factory=dict)
+    clean: tuple[Redactor, int] | None = field(default=None, compare=False)
+    """The redactor that redacted this update, and how many secrets it knew then."""
 
     def redacted(self, redactor: Redactor) -> _CallUpdate:
         """This update with every secret the node has seen by now redacted."""
-        return _CallUpdate(self.call, redactor.value(self.messages), redactor.value(self.state))
+        if self.clean is not None and self.clean[0] is redactor and self.clean[1] == redactor.known:
+            return self  # no secret came to light since it was redacted
+        return _CallUpdate(
+            self.call,
+            redactor.value(self.messages),
+            redactor.value(self.state),
+            (redactor, redactor.known),
+        )
 
 
 def _result_key(task_id: str, call_id: str) -> str:
@@ -350,9 +361,9 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
         ]
         metadata: dict[str, Any] = marks(tool_error=item.code)
     else:
-        content = redactor.value(item.content)
+        content = list(item.content)
         metadata = dict(item.metadata)
-        for key, value in redactor.value(item.state).items():
+        for key, value in item.state.items():
             if key in ("context", "messages"):
                 extra.extend(value if isinstance(value, list | tuple) else [value])
             else:
@@ -363,7 +374,7 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
     if not all(isinstance(m, Message) for m in extra):  # kept as given, not saved early
         update["context"] = extra
         extra = []
-    return _CallUpdate(call, [reply, *extra], update)
+    return _CallUpdate(call, [reply, *extra], update).redacted(redactor)
 
 
 def _merge(parts: Sequence[_CallUpdate]) -> dict[str, Any]:

@@ -52,7 +52,7 @@ async def resolve_secret(source: SecretSource | None, ref: str) -> str:
         # duck-typed: a runtime Protocol check costs more than the rest of a call's checks
         resolve = getattr(source, "resolve", None)
         value: object = resolve(ref) if callable(resolve) else source(ref)  # type: ignore[operator]
-        if inspect.isawaitable(value):
+        if not isinstance(value, str) and inspect.isawaitable(value):
             value = await value
     except SecretError:
         raise

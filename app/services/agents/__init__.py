@@ -1,7 +1,7 @@
 """Agents a person defines, reuses and shares: the :class:`Agent` record, checking it
 (:mod:`.validation`), its file (:mod:`.files`) and :class:`AgentService`."""
 
-from app.services.agents.files import AgentFileError
+from app.services.agents.file_limits import AgentFileError
 from app.services.agents.model import BUILTIN_AGENT_ID, LIMIT_NAMES, MAX_STARTERS, Agent
 from app.services.agents.service import AgentImport, AgentService
 from app.store import StoredArgumentRule

@@ -34,6 +34,7 @@ from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
 from app.core.userinfo import without_userinfo
 from app.secrets.known import known_secrets
+from app.services.agents.file_limits import MAX_FILE_BYTES, AgentFileError
 from app.services.agents.folders import folder_problem, portable
 from app.services.agents.memories import agent_memories, memory_entries, shared_memories
 from app.services.agents.model import LIMIT_NAMES, Agent
@@ -61,8 +62,6 @@ __all__ = [
 FILE_FORMAT = "parley.agent"
 FILE_VERSION = 1
 FILE_SUFFIX = ".agent.json"
-MAX_FILE_BYTES = 256 * 1024
-"""The largest agent file read: instructions at their longest fit several times over."""
 
 _REFERENCE = re.compile(r"keyring:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _CLEAR_SECRET = re.compile(
@@ -74,10 +73,6 @@ _CLEAR_SECRET = re.compile(
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
     r"|://[^/\s:@]+:[^/\s@]+@"  # a password inside an address
 )
-
-
-class AgentFileError(UserError):
-    """An agent file that cannot be read; the message says why in one sentence."""
 
 
 class FileRule(BaseModel):

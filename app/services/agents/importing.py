@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.core.tools.argument_rules import ArgumentRule
-from app.services.agents.files import AgentFile, file_memories, file_rules
 from app.services.agents.folders import file_knowledge
 from app.services.agents.model import Agent, agent_key
 from app.services.agents.validation import agent_problems, first_problem
 from app.services.memory.files import FileMemory
+
+if TYPE_CHECKING:  # the file's models load with the first agent file read
+    from app.services.agents.files import AgentFile
 
 __all__ = ["AgentImport", "compare"]
 
@@ -47,6 +50,8 @@ def compare(
     """The import of ``read`` on a machine with ``agents``, ``tools`` and the knowledge
     folders ``owners`` (resolved, with the name of the agent each belongs to, ``None`` for
     every thread): what it asks for, what it would not get here."""
+    from app.services.agents.files import file_memories, file_rules
+
     agent = read.agent()
     asks: list[str] = []
     warnings: list[str] = []

@@ -13,15 +13,10 @@ import os
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.errors import UserError
 from app.core.tools.argument_rules import ArgumentRule
-from app.services.agents.files import (
-    AgentExport,
-    agent_file_name,
-    export_file,
-    read_agent_file,
-)
 from app.services.agents.folders import folder_problem
 from app.services.agents.importing import AgentImport, compare
 from app.services.agents.knowledge_folders import KnowledgeFolders
@@ -33,6 +28,9 @@ from app.services.memory.files import FileMemory
 from app.services.settings.store import SettingsStore
 from app.services.tool_entry import Unavailable
 from app.store import MemoryRecord, Store, StoredArgumentRule, Thread
+
+if TYPE_CHECKING:  # an agent file's models load with the first file written or read
+    from app.services.agents.files import AgentExport
 
 __all__ = ["AgentImport", "AgentService", "agent_names"]  # AgentImport: from .importing
 
@@ -168,6 +166,8 @@ class AgentService:
     @staticmethod
     def file_name(agent: Agent) -> str:
         """The file an export of ``agent`` is written to: ``NAME.agent.json``."""
+        from app.services.agents.files import agent_file_name
+
         return agent_file_name(agent)
 
     async def export(self, agent: Agent, *, with_memory: bool = False) -> AgentExport:
@@ -176,6 +176,8 @@ class AgentService:
         one is left out, with a note), and ``with_memory`` its own memories (not everyone's;
         a local-only one is left out, with a note). Raises :class:`UserError` when its text
         holds what looks like a key."""
+        from app.services.agents.files import export_file
+
         rules = [kept.rule for kept in await self.rules_of(agent)]
         memories = None
         if with_memory:
@@ -190,6 +192,8 @@ class AgentService:
     async def read_file(self, data: bytes) -> AgentImport:
         """What the agent file ``data`` asks for, compared with this machine; adds nothing.
         Raises :class:`UserError` with one sentence when it is no agent file."""
+        from app.services.agents.files import read_agent_file
+
         read = read_agent_file(data)
         await self.list()
         owners = await self._knowledge_owners()

@@ -26,9 +26,7 @@ from typing import Any
 from app.core.child_process import Child, gate_offline, start_child
 from app.core.errors import ParleyError
 from app.knowledge import Passage, document_passages
-from app.media import Job
 from app.media.errors import Cancelled, IngestError
-from app.media.ingest import IngestLimits, document_text, load_readers
 
 __all__ = [
     "MEMORY_CAP",
@@ -71,6 +69,9 @@ _NOT_STARTED = "Parley's document reader could not be started, so no file was re
 
 def read_passages(data: bytes, name: str, max_text_chars: int) -> list[Passage]:
     """The passages of a document's bytes: its text as an attachment's is read, cut."""
+    from app.media import IngestLimits, Job
+    from app.media.ingest import document_text  # the readers load in the reading process
+
     text = document_text(data, name, IngestLimits(max_text_chars=max_text_chars), Job())
     return document_passages(text.text, pages=text.pages, markdown=text.markdown)
 
@@ -88,6 +89,8 @@ def serve(conn: Connection) -> None:
     except (EOFError, OSError):
         return
     if warm:
+        from app.media.ingest import load_readers
+
         load_readers()
     conn.send(("ready",))
     while True:

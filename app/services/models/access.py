@@ -5,7 +5,6 @@ to import: the window's start-up goes through here."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -82,7 +81,7 @@ async def keyring_models(
     build: bool,
     data_dir: Path | None = None,
 ) -> tuple[SecretSource, ModelRegistry | None]:
-    """The secrets to use (``secret_resolver``, else the keyring, opened off the loop) and,
+    """The secrets to use (``secret_resolver``, else the keyring, first used off the loop) and,
     when ``build``, a registry that builds models with the keyring's API keys, the store's
     media (vision models get the stored bytes of attached images) and ``provider_urls``; local
     models keep their measured decode thread count in ``data_dir``."""
@@ -93,7 +92,7 @@ async def keyring_models(
     keyring = (
         secret_resolver
         if isinstance(secret_resolver, KeyringSecretResolver)
-        else await asyncio.to_thread(KeyringSecretResolver)
+        else KeyringSecretResolver()  # touches no keyring until a secret is read
     )
     registry = None
     if build:

@@ -9,6 +9,7 @@ key, ``openai/<host>/api-key``, or none.
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -271,6 +272,11 @@ class ModelRegistry:
         key = (path, self._local_context, recipe)
         if key not in _LOCAL_MODELS:
             from app.providers.local import LlamaCppChatModel
+
+            if not _LOCAL_MODELS:
+                # Freed before the interpreter takes its modules apart: llama-cpp-python's own
+                # finaliser, run later, fails with a traceback on the terminal.
+                atexit.register(close_local_models)
 
             _LOCAL_MODELS[key] = LlamaCppChatModel(
                 path,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from app.core.checkpoint import Checkpointer
 from app.core.errors import ParleyError
 from app.core.graph import CompiledGraph
 from app.core.models.protocol import ChatModel
+from app.core.netgate import GATE
 from app.core.state import AgentState
 from app.core.tools import Tool
 from app.services.approval_policy import StoreApprovalPolicy
@@ -79,6 +81,10 @@ class AgentRunSetup:
     permissions: tuple[str, ...]
 
 
+LISTING_FRESH_S = 2.0
+"""How long one look at the providers' models serves every part of the window that asks."""
+
+
 class ModelService:
     """The models and agents of one workspace; see the module docstring.
 
@@ -107,6 +113,8 @@ class ModelService:
         self._agents: dict[tuple[Any, ...], CompiledGraph[AgentState]] = {}
         self._models: dict[str, ChatModel] = {}
         self._retired: list[ChatModel] = []
+        self._listing: tuple[float, bool, asyncio.Future[list[ModelChoice]]] | None = None
+        """The latest look at what the providers offer: when it began, whether offline."""
         events.subscribe(self._on_event)
 
     def _on_event(self, event: WorkspaceEvent) -> None:
@@ -114,12 +122,21 @@ class ModelService:
             isinstance(event, SettingsChanged)
             and event.before.provider_urls() != event.after.provider_urls()
         )
+        if isinstance(event, KeysChanged | SettingsChanged):
+            self._listing = None
         if isinstance(event, KeysChanged) or urls_changed:
             self.drop_remote()
 
     async def choices(self) -> list[ModelChoice]:
         """Every model the picker can offer, each saying whether it can be reached."""
-        listed = await list_model_choices(self._settings.current, self._access.list_ollama)
+        now, offline = time.monotonic(), GATE.offline
+        last = self._listing
+        if last is None or now - last[0] > LISTING_FRESH_S or last[1] != offline:
+            # parts of the window asking at once (as they do at launch) share one look, so an
+            # Ollama that is not running is tried once, not once for each
+            listing = list_model_choices(self._settings.current, self._access.list_ollama)
+            self._listing = last = (now, offline, asyncio.ensure_future(listing))
+        listed = await asyncio.shield(last[2])
         return listed + await self._downloads.choices()
 
     async def check(self, spec: str) -> ModelInfo | None:

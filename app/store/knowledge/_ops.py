@@ -307,13 +307,44 @@ def passage_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM passages").fetchone()[0])
 
 
-def match_query(text: str) -> str | None:
-    """``text``'s words as an FTS5 query any of which may match (each quoted, so nothing
-    the user types is read as query syntax); ``None`` when it has no word."""
-    words = ranking.counted_words(text, _COMMON)[:_MAX_TERMS]
+def match_query(words: Sequence[str], prefixes: Sequence[str] = ()) -> str | None:
+    """The question's ``words`` as an FTS5 query any of which may match (each quoted, so
+    nothing the user types is read as query syntax), those of ``prefixes`` also as the start
+    of longer words; ``None`` when there is no word."""
     if not words:
         return None
-    return " OR ".join(f'"{w}"' for w in words)
+    return " OR ".join(f'"{w}"*' if w in prefixes else f'"{w}"' for w in words)
+
+
+PREFIX_FROM = 4
+"""A question's word of at least this many letters, typed whole (the stemmer takes nothing
+off it), also finds the longer words it begins (*admin* finds *administrative*, *config*
+*configuration*): people shorten the words documents spell out. A word the stemmer cut
+(*paris*, *pari*) is not one, and its endings are the stemmer's already."""
+
+
+def shortened(conn: sqlite3.Connection, words: Sequence[str]) -> list[str]:
+    """Those of ``words`` (the question's, folded) that may be shortened ones: of
+    :data:`PREFIX_FROM` letters or more, not numbers, and left whole by the stemmer."""
+    stems = cut_words(conn, list(words))
+    return [
+        w
+        for w, stem in zip(words, stems, strict=True)
+        if len(w) >= PREFIX_FROM and not w.isdigit() and [t for _, t in stem] == [w]
+    ]
+
+
+def longer_words(conn: sqlite3.Connection, words: Sequence[str]) -> dict[str, str]:
+    """The index's terms that begin with one of ``words`` and are longer, each with the
+    word it begins (the longest of them)."""
+    out: dict[str, str] = {}
+    for word in sorted(words, key=len):
+        for (term,) in conn.execute(
+            "SELECT term FROM passage_terms WHERE term > ? AND term < ?",
+            (word, word + "\U0010ffff"),
+        ):
+            out[str(term)] = word
+    return out
 
 
 def cut_words(
@@ -374,7 +405,9 @@ def search(
     ``agent``: BM25 finds the candidates (a file's path and a passage's headings weigh more
     than its text), :func:`ranking.rerank` orders them; those whose relevance is under
     ``floor`` are left out."""
-    query = match_query(text)
+    typed = ranking.counted_words(text, _COMMON)[:_MAX_TERMS]
+    prefixes = shortened(conn, typed) if typed else []
+    query = match_query(typed, prefixes)
     if query is None:
         return []
     rows = conn.execute(
@@ -387,13 +420,14 @@ def search(
         "ORDER BY score LIMIT ?",
         (query, agent, max(limit, RERANKED)),
     ).fetchall()
-    asked = cut_words(conn, [" ".join(ranking.counted_words(text, _COMMON))])[0]
+    asked = cut_words(conn, [" ".join(typed)])[0]
     question = list(dict.fromkeys(term for _, term in asked))
+    longer = {t: w for t, w in longer_words(conn, prefixes).items() if t not in question}
     texts: list[str] = []
     for _, _, rel, _, heading, _, _, body, title, _ in rows:
         outer, _, own = (heading or "").rpartition(HEADING_JOIN)
         texts.extend((title or rel, outer, own, body))
-    cut = cut_words(conn, texts, question) if texts else []
+    cut = cut_words(conn, texts, [*question, *longer]) if texts else []
     weights = term_weights(conn, question)
     by_id = {row[0]: row for row in rows}
     candidates = [
@@ -401,7 +435,7 @@ def search(
         for n, row in enumerate(rows)
     ]
     hits = []
-    for cand, score, relevance in ranking.rerank(question, weights, candidates):
+    for cand, score, relevance in ranking.rerank(question, weights, candidates, longer=longer):
         if relevance < floor:
             continue
         pid, folder, rel, page, heading, start, end, body, _, _ = by_id[cand.key]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -22,17 +23,19 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ParleyError
 from app.services.agents import Agent, AgentImport, AgentService
-from app.services.agents.files import MAX_FILE_BYTES
+from app.services.agents.file_limits import MAX_FILE_BYTES
 from app.services.events import AgentsChanged, SettingsChanged, ToolsChanged, WorkspaceEvent
 from app.services.models.choices import ModelChoice
 from app.text.hidden_chars import mark_hidden
-from app.ui.agents.editor import AgentEditor
 from app.ui.agents.list import AgentList
 from app.ui.dialogs import ask, confirmation_box
 from app.ui.file_dialogs import chosen_paths, file_dialog
 from app.ui.notifier import Notifier
 from app.ui.tasks import spawn
 from app.ui.window_part import WindowPart
+
+if TYPE_CHECKING:  # the editor's module loads when it is first opened
+    from app.ui.agents.editor import AgentEditor
 
 __all__ = ["WindowAgents", "import_dialog"]
 
@@ -125,6 +128,8 @@ class WindowAgents(WindowPart):
     # The editor ----------------------------------------------------------------------
 
     async def _open_editor(self, agent: Agent | None) -> Agent | None:
+        from app.ui.agents.editor import AgentEditor  # loaded when first opened
+
         try:
             models = [(c.label, c.spec) for c in await self._models() if c.available]
         except (OSError, ParleyError):

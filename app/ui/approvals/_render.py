@@ -6,21 +6,23 @@ from __future__ import annotations
 import html
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import DiffLexer, JsonLexer
 
 from app.core.tools import Tool
 from app.text.hidden_chars import json_escape_hidden
+
+if TYPE_CHECKING:  # Pygments loads with the first approval shown
+    from pygments.formatters import HtmlFormatter
 
 __all__ = ["check_args", "code_html", "one_line", "pretty_json", "wraps"]
 
 
 @lru_cache(maxsize=4)
 def _formatter(style: str) -> HtmlFormatter[str]:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(style=style, noclasses=True, nowrap=True)
 
 
@@ -43,6 +45,9 @@ def wraps(text: str) -> bool:
 
 def code_html(text: str, kind: str, *, dark: bool) -> str:
     """``text`` (``kind``: ``json`` or ``diff``) as highlighted HTML in a preformatted block."""
+    from pygments import highlight
+    from pygments.lexers import DiffLexer, JsonLexer
+
     lexer = JsonLexer() if kind == "json" else DiffLexer()
     body = highlight(text, lexer, _formatter("monokai" if dark else "friendly")).rstrip("\n")
     wrap = "pre-wrap" if wraps(text) else "pre"

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.tools import ApprovalDecision, ApprovalRequest, ArgumentRule, Tool
+from app.core.tools.argument_rules import shown_paths
 from app.text.hidden_chars import mark_hidden
 from app.ui.approvals._calls import Choice, PendingCall
 from app.ui.approvals._look import SHEET, CallCard
@@ -320,7 +321,8 @@ class ToolApprovalDialog(QDialog):
         self._current = index
         call = self.calls[index]
         request = call.request
-        line = mark_hidden(request.description.splitlines()[0] if request.description else "")
+        first = request.description.splitlines()[0] if request.description else ""
+        line = mark_hidden(shown_paths(first))
         tool = mark_hidden(request.tool)
         self.name_label.setText(f"<b>{escape(tool)}</b>")
         self.name_label.setAccessibleName(f"{tool}: {line}")

@@ -65,6 +65,7 @@ from app.ui.chat.message_model import (
     RevisionRole,
 )
 from app.ui.chat.row_actions import ACTION_WIDTH, LABELS, draw_actions
+from app.ui.chat.unfolding import Unfolding
 from app.ui.painting import draw_focus_ring
 from app.ui.theme import ACCENT, is_dark, roles
 
@@ -134,6 +135,8 @@ class MessageDelegate(QStyledItemDelegate):
         self._expanded: set[str] = set()
         self.caret: Caret | None = None
         """The streaming reply's caret (set by the view), drawn at the newest row's end."""
+        self.unfolding: Unfolding | None = None
+        """The card row whose height is moving as it unfolds or folds (set by the view)."""
         self.pass_look: tuple[int, int, bool] | None = None
         """:meth:`look`, while the view lays out every row at once (set by the view)."""
         self.thumbs: ThumbnailCache | None = None
@@ -160,11 +163,22 @@ class MessageDelegate(QStyledItemDelegate):
         left = rect.x() + max(SIDE, (rect.width() - width) // 2)
         return QRect(left, rect.y(), width, rect.height())
 
-    def _laid(self, index: Index, width: int, *, advance: bool = False) -> MessageLayout:
+    def _laid(
+        self,
+        index: Index,
+        width: int,
+        *,
+        advance: bool = False,
+        shown: frozenset[str] | None = None,
+    ) -> MessageLayout:
+        """The row laid out at ``width``, its cards unfolded as they are now (or as ``shown``
+        says: the keys of the row's unfolded cards)."""
         message: Message = index.data(MessageRole)
         model = index.model()
         dark = is_dark(self._view.palette())
-        mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
+        mine = shown
+        if mine is None:
+            mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
         run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
         card = (run.title, run.key in mine) if run is not None and run.first else None
         key = (str(message.message_id), width, dark, mine, card)
@@ -326,6 +340,19 @@ class MessageDelegate(QStyledItemDelegate):
         hideable = message is not None and (message.agent or message.role == "tool")
         if hideable and self.folded(index):
             return QSize(look[0], 0)
+        size = self._size(index, look, revision)
+        moving = self.unfolding
+        if (
+            moving is not None
+            and moving.moving()
+            and message is not None
+            and moving.message_id == str(message.message_id)
+        ):
+            return QSize(size.width(), moving.height(size.height()))
+        return size
+
+    def _size(self, index: Index, look: tuple[int, int, bool], revision: int | None) -> QSize:
+        """The row's size as laid out now (kept per revision)."""
         head = self.lead(index)
         if (
             revision is not None
@@ -412,7 +439,12 @@ class MessageDelegate(QStyledItemDelegate):
         palette: QPalette = option.palette
         state = option.state
         col = self.column(rect)
-        laid = self._laid(index, col.width() - 2 * PAD)
+        moving = self.unfolding
+        if moving is not None and moving.message_id == str(message.message_id):
+            laid = self._laid(index, col.width() - 2 * PAD, shown=moving.shown)
+        else:
+            moving = None
+            laid = self._laid(index, col.width() - 2 * PAD)
         dark = is_dark(palette)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -443,7 +475,11 @@ class MessageDelegate(QStyledItemDelegate):
                 palette,
                 small,
             )
-        # body
+        # body (while the row's height moves, cut where its footer begins)
+        if moving is not None:
+            painter.setClipRect(
+                QRect(rect.x(), rect.y(), rect.width(), rect.height() - GAP - FOOTER)
+            )
         painter.translate(QPointF(col.x() + PAD, body))
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
@@ -452,6 +488,8 @@ class MessageDelegate(QStyledItemDelegate):
         if self.caret is not None and self._streams_into(index, message):
             self.caret.draw_after(painter, laid, palette.color(QPalette.ColorRole.Text))
         painter.translate(QPointF(-(col.x() + PAD), -body))
+        if moving is not None:
+            painter.setClipping(False)
         painter.setFont(small)
         # footer: usage, and the row's actions when hovered or focused
         foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)

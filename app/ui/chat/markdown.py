@@ -17,17 +17,15 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Any
-
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+from typing import TYPE_CHECKING, Any
 
 from app.ui.chat.links import CopyCode, href_of
 from app.ui.chat.math.syntax import use_math
 from app.ui.theme import DARK, LIGHT
+
+if TYPE_CHECKING:  # markdown-it-py and Pygments load with the first message rendered
+    from markdown_it import MarkdownIt
+    from pygments.formatters import HtmlFormatter
 
 __all__ = [
     "WARM_UP_SAMPLE",
@@ -50,6 +48,8 @@ _DARK["style"] = "monokai"
 
 @lru_cache(maxsize=4)
 def _formatter(style: str) -> HtmlFormatter[str]:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(style=style, noclasses=True, nowrap=True)
 
 
@@ -62,6 +62,10 @@ def web_only(url: str) -> bool:
 
 
 def _code_html(code: str, lang: str, dark: bool) -> str:
+    from pygments import highlight
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     colours = _DARK if dark else _LIGHT
     try:
         lexer = get_lexer_by_name(lang) if lang else None
@@ -77,6 +81,8 @@ def _code_html(code: str, lang: str, dark: bool) -> str:
 @lru_cache(maxsize=2)
 def markdown_parser(dark: bool) -> MarkdownIt:
     """The parser and renderer for one theme (code blocks land in ``env["blocks"]``)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     md.validateLink = web_only  # type: ignore[method-assign]

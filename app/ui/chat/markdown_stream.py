@@ -19,11 +19,12 @@ and marked ``behind``, and the next render goes on from there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any
 
 from app.ui.chat.markdown import CodeBlocks, markdown_parser, style_inline_code
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 __all__ = ["GROWTH", "MarkdownStream", "RenderedMarkdown", "top_level_blocks"]
 

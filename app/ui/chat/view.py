@@ -56,6 +56,7 @@ from app.ui.chat.links import (
 )
 from app.ui.chat.message_html import citations, own_link
 from app.ui.chat.message_model import DelegationRole
+from app.ui.chat.unfolding import Unfolding
 from app.ui.chat.viewmodel import FRAME_MS, ChatViewModel
 from app.ui.dialogs import ask
 from app.ui.tasks import spawn
@@ -105,6 +106,9 @@ class ChatView(QListView):
         self.caret = Caret(self.viewport())
         """The blinking bar at the end of a streaming reply (one timer, only while it streams)."""
         self.delegate.caret = self.caret
+        self.unfolding = Unfolding(self)
+        """A tool card's or a thinking section's row moving to its new height."""
+        self.delegate.unfolding = self.unfolding
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -337,9 +341,7 @@ class ChatView(QListView):
                     QGuiApplication.clipboard().setText(text)
                     self.vm.notice.emit("Copied the code.")
             case Toggle(folded):
-                self.delegate.expanded ^= {folded}
-                self.scheduleDelayedItemsLayout()
-                self.viewport().update()
+                self._toggle(row, message, folded, key)
             case Remedy("retry"):
                 spawn(self.vm.regenerate())
             case Remedy(action, target):
@@ -352,6 +354,21 @@ class ChatView(QListView):
                     self._open_source(ref.url)
                 elif ref is not None:
                     self.vm.notice.emit("This source has no address to open.")
+
+    def _toggle(self, row: int, message: Message, folded: str, run: str | None) -> None:
+        """Fold or unfold the card ``folded`` of ``message`` (in ``row``); a card of the
+        row's own (not the delegate's run, ``run``, whose rows appear and go with it) moves
+        to its new height."""
+        message_id = str(message.message_id)
+        mine = frozenset(k for k in self.delegate.expanded if k.startswith(f"{message_id}:"))
+        height = self.visualRect(self.model().index(row, 0)).height()
+        self.delegate.expanded ^= {folded}
+        if folded != run:
+            self.unfolding.start(message_id, height, mine if folded in mine else None)
+        else:
+            self.unfolding.stop()
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
 
     def _open_source(self, url: str) -> None:
         """Open a citation: a web page in the browser; a file only when it is inside a

@@ -111,7 +111,7 @@ class SettingsDialog(QDialog):
         layout.setContentsMargins(16, 16, 16, 12)
         layout.addLayout(body, 1)
         layout.addWidget(buttons)
-        self.resize(860, 560)
+        self.resize(980, 580)
 
     def page(self, page_id: PageId) -> SettingsPage:
         """The page ``page_id``."""

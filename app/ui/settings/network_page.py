@@ -19,7 +19,7 @@ from app.ui.tasks import spawn
 
 __all__ = ["NetworkPage"]
 
-COLUMNS = ["When", "Where", "Address", "For", "Outcome", "Bytes"]
+COLUMNS = ["When", "Where", "Address", "For", "Outcome", "Sent / received"]
 STDIO_NOTE = (
     "A local MCP server (one Parley starts as a program) is a program of its own: offline "
     "mode covers Parley's connections, not that program's. Switch such a server off on the "
@@ -60,6 +60,7 @@ class NetworkPage(SettingsPage):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._apply_filter)
         self.table = rows_table(self, "networkLedger", "Network ledger", COLUMNS, stretch=3)
+        self.table.setWordWrap(False)  # a long purpose is cut short; its tooltip says it all
         self.count = muted(QLabel("", self))
         self.count.setObjectName("networkCount")
         self.message = result_label(self, "networkMessage")
@@ -84,18 +85,23 @@ class NetworkPage(SettingsPage):
         self.offline.blockSignals(False)
         self.rows = await network.recent(limit=500)
         self.table.setRowCount(len(self.rows))
+        today = datetime.date.today()  # today's connections say only their time
         for row, connection in enumerate(self.rows):
             when = datetime.datetime.fromtimestamp(connection.time)
+            said = byte_counts(connection)
             cells = (
-                f"{when:%Y-%m-%d %H:%M:%S}",
-                "this computer" if connection.local else "another computer",
-                address_of(connection),
-                connection.purpose,
-                outcome_of(connection),
-                byte_counts(connection),
+                (f"{when:{'%H:%M:%S' if when.date() == today else '%d %b %H:%M'}}", f"{when:%c}"),
+                ("this computer" if connection.local else "another computer", ""),
+                (address_of(connection), ""),
+                (connection.purpose, connection.purpose),
+                (outcome_of(connection), ""),
+                (said.replace(" sent, ", " / ").removesuffix(" received"), said),
             )
-            for col, text in enumerate(cells):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+            for col, (text, tip) in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if tip:  # the whole of what the cell shortens
+                    item.setToolTip(tip)
+                self.table.setItem(row, col, item)
         session = network.session_count
         self.count.setText(
             f"This session: {session} connection{'' if session == 1 else 's'}"

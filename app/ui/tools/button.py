@@ -95,8 +95,11 @@ class ToolsButton(QPushButton):
         thread = self._thread_id()
         if thread is None:
             return set()
+        enabled = set(self.tools.enabled(thread))
+        if not enabled:  # nothing on: the catalogue (every tool built) is not needed
+            return set()
         working = {e.name for e in self.tools.catalogue() if e.unavailable is None}
-        return set(self.tools.enabled(thread)) & working
+        return enabled & working
 
     def open_menu(self) -> None:
         """Show the menu above the button, without blocking (never a nested event loop)."""

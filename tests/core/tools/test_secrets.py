@@ -175,3 +175,67 @@ async def test_secrets_json_would_escape_are_redacted_too(secret: str) -> None:
     content = update["context"][0].content
     assert content[0].output == "<[redacted secret svc/key]>"
     assert content[1].data == {"k": "[redacted secret svc/key]"}
+
+
+async def test_a_changed_secret_is_redacted_from_the_next_call() -> None:
+    @tool(secret_refs={"token": "crm/api-token"})
+    def leak(token: str) -> str:
+        """Print the token."""
+        return f"token={token}"
+
+    vault = Vault({"crm/api-token": TOKEN})
+    node = ToolNode([leak], secret_resolver=vault)
+    first = await Run().once(node, asking(call("leak")))
+    vault.values["crm/api-token"] = "rotated-9876543210fedcba"
+    second = await Run().once(node, asking(call("leak")))
+    assert result(first).output == "token=[redacted secret crm/api-token]"
+    assert result(second).output == "token=[redacted secret crm/api-token]"
+
+
+@pytest.mark.parametrize("secret", ["!@#$%^&*", "ab", "a-b.c~d_e"])
+async def test_secrets_of_any_shape_are_redacted_from_every_part_of_the_update(
+    secret: str,
+) -> None:
+    # a secret with no run of plain characters has no quick test; a text exactly as long as
+    # the secret is the shortest that can hold it
+    @tool(secret_refs={"token": "svc/key"})
+    def echo(token: str) -> ToolResult:
+        """Return the token as output, in state, and in a message of its own."""
+        return ToolResult(
+            message=token,
+            state={"context_summary": f"it was {token}", "context": [Message.text_message(token)]},
+        )
+
+    node = ToolNode([echo], secret_resolver=lambda ref: secret)
+    update = await Run().once(node, asking(call("echo")))
+    dumped = json.dumps([m.model_dump(mode="json") for m in update["context"]])
+    assert secret not in dumped
+    assert result(update).output == "[redacted secret svc/key]"
+    assert update["context"][1].text() == "[redacted secret svc/key]"
+    assert update["context_summary"] == "it was [redacted secret svc/key]"
+
+
+async def test_authorize_and_the_tool_see_one_runtime_for_the_call() -> None:
+    seen: list[Runtime] = []
+
+    def authorize(c: object, runtime: Runtime) -> bool:
+        seen.append(runtime)
+        return True
+
+    @tool(secret_refs={"token": "crm/api-token"})
+    def report(token: str, runtime: Runtime) -> str:
+        """Report progress that quotes the token."""
+        seen.append(runtime)
+        runtime.report_progress(f"using {token}")
+        return "done"
+
+    run = Run()
+    node = ToolNode(
+        [report], secret_resolver=Vault({"crm/api-token": TOKEN}), tool_authorize=authorize
+    )
+    update = await run.once(node, asking(call("report", "c7")))
+    assert result(update).output == "done"
+    assert [r.call_id for r in seen] == ["c7", "c7"]
+    assert seen[0].idempotency_key == seen[1].idempotency_key
+    messages = [e.message for e in run.events if getattr(e, "status", "") == "progress"]
+    assert messages == ["using [redacted secret crm/api-token]"]

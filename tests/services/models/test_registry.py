@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,11 +84,24 @@ def test_local_resolves_to_one_shared_bundled_model() -> None:
     first = registry.resolve("local")
     assert isinstance(first, LlamaCppChatModel)
     assert first.path.name.endswith(".gguf")
-    assert not first.loaded, "loading waits for the first reply"
     assert ModelRegistry(lookup).resolve("local") is first
     info = registry.info("local")
     assert info.provider == "llama.cpp" and info.price.input_per_mtok == 0
     assert info.input_kinds == frozenset({"text"})
+
+
+def test_resolving_the_bundled_model_does_not_load_it() -> None:
+    # In a process of its own: another test in this one may already have asked it to answer.
+    code = (
+        "from app.services.models.registry import ModelRegistry\n"
+        "model = ModelRegistry(lambda name: None).resolve('local')\n"
+        "print('loaded' if model.loaded else 'waiting')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "waiting", "loading waits for the first reply"
 
 
 def test_gguf_paths_are_checked(tmp_path: Path) -> None:

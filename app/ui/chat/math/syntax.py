@@ -17,15 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
-from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.dollarmath.index import math_block_dollar
-from mdit_py_plugins.texmath.index import make_block_func, make_inline_func
+if TYPE_CHECKING:  # the parser and its plugins load with the first message rendered
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.token import Token
 
 __all__ = ["CLOSERS", "MathSource", "inline_tag", "math_url", "parse_math_url", "use_math"]
 
@@ -34,7 +32,7 @@ CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 _NAMES = {"$": "d", "$$": "dd", "\\(": "p", "\\[": "b"}
 _OPENERS = {name: opener for opener, name in _NAMES.items()}
-BlockRule = Callable[[StateBlock, int, int, bool], bool]
+BlockRule = Callable[["StateBlock", int, int, bool], bool]
 
 _ALT = ["paragraph", "reference", "blockquote", "list"]
 """The blocks a display formula may interrupt (as a code fence may)."""
@@ -114,6 +112,10 @@ def _block_rule(rule: BlockRule) -> BlockRule:
 
 def use_math(md: MarkdownIt) -> None:
     """Teach ``md`` to find math and render it as ``math:`` images."""
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    from mdit_py_plugins.dollarmath.index import math_block_dollar
+    from mdit_py_plugins.texmath.index import make_block_func, make_inline_func
+
     dollarmath_plugin(
         md,
         allow_labels=False,

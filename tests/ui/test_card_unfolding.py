@@ -1,0 +1,58 @@
+"""A tool card unfolds and folds by moving its row's height, from where it was to where it
+lays out now: the card's state changes at once (what the row says), the height starts where it
+was and ends exactly where the new layout asks; nothing moves when the style animates no
+widget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QListView, QStyleOptionViewItem
+
+from app.core.state import Message
+from app.core.state.message_block import ToolCallBlock
+from app.ui.chat.unfolding import StillStyle
+from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
+from tests.ui.test_row_heights import _rows_fit
+
+
+async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path, Models({}))
+    try:
+        window.resize(1200, 800)
+        view = find(window, QListView, "chatView")
+        model, delegate = view.model(), view.delegate
+        args = {"expression": "2+2", "n": list(range(40))}
+        message = Message(
+            role="assistant", content=[ToolCallBlock(id="c1", name="calc", args=args)]
+        )
+        model.upsert(message)
+        await wait_until(lambda: model.rowCount() == 1, what="the tool call's row")
+        card = model.index(0, 0)
+        await wait_until(lambda: _rows_fit(view), what="rows as tall as their text")
+        folded = view.visualRect(card).height()
+        assert view.unfolding.enabled()
+        option = QStyleOptionViewItem()
+
+        view._on_link(f"toggle:{message.message_id}:0", 0)
+        assert "Arguments" in delegate.document(card).toPlainText()  # unfolded at once
+        assert delegate.sizeHint(option, card).height() == folded  # the height starts there
+        await wait_until(lambda: not view.unfolding.moving(), what="the card unfolded")
+        await wait_until(lambda: _rows_fit(view), what="the row as tall as its text")
+        unfolded = view.visualRect(card).height()
+        assert unfolded > folded
+
+        view._on_link(f"toggle:{message.message_id}:0", 0)
+        assert "Arguments" not in delegate.document(card).toPlainText()  # folded at once
+        assert delegate.sizeHint(option, card).height() == unfolded
+        await wait_until(lambda: not view.unfolding.moving(), what="the card folded")
+        await wait_until(lambda: view.visualRect(card).height() == folded, what="folded height")
+
+        still = StillStyle()  # kept while the view uses it: a widget does not own its style
+        view.setStyle(still)
+        view._on_link(f"toggle:{message.message_id}:0", 0)
+        assert not view.unfolding.moving()
+        assert delegate.sizeHint(option, card).height() == unfolded
+        view.setStyle(None)  # the application's again
+    finally:
+        await close_test_window(window)
