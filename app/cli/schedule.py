@@ -52,7 +52,8 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     for flag, dest, kind in _LIMITS:
         add.add_argument(flag, dest=dest, type=kind, metavar="N", help=f"{dest} of each run")
     add.add_argument("--now", help=_NOW_HELP)
-    actions.add_parser("list", parents=[common], help="every schedule and its next run")
+    listing = actions.add_parser("list", parents=[common], help="every schedule and its next run")
+    listing.add_argument("--now", help=_NOW_HELP)
     for name, what in (
         ("show", "a schedule, its next three runs and its last runs"),
         ("remove", "remove a schedule (its runs and threads stay)"),
@@ -199,7 +200,7 @@ async def _list(ws: Workspace, args: argparse.Namespace, out: TextIO, err: TextI
     records = await ws.schedules.list()
     if not records:
         out.write("No schedules. Add one with: parley schedule add --agent NAME --every WHEN\n")
-    now = datetime.now().astimezone()
+    now = parse_now(args.now) or datetime.now().astimezone()
     for record in records:
         _write(out, await _line(ws, record, now))
     return 0

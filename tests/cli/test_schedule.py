@@ -70,7 +70,7 @@ def test_a_schedule_is_added_listed_shown_paused_and_removed(tmp_path: Path) -> 
         "Tuesday 8 December at 18:30 CET."
     )
     short = done.stdout[9:17]
-    listed = _run(tmp_path, "schedule", "list").stdout
+    listed = _run(tmp_path, "schedule", "list", "--now", "2026-12-04T12:00").stdout
     assert f"{short}  on  Parley  weekdays at 18:30  next: Friday 4 December" in listed
     assert '"Evening summary"' in listed
     shown = _run(tmp_path, "schedule", "show", short, "--now", "2026-12-04T12:00").stdout
