@@ -299,8 +299,13 @@ def _memories(db: sqlite_utils.Database) -> None:
 
 
 def _inbound_requests(db: sqlite_utils.Database) -> None:
-    # the ledger also keeps the requests parley serve received (kind 'request'); SQLite
-    # cannot change a CHECK, so the table is built again with its rows
+    # the ledger also keeps the requests parley serve received (kind 'request')
+    _rebuild_ledger(db, outcomes="'allowed', 'refused'", kinds="'connect', 'lookup', 'request'")
+
+
+def _rebuild_ledger(db: sqlite_utils.Database, *, outcomes: str, kinds: str) -> None:
+    """Build the network ledger again with its rows and these CHECKs (SQLite cannot change a
+    CHECK in place)."""
     db.conn.execute(
         "CREATE TABLE network_ledger_next ("
         " id INTEGER PRIMARY KEY,"
@@ -309,8 +314,8 @@ def _inbound_requests(db: sqlite_utils.Database) -> None:
         " port INTEGER,"
         " purpose TEXT NOT NULL,"
         " local INTEGER NOT NULL,"
-        " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused')),"
-        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup', 'request')),"
+        f" outcome TEXT NOT NULL CHECK (outcome IN ({outcomes})),"
+        f" kind TEXT NOT NULL CHECK (kind IN ({kinds})),"
         " ref TEXT UNIQUE,"
         " sent INTEGER,"
         " received INTEGER"
@@ -435,26 +440,10 @@ def _thread_origin(db: sqlite_utils.Database) -> None:
 
 def _unanswered_connections(db: sqlite_utils.Database) -> None:
     # a connection nothing took (nothing listened, or no answer came) is kept as such, not as
-    # connected; SQLite cannot change a CHECK, so the table is built again with its rows
-    db.conn.execute(
-        "CREATE TABLE network_ledger_next ("
-        " id INTEGER PRIMARY KEY,"
-        " time REAL NOT NULL,"
-        " host TEXT NOT NULL,"
-        " port INTEGER,"
-        " purpose TEXT NOT NULL,"
-        " local INTEGER NOT NULL,"
-        " outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused', 'unanswered')),"
-        " kind TEXT NOT NULL CHECK (kind IN ('connect', 'lookup', 'request')),"
-        " ref TEXT UNIQUE,"
-        " sent INTEGER,"
-        " received INTEGER"
-        ")"
+    # connected
+    _rebuild_ledger(
+        db, outcomes="'allowed', 'refused', 'unanswered'", kinds="'connect', 'lookup', 'request'"
     )
-    db.conn.execute("INSERT INTO network_ledger_next SELECT * FROM network_ledger")
-    db.conn.execute("DROP TABLE network_ledger")
-    db.conn.execute("ALTER TABLE network_ledger_next RENAME TO network_ledger")
-    db.conn.execute("CREATE INDEX network_ledger_by_time ON network_ledger(time)")
 
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [

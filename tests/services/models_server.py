@@ -12,14 +12,17 @@ from typing import Any
 
 
 @contextmanager
-def models_server(key: str | None = None) -> Iterator[str]:
-    """Serve ``/api/tags``, ``/models``, ``/v1/models``; yield the base URL."""
+def models_server(key: str | None = None, *, asked: list[str] | None = None) -> Iterator[str]:
+    """Serve ``/api/tags``, ``/models``, ``/v1/models``; yield the base URL. Each path asked
+    for is added to ``asked`` when given."""
     seen: list[dict[str, str]] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             headers = dict(self.headers.items())
             seen.append(headers)
+            if asked is not None:
+                asked.append(self.path)
             given = headers.get("x-api-key") or headers.get("Authorization", "").removeprefix(
                 "Bearer "
             )

@@ -1,45 +1,14 @@
 """Parts of the window asking for the model list at once share one look: a real server on
-127.0.0.1 standing in for Ollama counts how often it is asked."""
+127.0.0.1 standing in for Ollama says how often it was asked."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 from app.services.settings import AppSettings
 from app.services.workspace import Workspace
-
-
-@contextmanager
-def counting_ollama() -> Iterator[tuple[str, list[str]]]:
-    asked: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            data = json.dumps({"models": [{"name": "llama3"}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    finally:
-        server.shutdown()
-        server.server_close()
+from tests.services.models_server import models_server
 
 
 async def test_the_model_list_asked_at_once_asks_ollama_once(tmp_path: Path) -> None:
@@ -48,7 +17,8 @@ async def test_the_model_list_asked_at_once_asks_ollama_once(tmp_path: Path) -> 
         secret_resolver=lambda _r: "",
     )
     try:
-        with counting_ollama() as (url, asked):
+        asked: list[str] = []
+        with models_server(asked=asked) as url:
             ws.settings.use(AppSettings(default_model="scripted:a", ollama_url=url))
             lists = await asyncio.gather(*(ws.models.choices() for _ in range(3)))
             spec = f"ollama:llama3@{url}"
