@@ -81,7 +81,6 @@ def _fonts_folder() -> Path:
 
 
 _font: list[_IconFont] = []
-_family: list[str] = []
 
 
 def _loaded() -> _IconFont:
@@ -111,9 +110,8 @@ def draw_glyph(painter: QPainter, name: str, rect: QRect, colour: QColor) -> Non
 def glyph_html(name: str, colour: str) -> str:
     """The icon ``name`` as rich text in ``colour`` (a theme role's value), for a card drawn
     as HTML; the font is loaded on first use, so a document laid out after it finds it."""
-    if not _family:
-        _family.append(_loaded().family)
-    return f'<span style="font-family:{_family[0]}; color:{colour};">{glyph(name)}</span>'
+    family = _loaded().family
+    return f'<span style="font-family:{family}; color:{colour};">{glyph(name)}</span>'
 
 
 def _colour(tone: Tone, mode: QIcon.Mode) -> QColor:

@@ -8,9 +8,10 @@ import math
 import wave
 from typing import Any, Protocol
 
+from app.services.voice.engine import RATE
+
 __all__ = ["RATE", "MicrophoneRecorder", "Recorder", "level_of", "pcm_of", "wav_bytes"]
 
-RATE = 16_000
 LEVEL_WINDOW = RATE // 10
 """The samples the level is taken over: the last tenth of a second."""
 FLOOR_DB = -60.0

@@ -37,6 +37,9 @@ __all__ = [
     "transcribe_file",
 ]
 
+RATE = 16_000
+"""Whisper's sample rate, at which dictation records (16-bit mono)."""
+
 _ENGINES = {"whisper": ("faster_whisper", "transcribe"), "voice": ("piper", "speak")}
 MAX_SPEED = 4.0
 MIN_SPEED = 0.25
@@ -151,7 +154,7 @@ def _plain_wav(source: str | os.PathLike[str] | bytes) -> Any:
     try:
         where: Any = io.BytesIO(source) if isinstance(source, bytes) else str(source)
         with wave.open(where) as wav:
-            if (wav.getnchannels(), wav.getsampwidth(), wav.getframerate()) != (1, 2, 16_000):
+            if (wav.getnchannels(), wav.getsampwidth(), wav.getframerate()) != (1, 2, RATE):
                 return None
             pcm = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError):

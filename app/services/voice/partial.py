@@ -16,11 +16,10 @@ import math
 import os
 from typing import Any
 
-from app.services.voice.engine import Transcript, _whisper
+from app.services.voice.engine import RATE, Transcript, _whisper
 
 __all__ = ["MIN_WINDOW_S", "recognise_so_far"]
 
-RATE = 16_000
 FRAMES_PER_S = 100
 """Whisper's feature frames per second of sound."""
 MIN_WINDOW_S = 10

@@ -37,8 +37,8 @@ class SpeechProcessStopped(UserError):
 
 
 def _handle(request: Any) -> dict[str, Any]:
-    from app.services.voice.engine import _whisper, transcribe_file
-    from app.services.voice.partial import RATE, recognise_so_far
+    from app.services.voice.engine import RATE, _whisper, transcribe_file
+    from app.services.voice.partial import recognise_so_far
 
     if not isinstance(request, dict) or not isinstance(request.get("model_dir"), str):
         return {"ok": False, "error": "The speech process got a request it cannot read."}

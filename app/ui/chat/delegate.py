@@ -155,6 +155,10 @@ class MessageDelegate(QStyledItemDelegate):
         self._expanded = keys
         self._heights.clear()
 
+    def unfolded(self, message_id: str) -> frozenset[str]:
+        """The keys of the unfolded cards of the message ``message_id``."""
+        return frozenset(k for k in self._expanded if k.startswith(f"{message_id}:"))
+
     # Layout --------------------------------------------------------------------------
 
     def column(self, rect: QRect) -> QRect:
@@ -176,9 +180,7 @@ class MessageDelegate(QStyledItemDelegate):
         message: Message = index.data(MessageRole)
         model = index.model()
         dark = is_dark(self._view.palette())
-        mine = shown
-        if mine is None:
-            mine = frozenset(k for k in self.expanded if k.startswith(f"{message.message_id}:"))
+        mine = self.unfolded(str(message.message_id)) if shown is None else shown
         run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
         card = (run.title, run.key in mine) if run is not None and run.first else None
         key = (str(message.message_id), width, dark, mine, card)

@@ -360,7 +360,7 @@ class ChatView(QListView):
         row's own (not the delegate's run, ``run``, whose rows appear and go with it) moves
         to its new height."""
         message_id = str(message.message_id)
-        mine = frozenset(k for k in self.delegate.expanded if k.startswith(f"{message_id}:"))
+        mine = self.delegate.unfolded(message_id)
         height = self.visualRect(self.model().index(row, 0)).height()
         self.delegate.expanded ^= {folded}
         if folded != run:
