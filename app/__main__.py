@@ -12,6 +12,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Run Parley's command line (or, given ``--parley-child``, one of its child processes)."""
+    from app.startup import quiet_start
+
+    quiet_start()
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--parley-child"]:
         from app.core.child_process import child_main

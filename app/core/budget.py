@@ -45,7 +45,7 @@ AGENT_PREFIX = "agent:"
 class BudgetLimits(BaseModel):
     """The most a run may spend; ``None`` means no limit."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     max_model_calls: int | None = None
     max_tool_calls: int | None = None
@@ -56,7 +56,7 @@ class BudgetLimits(BaseModel):
 class BudgetUsage(BaseModel):
     """What a run has spent so far."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     model_calls: int = 0
     tool_calls: int = 0

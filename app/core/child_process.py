@@ -31,16 +31,18 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = ["CHILD_FLAG", "Child", "child_main", "gate_offline", "start_child"]
 
 CHILD_FLAG = "--parley-child"
 """The first argument of Parley's entry that makes it a child (see :func:`child_main`)."""
 
-Serve = Callable[[Connection], None]
+Serve = Callable[["Connection"], None]
 """What a child runs: a module-level function given the child's end of the connection."""
 
 _APP_ROOT = Path(__file__).resolve().parents[2]
@@ -154,6 +156,8 @@ def start_child(
         raise
     finally:
         theirs.close()
+    from multiprocessing.connection import Connection  # loads with the first child
+
     return Child(popen, offline), Connection(ours.detach())
 
 
@@ -214,6 +218,8 @@ def child_main(argv: list[str]) -> int:
     if not module.startswith("app.") or "." in qualname:
         return 2
     serve: Any = getattr(importlib.import_module(module), qualname)
+    from multiprocessing.connection import Connection
+
     conn = Connection(options.fd)
     try:
         serve(conn)

@@ -12,8 +12,8 @@ import asyncio
 import json
 import socket
 import urllib.error
-import urllib.request
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from app.providers._errors import (
     Endpoint,
@@ -30,7 +30,17 @@ DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 MAX_TAGS_BYTES = 8 * 1024 * 1024
 """The most of a model list read (a server sending more is answering something else)."""
 
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+if TYPE_CHECKING:
+    from urllib.request import OpenerDirector
+
+
+@cache
+def _opener() -> OpenerDirector:
+    """An opener that takes no proxy; ``urllib.request`` (with ``http.client`` and ``email``)
+    loads with the first list read, in its worker thread, not with the window."""
+    import urllib.request
+
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class OllamaModelEntry(dict[str, Any]):
@@ -48,7 +58,7 @@ def error_text(body: str) -> str:
 
 def _get(url: str, wait_s: float) -> tuple[int, str]:
     try:
-        with _OPENER.open(url, timeout=wait_s) as resp:
+        with _opener().open(url, timeout=wait_s) as resp:
             return resp.status, resp.read(MAX_TAGS_BYTES + 1).decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         with exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import linecache
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -17,6 +16,7 @@ import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from app.core.errors import ParleyError
+from app.core.state.deferred import build_deferred
 from app.services.local_server import ServeWorkspace
 from app.services.locations import APP_ID
 from app.services.workspace import Workspace
@@ -211,10 +211,14 @@ async def warm_up(window: MainWindow) -> None:
     """Load the attachment stack (image, PDF, document and media readers, Qt's image format
     plugins) and the Markdown renderer with its code lexers in the background once the window
     is up, then build one attachment chip and lay out one message off-screen, so the first
-    files dropped attach and the first reply streams without stalling the window. The math
+    files dropped attach and the first reply streams without stalling the window; the
+    validators of the engine's models are built first, one per turn of the loop, so that the
+    first message does not wait for them. The math
     typesetter's process is not started here: it starts with the first formula, so a session
     without math never pays for it."""
     await asyncio.sleep(1.0)
+    for _ in build_deferred():  # one validator at a time: each takes a millisecond or two
+        await asyncio.sleep(0)
     await asyncio.to_thread(warm_markdown)
     if window.isVisible():
         window.chat.delegate.warm_up()
@@ -223,9 +227,6 @@ async def warm_up(window: MainWindow) -> None:
     await asyncio.to_thread(warm_image_formats)
     if window.isVisible():  # not closed meanwhile
         window.attachments.tray.warm_up()
-    # PySide6's import hook reads the source of every module imported after it (looking for
-    # its __feature__ switch) into linecache: some 1,000 files, 13 MB of text kept for nothing
-    linecache.clearcache()
 
 
 def run_window(

@@ -33,7 +33,7 @@ class BudgetPause(BaseModel):
     """The question a budget pause asks: ``limit`` (a :data:`~app.core.budget.LIMIT_NAMES`
     name) is at ``value`` and ``used`` of it is spent; the next step needs ``needed`` more."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     type: Literal["budget_pause"] = "budget_pause"
     limit: str
@@ -49,7 +49,7 @@ class BudgetPause(BaseModel):
 class BudgetAnswer(BaseModel):
     """The answer to a :class:`BudgetPause`: ``raise`` the limit to ``to``, or ``stop``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     decision: Literal["raise", "stop"]
     limit: str | None = None

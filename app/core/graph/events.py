@@ -28,7 +28,7 @@ __all__ = [
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     thread_id: str | None = None
     namespace: tuple[str, ...] = ()

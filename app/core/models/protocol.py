@@ -15,7 +15,7 @@ __all__ = ["ChatModel", "GenerationConfig", "ModelInfo", "ModelPrice", "ToolSpec
 class ToolSpec(BaseModel):
     """A tool as the model sees it: name, description and JSON Schema of its arguments."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     name: str
     description: str = ""
@@ -25,7 +25,7 @@ class ToolSpec(BaseModel):
 class GenerationConfig(BaseModel):
     """Per-call settings; a provider ignores what it cannot honour and says so in metadata."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     temperature: float | None = None
     max_tokens: int | None = None
@@ -39,7 +39,7 @@ class GenerationConfig(BaseModel):
 class ModelPrice(BaseModel):
     """Price in US dollars per million tokens."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0
@@ -50,7 +50,7 @@ class ModelPrice(BaseModel):
 class ModelInfo(BaseModel):
     """What Parley knows about a model: its name, limits, prices and which inputs it takes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     spec: str
     name: str

@@ -34,7 +34,7 @@ __all__ = ["ScriptedCall", "ScriptedChatModel", "ScriptedTurn"]
 class ScriptedCall(BaseModel):
     """One tool call in a scripted reply."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str
     args: dict[str, Any] | str = Field(default_factory=dict)
@@ -44,7 +44,7 @@ class ScriptedCall(BaseModel):
 class ScriptedTurn(BaseModel):
     """One scripted reply."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     text: str = ""
     reasoning: str | None = None

@@ -40,7 +40,7 @@ RunStatus = Literal["idle", "running", "interrupted", "stopped", "completed", "e
 class ExecMeta(BaseModel):
     """Runtime bookkeeping the engine keeps current: where the run is and how it stands."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     current_node: str = START
     step: Annotated[int, Field(ge=INT64[0], le=INT64[1])] = 0
@@ -73,6 +73,7 @@ class AgentState(BaseModel):
 
     # bytes fields are written as base64: the default (UTF-8) cannot write arbitrary bytes.
     model_config = ConfigDict(
+        defer_build=True,
         extra="forbid",
         validate_default=False,
         ser_json_bytes="base64",

@@ -17,7 +17,7 @@ class Interrupt(BaseModel):
     ``id`` is stable across saves and restarts; resume the run with a value for it.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
     id: str
     node: str
@@ -33,7 +33,7 @@ class Interrupt(BaseModel):
 class PendingTask(BaseModel):
     """A node the run will execute next; ``task_id`` survives a pause and a restart."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     node: str
     task_id: str

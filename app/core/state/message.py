@@ -43,7 +43,7 @@ def new_message_id() -> str:
 class TokenUsages(BaseModel):
     """Token counts a model reported for one reply."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     completion_tokens: int = 0
     prompt_tokens: int = 0
@@ -70,7 +70,7 @@ class Message(BaseModel):
     message (``chunk + chunk`` or the ``add_messages`` reducer).
     """
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     message_id: str | Annotated[int, Field(ge=INT64[0], le=INT64[1])] = Field(
         default_factory=new_message_id

@@ -30,7 +30,7 @@ __all__ = [
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=False, allow_inf_nan=False)
 
 
 class MediaRef(_Model):

@@ -28,7 +28,7 @@ Reducer = Callable[[Any, Any], Any]
 class RemoveMessage(BaseModel):
     """An instruction to ``add_messages`` to delete the message with ``id``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     type: Literal["remove"] = "remove"
     id: str | int

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from app.core.errors import DecodeError
 from app.core.state.message import Message
@@ -31,9 +31,11 @@ __all__ = [
 S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T")
 
+_LATER = ConfigDict(defer_build=True)
+"""Validators are built at first use, not at import: a launch imports every model and uses few."""
 MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
-BLOCKS: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)
+MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message], config=_LATER)
+BLOCKS: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock, config=_LATER)
 
 
 def dump_message(message: Message) -> bytes:

@@ -17,7 +17,7 @@ class ToolResult(BaseModel):
     Only the keys present in ``state`` are updated, each through its field's reducer.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     message: str | list[ContentBlock] | JsonValue = None
     state: dict[str, Any] = Field(default_factory=dict)

@@ -96,7 +96,7 @@ class ApprovalPreview(BaseModel):
     ``title`` names the thing affected (a file, a URL); ``truncated`` says ``text`` was cut.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     format: Literal["text", "diff"] = "text"
     title: str = ""
@@ -112,7 +112,7 @@ class ApprovalRequest(BaseModel):
     (both ``None`` for a call of the thread's own agent).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     call_id: str
     tool: str
@@ -137,7 +137,7 @@ class ApprovalDecision(BaseModel):
     (set by :func:`answer_approvals`); a decision that carries them holds only for that call.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     call_id: str
     decision: Decision
@@ -153,7 +153,7 @@ class ApprovalDecision(BaseModel):
 class ApprovalPayload(BaseModel):
     """What a run asks when it pauses for approvals: every pending call of one message."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: Literal["tool_approval"] = APPROVAL_KIND
     requests: list[ApprovalRequest]
@@ -162,7 +162,7 @@ class ApprovalPayload(BaseModel):
 class ApprovalAnswer(BaseModel):
     """The answer that resumes the run: one decision per call id."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     decisions: list[ApprovalDecision]
 
@@ -192,7 +192,7 @@ class AuditEntry(BaseModel):
     words which rule allowed it or was made ("write_file inside ~/notes").
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     time: float = Field(default_factory=time.time)
     thread_id: str | None

@@ -140,7 +140,7 @@ class ArgumentRule(BaseModel):
     (``None``: any agent's).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     tool: str = Field(min_length=1, max_length=200)
     kind: RuleKind

@@ -78,7 +78,7 @@ _CLEAR_SECRET = re.compile(
 class FileRule(BaseModel):
     """An approval rule as an agent file holds it (not checked yet: see :func:`file_rules`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid", strict=True)
 
     tool: str = Field(min_length=1, max_length=200)
     kind: str
@@ -98,7 +98,7 @@ kind of value, so a wrong one is named by its limit alone."""
 class AgentFile(BaseModel):
     """What an agent file asks for, as read (nothing compared with this machine yet)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid", strict=True)
 
     format: str
     version: int

@@ -40,7 +40,7 @@ class Agent(BaseModel):
     """One agent. ``model`` ``None`` runs on the thread's model; an empty ``id`` is an agent
     not saved yet. ``builtin`` marks "Parley", the plain chat every thread starts with."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str = ""
     name: str

@@ -15,8 +15,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
+from urllib.parse import unquote, urlsplit
 
 from app.services.knowledge.walk import INDEXED_SUFFIXES
 
@@ -52,7 +51,7 @@ def _path_of(url: str) -> Path | None:
         return None
     if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
         return None
-    path = url2pathname(parts.path)
+    path = unquote(parts.path)  # what urllib.request's url2pathname does on POSIX
     if not path or "\x00" in path:
         return None
     return Path(os.path.normpath(path)) if os.path.isabs(path) else None

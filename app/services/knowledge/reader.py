@@ -20,13 +20,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.child_process import Child, gate_offline, start_child
 from app.core.errors import ParleyError
 from app.knowledge import Passage, document_passages
 from app.media.errors import Cancelled, IngestError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = [
     "MEMORY_CAP",

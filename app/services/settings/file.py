@@ -25,7 +25,7 @@ FILE_NAME = "settings.json"
 class AppSettings(BaseModel):
     """What the user chose: default model, added model files and endpoints, theme."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
     default_model: str = "local"
     gguf_files: list[str] = Field(default_factory=list)

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.child_process import Child, start_child
 from app.core.errors import UserError
 from app.services.voice.engine import Transcript
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = ["STOPPED", "SpeechProcessStopped", "SpeechWorker", "serve"]
 

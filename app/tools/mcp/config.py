@@ -58,7 +58,7 @@ def secret_refs_in(value: str) -> list[str]:
 class ServerConfig(BaseModel):
     """One configured MCP server: a command to run (stdio) or a URL (streamable HTTP)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", populate_by_name=True)
 
     name: str = Field(exclude=True)
     command: str | None = None

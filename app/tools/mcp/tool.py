@@ -34,7 +34,7 @@ class McpToolError(ParleyError, RuntimeError):
 class _Arguments(BaseModel):
     """Any JSON object: the server validates the arguments against its own schema."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
     @property
     def call_arguments(self) -> dict[str, Any]:

@@ -18,10 +18,13 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from app.core.child_process import Child, gate_offline, start_child
 from app.ui.chat.math.formula_svg import FormulaError, FormulaSvg, formula_svg, load_typesetter
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = ["Request", "TexProcess"]
 
