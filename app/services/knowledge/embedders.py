@@ -1,9 +1,10 @@
 """Which embedding model makes the knowledge folders searchable by meaning, and running it.
 
 The choice is a setting (``AppSettings.knowledge_embedding``): ``""`` (none: words alone),
-``bundled`` (the bundled chat model standing in: weak at meaning, but always there) or
-``gguf:PATH`` (a downloaded or added GGUF file). :func:`embed_missing` gives a folder's
-passages without a vector one, in the indexing thread.
+``bundled`` (the bundled chat model standing in: weak at meaning, but always there),
+``gguf:PATH`` (a downloaded or added GGUF file) or ``bert:FOLDER`` (a sentence embedding
+model of the BERT family, saved as sentence-transformers saves one: all-MiniLM-L6-v2).
+:func:`embed_missing` gives a folder's passages without a vector one, in the indexing thread.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from app.store.knowledge import KnowledgeIndex
 from app.text.sizes import rough_size
 
 __all__ = [
+    "BERT",
     "BUNDLED_EMBEDDING",
     "BUNDLED_TITLE",
     "DOWNLOAD",
@@ -36,6 +38,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING = "bundled"
+BERT = "bert:"
+"""A setting naming the folder of a BERT sentence embedding model (``bert:FOLDER``)."""
 DOWNLOAD = "download:"
 """A choice that downloads the catalogue's embedding model first (``download:NAME``)."""
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
@@ -56,6 +60,7 @@ class EmbeddingChoice:
 
 def embedder_for(spec: str) -> Embedder | None:
     """The embedder a setting names; ``None`` for none (or a bundled model not installed)."""
+    from app.providers.bert_embed import BertEmbedder
     from app.providers.bundled import bundled_model_path
     from app.providers.llama_embed import LlamaEmbedder
 
@@ -64,6 +69,9 @@ def embedder_for(spec: str) -> Embedder | None:
         return LlamaEmbedder(path, BUNDLED_TITLE) if path is not None else None
     if spec.startswith("gguf:") and spec[5:].strip():
         return LlamaEmbedder(Path(spec[5:]).expanduser())
+    if spec.startswith(BERT) and spec[len(BERT) :].strip():
+        folder = Path(spec[len(BERT) :]).expanduser()
+        return BertEmbedder(folder, folder.name if folder.name != "model" else folder.parent.name)
     return None
 
 
