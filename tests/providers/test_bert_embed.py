@@ -17,7 +17,8 @@ import pytest
 
 from app.core.errors import UserError
 from app.providers.bert_embed import BertEmbedder, wordpieces
-from app.services.knowledge.embedders import BERT, embedder_for
+from app.services.knowledge.embedders import BERT, embedder_for, spec_named
+from app.services.models.catalogue import ModelLibrary
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "host", "##name", "name", ",", "!", "cafe"]
 
@@ -77,6 +78,16 @@ def test_a_tiny_model_gives_one_unit_vector_per_text(tmp_path: Path) -> None:
     assert math.isclose(sum(x * x for x in first), 1.0, rel_tol=1e-5)
     assert math.isclose(sum(x * x for x in second), 1.0, rel_tol=1e-5)
     assert first == again and first != second
+
+
+def test_a_model_folder_is_a_choice_of_meaning(tmp_path: Path) -> None:
+    folder = write_model(tmp_path / "tiny")
+    library = ModelLibrary(tmp_path / "data")
+    assert spec_named(str(folder), library) == f"{BERT}{folder.resolve()}"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UserError, match=r"holds no model\.safetensors"):
+        spec_named(str(empty), library)
 
 
 def test_a_folder_lacking_a_file_is_named(tmp_path: Path) -> None:

@@ -111,8 +111,9 @@ def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[
 
 
 def spec_named(choice: str, library: ModelLibrary) -> str:
-    """The setting for what a person typed: ``none``, ``bundled``, an installed model's name
-    or a GGUF file's path. :class:`UserError` names the choices otherwise."""
+    """The setting for what a person typed: ``none``, ``bundled``, an installed model's name,
+    a GGUF file's path or a BERT sentence embedding model's folder. :class:`UserError` names
+    the choices otherwise."""
     wanted = choice.strip()
     if wanted.lower() in ("none", "off", ""):
         return ""
@@ -125,6 +126,13 @@ def spec_named(choice: str, library: ModelLibrary) -> str:
     if wanted in installed:
         return installed[wanted].spec
     path = Path(wanted).expanduser()
+    if path.is_dir():
+        if not (path / "model.safetensors").is_file():
+            raise UserError(
+                f"{path} holds no model.safetensors; give the folder of a BERT sentence "
+                "embedding model (as sentence-transformers saves one) or a GGUF file"
+            )
+        return f"{BERT}{path.resolve()}"
     if path.is_file():
         with path.open("rb") as f:
             if f.read(4) != b"GGUF":
@@ -132,7 +140,8 @@ def spec_named(choice: str, library: ModelLibrary) -> str:
         return f"gguf:{path.resolve()}"
     names = ", ".join(["none", BUNDLED_EMBEDDING, *sorted(installed)])
     raise UserError(
-        f"there is no embedding model {wanted!r}; choose one of {names}, or give a GGUF file"
+        f"there is no embedding model {wanted!r}; choose one of {names}, or give a GGUF file "
+        "or a model's folder"
     )
 
 
