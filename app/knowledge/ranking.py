@@ -67,26 +67,20 @@ of the question's weight (:func:`coverage`). Set on the bench's retrieval questi
 Debian Reference): a floor that costs no answered question its answer (up to 0.175 costs
 none); it leaves 3 of the 14 questions nothing there answers with no passage."""
 
-MEANING_FLOORS = {"bundled": 0.95, "bert:": 0.35, "": 0.5}
+MEANING_FLOORS = {"bundled": 0.95, "": 0.5}
 """The cosine a passage found by meaning alone needs, by embedding model: the bundled
-stand-in's, a BERT sentence embedding model's (``bert:FOLDER``), and any other's (``""``).
-The stand-in's is set on the bench's questions (``--sweep``): it is not trained for
-embedding, so every passage is near every question (a cosine of 0.9 or so, unrelated
-questions' best from 0.73 to 0.93, answering passages' from 0.64 to 0.93); under 0.8 every
-unrelated question gets passages, and each step up to 0.95 gains answered questions, where it
-costs nothing that words alone find. The BERT one is set on the odd-numbered answerable
-questions with all-MiniLM-L6-v2: the highest of the floors that find most of them (0.3 and
-0.35; under 0.2 every unrelated question gets passages, from 0.4 answers are lost). Any
-other model's is not set on them (bge-small is not installed where the bench ran): a cosine
+stand-in's, and any other's (``""``). The stand-in's is set on the bench's questions
+(``--sweep``): it is not trained for embedding, so every passage is near every question
+(a cosine of 0.9 or so, unrelated questions' best from 0.73 to 0.93, answering passages'
+from 0.64 to 0.93); under 0.8 every unrelated question gets passages, and each step up to
+0.95 gains answered questions, where it costs nothing that words alone find. Any other
+model's is not set on them (bge-small is not installed where the bench ran): a cosine
 under a half is unrelated text for common embedding models."""
 
 
 def meaning_floor(model: str) -> float:
-    """The cosine a passage needs to be found by the embedding model whose setting is
-    ``model``."""
-    if model in MEANING_FLOORS:
-        return MEANING_FLOORS[model]
-    return MEANING_FLOORS["bert:" if model.startswith("bert:") else ""]
+    """The cosine a passage needs to be found by the embedding model named ``model``."""
+    return MEANING_FLOORS.get(model, MEANING_FLOORS[""])
 
 
 _SAME_FILE = 0.7

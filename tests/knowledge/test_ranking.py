@@ -65,7 +65,6 @@ def test_a_passage_under_a_heading_that_names_the_question_ranks_first() -> None
 def test_floors_are_set_for_every_embedding_model() -> None:
     assert ranking.meaning_floor("bundled") == ranking.MEANING_FLOORS["bundled"]
     assert ranking.meaning_floor("gguf:/models/x.gguf") == ranking.MEANING_FLOORS[""]
-    assert ranking.meaning_floor("bert:/models/minilm") == ranking.MEANING_FLOORS["bert:"]
     assert 0 < ranking.WORDS_FLOOR < 1
 
 

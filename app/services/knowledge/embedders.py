@@ -1,10 +1,9 @@
 """Which embedding model makes the knowledge folders searchable by meaning, and running it.
 
 The choice is a setting (``AppSettings.knowledge_embedding``): ``""`` (none: words alone),
-``bundled`` (the bundled chat model standing in: weak at meaning, but always there),
-``gguf:PATH`` (a downloaded or added GGUF file) or ``bert:FOLDER`` (a sentence embedding
-model of the BERT family, saved as sentence-transformers saves one: all-MiniLM-L6-v2).
-:func:`embed_missing` gives a folder's passages without a vector one, in the indexing thread.
+``bundled`` (the bundled chat model standing in: weak at meaning, but always there) or
+``gguf:PATH`` (a downloaded or added GGUF file). :func:`embed_missing` gives a folder's
+passages without a vector one, in the indexing thread.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from app.store.knowledge import KnowledgeIndex
 from app.text.sizes import rough_size
 
 __all__ = [
-    "BERT",
     "BUNDLED_EMBEDDING",
     "BUNDLED_TITLE",
     "DOWNLOAD",
@@ -38,8 +36,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING = "bundled"
-BERT = "bert:"
-"""A setting naming the folder of a BERT sentence embedding model (``bert:FOLDER``)."""
 DOWNLOAD = "download:"
 """A choice that downloads the catalogue's embedding model first (``download:NAME``)."""
 BUNDLED_TITLE = "SmolLM2 135M (bundled)"
@@ -60,7 +56,6 @@ class EmbeddingChoice:
 
 def embedder_for(spec: str) -> Embedder | None:
     """The embedder a setting names; ``None`` for none (or a bundled model not installed)."""
-    from app.providers.bert_embed import BertEmbedder
     from app.providers.bundled import bundled_model_path
     from app.providers.llama_embed import LlamaEmbedder
 
@@ -69,9 +64,6 @@ def embedder_for(spec: str) -> Embedder | None:
         return LlamaEmbedder(path, BUNDLED_TITLE) if path is not None else None
     if spec.startswith("gguf:") and spec[5:].strip():
         return LlamaEmbedder(Path(spec[5:]).expanduser())
-    if spec.startswith(BERT) and spec[len(BERT) :].strip():
-        folder = Path(spec[len(BERT) :]).expanduser()
-        return BertEmbedder(folder, folder.name if folder.name != "model" else folder.parent.name)
     return None
 
 
@@ -111,9 +103,8 @@ def embedding_choices(library: ModelLibrary, added: Sequence[str] = ()) -> list[
 
 
 def spec_named(choice: str, library: ModelLibrary) -> str:
-    """The setting for what a person typed: ``none``, ``bundled``, an installed model's name,
-    a GGUF file's path or a BERT sentence embedding model's folder. :class:`UserError` names
-    the choices otherwise."""
+    """The setting for what a person typed: ``none``, ``bundled``, an installed model's name
+    or a GGUF file's path. :class:`UserError` names the choices otherwise."""
     wanted = choice.strip()
     if wanted.lower() in ("none", "off", ""):
         return ""
@@ -126,13 +117,6 @@ def spec_named(choice: str, library: ModelLibrary) -> str:
     if wanted in installed:
         return installed[wanted].spec
     path = Path(wanted).expanduser()
-    if path.is_dir():
-        if not (path / "model.safetensors").is_file():
-            raise UserError(
-                f"{path} holds no model.safetensors; give the folder of a BERT sentence "
-                "embedding model (as sentence-transformers saves one) or a GGUF file"
-            )
-        return f"{BERT}{path.resolve()}"
     if path.is_file():
         with path.open("rb") as f:
             if f.read(4) != b"GGUF":
@@ -140,8 +124,7 @@ def spec_named(choice: str, library: ModelLibrary) -> str:
         return f"gguf:{path.resolve()}"
     names = ", ".join(["none", BUNDLED_EMBEDDING, *sorted(installed)])
     raise UserError(
-        f"there is no embedding model {wanted!r}; choose one of {names}, or give a GGUF file "
-        "or a model's folder"
+        f"there is no embedding model {wanted!r}; choose one of {names}, or give a GGUF file"
     )
 
 

