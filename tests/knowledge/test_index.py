@@ -242,3 +242,25 @@ def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path
         "passages_retitled",
     ]
     assert again == own
+
+
+def test_each_file_is_announced_once_its_passages_are_saved(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    for n in range(4):  # written while the next file is read: the order and the rows still hold
+        (root / f"note{n}.md").write_text(f"# Note {n}\n\nThe keeper logs tide {n} at dawn.\n")
+    record = folder_record(index, root)
+    announced: list[tuple[str | None, bool]] = []
+
+    def after_file(rel: str | None) -> None:
+        rows = index.file_rows(record.id)
+        announced.append((rel, rel is None or rows[rel].status == "indexed"))
+
+    sync_folder(index, record, lambda p: None, threading.Event(), after_file)
+    assert sorted(announced[:-1]) == [(f"note{n}.md", True) for n in range(4)]
+    assert announced[-1] == (None, True)
+    assert {hit.rel for hit in index.search("keeper tide dawn", limit=10)} == {
+        f"note{n}.md" for n in range(4)
+    }

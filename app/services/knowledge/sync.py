@@ -9,7 +9,9 @@ sync and counted in :attr:`SyncResult.unsettled`; a renamed one (same size, time
 content as a file that is gone) keeps its passages under the new name; a deleted one is
 forgotten. Each file is saved in its own transaction (its passages with its "done" row), so a
 sync that is killed starts again where it stopped. A file that cannot be read is saved with
-its reason and not tried again until it changes.
+its reason and not tried again until it changes. While one file's passages are written, the
+reader's process already cuts the next file (:class:`_Saver`): the two took turns before, and
+each waited for the other about half the time.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.fs.openat import LinkOnTheWay
+from app.knowledge import Passage
 from app.media.errors import Cancelled, IngestError
 from app.services.knowledge.reader import PassageReader
 from app.services.knowledge.walk import Found, open_relative, read_opened, walk_folder
@@ -85,6 +89,44 @@ def _reason(error: IngestError) -> str:
     )
 
 
+class _Saver:
+    """Writes one file's passages on a thread of its own while the next file is read; a file
+    counts as saved (``after_file`` is told) once its write has finished, and a write's error
+    is raised at the next file's save or at the end."""
+
+    def __init__(self, index: KnowledgeIndex, after_file: Callable[[str | None], None] | None):
+        self._index = index
+        self._after_file = after_file
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-sync-save")
+        self._pending: tuple[Future[None], str] | None = None
+
+    def save(self, folder_id: int, found: Found, sha: str, passages: list[Passage]) -> None:
+        """Start writing ``found``'s passages, once the previous file's are written."""
+        self.settle()
+        write = self._thread.submit(
+            self._index.save_file, folder_id, found.rel, found.size, found.mtime_ns, sha, passages
+        )
+        self._pending = (write, found.rel)
+
+    def settle(self) -> None:
+        """Wait for the write under way, if any, and say its file is saved."""
+        if self._pending is None:
+            return
+        write, rel = self._pending
+        self._pending = None
+        write.result()
+        if self._after_file is not None:
+            self._after_file(rel)
+
+    def close(self) -> None:
+        """Wait for the last write (its error, if any, is not raised here) and stop."""
+        try:
+            if self._pending is not None:
+                self._pending[0].exception()
+        finally:
+            self._thread.shutdown(wait=True)
+
+
 def _same_file(known: FileRow, found: Found) -> bool:
     return known.size == found.size and known.mtime_ns == found.mtime_ns
 
@@ -130,24 +172,30 @@ def sync_folder(
     files_total = len(todo)
     bytes_total = sum(f.size for f in todo)
     files_done = bytes_done = 0
-    for found in todo:
-        if cancel.is_set():
-            return _result(result, walk.folders, cancelled=True)
-        report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
-        outcome = _sync_one(
-            index, folder.id, root, found, known.get(found.rel), by_shape, cancel, reader
-        )
-        if outcome == "read" and after_file is not None:
-            after_file(found.rel)
-        if outcome == "cancelled":
-            return _result(result, walk.folders, cancelled=True)
-        if outcome == "renamed":
-            gone = {rel: row for rel, row in gone.items() if rel in _still_gone(by_shape)}
-        if outcome in result:
-            result[outcome] += 1
-        files_done += 1
-        bytes_done += found.size
-        time.sleep(0)  # let the event loop's thread have the interpreter between files
+    saver = _Saver(index, after_file)
+    try:
+        for found in todo:
+            if cancel.is_set():
+                saver.settle()
+                return _result(result, walk.folders, cancelled=True)
+            report(SyncProgress(files_done, files_total, bytes_done, bytes_total, found.rel))
+            outcome = _sync_one(
+                index, folder.id, root, found, known.get(found.rel), by_shape, cancel, reader,
+                saver,
+            )  # fmt: skip
+            if outcome == "cancelled":
+                saver.settle()
+                return _result(result, walk.folders, cancelled=True)
+            if outcome == "renamed":
+                gone = {rel: row for rel, row in gone.items() if rel in _still_gone(by_shape)}
+            if outcome in result:
+                result[outcome] += 1
+            files_done += 1
+            bytes_done += found.size
+            time.sleep(0)  # let the event loop's thread have the interpreter between files
+        saver.settle()
+    finally:
+        saver.close()
     report(SyncProgress(files_done, files_total, bytes_done, bytes_total, ""))
     for rel, reason in walk.refused.items():
         seen = known.get(rel)
@@ -197,6 +245,7 @@ def _sync_one(
     by_shape: dict[tuple[int, int], list[FileRow]],
     cancel: threading.Event,
     reader: PassageReader,
+    saver: _Saver,
 ) -> str:
     """Bring one file up to date; returns ``read``, ``renamed``, ``touched``, ``skipped``,
     ``gone`` or ``cancelled``."""
@@ -230,5 +279,5 @@ def _sync_one(
         reason = "it holds no text (a scanned PDF has none to read)"
         index.save_skipped(folder_id, found.rel, found.size, found.mtime_ns, sha, reason)
         return "skipped"
-    index.save_file(folder_id, found.rel, found.size, found.mtime_ns, sha, passages)
+    saver.save(folder_id, found, sha, passages)
     return "read"
