@@ -53,6 +53,7 @@ from app.ui.chat.branch_switcher import SWITCHER_HEIGHT, SWITCHER_WIDTH
 from app.ui.chat.caret import Caret
 from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
+from app.ui.chat.markdown_stream import MarkdownStream
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
 from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
@@ -132,6 +133,12 @@ class MessageDelegate(QStyledItemDelegate):
         self._math_timer.setInterval(40)
         self._math_timer.timeout.connect(self._collect_math)
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
+        self._rendered: OrderedDict[
+            tuple[object, ...], tuple[object, RenderedMessage, dict[int, MarkdownStream]]
+        ] = OrderedDict()
+        """Each message's HTML by theme and unfolded cards, with the revision it renders:
+        it does not depend on the width, so a row laid out anew at another width (the window
+        resized) or after :meth:`forget` is not rendered again."""
         self._heights: dict[int, tuple[_SizeKey, QSize]] = {}
         """Each laid-out revision's row size and what it was laid out for (the look, the
         text's lead, the row's unfolded cards): the view asks every loaded row its size
@@ -185,7 +192,6 @@ class MessageDelegate(QStyledItemDelegate):
         """The row laid out at ``width``, its cards unfolded as they are now (or as ``shown``
         says: the keys of the row's unfolded cards)."""
         message: Message = index.data(MessageRole)
-        model = index.model()
         dark = is_dark(self._view.palette())
         mine = self.unfolded(str(message.message_id)) if shown is None else shown
         run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
@@ -197,8 +203,49 @@ class MessageDelegate(QStyledItemDelegate):
             self._cache.move_to_end(key)
             if laid.revision == revision and not (advance and laid.behind):
                 return laid
+        message_id = key[0]
+        html_key = (message_id, dark, mine, card)
+        kept = self._rendered.get(html_key) if laid is None else None
+        if kept is not None and kept[0] == revision:  # laid out anew at another width
+            self._rendered.move_to_end(html_key)
+            rendered, streams = kept[1], kept[2]
+        else:
+            streams = {} if laid is None else laid.streams
+            rendered = self._render(message, index, dark, mine, streams, run, card)
+            if not rendered.behind:
+                self._rendered[html_key] = (revision, rendered, streams)
+                if len(self._rendered) > 600:
+                    self._rendered.popitem(last=False)
+        laid = MessageLayout.build(
+            rendered,
+            revision,
+            lambda part: self._document(part, width, dark, message_id),
+            streams,
+            laid,
+        )
+        self._heights.pop(revision, None)
+        self._cache[key] = laid
+        if laid.behind:
+            self.behind.add(key[0])
+        else:
+            self.behind.discard(key[0])
+        if len(self._cache) > 600:
+            self._cache.popitem(last=False)
+        return laid
+
+    def _render(
+        self,
+        message: Message,
+        index: Index,
+        dark: bool,
+        mine: frozenset[str],
+        streams: dict[int, MarkdownStream],
+        run: DelegatedRun | None,
+        card: tuple[str, bool] | None,
+    ) -> RenderedMessage:
+        """The row's HTML, its cards ``mine`` unfolded (and a delegate's card on top)."""
+        model = index.model()
         results = model.results if isinstance(model, MessageListModel) else None
-        streams = {} if laid is None else laid.streams
         try:
             rendered = message_html(
                 message, dark=dark, expanded=mine, results=results, streams=streams
@@ -218,23 +265,7 @@ class MessageDelegate(QStyledItemDelegate):
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
-        message_id = key[0]
-        laid = MessageLayout.build(
-            rendered,
-            revision,
-            lambda part: self._document(part, width, dark, message_id),
-            streams,
-            laid,
-        )
-        self._heights.pop(revision, None)
-        self._cache[key] = laid
-        if laid.behind:
-            self.behind.add(key[0])
-        else:
-            self.behind.discard(key[0])
-        if len(self._cache) > 600:
-            self._cache.popitem(last=False)
-        return laid
+        return rendered
 
     def _document(
         self, html_text: str, width: int, dark: bool, message_id: str = ""
@@ -642,12 +673,15 @@ class MessageDelegate(QStyledItemDelegate):
         return taken
 
     def forget(self, message_id: str | None = None) -> None:
-        """Drop every cached layout (the theme or font changed), or only those of the
-        message ``message_id`` (it is laid out anew when next asked; the other rows keep
-        theirs)."""
+        """Drop every cached layout (the width or font changed; each message's HTML, which
+        depends on neither, is kept per revision), or only those of the message
+        ``message_id``, its HTML included (it is rendered and laid out anew when next asked;
+        the other rows keep theirs)."""
         if message_id is not None:
             for key in [key for key in self._cache if key[0] == message_id]:
                 del self._cache[key]
+            for key in [key for key in self._rendered if key[0] == message_id]:
+                del self._rendered[key]
             model = self._view.model()
             row = model.row_of(message_id) if isinstance(model, MessageListModel) else None
             if isinstance(model, MessageListModel) and row is not None:
