@@ -281,7 +281,7 @@ async def _unfold(data_dir: str, thread_id: str) -> dict[str, float]:
         return worst
 
     async def toggled(times: int) -> float:
-        view.delegate.forget()  # each series lays the card out anew
+        view.delegate.forget(str(message.message_id))  # each series lays the card out anew
         worst = 0.0
         for _ in range(times):
             view._on_link(toggle, row)

@@ -1,5 +1,4 @@
-"""Render the README's screenshots: a thread with Markdown, code and a tool call, in light and
-dark, through ``parley --screenshot`` on a data directory seeded with a scripted model; the
+"""Render the README's screenshots: the first start, through ``parley --screenshot``; the
 approval dialog; a run paused at its budget and the settings dialog
 (``packaging/_dialog_shots.py``); the agents and the agent editor
 (``packaging/_agent_shots.py``); a thread whose agent asked a delegate, and the approval
@@ -12,9 +11,10 @@ models compared side by side (``compare_shot.py``), the schedules (``schedules_s
 the model picker's list and Settings > Network (``models_shot.py``)
 and a voice conversation (``voice_shot.py``, where the speech engines are installed).
 Each other script is one line of :data:`SCRIPTS`; the pictures made are printed at the end.
-``bundled_shot.py`` draws ``main-*.png`` from a real conversation on the bundled model
-instead, when the model's answer after its tool call states what the tool gave (it is not run
-from here: it takes minutes, and the bundled model seldom gets the time right).
+The README's first picture, ``main-*.png``, is ``bundled_shot.py``'s: a real conversation on
+the bundled model with a tool card, drawn only when the model's answer after its tool call
+states what the tool gave (it is not run from here: it takes minutes, and the bundled model
+does not always get it right).
 Every picture is drawn twice: at 1x (``NAME.png``) and at 2x (``NAME@2x.png``, the same
 window drawn with ``QT_SCALE_FACTOR=2``, for high-density screens).
 
@@ -24,9 +24,7 @@ resources/screenshots, both scales).
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -38,54 +36,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packaging"))
 from _shots import screenshot  # noqa: E402
-
-ANSWER = """Here is a small script that counts words in a file:
-
-```python
-from collections import Counter
-from pathlib import Path
-
-def top_words(path: str, n: int = 5) -> list[tuple[str, int]]:
-    words = Path(path).read_text().lower().split()
-    return Counter(words).most_common(n)
-```
-
-| Step | What it does |
-|------|--------------|
-| `read_text()` | reads the whole file |
-| `Counter` | counts each word |
-
-Run it with **`top_words("notes.txt")`**. For very large files, read line by line instead."""
-
-SCRIPT = [
-    {"text": ANSWER, "usage": {"prompt_tokens": 41, "completion_tokens": 118}},
-    {"tool_calls": [{"name": "current_time", "args": {}}]},
-    {
-        "text": "It is **3:42 pm** where you are.",
-        "usage": {"prompt_tokens": 60, "completion_tokens": 9},
-    },
-]
-
-
-async def _seed(data_dir: Path, script: Path) -> str:
-    from app.services.workspace import Workspace
-    from app.tools.builtin import current_time
-
-    spec = f"scripted:{script}"
-    ws = await Workspace.open(data_dir, tools=[current_time])
-    ws.settings.use(ws.settings.current.model_copy(update={"default_model": spec}))
-    for title in ("Trip to Oslo: packing list", "Fix the CSV import", "Ticket T-42"):
-        await ws.threads.create(title=title, model=spec)
-    thread = await ws.threads.create(model=spec)
-    await (
-        await ws.runs.send(
-            thread.id, "Write a Python function that finds the most common words in a file."
-        )
-    )
-    await (await ws.runs.send(thread.id, "And what time is it?"))
-    await ws.aclose()
-    return thread.id
-
 
 SCRIPTS: list[tuple[str, ...]] = [
     ("_approval_shots.py", "light"),  # one call and a batch
@@ -128,12 +78,6 @@ def _render(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
-        script = Path(tmp) / "script.json"
-        script.write_text(json.dumps(SCRIPT))
-        thread_id = asyncio.run(_seed(data, script))
-        for theme in ("light", "dark"):
-            screenshot(data, out_dir / f"main-{theme}.png", theme, thread_id)
         screenshot(Path(tmp) / "empty", out_dir / "first-start.png", "light")
     for name, *args in SCRIPTS:
         run = [sys.executable, str(ROOT / "packaging" / name), str(out_dir), *args]

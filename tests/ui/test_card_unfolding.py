@@ -56,3 +56,35 @@ async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> 
         view.setStyle(None)  # the application's again
     finally:
         await close_test_window(window)
+
+
+async def test_a_card_unfolding_lays_out_its_own_row_only(tmp_path: Path) -> None:
+    window = await open_test_window(tmp_path, Models({}))
+    try:
+        window.resize(1200, 800)
+        view = find(window, QListView, "chatView")
+        model, delegate = view.model(), view.delegate
+        for i in range(6):
+            model.upsert(Message.text_message(f"Message {i} with **bold** text", role="user"))
+        args = {"expression": "2+2", "n": list(range(40))}
+        call = Message(role="assistant", content=[ToolCallBlock(id="c1", name="calc", args=args)])
+        model.upsert(call)
+        await wait_until(lambda: model.rowCount() == 7, what="the rows")
+        await wait_until(lambda: _rows_fit(view), what="rows as tall as their text")
+        others = [model.index(row, 0) for row in range(6)]
+        before = [delegate.document(index) for index in others]
+
+        view._on_link(f"toggle:{call.message_id}:0", 6)
+        await wait_until(lambda: not view.unfolding.moving(), what="the card unfolded")
+        await wait_until(lambda: _rows_fit(view), what="the row as tall as its text")
+        assert "Arguments" in delegate.document(model.index(6, 0)).toPlainText()
+        # the other rows kept their layouts (and heights): none was laid out again
+        assert all(delegate.document(i) is doc for i, doc in zip(others, before, strict=True))
+
+        card = delegate.document(model.index(6, 0))
+        delegate.forget(str(call.message_id))  # that row only is laid out anew
+        assert delegate.document(model.index(6, 0)) is not card
+        assert all(delegate.document(i) is doc for i, doc in zip(others, before, strict=True))
+        await wait_until(lambda: _rows_fit(view), what="rows as tall as their text")
+    finally:
+        await close_test_window(window)

@@ -1,6 +1,6 @@
 """Resizing the window keeps the messages' layouts while their text keeps its width (a reply
 is not rendered again from scratch when only the height changes), and lays them out again at
-the new width when it changes."""
+the new width when it changes, from the HTML they had (the width changes no word of it)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,12 @@ async def test_a_new_height_keeps_the_layouts_and_a_new_width_redoes_them(tmp_pa
         assert after is not before
         assert {p.doc.textWidth() for p in after.parts} == {width}
         assert after.doc.toPlainText().rstrip().endswith("Paragraph 39 with bold and code.")
+        assert after.html is before.html  # laid out anew, not rendered again: same HTML
+        reply = view.model().message_at(1)
+        view.delegate.forget(str(reply.message_id))  # this row only: rendered anew
+        again = view.delegate._laid(index, width)
+        assert again is not after and again.html is not after.html
+        assert again.html == after.html
     finally:
         await close_test_window(window)
 

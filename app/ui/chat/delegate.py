@@ -53,6 +53,7 @@ from app.ui.chat.branch_switcher import SWITCHER_HEIGHT, SWITCHER_WIDTH
 from app.ui.chat.caret import Caret
 from app.ui.chat.delegated import DelegatedRun, card_html
 from app.ui.chat.markdown import WARM_UP_SAMPLE, code_background
+from app.ui.chat.markdown_stream import MarkdownStream
 from app.ui.chat.math.cache import MathImages, MathKey, math_images
 from app.ui.chat.math.typeset import math_style, typeset_html
 from app.ui.chat.message_html import RenderedMessage, message_html
@@ -83,6 +84,9 @@ CONTINUED = 2
 """How far below its top a row that goes on with the reply above it begins."""
 ACTIONS = ("copy", "edit", "regenerate", "delete")
 Index = QModelIndex | QPersistentModelIndex
+_SizeKey = tuple[tuple[int, int, bool], int, frozenset[str]]
+"""What a row's kept size was laid out for: the look, the text's lead, its unfolded cards."""
+_NONE: frozenset[str] = frozenset()
 
 _MATH_ARRIVED = object()
 
@@ -129,9 +133,17 @@ class MessageDelegate(QStyledItemDelegate):
         self._math_timer.setInterval(40)
         self._math_timer.timeout.connect(self._collect_math)
         self._cache: OrderedDict[tuple[object, ...], MessageLayout] = OrderedDict()
-        self._heights: dict[int, tuple[tuple[tuple[int, int, bool], int], QSize]] = {}
-        """Each laid-out revision's row size and the text width it was laid out at: the view
-        asks every loaded row its size whenever one row grows, so this answer is kept cheap."""
+        self._rendered: OrderedDict[
+            tuple[object, ...], tuple[object, RenderedMessage, dict[int, MarkdownStream]]
+        ] = OrderedDict()
+        """Each message's HTML by theme and unfolded cards, with the revision it renders:
+        it does not depend on the width, so a row laid out anew at another width (the window
+        resized) or after :meth:`forget` is not rendered again."""
+        self._heights: dict[int, tuple[_SizeKey, QSize]] = {}
+        """Each laid-out revision's row size and what it was laid out for (the look, the
+        text's lead, the row's unfolded cards): the view asks every loaded row its size
+        whenever one row grows or a card unfolds, so this answer is kept cheap, and a card
+        unfolding lays out its own row only."""
         self._expanded: set[str] = set()
         self.caret: Caret | None = None
         """The streaming reply's caret (set by the view), drawn at the newest row's end."""
@@ -152,12 +164,14 @@ class MessageDelegate(QStyledItemDelegate):
 
     @expanded.setter
     def expanded(self, keys: set[str]) -> None:
-        self._expanded = keys
-        self._heights.clear()
+        self._expanded = keys  # each row's kept size says which of its cards it had unfolded
 
     def unfolded(self, message_id: str) -> frozenset[str]:
         """The keys of the unfolded cards of the message ``message_id``."""
-        return frozenset(k for k in self._expanded if k.startswith(f"{message_id}:"))
+        if not self._expanded:
+            return _NONE
+        prefix = f"{message_id}:"
+        return frozenset(k for k in self._expanded if k.startswith(prefix))
 
     # Layout --------------------------------------------------------------------------
 
@@ -178,7 +192,6 @@ class MessageDelegate(QStyledItemDelegate):
         """The row laid out at ``width``, its cards unfolded as they are now (or as ``shown``
         says: the keys of the row's unfolded cards)."""
         message: Message = index.data(MessageRole)
-        model = index.model()
         dark = is_dark(self._view.palette())
         mine = self.unfolded(str(message.message_id)) if shown is None else shown
         run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
@@ -190,8 +203,49 @@ class MessageDelegate(QStyledItemDelegate):
             self._cache.move_to_end(key)
             if laid.revision == revision and not (advance and laid.behind):
                 return laid
+        message_id = key[0]
+        html_key = (message_id, dark, mine, card)
+        kept = self._rendered.get(html_key) if laid is None else None
+        if kept is not None and kept[0] == revision:  # laid out anew at another width
+            self._rendered.move_to_end(html_key)
+            rendered, streams = kept[1], kept[2]
+        else:
+            streams = {} if laid is None else laid.streams
+            rendered = self._render(message, index, dark, mine, streams, run, card)
+            if not rendered.behind:
+                self._rendered[html_key] = (revision, rendered, streams)
+                if len(self._rendered) > 600:
+                    self._rendered.popitem(last=False)
+        laid = MessageLayout.build(
+            rendered,
+            revision,
+            lambda part: self._document(part, width, dark, message_id),
+            streams,
+            laid,
+        )
+        self._heights.pop(revision, None)
+        self._cache[key] = laid
+        if laid.behind:
+            self.behind.add(key[0])
+        else:
+            self.behind.discard(key[0])
+        if len(self._cache) > 600:
+            self._cache.popitem(last=False)
+        return laid
+
+    def _render(
+        self,
+        message: Message,
+        index: Index,
+        dark: bool,
+        mine: frozenset[str],
+        streams: dict[int, MarkdownStream],
+        run: DelegatedRun | None,
+        card: tuple[str, bool] | None,
+    ) -> RenderedMessage:
+        """The row's HTML, its cards ``mine`` unfolded (and a delegate's card on top)."""
+        model = index.model()
         results = model.results if isinstance(model, MessageListModel) else None
-        streams = {} if laid is None else laid.streams
         try:
             rendered = message_html(
                 message, dark=dark, expanded=mine, results=results, streams=streams
@@ -211,23 +265,7 @@ class MessageDelegate(QStyledItemDelegate):
         except Exception:  # a message that cannot be drawn richly is still shown, as text
             log.exception("could not render message %s", message.message_id)
             rendered = RenderedMessage(f"<pre>{html.escape(message.text())}</pre>")
-        message_id = key[0]
-        laid = MessageLayout.build(
-            rendered,
-            revision,
-            lambda part: self._document(part, width, dark, message_id),
-            streams,
-            laid,
-        )
-        self._heights.pop(revision, None)
-        self._cache[key] = laid
-        if laid.behind:
-            self.behind.add(key[0])
-        else:
-            self.behind.discard(key[0])
-        if len(self._cache) > 600:
-            self._cache.popitem(last=False)
-        return laid
+        return rendered
 
     def _document(
         self, html_text: str, width: int, dark: bool, message_id: str = ""
@@ -342,7 +380,8 @@ class MessageDelegate(QStyledItemDelegate):
         hideable = message is not None and (message.agent or message.role == "tool")
         if hideable and self.folded(index):
             return QSize(look[0], 0)
-        size = self._size(index, look, revision)
+        mine = _NONE if message is None else self.unfolded(str(message.message_id))
+        size = self._size(index, look, revision, mine)
         moving = self.unfolding
         if (
             moving is not None
@@ -353,21 +392,24 @@ class MessageDelegate(QStyledItemDelegate):
             return QSize(size.width(), moving.height(size.height()))
         return size
 
-    def _size(self, index: Index, look: tuple[int, int, bool], revision: int | None) -> QSize:
-        """The row's size as laid out now (kept per revision)."""
-        head = self.lead(index)
-        if (
-            revision is not None
-            and (kept := self._heights.get(revision))
-            and kept[0] == (look, head)
-        ):
+    def _size(
+        self,
+        index: Index,
+        look: tuple[int, int, bool],
+        revision: int | None,
+        mine: frozenset[str],
+    ) -> QSize:
+        """The row's size as laid out now, with its cards ``mine`` unfolded (kept per
+        revision)."""
+        laid_for = (look, self.lead(index), mine)
+        if revision is not None and (kept := self._heights.get(revision)) and kept[0] == laid_for:
             return kept[1]
         laid = self._laid(index, look[1])
-        size = QSize(look[0], head + int(laid.height) + FOOTER + GAP)
+        size = QSize(look[0], laid_for[1] + int(laid.height) + FOOTER + GAP)
         if revision is not None:
             if len(self._heights) > 5000:  # old revisions of streamed replies pile up
                 self._heights.clear()
-            self._heights[revision] = ((look, head), size)
+            self._heights[revision] = (laid_for, size)
         return size
 
     def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
@@ -630,8 +672,25 @@ class MessageDelegate(QStyledItemDelegate):
             del self._arrived[message_id]
         return taken
 
-    def forget(self) -> None:
-        """Drop every cached layout (the theme or font changed)."""
+    def forget(self, message_id: str | None = None) -> None:
+        """Drop every cached layout (the width or font changed; each message's HTML, which
+        depends on neither, is kept per revision), or only those of the message
+        ``message_id``, its HTML included (it is rendered and laid out anew when next asked;
+        the other rows keep theirs)."""
+        if message_id is not None:
+            for key in [key for key in self._cache if key[0] == message_id]:
+                del self._cache[key]
+            for key in [key for key in self._rendered if key[0] == message_id]:
+                del self._rendered[key]
+            model = self._view.model()
+            row = model.row_of(message_id) if isinstance(model, MessageListModel) else None
+            if isinstance(model, MessageListModel) and row is not None:
+                revision = model.revision_at(row)
+                if revision is not None:
+                    self._heights.pop(revision, None)
+            self._arrived.pop(message_id, None)
+            self.behind.discard(message_id)
+            return
         self._cache.clear()
         self._heights.clear()
         self._arrived.clear()  # laid out anew, they will draw what has arrived
