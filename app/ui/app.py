@@ -223,8 +223,8 @@ async def warm_up(window: MainWindow) -> None:
     await asyncio.to_thread(warm_image_formats)
     if window.isVisible():  # not closed meanwhile
         window.attachments.tray.warm_up()
-    # PySide6's import hook reads the source of every module imported after it (looking for
-    # its __feature__ switch) into linecache: some 1,000 files, 13 MB of text kept for nothing
+    # what PySide6's import hook read into linecache before app.ui lightened it (the modules
+    # imported between PySide6 and app.ui; see app.ui._import_hook)
     linecache.clearcache()
 
 
