@@ -60,10 +60,12 @@ def llama_thread() -> ThreadPoolExecutor:
 
 _END = object()
 
-FIRST_CONTEXT = 1024
+FIRST_CONTEXT = 512
 """Tokens of context the model is first loaded with. llama.cpp holds the KV cache for the
 whole context from the start (~23 KB a token for the bundled model, 94 MB at 4096), so the
-context grows, by reloading the model, only when a conversation needs more, up to ``n_ctx``."""
+context grows, by reloading the model, only when a conversation needs more, up to ``n_ctx``.
+512 holds a short question and the bundled model's longest reply (256 tokens); the answers
+are the same word for word at any context size that holds them."""
 
 
 def context_for(needed: int, limit: int) -> int:
