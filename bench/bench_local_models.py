@@ -199,6 +199,9 @@ async def _speed_rows() -> list[Row]:
         tokens = model.prompt_tokens(
             llama, template.render([{"role": "user", "content": text}], [], model.recipe)
         )
+        await model.aload(len(tokens) + DECODE_TOKENS)  # the context this prompt grows it to
+        llama = model.llama
+        assert llama is not None
         # on the thread Parley decodes on: llama.cpp slows down once a second thread runs it
         direct = [await model.on_worker(lambda: _direct_speed(llama, tokens)) for _ in range(3)]
         ours = [await _parley_speed(model, text) for _ in range(3)]

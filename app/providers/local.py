@@ -13,6 +13,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -172,9 +173,12 @@ class LlamaCppChatModel(CollectingChatModel):
         what is measured beside Parley's own decoding must run there too)."""
         return await asyncio.get_running_loop().run_in_executor(self._worker, work)
 
-    async def aload(self) -> None:
-        """Load the model now (on the worker thread) instead of at the first reply."""
-        await asyncio.get_running_loop().run_in_executor(self._worker, self._ensure_loaded)
+    async def aload(self, needed: int = 0) -> None:
+        """Load the model now (on the worker thread) instead of at the first reply, with room
+        for ``needed`` tokens of prompt and reply (see :func:`context_for`)."""
+        await asyncio.get_running_loop().run_in_executor(
+            self._worker, partial(self._ensure_loaded, needed)
+        )
 
     def close(self) -> None:
         """Free the model, once the work handed to its thread before is done."""
