@@ -13,6 +13,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,10 +61,12 @@ def llama_thread() -> ThreadPoolExecutor:
 
 _END = object()
 
-FIRST_CONTEXT = 1024
+FIRST_CONTEXT = 512
 """Tokens of context the model is first loaded with. llama.cpp holds the KV cache for the
 whole context from the start (~23 KB a token for the bundled model, 94 MB at 4096), so the
-context grows, by reloading the model, only when a conversation needs more, up to ``n_ctx``."""
+context grows, by reloading the model, only when a conversation needs more, up to ``n_ctx``.
+512 holds a short question and the bundled model's longest reply (256 tokens); the answers
+are the same word for word at any context size that holds them."""
 
 
 def context_for(needed: int, limit: int) -> int:
@@ -170,9 +173,12 @@ class LlamaCppChatModel(CollectingChatModel):
         what is measured beside Parley's own decoding must run there too)."""
         return await asyncio.get_running_loop().run_in_executor(self._worker, work)
 
-    async def aload(self) -> None:
-        """Load the model now (on the worker thread) instead of at the first reply."""
-        await asyncio.get_running_loop().run_in_executor(self._worker, self._ensure_loaded)
+    async def aload(self, needed: int = 0) -> None:
+        """Load the model now (on the worker thread) instead of at the first reply, with room
+        for ``needed`` tokens of prompt and reply (see :func:`context_for`)."""
+        await asyncio.get_running_loop().run_in_executor(
+            self._worker, partial(self._ensure_loaded, needed)
+        )
 
     def close(self) -> None:
         """Free the model, once the work handed to its thread before is done."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import linecache
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -227,6 +228,9 @@ async def warm_up(window: MainWindow) -> None:
     await asyncio.to_thread(warm_image_formats)
     if window.isVisible():  # not closed meanwhile
         window.attachments.tray.warm_up()
+    # what PySide6's import hook read into linecache before app.ui changed how it asks (the
+    # modules imported between PySide6 and app.ui; see app.ui._feature_scan)
+    linecache.clearcache()
 
 
 def run_window(
