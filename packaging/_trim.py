@@ -39,6 +39,12 @@ UNUSED_MODULES = [
     "av",
     # AVIF is not an accepted image format (app/media/_sniff.py); Pillow skips the plugin
     "PIL._avif",
+    # Pillow's text drawing (FreeType and HarfBuzz), colour management (Little CMS) and Tk:
+    # images are only opened, converted and scaled (app/media/_image.py, _pdf.py)
+    "PIL._imagingft",
+    "PIL._imagingcms",
+    "PIL._imagingtk",
+    "PIL.ImageTk",
     # python-docx uses lxml.etree only
     "lxml.objectify",
     "lxml.html",
