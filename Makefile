@@ -84,11 +84,29 @@ $(PORTABLE_WHEELS)/.stamp:
 		--wheel-dir $(PORTABLE_WHEELS) "llama-cpp-python==$(LLAMA_CPP_VERSION)"
 	touch $@
 
-$(PKG_VENV)/.stamp: pyproject.toml $(PORTABLE_WHEELS)/.stamp
+# numpy built without BLAS and LAPACK, kept the same way: llama.cpp's bindings and the memory's
+# vector scan use numpy, none of it linear algebra, and the wheel's OpenBLAS is 28 MB of the
+# bundle. Nor does it carry copies of its loops for newer CPUs (AVX2, AVX-512) beside the
+# baseline ones (x86-64-v2): they are most of numpy's own library, and Parley's arrays are
+# small. Compiled once per numpy version (the one pip would install; bump NUMPY_VERSION with it).
+NUMPY_VERSION := 2.4.6
+NOBLAS_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/parley/noblas-wheels/numpy-$(NUMPY_VERSION)
+
+$(NOBLAS_WHEELS)/.stamp:
+	mkdir -p $(NOBLAS_WHEELS)
+	$(PYTHON) -m pip wheel --quiet --no-deps --no-cache-dir --no-binary numpy \
+		--wheel-dir $(NOBLAS_WHEELS) "numpy==$(NUMPY_VERSION)" \
+		--config-settings=setup-args=-Dallow-noblas=true \
+		--config-settings=setup-args=-Dblas=none --config-settings=setup-args=-Dlapack=none \
+		--config-settings=setup-args=-Dcpu-dispatch=none
+	touch $@
+
+$(PKG_VENV)/.stamp: pyproject.toml $(PORTABLE_WHEELS)/.stamp $(NOBLAS_WHEELS)/.stamp
 	test -x $(PKG_VENV)/bin/python || $(PYTHON) -m venv $(PKG_VENV)
 	$(PKG_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(PKG_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps \
-		$(PORTABLE_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+		$(PORTABLE_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl \
+		$(NOBLAS_WHEELS)/numpy-$(NUMPY_VERSION)-*.whl
 	$(PKG_VENV)/bin/python -m pip install --quiet '.[package]'
 	touch $@
 

@@ -7,8 +7,9 @@
    desktop libraries the Qt wheels themselves take from the system (:data:`HOST_LIBS`).
    Qt Quick and QML are replaced by a small stub (``linux/qtquick-stub.c`` says why).
 4. :func:`strip`: symbol tables out of the libraries that carry them (libpython alone
-   holds 17 MB of them), except those a wheel's repair tool rewrote (the ``*.libs`` folders
-   and their packages' modules: stripping them breaks their load commands).
+   holds 17 MB of them), except those a wheel's repair tool rewrote (the ``*.libs`` folders;
+   their packages' modules only where the stripped file still loads: stripping can break
+   their load commands).
 5. :func:`dedupe`: identical files side by side (a wheel holds no symlinks, so
    ``libllama.so`` and ``libllama.so.0`` arrive as two copies) become one file and a symlink.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -39,12 +41,20 @@ UNUSED_MODULES = [
     "av",
     # AVIF is not an accepted image format (app/media/_sniff.py); Pillow skips the plugin
     "PIL._avif",
+    # Pillow's text drawing (FreeType and HarfBuzz), colour management (Little CMS) and Tk:
+    # images are only opened, converted and scaled (app/media/_image.py, _pdf.py)
+    "PIL._imagingft",
+    "PIL._imagingcms",
+    "PIL._imagingtk",
+    "PIL.ImageTk",
     # python-docx uses lxml.etree only
     "lxml.objectify",
     "lxml.html",
     "lxml.isoschematron",
     "lxml.sax",
     "lxml.cssselect",
+    # llama.cpp's multimodal (image) projector bindings: the bundled model reads text only
+    "llama_cpp.mtmd_cpp",
     # numpy's build and test tools, and the parts llama.cpp's bindings never call (numpy
     # imports them only when asked for)
     "numpy.f2py",
@@ -65,6 +75,8 @@ UNUSED_PATHS = (
     # on-screen keyboard a desktop widgets app does not offer; the compose and IBus input
     # methods stay. Qt Quick and QML themselves stay: Qt Multimedia's FFmpeg backend links them
     "libqtvirtualkeyboardplugin",
+    # libmtmd.so, which only llama_cpp.mtmd_cpp (left out above) opens
+    "llama_cpp/lib/libmtmd",
     # platforms other than xcb, wayland and offscreen: EGLFS, framebuffer, VNC, minimal, a
     # Vulkan display; and the evdev/TUIO input plugins only those use
     "plugins/platforms/libqeglfs",
@@ -98,6 +110,10 @@ HOST_LIBS = (
     *("libpcre2-8.so", "libdbus-1.so", "libfontconfig.so", "libfreetype.so", "libpng16.so"),
     *("libbrotlicommon.so", "libbrotlidec.so", "libX11.so", "libX11-xcb.so", "libXext.so"),
     *("libXrandr.so", "libXrender.so", "libxkbcommon.so", "libxkbcommon-x11.so"),
+    # C++'s runtime, which wheels never ship (the manylinux rules count on the system's): the
+    # newest version anything here asks for is GCC 11's (GLIBCXX_3.4.29), and every system
+    # with glibc 2.36 has GCC 12's or newer
+    *("libstdc++.so", "libgcc_s.so"),
 )
 """Libraries taken from the system, as the Qt wheels take them (they ship none of these): a
 desktop has them all; the bundle keeps the XCB utility libraries some desktops lack."""
@@ -209,6 +225,16 @@ def _loads_aligned(path: Path) -> bool:
     return bool(out)
 
 
+def _opens(path: Path) -> bool:
+    """Whether the dynamic loader opens ``path`` (with what it links) in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", str(path)],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
 def strip(folder: Path) -> int:
     """``strip --strip-unneeded`` the ELF files under ``folder`` that still have a symbol
     table, leaving out wheels' repaired libraries; bytes saved."""
@@ -218,7 +244,7 @@ def strip(folder: Path) -> int:
     saved = 0
     for path in sorted(folder.rglob("*.so*")):
         top = path.relative_to(internal).parts[0].lower() if internal in path.parents else ""
-        if path.is_symlink() or top.endswith(".libs") or top in repaired:
+        if path.is_symlink() or top.endswith(".libs"):
             continue
         with path.open("rb") as fh:
             if fh.read(4) != b"\x7fELF":
@@ -228,7 +254,13 @@ def strip(folder: Path) -> int:
             continue
         trial = path.with_name(path.name + ".stripped")
         subprocess.run(["strip", "--strip-unneeded", "-o", str(trial), str(path)], check=True)
-        if _loads_aligned(trial) and trial.stat().st_size < path.stat().st_size:
+        # a repaired package's own modules (Pillow's _imaging: 3.5 MB, 0.8 stripped) are kept
+        # stripped only where the result still loads
+        if (
+            _loads_aligned(trial)
+            and trial.stat().st_size < path.stat().st_size
+            and (top not in repaired or _opens(trial))
+        ):
             saved += path.stat().st_size - trial.stat().st_size
             trial.replace(path)
         else:

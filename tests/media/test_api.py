@@ -205,7 +205,7 @@ def test_the_ingest_api_loads_no_decoder_until_a_file_is_read() -> None:
         "from app.media import IngestLimits, Ingestor, sources_from_clipboard\n"
         "from app.media.ingest import source_name\n"
         "IngestLimits()\n"
-        "heavy = ('av', 'mutagen', 'pypdfium2', 'docx', 'charset_normalizer', 'PIL')\n"
+        "heavy = ('av', 'mutagen', 'pypdfium2', 'docx', 'lxml', 'charset_normalizer', 'PIL')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
         "from app.media.ingest import load_readers\n"
         "load_readers()\n"
@@ -215,4 +215,5 @@ def test_the_ingest_api_loads_no_decoder_until_a_file_is_read() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout.splitlines()
     assert out[0] == "[]"
-    assert out[1] == str(sorted(["mutagen", "pypdfium2", "docx", "charset_normalizer", "PIL"]))
+    # Word documents are read with the standard library (app/media/_docx.py): no docx, no lxml
+    assert out[1] == str(sorted(["mutagen", "pypdfium2", "charset_normalizer", "PIL"]))

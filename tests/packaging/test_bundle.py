@@ -98,6 +98,17 @@ def test_the_bundle_carries_one_ffmpeg_and_what_plays_media() -> None:
     assert "libQt6Quick.so.6 => " + str(qt / "lib" / "libQt6Quick.so.6") in done.stdout
 
 
+def test_the_bundle_leaves_out_what_parley_never_calls() -> None:
+    """numpy comes built without BLAS (OpenBLAS was 28 MB), Word documents are read without
+    lxml, and Pillow comes without its text drawing: see packaging/README.md."""
+    internal = BUNDLE / "_internal"
+    assert [p.name for p in internal.rglob("*openblas*")] == []
+    assert not (internal / "numpy.libs").exists()
+    assert not (internal / "lxml").exists() and not (internal / "docx").exists()
+    assert [p.name for p in internal.rglob("*freetype*")] == []
+    assert (internal / "numpy" / "_core").is_dir() and (internal / "PIL").is_dir()
+
+
 def test_the_bundle_says_in_one_sentence_that_it_has_no_speech_engine(tmp_path: Path) -> None:
     done = _bundle("say", "Hello.", "-o", str(tmp_path / "hello.wav"), tmp_path=tmp_path)
     assert done.returncode == 2
