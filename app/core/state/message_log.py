@@ -23,13 +23,13 @@ from typing import Any, Literal, NamedTuple
 from app.core.errors import UserError
 from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message
-from app.core.state.reducers import REMOVE_ALL_MESSAGES, RemoveMessage, as_message
+from app.core.state.reducers import REMOVE_ALL_MESSAGES, MessageList, RemoveMessage, as_message
 
 __all__ = ["LogChange", "MessageLog"]
 
 MessageId = str | int
 ChangeKind = Literal["inserted", "updated", "removed"]
-_SEQUENCES = (list, tuple)
+_SEQUENCES = (list, tuple, MessageList)
 
 
 class LogChange(NamedTuple):

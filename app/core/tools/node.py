@@ -19,6 +19,7 @@ from app.core.netgate import purpose
 from app.core.state.agent_state import UpdateSequence
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
+from app.core.state.message_list import MessageList
 from app.core.state.message_marks import marks
 from app.core.state.serde import dump_messages, load_messages
 from app.core.tools._approval_flow import approve
@@ -365,7 +366,7 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
         metadata = dict(item.metadata)
         for key, value in item.state.items():
             if key in ("context", "messages"):
-                extra.extend(value if isinstance(value, list | tuple) else [value])
+                extra.extend(value if isinstance(value, list | tuple | MessageList) else [value])
             else:
                 update[key] = value
     reply = Message.tool_message(
