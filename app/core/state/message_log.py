@@ -1,9 +1,10 @@
 """``MessageLog``: the open thread's messages, changed in place as updates stream in.
 
-:func:`~app.core.state.reducers.add_messages` returns a new list on every call, so each streamed
-chunk costs a copy of the whole thread. A window showing a thread applies thousands of chunks to
-one list it owns; :class:`MessageLog` does that in place, with the same rules, and says which
-rows each update inserted, changed or removed.
+:func:`~app.core.state.reducers.add_messages` returns a new list on every call (one that shares
+its storage with the old one, but a new one: see :class:`~app.core.state.message_list.MessageList`).
+A window showing a thread applies thousands of chunks to one list it owns; :class:`MessageLog`
+does that in place, with the same rules, and says which rows each update inserted, changed or
+removed.
 
 Costs, for a log of ``n`` messages: appending a message, replacing one, or merging a chunk into
 one is O(1) (a chunk costs its own size: see :class:`~app.core.state.chunks.ChunkMerge`);

@@ -257,8 +257,8 @@ def _finished_or_pause(
 def _mark_resumed(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
     """The calls that started before the run paused and keep state of their own under
     ``TASK/CALL/`` (a delegate's child run) go on now: counted once, when they started."""
-    if ctx is None:
-        return outcomes
+    if ctx is None or not (ctx.resume or (ctx.writes is not None and ctx.writes.saved)):
+        return outcomes  # nothing was saved, so nothing started before
     saved = [*ctx.resume, *(ctx.writes.saved if ctx.writes is not None else ())]
     going_on = {
         key.removeprefix(f"{ctx.task_id}/").partition("/")[0]
