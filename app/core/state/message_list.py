@@ -66,7 +66,7 @@ class MessageList(MutableSequence[Message]):
     @classmethod
     def derive(cls, base: Iterable[Message]) -> MessageList:
         """Copy ``base``, taking over its index when it has a current one."""
-        if not isinstance(base, MessageList):
+        if type(base) is not MessageList and not isinstance(base, MessageList):
             return cls(base)
         new = base._twin()
         if base._index is not None:
@@ -268,7 +268,10 @@ class MessageList(MutableSequence[Message]):
         index = self._ensure_index()
         for row, message in enumerate(items, self._len):
             index[message.message_id] = row
-        self._add_all(items)
+        if len(items) == 1:
+            self._add(items[0])
+        else:
+            self._add_all(items)
         self._indexed_len = self._len
 
     def replace(self, row: int, message: Message) -> None:

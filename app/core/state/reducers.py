@@ -62,7 +62,10 @@ def add_messages(left: list[Message] | None, right: Any) -> MessageList:
     ``left`` is never modified.
     """
     result = MessageList.derive([] if left is None else left)
-    items = right if isinstance(right, list | tuple | MessageList) else [right]
+    if isinstance(right, Message):  # the common case, told first: MessageList is an ABC
+        items: Any = (right,)
+    else:
+        items = right if isinstance(right, list | tuple | MessageList) else [right]
     fresh: dict[str | int, Message] = {}  # new ids, appended together at the end
     for item in items:
         if isinstance(item, RemoveMessage):
