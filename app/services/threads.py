@@ -107,7 +107,7 @@ async def saved_path(
         if number is not None:
             return await store.branch_path(thread_id, number)
         latest = await store.checkpointer.aget(thread_id, AgentState)
-        return latest.state.context if latest else []
+        return list(latest.state.context) if latest else []
 
 
 class RunControl(Protocol):
@@ -312,7 +312,7 @@ class ThreadService:
         await self.get(thread_id)
         if number is None:
             state = await self.saved_state(thread_id)
-            return state.context if state else []
+            return list(state.context) if state else []
         return await self._store.branch_path(thread_id, number)
 
     async def read_messages(

@@ -415,7 +415,7 @@ def path_of(
     checkpoint = _checkpoints.get(db, thread_id, state_cls, cid)
     if checkpoint is None:
         raise UserError(f"branch {number} is missing from the thread")
-    return checkpoint.state.context
+    return list(checkpoint.state.context)
 
 
 def _numbered(conn: sqlite3.Connection, thread_id: str, number: int) -> Alternative:

@@ -25,6 +25,7 @@ from app.core.state import (
     ContentBlock,
     ErrorBlock,
     Message,
+    MessageList,
     TextBlock,
 )
 from app.core.state.message import NOTES_KEY
@@ -105,5 +106,5 @@ def keep_web_citations(state: AgentState) -> list[str]:
         context.append(kept)
         notes += removed
     if notes:
-        state.context = context
+        state.context = MessageList(context)
     return notes

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.core.quoting import quoted
-from app.core.state import AgentState, ContentBlock, DataBlock, MediaRef, Message
+from app.core.state import AgentState, ContentBlock, DataBlock, MediaRef, Message, MessageList
 from app.core.state.message import NOTES_KEY
 
 __all__ = ["MEDIA_FIELDS", "keep_carried_media"]
@@ -144,5 +144,5 @@ def keep_carried_media(state: AgentState, carried: Set[str]) -> list[str]:
         context.append(kept)
         notes += dropped
     if notes:
-        state.context = context
+        state.context = MessageList(context)
     return notes

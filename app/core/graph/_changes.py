@@ -30,7 +30,7 @@ class ChangeTracker:
             if name != "context":
                 self.fields.add(name)
                 continue
-            items = value if isinstance(value, list | tuple) else [value]
+            items = value if isinstance(value, list | tuple | MessageList) else [value]
             for item in items:
                 if isinstance(item, RemoveMessage):
                     if item.id == REMOVE_ALL_MESSAGES:

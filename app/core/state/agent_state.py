@@ -19,7 +19,7 @@ from app.core.constants import START
 from app.core.errors import UserError
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.message import Message
-from app.core.state.reducers import Reducer, RemoveMessage, add_messages
+from app.core.state.reducers import MessageList, Reducer, RemoveMessage, add_messages
 from app.core.state.storable import INT64, check_storable, problem_in
 from app.core.state.tool_result import ToolResult
 
@@ -81,8 +81,8 @@ class AgentState(BaseModel):
         allow_inf_nan=False,
     )
 
-    context: Annotated[list[Message], add_messages] = Field(
-        default_factory=list, validation_alias=AliasChoices("context", "messages")
+    context: Annotated[MessageList, add_messages] = Field(
+        default_factory=MessageList, validation_alias=AliasChoices("context", "messages")
     )
     context_summary: str | None = None
     execution_meta: ExecMeta = Field(default_factory=ExecMeta)
@@ -96,7 +96,7 @@ class AgentState(BaseModel):
         return self
 
     @property
-    def messages(self) -> list[Message]:
+    def messages(self) -> MessageList:
         """The conversation (the second seed's name for ``context``)."""
         return self.context
 
@@ -162,7 +162,7 @@ def normalise_update(state: BaseModel, update: Any) -> dict[str, Any]:
         return update
     if isinstance(update, Message | RemoveMessage):
         return {"context": [update]}
-    if isinstance(update, list | tuple) and all(
+    if isinstance(update, list | tuple | MessageList) and all(
         isinstance(u, Message | RemoveMessage) for u in update
     ):
         return {"context": list(update)}
@@ -219,6 +219,8 @@ def apply_update(state: S, update: Any) -> S:
             continue
         merged = reducer(getattr(new, name), value)
         if getattr(reducer, "__parley_validates__", False):
+            if isinstance(merged, MessageList) and fields[name].annotation is not MessageList:
+                merged = list(merged)  # a field declared as a plain list gets one
             new.__dict__[name] = merged
             new.__pydantic_fields_set__.add(name)
         else:

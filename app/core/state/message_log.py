@@ -1,9 +1,10 @@
 """``MessageLog``: the open thread's messages, changed in place as updates stream in.
 
-:func:`~app.core.state.reducers.add_messages` returns a new list on every call, so each streamed
-chunk costs a copy of the whole thread. A window showing a thread applies thousands of chunks to
-one list it owns; :class:`MessageLog` does that in place, with the same rules, and says which
-rows each update inserted, changed or removed.
+:func:`~app.core.state.reducers.add_messages` returns a new list on every call (one that shares
+its storage with the old one, but a new one: see :class:`~app.core.state.message_list.MessageList`).
+A window showing a thread applies thousands of chunks to one list it owns; :class:`MessageLog`
+does that in place, with the same rules, and says which rows each update inserted, changed or
+removed.
 
 Costs, for a log of ``n`` messages: appending a message, replacing one, or merging a chunk into
 one is O(1) (a chunk costs its own size: see :class:`~app.core.state.chunks.ChunkMerge`);
@@ -23,13 +24,13 @@ from typing import Any, Literal, NamedTuple
 from app.core.errors import UserError
 from app.core.state.chunks import ChunkMerge
 from app.core.state.message import Message
-from app.core.state.reducers import REMOVE_ALL_MESSAGES, RemoveMessage, as_message
+from app.core.state.reducers import REMOVE_ALL_MESSAGES, MessageList, RemoveMessage, as_message
 
 __all__ = ["LogChange", "MessageLog"]
 
 MessageId = str | int
 ChangeKind = Literal["inserted", "updated", "removed"]
-_SEQUENCES = (list, tuple)
+_SEQUENCES = (list, tuple, MessageList)
 
 
 class LogChange(NamedTuple):

@@ -5,6 +5,7 @@ keep, and nesting of a sane depth."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ValidationInfo
@@ -34,41 +35,48 @@ _LEAVES = frozenset({int, bool, type(None)})
 
 
 def problem_in(value: Any) -> str | None:
-    """Describe the first thing in ``value`` that cannot be stored, or return ``None``."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    """Describe the first thing found in ``value`` that cannot be stored, or return ``None``."""
+    # a stack of (items, their depth): the items of a container are read in one loop, so a
+    # leaf (nearly everything a message holds) costs no push and pop of its own
+    stack: list[tuple[Iterable[Any], int]] = [((value,), 0)]
     while stack:
-        item, depth = stack.pop()
-        kind = type(item)
-        # the exact kinds a message is made of are told by their type first: isinstance of a
-        # model is slow, and this walk runs for every message made
-        if kind in _LEAVES:
-            continue
-        if kind is str or (kind is not dict and kind is not list and isinstance(item, str)):
-            problem = _text_problem(item)
-            if problem:
-                return problem
-            continue
-        if kind is not dict and kind is not list and isinstance(item, float):
-            if not math.isfinite(item):
-                return f"a number that is not finite ({item})"
-            continue
-        if kind is dict or isinstance(item, dict):
-            holds = "dict"
-        elif kind is not list and isinstance(item, BaseModel):
-            holds = "model"
-        elif kind is list or isinstance(item, list | tuple):
-            holds = "items"
-        else:
-            continue
-        if depth >= MAX_DEPTH:
-            return f"values nested more than {MAX_DEPTH} levels deep"
-        if holds == "dict":
-            stack += [(k, depth) for k in item]
-            stack += [(v, depth + 1) for v in item.values()]
-        elif holds == "model":
-            stack += [(v, depth + 1) for v in item.__dict__.values()]
-        else:
-            stack += [(v, depth + 1) for v in item]
+        items, depth = stack.pop()
+        for item in items:
+            kind = type(item)
+            # the exact kinds a message is made of are told by their type first: isinstance
+            # of a model is slow, and this walk runs for every message made
+            if kind is str:
+                if not item.isascii() and (problem := _text_problem(item)):
+                    return problem
+                continue
+            if kind in _LEAVES:
+                continue
+            if kind is float:
+                if not math.isfinite(item):
+                    return f"a number that is not finite ({item})"
+                continue
+            if kind is not dict and kind is not list:
+                if isinstance(item, str):
+                    if problem := _text_problem(item):
+                        return problem
+                    continue
+                if isinstance(item, float):
+                    if not math.isfinite(item):
+                        return f"a number that is not finite ({item})"
+                    continue
+            if kind is dict or isinstance(item, dict):
+                if depth >= MAX_DEPTH:
+                    return f"values nested more than {MAX_DEPTH} levels deep"
+                stack.append((item.keys(), depth))
+                stack.append((item.values(), depth + 1))
+            elif kind is not list and isinstance(item, BaseModel):
+                if depth >= MAX_DEPTH:
+                    return f"values nested more than {MAX_DEPTH} levels deep"
+                stack.append((item.__dict__.values(), depth + 1))
+            elif kind is list or isinstance(item, list | tuple):
+                if depth >= MAX_DEPTH:
+                    return f"values nested more than {MAX_DEPTH} levels deep"
+                stack.append((item, depth + 1))
     return None
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass, field, replace
+from types import CoroutineType
 from typing import Any
 
 from pydantic import JsonValue, ValidationError
@@ -200,19 +201,36 @@ async def execute(
                 raise BudgetExceeded("the tool-call budget has no call reserved for it")
     except BudgetExceeded as exc:
         return Failure(call, "budget", f"Tool {tool.name!r} was not called: {exc}.")
+    limit = tool.timeout
+    deadline = None if limit is None else asyncio.get_running_loop().time() + limit
+    scope: asyncio.Timeout | None = None
     try:
-        async with asyncio.timeout(tool.timeout) as scope:
-            if tool.is_async:
-                value = await tool.fn(**kwargs)
+        if tool.is_async:
+            started = tool.fn(**kwargs)
+            if type(started) is CoroutineType:
+                # its first step runs now; only a call that then waits gets a timer, as only
+                # one that waits can be stopped (and nearly every call finishes at once)
+                try:
+                    waits_on = started.send(None)
+                except StopIteration as finished:
+                    value = finished.value
+                else:
+                    async with asyncio.timeout_at(deadline) as scope:
+                        value = await _Rest(started, waits_on)
             else:
+                async with asyncio.timeout_at(deadline) as scope:
+                    value = await started
+        else:
+            async with asyncio.timeout_at(deadline) as scope:
                 value = await run_in_thread(tool.fn, **kwargs)
-            if type(value) not in _PLAIN and inspect.isawaitable(value):
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
+            async with asyncio.timeout_at(deadline) as scope:
                 value = await value
         content, state = to_content(call.id, tool.name, value)
     except (GraphInterrupt, ChildStopped):  # a delegate's child run paused or stopped
         raise
     except TimeoutError as exc:
-        if scope.expired():
+        if scope is not None and scope.expired():
             return Failure(
                 call,
                 "timeout",
@@ -227,6 +245,35 @@ async def execute(
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return Failure(call, "error", f"Tool {tool.name!r} failed: {detail}")
     return Done(call, content, state, dict(item.metadata))
+
+
+class _Rest:
+    """The rest of a coroutine whose first step ran already and gave ``waits_on`` (what it
+    waits for): awaiting this goes on with it exactly where ``await`` would have."""
+
+    __slots__ = ("_coro", "_waits_on")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waits_on: Any) -> None:
+        self._coro, self._waits_on = coro, waits_on
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, waits_on = self._coro, self._waits_on
+        while True:
+            try:
+                sent = yield waits_on
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # a cancellation: the coroutine gets it
+                try:
+                    waits_on = coro.throw(exc)
+                except StopIteration as finished:
+                    return finished.value
+            else:
+                try:
+                    waits_on = coro.send(sent)
+                except StopIteration as finished:
+                    return finished.value
 
 
 def with_args(item: Prepared, call_args: dict[str, Any]) -> Prepared:

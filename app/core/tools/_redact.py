@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import is_dataclass
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -20,6 +21,25 @@ from app.core.tools._secret_forms import (
 
 _LEAVES = frozenset({int, float, bool, type(None)})
 """Kinds of value that hold no text."""
+
+
+def _writes_its_own(schema: Any) -> bool:
+    """Whether a core schema (or a part) has a serializer or a computed field anywhere."""
+    if isinstance(schema, dict):
+        if schema.get("serialization") or schema.get("computed_fields"):
+            return True
+        return any(_writes_its_own(part) for part in schema.values())
+    if isinstance(schema, list):
+        return any(_writes_its_own(part) for part in schema)
+    return False
+
+
+@functools.cache
+def _dumps_its_fields(cls: type[BaseModel]) -> bool:
+    """Whether ``model_dump`` of a ``cls`` holds the same strings as its fields' values (no
+    serializer or computed field in it or in a model it holds writes others), so a search
+    for secrets can read the fields instead of a dump."""
+    return not _writes_its_own(cls.__pydantic_core_schema__)
 
 
 class _Forms(NamedTuple):
@@ -167,7 +187,14 @@ class Redactor:
             elif isinstance(item, list | tuple):
                 stack.extend(item)
             elif isinstance(item, BaseModel):
-                stack.append(item.model_dump())
+                if _dumps_its_fields(type(item)):
+                    stack.extend(item.__dict__.values())
+                    if item.__pydantic_extra__:
+                        stack.extend(item.__pydantic_extra__.items())
+                else:
+                    stack.append(item.model_dump())
+            elif is_dataclass(item):  # model_dump would have made it a dict: walk it
+                return True
         return False
 
     def _walk(self, value: Any) -> Any:

@@ -19,6 +19,7 @@ from app.core.netgate import purpose
 from app.core.state.agent_state import UpdateSequence
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
+from app.core.state.message_list import MessageList
 from app.core.state.message_marks import marks
 from app.core.state.serde import dump_messages, load_messages
 from app.core.tools._approval_flow import approve
@@ -256,8 +257,8 @@ def _finished_or_pause(
 def _mark_resumed(outcomes: list[Outcome], ctx: RunContext | None) -> list[Outcome]:
     """The calls that started before the run paused and keep state of their own under
     ``TASK/CALL/`` (a delegate's child run) go on now: counted once, when they started."""
-    if ctx is None:
-        return outcomes
+    if ctx is None or not (ctx.resume or (ctx.writes is not None and ctx.writes.saved)):
+        return outcomes  # nothing was saved, so nothing started before
     saved = [*ctx.resume, *(ctx.writes.saved if ctx.writes is not None else ())]
     going_on = {
         key.removeprefix(f"{ctx.task_id}/").partition("/")[0]
@@ -365,7 +366,7 @@ def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _
         metadata = dict(item.metadata)
         for key, value in item.state.items():
             if key in ("context", "messages"):
-                extra.extend(value if isinstance(value, list | tuple) else [value])
+                extra.extend(value if isinstance(value, list | tuple | MessageList) else [value])
             else:
                 update[key] = value
     reply = Message.tool_message(

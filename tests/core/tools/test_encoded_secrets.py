@@ -6,12 +6,15 @@ import base64
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, computed_field, field_serializer
 
+from app.core.state import Message, ToolResultBlock
 from app.core.tools._redact import Redactor
 
 SECRETS = [
@@ -124,3 +127,60 @@ def test_any_secret_in_any_encoding_is_redacted(secret: str, encoding: str, befo
     out = redactor.text(f"failed{before}{encoded}{before[::-1]} end")
     assert encoded not in out
     assert "[redacted secret svc/key]" in out
+
+
+class _Shown(BaseModel):
+    """A model whose dump writes a string none of its fields holds."""
+
+    key: str
+
+    @field_serializer("key")
+    def _spelled(self, key: str) -> str:
+        return key[::-1]
+
+
+class _Computed(BaseModel):
+    """A model whose dump adds a computed string."""
+
+    key: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def shown(self) -> str:
+        return self.key[::-1]
+
+
+@dataclass
+class _Note:
+    """A dataclass held in a message's metadata, which a dump turns into a dict."""
+
+    text: str
+
+
+def test_secrets_are_found_in_models_as_their_dump_writes_them() -> None:
+    secret = "plain-token-0123456789"
+    redactor = Redactor()
+    redactor.add("svc/key", secret)
+    in_a_field = Message.tool_message(
+        [ToolResultBlock(call_id="c", output=f"x {secret}", status="completed")]
+    )
+    assert redactor.value([in_a_field])[0].content[0].output == "x [redacted secret svc/key]"
+    clean = Message.text_message("nothing to hide here at all")
+    assert redactor.value([clean])[0] is clean
+    for model in (_Shown(key=secret[::-1]), _Computed(key=secret[::-1])):
+        # the field holds the secret only backwards, the dump forwards: it is searched
+        held = {"m": model}
+        assert redactor.value(held) is not held
+    assert secret not in json.dumps(_as_json(redactor.value([_Shown(key=secret[::-1])])))
+    noted = Message.text_message("hi", metadata={"note": _Note(secret)})
+    assert secret not in json.dumps(_as_json(redactor.value([noted])), default=str)
+
+
+def _as_json(value: object) -> object:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: _as_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_json(v) for v in value]
+    return value

@@ -151,6 +151,65 @@ async def test_timeout_of_a_sync_tool_and_its_thread_is_released() -> None:
     assert error_code(update) == "timeout"
 
 
+async def test_an_async_tool_that_waits_goes_on_where_it_waited() -> None:
+    # the first step of an async tool runs before any timer is set: what it waits for after
+    # that, the values it is sent and the errors it raises reach it as under a plain await
+    answers: asyncio.Queue[int] = asyncio.Queue()
+
+    @tool(timeout=30)
+    async def slow_sum(n: int) -> int:
+        """Add up n answers, waiting for each."""
+        total = 0
+        for _ in range(n):
+            total += await answers.get()
+        await asyncio.sleep(0)
+        return total
+
+    async def answer() -> None:
+        for i in range(1, 4):
+            await asyncio.sleep(0)
+            answers.put_nowait(i * 10)
+
+    answering = asyncio.create_task(answer())
+    update = await Run().once(ToolNode([slow_sum]), asking(call("slow_sum", n=3)))
+    await answering
+    assert result(update).output == 60
+
+    @tool(timeout=30)
+    async def fails_later() -> str:
+        """Wait, then fail."""
+        await asyncio.sleep(0)
+        raise TimeoutError("the service gave up")
+
+    update = await Run().once(ToolNode([fails_later]), asking(call("fails_later")))
+    assert result(update).output == "Tool 'fails_later' failed: TimeoutError: the service gave up"
+
+
+async def test_a_waiting_tool_is_cancelled_with_its_run() -> None:
+    started, cleaned = asyncio.Event(), asyncio.Event()
+
+    @tool(timeout=30)
+    async def waits() -> str:
+        """Wait until cancelled, then clean up."""
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cleaned.set()
+        return "never"
+
+    running = asyncio.create_task(Run().once(ToolNode([waits]), asking(call("waits"))))
+    await started.wait()
+    running.cancel()
+    try:
+        await running
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the run should have been cancelled")
+    assert cleaned.is_set()
+
+
 async def test_a_tool_raising_timeout_itself_is_an_ordinary_failure() -> None:
     @tool(timeout=100)
     async def remote() -> str:
