@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QListView, QStyle, QStyleOptionViewI
 
 from app.core.state import Message, TextBlock, TokenUsages
 from app.ui.chat.delegate import BUBBLE, PAD, MessageDelegate
-from app.ui.chat.message_model import MessageListModel
+from tests.ui.chat.test_row_actions import view_of
 
 LONG = "a question that goes on " * 20
 THREAD = [
@@ -26,18 +26,6 @@ THREAD = [
     Message(role="user", content=[TextBlock(text=LONG)], message_id="u2"),
     Message(role="user", content=[TextBlock(text="See [the plan](https://example.com/p)")]),
 ]
-
-
-def view_of(messages: list[Message]) -> tuple[QListView, MessageDelegate]:
-    view = QListView()
-    view.resize(900, 600)
-    model = MessageListModel(view)
-    view.setModel(model)
-    delegate = MessageDelegate(view)
-    view.setItemDelegate(delegate)
-    model.reset(messages)
-    view.show()
-    return view, delegate
 
 
 def painted(view: QListView, delegate: MessageDelegate, row: int, hovered: bool) -> QImage:
