@@ -12,6 +12,7 @@ import datetime as dt
 import html
 import logging
 from collections import OrderedDict
+from math import ceil
 
 from PySide6.QtCore import (
     QEvent,
@@ -29,6 +30,7 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QFontMetrics,
     QHelpEvent,
     QMouseEvent,
     QPainter,
@@ -82,11 +84,15 @@ FOOTER = 22
 GAP = 10
 CONTINUED = 2
 """How far below its top a row that goes on with the reply above it begins."""
+BUBBLE = 0.78
+"""The widest a person's bubble is, as a share of the reading column."""
 ACTIONS = ("copy", "edit", "regenerate", "delete")
 Index = QModelIndex | QPersistentModelIndex
 _SizeKey = tuple[tuple[int, int, bool], int, frozenset[str]]
 """What a row's kept size was laid out for: the look, the text's lead, its unfolded cards."""
 _NONE: frozenset[str] = frozenset()
+YOU = "You"
+"""The header of the person's own messages."""
 
 _MATH_ARRIVED = object()
 
@@ -96,12 +102,35 @@ MATH_ROWS_AT_ONCE = 3
 row is laid out again."""
 
 
+def bubbled(message: Message) -> bool:
+    """Whether the message is drawn as a compact bubble (the person's own words), not as a
+    document across the reading column."""
+    return message.role == "user" and message.agent is None
+
+
+def bubble_text_width(width: int) -> int:
+    """How wide a bubble's text is laid out when a reply's text is ``width`` wide."""
+    return min(width, max(120, int((width + 2 * PAD) * BUBBLE) - 2 * PAD))
+
+
+def _meta(message: Message) -> str:
+    """When the message was written and the tokens its model call used (shown muted, on the
+    row under the pointer or in focus)."""
+    said = []
+    if message.timestamp:
+        said.append(dt.datetime.fromtimestamp(message.timestamp).strftime("%H:%M"))
+    usage = message.usages
+    if usage and usage.total_tokens:
+        said.append(f"{usage.total_tokens:,} tokens")
+    return " · ".join(said)
+
+
 def _who(message: Message, author: str = "Parley") -> str:
     """The row's header: who wrote the message (``author``: the thread's agent)."""
     if message.agent is not None:
         name = mark_hidden(message.agent)[:80]
         return {"user": f"Delegated to {name}", "tool": "Tool result"}.get(message.role, name)
-    return {"user": "You", "assistant": author, "tool": "Tool result"}.get(
+    return {"user": YOU, "assistant": author, "tool": "Tool result"}.get(
         message.role, message.role.title()
     )
 
@@ -181,6 +210,23 @@ class MessageDelegate(QStyledItemDelegate):
         left = rect.x() + max(SIDE, (rect.width() - width) // 2)
         return QRect(left, rect.y(), width, rect.height())
 
+    def bubble(self, col: QRect, laid: MessageLayout) -> QRect:
+        """The bubble of a person's message laid out as ``laid``, in the column ``col``: as
+        wide as its text (and its header) needs, at the column's right."""
+        bold = QFont(self._view.font())
+        bold.setBold(True)
+        name = QFontMetrics(bold).horizontalAdvance(YOU)
+        width = min(col.width(), ceil(max(laid.natural_width(), name)) + 2 * PAD)
+        return QRect(col.right() + 1 - width, col.y(), width, col.height())
+
+    def text_left(self, index: Index, rect: QRect) -> int:
+        """Where the text of the row drawn at ``rect`` begins (viewport coordinates)."""
+        col = self.column(rect)
+        message: Message | None = index.data(MessageRole)
+        if message is None or not bubbled(message):
+            return col.x() + PAD
+        return self.bubble(col, self._laid(index, col.width() - 2 * PAD)).x() + PAD
+
     def _laid(
         self,
         index: Index,
@@ -192,6 +238,8 @@ class MessageDelegate(QStyledItemDelegate):
         """The row laid out at ``width``, its cards unfolded as they are now (or as ``shown``
         says: the keys of the row's unfolded cards)."""
         message: Message = index.data(MessageRole)
+        if bubbled(message):
+            width = bubble_text_width(width)
         dark = is_dark(self._view.palette())
         mine = self.unfolded(str(message.message_id)) if shown is None else shown
         run: DelegatedRun | None = index.data(DelegationRole) if message.agent else None
@@ -412,10 +460,15 @@ class MessageDelegate(QStyledItemDelegate):
             self._heights[revision] = (laid_for, size)
         return size
 
-    def action_rects(self, rect: QRect, message: Message) -> dict[str, QRect]:
-        """Where each row action is drawn (and clicked)."""
+    def action_rects(
+        self, rect: QRect, message: Message, index: Index | None = None
+    ) -> dict[str, QRect]:
+        """Where each row action of the row ``index`` is drawn (and clicked): at the
+        column's right, left of a bubble's versions' switcher."""
         col = self.column(rect)
         x = col.right() - PAD
+        if index is not None and bubbled(message) and index.data(BranchRole) is not None:
+            x -= SWITCHER_WIDTH + 4
         y = rect.bottom() - GAP - FOOTER + 4
         rects: dict[str, QRect] = {}
         for action in reversed(self.actions_for(message)):
@@ -429,7 +482,7 @@ class MessageDelegate(QStyledItemDelegate):
         message: Message | None = index.data(MessageRole)
         if message is None or self.folded(index):
             return None
-        rects = self.action_rects(self._view.visualRect(index), message)
+        rects = self.action_rects(self._view.visualRect(index), message, index)
         return next((action for action, r in rects.items() if r.contains(pos)), None)
 
     def helpEvent(
@@ -446,13 +499,16 @@ class MessageDelegate(QStyledItemDelegate):
             return True
         return super().helpEvent(event, view, option, index)
 
-    def switcher_rect(self, rect: QRect) -> QRect:
-        """Where a row drawn at ``rect`` shows its versions' switcher: the footer's start."""
+    def switcher_rect(self, rect: QRect, index: Index | None = None) -> QRect:
+        """Where the row ``index`` drawn at ``rect`` shows its versions' switcher: the
+        footer's start, or its end under a bubble (the bubble's edge)."""
         col = self.column(rect)
         middle = rect.bottom() - GAP - FOOTER + 4 + (FOOTER - 6) // 2
-        return QRect(
-            col.x() + PAD - 4, middle - SWITCHER_HEIGHT // 2, SWITCHER_WIDTH, SWITCHER_HEIGHT
-        )
+        left = col.x() + PAD - 4
+        message: Message | None = None if index is None else index.data(MessageRole)
+        if message is not None and bubbled(message):
+            left = col.right() - PAD + 4 - SWITCHER_WIDTH
+        return QRect(left, middle - SWITCHER_HEIGHT // 2, SWITCHER_WIDTH, SWITCHER_HEIGHT)
 
     def actions_for(self, message: Message) -> tuple[str, ...]:
         """The row actions a message offers."""
@@ -496,9 +552,13 @@ class MessageDelegate(QStyledItemDelegate):
         top = rect.y() + GAP
         body = rect.y() + self.lead(index)
         delegated = message.agent is not None
-        if message.role == "user" and not delegated:
-            # the bubble holds the words; the actions show under it, on hover
+        head = QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER)
+        if bubbled(message):
+            # the bubble holds the words, as wide as they need; the actions show under it
             box.setBottom(min(box.bottom(), body + int(laid.height) + PAD // 2))
+            bubble = self.bubble(col, laid)
+            box.setLeft(bubble.left())
+            head.setLeft(bubble.left() + PAD)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(roles(dark).card))
             painter.drawRoundedRect(box, 10, 10)
@@ -512,62 +572,47 @@ class MessageDelegate(QStyledItemDelegate):
         small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
         if body > top:
-            self._draw_header(
-                painter,
-                QRect(col.x() + PAD, top, col.width() - 2 * PAD, HEADER),
-                message,
-                palette,
-                small,
-            )
+            self._draw_header(painter, head, message, palette)
         # body (while the row's height moves, cut where its footer begins)
         if moving is not None:
             painter.setClipRect(
                 QRect(rect.x(), rect.y(), rect.width(), rect.height() - GAP - FOOTER)
             )
-        painter.translate(QPointF(col.x() + PAD, body))
+        left = box.x() + PAD
+        painter.translate(QPointF(left, body))
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
         shown = -body, self._view.viewport().height() - body
         laid.draw(painter, ctx, shown, _ensure_pictures)
         if self.caret is not None and self._streams_into(index, message):
             self.caret.draw_after(painter, laid, palette.color(QPalette.ColorRole.Text))
-        painter.translate(QPointF(-(col.x() + PAD), -body))
+        painter.translate(QPointF(-left, -body))
         if moving is not None:
             painter.setClipping(False)
         painter.setFont(small)
-        # footer: usage, and the row's actions when hovered or focused
-        foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, col.width(), FOOTER - 6)
-        if index.data(BranchRole) is not None:  # the switcher sits at the footer's start
-            foot.setLeft(foot.left() + SWITCHER_WIDTH + 4)
-        usage = message.usages
-        if usage and usage.total_tokens:
-            painter.setPen(muted)
-            painter.drawText(
-                foot,
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                f"{usage.total_tokens:,} tokens",
-            )
+        # footer, when hovered or focused: when and what it cost (muted), and the row's actions
         if state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus):
-            draw_actions(painter, self.action_rects(rect, message), palette)
+            actions = self.action_rects(rect, message, index)
+            foot = QRect(col.x() + PAD, rect.bottom() - GAP - FOOTER + 4, 0, FOOTER - 6)
+            foot.setRight(min((r.left() for r in actions.values()), default=col.right()) - 8)
+            if index.data(BranchRole) is not None and not bubbled(message):  # at its start
+                foot.setLeft(self.switcher_rect(rect, index).right() + 6)
+            align = Qt.AlignmentFlag.AlignRight if bubbled(message) else Qt.AlignmentFlag.AlignLeft
+            painter.setPen(muted)
+            painter.drawText(foot, int(align | Qt.AlignmentFlag.AlignVCenter), _meta(message))
+            draw_actions(painter, actions, palette)
         painter.restore()
 
     def _draw_header(
-        self, painter: QPainter, at: QRect, message: Message, palette: QPalette, small: QFont
+        self, painter: QPainter, at: QRect, message: Message, palette: QPalette
     ) -> None:
-        """Who wrote the message, and (muted) when."""
+        """Who wrote the message."""
         header_font = QFont(self._view.font())
         header_font.setBold(True)
         painter.setFont(header_font)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
         left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         painter.drawText(at, left, _who(message, self.author))
-        painter.setFont(small)
-        painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
-        when = ""
-        if message.timestamp:
-            when = dt.datetime.fromtimestamp(message.timestamp).strftime("%H:%M")
-        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        painter.drawText(at, right, when)
 
     # Clicks --------------------------------------------------------------------------
 
@@ -577,7 +622,7 @@ class MessageDelegate(QStyledItemDelegate):
         message: Message = index.data(MessageRole)
         rect = self._view.visualRect(index)
         pos = event.position().toPoint()
-        for action, r in self.action_rects(rect, message).items():
+        for action, r in self.action_rects(rect, message, index).items():
             if r.contains(pos):
                 self.actionTriggered.emit(action, index.row())
                 return True
@@ -592,7 +637,9 @@ class MessageDelegate(QStyledItemDelegate):
         rect = self._view.visualRect(index)
         col = self.column(rect)
         laid = self._laid(index, col.width() - 2 * PAD)
-        local = QPointF(pos.x() - col.x() - PAD, pos.y() - rect.y() - self.lead(index))
+        local = QPointF(
+            pos.x() - self.text_left(index, rect), pos.y() - rect.y() - self.lead(index)
+        )
         return laid.anchor_at(local)
 
     def use_thumbnails(self, thumbs: ThumbnailCache) -> None:

@@ -70,6 +70,7 @@ class MessageLayout:
     """Whether some text is not laid out yet (it grew faster than it is rendered)."""
     _make: DocumentFactory | None = None
     _whole: QTextDocument | None = None
+    _natural: float | None = None
 
     @classmethod
     def build(
@@ -125,6 +126,12 @@ class MessageLayout:
             assert self._make is not None
             self._whole = self._make(self.html)
         return self._whole
+
+    def natural_width(self) -> float:
+        """How wide the laid-out text is: its widest line (no wider than its layout)."""
+        if self._natural is None:
+            self._natural = max((p.doc.idealWidth() for p in self.parts), default=0.0)
+        return self._natural
 
     def documents(self) -> Iterator[QTextDocument]:
         """The laid-out parts' documents."""

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from app.ui import media_calls
 from app.ui.attachments.describe import duration
-from app.ui.chat.delegate import PAD, MessageDelegate
+from app.ui.chat.delegate import MessageDelegate
 from app.ui.theme import roles
 
 __all__ = ["MediaPlayer", "PlayerDock", "card_rect"]
@@ -65,8 +65,9 @@ def card_rect(view: QListView, index: QPersistentModelIndex, href: str) -> QRect
                     return None
                 box = _card_box(doc, frame)
                 row = view.visualRect(index)
-                col = delegate.column(row)
-                return box.translated(col.x() + PAD, row.y() + delegate.lead(index))
+                return box.translated(
+                    delegate.text_left(index, row), row.y() + delegate.lead(index)
+                )
             it += 1
         block = block.next()
     return None

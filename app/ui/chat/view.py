@@ -238,7 +238,9 @@ class ChatView(QListView):
                 and rect.intersects(viewport)
                 and not self.delegate.folded(index)
             ):
-                spots.append((str(message.message_id), version, self.delegate.switcher_rect(rect)))
+                spots.append(
+                    (str(message.message_id), version, self.delegate.switcher_rect(rect, index))
+                )
         self._switchers.place(spots)
 
     def switchers(self) -> list[BranchSwitcher]:
