@@ -31,9 +31,11 @@ from app.core.graph.events import (
 from app.core.graph.nodes import Branch, GraphLayout, NodeSpec
 from app.core.state.agent_state import (
     AgentState,
+    ExecMeta,
     UpdateSequence,
-    apply_update,
     normalise_update,
+    shallow_copy,
+    update_in_place,
 )
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.reducers import MessageList
@@ -127,6 +129,9 @@ class Runner(Generic[S]):
             self.ctx.writes = await self._step_writes(first)
             first = False
             results = await self._run_step(state, tasks, step, resume)
+            # the step's updates go into one copy, which nobody else sees until it is done
+            state = with_meta(state)
+            own_meta = state.execution_meta
             tracker = ChangeTracker()
             interrupts: list[Interrupt] = []
             still: list[PendingTask] = []
@@ -142,14 +147,14 @@ class Runner(Generic[S]):
                         if self.applied is not None:
                             update = self._record(state, update, self.applied)
                         tracker.note(state, update)
-                        state = apply_update(state, update)
+                        update_in_place(state, update)
                     continue
                 if isinstance(result, ToolResult):  # its message gets one id, seen by both
                     result = normalise_update(state, result)
                 if self.applied is not None:
                     result = self._record(state, result, self.applied)
                 tracker.note(state, result)
-                state = apply_update(state, result)
+                update_in_place(state, result)
                 done.append(task.node)
                 mine = (task.task_id + ":", task.task_id + "/")  # its answers and its children's
                 resume = {k: v for k, v in resume.items() if not k.startswith(mine)}
@@ -161,8 +166,9 @@ class Runner(Generic[S]):
                 self.ctx.task_id if self.ctx.namespace else "", step, following
             )
             status = "interrupted" if interrupts else ("running" if nxt else "completed")
-            state = with_meta(
+            set_meta(
                 state,
+                own_meta,
                 step=step,
                 current_node=done[-1] if done else tasks[-1].node,
                 next_tasks=nxt,
@@ -281,10 +287,21 @@ class Runner(Generic[S]):
 
 def with_meta(state: S, **values: Any) -> S:
     """Return a copy of ``state`` with ``execution_meta`` fields replaced."""
-    meta = state.execution_meta.model_copy(update=values)
-    new = state.model_copy()
-    new.__dict__["execution_meta"] = meta
+    new = shallow_copy(state)
+    new.__dict__["execution_meta"] = shallow_copy(state.execution_meta, values)
     return new
+
+
+def set_meta(state: AgentState, own: ExecMeta, **values: Any) -> None:
+    """Replace ``execution_meta`` fields of ``state``, a copy the caller owns: in place when
+    its meta is still ``own`` (the caller's copy too), else in a copy (a node that returned a
+    whole state gave it its own meta object)."""
+    meta = state.execution_meta
+    if meta is not own:
+        state.__dict__["execution_meta"] = shallow_copy(meta, values)
+        return
+    meta.__dict__.update(values)
+    meta.__pydantic_fields_set__.update(values)
 
 
 def _discard(_event: Any) -> None:
@@ -326,7 +343,7 @@ def prepare_context(state: S) -> S:
     """Give a loaded state's context an id index so upserts need no scan."""
     if isinstance(state.context, MessageList):
         return state
-    new = state.model_copy()
+    new = shallow_copy(state)
     new.__dict__["context"] = MessageList(state.context)
     return new
 
