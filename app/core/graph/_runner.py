@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
-from dataclasses import dataclass, replace
+import os
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
@@ -67,7 +67,7 @@ def task_ids_for(parent: str, step: int, nodes: list[str]) -> list[PendingTask]:
     """Deterministic task ids for a nested run (so child interrupts resume), else random."""
     if parent:
         return [PendingTask(node=n, task_id=f"{parent}/{step}:{n}") for n in nodes]
-    return [PendingTask(node=n, task_id=uuid.uuid4().hex[:16]) for n in nodes]
+    return [PendingTask(node=n, task_id=os.urandom(8).hex()) for n in nodes]
 
 
 class Runner(Generic[S]):
@@ -242,14 +242,7 @@ class Runner(Generic[S]):
         spec = self.graph.nodes.get(task.node)
         if spec is None:
             raise UserError(f"the saved run continues at node {task.node!r}, which the graph lacks")
-        ctx = replace(
-            self.ctx,
-            node=task.node,
-            step=step,
-            task_id=task.task_id,
-            resume=resume,
-            _interrupts_seen=0,
-        )
+        ctx = self.ctx.for_task(task.node, step, task.task_id, resume)
         if not self.quiet:
             ctx.emit(NodeStarted(node=task.node, step=step))
         if spec.takes_context:
