@@ -274,6 +274,8 @@ class Runner(Generic[S]):
                             f"node of graph {self.graph.name!r}"
                         )
                     out[target] = None
+        if len(out) < 2:
+            return list(out)
         order = self.graph.order
         return sorted(out, key=lambda n: order.get(n, 0))
 
