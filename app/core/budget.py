@@ -255,7 +255,7 @@ class Budget:
 
     def saved(self) -> dict[str, float]:
         """What a checkpoint keeps: the spending and the limits raised during this run."""
-        out = {k: float(v) for k, v in self.usage.model_dump().items()}
+        out = {k: float(v) for k, v in self.usage.__dict__.items()}  # its fields, as model_dump
         out.update({RAISED_PREFIX + k: float(v) for k, v in self.raised.items()})
         for agent, use in self.by_agent.items():
             if agent:

@@ -98,7 +98,7 @@ class Checkpoint:
             step=self.step,
             created_at=self.created_at,
             source=self.source,
-            next_nodes=tuple(t.node for t in meta.next_tasks),
+            next_nodes=tuple([t.node for t in meta.next_tasks]),
             interrupts=tuple(meta.interrupts),
             message_count=len(self.state.context),
         )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
-from dataclasses import dataclass, replace
+import os
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
@@ -31,9 +31,11 @@ from app.core.graph.events import (
 from app.core.graph.nodes import Branch, GraphLayout, NodeSpec
 from app.core.state.agent_state import (
     AgentState,
+    ExecMeta,
     UpdateSequence,
-    apply_update,
     normalise_update,
+    shallow_copy,
+    update_in_place,
 )
 from app.core.state.interrupt import Interrupt, PendingTask
 from app.core.state.reducers import MessageList
@@ -65,7 +67,7 @@ def task_ids_for(parent: str, step: int, nodes: list[str]) -> list[PendingTask]:
     """Deterministic task ids for a nested run (so child interrupts resume), else random."""
     if parent:
         return [PendingTask(node=n, task_id=f"{parent}/{step}:{n}") for n in nodes]
-    return [PendingTask(node=n, task_id=uuid.uuid4().hex[:16]) for n in nodes]
+    return [PendingTask(node=n, task_id=os.urandom(8).hex()) for n in nodes]
 
 
 class Runner(Generic[S]):
@@ -127,6 +129,9 @@ class Runner(Generic[S]):
             self.ctx.writes = await self._step_writes(first)
             first = False
             results = await self._run_step(state, tasks, step, resume)
+            # the step's updates go into one copy, which nobody else sees until it is done
+            state = with_meta(state)
+            own_meta = state.execution_meta
             tracker = ChangeTracker()
             interrupts: list[Interrupt] = []
             still: list[PendingTask] = []
@@ -142,14 +147,14 @@ class Runner(Generic[S]):
                         if self.applied is not None:
                             update = self._record(state, update, self.applied)
                         tracker.note(state, update)
-                        state = apply_update(state, update)
+                        update_in_place(state, update)
                     continue
                 if isinstance(result, ToolResult):  # its message gets one id, seen by both
                     result = normalise_update(state, result)
                 if self.applied is not None:
                     result = self._record(state, result, self.applied)
                 tracker.note(state, result)
-                state = apply_update(state, result)
+                update_in_place(state, result)
                 done.append(task.node)
                 mine = (task.task_id + ":", task.task_id + "/")  # its answers and its children's
                 resume = {k: v for k, v in resume.items() if not k.startswith(mine)}
@@ -161,8 +166,9 @@ class Runner(Generic[S]):
                 self.ctx.task_id if self.ctx.namespace else "", step, following
             )
             status = "interrupted" if interrupts else ("running" if nxt else "completed")
-            state = with_meta(
+            set_meta(
                 state,
+                own_meta,
                 step=step,
                 current_node=done[-1] if done else tasks[-1].node,
                 next_tasks=nxt,
@@ -236,14 +242,7 @@ class Runner(Generic[S]):
         spec = self.graph.nodes.get(task.node)
         if spec is None:
             raise UserError(f"the saved run continues at node {task.node!r}, which the graph lacks")
-        ctx = replace(
-            self.ctx,
-            node=task.node,
-            step=step,
-            task_id=task.task_id,
-            resume=resume,
-            _interrupts_seen=0,
-        )
+        ctx = self.ctx.for_task(task.node, step, task.task_id, resume)
         if not self.quiet:
             ctx.emit(NodeStarted(node=task.node, step=step))
         if spec.takes_context:
@@ -275,16 +274,29 @@ class Runner(Generic[S]):
                             f"node of graph {self.graph.name!r}"
                         )
                     out[target] = None
+        if len(out) < 2:
+            return list(out)
         order = self.graph.order
         return sorted(out, key=lambda n: order.get(n, 0))
 
 
 def with_meta(state: S, **values: Any) -> S:
     """Return a copy of ``state`` with ``execution_meta`` fields replaced."""
-    meta = state.execution_meta.model_copy(update=values)
-    new = state.model_copy()
-    new.__dict__["execution_meta"] = meta
+    new = shallow_copy(state)
+    new.__dict__["execution_meta"] = shallow_copy(state.execution_meta, values)
     return new
+
+
+def set_meta(state: AgentState, own: ExecMeta, **values: Any) -> None:
+    """Replace ``execution_meta`` fields of ``state``, a copy the caller owns: in place when
+    its meta is still ``own`` (the caller's copy too), else in a copy (a node that returned a
+    whole state gave it its own meta object)."""
+    meta = state.execution_meta
+    if meta is not own:
+        state.__dict__["execution_meta"] = shallow_copy(meta, values)
+        return
+    meta.__dict__.update(values)
+    meta.__pydantic_fields_set__.update(values)
 
 
 def _discard(_event: Any) -> None:
@@ -326,7 +338,7 @@ def prepare_context(state: S) -> S:
     """Give a loaded state's context an id index so upserts need no scan."""
     if isinstance(state.context, MessageList):
         return state
-    new = state.model_copy()
+    new = shallow_copy(state)
     new.__dict__["context"] = MessageList(state.context)
     return new
 

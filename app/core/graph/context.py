@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -97,6 +97,22 @@ class RunContext:
     asked whom); empty in the thread's own run."""
     _interrupts_seen: int = 0
     _last_answered: str = ""
+
+    def for_task(
+        self, node: str, step: int, task_id: str, resume: dict[str, JsonValue]
+    ) -> RunContext:
+        """This context as one task of a step sees it: ``dataclasses.replace`` of those fields
+        with the interrupt count back at zero. It copies the fields without calling
+        ``__init__`` again, which is the same while this class has no ``__post_init__`` and no
+        ``init=False`` field."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.node = node
+        new.step = step
+        new.task_id = task_id
+        new.resume = resume
+        new._interrupts_seen = 0
+        return new
 
     @property
     def remaining_steps(self) -> int:
@@ -199,14 +215,25 @@ def get_run_context() -> RunContext:
     return ctx
 
 
-@contextmanager
-def bind_context(ctx: RunContext) -> Iterator[RunContext]:
-    """Make ``ctx`` the current context while a node runs."""
-    token = _CURRENT.set(ctx)
-    try:
-        yield ctx
-    finally:
-        _CURRENT.reset(token)
+class _Bound:
+    """``ctx`` made the current context for the length of a ``with`` block."""
+
+    __slots__ = ("ctx", "token")
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    def __enter__(self) -> RunContext:
+        self.token = _CURRENT.set(self.ctx)
+        return self.ctx
+
+    def __exit__(self, *_exc: object) -> None:
+        _CURRENT.reset(self.token)
+
+
+def bind_context(ctx: RunContext) -> AbstractContextManager[RunContext]:
+    """Make ``ctx`` the current context while a node runs (``with bind_context(ctx): ...``)."""
+    return _Bound(ctx)
 
 
 def interrupt(value: JsonValue) -> JsonValue:

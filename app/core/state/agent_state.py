@@ -30,9 +30,14 @@ __all__ = [
     "UpdateSequence",
     "apply_update",
     "reducers_of",
+    "shallow_copy",
+    "update_in_place",
 ]
 
 S = TypeVar("S", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
+
+_set_attr = object.__setattr__
 
 RunStatus = Literal["idle", "running", "interrupted", "stopped", "completed", "error"]
 
@@ -89,10 +94,17 @@ class AgentState(BaseModel):
 
     @model_validator(mode="after")
     def _storable(self, info: ValidationInfo) -> Self:
-        if info.mode != "json":  # the messages check themselves
-            problem = problem_in([v for k, v in self.__dict__.items() if k != "context"])
-            if problem is not None:
-                raise ValueError(f"it holds {problem}")
+        # JSON input was checked by the parser, and the messages check themselves
+        name = info.field_name
+        if info.mode == "json" or name == "context":
+            return self
+        if name is None:  # a whole state
+            values = [v for k, v in self.__dict__.items() if k != "context"]
+        else:  # one field assigned (an update): the others were checked when they were set
+            values = [self.__dict__[name]]
+        problem = problem_in(values)
+        if problem is not None:
+            raise ValueError(f"it holds {problem}")
         return self
 
     @property
@@ -185,6 +197,32 @@ def normalise_update(state: BaseModel, update: Any) -> dict[str, Any]:
     )
 
 
+def shallow_copy(model: M, update: dict[str, Any] | None = None) -> M:
+    """Return ``model.model_copy(update=update)``: a new model with its own field values dict
+    and fields-set, the values themselves shared, nothing validated.
+
+    The engine copies states and their ``execution_meta`` on every step; this does it without
+    pydantic's general handling of extra and private attributes (a model holding either is
+    copied by ``model_copy`` itself)."""
+    if (
+        model.__pydantic_extra__ is not None
+        or getattr(model, "__pydantic_private__", None) is not None
+    ):
+        return model.model_copy(update=update)
+    cls = type(model)
+    new = cls.__new__(cls)
+    values = model.__dict__.copy()
+    fields_set = model.__pydantic_fields_set__.copy()
+    if update:
+        values.update(update)
+        fields_set.update(update)
+    _set_attr(new, "__dict__", values)
+    _set_attr(new, "__pydantic_extra__", None)
+    _set_attr(new, "__pydantic_fields_set__", fields_set)
+    _set_attr(new, "__pydantic_private__", None)
+    return new
+
+
 def apply_update(state: S, update: Any) -> S:
     """Apply one node's update to ``state`` and return the new state; ``state`` is unchanged.
 
@@ -195,17 +233,36 @@ def apply_update(state: S, update: Any) -> S:
         for item in update:
             state = apply_update(state, item)
         return state
-    replace_all = isinstance(update, type(state))
     values = normalise_update(state, update)
     if not values:
         return state
-    cls = type(state)
-    fields = cls.model_fields
-    reducers = {} if replace_all else reducers_of(cls)
-    new = state.model_copy()
+    new = shallow_copy(state)
     if isinstance(new, AgentState):
         # The convenience methods change execution_meta in place: give the new state its own.
-        new.__dict__["execution_meta"] = new.execution_meta.model_copy()
+        new.__dict__["execution_meta"] = shallow_copy(new.execution_meta)
+    _apply_values(new, values, isinstance(update, type(state)))
+    return new
+
+
+def update_in_place(state: BaseModel, update: Any) -> None:
+    """Apply one node's update to ``state`` itself, as :func:`apply_update` would to a copy.
+
+    For a caller that owns ``state`` (a copy it made and nobody else has seen yet), so the
+    updates of one step cost one copy, not one each. ``execution_meta`` is not copied."""
+    if isinstance(update, UpdateSequence):
+        for item in update:
+            update_in_place(state, item)
+        return
+    values = normalise_update(state, update)
+    if values:
+        _apply_values(state, values, isinstance(update, type(state)))
+
+
+def _apply_values(new: BaseModel, values: dict[str, Any], replace_all: bool) -> None:
+    """Put ``values`` into ``new`` through its reducers (none when ``replace_all``)."""
+    cls = type(new)
+    fields = cls.model_fields
+    reducers = {} if replace_all else reducers_of(cls)
     validator = cls.__pydantic_validator__
     for key, value in values.items():
         name = "context" if key == "messages" and "messages" not in fields else key
@@ -225,4 +282,3 @@ def apply_update(state: S, update: Any) -> S:
             new.__pydantic_fields_set__.add(name)
         else:
             validator.validate_assignment(new, name, merged)
-    return new

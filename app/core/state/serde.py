@@ -50,7 +50,7 @@ def dump_messages(messages: list[Message]) -> bytes:
 
 def dump_state(state: BaseModel) -> bytes:
     """Serialise a whole state (any ``AgentState`` subclass) to JSON bytes."""
-    return state.model_dump_json().encode()
+    return state.__pydantic_serializer__.to_json(state)  # model_dump_json's bytes, not decoded
 
 
 def dump_json(value: Any) -> bytes:
