@@ -94,17 +94,10 @@ class AgentState(BaseModel):
 
     @model_validator(mode="after")
     def _storable(self, info: ValidationInfo) -> Self:
-        # JSON input was checked by the parser, and the messages check themselves
-        name = info.field_name
-        if info.mode == "json" or name == "context":
-            return self
-        if name is None:  # a whole state
-            values = [v for k, v in self.__dict__.items() if k != "context"]
-        else:  # one field assigned (an update): the others were checked when they were set
-            values = [self.__dict__[name]]
-        problem = problem_in(values)
-        if problem is not None:
-            raise ValueError(f"it holds {problem}")
+        if info.mode != "json":  # the messages check themselves
+            problem = problem_in([v for k, v in self.__dict__.items() if k != "context"])
+            if problem is not None:
+                raise ValueError(f"it holds {problem}")
         return self
 
     @property
