@@ -122,6 +122,30 @@ def test_bad_updates_say_what_is_wrong() -> None:
         apply_update(Trip(), 42)
 
 
+class Notes(AgentState):
+    """A state with an open-ended field, where anything JSON-like may be put."""
+
+    extra: dict[str, Any] = Field(default_factory=dict)
+    tally: Annotated[list[Any], operator.add] = Field(default_factory=list)
+
+
+def test_an_update_that_could_not_be_saved_is_refused() -> None:
+    state = apply_update(Notes(), {"extra": {"ok": 1.5}, "context_summary": "fine"})
+    with pytest.raises(ValidationError, match="not finite"):
+        apply_update(state, {"extra": {"ratio": float("nan")}})
+    with pytest.raises(ValidationError, match="lone surrogate"):
+        apply_update(state, {"context_summary": "bad \ud800"})
+    with pytest.raises(ValidationError, match="not finite"):  # merged by a reducer
+        apply_update(state, {"tally": [float("inf")]})
+    whole = Notes.model_construct(extra={"x": float("-inf")})
+    with pytest.raises(ValidationError, match="not finite"):  # a whole state replaces all
+        apply_update(state, whole)
+    assert apply_update(state, {"tally": [1]}).extra == {"ok": 1.5}
+    state.extra["later"] = float("nan")  # changed in place by a node, which then updates another
+    with pytest.raises(ValidationError, match="not finite"):
+        apply_update(state, {"context_summary": "other"})
+
+
 def test_convenience_methods_on_an_updated_state_leave_the_old_one_alone() -> None:
     before = AgentState()
     after = before.with_update({"context_summary": "x"})
