@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -56,8 +57,7 @@ class RunnerLock:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            said = handle.read(200).split(maxsplit=1)
+            said = _holder(handle)
             handle.close()
             pid = int(said[0]) if said and said[0].isdigit() else None
             return RunnerTaken(pid, said[1].strip() if len(said) > 1 else "")
@@ -73,3 +73,15 @@ class RunnerLock:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _holder(handle: IO[str], wait_s: float = 0.5) -> list[str]:
+    """What the lock's holder wrote (its pid and start), split once; the holder writes it just
+    after taking the lock, so a runner started at the same moment waits a little for it."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        handle.seek(0)
+        said = handle.read(200).split(maxsplit=1)
+        if said or time.monotonic() >= deadline:
+            return said
+        time.sleep(0.01)
