@@ -6,12 +6,12 @@ them moves nothing: the row keeps its height."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect
-from PySide6.QtGui import QImage, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QListView, QStyle, QStyleOptionViewItem
+from PySide6.QtGui import QImage, QPalette
+from PySide6.QtWidgets import QApplication
 
 from app.core.state import Message, TextBlock, TokenUsages
-from app.ui.chat.delegate import BUBBLE, PAD, MessageDelegate
-from tests.ui.chat.test_row_actions import view_of
+from app.ui.chat.delegate import BUBBLE, PAD
+from tests.ui.chat.test_row_actions import painted, view_of
 
 LONG = "a question that goes on " * 20
 THREAD = [
@@ -26,22 +26,6 @@ THREAD = [
     Message(role="user", content=[TextBlock(text=LONG)], message_id="u2"),
     Message(role="user", content=[TextBlock(text="See [the plan](https://example.com/p)")]),
 ]
-
-
-def painted(view: QListView, delegate: MessageDelegate, row: int, hovered: bool) -> QImage:
-    index = view.model().index(row, 0)
-    option = QStyleOptionViewItem()
-    option.initFrom(view.viewport())
-    option.rect = QRect(0, 0, view.viewport().width(), view.visualRect(index).height())
-    option.state &= ~(QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus)
-    if hovered:
-        option.state |= QStyle.StateFlag.State_MouseOver
-    image = QImage(option.rect.size(), QImage.Format.Format_ARGB32)
-    image.fill(option.palette.color(QPalette.ColorRole.Base))
-    painter = QPainter(image)
-    delegate.paint(painter, option, index)
-    painter.end()
-    return image
 
 
 def test_a_short_message_is_a_bubble_at_the_columns_right(qapp: QApplication) -> None:

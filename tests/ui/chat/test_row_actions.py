@@ -31,6 +31,29 @@ def view_of(messages: list[Message]) -> tuple[QListView, MessageDelegate]:
     return view, delegate
 
 
+def row_option(view: QListView, row: int, *, hovered: bool) -> QStyleOptionViewItem:
+    """The style option the view paints ``row`` with, under the mouse or not."""
+    index = view.model().index(row, 0)
+    option = QStyleOptionViewItem()
+    option.initFrom(view.viewport())
+    option.rect = QRect(0, 0, view.viewport().width(), view.visualRect(index).height())
+    option.state &= ~(QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus)
+    if hovered:
+        option.state |= QStyle.StateFlag.State_MouseOver
+    return option
+
+
+def painted(view: QListView, delegate: MessageDelegate, row: int, hovered: bool) -> QImage:
+    """``row`` as the delegate paints it, on the view's background."""
+    option = row_option(view, row, hovered=hovered)
+    image = QImage(option.rect.size(), QImage.Format.Format_ARGB32)
+    image.fill(option.palette.color(QPalette.ColorRole.Base))
+    painter = QPainter(image)
+    delegate.paint(painter, option, view.model().index(row, 0))
+    painter.end()
+    return image
+
+
 def over(colour: QColor, ground: QColor) -> QColor:
     """``colour`` as drawn on ``ground`` (a palette's muted text may be half transparent)."""
     a = colour.alphaF()
@@ -64,16 +87,8 @@ async def test_hovering_over_an_action_icon_names_it(qapp: QApplication) -> None
 def test_the_actions_are_drawn_as_muted_icons_not_link_words(qapp: QApplication) -> None:
     view, delegate = view_of(THREAD)
     try:
-        index = view.model().index(1, 0)
-        option = QStyleOptionViewItem()
-        option.initFrom(view.viewport())
-        option.rect = QRect(0, 0, view.viewport().width(), view.visualRect(index).height())
-        option.state |= QStyle.StateFlag.State_MouseOver
-        image = QImage(option.rect.size(), QImage.Format.Format_ARGB32)
-        image.fill(option.palette.color(QPalette.ColorRole.Base))
-        painter = QPainter(image)
-        delegate.paint(painter, option, index)
-        painter.end()
+        option = row_option(view, 1, hovered=True)
+        image = painted(view, delegate, 1, hovered=True)
         copy = delegate.action_rects(option.rect, THREAD[1])["copy"]
         colours = [image.pixelColor(QPoint(x, y)) for x in range(copy.left(), copy.right())
                    for y in range(copy.top(), copy.bottom())]  # fmt: skip
