@@ -14,7 +14,6 @@ full, so a bad file adds nothing; the other files of a batch attach all the same
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import io
 import logging
@@ -193,14 +192,10 @@ def _samples() -> list[tuple[str, bytes]]:
 
 
 def _extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
-    # The readers load here, in the worker thread, the first time a file is read (or earlier
-    # through load_readers in a worker): never on the event loop.
-    from app.media._av import extract_av
-    from app.media._docx import extract_docx
-    from app.media._image import extract_image
-    from app.media._pdf import extract_pdf
+    # The readers load here, in the worker thread, the first time a file of their kind is
+    # read (or earlier through load_readers in a worker): never on the event loop; a folder
+    # of Markdown never loads the PDF reader.
     from app.media._sniff import claimed, data_mime, family_of
-    from app.media._text import extract_text
 
     name = source_name(source)
     if isinstance(source, BytesSource):
@@ -227,14 +222,24 @@ def _extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
         raise IngestError(name, f"it is named like {claim[1]}, but its content is not one")
     match family:
         case "image":
+            from app.media._image import extract_image
+
             return extract_image(data, name, limits.image, job)
         case "pdf":
+            from app.media._pdf import extract_pdf
+
             return extract_pdf(data, name, limits.pdf, job)
         case "docx":
+            from app.media._docx import extract_docx
+
             return extract_docx(data, name, limits.docx, job)
         case "av":
+            from app.media._av import extract_av
+
             return extract_av(data, name, job)
         case "text":
+            from app.media._text import extract_text
+
             return extract_text(data, name, job)
     mime = data_mime(data)
 
@@ -341,6 +346,8 @@ class Ingestor:
         total: int = 1,
     ) -> IngestResult:
         """Attach one source. Raises ``asyncio.CancelledError`` only when cancelled."""
+        import asyncio  # here: the document reader's child imports this module, not asyncio
+
         name = source_name(source)
         loop = asyncio.get_running_loop()
         job = Job()

@@ -207,15 +207,20 @@ def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path
     path = tmp_path / "knowledge.db"
     KnowledgeIndex(path).close()
     conn = sqlite3.connect(path, isolation_level=None)
-    own = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'passages_added'").fetchone()
-    # one makes every folder belong to every thread; one of Parley's own is rewritten
+    own = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'passages_removed'").fetchone()
+    # one makes every folder belong to every thread; one of Parley's own is rewritten; one
+    # wears the name of a trigger older versions had, and would index each passage twice
     conn.execute(
         "CREATE TRIGGER share_all AFTER INSERT ON folders BEGIN "
         "UPDATE folders SET agent = NULL; END"
     )
-    conn.execute("DROP TRIGGER passages_added")
+    conn.execute("DROP TRIGGER passages_removed")
     conn.execute(
-        "CREATE TRIGGER passages_added AFTER INSERT ON passages BEGIN DELETE FROM folders; END"
+        "CREATE TRIGGER passages_removed AFTER DELETE ON passages BEGIN DELETE FROM folders; END"
+    )
+    conn.execute(
+        "CREATE TRIGGER passages_added AFTER INSERT ON passages BEGIN "
+        "INSERT INTO passages_fts(rowid, text) VALUES (new.id, new.text); END"
     )
     conn.close()
 
@@ -223,6 +228,13 @@ def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path
     try:
         folder_id, _ = index.add_folder("/home/me/papers", "Researcher")
         assert [(f.id, f.agent) for f in index.folders()] == [(folder_id, "Researcher")]
+        index.save_file(folder_id, "a.md", 10, 1, "a", [Passage("The keeper's log", 0, 16)])
+        index.save_file(folder_id, "a.md", 10, 2, "b", [Passage("The keeper's diary", 0, 18)])
+        assert [(f.id, f.agent) for f in index.folders()] == [(folder_id, "Researcher")]
+        assert [h.text for h in index.search("keeper", agent="Researcher")] == [
+            "The keeper's diary"
+        ]
+        index.call(_check_fts)
     finally:
         index.close()
     conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
@@ -231,17 +243,47 @@ def test_foreign_triggers_in_the_index_file_are_dropped_before_they_run(tmp_path
             "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
         ).fetchall()
         again = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE name = 'passages_added'"
+            "SELECT sql FROM sqlite_master WHERE name = 'passages_removed'"
         ).fetchone()
     finally:
         conn.close()
     assert [t[0] for t in triggers] == [
         "passage_vectors_removed",
-        "passages_added",
         "passages_removed",
         "passages_retitled",
     ]
     assert again == own
+
+
+def _check_fts(conn: sqlite3.Connection) -> None:
+    """FTS5's own check that its index holds exactly the passages' words (rank 1: against
+    the passages table); raises ``sqlite3.DatabaseError`` when it does not."""
+    conn.execute("INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_the_word_index_holds_each_passage_once_through_saves_changes_and_removals(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    for n in range(3):
+        (root / f"note{n}.md").write_text(f"# Note {n}\n\nThe keeper logs tide {n} at dawn.\n")
+    big = "\n\n".join(f"Paragraph {n} about the lighthouse lamp." for n in range(3 * SAVE_BATCH))
+    (root / "big.md").write_text(big)  # saved in batches
+    _sync(index, root)
+    index.call(_check_fts)
+    (root / "note1.md").write_text("# Note 1\n\nThe keeper logs a storm instead.\n")
+    (root / "note2.md").unlink()
+    (root / "big.md").write_text(big.replace("lamp", "lens"))
+    _sync(index, root)
+    index.call(_check_fts)
+    texts = sorted(h.text for h in index.search("keeper logs", limit=10))
+    assert texts == [
+        "# Note 0\n\nThe keeper logs tide 0 at dawn.",
+        "# Note 1\n\nThe keeper logs a storm instead.",
+    ]
+    assert index.search("lamp") == []
+    assert "lens" in index.search("lighthouse lens 7")[0].text
 
 
 def test_each_file_is_announced_once_its_passages_are_saved(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.knowledge import Embedder, normalise
+from app.knowledge import Embedder, Passage, normalise
 from app.services.knowledge.embedders import embed_missing
 from app.services.knowledge.sync import sync_folder
 from app.store.knowledge import KnowledgeIndex, _schema, _vectors, knowledge_path
@@ -207,7 +207,8 @@ def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> N
     conn.close()
     index = KnowledgeIndex.open_data_dir(tmp_path / "data")
     try:
-        assert index.call(lambda c: c.execute("PRAGMA user_version").fetchone()[0]) == 3
+        version = index.call(lambda c: c.execute("PRAGMA user_version").fetchone()[0])
+        assert version == _schema.SCHEMA_VERSION
         assert [hit.rel for hit in index.search("lighthouse")] == ["a.txt"]
         # the file's path is searched too: its passages were given it on the upgrade
         assert [hit.rel for hit in index.search("where is a")] == ["a.txt"]
@@ -215,6 +216,14 @@ def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> N
         index.use_embedding_model("m")
         assert index.save_vectors("m", [(1, [1.0, 0.0])]) == 1
         assert index.vector_count() == 1
+        # a file saved after the upgrade is indexed once: no trigger of version 1 is left
+        index.save_file(1, "b.txt", 6, 1, "y", [Passage("the lighthouse keeper", 0, 21)])
+        assert [hit.rel for hit in index.search("keeper")] == ["b.txt"]
+        index.call(
+            lambda c: c.execute(
+                "INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)"
+            )
+        )
     finally:
         index.close()
 

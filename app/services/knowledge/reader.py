@@ -126,7 +126,9 @@ class PassageReader:
 
     Used by one thread at a time (a folder's sync); :meth:`close` may come from another.
     ``read`` is what the child runs (a module-level function); ``timeout`` gives the
-    seconds a file of a size may take.
+    seconds a file of a size may take; ``warm`` loads every kind of file's reader when the
+    child starts (otherwise each loads with the first file of its kind, and a folder of
+    Markdown never loads the PDF reader: the child starts sooner and stays smaller).
     """
 
     def __init__(
@@ -134,7 +136,7 @@ class PassageReader:
         read: Reader = read_passages,
         timeout: Callable[[int], float] = allowed_seconds,
         *,
-        warm: bool = True,
+        warm: bool = False,
     ) -> None:
         self._read = read
         self._timeout = timeout

@@ -199,10 +199,19 @@ def save_file(
 
 
 def _insert(conn: sqlite3.Connection, file_id: int, rel: str, passages: Sequence[Passage]) -> None:
+    """Add ``passages`` as ``file_id``'s, in the caller's transaction, and put them in the
+    FTS5 index with one statement (no trigger does it: see the schema's version 4). A
+    passage's id is one more than the largest there is, so the new ones are those above it."""
+    (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM passages").fetchone()
     conn.executemany(
         'INSERT INTO passages (file_id, page, heading, start, "end", text, title) '
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         ((file_id, p.page, p.heading, p.start, p.end, p.text, rel) for p in passages),
+    )
+    conn.execute(
+        "INSERT INTO passages_fts(rowid, text, heading, title) "
+        "SELECT id, text, heading, title FROM passages WHERE id > ?",
+        (last,),
     )
 
 
