@@ -199,4 +199,4 @@ def extract_docx(data: bytes, name: str, limits: DocxLimits, job: Job) -> Draft:
             media=refs[MAIN], text=text, excerpt=excerpt_of(text) or None, title=title
         )
 
-    return Draft({MAIN: Blob(data, DOCX_MIME, name)}, build)
+    return Draft({MAIN: Blob(data, DOCX_MIME, name)}, build, text=text)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from app.core.state.message_block import ContentBlock, MediaRef
+if TYPE_CHECKING:  # the blocks are built only when a file is attached
+    from app.core.state.message_block import ContentBlock, MediaRef
 
 MAIN = "main"
 """The role of the blob the block's ``media`` points at."""
@@ -29,9 +31,13 @@ class Draft:
     is stored until the whole file has been read and checked, so a bad file adds nothing.
     ``frame_at`` is set for a video: the time (in seconds) its thumbnail should be taken at,
     by the frame source the ingest was given (decoding is the window's, see ``VideoFrames``).
+    ``text`` is a document's text (a PDF's, a Word document's, a text file's; ``None`` for
+    anything else), for a reader that wants the text without building the block: a knowledge
+    folder's (:func:`app.media.ingest.document_text`).
     """
 
     blobs: dict[str, Blob]
     build: Callable[[dict[str, MediaRef]], ContentBlock]
     notes: list[str] = field(default_factory=list)
     frame_at: float | None = None
+    text: str | None = None

@@ -105,4 +105,4 @@ def extract_pdf(data: bytes, name: str, limits: PdfLimits, job: Job) -> Draft:
             preview=refs.get("preview"),
         )
 
-    return Draft(blobs, build, notes)
+    return Draft(blobs, build, notes, text=text)

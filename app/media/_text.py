@@ -5,13 +5,14 @@ from __future__ import annotations
 import codecs
 import json
 import mimetypes
+from typing import TYPE_CHECKING
 
-from charset_normalizer import from_bytes
-
-from app.core.state.message_block import DocumentBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
 from app.media._util import Job, excerpt_of
 from app.media.errors import IngestError
+
+if TYPE_CHECKING:
+    from app.core.state.message_block import DocumentBlock, MediaRef
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -55,6 +56,8 @@ def decode(data: bytes, name: str) -> tuple[str, list[str]]:
     multibyte = len(loose) - len(loose.encode("ascii", errors="ignore")) - bad
     if multibyte >= bad:
         return loose, [f"{name}: {bad} bytes that are not valid UTF-8 show as �"]
+    from charset_normalizer import from_bytes  # only for text that is not UTF-8
+
     matches = list(from_bytes(data))
     if not matches:
         raise IngestError(name, "it looks like text, but its encoding could not be recognised")
@@ -93,6 +96,8 @@ def extract_text(data: bytes, name: str, job: Job) -> Draft:
     mime = _mime(name, text)
 
     def build(refs: dict[str, MediaRef]) -> DocumentBlock:
+        from app.core.state.message_block import DocumentBlock
+
         return DocumentBlock(media=refs[MAIN], text=text, excerpt=excerpt_of(text), title=name)
 
-    return Draft({MAIN: Blob(data, mime, name)}, build, notes)
+    return Draft({MAIN: Blob(data, mime, name)}, build, notes, text=text)

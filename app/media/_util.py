@@ -17,7 +17,10 @@ ProgressFn = Callable[[float, str], None]
 
 def excerpt_of(text: str, limit: int = 300) -> str:
     """The start of ``text`` with its whitespace collapsed, cut at a word near ``limit``."""
-    flat = " ".join(text.split())
+    head = text[: limit * 8]  # enough for the excerpt unless it is mostly whitespace
+    flat = " ".join(head.split())
+    if len(flat) <= limit and len(head) < len(text):
+        flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
     cut = flat[:limit]

@@ -21,14 +21,17 @@ import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.core.state.message_block import ContentBlock, DataBlock, DocumentBlock, MediaRef
 from app.media._draft import MAIN, Blob, Draft
 from app.media._limits import DocxLimits, ImageLimits, PdfLimits
 from app.media._opened import Lease, OpenedFile
 from app.media._read import check_size, read_descriptor, read_file
 from app.media._util import Job
 from app.media.errors import Cancelled, IngestError
+
+if TYPE_CHECKING:  # the blocks load when a file is attached, not when a document is read
+    from app.core.state.message_block import ContentBlock, DataBlock, MediaRef
 
 __all__ = [
     "BytesSource",
@@ -131,15 +134,19 @@ def extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
     :class:`Lease` is closed once read."""
     draft = _extract(source, limits, job)
     build = draft.build
+    limit = limits.max_text_chars
+    if draft.text is not None and len(draft.text) > limit:
+        draft.notes.append(
+            f"{source_name(source)}: only the first {limit:,} characters of its "
+            f"{len(draft.text):,} are kept as text"
+        )
+        draft.text = draft.text[:limit]
 
     def capped(refs: dict[str, MediaRef]) -> ContentBlock:
+        from app.core.state.message_block import DocumentBlock
+
         block = build(refs)
-        limit = limits.max_text_chars
         if isinstance(block, DocumentBlock) and block.text and len(block.text) > limit:
-            draft.notes.append(
-                f"{source_name(source)}: only the first {limit:,} characters of its "
-                f"{len(block.text):,} are kept as text"
-            )
             block.text = block.text[:limit]
         return block
 
@@ -153,6 +160,7 @@ def load_readers() -> None:
     event loop."""
     for reader in ("_av", "_docx", "_html", "_image", "_pdf", "_sniff", "_text"):
         importlib.import_module(f"app.media.{reader}")
+    importlib.import_module("charset_normalizer")  # _text loads it for text that is not UTF-8
     # Reading the first file of a kind also sets its decoder up (Pillow's format plugins,
     # pdfium, the text sniffers), partly while holding the GIL: read a tiny sample
     # of each kind now, so the first drop does not stall the window on it.
@@ -244,6 +252,8 @@ def _extract(source: Source | Lease, limits: IngestLimits, job: Job) -> Draft:
     mime = data_mime(data)
 
     def build(refs: dict[str, MediaRef]) -> DataBlock:
+        from app.core.state.message_block import DataBlock
+
         return DataBlock(mime_type=mime, media=refs[MAIN])
 
     return Draft({MAIN: Blob(data, mime, name)}, build)
@@ -279,15 +289,10 @@ def document_text(
         if page is not None:
             return page
     draft = extract(BytesSource(data, name), limits, job)
-    refs = {
-        role: MediaRef(kind="file_id", file_id="unstored", mime_type=blob.mime_type)
-        for role, blob in draft.blobs.items()
-    }
-    block = draft.build(refs)
-    if not isinstance(block, DocumentBlock):
+    if draft.text is None:  # no block is built: only the text is wanted
         raise IngestError(name, "it holds no text Parley can read (an image, a sound or data)")
-    text = block.text or ""
-    is_pdf = block.media.mime_type == "application/pdf"
+    text = draft.text
+    is_pdf = draft.blobs[MAIN].mime_type == "application/pdf"
     return DocumentText(
         text,
         text.split("\f") if is_pdf else None,
@@ -415,6 +420,8 @@ class Ingestor:
             draft.notes.append(f"{name}: no frame could be decoded for a thumbnail")
 
     async def _store(self, draft: Draft, name: str) -> dict[str, MediaRef]:
+        from app.core.state.message_block import MediaRef
+
         refs: dict[str, MediaRef] = {}
         for role, blob in draft.blobs.items():
             try:
