@@ -224,6 +224,12 @@ def test_a_version_1_index_is_upgraded_keeping_its_passages(tmp_path: Path) -> N
                 "INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)"
             )
         )
+        merge = index.call(
+            lambda c: c.execute(
+                "SELECT v FROM passages_fts_config WHERE k = 'automerge'"
+            ).fetchone()
+        )
+        assert merge == (16,)  # as a new index's (tests/knowledge/test_index.py)
     finally:
         index.close()
 

