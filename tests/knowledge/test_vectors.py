@@ -129,6 +129,25 @@ def test_sqlite_vec_and_the_scan_rank_the_nearest_alike(
         assert close == sorted(close, reverse=True)
 
 
+def test_the_scan_keeps_the_vectors_in_memory_from_search_to_search_until_they_change(
+    index: KnowledgeIndex, tmp_path: Path
+) -> None:
+    """Reading 100,000 vectors again took a search by meaning 250 ms: a search's own
+    scratch writes (cutting the question into words) must not count as a change."""
+    write_notes(tmp_path / "notes")
+    _sync(index, tmp_path / "notes", ConceptEmbedder())
+    scan = _vectors.VectorSearch(sqlite_vec=False)
+    assert _fused(index, scan, "is my kitten happy")[0] == "pets.txt"
+    kept = scan._cached
+    assert kept is not None and len(kept[0]) == 3
+    assert _fused(index, scan, "company earnings")[0] == "money.txt"
+    assert scan._cached is kept  # not read again
+    (tmp_path / "notes" / "more.txt").write_text("My puppy wags its tail.\n")
+    _sync(index, tmp_path / "notes", ConceptEmbedder())
+    assert _fused(index, scan, "company earnings")[0] == "money.txt"
+    assert scan._cached is not kept and len(scan._cached[0]) == 4  # read again: it changed
+
+
 def test_passages_without_vectors_get_them_on_the_next_sync(
     index: KnowledgeIndex, tmp_path: Path
 ) -> None:

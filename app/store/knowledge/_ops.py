@@ -5,7 +5,9 @@ long behind it."""
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -19,6 +21,7 @@ __all__ = [
     "add_folder",
     "add_passages",
     "begin_file",
+    "close_scratch",
     "cut_words",
     "delete_files",
     "drop_passages",
@@ -356,31 +359,52 @@ def longer_words(conn: sqlite3.Connection, words: Sequence[str]) -> dict[str, st
     return out
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """This thread's scratch database in memory (opened with the index's binding, so its
+    tokenizer is the index's): what :func:`cut_words` writes to. Not the index's connection:
+    a search then changes nothing there, and what is kept until the index changes (the
+    vector scan's matrix, keyed by the connection's changes) is kept across searches."""
+    scratch: sqlite3.Connection | None = getattr(_SCRATCH, "conn", None)
+    if scratch is None:
+        binding = importlib.import_module(type(conn).__module__)
+        scratch = binding.connect(":memory:", isolation_level=None, check_same_thread=True)
+        scratch.execute(f"CREATE VIRTUAL TABLE cut USING fts5(t, tokenize='{TOKENIZER}')")
+        scratch.execute("CREATE VIRTUAL TABLE cut_words USING fts5vocab(cut, instance)")
+        _SCRATCH.conn = scratch
+    return scratch
+
+
+def close_scratch() -> None:
+    """Close this thread's scratch database, if it has one (when the index closes)."""
+    scratch: sqlite3.Connection | None = getattr(_SCRATCH, "conn", None)
+    if scratch is not None:
+        _SCRATCH.conn = None
+        scratch.close()
+
+
 def cut_words(
     conn: sqlite3.Connection, texts: Sequence[str], only: Sequence[str] | None = None
 ) -> list[list[tuple[int, str]]]:
     """Each of ``texts`` cut into words by the index's own tokenizer (stemmed as the index
     keeps them), each with its place, in order; with ``only``, just those words. All the texts
-    are one row of a scratch FTS5 table of the connection's own (one row costs a fraction of
-    many), told apart by a word none holds."""
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.cut USING fts5(t, tokenize='{TOKENIZER}')"
-    )
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cut_words USING fts5vocab(temp, cut, instance)"
-    )
+    are one row of a scratch FTS5 table (one row costs a fraction of many; see
+    :func:`_scratch`), told apart by a word none holds."""
+    conn = _scratch(conn)
     apart = _APART
     while any(apart in text for text in texts):
         apart += "x"
-    conn.execute("DELETE FROM temp.cut")
-    conn.execute("INSERT INTO temp.cut (rowid, t) VALUES (1, ?)", (f" {apart} ".join(texts),))
+    conn.execute("DELETE FROM cut")
+    conn.execute("INSERT INTO cut (rowid, t) VALUES (1, ?)", (f" {apart} ".join(texts),))
     if only is None:
-        rows = conn.execute("SELECT term, offset FROM temp.cut_words ORDER BY offset")
+        rows = conn.execute("SELECT term, offset FROM cut_words ORDER BY offset")
     else:
         wanted = [apart, *only]
         marks = ",".join("?" * len(wanted))
         rows = conn.execute(
-            f"SELECT term, offset FROM temp.cut_words WHERE term IN ({marks}) ORDER BY offset",
+            f"SELECT term, offset FROM cut_words WHERE term IN ({marks}) ORDER BY offset",
             wanted,
         )
     out: list[list[tuple[int, str]]] = [[]]
@@ -389,7 +413,7 @@ def cut_words(
             out.append([])
         else:
             out[-1].append((int(offset), str(term)))
-    conn.execute("DELETE FROM temp.cut")
+    conn.execute("DELETE FROM cut")
     return out
 
 

@@ -299,3 +299,4 @@ class KnowledgeIndex(OneThread):
             with contextlib.suppress(self._db.Error):
                 conn.execute("PRAGMA optimize")
             conn.close()
+        _ops.close_scratch()  # this thread's, if a search made one
