@@ -19,6 +19,19 @@ from app.core.tools._secret_forms import (
     secret_pattern,
 )
 
+
+class UnredactableSecret(Exception):
+    """A model shows a secret that no change of its fields removes (a computed field or a
+    serializer writes it from elsewhere): it cannot be kept in any form that is safe."""
+
+    def __init__(self, model: str) -> None:
+        self.reason = (
+            f"its result was not kept: a {model} in it shows a secret through a computed field "
+            "or serializer, which Parley cannot remove"
+        )
+        super().__init__(self.reason)
+
+
 _LEAVES = frozenset({int, float, bool, type(None)})
 """Kinds of value that hold no text."""
 
@@ -163,7 +176,8 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """Return ``value`` with secrets replaced in every string it holds (``value`` itself
-        when it holds none)."""
+        when it holds none). Raises :class:`UnredactableSecret` for a model that would show a
+        secret however its fields were changed."""
         if not self._secrets or not self._holds_secret(value):
             return value
         return self._walk(value)
@@ -217,5 +231,13 @@ class Redactor:
         if isinstance(value, BaseModel):
             dumped = value.model_dump()
             cleaned = self._walk(dumped)
-            return value if cleaned is dumped else type(value).model_validate(cleaned)
+            if cleaned is dumped:
+                return value
+            rebuilt = type(value).model_validate(cleaned)
+            if not _dumps_its_fields(type(value)) and self._holds_secret(rebuilt):
+                # a computed field or serializer writes the secret again from what the
+                # redacted fields cannot change; the redacted dump would become the model
+                # again wherever a state's field is of its type
+                raise UnredactableSecret(type(value).__qualname__)
+            return rebuilt
         return value

@@ -32,7 +32,7 @@ from app.core.tools._pipeline import (
     execute,
     prepare,
 )
-from app.core.tools._redact import Redactor
+from app.core.tools._redact import Redactor, UnredactableSecret
 from app.core.tools.approvals import ApprovalPolicy
 from app.core.tools.policy import InMemoryApprovalPolicy
 from app.core.tools.secrets import SecretSource
@@ -315,12 +315,22 @@ class _CallUpdate:
         """This update with every secret the node has seen by now redacted."""
         if self.clean is not None and self.clean[0] is redactor and self.clean[1] == redactor.known:
             return self  # no secret came to light since it was redacted
-        return _CallUpdate(
-            self.call,
-            redactor.value(self.messages),
-            redactor.value(self.state),
-            (redactor, redactor.known),
-        )
+        try:
+            messages, state = redactor.value(self.messages), redactor.value(self.state)
+        except UnredactableSecret as exc:  # the call fails; nothing of its result is kept
+            failed = ToolResultBlock(
+                call_id=self.call.id,
+                output=f"Tool {self.call.name!r} failed: {exc.reason}",
+                status="error",
+                name=self.call.name,
+            )
+            reply = Message.tool_message(
+                [failed],
+                message_id=self.messages[0].message_id,
+                metadata=marks(tool_error="bad_return"),
+            )
+            return _CallUpdate(self.call, [reply], {}, (redactor, redactor.known))
+        return _CallUpdate(self.call, messages, state, (redactor, redactor.known))
 
 
 def _result_key(task_id: str, call_id: str) -> str:

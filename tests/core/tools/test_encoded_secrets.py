@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, computed_field, field_serializer
 
 from app.core.state import Message, ToolResultBlock
-from app.core.tools._redact import Redactor
+from app.core.tools._redact import Redactor, UnredactableSecret
 
 SECRETS = [
     "p+ss/w=rd==x9",  # base64 and URL specials
@@ -167,11 +167,16 @@ def test_secrets_are_found_in_models_as_their_dump_writes_them() -> None:
     assert redactor.value([in_a_field])[0].content[0].output == "x [redacted secret svc/key]"
     clean = Message.text_message("nothing to hide here at all")
     assert redactor.value([clean])[0] is clean
-    for model in (_Shown(key=secret[::-1]), _Computed(key=secret[::-1])):
-        # the field holds the secret only backwards, the dump forwards: it is searched
-        held = {"m": model}
-        assert redactor.value(held) is not held
+    # the field holds the secret only backwards, the dump forwards: it is searched
+    held = {"m": _Shown(key=secret[::-1])}
+    assert redactor.value(held) is not held
+    computed = {"m": _Computed(key="nothing secret")}
+    assert redactor.value(computed) is computed
     assert secret not in json.dumps(_as_json(redactor.value([_Shown(key=secret[::-1])])))
+    # the computed field writes the secret from a key that is not it: no redacted model can
+    # be made, and none is given back
+    with pytest.raises(UnredactableSecret, match="_Computed in it shows a secret"):
+        redactor.value({"state": _Computed(key=secret[::-1])})
     noted = Message.text_message("hi", metadata={"note": _Note(secret)})
     assert secret not in json.dumps(_as_json(redactor.value([noted])), default=str)
 

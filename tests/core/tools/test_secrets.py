@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel, computed_field
 
 from app.core.state import AgentState, DataBlock, Message, TextBlock, ToolResult, apply_update
 from app.core.state.serde import dump_state
@@ -75,6 +76,40 @@ async def test_secret_never_reaches_state_checkpoint_or_events() -> None:
         "nested": ["x[redacted secret crm/api-token]x"],
         "[redacted secret crm/api-token]": 1,
     }
+
+
+class Badge(BaseModel):
+    """A model whose dump shows its code backwards: a secret kept backwards is shown."""
+
+    code: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def shown(self) -> str:
+        return self.code[::-1]
+
+
+class BadgeState(AgentState):
+    badge: Badge | None = None
+
+
+async def test_a_model_that_shows_a_secret_through_a_computed_field_is_not_kept() -> None:
+    """Redacting its dump and rebuilding it would compute the secret again (and a state
+    field of its type would rebuild it from the redacted dump): the call fails instead."""
+
+    @tool(secret_refs={"token": "crm/api-token"})
+    def badge(token: str) -> ToolResult:
+        """Keeps the token backwards in the state."""
+        return ToolResult(message="badge made", state={"badge": Badge(code=token[::-1])})
+
+    state = BadgeState(messages=asking(call("badge")).messages)
+    node = ToolNode([badge], secret_resolver=Vault({"crm/api-token": TOKEN}))
+    update = await Run().once(node, state)
+    assert error_code(update) == "bad_return"
+    assert "a Badge in it shows a secret" in str(result(update).output)
+    new = apply_update(state, update)
+    assert new.badge is None
+    assert TOKEN not in dump_state(new).decode()
 
 
 async def test_secret_in_an_error_message_is_redacted() -> None:
