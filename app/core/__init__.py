@@ -4,9 +4,9 @@ It imports neither Qt nor SQLite nor any provider SDK and works as a library on 
 
     from app.core import HumanMessage, create_agent, tool
 
-The names below load with the first use of each (:func:`__getattr__`): a process that needs
-one small part of the engine (the document reader's child needs the content blocks) does not
-load the agents, the graph and the tools with it.
+The names below load with the first use of each (:mod:`app.core.lazy_names`): a process that
+needs one small part of the engine (the document reader's child needs only
+:mod:`app.core.child_process`) does not load the agents, the graph and the tools with it.
 """
 
 from __future__ import annotations
