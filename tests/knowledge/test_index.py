@@ -268,9 +268,13 @@ def test_the_word_index_holds_each_passage_once_through_saves_changes_and_remova
     root.mkdir()
     for n in range(3):
         (root / f"note{n}.md").write_text(f"# Note {n}\n\nThe keeper logs tide {n} at dawn.\n")
-    big = "\n\n".join(f"Paragraph {n} about the lighthouse lamp." for n in range(3 * SAVE_BATCH))
-    (root / "big.md").write_text(big)  # saved in batches
+    filler = " The warden writes the weather down." * 26  # a passage of its own each
+    big = "\n\n".join(
+        f"Paragraph {n} about the lighthouse lamp.{filler}" for n in range(2 * SAVE_BATCH + 10)
+    )
+    (root / "big.md").write_text(big)  # saved in three batches
     _sync(index, root)
+    assert index.folders()[0].passages == 3 + 2 * SAVE_BATCH + 10
     index.call(_check_fts)
     (root / "note1.md").write_text("# Note 1\n\nThe keeper logs a storm instead.\n")
     (root / "note2.md").unlink()
