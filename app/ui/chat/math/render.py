@@ -19,7 +19,7 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from app.ui.chat.math.formula_svg import MAX_SOURCE, FormulaError, FormulaSvg, formula_svg
+from app.text.formula_svg import MAX_SOURCE, FormulaError, FormulaSvg, formula_svg
 from app.ui.chat.math.syntax import MathSource
 
 __all__ = [

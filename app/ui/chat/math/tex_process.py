@@ -4,8 +4,9 @@ ziamath is pure Python: laid out on a thread of the app, a page of formulas woul
 interpreter for hundreds of milliseconds while the window tries to lay its rows out. A child
 process (started on the first formula as Parley's own entry, see
 :mod:`app.core.child_process`: nothing of a program embedding Parley runs again in it; it
-imports only ziamath) does it instead and sends the SVG back; painting it is Qt's work, in
-the app. The child ends when the app does, even in the middle of a formula.
+imports only ziamath and :mod:`app.text.formula_child`, no Qt) does it instead and sends
+the SVG back; painting it is Qt's work, in the app. The child ends when the app does, even
+in the middle of a formula.
 
 A formula that takes longer than its time limit has the child stopped (a new one starts
 for the next formula), so nothing runs on. If no child can be started (a Python without
@@ -21,7 +22,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from app.core.child_process import Child, gate_offline, start_child
-from app.ui.chat.math.formula_svg import FormulaError, FormulaSvg, formula_svg, load_typesetter
+from app.text.formula_child import Request, answer, serve
+from app.text.formula_svg import FormulaSvg
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -30,32 +32,8 @@ __all__ = ["Request", "TexProcess"]
 
 log = logging.getLogger(__name__)
 
-Request = tuple[str, bool, float, str]
-"""What one formula is laid out from: its LaTeX, whether displayed, size and colour."""
-
 START_LIMIT = 60.0
 """How long a child may take to start and load ziamath, in seconds (a busy machine)."""
-
-
-def serve(conn: Connection) -> None:
-    """The child: load ziamath, say so, then lay out each formula asked for until the app
-    closes its end of the pipe (or sends ``None``, or is gone)."""
-    try:
-        load_typesetter()
-        conn.send("ready")
-        while (request := conn.recv()) is not None:
-            conn.send(_answer(request))
-    except (EOFError, OSError):  # the app closed the pipe, or exited
-        return
-
-
-def _answer(request: Request) -> FormulaSvg | str:
-    try:
-        return formula_svg(*request)
-    except FormulaError as exc:
-        return exc.problem
-    except Exception as exc:  # shown as the source, whatever went wrong
-        return f"The formula could not be typeset: {type(exc).__name__}."
 
 
 def _stop(process: Child, conn: Connection) -> None:
@@ -82,12 +60,12 @@ class TexProcess:
         with self._lock:
             conn = self._child()
             if conn is None:
-                return _answer(request)
+                return answer(request)
             try:
                 conn.send(request)
                 if conn.poll(limit):
-                    answer: FormulaSvg | str = conn.recv()
-                    return answer
+                    laid: FormulaSvg | str = conn.recv()
+                    return laid
             except (EOFError, OSError) as exc:
                 log.warning("the typesetting process stopped: %s", exc)
                 self._end()

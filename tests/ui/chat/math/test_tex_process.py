@@ -9,7 +9,7 @@ import os
 import signal
 from pathlib import Path
 
-from app.ui.chat.math.formula_svg import FormulaSvg, formula_svg
+from app.text.formula_svg import FormulaSvg, formula_svg
 from app.ui.chat.math.tex_process import TexProcess
 from tests.core.children import child_outlives_killed_parent
 
