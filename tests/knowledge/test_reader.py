@@ -42,7 +42,7 @@ def test_a_file_that_crashes_or_hangs_the_reader_is_listed_and_the_rest_indexed(
             "z-last.md": "# Bridges\n\nThe copper bridge was painted in March.",
         },
     )
-    reader = PassageReader(troublesome, lambda size: 2.0, warm=False)
+    reader = PassageReader(troublesome, lambda size: 2.0)
     try:
         result = sync_folder(
             index, folder_record(index, root), lambda p: None, threading.Event(), reader=reader
@@ -63,7 +63,7 @@ def test_a_file_that_crashes_or_hangs_the_reader_is_listed_and_the_rest_indexed(
 
 def test_cancel_stops_the_reader_busy_with_a_file(index: KnowledgeIndex, tmp_path: Path) -> None:
     root = _write(tmp_path / "docs", {"hang.md": "anything", "later.md": "Never read."})
-    reader = PassageReader(troublesome, lambda size: 3600.0, warm=False)
+    reader = PassageReader(troublesome, lambda size: 3600.0)
     cancel = threading.Event()
     results: list[SyncResult] = []
     record = folder_record(index, root)
@@ -88,7 +88,7 @@ def test_cancel_stops_the_reader_busy_with_a_file(index: KnowledgeIndex, tmp_pat
 def test_a_big_file_comes_back_in_parts_and_whole() -> None:
     paragraphs = [f"Paragraph {n} tells of lighthouse {n} and its keeper." for n in range(6000)]
     text = "\n\n".join(paragraphs)
-    reader = PassageReader(warm=False)
+    reader = PassageReader()
     try:
         passages = reader.passages(text.encode(), "big.txt", 20_000_000, threading.Event())
     finally:
@@ -99,7 +99,7 @@ def test_a_big_file_comes_back_in_parts_and_whole() -> None:
 
 
 def test_a_closed_reader_reads_nothing() -> None:
-    reader = PassageReader(warm=False)
+    reader = PassageReader()
     reader.close()
     with pytest.raises(Cancelled):
         reader.passages(b"some text", "a.txt", 1000, threading.Event())
@@ -111,7 +111,7 @@ def test_a_reader_that_cannot_start_fails_the_sync_and_lists_no_file(
 ) -> None:
     root = _write(tmp_path / "docs", {"a.md": "The harbour floods at the spring tide."})
     # a reader the child cannot be handed (not a module-level function) never starts
-    reader = PassageReader(lambda data, name, limit: [], warm=False)
+    reader = PassageReader(lambda data, name, limit: [])
     record = folder_record(index, root)
     try:
         with pytest.raises(ReaderUnavailable, match="could not be started"):
@@ -134,7 +134,7 @@ def test_a_word_bomb_and_a_file_over_the_memory_cap_are_listed_and_the_rest_inde
         },
     )
     (root / "bomb.docx").write_bytes(bombs.many_elements())
-    reader = PassageReader(troublesome, warm=False)
+    reader = PassageReader(troublesome)
     try:
         result = sync_folder(
             index, folder_record(index, root), lambda p: None, threading.Event(), reader=reader
@@ -158,7 +158,7 @@ def test_offline_the_reader_child_refuses_lookups(tmp_path: Path) -> None:
     gate = install()
     was = gate.offline
     gate.offline = True
-    reader = PassageReader(troublesome, warm=False)
+    reader = PassageReader(troublesome)
     try:
         with pytest.raises(IngestError) as refused:
             reader.passages(b"anything", "lookup.md", 1000, threading.Event())
@@ -174,7 +174,7 @@ def test_a_reader_child_started_online_is_replaced_when_offline_mode_comes_on() 
     gate = install()
     was = gate.offline
     gate.offline = False
-    reader = PassageReader(troublesome, warm=False)
+    reader = PassageReader(troublesome)
     try:
         reader.passages(b"some text", "a.txt", 1000, threading.Event())
         gate.offline = True
@@ -191,7 +191,7 @@ _KILLED_PARENT = """
 import sys, threading
 from app.services.knowledge.reader import PassageReader
 from tests.knowledge._readers import troublesome
-reader = PassageReader(troublesome, lambda size: 3600.0, warm=False)
+reader = PassageReader(troublesome, lambda size: 3600.0)
 reader.passages(b"x", "a.txt", 1000, threading.Event())
 print(reader._process.pid, flush=True)
 reader.passages(b"x", "hang.md", 1000, threading.Event())
@@ -203,7 +203,7 @@ def test_a_busy_reader_child_ends_when_its_parent_is_killed(tmp_path: Path) -> N
 
 
 def test_ctrl_c_in_the_terminal_leaves_the_reader_child_to_its_parent() -> None:
-    reader = PassageReader(warm=False)
+    reader = PassageReader()
     try:
         reader.passages(b"The harbour floods.", "a.txt", 1000, threading.Event())
         assert reader._process is not None

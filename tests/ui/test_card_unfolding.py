@@ -6,26 +6,36 @@ widget."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtWidgets import QListView, QStyleOptionViewItem
 
 from app.core.state import Message
 from app.core.state.message_block import ToolCallBlock
 from app.ui.chat.unfolding import StillStyle
+from app.ui.window import MainWindow
 from tests.ui.harness import Models, close_test_window, find, open_test_window, wait_until
 from tests.ui.test_row_heights import _rows_fit
 
 
-async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> None:
+def _tool_call() -> Message:
+    """A reply whose one tool call's card unfolds to a long list of arguments."""
+    args = {"expression": "2+2", "n": list(range(40))}
+    return Message(role="assistant", content=[ToolCallBlock(id="c1", name="calc", args=args)])
+
+
+async def _chat(tmp_path: Path) -> tuple[MainWindow, Any]:
+    """A window of the test's size and its chat view (a ``ChatView``)."""
     window = await open_test_window(tmp_path, Models({}))
+    window.resize(1200, 800)
+    return window, find(window, QListView, "chatView")
+
+
+async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> None:
+    window, view = await _chat(tmp_path)
     try:
-        window.resize(1200, 800)
-        view = find(window, QListView, "chatView")
         model, delegate = view.model(), view.delegate
-        args = {"expression": "2+2", "n": list(range(40))}
-        message = Message(
-            role="assistant", content=[ToolCallBlock(id="c1", name="calc", args=args)]
-        )
+        message = _tool_call()
         model.upsert(message)
         await wait_until(lambda: model.rowCount() == 1, what="the tool call's row")
         card = model.index(0, 0)
@@ -59,15 +69,12 @@ async def test_a_card_moves_to_its_new_height_and_ends_there(tmp_path: Path) -> 
 
 
 async def test_a_card_unfolding_lays_out_its_own_row_only(tmp_path: Path) -> None:
-    window = await open_test_window(tmp_path, Models({}))
+    window, view = await _chat(tmp_path)
     try:
-        window.resize(1200, 800)
-        view = find(window, QListView, "chatView")
         model, delegate = view.model(), view.delegate
         for i in range(6):
             model.upsert(Message.text_message(f"Message {i} with **bold** text", role="user"))
-        args = {"expression": "2+2", "n": list(range(40))}
-        call = Message(role="assistant", content=[ToolCallBlock(id="c1", name="calc", args=args)])
+        call = _tool_call()
         model.upsert(call)
         await wait_until(lambda: model.rowCount() == 7, what="the rows")
         await wait_until(lambda: _rows_fit(view), what="rows as tall as their text")

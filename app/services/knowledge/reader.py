@@ -87,13 +87,9 @@ def serve(conn: Connection) -> None:
     """The child's loop: take the reader to run, then read each file sent until the parent
     goes away."""
     try:
-        read, warm = conn.recv()
+        read = conn.recv()
     except (EOFError, OSError):
         return
-    if warm:
-        from app.media.ingest import load_readers
-
-        load_readers()
     conn.send(("ready",))
     while True:
         try:
@@ -126,21 +122,18 @@ class PassageReader:
 
     Used by one thread at a time (a folder's sync); :meth:`close` may come from another.
     ``read`` is what the child runs (a module-level function); ``timeout`` gives the
-    seconds a file of a size may take; ``warm`` loads every kind of file's reader when the
-    child starts (otherwise each loads with the first file of its kind, and a folder of
-    Markdown never loads the PDF reader: the child starts sooner and stays smaller).
+    seconds a file of a size may take. Each kind of file's reader loads in the child with
+    the first file of its kind: a folder of Markdown never loads the PDF reader, so the child
+    starts sooner and stays smaller.
     """
 
     def __init__(
         self,
         read: Reader = read_passages,
         timeout: Callable[[int], float] = allowed_seconds,
-        *,
-        warm: bool = False,
     ) -> None:
         self._read = read
         self._timeout = timeout
-        self._warm = warm
         self._lock = threading.Lock()
         self._process: Child | None = None
         self._conn: Connection | None = None
@@ -237,7 +230,7 @@ class PassageReader:
             self._process, self._conn = process, ours
             self.started += 1
         try:
-            ours.send((self._read, self._warm))
+            ours.send(self._read)
         except Exception as exc:  # the reader cannot be handed over (not module-level)
             self._stop()
             log.warning("the knowledge reader could not be started", exc_info=True)

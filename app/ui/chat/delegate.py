@@ -219,13 +219,17 @@ class MessageDelegate(QStyledItemDelegate):
         width = min(col.width(), ceil(max(laid.natural_width(), name)) + 2 * PAD)
         return QRect(col.right() + 1 - width, col.y(), width, col.height())
 
+    def bubble_at(self, index: Index, rect: QRect) -> QRect:
+        """The bubble of the person's message ``index`` drawn at ``rect``."""
+        col = self.column(rect)
+        return self.bubble(col, self._laid(index, col.width() - 2 * PAD))
+
     def text_left(self, index: Index, rect: QRect) -> int:
         """Where the text of the row drawn at ``rect`` begins (viewport coordinates)."""
-        col = self.column(rect)
         message: Message | None = index.data(MessageRole)
         if message is None or not bubbled(message):
-            return col.x() + PAD
-        return self.bubble(col, self._laid(index, col.width() - 2 * PAD)).x() + PAD
+            return self.column(rect).x() + PAD
+        return self.bubble_at(index, rect).x() + PAD
 
     def _laid(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import pytest
 from pydantic import BaseModel, computed_field
@@ -102,7 +103,7 @@ async def test_a_model_that_shows_a_secret_through_a_computed_field_is_not_kept(
         """Keeps the token backwards in the state."""
         return ToolResult(message="badge made", state={"badge": Badge(code=token[::-1])})
 
-    state = BadgeState(messages=asking(call("badge")).messages)
+    state = cast(BadgeState, asking(call("badge"), state_cls=BadgeState))
     node = ToolNode([badge], secret_resolver=Vault({"crm/api-token": TOKEN}))
     update = await Run().once(node, state)
     assert error_code(update) == "bad_return"

@@ -33,8 +33,7 @@ def test_a_short_message_is_a_bubble_at_the_columns_right(qapp: QApplication) ->
     try:
         rect = view.visualRect(view.model().index(0, 0))
         col = delegate.column(rect)
-        laid = delegate._laid(view.model().index(0, 0), col.width() - 2 * PAD)
-        bubble = delegate.bubble(col, laid)
+        bubble = delegate.bubble_at(view.model().index(0, 0), rect)
         assert bubble.right() == col.right()
         assert bubble.width() < col.width() // 3  # as wide as "Weather in Oslo?" needs
         assert delegate.text_left(view.model().index(0, 0), rect) == bubble.left() + PAD
@@ -54,7 +53,7 @@ def test_a_long_message_wraps_at_four_fifths_of_the_column(qapp: QApplication) -
     try:
         index = view.model().index(2, 0)
         col = delegate.column(view.visualRect(index))
-        bubble = delegate.bubble(col, delegate._laid(index, col.width() - 2 * PAD))
+        bubble = delegate.bubble_at(index, view.visualRect(index))
         assert col.width() // 2 < bubble.width() <= col.width() * BUBBLE + 1
         assert bubble.right() == col.right()
     finally:
