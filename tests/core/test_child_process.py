@@ -14,7 +14,7 @@ import threading
 print("the host's top level ran", flush=True)
 from app.services.knowledge.reader import PassageReader
 from app.ui.chat.math.tex_process import TexProcess
-reader = PassageReader(warm=False)
+reader = PassageReader()
 text = b"The harbour floods at the spring tide."
 passages = reader.passages(text, "a.txt", 1000, threading.Event())
 print("read:", passages[0].text, flush=True)
@@ -53,7 +53,7 @@ sys.frozen = True  # as in the packaged app: the executable is Parley's entry it
 sys.executable = sys.argv[1]
 print("the host's top level ran", flush=True)
 from app.services.knowledge.reader import PassageReader
-reader = PassageReader(warm=False)
+reader = PassageReader()
 passages = reader.passages(b"The copper bridge.", "a.txt", 1000, threading.Event())
 print("read:", passages[0].text, flush=True)
 reader.close()
