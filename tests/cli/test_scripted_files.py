@@ -41,6 +41,7 @@ CASES = {
     "deep nesting": (DEEP, "nested too deeply", ""),
     "deep nesting inside a turn": (DEEP_METADATA, "turn 1 of", "nests more than 100 levels"),
     "a lone surrogate": ('["fine", {"text": "bad \\ud800 text"}]', "turn 2 of", "lone surrogate"),
+    "a pace below nothing": ('[{"text": "hi", "pace": -1}]', "turn 1 of", "pace: input should"),
     "not JSON": ("[{", "is not valid JSON", ""),
     "not UTF-8": (b'["\xff"]', "is not UTF-8 text", ""),
 }

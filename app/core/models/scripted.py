@@ -8,8 +8,9 @@ A script is a list of turns; each turn is the model's next reply::
       {"error": "the server went away"}
     ]
 
-A turn may also hold ``reasoning``, ``id`` and ``metadata``. Replies stream in chunks of
-``chunk_size`` characters, with tool-call arguments streamed as JSON fragments.
+A turn may also hold ``reasoning``, ``id``, ``metadata`` and ``pace`` (seconds between its
+chunks, in place of the model's ``delay``). Replies stream in chunks of ``chunk_size``
+characters, with tool-call arguments streamed as JSON fragments.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class ScriptedTurn(BaseModel):
     error: str | None = None
     id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    pace: float | None = Field(default=None, ge=0, le=60)
+    """Seconds between this reply's chunks (the model's ``delay`` when not given)."""
 
 
 _MAX_DEPTH = 100
@@ -244,6 +247,7 @@ class ScriptedChatModel(CollectingChatModel):
         turn = self._take(messages, tools, config)
         if turn.error:
             raise ModelError(turn.error)
+        pace = self.delay if turn.pace is None else turn.pace
         for chunk in self._chunks(turn):
-            await asyncio.sleep(self.delay)
+            await asyncio.sleep(pace)
             yield chunk
