@@ -165,7 +165,7 @@ def test_list_says_vectors_are_compared_by_a_scan_where_sqlite_cannot_load_them(
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith(
         "Search: words and meaning (SmolLM2 135M (bundled))\n"
-        "    Vectors are compared by an exact scan, not by sqlite-vec: this Python's SQLite "
+        "    Vectors are compared by a scan in memory, not by sqlite-vec: this Python's SQLite "
         "cannot load extensions.\n"
     )
 

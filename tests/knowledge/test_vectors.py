@@ -129,6 +129,65 @@ def test_sqlite_vec_and_the_scan_rank_the_nearest_alike(
         assert close == sorted(close, reverse=True)
 
 
+def _random_vectors(index: KnowledgeIndex, count: int, dims: int) -> dict[int, list[float]]:
+    """``count`` passages in a folder of their own, each with a unit vector of ``dims`` at
+    random (the same on every run); the vectors by passage id."""
+    folder_id, _ = index.add_folder("/random")
+    for f in range(count // 100):
+        passages = [Passage(f"Passage {f}.{p}.", 0, 12, None, None) for p in range(100)]
+        index.save_file(folder_id, f"f{f}.md", 1, 1, str(f), passages)
+    index.use_embedding_model("random")
+    rng = random.Random(5)
+    ids = index.call(lambda c: [r[0] for r in c.execute("SELECT id FROM passages")])
+    vectors = {pid: normalise([rng.gauss(0.0, 1.0) for _ in range(dims)]) for pid in ids}
+    assert index.save_vectors("random", list(vectors.items())) == count
+    return vectors
+
+
+def test_the_scan_finds_the_nearest_an_exact_comparison_of_every_vector_finds(
+    index: KnowledgeIndex,
+) -> None:
+    """The scan chooses candidates by a quantized copy a quarter the size of the vectors,
+    then scores them exactly: its answer is the exact one, best first, with exact scores."""
+    vectors = _random_vectors(index, 3000, 48)
+    scan = _vectors.VectorSearch(sqlite_vec=False)
+    rng = random.Random(9)
+    for _ in range(25):
+        question = normalise([rng.gauss(0.0, 1.0) for _ in range(48)])
+        exact = sorted(
+            (
+                (pid, sum(a * b for a, b in zip(v, question, strict=True)))
+                for pid, v in vectors.items()
+            ),
+            key=lambda scored: (-scored[1], scored[0]),
+        )[:10]
+        found = index.call(_vectors.nearest_scored, scan, question, 10, None)
+        assert [pid for pid, _ in found] == [pid for pid, _ in exact]
+        assert [round(score, 5) for _, score in found] == [round(s, 5) for _, s in exact]
+    held = scan._cached
+    assert held is not None and len(held.ids) == 3000
+    assert held.codes.nbytes == 3000 * 48  # a byte a number, where the table holds four
+
+
+def test_from_scan_from_vectors_on_the_scan_finds_them_where_sqlite_vec_loads(
+    index: KnowledgeIndex,
+) -> None:
+    """sqlite-vec compares every vector in SQLite, a search of 100,000 taking 170 ms: from
+    ``SCAN_FROM`` vectors on the held copy is scanned instead, finding the same passages."""
+    loaded = _sqlite_vec(index)
+    assert loaded.scan_from == _vectors.SCAN_FROM
+    vectors = _random_vectors(index, 300, 32)
+    below = _vectors.VectorSearch(sqlite_vec=True, scan_from=301)
+    at = _vectors.VectorSearch(sqlite_vec=True, scan_from=300)
+    rng = random.Random(4)
+    for _ in range(10):
+        question = normalise([rng.gauss(0.0, 1.0) for _ in range(32)])
+        by_sqlite = index.call(_vectors.nearest, below, question, 8, None)
+        assert index.call(_vectors.nearest, at, question, 8, None) == by_sqlite
+    assert below._cached is None  # nothing held: sqlite-vec found them
+    assert at._cached is not None and len(at._cached.ids) == len(vectors)
+
+
 def test_the_scan_keeps_the_vectors_in_memory_from_search_to_search_until_they_change(
     index: KnowledgeIndex, tmp_path: Path
 ) -> None:

@@ -360,7 +360,7 @@ class KnowledgeService:
         why = self._index.vectors.why_not
         if self._embedder is None or why is None:
             return None
-        return f"Vectors are compared by an exact scan, not by sqlite-vec: {why}."
+        return f"Vectors are compared by a scan in memory, not by sqlite-vec: {why}."
 
     def _vectors_hook(self, record: FolderRecord) -> Callable[[str | None], None] | None:
         """What gives a folder's passages their vectors as a sync saves them (in its thread);

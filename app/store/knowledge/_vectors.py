@@ -2,9 +2,10 @@
 
 Vectors are float32 BLOBs in ``passage_vectors``, one per passage, of one model only (named
 in ``meta``). The nearest are found by ``sqlite-vec``'s distance function when the extension
-loads into the connection (see :mod:`app.store.knowledge._binding`), else by an exact scan of
-the same table in numpy (where no binding at hand can load extensions): the same file works
-either way, and so does every ranking.
+loads into the connection (see :mod:`app.store.knowledge._binding`) and the index holds
+fewer than :data:`SCAN_FROM` vectors, else by a numpy scan of a copy of them quantized to
+int8, held in memory, whose best candidates are scored again exactly from the table: the
+same file works either way, and so does every ranking.
 Every function runs on the index's thread with its connection.
 """
 
@@ -15,7 +16,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.knowledge import fused_scores, ranking
 from app.store._no_numpy import numpy_held_back
@@ -23,6 +24,8 @@ from app.store.knowledge._ops import search as words_search
 from app.store.knowledge.records import PassageHit
 
 __all__ = [
+    "SCAN_FROM",
+    "HeldVectors",
     "VectorSearch",
     "embedding_model",
     "fused_search",
@@ -62,35 +65,134 @@ def load_sqlite_vec(conn: sqlite3.Connection, error: type[Exception] = sqlite3.E
     return None
 
 
+SCAN_FROM = 20_000
+"""From this many vectors on, the nearest are found by the scan even where sqlite-vec loads.
+sqlite-vec compares every vector inside SQLite, one at a time: 100,000 of 384 floats take it
+170 ms a search on the bench's machine, the scan of their quantized copy 15; below this
+many it stays within a search's 30 ms and holds nothing in memory."""
+
+_RESCORE = 4
+"""The scan's quantized scores choose this many times the passages asked for (at least
+:data:`_RESCORE_MIN`), which are then scored exactly from their stored vectors."""
+_RESCORE_MIN = 64
+_BATCH = 8192
+"""Vectors read, quantized and scored this many at a time (a few MB of float32 each)."""
+
+
+class HeldVectors(NamedTuple):
+    """The scan's copy of every vector: passage ids, folder ids, each vector in int8 (a
+    quarter of its float32 bytes) and the scale that makes it float again."""
+
+    ids: Any
+    folders: Any
+    codes: Any
+    scales: Any
+
+
 @dataclass(slots=True)
 class VectorSearch:
-    """How the nearest vectors are found on one connection: by sqlite-vec (``sqlite_vec``),
-    else by a numpy scan over the vectors, kept in memory until the index next changes."""
+    """How the nearest vectors are found on one connection: by sqlite-vec (``sqlite_vec``)
+    while the index holds fewer than ``scan_from`` vectors, else by a numpy scan over a
+    quantized copy of them, kept in memory until the index next changes, whose best
+    candidates are scored again exactly."""
 
     sqlite_vec: bool
     why_not: str | None = None
     """Why sqlite-vec is not used, when it is not."""
+    scan_from: int = SCAN_FROM
     _key: tuple[int, int] = (-1, 0)
-    _cached: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+    _cached: HeldVectors | None = field(default=None, repr=False)
+    _counted: tuple[int, int] = (-1, 0)
 
-    def scan(self, conn: sqlite3.Connection, dims: int) -> tuple[Any, Any, Any]:
-        """Every vector of length ``dims``: passage ids, folder ids and the matrix."""
-        import numpy as np
+    def by_sqlite_vec(self, conn: sqlite3.Connection) -> bool:
+        """Whether sqlite-vec finds the nearest now: it loads, and the index holds fewer
+        than ``scan_from`` vectors (counted again after each change)."""
+        if not self.sqlite_vec:
+            return False
+        if self._counted[0] != conn.total_changes:
+            self._counted = (conn.total_changes, vector_count(conn))
+        return self._counted[1] < self.scan_from
 
+    def scan(self, conn: sqlite3.Connection, dims: int) -> HeldVectors:
+        """Every vector of length ``dims``, quantized (read again after a change)."""
         key = (conn.total_changes, dims)
         if self._cached is None or self._key != key:
-            rows = conn.execute(
-                "SELECT v.passage_id, f.folder_id, v.vector FROM passage_vectors v "
-                "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
-                "WHERE length(v.vector) = ? AND f.status = 'indexed'",
-                (dims * 4,),
-            ).fetchall()
-            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            folders = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
-            self._cached = (ids, folders, matrix.reshape(len(rows), dims))
+            self._cached = None  # the old copy goes before the new one is read
+            self._cached = _read_held(conn, dims)
             self._key = key
         return self._cached
+
+
+def _read_held(conn: sqlite3.Connection, dims: int) -> HeldVectors:
+    import numpy as np
+
+    cursor = conn.execute(
+        "SELECT v.passage_id, f.folder_id, v.vector FROM passage_vectors v "
+        "JOIN passages p ON p.id = v.passage_id JOIN files f ON f.id = p.file_id "
+        "WHERE length(v.vector) = ? AND f.status = 'indexed'",
+        (dims * 4,),
+    )
+    ids, folders, codes, scales = [], [], [], []
+    while rows := cursor.fetchmany(_BATCH):
+        ids.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+        folders.append(np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)))
+        block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+        block = block.reshape(len(rows), dims)
+        peak = np.abs(block).max(axis=1)
+        scale = (peak / 127).astype(np.float32)
+        safe = np.where(peak > 0, scale, np.float32(1))
+        codes.append(np.rint(block / safe[:, None]).astype(np.int8))
+        scales.append(scale)
+    if not ids:
+        empty = np.empty(0, dtype=np.int64)
+        return HeldVectors(empty, empty, np.empty((0, dims), np.int8), np.empty(0, np.float32))
+    return HeldVectors(
+        np.concatenate(ids), np.concatenate(folders), np.concatenate(codes), np.concatenate(scales)
+    )
+
+
+def _scan_scored(
+    conn: sqlite3.Connection, held: HeldVectors, vector: Sequence[float], limit: int, allowed: Any
+) -> list[tuple[int, float]]:
+    """The ``limit`` nearest of the held vectors in the folders ``allowed``: chosen by their
+    quantized scores, then scored exactly from their stored vectors, best first."""
+    import numpy as np
+
+    query = np.asarray(vector, dtype=np.float32)
+    keep = np.isin(held.folders, allowed)
+    kept = int(keep.sum())
+    count = min(limit, kept)
+    if count <= 0:
+        return []
+    rough = np.empty(len(held.ids), dtype=np.float32)
+    for start in range(0, len(held.ids), _BATCH):
+        rough[start : start + _BATCH] = (
+            held.codes[start : start + _BATCH].astype(np.float32) @ query
+        )
+    rough = np.where(keep, rough * held.scales, -np.inf)
+    wide = min(kept, max(limit * _RESCORE, _RESCORE_MIN))
+    chosen = held.ids[np.argpartition(-rough, wide - 1)[:wide]]
+    exact = _exact_scores(conn, [int(pid) for pid in chosen], query)
+    return sorted(exact, key=lambda scored: (-scored[1], scored[0]))[:count]
+
+
+def _exact_scores(conn: sqlite3.Connection, ids: list[int], query: Any) -> list[tuple[int, float]]:
+    import numpy as np
+
+    out: list[tuple[int, float]] = []
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        rows = conn.execute(
+            "SELECT passage_id, vector FROM passage_vectors "
+            f"WHERE passage_id IN ({','.join('?' * len(part))})",
+            part,
+        ).fetchall()
+        if not rows:
+            continue
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        scores = matrix.reshape(len(rows), len(query)) @ query
+        out += [(int(r[0]), float(score)) for r, score in zip(rows, scores, strict=True)]
+    return out
 
 
 def _blob(vector: Sequence[float]) -> bytes:
@@ -204,7 +306,7 @@ def nearest_scored(
     """:func:`nearest`, each id with its vector's cosine similarity to ``vector``."""
     if not any(vector):
         return []
-    if how.sqlite_vec:
+    if how.by_sqlite_vec(conn):
         # a zero vector's distance is NULL, which would sort first: it is left out
         rows = conn.execute(
             "SELECT id, far FROM (SELECT v.passage_id AS id, "
@@ -220,8 +322,8 @@ def nearest_scored(
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
     import numpy as np
 
-    ids, folders, matrix = how.scan(conn, len(vector))
-    if not len(ids):
+    held = how.scan(conn, len(vector))
+    if not len(held.ids):
         return []
     allowed = [
         r[0]
@@ -229,14 +331,7 @@ def nearest_scored(
             "SELECT id FROM folders WHERE agent IS NULL OR agent IS ?", (agent,)
         ).fetchall()
     ]
-    keep = np.isin(folders, np.asarray(allowed, dtype=np.int64))
-    scores = np.where(keep, matrix @ np.asarray(vector, dtype=np.float32), -np.inf)
-    count = min(limit, int(keep.sum()))
-    if count <= 0:
-        return []
-    top = np.argpartition(-scores, count - 1)[:count]
-    top = top[np.lexsort((ids[top], -scores[top]))]
-    return [(int(ids[i]), float(scores[i])) for i in top]
+    return _scan_scored(conn, held, vector, limit, np.asarray(allowed, dtype=np.int64))
 
 
 def _hits(

@@ -148,7 +148,7 @@ async def test_vectors_compared_by_a_scan_are_said(
         assert knowledge.vector_note is None  # no model chosen: nothing is compared
         knowledge.use_embedder(ConceptEmbedder())
         assert knowledge.vector_note == (
-            "Vectors are compared by an exact scan, not by sqlite-vec: this Python's SQLite "
+            "Vectors are compared by a scan in memory, not by sqlite-vec: this Python's SQLite "
             "cannot load extensions."
         )
     finally:
