@@ -76,7 +76,10 @@ _RESCORE = 4
 :data:`_RESCORE_MIN`), which are then scored exactly from their stored vectors."""
 _RESCORE_MIN = 64
 _BATCH = 8192
-"""Vectors read, quantized and scored this many at a time (a few MB of float32 each)."""
+"""Vectors read and quantized this many at a time (12 MB of float32 at 384 numbers)."""
+_SCORE_STEP = 1024
+"""Quantized vectors made float and scored this many at a time: 1.5 MB at 384 numbers,
+which stays in the processor's cache (twice as quick as 8,192 on the bench's machine)."""
 
 
 class HeldVectors(NamedTuple):
@@ -165,10 +168,9 @@ def _scan_scored(
     if count <= 0:
         return []
     rough = np.empty(len(held.ids), dtype=np.float32)
-    for start in range(0, len(held.ids), _BATCH):
-        rough[start : start + _BATCH] = (
-            held.codes[start : start + _BATCH].astype(np.float32) @ query
-        )
+    for start in range(0, len(held.ids), _SCORE_STEP):
+        part = held.codes[start : start + _SCORE_STEP]
+        rough[start : start + _SCORE_STEP] = part.astype(np.float32) @ query
     rough = np.where(keep, rough * held.scales, -np.inf)
     wide = min(kept, max(limit * _RESCORE, _RESCORE_MIN))
     chosen = held.ids[np.argpartition(-rough, wide - 1)[:wide]]
