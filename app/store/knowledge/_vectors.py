@@ -105,16 +105,20 @@ class VectorSearch:
     scan_from: int = SCAN_FROM
     _key: tuple[int, int] = (-1, 0)
     _cached: HeldVectors | None = field(default=None, repr=False)
-    _counted: tuple[int, int] = (-1, 0)
+    _few: tuple[int, bool] = (-1, True)
 
     def by_sqlite_vec(self, conn: sqlite3.Connection) -> bool:
         """Whether sqlite-vec finds the nearest now: it loads, and the index holds fewer
-        than ``scan_from`` vectors (counted again after each change)."""
+        than ``scan_from`` vectors (looked at again after each change, reading no further
+        than the ``scan_from``-th: counting them all reads every vector's page)."""
         if not self.sqlite_vec:
             return False
-        if self._counted[0] != conn.total_changes:
-            self._counted = (conn.total_changes, vector_count(conn))
-        return self._counted[1] < self.scan_from
+        if self._few[0] != conn.total_changes:
+            beyond = conn.execute(
+                "SELECT 1 FROM passage_vectors LIMIT 1 OFFSET ?", (self.scan_from - 1,)
+            ).fetchone()
+            self._few = (conn.total_changes, beyond is None)
+        return self._few[1]
 
     def scan(self, conn: sqlite3.Connection, dims: int) -> HeldVectors:
         """Every vector of length ``dims``, quantized (read again after a change)."""
