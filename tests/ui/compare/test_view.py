@@ -25,7 +25,7 @@ def test_columns_stream_then_show_figures_or_the_failure(qtbot: QtBot) -> None:
     view.update_column(2, Column("ollama:x", state="waiting"))
     qtbot.waitUntil(lambda: first.text.toPlainText() == "Light **scatters**")
     assert first.figures.text() == "Answering…"
-    assert third.figures.text().startswith("Waiting for its turn")
+    qtbot.waitUntil(lambda: third.figures.text().startswith("Waiting for its turn"))
     done = column("local", "Light **scatters**.", "done")
     done.figures = Figures(first_token=0.25, tokens_per_second=40.0, tokens=5, cost=0.0)
     failed = Column("openai:m", state="failed", error="the server went away")
