@@ -201,7 +201,7 @@ class CompareView(QWidget):
         if short and not view.formatted and not waiting:
             self._to_format.append((view, column.text))
             if len(self._to_format) == 1:
-                QTimer.singleShot(0, self._format_next)
+                QTimer.singleShot(1, self._format_next)
 
     def _format_next(self) -> None:
         """Draw one ended answer as Markdown, and the next on the loop's next turn."""
