@@ -140,7 +140,8 @@ async def test_a_streaming_reply_is_read_as_it_grows(tmp_path: Path) -> None:
         await wait_until(lambda: len(speaker.played) == 3 and not reader.reading, 120, "all")
         assert shown_when_played[0] != STREAMED  # the first sentence sounded mid-stream
         heard = transcribe_file(_joined(speaker.played), whisper_folder(), "en").text.lower()
-        for word in ("train", "harbour", "coat", "evening"):
-            assert word in heard.replace("harbor", "harbour"), heard
+        said = ("train", "harbour", "coat", "evening", "wind", "winter")
+        heard = heard.replace("harbor", "harbour")
+        assert sum(word in heard for word in said) >= 4, heard  # most of what was said
     finally:
         await close_test_window(window)

@@ -48,10 +48,12 @@ async def test_speak_approve_by_click_and_hear_the_reply(tmp_path: Path) -> None
         dialog = await approval_dialog(window, timeout=120)
         await wait_until(lambda: len(speaker.played) >= 2, 60, "the question to be spoken")
         asked = transcribe_file(_joined(speaker.played), whisper_folder(), "en").text.lower()
-        # said by Piper (its voice varies from run to run) and heard as it sounds: "write note",
-        # "write no" or "right no"; "approve?" as "approve" or "a proof"
-        heard_approve = any(word in asked for word in ("approve", "a prove", "a proof"))
-        assert heard_approve and ("note" in asked or "write" in asked or "right" in asked), asked
+        # said by Piper (its voice varies from run to run) and heard as it sounds: "write note"
+        # as "write no" or "right no", "approve?" as "a proof" or "the proof": most of the
+        # question's parts, never every one
+        parts = (("agent",), ("wants", "want"), ("use",), ("write", "right", "note"),
+                 ("approve", "prove", "proof"))  # fmt: skip
+        assert sum(any(word in asked for word in part) for part in parts) >= 4, asked
         first = model.inputs[0][-1].text().lower()
         assert "jacket" in first and "trip" in first, first
 
@@ -61,7 +63,8 @@ async def test_speak_approve_by_click_and_hear_the_reply(tmp_path: Path) -> None
             lambda: not window.read_aloud.reading and len(speaker.played) >= 4, 120, "the reply"
         )
         heard = transcribe_file(_joined(speaker.played[2:]), whisper_folder(), "en").text.lower()
-        assert "mountains" in heard and "trip" in heard, heard
+        said = ("note", "written", "enjoy", "mountains", "good", "trip")
+        assert sum(word in heard for word in said) >= 4, heard  # most of what was said
         assert await window.workspace.network.recent() == []
     finally:
         await close_window(window)
