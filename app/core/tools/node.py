@@ -20,7 +20,7 @@ from app.core.state.agent_state import UpdateSequence
 from app.core.state.message import Message
 from app.core.state.message_block import ToolCallBlock, ToolResultBlock
 from app.core.state.message_list import MessageList
-from app.core.state.message_marks import marks
+from app.core.state.message_marks import ToolErrorKind, marks
 from app.core.state.serde import dump_messages, load_messages
 from app.core.tools._approval_flow import approve
 from app.core.tools._pipeline import (
@@ -318,17 +318,8 @@ class _CallUpdate:
         try:
             messages, state = redactor.value(self.messages), redactor.value(self.state)
         except UnredactableSecret as exc:  # the call fails; nothing of its result is kept
-            failed = ToolResultBlock(
-                call_id=self.call.id,
-                output=f"Tool {self.call.name!r} failed: {exc.reason}",
-                status="error",
-                name=self.call.name,
-            )
-            reply = Message.tool_message(
-                [failed],
-                message_id=self.messages[0].message_id,
-                metadata=marks(tool_error="bad_return"),
-            )
+            text = f"Tool {self.call.name!r} failed: {exc.reason}"
+            reply = _failed(self.messages[0].message_id, self.call, "bad_return", text)
             return _CallUpdate(self.call, [reply], {}, (redactor, redactor.known))
         return _CallUpdate(self.call, messages, state, (redactor, redactor.known))
 
@@ -357,30 +348,27 @@ def _saved_results(
     return found
 
 
+def _failed(message_id: str | int, call: ToolCallBlock, code: ToolErrorKind, text: str) -> Message:
+    """The ``tool`` message of a call that was refused or failed: ``text``, marked ``code``."""
+    failure = ToolResultBlock(call_id=call.id, output=text, status="error", name=call.name)
+    return Message.tool_message([failure], message_id=message_id, metadata=marks(tool_error=code))
+
+
 def _one(assistant_id: str | int, item: Failure | Done, redactor: Redactor) -> _CallUpdate:
     call: ToolCallBlock = item.call
+    message_id = tool_message_id(assistant_id, call.id)
+    if isinstance(item, Failure):
+        reply = _failed(message_id, call, item.code, redactor.text(item.message))
+        return _CallUpdate(call, [reply], {}).redacted(redactor)
     extra: list[Message] = []
     update: dict[str, Any] = {}
-    if isinstance(item, Failure):
-        content: list[Any] = [
-            ToolResultBlock(
-                call_id=call.id,
-                output=redactor.text(item.message),
-                status="error",
-                name=call.name,
-            )
-        ]
-        metadata: dict[str, Any] = marks(tool_error=item.code)
-    else:
-        content = list(item.content)
-        metadata = dict(item.metadata)
-        for key, value in item.state.items():
-            if key in ("context", "messages"):
-                extra.extend(value if isinstance(value, list | tuple | MessageList) else [value])
-            else:
-                update[key] = value
+    for key, value in item.state.items():
+        if key in ("context", "messages"):
+            extra.extend(value if isinstance(value, list | tuple | MessageList) else [value])
+        else:
+            update[key] = value
     reply = Message.tool_message(
-        content, message_id=tool_message_id(assistant_id, call.id), metadata=metadata
+        list(item.content), message_id=message_id, metadata=dict(item.metadata)
     )
     if not all(isinstance(m, Message) for m in extra):  # kept as given, not saved early
         update["context"] = extra
